@@ -1,0 +1,258 @@
+/* saspu.h: public C API of the saspu planner core (no Lua here). */
+#ifndef saspu_h
+#define saspu_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp_limits.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Same shape as lua_Alloc: nsize 0 frees, otherwise (re)allocates.
+ * The Lua binding passes lua_getallocf; tests pass counting or failing
+ * allocators. NULL in SpAllocator.fn means the C library's realloc/free. */
+typedef void *(*SpAllocFn)(void *ud, void *ptr, size_t osize, size_t nsize);
+
+typedef struct SpAllocator {
+  SpAllocFn fn;
+  void *ud;
+} SpAllocator;
+
+/* ------------------------------------------------------------------ */
+/* Status codes and the error record                                  */
+/* ------------------------------------------------------------------ */
+
+typedef enum SpStatus {
+  SP_OK = 0,
+  SP_ERR_MEMORY,   /* the allocator returned NULL */
+  SP_ERR_INVALID,  /* the domain description breaks a rule (see SpErrorCode) */
+  SP_ERR_CLASS,    /* the domain is outside SAS-PUC0/CS2/C*2 and was not allowed */
+  SP_ERR_STATE,    /* a start or goal value is out of range */
+  SP_NO_PLAN       /* the instance has no plan; SpFailure says why */
+} SpStatus;
+
+typedef enum SpErrorCode {
+  SP_E_NONE = 0,
+  SP_E_MEMORY,
+  SP_E_LIMIT,              /* a size over a documented limit */
+  SP_E_EMPTY_NAME,         /* a missing or empty name */
+  SP_E_DUPLICATE_VARIABLE, /* two variables with one name */
+  SP_E_DUPLICATE_VALUE,    /* two values of one variable with one name */
+  SP_E_DUPLICATE_ACTION,   /* two actions with one name */
+  SP_E_NO_VALUES,          /* a variable with fewer than 2 values */
+  SP_E_UNKNOWN_VARIABLE,   /* a variable index out of range */
+  SP_E_VALUE_RANGE,        /* a value index out of range for its variable */
+  SP_E_PRE_EQUALS_POST,    /* pre == post */
+  SP_E_PREVAIL_OWN_VAR,    /* a prevail on the action's own variable */
+  SP_E_PREVAIL_TWICE,      /* two prevails on one variable in one action */
+  SP_E_POST_NOT_UNIQUE,    /* two actions set one variable to one value */
+  SP_E_OUTSIDE_CLASS,      /* class analysis: not in a tractable class */
+  SP_E_STATE_LENGTH,       /* start/goal: wrong number of values */
+  SP_E_STATE_VALUE         /* start/goal: a value out of range */
+} SpErrorCode;
+
+/* Which field of an action or variable an error is about. */
+typedef enum SpField {
+  SP_FIELD_NONE = 0,
+  SP_FIELD_NAME,
+  SP_FIELD_VALUES,
+  SP_FIELD_VAR,
+  SP_FIELD_PRE,
+  SP_FIELD_POST,
+  SP_FIELD_PREVAIL,
+  SP_FIELD_START,
+  SP_FIELD_GOAL
+} SpField;
+
+#define SP_ERROR_MESSAGE_SIZE 512
+
+/* Filled by every core function that can fail. Indices are -1 when not
+ * relevant. `message` is a complete sentence that names the action, field
+ * and value with their declared names, e.g.
+ *   actions[3] 'fill_feeder': post 7 is out of range for 'haystack' (3 values) */
+typedef struct SpError {
+  SpStatus status;
+  SpErrorCode code;
+  SpField field;
+  int action;       /* index of the action at fault */
+  int other_action; /* the action it clashes with (duplicates, post-uniqueness) */
+  int variable;     /* index of the variable involved */
+  int value;        /* the offending value (index) */
+  int index;        /* position inside the field (e.g. which prevail) */
+  char message[SP_ERROR_MESSAGE_SIZE];
+} SpError;
+
+const char *sp_status_name(SpStatus status);
+
+/* ------------------------------------------------------------------ */
+/* Domain description (input)                                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct SpVariableSpec {
+  const char *name;
+  int value_count;
+  const char *const *value_names; /* value_count names */
+} SpVariableSpec;
+
+typedef struct SpCondition {
+  int variable;
+  int value;
+} SpCondition;
+
+typedef struct SpActionSpec {
+  const char *name;
+  int variable;   /* the one variable the action changes */
+  int pre;        /* its value before */
+  int post;       /* its value after */
+  int prevail_count;
+  const SpCondition *prevails; /* values of other variables held throughout */
+} SpActionSpec;
+
+typedef struct SpDomainSpec {
+  const char *name;
+  int variable_count;
+  const SpVariableSpec *variables;
+  int action_count;
+  const SpActionSpec *actions;
+} SpDomainSpec;
+
+/* ------------------------------------------------------------------ */
+/* Compiled domain                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef enum SpClass {
+  SP_CLASS_C0 = 0,   /* "SAS-PUC0" */
+  SP_CLASS_CS2,      /* "SAS-PUCS2" */
+  SP_CLASS_CSTAR2,   /* "SAS-PUC*2" */
+  SP_CLASS_OUTSIDE   /* "outside" */
+} SpClass;
+
+const char *sp_class_name(SpClass c);
+
+typedef struct SpCompileOptions {
+  /* Accept a domain outside the tractable classes. Plans are then not
+   * guaranteed: an instance may be reported unsolvable although a plan
+   * with repeated actions exists. */
+  int allow_outside;
+} SpCompileOptions;
+
+typedef struct SpDomain SpDomain;
+
+/* Validates `spec`, analyses its class and compiles it into one contiguous
+ * block. On success *out owns the block (free with sp_domain_free). On
+ * failure *out is NULL, nothing is leaked and `err` says what is wrong.
+ * `opts` may be NULL (defaults: outside is an error). */
+SpStatus sp_domain_compile(const SpDomainSpec *spec,
+                           const SpCompileOptions *opts,
+                           SpAllocator alloc, SpDomain **out, SpError *err);
+
+void sp_domain_free(SpDomain *d);
+
+/* Introspection; indices are in declaration order. */
+const char *sp_domain_name(const SpDomain *d);
+int sp_domain_variable_count(const SpDomain *d);
+int sp_domain_action_count(const SpDomain *d);
+size_t sp_domain_size_bytes(const SpDomain *d);
+const char *sp_variable_name(const SpDomain *d, int var);
+int sp_variable_value_count(const SpDomain *d, int var);
+const char *sp_value_name(const SpDomain *d, int var, int value);
+const char *sp_action_name(const SpDomain *d, int action);
+int sp_action_variable(const SpDomain *d, int action);
+int sp_action_pre(const SpDomain *d, int action);
+int sp_action_post(const SpDomain *d, int action);
+int sp_action_prevail_count(const SpDomain *d, int action);
+SpCondition sp_action_prevail(const SpDomain *d, int action, int i);
+/* The action that sets var to value, or -1 (a ghost). */
+int sp_domain_setter(const SpDomain *d, int var, int value);
+/* Is this action's post value the prevail of another action? */
+int sp_action_is_requestable(const SpDomain *d, int action);
+/* Cycle(var): its length (0 if none) and its actions in cycle order. */
+int sp_variable_cycle_length(const SpDomain *d, int var);
+int sp_variable_cycle_action(const SpDomain *d, int var, int i);
+
+/* Class analysis, done at compile time. */
+SpClass sp_domain_class(const SpDomain *d);
+/* A readable explanation: the class and why (cycles, requestable actions,
+ * and for "outside": which cycle, who requests it, the connecting path).
+ * Returns the full length like snprintf. */
+size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Planning                                                           */
+/* ------------------------------------------------------------------ */
+
+/* States are arrays of one byte per variable, in declaration order. */
+typedef uint8_t SpValue;
+
+typedef enum SpFailureCode {
+  SP_FAIL_NONE = 0,
+  SP_FAIL_NO_SETTER,     /* no action sets variable=value (a ghost) */
+  SP_FAIL_UNREACHABLE,   /* variable=value needed by `action` cannot be
+                            reached on the way from start to goal */
+  SP_FAIL_REPEAT,        /* `action` would be needed twice */
+  SP_FAIL_ORDER          /* the orders between actions form a cycle:
+                            `action` and `other_action` lie on it */
+} SpFailureCode;
+
+typedef struct SpFailure {
+  SpFailureCode code;
+  int action;       /* the action whose need failed, or -1 for the goal */
+  int other_action; /* second action involved, or -1 */
+  int variable;
+  int value;
+} SpFailure;
+
+/* Writes a readable sentence with the domain's names. snprintf-like. */
+size_t sp_failure_format(const SpDomain *d, const SpFailure *f,
+                         char *buf, size_t size);
+
+/* Scratch space for planning with one domain. One per thread; reusable
+ * for any number of plans; planning itself never allocates. */
+typedef struct SpWorkspace SpWorkspace;
+
+SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
+                          SpWorkspace **out, SpError *err);
+void sp_workspace_free(SpWorkspace *ws);
+size_t sp_workspace_size_bytes(const SpWorkspace *ws);
+
+/* Plans from s0 to goal (both total states). On SP_OK, plan[0..*len-1]
+ * are action ids; `plan` must hold sp_domain_action_count(d) entries.
+ * On SP_NO_PLAN, *failure (if not NULL) says why. SP_ERR_STATE when a
+ * value is out of range (then failure->variable/value say which). */
+SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws,
+                 const SpValue *s0, const SpValue *goal,
+                 uint16_t *plan, int *len, SpFailure *failure);
+
+/* The partial order the last sp_plan call built, for debugging. */
+typedef enum SpOrderKind {
+  SP_ORDER_PRE = 0,     /* from chains: post(from) = pre(to) */
+  SP_ORDER_PREVAIL,     /* from sets a value `to` needs */
+  SP_ORDER_THREAT,      /* from needs a value `to` destroys */
+  SP_ORDER_RESTORE      /* from restores a start value `to` needs again */
+} SpOrderKind;
+
+typedef struct SpOrder {
+  uint16_t from, to;
+  uint8_t kind;
+} SpOrder;
+
+int sp_workspace_order_count(const SpWorkspace *ws);
+SpOrder sp_workspace_order(const SpWorkspace *ws, int i);
+
+/* Applies a plan to a state, checking each action. Returns the index of
+ * the first inapplicable action, or -1 when all apply (state updated). */
+int sp_plan_replay(const SpDomain *d, SpValue *state,
+                   const uint16_t *plan, int len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,32 @@
+/* sp_classify.h: class analysis of a compiled domain (internal to the core). */
+#ifndef sp_classify_h
+#define sp_classify_h
+
+#include <stddef.h>
+
+#include "saspu.h"
+
+/* Lists in an explanation stop after this many entries ("and N more"). */
+#if !defined(SP_EXPLAIN_MAX_NAMES)
+#define SP_EXPLAIN_MAX_NAMES 8 /* requesters named per requestable action */
+#endif
+#if !defined(SP_EXPLAIN_MAX_ITEMS)
+#define SP_EXPLAIN_MAX_ITEMS 64 /* cycles, requestable actions, problems */
+#endif
+
+/* Classifies a compiled domain into the smallest of SAS-PUC0, SAS-PUCS2
+ * and SAS-PUC*2 that holds it, or SP_CLASS_OUTSIDE (IJCAI 2023, Defs 1-7).
+ * Uses only the accessors of saspu.h, all of which must be valid except
+ * sp_domain_class and sp_domain_explain. Writes a readable explanation
+ * to buf with snprintf semantics (buf may be NULL when size is 0);
+ * *needed (if not NULL) receives its full length. For "outside" the first
+ * problem is summed up within the first ~400 characters. Scratch memory
+ * (one block, O(|A| + |E_A|)) goes through alloc and is freed before
+ * returning. Time O(|A| + |E_A|) per cycle whose two actions are both
+ * requestable, O(|A| + |E_A|) otherwise.
+ * Returns SP_OK, or SP_ERR_MEMORY (then *cls is untouched, buf holds an
+ * empty string when size > 0 and *needed is 0). */
+SpStatus sp_classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
+                     char *buf, size_t size, size_t *needed);
+
+#endif

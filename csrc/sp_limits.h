@@ -1,0 +1,27 @@
+/* sp_limits.h: size limits of saspu domains, each overridable at build time. */
+#ifndef sp_limits_h
+#define sp_limits_h
+
+/* Values are stored in one byte per variable. */
+#if !defined(SP_MAX_VALUES)
+#define SP_MAX_VALUES 256
+#endif
+
+#if !defined(SP_MAX_VARIABLES)
+#define SP_MAX_VARIABLES 4096
+#endif
+
+/* Action ids are 16-bit in plans. */
+#if !defined(SP_MAX_ACTIONS)
+#define SP_MAX_ACTIONS 65535
+#endif
+
+#if !defined(SP_MAX_PREVAILS)
+#define SP_MAX_PREVAILS 1000000
+#endif
+
+#if !defined(SP_MAX_NAME)
+#define SP_MAX_NAME 255
+#endif
+
+#endif
