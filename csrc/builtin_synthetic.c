@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest generated name ("a255_v4095" and the like) plus its NUL. */
-#define NAME_SLOT 24
+/* Room for any generated name: "a%d_v%d" with two ints and its NUL. */
+#define NAME_SLOT 32
 
 /* Scratch arrays that describe one synthetic domain before it is copied
  * into its owned block. Shared pieces keep the scratch O(n + m) plus the

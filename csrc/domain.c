@@ -233,15 +233,18 @@ SpStatus sp_domain_compile(const SpDomainSpec *spec,
   sp_mem_free(alloc, mark, (size_t)L.value_count * sizeof *mark);
 
   SpClass cls;
-  char why[SP_ERROR_MESSAGE_SIZE];
-  st = sp_classify(d, alloc, &cls, why, sizeof why, NULL);
+  st = sp_classify(d, alloc, &cls, NULL, 0, NULL);
   if (st != SP_OK) {
     sp_domain_free(d);
     return sp_error_memory(err);
   }
   d->class_ = cls;
   if (cls == SP_CLASS_OUTSIDE && !(opts && opts->allow_outside)) {
+    /* the explanation is built only when it is reported */
+    char why[SP_ERROR_MESSAGE_SIZE];
+    st = sp_classify(d, alloc, &cls, why, sizeof why, NULL);
     sp_domain_free(d);
+    if (st != SP_OK) return sp_error_memory(err);
     return sp_error_set(err, SP_ERR_CLASS, SP_E_OUTSIDE_CLASS, SP_FIELD_NONE,
                         "%s", why);
   }
@@ -298,11 +301,32 @@ int sp_domain_setter(const SpDomain *d, int var, int value) {
 int sp_action_is_requestable(const SpDomain *d, int action) {
   return sp_actions(d)[action].requestable;
 }
-int sp_variable_cycle_length(const SpDomain *d, int var) {
-  return sp_vars(d)[var].cycle_length;
+int sp_variable_cycle_count(const SpDomain *d, int var) {
+  return sp_vars(d)[var].cycle_count;
 }
-int sp_variable_cycle_action(const SpDomain *d, int var, int i) {
-  return sp_cycles(d)[sp_vars(d)[var].cycle_base + (uint32_t)i];
+
+/* Where cycle number `cycle` of var starts in its cycle table: cycles
+ * lie one after the other, each value on one knows its cycle's length. */
+static uint32_t cycle_start(const SpDomain *d, int var, int cycle) {
+  const SpVarInfo *v = &sp_vars(d)[var];
+  const uint16_t *cycles = sp_cycles(d) + v->cycle_base;
+  uint32_t at = 0;
+  for (int c = 0; c < cycle; c++) {
+    const SpActionInfo *a = &sp_actions(d)[cycles[at]];
+    at += sp_values(d)[v->value_base + a->post].cycle_length;
+  }
+  return at;
+}
+
+int sp_variable_cycle_length(const SpDomain *d, int var, int cycle) {
+  if (cycle < 0 || cycle >= sp_vars(d)[var].cycle_count) return 0;
+  const SpVarInfo *v = &sp_vars(d)[var];
+  uint16_t a = sp_cycles(d)[v->cycle_base + cycle_start(d, var, cycle)];
+  return sp_values(d)[v->value_base + sp_actions(d)[a].post].cycle_length;
+}
+int sp_variable_cycle_action(const SpDomain *d, int var, int cycle, int i) {
+  return sp_cycles(d)[sp_vars(d)[var].cycle_base + cycle_start(d, var, cycle) +
+                      (uint32_t)i];
 }
 
 size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size) {

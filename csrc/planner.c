@@ -39,6 +39,7 @@ struct SpWorkspace {
   uint32_t *action_stamp;
   int32_t *indegree;
   int32_t *first_edge;
+  int32_t *last_edge;
   uint8_t *flags;
   uint32_t *visit_stamp; /* for the safety search */
 
@@ -96,6 +97,7 @@ static size_t workspace_layout(SpWorkspace *ws, const SpDomain *d, char *base) {
   ws->action_stamp = carve(&c, na * sizeof(uint32_t));
   ws->indegree = carve(&c, na * sizeof(int32_t));
   ws->first_edge = carve(&c, na * sizeof(int32_t));
+  ws->last_edge = carve(&c, na * sizeof(int32_t));
   ws->flags = carve(&c, na);
   ws->visit_stamp = carve(&c, na * sizeof(uint32_t));
   ws->value_stamp = carve(&c, nv * sizeof(uint32_t));
@@ -209,6 +211,7 @@ static void choose(Plan *p, uint16_t a) {
   ws->action_stamp[a] = p->gen;
   ws->indegree[a] = 0;
   ws->first_edge[a] = -1;
+  ws->last_edge[a] = -1;
   ws->flags[a] = 0;
   ws->chosen[ws->chosen_count++] = a;
 }
@@ -326,8 +329,14 @@ static void add_edge(Plan *p, uint16_t from, uint16_t to, SpOrderKind kind) {
   ws->edge_from[e] = from;
   ws->edge_to[e] = to;
   ws->edge_kind[e] = (uint8_t)kind;
-  ws->edge_next[e] = ws->first_edge[from];
-  ws->first_edge[from] = e;
+  /* appended, so successors are released in the order they were found:
+   * ties in the plan follow declaration order */
+  ws->edge_next[e] = -1;
+  if (ws->last_edge[from] < 0)
+    ws->first_edge[from] = e;
+  else
+    ws->edge_next[ws->last_edge[from]] = e;
+  ws->last_edge[from] = e;
   ws->indegree[to]++;
 }
 

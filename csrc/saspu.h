@@ -71,7 +71,7 @@ typedef enum SpField {
   SP_FIELD_GOAL
 } SpField;
 
-#define SP_ERROR_MESSAGE_SIZE 512
+#define SP_ERROR_MESSAGE_SIZE 1024
 
 /* Filled by every core function that can fail. Indices are -1 when not
  * relevant. `message` is a complete sentence that names the action, field
@@ -173,9 +173,13 @@ SpCondition sp_action_prevail(const SpDomain *d, int action, int i);
 int sp_domain_setter(const SpDomain *d, int var, int value);
 /* Is this action's post value the prevail of another action? */
 int sp_action_is_requestable(const SpDomain *d, int action);
-/* Cycle(var): its length (0 if none) and its actions in cycle order. */
-int sp_variable_cycle_length(const SpDomain *d, int var);
-int sp_variable_cycle_action(const SpDomain *d, int var, int i);
+/* Cycles of var's domain-action graph: one per weakly connected part of
+ * it that has one (a single one when the graph is connected, as in the
+ * papers). Each is listed in cycle order starting from its lowest action
+ * id; Cycle(var) in the papers is cycle 0. */
+int sp_variable_cycle_count(const SpDomain *d, int var);
+int sp_variable_cycle_length(const SpDomain *d, int var, int cycle);
+int sp_variable_cycle_action(const SpDomain *d, int var, int cycle, int i);
 
 /* Class analysis, done at compile time. */
 SpClass sp_domain_class(const SpDomain *d);

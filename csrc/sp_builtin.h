@@ -43,8 +43,8 @@ enum {
 
 /* Every builder returns NULL when the allocator fails or an argument is
  * out of range, and otherwise a spec to release with sp_builtin_free.
- * Variable, value and action names and the action order follow the paper
- * tables (see docs/SAS-PU.md). */
+ * Variable, value and action names and the action order follow the
+ * tables of the SSCI 2022, IJCAI 2023 and CNIA 2022 papers. */
 
 /* Horse Breeder (RDR-2). Starts: "morning" <0,0,0>, "holding_hay"
  * <1,0,0>. Goals: "feed_horses" <2,0,2>, "fill_feeder" <2,0,s0>,

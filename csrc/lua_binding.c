@@ -1,0 +1,1380 @@
+/* lua_binding.c: the Lua module saspu.core: domain tables compiled into saspu domains, and planning from Lua. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "saspu.h"
+
+#define DOMAIN_MT "saspu.Domain"
+
+/* Error lists name at most this many choices ("(a, b, c, ...)"). */
+#if !defined(SASPU_LUA_LIST_MAX)
+#define SASPU_LUA_LIST_MAX 16
+#endif
+
+/* The user values of a saspu.Domain. The maps use C indices (0-based); the
+ * arrays are Lua arrays, so entry c + 1 is about C index c. */
+enum {
+  UV_VAR_IDS = 1,  /* variable name -> variable index */
+  UV_VAR_NAMES,    /* array of variable names */
+  UV_VALUE_IDS,    /* array of { value name -> value index }, one per variable */
+  UV_VALUE_NAMES,  /* array of arrays of value names */
+  UV_ACTION_IDS,   /* action name -> action index */
+  UV_ACTION_NAMES, /* array of action names */
+  UV_PARAMS,       /* array of parameter-name arrays, one per action */
+  UV_GOALS,        /* goal name -> packed goal (values, then a set/keep mask) */
+  UV_STARTS,       /* start name -> packed start (one byte per variable) */
+  UV_SCRATCH,      /* userdata: the plan, s0 and goal buffers */
+  UV_COUNT = UV_SCRATCH
+};
+
+/* The saspu.Domain userdata. Every pointer is NULL until it is owned, and
+ * NULL again after close, so __gc may run at any point. */
+typedef struct LDomain {
+  SpDomain *domain;
+  SpWorkspace *ws;
+  uint16_t *plan; /* action_count entries, inside the scratch user value */
+  uint16_t *counts; /* variable_count entries, same: value counts */
+  SpValue *s0;    /* variable_count entries, same */
+  SpValue *goal;  /* variable_count entries, same */
+  uint8_t *mask;  /* variable_count entries, same: which goal values were given */
+  int nvars;
+  int nactions;
+} LDomain;
+
+/* Stack slots a function of this file may use beyond its arguments: the
+ * deepest path (a compile error inside a prevail) needs about 40. */
+#define STACK_NEED 64
+
+/* Where the name tables of a domain sit on the stack (absolute indices). */
+typedef struct Names {
+  int var_ids;
+  int var_names;
+  int value_ids;
+  int value_names;
+} Names;
+
+/* ================================================================== */
+/* Small helpers                                                      */
+/* ================================================================== */
+
+/* Raises "<caller position>: <where>: <message>", like luaL_error with a
+ * path. Nothing of ours is on the C heap when this is called: every
+ * buffer is a Lua object. */
+static int raise(lua_State *L, const char *where, const char *fmt, ...)
+{
+  va_list ap;
+  luaL_where(L, 1);
+  lua_pushfstring(L, "%s: ", where);
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 3);
+  return lua_error(L);
+}
+
+/* Pushes "a, b, c" built from the Lua array at `arr` (strings), cut after
+ * SASPU_LUA_LIST_MAX names. */
+static void push_name_list(lua_State *L, int arr)
+{
+  luaL_Buffer b;
+  lua_Integer n = (lua_Integer)lua_rawlen(L, arr), i;
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    if (i > 1)
+      luaL_addstring(&b, ", ");
+    if (i > SASPU_LUA_LIST_MAX) {
+      luaL_addstring(&b, "...");
+      break;
+    }
+    lua_rawgeti(L, arr, i);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+}
+
+/* Pushes the value names of variable `var` as "a, b, c". */
+static void push_value_list(lua_State *L, const Names *n, int var)
+{
+  lua_rawgeti(L, n->value_names, var + 1);
+  push_name_list(L, lua_gettop(L));
+  lua_remove(L, -2);
+}
+
+static void push_value_name(lua_State *L, const Names *n, int var, int value)
+{
+  lua_rawgeti(L, n->value_names, var + 1);
+  lua_rawgeti(L, -1, value + 1);
+  lua_remove(L, -2);
+}
+
+static const char *var_name(lua_State *L, const Names *n, int var)
+{
+  const char *s;
+  lua_rawgeti(L, n->var_names, var + 1);
+  s = lua_tostring(L, -1);
+  lua_pop(L, 1); /* still anchored in var_names */
+  return s;
+}
+
+/* Index of the variable named by the string at `idx`: -1 when no such
+ * variable, -2 when the value is not a string. */
+static int lookup_var(lua_State *L, const Names *n, int idx)
+{
+  int r;
+  if (lua_type(L, idx) != LUA_TSTRING)
+    return -2;
+  lua_pushvalue(L, idx);
+  r = lua_rawget(L, n->var_ids) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 1);
+  return r;
+}
+
+/* Index of the value at `idx` among the values of `var`: a name, or a
+ * boolean standing for the name "true" or "false". -1 when absent, -2
+ * when the value is neither a string nor a boolean. */
+static int lookup_value(lua_State *L, const Names *n, int var, int idx)
+{
+  int t = lua_type(L, idx), r;
+  if (t == LUA_TBOOLEAN)
+    lua_pushstring(L, lua_toboolean(L, idx) ? "true" : "false");
+  else if (t == LUA_TSTRING)
+    lua_pushvalue(L, idx);
+  else
+    return -2;
+  lua_rawgeti(L, n->value_ids, var + 1);
+  lua_pushvalue(L, -2);
+  r = lua_rawget(L, -2) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 3);
+  return r;
+}
+
+/* The variable at `idx` or an error naming the problem under `where`. */
+static int read_var(lua_State *L, const Names *n, int idx, const char *where,
+                    const char *field)
+{
+  int v = lookup_var(L, n, idx);
+  if (v == -2)
+    return raise(L, where, "%sexpected a variable name, got %s", field,
+                 luaL_typename(L, idx));
+  if (v < 0) {
+    push_name_list(L, n->var_names);
+    return raise(L, where, "%sunknown variable '%s' (%s)", field,
+                 lua_tostring(L, idx), lua_tostring(L, -1));
+  }
+  return v;
+}
+
+/* The value at `idx` for variable `var`, or an error such as
+ * "post 'full' is not a value of 'haystack' (stored, in_hands, in_feeder)";
+ * `label` names the field ("pre", "post", "prevail") or is "". */
+static int read_value(lua_State *L, const Names *n, int var, int idx,
+                      const char *where, const char *label)
+{
+  int x = lookup_value(L, n, var, idx);
+  if (x == -2)
+    return raise(L, where, "%s%sexpected a value of '%s', got %s", label,
+                 *label ? ": " : "", var_name(L, n, var), luaL_typename(L, idx));
+  if (x < 0) {
+    const char *shown = luaL_tolstring(L, idx, NULL);
+    push_value_list(L, n, var);
+    return raise(L, where, "%s%s'%s' is not a value of '%s' (%s)", label,
+                 *label ? " " : "", shown, var_name(L, n, var),
+                 lua_tostring(L, -1));
+  }
+  return x;
+}
+
+/* Pushes the keys (strings) of the table at `tbl` as a sorted "a, b, c",
+ * or "none declared" when it is empty. */
+static void push_key_list(lua_State *L, int tbl)
+{
+  int arr, count = 0, j;
+  lua_newtable(L);
+  arr = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    lua_pop(L, 1);
+    for (j = ++count; j > 1; j--) { /* insertion sort, the key on top */
+      lua_rawgeti(L, arr, j - 1);
+      if (lua_compare(L, -1, -2, LUA_OPLT)) {
+        lua_pop(L, 1);
+        break;
+      }
+      lua_rawseti(L, arr, j);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, arr, j);
+  }
+  if (count == 0)
+    lua_pushliteral(L, "none declared");
+  else
+    push_name_list(L, arr);
+  lua_remove(L, arr);
+}
+
+/* Reads a state table at `tbl` into vals[0..nv-1]. Keys are variable
+ * names, values value names. With `mask` (a partial state) mask[v] says
+ * whether v was given; without it every variable must be given. */
+static void read_state(lua_State *L, const Names *n, int tbl, int nv,
+                       SpValue *vals, uint8_t *mask, const char *where)
+{
+  uint8_t seen_buf[64];
+  uint8_t *seen = mask;
+  int v;
+  if (!seen) {
+    /* a total state: track the variables given in a Lua-owned buffer
+     * when the stack buffer is too small */
+    seen = nv <= (int)sizeof seen_buf ? seen_buf : lua_newuserdatauv(L, (size_t)nv, 0);
+  }
+  memset(seen, 0, (size_t)nv);
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    int key = lua_gettop(L) - 1;
+    v = lookup_var(L, n, key);
+    if (v == -2) {
+      const char *k = luaL_tolstring(L, key, NULL);
+      raise(L, where, "expected variable names as keys, got %s key %s",
+            luaL_typename(L, key), k);
+    }
+    if (v < 0) {
+      push_name_list(L, n->var_names);
+      raise(L, where, "unknown variable '%s' (%s)", lua_tostring(L, key),
+            lua_tostring(L, -1));
+    }
+    vals[v] = (SpValue)read_value(L, n, v, key + 1, where, "");
+    seen[v] = 1;
+    lua_pop(L, 1);
+  }
+  if (!mask) {
+    for (v = 0; v < nv; v++)
+      if (!seen[v])
+        raise(L, where, "missing variable '%s'", var_name(L, n, v));
+    if (seen != seen_buf)
+      lua_pop(L, 1);
+  }
+}
+
+/* Pushes a string built by an snprintf-like core formatter. */
+typedef size_t (*Formatter)(const SpDomain *d, const void *arg, char *buf, size_t size);
+
+static size_t fmt_explain(const SpDomain *d, const void *arg, char *buf, size_t size)
+{
+  (void)arg;
+  return sp_domain_explain(d, buf, size);
+}
+
+static size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size)
+{
+  return sp_failure_format(d, arg, buf, size);
+}
+
+static void push_formatted(lua_State *L, const SpDomain *d, Formatter f, const void *arg)
+{
+  char small[256];
+  size_t len = f(d, arg, small, sizeof small);
+  if (len < sizeof small) {
+    lua_pushlstring(L, small, len);
+  } else {
+    luaL_Buffer b;
+    char *p = luaL_buffinitsize(L, &b, len + 1);
+    f(d, arg, p, len + 1);
+    luaL_pushresultsize(&b, len);
+  }
+}
+
+/* ================================================================== */
+/* The compile step: a Lua table -> SpDomainSpec -> SpDomain          */
+/* ================================================================== */
+
+/* Stack slots used while compiling (absolute indices). */
+enum {
+  S_SPEC = 1,      /* the argument table */
+  S_DOMAIN,        /* the result userdata */
+  S_VAR_IDS,
+  S_VAR_NAMES,
+  S_VALUE_IDS,
+  S_VALUE_NAMES,
+  S_ACTION_IDS,
+  S_ACTION_NAMES,
+  S_PARAMS,
+  S_ANCHORS,       /* Lua-owned buffers and strings the spec points into */
+  S_VARS,          /* userdata: SpVariableSpec[nv] */
+  S_ACTIONS,       /* userdata: SpActionSpec[na] */
+  S_TOP = S_ACTIONS
+};
+
+/* Raises on a key of table `tbl` that is not one of `allowed` (NULL-ended). */
+static void check_fields(lua_State *L, int tbl, const char *const *allowed,
+                         const char *where, const char *expected)
+{
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    int ok = 0, i;
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -2);
+      for (i = 0; allowed[i]; i++)
+        if (strcmp(k, allowed[i]) == 0)
+          ok = 1;
+    }
+    if (!ok) {
+      const char *k = luaL_tolstring(L, -2, NULL);
+      raise(L, where, "unknown field %s%s%s (expected %s)",
+            lua_type(L, -3) == LUA_TSTRING ? "'" : "", k,
+            lua_type(L, -3) == LUA_TSTRING ? "'" : "", expected);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* Reads the non-empty name at field `field` of the table at `tbl`; leaves
+ * it on the stack. */
+static const char *read_name(lua_State *L, int tbl, const char *field,
+                             const char *where)
+{
+  size_t len = 0;
+  const char *s = NULL;
+  if (lua_getfield(L, tbl, field) == LUA_TSTRING)
+    s = lua_tolstring(L, -1, &len);
+  if (s == NULL || len == 0)
+    raise(L, where, "%s: expected a non-empty string, got %s", field,
+          s ? "an empty string" : luaL_typename(L, -1));
+  if (len > SP_MAX_NAME)
+    raise(L, where, "%s: '%s' is longer than %d bytes", field, s, SP_MAX_NAME);
+  if (strlen(s) != len)
+    raise(L, where, "%s: '%s' contains a zero byte", field, s);
+  return s;
+}
+
+/* Pushes the table at field `field` of `tbl`, raising when it is not a table. */
+static void read_table(lua_State *L, int tbl, const char *field, const char *where)
+{
+  if (lua_getfield(L, tbl, field) != LUA_TTABLE)
+    raise(L, where, "%s: expected a table, got %s", field, luaL_typename(L, -1));
+}
+
+/* Anchors the value on top of the stack in S_ANCHORS (pops nothing). */
+static void anchor(lua_State *L)
+{
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, S_ANCHORS, (lua_Integer)lua_rawlen(L, S_ANCHORS) + 1);
+}
+
+/* variables = { { name = ..., values = { ... } }, ... }: fills the name
+ * tables and the SpVariableSpec array, in declaration order. */
+static int compile_variables(lua_State *L)
+{
+  static const char *const fields[] = { "name", "values", NULL };
+  SpVariableSpec *vars;
+  lua_Integer nv, i, j;
+  read_table(L, S_SPEC, "variables", "saspu.domain");
+  nv = luaL_len(L, -1);
+  if (nv < 1)
+    raise(L, "saspu.domain", "variables: expected at least one variable");
+  if (nv > SP_MAX_VARIABLES)
+    raise(L, "saspu.domain", "variables: %I variables, at most %d allowed", nv,
+          SP_MAX_VARIABLES);
+  vars = lua_newuserdatauv(L, (size_t)nv * sizeof *vars, 0);
+  lua_replace(L, S_VARS);
+  for (i = 1; i <= nv; i++) {
+    int entry, top = lua_gettop(L);
+    lua_Integer nvals;
+    const char *name, *where, **vnames;
+    if (lua_geti(L, top, i) != LUA_TTABLE)
+      raise(L, "saspu.domain", "variables[%I]: expected a table, got %s", i,
+            luaL_typename(L, -1));
+    entry = lua_gettop(L);
+    where = lua_pushfstring(L, "saspu.domain: variables[%I]", i);
+    name = read_name(L, entry, "name", where);
+    where = lua_pushfstring(L, "saspu.domain: variables[%I] '%s'", i, name);
+    check_fields(L, entry, fields, where, "name, values");
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, S_VAR_IDS) != LUA_TNIL)
+      raise(L, where, "duplicate variable name (also variables[%I])",
+            lua_tointeger(L, -1) + 1);
+    lua_pop(L, 1);
+    lua_pushvalue(L, -2);
+    lua_pushinteger(L, i - 1);
+    lua_rawset(L, S_VAR_IDS);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, S_VAR_NAMES, i);
+
+    read_table(L, entry, "values", where);
+    nvals = luaL_len(L, -1);
+    if (nvals < 2)
+      raise(L, where, "values: expected at least 2 values, got %I", nvals);
+    if (nvals > SP_MAX_VALUES)
+      raise(L, where, "values: %I values, at most %d allowed", nvals, SP_MAX_VALUES);
+    vnames = lua_newuserdatauv(L, (size_t)nvals * sizeof *vnames, 0);
+    anchor(L);
+    lua_pop(L, 1);
+    lua_newtable(L); /* value name -> index */
+    lua_newtable(L); /* value names */
+    for (j = 1; j <= nvals; j++) {
+      size_t len;
+      int values = lua_gettop(L) - 2;
+      lua_geti(L, values, j);
+      if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+        raise(L, where, "values[%I]: expected a non-empty string, got %s", j,
+              lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+      vnames[j - 1] = lua_tolstring(L, -1, &len);
+      if (len > SP_MAX_NAME)
+        raise(L, where, "values[%I]: '%s' is longer than %d bytes", j,
+              vnames[j - 1], SP_MAX_NAME);
+      if (strlen(vnames[j - 1]) != len)
+        raise(L, where, "values[%I]: '%s' contains a zero byte", j, vnames[j - 1]);
+      lua_pushvalue(L, -1);
+      if (lua_rawget(L, -4) != LUA_TNIL)
+        raise(L, where, "values[%I] '%s': duplicate value (also values[%I])", j,
+              vnames[j - 1], lua_tointeger(L, -1) + 1);
+      lua_pop(L, 1);
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, -3, j);
+      lua_pushinteger(L, j - 1);
+      lua_rawset(L, -4); /* the name stays anchored as a key */
+    }
+    lua_rawseti(L, S_VALUE_NAMES, i);
+    lua_rawseti(L, S_VALUE_IDS, i);
+    vars[i - 1].name = name; /* anchored as a key of S_VAR_IDS */
+    vars[i - 1].value_count = (int)nvals;
+    vars[i - 1].value_names = vnames;
+    lua_settop(L, top);
+  }
+  lua_pop(L, 1);
+  return (int)nv;
+}
+
+/* Orders prevail conditions by variable (insertion sort: they are few). */
+static void sort_prevails(SpCondition *c, int n)
+{
+  int i, j;
+  for (i = 1; i < n; i++) {
+    SpCondition x = c[i];
+    for (j = i; j > 0 && c[j - 1].variable > x.variable; j--)
+      c[j] = c[j - 1];
+    c[j] = x;
+  }
+}
+
+/* prevail = { var = value, ... } of one action: a Lua-owned, sorted array. */
+static void compile_prevails(lua_State *L, const Names *n, int tbl,
+                             SpActionSpec *a, const char *where)
+{
+  SpCondition *conds;
+  int count = 0, k = 0;
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    count++;
+    lua_pop(L, 1);
+  }
+  if (count > SP_MAX_PREVAILS)
+    raise(L, where, "prevail: %d conditions, at most %d allowed", count, SP_MAX_PREVAILS);
+  conds = lua_newuserdatauv(L, (size_t)(count ? count : 1) * sizeof *conds, 0);
+  anchor(L);
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    int key = lua_gettop(L) - 1, v;
+    if (lua_type(L, key) != LUA_TSTRING) {
+      const char *s = luaL_tolstring(L, key, NULL);
+      raise(L, where, "prevail: expected variable names as keys, got %s key %s",
+            luaL_typename(L, key), s);
+    }
+    v = read_var(L, n, key, where, "prevail: ");
+    conds[k].variable = v;
+    conds[k].value = read_value(L, n, v, key + 1, where, "prevail");
+    k++;
+    lua_pop(L, 1);
+  }
+  sort_prevails(conds, k);
+  a->prevail_count = k;
+  a->prevails = conds;
+}
+
+/* params = { "item", "pos" }: copied into S_PARAMS[i] (always a table). */
+static void compile_params(lua_State *L, int entry, lua_Integer i, const char *where)
+{
+  lua_Integer np, j;
+  int t = lua_getfield(L, entry, "params");
+  lua_newtable(L);
+  if (t != LUA_TNIL) {
+    if (t != LUA_TTABLE)
+      raise(L, where, "params: expected a table, got %s", luaL_typename(L, -2));
+    np = luaL_len(L, -2);
+    for (j = 1; j <= np; j++) {
+      if (lua_geti(L, -2, j) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+        raise(L, where, "params[%I]: expected a non-empty string, got %s", j,
+              lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+      lua_rawseti(L, -2, j);
+    }
+  }
+  lua_rawseti(L, S_PARAMS, i);
+  lua_pop(L, 1);
+}
+
+/* actions = { { name, var, pre, post, prevail, params }, ... }: fills the
+ * name tables and the SpActionSpec array in declaration order. */
+static int compile_actions(lua_State *L, const Names *n)
+{
+  static const char *const fields[] = { "name", "var", "pre", "post", "prevail",
+                                        "params", NULL };
+  SpActionSpec *acts;
+  lua_Integer na, i;
+  read_table(L, S_SPEC, "actions", "saspu.domain");
+  na = luaL_len(L, -1);
+  if (na > SP_MAX_ACTIONS)
+    raise(L, "saspu.domain", "actions: %I actions, at most %d allowed", na,
+          SP_MAX_ACTIONS);
+  acts = lua_newuserdatauv(L, (size_t)(na ? na : 1) * sizeof *acts, 0);
+  lua_replace(L, S_ACTIONS);
+  for (i = 1; i <= na; i++) {
+    int entry, top = lua_gettop(L), var, t;
+    const char *name, *where;
+    SpActionSpec *a = &acts[i - 1];
+    if (lua_geti(L, top, i) != LUA_TTABLE)
+      raise(L, "saspu.domain", "actions[%I]: expected a table, got %s", i,
+            luaL_typename(L, -1));
+    entry = lua_gettop(L);
+    where = lua_pushfstring(L, "saspu.domain: actions[%I]", i);
+    name = read_name(L, entry, "name", where);
+    where = lua_pushfstring(L, "saspu.domain: actions[%I] '%s'", i, name);
+    check_fields(L, entry, fields, where, "name, var, pre, post, prevail, params");
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, S_ACTION_IDS) != LUA_TNIL)
+      raise(L, where, "duplicate action name (also actions[%I])",
+            lua_tointeger(L, -1) + 1);
+    lua_pop(L, 1);
+    lua_pushvalue(L, -2);
+    lua_pushinteger(L, i - 1);
+    lua_rawset(L, S_ACTION_IDS);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, S_ACTION_NAMES, i);
+    a->name = name; /* anchored as a key of S_ACTION_IDS */
+
+    lua_getfield(L, entry, "var");
+    var = read_var(L, n, lua_gettop(L), where, "var: ");
+    a->variable = var;
+    lua_getfield(L, entry, "pre");
+    a->pre = read_value(L, n, var, lua_gettop(L), where, "pre");
+    lua_getfield(L, entry, "post");
+    a->post = read_value(L, n, var, lua_gettop(L), where, "post");
+    /* pre == post, prevails on the own variable and post-uniqueness are
+     * the core's rules: its messages name the actions and values */
+
+    t = lua_getfield(L, entry, "prevail");
+    if (t == LUA_TTABLE) {
+      compile_prevails(L, n, lua_gettop(L), a, where);
+    } else if (t == LUA_TNIL) {
+      a->prevail_count = 0;
+      a->prevails = NULL;
+    } else {
+      raise(L, where, "prevail: expected a table, got %s", luaL_typename(L, -1));
+    }
+    compile_params(L, entry, i, where);
+    lua_settop(L, top);
+  }
+  lua_pop(L, 1);
+  return (int)na;
+}
+
+/* Packs every named state of `field` (goals or starts) into a string kept
+ * in a new table left on the stack: starts are total (one byte per
+ * variable), goals partial (values, then a mask of the given variables). */
+static void compile_states(lua_State *L, const Names *n, int nv, const char *field,
+                           int partial, SpValue *buf)
+{
+  int t = lua_getfield(L, S_SPEC, field), tbl;
+  lua_newtable(L);
+  if (t == LUA_TNIL)
+    return;
+  if (t != LUA_TTABLE)
+    raise(L, "saspu.domain", "%s: expected a table, got %s", field,
+          luaL_typename(L, -2));
+  tbl = lua_gettop(L) - 1;
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    const char *where;
+    if (lua_type(L, -2) != LUA_TSTRING || lua_rawlen(L, -2) == 0) {
+      const char *k = luaL_tolstring(L, -2, NULL);
+      raise(L, "saspu.domain", "%s: expected names as keys, got %s key %s", field,
+            luaL_typename(L, -3), k);
+    }
+    where = lua_pushfstring(L, "saspu.domain: %s.%s", field, lua_tostring(L, -2));
+    if (!lua_istable(L, -2))
+      raise(L, where, "expected a table, got %s", luaL_typename(L, -2));
+    memset(buf, 0, (size_t)nv * 2);
+    read_state(L, n, lua_gettop(L) - 1, nv, buf, partial ? buf + nv : NULL, where);
+    lua_pop(L, 2);
+    lua_pushvalue(L, -1);
+    lua_pushlstring(L, (const char *)buf, (size_t)nv * (partial ? 2 : 1));
+    lua_rawset(L, tbl + 1);
+  }
+}
+
+/* Raises the error the core reported, now that everything is owned. */
+static int core_error(lua_State *L, const char *where, const SpError *err)
+{
+  if (err->status == SP_ERR_MEMORY || err->code == SP_E_MEMORY)
+    return raise(L, where, "not enough memory");
+  return raise(L, where, "%s", err->message);
+}
+
+/* saspu.domain(spec) -> saspu.Domain. Follows the house compile order:
+ * the result userdata exists (empty, with its metatable) before anything
+ * can fail; the table is read into Lua-owned buffers; the core compiles;
+ * only then can an error escape, with every allocation owned. */
+static int l_domain(lua_State *L)
+{
+  static const char *const fields[] = { "name", "variables", "actions", "goals",
+                                        "starts", "allow_outside", NULL };
+  SpDomainSpec spec;
+  SpCompileOptions opts;
+  SpAllocator alloc;
+  SpError err;
+  Names n;
+  LDomain *d;
+  SpValue *statebuf;
+  size_t scratch;
+  int nv, na, t, uv, allow_outside;
+
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  luaL_checkstack(L, S_TOP + STACK_NEED, "saspu.domain");
+  d = lua_newuserdatauv(L, sizeof *d, UV_COUNT);
+  memset(d, 0, sizeof *d);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_setmetatable(L, -2);
+  for (t = S_VAR_IDS; t <= S_ANCHORS; t++)
+    lua_newtable(L);
+  lua_pushnil(L); /* S_VARS */
+  lua_pushnil(L); /* S_ACTIONS */
+  n.var_ids = S_VAR_IDS;
+  n.var_names = S_VAR_NAMES;
+  n.value_ids = S_VALUE_IDS;
+  n.value_names = S_VALUE_NAMES;
+
+  check_fields(L, S_SPEC, fields, "saspu.domain",
+               "name, variables, actions, goals, starts, allow_outside");
+  memset(&spec, 0, sizeof spec);
+  spec.name = read_name(L, S_SPEC, "name", "saspu.domain");
+  anchor(L);
+  lua_pop(L, 1);
+  t = lua_getfield(L, S_SPEC, "allow_outside");
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    raise(L, "saspu.domain", "allow_outside: expected a boolean, got %s",
+          luaL_typename(L, -1));
+  memset(&opts, 0, sizeof opts);
+  opts.allow_outside = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+
+  nv = compile_variables(L);
+  na = compile_actions(L, &n);
+  spec.variable_count = nv;
+  spec.variables = lua_touserdata(L, S_VARS);
+  spec.action_count = na;
+  spec.actions = lua_touserdata(L, S_ACTIONS);
+
+  memset(&err, 0, sizeof err);
+  alloc.fn = lua_getallocf(L, &alloc.ud);
+  /* compile outside domains too: the refusal then quotes the whole
+   * explanation, which may not fit in SpError's message */
+  allow_outside = opts.allow_outside;
+  opts.allow_outside = 1;
+  if (sp_domain_compile(&spec, &opts, alloc, &d->domain, &err) != SP_OK) {
+    d->domain = NULL; /* the core leaves nothing behind on failure */
+    return core_error(L, "saspu.domain", &err);
+  }
+  if (!allow_outside && sp_domain_class(d->domain) == SP_CLASS_OUTSIDE) {
+    push_formatted(L, d->domain, fmt_explain, NULL); /* d owns the domain */
+    return raise(L, "saspu.domain", "%s(set allow_outside = true to accept it)",
+                 lua_tostring(L, -1));
+  }
+  d->nvars = nv;
+  d->nactions = na;
+  if (sp_workspace_new(d->domain, alloc, &d->ws, &err) != SP_OK) {
+    d->ws = NULL;
+    return core_error(L, "saspu.domain", &err);
+  }
+
+  /* 16-bit arrays first for alignment, then the byte arrays */
+  scratch = ((size_t)(na ? na : 1) + (size_t)nv) * sizeof(uint16_t) + 3 * (size_t)nv;
+  d->plan = lua_newuserdatauv(L, scratch, 0);
+  d->counts = d->plan + (na ? na : 1);
+  d->s0 = (SpValue *)(d->counts + nv);
+  d->goal = d->s0 + nv;
+  d->mask = d->goal + nv;
+  for (t = 0; t < nv; t++)
+    d->counts[t] = (uint16_t)sp_variable_value_count(d->domain, t);
+  lua_setiuservalue(L, S_DOMAIN, UV_SCRATCH);
+
+  /* goals and starts need the compiled sizes checked: pack them last */
+  statebuf = lua_newuserdatauv(L, 2 * (size_t)nv, 0);
+  anchor(L);
+  lua_pop(L, 1);
+  compile_states(L, &n, nv, "goals", 1, statebuf);
+  lua_setiuservalue(L, S_DOMAIN, UV_GOALS);
+  lua_pop(L, 1);
+  compile_states(L, &n, nv, "starts", 0, statebuf);
+  lua_setiuservalue(L, S_DOMAIN, UV_STARTS);
+  lua_pop(L, 1);
+
+  for (uv = UV_VAR_IDS, t = S_VAR_IDS; uv <= UV_PARAMS; uv++, t++) {
+    lua_pushvalue(L, t);
+    lua_setiuservalue(L, S_DOMAIN, uv);
+  }
+  lua_pushvalue(L, S_DOMAIN);
+  return 1;
+}
+
+/* ================================================================== */
+/* saspu.Domain: lifetime and introspection                           */
+/* ================================================================== */
+
+/* The saspu.Domain at `idx`, checked against the metatable that every
+ * method holds as upvalue 1 (cheaper than luaL_checkudata's registry
+ * lookup by name, which matters on the fast path). */
+static LDomain *to_domain(lua_State *L, int idx)
+{
+  LDomain *d = lua_touserdata(L, idx);
+  int ok = d != NULL && lua_getmetatable(L, idx);
+  if (ok) {
+    ok = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+  }
+  if (!ok)
+    luaL_typeerror(L, idx, DOMAIN_MT);
+  return d;
+}
+
+/* The open domain at `idx`, with stack room for any method. */
+static LDomain *check_domain(lua_State *L, int idx)
+{
+  LDomain *d = to_domain(L, idx);
+  if (!d->domain)
+    luaL_argerror(L, idx, "saspu.Domain is closed");
+  luaL_checkstack(L, STACK_NEED, "saspu.Domain");
+  return d;
+}
+
+/* __gc and __close: frees the compiled domain and its workspace; safe to
+ * call any number of times and on a domain whose compile failed. */
+static int l_close(lua_State *L)
+{
+  LDomain *d = to_domain(L, 1);
+  if (d->ws) {
+    sp_workspace_free(d->ws);
+    d->ws = NULL;
+  }
+  if (d->domain) {
+    sp_domain_free(d->domain);
+    d->domain = NULL;
+  }
+  return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+  LDomain *d = to_domain(L, 1);
+  if (!d->domain) {
+    lua_pushliteral(L, "saspu.Domain (closed)");
+    return 1;
+  }
+  lua_pushfstring(L, "saspu.Domain '%s' (%d action%s, %s)", sp_domain_name(d->domain),
+                  d->nactions, d->nactions == 1 ? "" : "s",
+                  sp_class_name(sp_domain_class(d->domain)));
+  return 1;
+}
+
+/* __index: methods first, then the read-only fields `class` and `name`. */
+static int l_index(lua_State *L)
+{
+  LDomain *d = to_domain(L, 1);
+  const char *k;
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL)
+    return 1;
+  k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+  if (k && (strcmp(k, "class") == 0 || strcmp(k, "name") == 0)) {
+    if (!d->domain)
+      return luaL_error(L, "saspu.Domain is closed");
+    lua_pushstring(L, k[0] == 'c' ? sp_class_name(sp_domain_class(d->domain))
+                                  : sp_domain_name(d->domain));
+    return 1;
+  }
+  lua_pushnil(L);
+  return 1;
+}
+
+/* dom:explain() -> the class and why, as text. */
+static int l_explain(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  push_formatted(L, d->domain, fmt_explain, NULL);
+  return 1;
+}
+
+static void push_uv(lua_State *L, int idx, int uv)
+{
+  lua_getiuservalue(L, idx, uv);
+}
+
+/* Pushes the Names tables of the domain at stack index 1 and fills `n`. */
+static void push_names(lua_State *L, Names *n)
+{
+  push_uv(L, 1, UV_VAR_IDS);
+  n->var_ids = lua_gettop(L);
+  push_uv(L, 1, UV_VAR_NAMES);
+  n->var_names = lua_gettop(L);
+  push_uv(L, 1, UV_VALUE_IDS);
+  n->value_ids = lua_gettop(L);
+  push_uv(L, 1, UV_VALUE_NAMES);
+  n->value_names = lua_gettop(L);
+}
+
+static int action_in_cycle(const SpDomain *dom, int a)
+{
+  int v = sp_action_variable(dom, a), nc = sp_variable_cycle_count(dom, v), c, i;
+  for (c = 0; c < nc; c++)
+    for (i = 0; i < sp_variable_cycle_length(dom, v, c); i++)
+      if (sp_variable_cycle_action(dom, v, c, i) == a)
+        return 1;
+  return 0;
+}
+
+/* dom:actions() -> { { id, name, var, pre, post, prevail, params,
+ * requestable, in_cycle }, ... } in declaration order. */
+static int l_actions(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  Names n;
+  int a, i, params, names;
+  lua_settop(L, 1);
+  push_names(L, &n);
+  push_uv(L, 1, UV_PARAMS);
+  params = lua_gettop(L);
+  push_uv(L, 1, UV_ACTION_NAMES);
+  names = lua_gettop(L);
+  lua_createtable(L, d->nactions, 0);
+  for (a = 0; a < d->nactions; a++) {
+    int v = sp_action_variable(d->domain, a), np;
+    lua_createtable(L, 0, 9);
+    lua_pushinteger(L, a + 1);
+    lua_setfield(L, -2, "id");
+    lua_rawgeti(L, names, a + 1);
+    lua_setfield(L, -2, "name");
+    lua_rawgeti(L, n.var_names, v + 1);
+    lua_setfield(L, -2, "var");
+    push_value_name(L, &n, v, sp_action_pre(d->domain, a));
+    lua_setfield(L, -2, "pre");
+    push_value_name(L, &n, v, sp_action_post(d->domain, a));
+    lua_setfield(L, -2, "post");
+    np = sp_action_prevail_count(d->domain, a);
+    lua_createtable(L, 0, np);
+    for (i = 0; i < np; i++) {
+      SpCondition c = sp_action_prevail(d->domain, a, i);
+      lua_rawgeti(L, n.var_names, c.variable + 1);
+      push_value_name(L, &n, c.variable, c.value);
+      lua_rawset(L, -3);
+    }
+    lua_setfield(L, -2, "prevail");
+    lua_rawgeti(L, params, a + 1); /* a copy: callers cannot alter ours */
+    np = (int)lua_rawlen(L, -1);
+    lua_createtable(L, np, 0);
+    for (i = 1; i <= np; i++) {
+      lua_rawgeti(L, -2, i);
+      lua_rawseti(L, -2, i);
+    }
+    lua_remove(L, -2);
+    lua_setfield(L, -2, "params");
+    lua_pushboolean(L, sp_action_is_requestable(d->domain, a));
+    lua_setfield(L, -2, "requestable");
+    lua_pushboolean(L, action_in_cycle(d->domain, a));
+    lua_setfield(L, -2, "in_cycle");
+    lua_rawseti(L, -2, a + 1);
+  }
+  return 1;
+}
+
+/* dom:variables() -> { { id, name, values, cycles }, ... } in declaration
+ * order; `cycles` lists each cycle of the variable's domain-action graph
+ * as its action names in cycle order (the papers' Cycle(v) is cycles[1]). */
+static int l_variables(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  Names n;
+  int v, i, names;
+  lua_settop(L, 1);
+  push_names(L, &n);
+  push_uv(L, 1, UV_ACTION_NAMES);
+  names = lua_gettop(L);
+  lua_createtable(L, d->nvars, 0);
+  for (v = 0; v < d->nvars; v++) {
+    int nvals = sp_variable_value_count(d->domain, v);
+    int ncycles = sp_variable_cycle_count(d->domain, v), c;
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, v + 1);
+    lua_setfield(L, -2, "id");
+    lua_rawgeti(L, n.var_names, v + 1);
+    lua_setfield(L, -2, "name");
+    lua_createtable(L, nvals, 0);
+    for (i = 0; i < nvals; i++) {
+      push_value_name(L, &n, v, i);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "values");
+    lua_createtable(L, ncycles, 0);
+    for (c = 0; c < ncycles; c++) {
+      int clen = sp_variable_cycle_length(d->domain, v, c);
+      lua_createtable(L, clen, 0);
+      for (i = 0; i < clen; i++) {
+        lua_rawgeti(L, names, sp_variable_cycle_action(d->domain, v, c, i) + 1);
+        lua_rawseti(L, -2, i + 1);
+      }
+      lua_rawseti(L, -2, c + 1);
+    }
+    lua_setfield(L, -2, "cycles");
+    lua_rawseti(L, -2, v + 1);
+  }
+  return 1;
+}
+
+/* Pushes a table name -> { var = value name } from a packed-state table. */
+static int push_state_copies(lua_State *L, int uv, int partial)
+{
+  LDomain *d = check_domain(L, 1);
+  Names n;
+  int tbl, v;
+  lua_settop(L, 1);
+  push_names(L, &n);
+  push_uv(L, 1, uv);
+  tbl = lua_gettop(L);
+  lua_newtable(L);
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    const uint8_t *p = (const uint8_t *)lua_tostring(L, -1);
+    lua_newtable(L);
+    for (v = 0; v < d->nvars; v++) {
+      if (partial && !p[d->nvars + v])
+        continue;
+      lua_rawgeti(L, n.var_names, v + 1);
+      push_value_name(L, &n, v, p[v]);
+      lua_rawset(L, -3);
+    }
+    lua_remove(L, -2);
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);
+  }
+  return 1;
+}
+
+/* dom:goals() -> { name = partial state }, copies of the declared goals. */
+static int l_goals(lua_State *L)
+{
+  return push_state_copies(L, UV_GOALS, 1);
+}
+
+/* dom:starts() -> { name = total state }, copies of the declared starts. */
+static int l_starts(lua_State *L)
+{
+  return push_state_copies(L, UV_STARTS, 0);
+}
+
+/* dom:action_name(id) -> name (ids are 1-based, in declaration order). */
+static int l_action_name(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  lua_Integer id = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, id >= 1 && id <= d->nactions, 2, "no action with this id");
+  push_uv(L, 1, UV_ACTION_NAMES);
+  lua_rawgeti(L, -1, id);
+  return 1;
+}
+
+/* dom:action_id(name) -> id, or nil when no action has this name. */
+static int l_action_id(lua_State *L)
+{
+  check_domain(L, 1);
+  luaL_checkstring(L, 2);
+  push_uv(L, 1, UV_ACTION_IDS);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, -2) == LUA_TNUMBER)
+    lua_pushinteger(L, lua_tointeger(L, -1) + 1);
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
+/* ================================================================== */
+/* Planning                                                           */
+/* ================================================================== */
+
+static const char *failure_code_name(SpFailureCode c)
+{
+  switch (c) {
+  case SP_FAIL_NO_SETTER: return "no_setter";
+  case SP_FAIL_UNREACHABLE: return "unreachable";
+  case SP_FAIL_REPEAT: return "repeat";
+  case SP_FAIL_ORDER: return "order";
+  default: return "none";
+  }
+}
+
+/* Fills the table at `why` with the reason for a missing plan: message,
+ * code, and the action, other_action, variable and value involved (by
+ * name; nil when not relevant). Needs the domain at stack index 1. */
+static void fill_why(lua_State *L, LDomain *d, int why, const SpFailure *f)
+{
+  Names n;
+  int top = lua_gettop(L), names;
+  push_names(L, &n);
+  push_uv(L, 1, UV_ACTION_NAMES);
+  names = lua_gettop(L);
+  push_formatted(L, d->domain, fmt_failure, f);
+  lua_setfield(L, why, "message");
+  lua_pushstring(L, failure_code_name(f->code));
+  lua_setfield(L, why, "code");
+  if (f->action >= 0 && f->action < d->nactions)
+    lua_rawgeti(L, names, f->action + 1);
+  else
+    lua_pushnil(L);
+  lua_setfield(L, why, "action");
+  if (f->other_action >= 0 && f->other_action < d->nactions)
+    lua_rawgeti(L, names, f->other_action + 1);
+  else
+    lua_pushnil(L);
+  lua_setfield(L, why, "other_action");
+  if (f->variable >= 0 && f->variable < d->nvars) {
+    lua_rawgeti(L, n.var_names, f->variable + 1);
+    lua_setfield(L, why, "variable");
+    if (f->value >= 0 && f->value < d->counts[f->variable])
+      push_value_name(L, &n, f->variable, f->value);
+    else
+      lua_pushnil(L);
+  } else {
+    lua_pushnil(L);
+    lua_setfield(L, why, "variable");
+    lua_pushnil(L);
+  }
+  lua_setfield(L, why, "value");
+  lua_settop(L, top);
+}
+
+/* Runs the planner on d->s0 / d->goal. Returns the plan length, or -1
+ * with *f filled when there is no plan. */
+static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
+{
+  int len = 0;
+  SpStatus st;
+  f->code = SP_FAIL_NONE;
+  f->action = f->other_action = f->variable = f->value = -1;
+  st = sp_plan(d->domain, d->ws, d->s0, d->goal, d->plan, &len, f);
+  if (st == SP_OK)
+    return len;
+  if (st == SP_NO_PLAN)
+    return -1;
+  return luaL_error(L, "saspu: the planner failed (%s)", sp_status_name(st));
+}
+
+/* Reads argument `arg` of dom:plan as a start into d->s0. */
+static void plan_start(lua_State *L, LDomain *d, const Names *n, int arg)
+{
+  if (lua_type(L, arg) == LUA_TSTRING) {
+    push_uv(L, 1, UV_STARTS);
+    lua_pushvalue(L, arg);
+    if (lua_rawget(L, -2) != LUA_TSTRING) {
+      push_key_list(L, lua_gettop(L) - 1);
+      luaL_error(L, "saspu.Domain:plan: start: unknown start '%s' (%s)",
+                 lua_tostring(L, arg), lua_tostring(L, -1));
+    }
+    memcpy(d->s0, lua_tostring(L, -1), (size_t)d->nvars);
+    lua_pop(L, 2);
+  } else if (lua_type(L, arg) == LUA_TTABLE) {
+    read_state(L, n, arg, d->nvars, d->s0, NULL, "saspu.Domain:plan: start");
+  } else {
+    luaL_typeerror(L, arg, "table or start name");
+  }
+}
+
+/* Reads argument `arg` of dom:plan as a goal into d->goal; variables it
+ * leaves out keep their start value. */
+static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg)
+{
+  int v;
+  if (lua_type(L, arg) == LUA_TSTRING) {
+    const uint8_t *p;
+    push_uv(L, 1, UV_GOALS);
+    lua_pushvalue(L, arg);
+    if (lua_rawget(L, -2) != LUA_TSTRING) {
+      push_key_list(L, lua_gettop(L) - 1);
+      luaL_error(L, "saspu.Domain:plan: goal: unknown goal '%s' (%s)",
+                 lua_tostring(L, arg), lua_tostring(L, -1));
+    }
+    p = (const uint8_t *)lua_tostring(L, -1);
+    for (v = 0; v < d->nvars; v++)
+      d->goal[v] = p[d->nvars + v] ? p[v] : d->s0[v];
+    lua_pop(L, 2);
+  } else if (lua_type(L, arg) == LUA_TTABLE) {
+    read_state(L, n, arg, d->nvars, d->goal, d->mask, "saspu.Domain:plan: goal");
+    for (v = 0; v < d->nvars; v++)
+      if (!d->mask[v])
+        d->goal[v] = d->s0[v];
+  } else {
+    luaL_typeerror(L, arg, "table or goal name");
+  }
+}
+
+/* dom:plan(start, goal) -> { action names } | nil, why */
+static int l_plan(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  SpFailure f;
+  Names n;
+  int len, i, names;
+  lua_settop(L, 3);
+  push_names(L, &n);
+  plan_start(L, d, &n, 2);
+  plan_goal(L, d, &n, 3);
+  len = run_plan(L, d, &f);
+  if (len < 0) {
+    lua_pushnil(L);
+    lua_createtable(L, 0, 6);
+    fill_why(L, d, lua_gettop(L), &f);
+    return 2;
+  }
+  push_uv(L, 1, UV_ACTION_NAMES);
+  names = lua_gettop(L);
+  lua_createtable(L, len, 0);
+  for (i = 0; i < len; i++) {
+    lua_rawgeti(L, names, d->plan[i] + 1);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* Reads a numeric state (packed string, or array of 1-based value ids)
+ * at `arg` into vals. Raises on a wrong length or a value out of range. */
+static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
+                        const char *fname, const char *what)
+{
+  int v, t = lua_type(L, arg);
+  if (t == LUA_TSTRING) {
+    size_t len;
+    const uint8_t *p = (const uint8_t *)lua_tolstring(L, arg, &len);
+    if (len != (size_t)d->nvars)
+      luaL_error(L, "saspu.Domain:%s: %s: packed state of %d bytes, expected %d",
+                 fname, what, (int)len, d->nvars);
+    for (v = 0; v < d->nvars; v++) {
+      if (p[v] >= d->counts[v])
+        luaL_error(L, "saspu.Domain:%s: %s: byte %d is %d, out of range for '%s' (%d values)",
+                   fname, what, v + 1, (int)p[v], sp_variable_name(d->domain, v),
+                   (int)d->counts[v]);
+      vals[v] = p[v];
+    }
+  } else if (t == LUA_TTABLE) {
+    for (v = 0; v < d->nvars; v++) {
+      int isnum;
+      lua_Integer x;
+      lua_rawgeti(L, arg, v + 1);
+      x = lua_tointegerx(L, -1, &isnum);
+      if (!isnum || x < 1 || x > d->counts[v])
+        luaL_error(L, "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d)",
+                   fname, what, v + 1, sp_variable_name(d->domain, v), (int)d->counts[v]);
+      vals[v] = (SpValue)(x - 1);
+      lua_pop(L, 1);
+    }
+  } else {
+    luaL_typeerror(L, arg, "packed state string or array of value ids");
+  }
+}
+
+/* dom:plan_ids(s0, goal [, out [, why]]) -> count, out | nil, why
+ * The fast path: states are packed strings (dom:encode) or arrays of
+ * 1-based value ids, both total; out[1..count] receives 1-based action
+ * ids and entries after count are cleared. With the caller's `out` and
+ * `why` tables nothing is allocated per call. */
+static int l_plan_ids(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  SpFailure f;
+  lua_Integer old, i;
+  int len;
+  read_packed(L, d, 2, d->s0, "plan_ids", "s0");
+  read_packed(L, d, 3, d->goal, "plan_ids", "goal");
+  lua_settop(L, 5);
+  if (lua_isnil(L, 4)) {
+    lua_newtable(L);
+    lua_replace(L, 4);
+  }
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (!lua_isnil(L, 5))
+    luaL_checktype(L, 5, LUA_TTABLE);
+  len = run_plan(L, d, &f);
+  if (len < 0) {
+    if (lua_isnil(L, 5)) {
+      lua_createtable(L, 0, 6);
+      lua_replace(L, 5);
+    }
+    fill_why(L, d, 5, &f);
+    lua_pushnil(L);
+    lua_pushvalue(L, 5);
+    return 2;
+  }
+  old = (lua_Integer)lua_rawlen(L, 4);
+  for (i = 0; i < len; i++) {
+    lua_pushinteger(L, d->plan[i] + 1);
+    lua_rawseti(L, 4, i + 1);
+  }
+  for (i = len + 1; i <= old; i++) {
+    lua_pushnil(L);
+    lua_rawseti(L, 4, i);
+  }
+  lua_pushinteger(L, len);
+  lua_pushvalue(L, 4);
+  return 2;
+}
+
+/* Reads `arg` (a state table, a start name or a goal name) into d->s0,
+ * taking the variables it leaves out from `base` (same forms, or a packed
+ * state) when given. */
+static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int base)
+{
+  int v, t = lua_type(L, arg);
+  uint8_t *mask = d->mask; /* the base, read first, is done with it */
+  if (base) {
+    int is_start = 0;
+    if (lua_type(L, base) == LUA_TSTRING) {
+      push_uv(L, 1, UV_STARTS);
+      lua_pushvalue(L, base);
+      is_start = lua_rawget(L, -2) != LUA_TNIL;
+      lua_pop(L, 2);
+    }
+    if (lua_type(L, base) == LUA_TSTRING && !is_start) {
+      read_packed(L, d, base, d->goal, "encode", "base");
+    } else {
+      encode_state(L, d, n, base, 0);
+      memcpy(d->goal, d->s0, (size_t)d->nvars);
+    }
+  }
+  memset(mask, 1, (size_t)d->nvars);
+  if (t == LUA_TSTRING) {
+    const uint8_t *p;
+    push_uv(L, 1, UV_STARTS);
+    lua_pushvalue(L, arg);
+    if (lua_rawget(L, -2) == LUA_TSTRING) {
+      memcpy(d->s0, lua_tostring(L, -1), (size_t)d->nvars);
+    } else {
+      push_uv(L, 1, UV_GOALS);
+      lua_pushvalue(L, arg);
+      if (lua_rawget(L, -2) != LUA_TSTRING)
+        luaL_error(L, "saspu.Domain:encode: no start or goal named '%s'",
+                   lua_tostring(L, arg));
+      p = (const uint8_t *)lua_tostring(L, -1);
+      memcpy(d->s0, p, (size_t)d->nvars);
+      memcpy(mask, p + d->nvars, (size_t)d->nvars);
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+  } else if (t == LUA_TTABLE) {
+    read_state(L, n, arg, d->nvars, d->s0, mask, "saspu.Domain:encode");
+  } else {
+    luaL_typeerror(L, arg, "table, start name or goal name");
+  }
+  for (v = 0; v < d->nvars; v++) {
+    if (mask[v])
+      continue;
+    if (!base)
+      luaL_error(L, "saspu.Domain:encode: missing variable '%s' (give a base state)",
+                 sp_variable_name(d->domain, v));
+    d->s0[v] = d->goal[v];
+  }
+}
+
+/* dom:encode(state [, base]) -> packed string, one byte per variable. */
+static int l_encode(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  Names n;
+  int has_base = !lua_isnoneornil(L, 3);
+  lua_settop(L, 3);
+  push_names(L, &n);
+  encode_state(L, d, &n, 2, has_base ? 3 : 0);
+  lua_pushlstring(L, (const char *)d->s0, (size_t)d->nvars);
+  return 1;
+}
+
+/* dom:decode(packed or value-id array) -> { var = value name }. */
+static int l_decode(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  Names n;
+  int v;
+  lua_settop(L, 2);
+  read_packed(L, d, 2, d->s0, "decode", "state");
+  push_names(L, &n);
+  lua_createtable(L, 0, d->nvars);
+  for (v = 0; v < d->nvars; v++) {
+    lua_rawgeti(L, n.var_names, v + 1);
+    push_value_name(L, &n, v, d->s0[v]);
+    lua_rawset(L, -3);
+  }
+  return 1;
+}
+
+/* ================================================================== */
+/* Module                                                             */
+/* ================================================================== */
+
+static const luaL_Reg domain_meta[] = {
+  { "__gc", l_close },
+  { "__close", l_close },
+  { "__tostring", l_tostring },
+  { NULL, NULL }
+};
+
+static const luaL_Reg domain_methods[] = {
+  { "plan", l_plan },
+  { "plan_ids", l_plan_ids },
+  { "encode", l_encode },
+  { "decode", l_decode },
+  { "action_name", l_action_name },
+  { "action_id", l_action_id },
+  { "actions", l_actions },
+  { "variables", l_variables },
+  { "goals", l_goals },
+  { "starts", l_starts },
+  { "explain", l_explain },
+  { "close", l_close },
+  { NULL, NULL }
+};
+
+static const luaL_Reg module_fns[] = {
+  { "domain", l_domain },
+  { NULL, NULL }
+};
+
+LUAMOD_API int luaopen_saspu_core(lua_State *L);
+
+LUAMOD_API int luaopen_saspu_core(lua_State *L)
+{
+  luaL_checkversion(L);
+  /* every function here holds the metatable as upvalue 1 */
+  luaL_newmetatable(L, DOMAIN_MT);        /* mt */
+  lua_pushvalue(L, -1);
+  luaL_setfuncs(L, domain_meta, 1);
+  luaL_newlibtable(L, domain_methods);    /* mt methods */
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, domain_methods, 1);
+  lua_pushvalue(L, -2);
+  lua_pushvalue(L, -2);
+  lua_pushcclosure(L, l_index, 2);        /* mt methods __index(mt, methods) */
+  lua_setfield(L, -3, "__index");
+  lua_pop(L, 1);                          /* mt */
+  luaL_newlibtable(L, module_fns);        /* mt module */
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, module_fns, 1);
+  return 1;
+}
