@@ -11,45 +11,10 @@
 #include "oracle.h"
 #include "saspu.h"
 #include "sp_builtin.h"
+#include "test_alloc.h"
 
 static const SpAllocator plain = {NULL, NULL};
 
-/* ------------------------------------------------------------------ */
-/* Allocators: counting (leaks) and failing after a budget            */
-/* ------------------------------------------------------------------ */
-
-typedef struct Counting {
-  long live;     /* blocks not yet freed */
-  size_t bytes;  /* bytes not yet freed */
-  long calls;    /* allocations so far */
-  long fail_at;  /* allocation number that fails, -1 never */
-} Counting;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  Counting *c = ud;
-  if (nsize == 0) {
-    if (ptr != NULL) {
-      c->live--;
-      c->bytes -= osize;
-    }
-    free(ptr);
-    return NULL;
-  }
-  if (c->calls++ == c->fail_at) return NULL;
-  if (ptr == NULL) {
-    void *p = malloc(nsize);
-    if (p != NULL) {
-      c->live++;
-      c->bytes += nsize;
-    }
-    return p;
-  }
-  {
-    void *p = realloc(ptr, nsize);
-    if (p != NULL) c->bytes = c->bytes - osize + nsize;
-    return p;
-  }
-}
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
@@ -439,8 +404,9 @@ static void test_allocation(void **state) {
   size_t i;
   (void)state;
   for (i = 0; i < sizeof(builders) / sizeof(builders[0]); i++) {
-    Counting c = {0, 0, 0, -1};
-    SpAllocator a = {counting_alloc, &c};
+    TestAlloc c;
+    test_alloc_init(&c, 0);
+    SpAllocator a = test_alloc_hook(&c);
     SpBuiltSpec *b = builders[i](a);
     long k, calls = c.calls;
     assert_non_null(b);
@@ -449,9 +415,8 @@ static void test_allocation(void **state) {
     assert_int_equal(c.live, 0);
     assert_int_equal(c.bytes, 0);
     /* fail each of this builder's allocations in turn */
-    for (k = 0; k < calls; k++) {
-      c.calls = 0;
-      c.fail_at = k;
+    for (k = 1; k <= calls; k++) {
+      test_alloc_init(&c, k);
       assert_null(builders[i](a));
       assert_int_equal(c.live, 0);
       assert_int_equal(c.bytes, 0);

@@ -10,24 +10,10 @@
 
 #include "saspu.h"
 #include "sp_builtin.h"
+#include "test_alloc.h"
 
 static const SpAllocator plain = {NULL, NULL};
 static const char *bin[] = {"0", "1", "2", "3"};
-
-typedef struct Counting {
-  long calls;
-} Counting;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)osize;
-  Counting *c = ud;
-  if (nsize == 0) {
-    free(ptr);
-    return NULL;
-  }
-  c->calls++;
-  return realloc(ptr, nsize);
-}
 
 static SpDomain *compile(const SpDomainSpec *spec, int allow_outside) {
   SpDomain *d;
@@ -67,8 +53,9 @@ static void assert_message(const SpDomain *d, const SpFailure *why,
  * and the workspace, then nothing over every pair of the Citizen. */
 static void test_planning_allocates_nothing(void **state) {
   (void)state;
-  Counting c = {0};
-  SpAllocator counting = {counting_alloc, &c};
+  TestAlloc c;
+  test_alloc_init(&c, 0);
+  SpAllocator counting = test_alloc_hook(&c);
   SpBuiltSpec *b = sp_builtin_citizen(plain);
   SpDomain *d;
   SpWorkspace *ws;

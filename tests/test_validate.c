@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "saspu.h"
+#include "test_alloc.h"
 
 static const SpAllocator plain = {NULL, NULL};
 
@@ -214,24 +215,6 @@ static void test_limits(void **state) {
 
 /* ---- allocation failures ----------------------------------------------- */
 
-typedef struct Counting {
-  long calls, fail_at; /* the fail_at-th allocation fails (1-based; 0 never) */
-  long live_bytes;
-} Counting;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  Counting *c = ud;
-  if (nsize == 0) {
-    c->live_bytes -= (long)osize;
-    free(ptr);
-    return NULL;
-  }
-  if (++c->calls == c->fail_at) return NULL;
-  void *p = realloc(ptr, nsize);
-  if (p) c->live_bytes += (long)nsize - (ptr ? (long)osize : 0);
-  return p;
-}
-
 /* Failing each allocation of a compile in turn leaks nothing and reports
  * out of memory; the last run succeeds. */
 static void test_compile_survives_every_allocation_failure(void **state) {
@@ -239,21 +222,22 @@ static void test_compile_survives_every_allocation_failure(void **state) {
   Fixture f;
   fixture_init(&f);
   for (long k = 1;; k++) {
-    Counting c = {0, k, 0};
-    SpAllocator a = {counting_alloc, &c};
+    TestAlloc c;
+    test_alloc_init(&c, k);
+    SpAllocator a = test_alloc_hook(&c);
     SpDomain *d;
     SpError err;
     SpStatus st = sp_domain_compile(&f.spec, NULL, a, &d, &err);
     if (st == SP_OK) {
       sp_domain_free(d);
-      assert_int_equal(c.live_bytes, 0);
+      assert_int_equal(c.bytes, 0);
       assert_true(k > 1);
       break;
     }
     assert_int_equal(st, SP_ERR_MEMORY);
     assert_int_equal(err.code, SP_E_MEMORY);
     assert_null(d);
-    assert_int_equal(c.live_bytes, 0);
+    assert_int_equal(c.bytes, 0);
   }
 }
 
