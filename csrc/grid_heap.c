@@ -17,6 +17,7 @@ size_t sp_grid_heap_compact(SpGridHeap *hp, SpGridHeapKeep keep, void *ctx) {
     if (keep(ctx, &hp->e[i])) hp->e[kept++] = hp->e[i];
   size_t dropped = hp->count - kept;
   hp->count = kept;
+  hp->e[kept] = sp_grid_heap_fence();
   sp_grid_heap_heapify(hp);
   return dropped;
 }

@@ -26,7 +26,9 @@ extern "C" {
  *
  * A move goes to one of the 8 neighbours and crosses half of each cell:
  *   cost(a -> b) = (cost(a) + cost(b)) / 2, times sqrt(2) on a diagonal.
- * Path costs add up in double precision. By default a diagonal move is
+ * A search adds up the straight and the diagonal parts of a path's cost
+ * separately, in double precision (exact with integer costs), and
+ * multiplies by sqrt(2) once at the end. By default a diagonal move is
  * refused when either of the two cells it passes between (the orthogonal
  * neighbours shared by a and b) is blocked: units do not cut the corner of
  * a wall. SpGridQuery.allow_corner_cutting lifts that rule entirely. */
@@ -126,7 +128,8 @@ size_t sp_grid_error_format(const SpGridError *err, int base, char *buf,
 /* ------------------------------------------------------------------ */
 
 /* A width x height grid, every cell open with cost `cost`. One allocation
- * through `alloc`; on failure *out is NULL and nothing is leaked. */
+ * through `alloc` (5 bytes per cell, border included: the cost and a mask
+ * of open neighbours); on failure *out is NULL and nothing is leaked. */
 SpStatus sp_grid_new(int width, int height, double cost, SpAllocator alloc,
                      SpGrid **out, SpGridError *err);
 
@@ -181,6 +184,14 @@ SpStatus sp_grid_set_ascii(SpGrid *g, int x, int y, const char *text,
 /* Search                                                             */
 /* ------------------------------------------------------------------ */
 
+/* A* uses the octile distance times sp_grid_min_cost as its heuristic:
+ * admissible and consistent, so its paths are as cheap as Dijkstra's and
+ * it closes no more cells (the tests check both on thousands of random
+ * grids). Among cells of equal f = g + h it expands
+ * the one with the larger g first (on open ground of one cost it walks
+ * straight along a cheapest path). The heuristic only knows the cheapest
+ * cost: the more a path's cost exceeds that times its length, the more
+ * cells A* must close before it can be sure. */
 typedef enum SpGridAlgorithm {
   SP_GRID_ASTAR = 0, /* octile heuristic scaled by sp_grid_min_cost */
   SP_GRID_DIJKSTRA
@@ -199,7 +210,8 @@ typedef struct SpGridResult {
   size_t length;      /* cells on the path, both ends included; 0: none */
   size_t expanded;    /* cells closed by the search */
   size_t pushed;      /* open-list insertions, re-insertions included */
-  size_t heap_peak;   /* largest open-list size during the search */
+  size_t heap_peak;   /* largest open-list size during the search (the
+                         binary heap plus one entry held beside it) */
   size_t compactions; /* times a full open list dropped stale entries */
 } SpGridResult;
 
@@ -213,9 +225,9 @@ typedef struct SpGridWorkspaceOptions {
 
 /* Scratch space for searches on grids of g's size (any grid of that
  * size). Holds per-cell annotations (best cost, closed flag, 3-bit parent
- * direction) invalidated by a generation counter, and the open list. One
- * workspace per thread; after this call, searches allocate nothing.
- * `opts` may be NULL. */
+ * direction; 20 bytes per cell, border included) invalidated by a
+ * generation counter, and the open list. One workspace per thread; after
+ * this call, searches allocate nothing. `opts` may be NULL. */
 SpStatus sp_grid_workspace_new(const SpGrid *g,
                                const SpGridWorkspaceOptions *opts,
                                SpAllocator alloc, SpGridWorkspace **out,

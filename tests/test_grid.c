@@ -1,4 +1,4 @@
-/* test_grid.c: cmocka tests of grid pathfinding (saspu_grid.h, grid.c, grid_heap.c). */
+/* test_grid.c: cmocka tests of grid pathfinding (saspu_grid.h and the grid_*.c files). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -14,6 +14,7 @@
 #include "grid_heap.h"
 #include "grid_oracle.h"
 #include "saspu_grid.h"
+#include "sp_grid.h"
 
 #define SQRT2 1.41421356237309504880
 #define NO_ALLOC ((SpAllocator){NULL, NULL})
@@ -1136,33 +1137,72 @@ static int keep_even(void *ctx, const SpGridHeapEntry *e) {
   return e->cell % 2 == 0;
 }
 
+static SpGridHeapEntry heap_entry(double f, uint32_t cell, double tie) {
+  SpGridHeapEntry e;
+  e.key = sp_grid_heap_key(f);
+  e.cell = cell;
+  e.tie = sp_grid_heap_tie(tie);
+  return e;
+}
+
+/* The order of entries, spelled out: key, then tie, then cell. */
+static int entry_before(const SpGridHeapEntry *a, const SpGridHeapEntry *b) {
+  if (a->key != b->key) return a->key < b->key;
+  if (a->tie != b->tie) return a->tie < b->tie;
+  return a->cell < b->cell;
+}
+
+/* The fence sits right after the last entry, whatever happened before. */
+static void assert_fenced(const SpGridHeap *hp) {
+  SpGridHeapEntry f = sp_grid_heap_fence();
+  assert_memory_equal(&hp->e[hp->count], &f, sizeof f);
+}
+
 static void test_heap(void **state) {
   (void)state;
-  SpGridHeapEntry store[500];
-  SpGridHeap hp = {store, 0, 500};
+  SpGridHeapEntry store[501];
+  SpGridHeap hp;
+  sp_grid_heap_init(&hp, store, 500);
+  assert_fenced(&hp);
   Rng r = {9};
+  /* few distinct keys and ties, so that all three fields decide */
   for (int i = 0; i < 500; i++) {
-    double f = (double)rng_int(&r, 50);
-    SpGridHeapEntry e = {sp_grid_heap_key(f), (uint32_t)i,
-                         (float)rng_int(&r, 4)};
-    sp_grid_heap_push(&hp, e);
+    sp_grid_heap_push(&hp, heap_entry((double)rng_int(&r, 20), (uint32_t)i,
+                                      (double)rng_int(&r, 4)));
+    assert_fenced(&hp);
   }
-  /* pops come out by f, ties by h */
+  /* the order is total and sp_grid_heap_less agrees with it */
+  for (int i = 0; i < 200; i++) {
+    SpGridHeapEntry a = store[rng_int(&r, 500)], b = store[rng_int(&r, 500)];
+    assert_int_equal(sp_grid_heap_less(&a, &b), entry_before(&a, &b));
+  }
+  /* pops come out in that order; replace_top pops and pushes at once */
   SpGridHeapEntry prev = sp_grid_heap_pop(&hp);
+  int replaced = 0;
   while (hp.count > 0) {
-    SpGridHeapEntry e = sp_grid_heap_pop(&hp);
-    assert_false(sp_grid_heap_less(&e, &prev));
+    SpGridHeapEntry e;
+    if (hp.count % 3 == 0 && replaced < 100) {
+      /* an entry above every key so far keeps the pops in order */
+      SpGridHeapEntry x =
+          heap_entry(25.0 + replaced, (uint32_t)(1000 + replaced), 0.0);
+      e = sp_grid_heap_replace_top(&hp, x);
+      replaced++;
+    } else {
+      e = sp_grid_heap_pop(&hp);
+    }
+    assert_fenced(&hp);
+    assert_false(entry_before(&e, &prev));
     prev = e;
   }
+  assert_int_equal(replaced, 100);
   /* compaction keeps what the callback keeps, and a valid heap order */
-  for (int i = 0; i < 300; i++) {
-    SpGridHeapEntry e = {sp_grid_heap_key(rng_unit(&r)), (uint32_t)i, 0.0f};
-    sp_grid_heap_push(&hp, e);
-  }
+  for (int i = 0; i < 300; i++)
+    sp_grid_heap_push(&hp, heap_entry(rng_unit(&r), (uint32_t)i, 0.0));
   int calls = 0;
   assert_int_equal(sp_grid_heap_compact(&hp, keep_even, &calls), 150);
   assert_int_equal(calls, 300);
   assert_int_equal(hp.count, 150);
+  assert_fenced(&hp);
   uint64_t last = 0;
   while (hp.count > 0) {
     SpGridHeapEntry e = sp_grid_heap_pop(&hp);
@@ -1170,14 +1210,23 @@ static void test_heap(void **state) {
     assert_true(e.key >= last);
     last = e.key;
   }
-  /* keys order like the doubles they encode */
+  /* keys and ties order like the numbers they encode, and every real
+   * entry sorts before the fence */
   const double ordered[] = {0.0, 1e-300, 0.5, 1.0, 1.0000000000000002, 3e5,
                             1e300};
-  for (int i = 1; i < 7; i++)
+  SpGridHeapEntry fence = sp_grid_heap_fence();
+  for (int i = 1; i < 7; i++) {
     assert_true(sp_grid_heap_key(ordered[i - 1]) <
                 sp_grid_heap_key(ordered[i]));
+    SpGridHeapEntry e = heap_entry(ordered[i], UINT32_MAX, 3e38);
+    assert_true(sp_grid_heap_less(&e, &fence));
+  }
+  assert_true(sp_grid_heap_tie(0.25) < sp_grid_heap_tie(0.5));
+  assert_true(sp_grid_heap_tie(0.0) < sp_grid_heap_tie(1e-30));
   sp_grid_heap_heapify(&hp); /* empty: nothing to do */
   assert_int_equal(hp.count, 0);
+  sp_grid_heap_clear(&hp);
+  assert_fenced(&hp);
 }
 
 /* A tiny open list forces compactions in real searches: the answers stay
@@ -1235,6 +1284,165 @@ static void test_small_heap_capacity(void **state) {
                 compacted, ok, full);
   assert_true(compacted > 500);
   assert_true(full > 500);
+}
+
+/* A corridor, where each expansion finds one new cell, runs with a
+ * heap_capacity of 1: the open list's one entry is the one held aside
+ * and the heap array stays empty. A fork then needs the heap and fails
+ * cleanly. */
+static void test_held_entry(void **state) {
+  (void)state;
+  SpGrid *g = ascii_grid("=========\n");
+  SpGridWorkspaceOptions opts = {1};
+  SpGridWorkspace *ws = NULL;
+  assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &ws, NULL),
+                   SP_OK);
+  SpGridPoint path[9];
+  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridResult r = must_find(g, ws, pt(0, 0), pt(8, 0), (SpGridAlgorithm)a,
+                               0, path, 9);
+    assert_true(r.cost == 8.0);
+    assert_int_equal(r.expanded, 9);
+    assert_int_equal(r.heap_peak, 1);
+    assert_int_equal(r.compactions, 0);
+  }
+  sp_grid_workspace_free(ws);
+  sp_grid_free(g);
+
+  g = ascii_grid("...\n...\n");
+  assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &ws, NULL),
+                   SP_OK);
+  SpGridError err;
+  SpGridResult r;
+  assert_int_equal(sp_grid_find_path(g, ws, pt(0, 0), pt(2, 1), NULL, &r,
+                                     &err),
+                   SP_ERR_MEMORY);
+  assert_int_equal(err.code, SP_GRID_E_HEAP_FULL);
+  assert_int_equal(err.found, 1);
+  assert_int_equal(r.compactions, 1);
+  sp_grid_workspace_free(ws);
+  sp_grid_free(g);
+}
+
+/* On an open map of one cost, every cell on a cheapest path has the same
+ * f = g + h, and A* prefers the larger g among equal f. Costs are kept as
+ * exact sums, so those f are exactly equal and A* walks straight down a
+ * cheapest path: it expands the path's cells and nothing else. 0.1 is no
+ * round number in binary, but its sums are still exact. */
+static void test_exact_ties(void **state) {
+  (void)state;
+  const double costs[] = {1.0, 2.0, 3.5, 0.1};
+  Rng r = {2718};
+  SpGridPoint path[40 * 30];
+  for (int k = 0; k < 4; k++) {
+    SpGrid *g = NULL;
+    assert_int_equal(sp_grid_new(40, 30, costs[k], NO_ALLOC, &g, NULL),
+                     SP_OK);
+    SpGridWorkspace *ws = workspace_for(g);
+    for (int i = 0; i < 200; i++) {
+      SpGridPoint s = random_open(g, &r), t = random_open(g, &r);
+      SpGridResult res = must_find(g, ws, s, t, SP_GRID_ASTAR, i & 1, path,
+                                   40 * 30);
+      assert_int_equal(res.expanded, res.length);
+      int dx = abs(s.x - t.x), dy = abs(s.y - t.y);
+      int lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+      assert_close(res.cost, (double)(float)costs[k] *
+                                 ((double)(hi - lo) + SQRT2 * (double)lo));
+    }
+    sp_grid_workspace_free(ws);
+    sp_grid_free(g);
+  }
+}
+
+/* ================================================================== */
+/* Internals: row division, neighbour masks                           */
+/* ================================================================== */
+
+static void check_division(SpGridDiv v, uint32_t d, uint32_t n) {
+  if (sp_grid_div(v, n) != n / d)
+    fail_msg("%u / %u gave %u", (unsigned)n, (unsigned)d,
+             (unsigned)sp_grid_div(v, n));
+}
+
+/* The multiply-shift division is exact for every stride a grid can have
+ * and every index below 2^SP_GRID_INDEX_BITS. The error of the method
+ * grows with n and peaks just before a multiple of d, so each stride is
+ * checked at the top of the range, around its multiples, and at random. */
+static void test_row_division(void **state) {
+  (void)state;
+  const uint32_t limit = (uint32_t)1 << SP_GRID_INDEX_BITS;
+  Rng r = {4242};
+  for (uint32_t d = 3; d <= SP_GRID_MAX_SIDE + 2; d++) {
+    SpGridDiv v = sp_grid_div_make(d);
+    uint32_t top = (limit - 1) / d;
+    for (uint32_t q = top - 3; q <= top; q++) {
+      check_division(v, d, q * d - 1);
+      check_division(v, d, q * d);
+      if (q * d + d - 1 < limit) check_division(v, d, q * d + d - 1);
+    }
+    check_division(v, d, limit - 1);
+    check_division(v, d, 0);
+    check_division(v, d, d - 1);
+    check_division(v, d, d);
+    for (int k = 0; k < 4; k++)
+      check_division(v, d, (uint32_t)(rng_next(&r) % limit));
+  }
+}
+
+/* Every inner cell's open-neighbour mask against one recomputed from the
+ * public getters (outside the grid counts as blocked). */
+static void check_masks(const SpGrid *g) {
+  for (int y = 0; y < g->height; y++)
+    for (int x = 0; x < g->width; x++) {
+      unsigned want = 0;
+      for (int d = 0; d < 8; d++)
+        if (!sp_grid_is_blocked(g, x + sp_grid_dx[d], y + sp_grid_dy[d]))
+          want |= 1u << d;
+      unsigned got = g->nbr[sp_grid_index(g->stride, x, y)];
+      if (got != want)
+        fail_msg("mask of (%d, %d) is 0x%02X, expected 0x%02X", x, y, got,
+                 want);
+    }
+}
+
+/* The masks follow every setter, including the ASCII ones, and stay
+ * right when a setter changes nothing or fails. */
+static void test_neighbour_masks(void **state) {
+  (void)state;
+  SpGrid *g = ascii_grid("..#=\n#.5.\n==##\n");
+  check_masks(g);
+  sp_grid_free(g);
+  for (int i = 0; i < 300; i++) {
+    Rng r = {77000u + (uint64_t)i};
+    int w = 1 + rng_int(&r, 16), h = 1 + rng_int(&r, 16);
+    assert_int_equal(sp_grid_new(w, h, 2, NO_ALLOC, &g, NULL), SP_OK);
+    check_masks(g);
+    randomize(g, &r);
+    check_masks(g);
+    for (int k = 0; k < 20; k++) {
+      int x = rng_int(&r, w), y = rng_int(&r, h);
+      int rw = 1 + rng_int(&r, w - x), rh = 1 + rng_int(&r, h - y);
+      switch (rng_int(&r, 6)) {
+      case 0: sp_grid_set_blocked(g, x, y, rng_int(&r, 2), NULL); break;
+      case 1: sp_grid_set_cost(g, x, y, 1 + rng_int(&r, 4), NULL); break;
+      case 2:
+        sp_grid_fill_blocked(g, x, y, rw, rh, rng_int(&r, 2), NULL);
+        break;
+      case 3: sp_grid_fill_cost(g, x, y, rw, rh, 3, NULL); break;
+      case 4: {
+        double v[4] = {SP_GRID_BLOCKED, 1, SP_GRID_BLOCKED, 2};
+        if (x + 2 <= w && y + 2 <= h)
+          sp_grid_set_costs(g, x, y, 2, 2, v, NULL);
+        /* out of range: refused, nothing changes */
+        sp_grid_set_costs(g, w - 1, h - 1, 2, 2, v, NULL);
+        break;
+      }
+      default: sp_grid_set_ascii(g, x, y, "#=\n.#", 5, NULL); break;
+      }
+      check_masks(g);
+    }
+    sp_grid_free(g);
+  }
 }
 
 /* ================================================================== */
@@ -1326,6 +1534,10 @@ int main(void) {
       cmocka_unit_test(test_generation_wrap),
       cmocka_unit_test(test_heap),
       cmocka_unit_test(test_small_heap_capacity),
+      cmocka_unit_test(test_held_entry),
+      cmocka_unit_test(test_exact_ties),
+      cmocka_unit_test(test_row_division),
+      cmocka_unit_test(test_neighbour_masks),
       cmocka_unit_test(test_threads_share_a_grid),
   };
   return cmocka_run_group_tests_name("grid", tests, NULL, NULL);

@@ -1,4 +1,4 @@
--- lua/saspu/init.lua: the saspu module that `require "saspu"` loads: domain tables compiled in C, planning from Lua.
+-- lua/saspu/init.lua: the saspu module that `require "saspu"` loads: domain tables compiled in C, planning and grid pathfinding from Lua.
 --
 -- A domain is a plain table (see domains/*.lua):
 --
@@ -56,6 +56,36 @@
 --   local out = {}
 --   local n = dom:plan_ids(s0, goal, out)     -- n == 6, out = { 5, 6, 7, 4, 2, 3 }
 --   for i = 1, n do perform(dom:action_name(out[i])) end
+--
+-- Grid pathfinding (Dijkstra and A*) for walking to an action's ?pos parameter:
+--   saspu.grid(w, h [, cost])    -> saspu.Grid of w x h open cells of `cost` (default 1)
+--   saspu.grid_from_ascii(text)  -> saspu.Grid drawn as a picture, one line per row, top first:
+--                                   '#' blocked, '.' open ground cost 2, '=' road cost 1,
+--                                   '1'..'9' that cost; rows end with "\n" or "\r\n"
+-- Cells are 1-based: x in 1..w (left to right), y in 1..h (top to bottom, the picture's line).
+-- A move goes to one of the 8 neighbours and costs (cost(a) + cost(b)) / 2, times sqrt(2) on a
+-- diagonal. Costs are numbers in [0.001, 1e6], stored as C floats.
+-- saspu.Grid (closes with __gc or a to-be-closed variable; tostring: "saspu.Grid 128x128"):
+--   g:width(), g:height(), g:cost(x, y), g:is_blocked(x, y)
+--   g:set_cost(x, y, cost)                 a blocked cell stays blocked and keeps the new cost
+--   g:set_blocked(x, y, blocked)           boolean; unblocking restores the cell's cost
+--   g:fill_cost(x, y, w, h, cost), g:fill_blocked(x, y, w, h, blocked)   rectangles
+--   g:set_costs(x, y, w, h, values)        w*h entries row by row: a cost, or 0 / false = blocked
+--   g:set_map(x, y, text)                  paints a picture (legend above) at (x, y)
+--   g:path(x0, y0, x1, y1 [, opts])        -> { { x, y }, ... }, cost   start and target included
+--                                          | nil, reason, "blocked" | "unreachable"
+--       opts: { algorithm = "astar" (default) | "dijkstra", corner_cutting = false }
+--       corner_cutting = true lets a diagonal pass between blocked cells.
+--   g:path_into(out, x0, y0, x1, y1 [, opts]) -> count, cost | nil, reason, code
+--       the per-frame form: out = { x1, y1, x2, y2, ... } flat (2 * count entries, later ones
+--       cleared; all cleared on failure). Reusing out and opts allocates nothing.
+--   g:last_stats([out])                    -> { found, algorithm, expanded, pushed, heap_peak,
+--                                               length, cost } of the last search
+--   g:memory()                             -> bytes of the grid, its workspace and path buffer
+--   g:close()
+-- Out-of-range cells, bad costs and bad options raise an error naming the argument
+-- ("x0 = 0 is outside 1..128"); a blocked endpoint or an unreachable target returns nil.
+-- Each grid makes one search workspace on its first search and reuses it.
 local core = require "saspu.core"
 
 local loadfile, type, error = loadfile, type, error
@@ -84,6 +114,10 @@ function saspu.load(path)
   end
   return spec
 end
+
+-- saspu.grid(w, h [, cost]) and saspu.grid_from_ascii(text) -> saspu.Grid.
+saspu.grid = core.grid
+saspu.grid_from_ascii = core.grid_from_ascii
 
 -- saspu.domain_file(path) -> saspu.Domain compiled from a domain file.
 function saspu.domain_file(path)
