@@ -5,72 +5,111 @@
  *   [loop]  the whole Cycle(w) from s0[w] back to s0[w], when a value on the
  *           cycle is requested and not on the way to the goal (sigma2), then
  *   [path]  the unique path s0[w] -> s*[w] (sigma1; with a loop: sigma3).
- * Timeline positions: 0 is s0[w]; 1..K are the loop's actions (K restores
- * s0[w]); K+1..K+L the path's. Every action in these chains is needed by
- * any plan, so the plan is minimal as soon as the chains can be ordered.
+ * Every action in these chains is needed by any plan, so the plan is
+ * minimal as soon as the chains can be ordered.
  *
- * Ordering. A requester of w = q with q at one position p must run after
- * the action at p and before the one at p+1. A requester of w = s0[w]
- * when w loops may run before the loop leaves s0[w] or after it comes
- * back: a choice. The scheduler (Kahn's algorithm) runs every other ready
- * action first and fires the first action of such a loop only when nothing
- * else can run; requesters still waiting then must wait for the restoring
+ * Ordering. A requester of w = q must run after the action setting q and
+ * before the next action of w's timeline. A requester of w = s0[w] when
+ * w loops may run before the loop leaves s0[w] or after it comes back: a
+ * choice. The scheduler (Kahn's algorithm) runs every other ready action
+ * first and fires the first action of such a loop only when nothing else
+ * can run; requesters still waiting then must wait for the restoring
  * action. Before firing it checks, by a search over the waiting actions,
  * that none of those requesters is itself needed before the restore. The
  * papers' rules for this choice (always after; or a precomputed path test
  * in the static action graph) miss orders that come from threats on
  * values no action sets; the regression tests keep those cases.
+ *
+ * Representation. A timeline is a list linked through its actions
+ * (`next`); its orders are not stored, and a loop goes in front of a path
+ * by relinking. Only prevail orders are stored, as edges appended to the
+ * list of their first action, so ties are released in the order the
+ * orders were found. An order found before a loop is added stays right
+ * (the action after the restore is the path's first, which requesters of
+ * s0[w] already preceded), so the closure over prevails and the orders
+ * are built in one pass. The plans and the orders listed for debugging
+ * are those of the straightforward construction: timelines first, then
+ * prevails in discovery order.
  */
 #include <string.h>
 
 #include "sp_error.h"
 #include "sp_internal.h"
 
+/* The hot steps are small functions with one caller each: HOT inlines
+ * them, COLD keeps failure paths and rare cases out of the way. */
+#if defined(__GNUC__)
+#define HOT static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline, cold))
+#else
+#define HOT static inline
+#define COLD static
+#endif
+
+/* Action flags (16 bits, not 8: a char store may alias anything and makes
+ * the compiler reload every pointer after it). */
 enum { FLAG_EMITTED = 1, FLAG_HELD = 2 };
+/* Variable flags. */
+enum { VAR_LOOP = 1, VAR_HELD = 2 };
+
+/* Per action; valid when stamp == gen. */
+typedef struct ActScratch {
+  uint32_t stamp;
+  int32_t indegree;
+  int32_t first_edge, last_edge; /* stored successors, in the order found */
+  uint16_t next;                  /* next on the timeline, SP_NONE16 last */
+  uint16_t flags;
+} ActScratch;
+
+/* A loop whose start value is requested: its first action is held back
+ * until nothing else can run. */
+typedef struct Held {
+  uint16_t first, restore; /* its first and last actions */
+  uint16_t variable;
+  uint16_t pad;
+  uint32_t lo, hi; /* the requesters of s0[w]: requester list lo..hi-1 */
+} Held;
+
+/* Per variable; valid when stamp == gen (the variable has a timeline). */
+typedef struct VarScratch {
+  uint32_t stamp;
+  uint16_t first; /* the timeline's first action */
+  uint16_t flags; /* VAR_LOOP: it starts with the loop; VAR_HELD: the
+                     loop's start value is requested, a choice */
+} VarScratch;
+
+/* A stored order (timeline orders are not stored: see `next`). */
+typedef struct Edge {
+  int32_t next; /* next edge out of `from` */
+  uint16_t from, to;
+  uint16_t kind;
+} Edge;
 
 struct SpWorkspace {
   SpAllocator alloc;
   size_t size;
   const SpDomain *domain;
-  uint32_t gen;
-  int edge_capacity;
+  uint32_t gen, visit_gen;
 
-  /* per action; valid when stamp == gen */
-  uint32_t *action_stamp;
-  int32_t *indegree;
-  int32_t *first_edge;
-  int32_t *last_edge;
-  uint8_t *flags;
-  uint32_t *visit_stamp; /* for the safety search */
+  ActScratch *act;
+  VarScratch *var;
+  uint32_t *visit_stamp;     /* per action, for the safety search */
+  uint32_t *decided; /* per requester list entry: == gen when this
+                        start-value prevail is ordered against the loop */
+  uint8_t *value_max;        /* per variable: its largest value (constant) */
+  int small_values;          /* every variable has at most 128 values */
 
-  /* per value: its index on the variable's path (1..L) */
-  uint32_t *value_stamp;
-  uint16_t *value_path_pos;
-
-  /* per variable; valid when stamp == gen */
-  uint32_t *var_stamp;
-  uint16_t *var_loop;      /* K: cycle length when the variable loops */
-  uint16_t *var_path_len;  /* L */
-  uint32_t *var_path_base; /* into path_store */
-  uint8_t *var_held;
   uint16_t *touched; /* variables with a timeline */
   int touched_count;
-
   uint16_t *chosen; /* the actions of the plan, in discovery order */
   int chosen_count;
-  uint16_t *path_store;
-  int path_used;
-  uint16_t *queue;
-  uint16_t *held; /* first actions of loops with start-value requesters */
+  Held *held; /* loops with start-value requesters */
   int held_count;
   uint16_t *stack;
-  uint32_t visit_gen;
-  uint32_t *prevail_decided; /* == gen: this start-value prevail is ordered */
 
-  uint16_t *edge_from, *edge_to;
-  uint8_t *edge_kind;
-  int32_t *edge_next;
+  Edge *edge;
   int edge_count;
+  int link_count; /* timeline orders of the last plan */
 };
 
 /* ---- workspace ---------------------------------------------------------- */
@@ -86,50 +125,33 @@ static void *carve(Carve *c, size_t bytes) {
   return p;
 }
 
-/* Lays out every array; with base NULL only measures. */
+/* Lays out every array; with base NULL only measures. Stored orders: two
+ * per prevail while ordering, one more per prevail while scheduling. */
 static size_t workspace_layout(SpWorkspace *ws, const SpDomain *d, char *base) {
-  size_t na = (size_t)d->action_count + 1, nv = (size_t)d->value_count + 1;
-  size_t nm = (size_t)d->variable_count + 1;
-  size_t ne = (size_t)d->action_count + 3u * (size_t)d->prevail_count + 1;
+  size_t na = (size_t)d->action_count + 1;
+  size_t nm = (size_t)d->variable_count + 1, np = (size_t)d->prevail_count + 1;
   Carve c = {base, (sizeof(SpWorkspace) + 7u) & ~(size_t)7u};
   SpWorkspace tmp;
   if (ws == NULL) ws = &tmp;
-  ws->action_stamp = carve(&c, na * sizeof(uint32_t));
-  ws->indegree = carve(&c, na * sizeof(int32_t));
-  ws->first_edge = carve(&c, na * sizeof(int32_t));
-  ws->last_edge = carve(&c, na * sizeof(int32_t));
-  ws->flags = carve(&c, na);
+  ws->act = carve(&c, na * sizeof(ActScratch));
+  ws->var = carve(&c, nm * sizeof(VarScratch));
   ws->visit_stamp = carve(&c, na * sizeof(uint32_t));
-  ws->value_stamp = carve(&c, nv * sizeof(uint32_t));
-  ws->value_path_pos = carve(&c, nv * sizeof(uint16_t));
-  ws->var_stamp = carve(&c, nm * sizeof(uint32_t));
-  ws->var_loop = carve(&c, nm * sizeof(uint16_t));
-  ws->var_path_len = carve(&c, nm * sizeof(uint16_t));
-  ws->var_path_base = carve(&c, nm * sizeof(uint32_t));
-  ws->var_held = carve(&c, nm);
+  ws->decided = carve(&c, np * sizeof(uint32_t));
+  ws->value_max = carve(&c, nm + 8); /* room for 8-byte reads */
   ws->touched = carve(&c, nm * sizeof(uint16_t));
   ws->chosen = carve(&c, na * sizeof(uint16_t));
-  ws->path_store = carve(&c, na * sizeof(uint16_t));
-  ws->queue = carve(&c, na * sizeof(uint16_t));
-  ws->held = carve(&c, nm * sizeof(uint16_t));
-  ws->stack = carve(&c, (na + ne) * sizeof(uint16_t));
-  ws->prevail_decided =
-      carve(&c, ((size_t)d->prevail_count + 1) * sizeof(uint32_t));
-  ws->edge_from = carve(&c, ne * sizeof(uint16_t));
-  ws->edge_to = carve(&c, ne * sizeof(uint16_t));
-  ws->edge_kind = carve(&c, ne);
-  ws->edge_next = carve(&c, ne * sizeof(int32_t));
-  ws->edge_capacity = (int)ne;
+  ws->held = carve(&c, nm * sizeof(Held));
+  ws->stack = carve(&c, na * sizeof(uint16_t));
+  ws->edge = carve(&c, 3u * np * sizeof(Edge));
   return c.off;
 }
 
 static void workspace_clear_stamps(SpWorkspace *ws) {
   const SpDomain *d = ws->domain;
-  memset(ws->action_stamp, 0, (size_t)d->action_count * sizeof(uint32_t));
+  memset(ws->act, 0, (size_t)d->action_count * sizeof(ActScratch));
+  memset(ws->var, 0, (size_t)d->variable_count * sizeof(VarScratch));
   memset(ws->visit_stamp, 0, (size_t)d->action_count * sizeof(uint32_t));
-  memset(ws->value_stamp, 0, (size_t)d->value_count * sizeof(uint32_t));
-  memset(ws->var_stamp, 0, (size_t)d->variable_count * sizeof(uint32_t));
-  memset(ws->prevail_decided, 0, (size_t)d->prevail_count * sizeof(uint32_t));
+  memset(ws->decided, 0, (size_t)d->prevail_count * sizeof(uint32_t));
   ws->gen = 0;
   ws->visit_gen = 0;
 }
@@ -141,12 +163,17 @@ SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
   size_t size = workspace_layout(NULL, d, NULL);
   char *base = sp_mem_alloc(alloc, size);
   if (base == NULL) return sp_error_memory(err);
+  memset(base, 0, size);
   SpWorkspace *ws = (SpWorkspace *)base;
-  memset(ws, 0, sizeof *ws);
   workspace_layout(ws, d, base);
   ws->alloc = alloc;
   ws->size = size;
   ws->domain = d;
+  ws->small_values = 1;
+  for (int v = 0; v < d->variable_count; v++) { /* 2..256 values */
+    ws->value_max[v] = (uint8_t)(sp_vars(d)[v].value_count - 1);
+    if (ws->value_max[v] >= 128) ws->small_values = 0;
+  }
   workspace_clear_stamps(ws);
   *out = ws;
   return SP_OK;
@@ -159,10 +186,31 @@ void sp_workspace_free(SpWorkspace *ws) {
 
 size_t sp_workspace_size_bytes(const SpWorkspace *ws) { return ws->size; }
 
-int sp_workspace_order_count(const SpWorkspace *ws) { return ws->edge_count; }
+int sp_workspace_order_count(const SpWorkspace *ws) {
+  return ws->link_count + ws->edge_count;
+}
 
+/* The timeline orders come first, variable by variable in the order the
+ * timelines were made; they are not stored, so finding one walks them
+ * (this is for debugging: linear in the size of the plan). */
 SpOrder sp_workspace_order(const SpWorkspace *ws, int i) {
-  SpOrder o = {ws->edge_from[i], ws->edge_to[i], ws->edge_kind[i]};
+  SpOrder o = {0, 0, SP_ORDER_PRE};
+  if (i >= ws->link_count) {
+    const Edge *e = &ws->edge[i - ws->link_count];
+    o.from = e->from;
+    o.to = e->to;
+    o.kind = (uint8_t)e->kind;
+    return o;
+  }
+  for (int t = 0; t < ws->touched_count; t++) {
+    uint16_t a = ws->var[ws->touched[t]].first;
+    for (uint16_t b = ws->act[a].next; b != SP_NONE16; a = b, b = ws->act[a].next)
+      if (i-- == 0) {
+        o.from = a;
+        o.to = b;
+        return o;
+      }
+  }
   return o;
 }
 
@@ -176,15 +224,13 @@ typedef struct Plan {
   const SpValueInfo *values;
   const SpActionInfo *actions;
   const SpPrevail *prevails;
-  const uint16_t *requesters;
-  const uint16_t *cycles;
   const SpValue *s0, *goal;
   uint32_t gen;
   SpFailure *failure;
 } Plan;
 
-static SpStatus fail(Plan *p, SpFailureCode code, int action, int other,
-                     int var, int value) {
+COLD SpStatus fail(Plan *p, SpFailureCode code, int action, int other,
+                   int var, int value) {
   if (p->failure) {
     p->failure->code = code;
     p->failure->action = action;
@@ -195,276 +241,352 @@ static SpStatus fail(Plan *p, SpFailureCode code, int action, int other,
   return SP_NO_PLAN;
 }
 
-static void touch_var(Plan *p, int w) {
-  SpWorkspace *ws = p->ws;
-  if (ws->var_stamp[w] == p->gen) return;
-  ws->var_stamp[w] = p->gen;
-  ws->var_loop[w] = 0;
-  ws->var_path_len[w] = 0;
-  ws->var_path_base[w] = 0;
-  ws->var_held[w] = 0;
-  ws->touched[ws->touched_count++] = (uint16_t)w;
-}
-
-static void choose(Plan *p, uint16_t a) {
-  SpWorkspace *ws = p->ws;
-  ws->action_stamp[a] = p->gen;
-  ws->indegree[a] = 0;
-  ws->first_edge[a] = -1;
-  ws->last_edge[a] = -1;
-  ws->flags[a] = 0;
-  ws->chosen[ws->chosen_count++] = a;
-}
-
 static int is_chosen(const Plan *p, uint16_t a) {
-  return p->ws->action_stamp[a] == p->gen;
+  return p->ws->act[a].stamp == p->gen;
 }
 
-/* The unique path s0[w] -> goal[w], found backwards through the setters
- * (post-uniqueness makes each step forced). */
-static SpStatus build_path(Plan *p, int w) {
+/* Makes `a` part of the plan, with `preds` timeline predecessors (0 or 1)
+ * and no stored orders yet. Its flags are cleared by the schedulers that
+ * use them. */
+HOT void choose(ActScratch *act, uint32_t gen, uint16_t a, uint16_t next,
+                int preds) {
+  ActScratch *x = &act[a];
+  x->stamp = gen;
+  x->indegree = preds;
+  x->first_edge = -1;
+  x->last_edge = -1;
+  x->next = next;
+}
+
+static void touch_var(Plan *p, int w, uint16_t first, uint16_t flags) {
   SpWorkspace *ws = p->ws;
-  const SpVarInfo *var = &p->vars[w];
-  int s = p->s0[w], g = p->goal[w];
-  int base = ws->path_used, len = 0;
-  int cur = g;
-  while (cur != s) {
-    uint16_t a = p->values[var->value_base + (uint32_t)cur].setter;
-    if (a == SP_NONE16) return fail(p, SP_FAIL_NO_SETTER, -1, -1, w, cur);
-    if (is_chosen(p, a)) /* went round a cycle that misses s0[w] */
-      return fail(p, SP_FAIL_UNREACHABLE, -1, -1, w, g);
-    ws->action_stamp[a] = p->gen;
-    ws->path_store[base + len++] = a;
-    cur = p->actions[a].pre;
-  }
-  for (int i = 0, j = len - 1; i < j; i++, j--) {
-    uint16_t t = ws->path_store[base + i];
-    ws->path_store[base + i] = ws->path_store[base + j];
-    ws->path_store[base + j] = t;
-  }
-  touch_var(p, w);
-  ws->var_path_base[w] = (uint32_t)base;
-  ws->var_path_len[w] = (uint16_t)len;
-  ws->path_used += len;
-  for (int i = 0; i < len; i++) {
-    uint16_t a = ws->path_store[base + i];
-    choose(p, a);
-    uint32_t vi = var->value_base + p->actions[a].post;
-    ws->value_stamp[vi] = p->gen;
-    ws->value_path_pos[vi] = (uint16_t)(i + 1);
-  }
-  return SP_OK;
+  VarScratch *vs = &ws->var[w];
+  vs->stamp = p->gen;
+  vs->first = first;
+  vs->flags = flags;
+  ws->touched[ws->touched_count++] = (uint16_t)w;
 }
 
 static const SpValueInfo *start_value(const Plan *p, int w) {
   return &p->values[p->vars[w].value_base + p->s0[w]];
 }
 
-/* The j-th action (1..K) of w's loop round the cycle through s0[w]: the
- * K-th restores s0[w]. */
-static uint16_t loop_action(const Plan *p, int w, int j) {
-  const SpValueInfo *v0 = start_value(p, w);
-  int k = v0->cycle_length, first = v0->cycle_first;
-  int step = (v0->cycle_pos - first + j) % k;
-  return p->cycles[p->vars[w].cycle_base + (uint32_t)(first + step)];
-}
-
-/* Is value vi on the cycle through s0[w]? */
-static int on_start_cycle(const Plan *p, int w, uint32_t vi) {
-  const SpValueInfo *v0 = start_value(p, w);
-  return v0->cycle_pos != SP_NONE16 && p->values[vi].cycle_first == v0->cycle_first;
-}
-
-/* The action at timeline position t (1..K+L) of w. */
-static uint16_t timeline_action(const Plan *p, int w, int t) {
-  const SpWorkspace *ws = p->ws;
-  int k = ws->var_loop[w];
-  if (t <= k) return loop_action(p, w, t);
-  return ws->path_store[ws->var_path_base[w] + (uint32_t)(t - k - 1)];
-}
-
-/* Adds the whole cycle of w to the plan, from s0[w] back to s0[w]. */
-static SpStatus add_loop(Plan *p, int w, int requester, int value) {
-  int k = start_value(p, w)->cycle_length;
-  for (int j = 1; j <= k; j++) {
-    uint16_t a = loop_action(p, w, j);
-    if (is_chosen(p, a))
-      return fail(p, SP_FAIL_REPEAT, a, requester, w, value);
-  }
-  for (int j = 1; j <= k; j++) choose(p, loop_action(p, w, j));
-  touch_var(p, w);
-  p->ws->var_loop[w] = (uint16_t)k;
-  return SP_OK;
-}
-
-/* Closure: every prevail of every chosen action must lie on the timeline
- * of its variable; the only way to add a value is w's loop. */
-static SpStatus close_over_prevails(Plan *p) {
+/* Phase 1: for each listed variable w (in `touched`, in declaration
+ * order) the unique path s0[w] -> goal[w], found backwards through the
+ * setters (post-uniqueness makes each step forced). Each path is linked
+ * as it is found, then put in forward order in the chosen list. Variables
+ * are listed first, and paths built after, because that is faster than
+ * building each path as soon as its variable is found. */
+HOT SpStatus build_paths(Plan *p, int count) {
   SpWorkspace *ws = p->ws;
-  for (int i = 0; i < ws->chosen_count; i++) {
-    uint16_t a = ws->chosen[i];
-    const SpActionInfo *act = &p->actions[a];
-    for (uint32_t k = 0; k < act->prevail_count; k++) {
-      const SpPrevail *c = &p->prevails[act->prevail_base + k];
-      int w = c->variable, q = c->value;
-      if (q == p->s0[w] || ws->value_stamp[c->value_index] == p->gen) continue;
-      int on_cycle = on_start_cycle(p, w, c->value_index);
-      int looping = ws->var_stamp[w] == p->gen && ws->var_loop[w] > 0;
-      if (looping && on_cycle) continue;
-      if (looping || !on_cycle) {
-        if (p->values[c->value_index].setter == SP_NONE16)
-          return fail(p, SP_FAIL_NO_SETTER, a, -1, w, q);
-        return fail(p, SP_FAIL_UNREACHABLE, a, -1, w, q);
-      }
-      SpStatus st = add_loop(p, w, a, q);
-      if (st != SP_OK) return st;
+  ActScratch *act = ws->act;
+  VarScratch *var = ws->var;
+  uint16_t *chosen = ws->chosen;
+  const uint16_t *list = ws->touched;
+  const uint32_t gen = p->gen;
+  int n = 0;
+  for (int k = 0; k < count; k++) {
+    int w = list[k];
+    uint32_t vb = p->vars[w].value_base;
+    const SpValueInfo *values = p->values + vb;
+    int s = p->s0[w], cur = p->goal[w], base = n;
+    uint16_t next = SP_NONE16;
+    do {
+      uint16_t a = values[cur].setter;
+      if (a == SP_NONE16) return fail(p, SP_FAIL_NO_SETTER, -1, -1, w, cur);
+      if (act[a].stamp == gen) /* went round a cycle that misses s0[w] */
+        return fail(p, SP_FAIL_UNREACHABLE, -1, -1, w, p->goal[w]);
+      cur = p->actions[a].pre;
+      choose(act, gen, a, next, cur != s);
+      chosen[n++] = a;
+      next = a;
+    } while (cur != s);
+    var[w].stamp = gen;
+    var[w].first = next;
+    var[w].flags = 0;
+    for (int i = base, j = n - 1; i < j; i++, j--) {
+      uint16_t t = chosen[i];
+      chosen[i] = chosen[j];
+      chosen[j] = t;
     }
   }
+  ws->chosen_count = n;
+  ws->touched_count = count;
   return SP_OK;
 }
 
-static void add_edge(Plan *p, uint16_t from, uint16_t to, SpOrderKind kind) {
+/* Adds the whole cycle through s0[w] to the plan, from s0[w] back to
+ * s0[w], in front of w's timeline. The orders already stored stay right:
+ * the action after the restore is the path's first, as it was the first
+ * of the timeline. Chosen requesters of s0[w] make the loop held. */
+COLD SpStatus add_loop(Plan *p, int w, int requester, int value) {
   SpWorkspace *ws = p->ws;
-  int e = ws->edge_count++;
-  ws->edge_from[e] = from;
-  ws->edge_to[e] = to;
-  ws->edge_kind[e] = (uint8_t)kind;
+  ActScratch *act = ws->act;
+  const SpValueInfo *v0 = start_value(p, w);
+  const uint16_t *cycle =
+      sp_cycles(p->d) + p->vars[w].cycle_base + v0->cycle_first;
+  /* the loop starts after the action that sets s0[w]; it is written
+   * past the chosen list and counted in only if it is new */
+  int k = v0->cycle_length, start = v0->cycle_pos - v0->cycle_first + 1;
+  uint16_t *loop = ws->chosen + ws->chosen_count;
+  for (int j = 0, i = start == k ? 0 : start; j < k; j++) {
+    if (is_chosen(p, cycle[i]))
+      return fail(p, SP_FAIL_REPEAT, cycle[i], requester, w, value);
+    loop[j] = cycle[i];
+    if (++i == k) i = 0;
+  }
+  VarScratch *vs = &ws->var[w];
+  int touched = vs->stamp == p->gen;
+  uint16_t rest = touched ? vs->first : SP_NONE16;
+  for (int j = 0; j < k; j++)
+    choose(act, p->gen, loop[j], j + 1 < k ? loop[j + 1] : rest, j > 0);
+  if (rest != SP_NONE16) act[rest].indegree++;
+  ws->chosen_count += k;
+  if (touched) {
+    vs->first = loop[0];
+    vs->flags |= VAR_LOOP;
+  } else {
+    touch_var(p, w, loop[0], VAR_LOOP);
+  }
+  const uint16_t *req = sp_requesters(p->d) + v0->requester_base;
+  for (uint32_t i = 0; i < v0->requester_count; i++)
+    if (is_chosen(p, req[i])) {
+      vs->flags |= VAR_HELD;
+      ws->held_count++;
+      break;
+    }
+  return SP_OK;
+}
+
+/* A prevail w = q of `a` lies on no timeline: the loop of w is the only
+ * way to add it. */
+COLD SpStatus add_missing(Plan *p, uint16_t a, const SpPrevail *c) {
+  int w = c->variable, q = c->value;
+  const SpValueInfo *v0 = start_value(p, w);
+  const VarScratch *vs = &p->ws->var[w];
+  int looping = vs->stamp == p->gen && (vs->flags & VAR_LOOP);
+  int on_cycle = v0->cycle_pos != SP_NONE16 &&
+                 p->values[c->value_index].cycle_first == v0->cycle_first;
+  if (looping || !on_cycle) { /* a loop puts every cycle value on it */
+    if (p->values[c->value_index].setter == SP_NONE16)
+      return fail(p, SP_FAIL_NO_SETTER, a, -1, w, q);
+    return fail(p, SP_FAIL_UNREACHABLE, a, -1, w, q);
+  }
+  return add_loop(p, w, a, q);
+}
+
+/* The stored orders, with their count kept in a register while the
+ * ordering pass runs. */
+typedef struct Edges {
+  ActScratch *act;
+  Edge *edge;
+  int count;
+} Edges;
+
+HOT void add_edge(Edges *E, uint16_t from, uint16_t to, SpOrderKind kind) {
+  int e = E->count++;
+  Edge *x = &E->edge[e];
+  x->next = -1;
+  x->from = from;
+  x->to = to;
+  x->kind = (uint16_t)kind;
   /* appended, so successors are released in the order they were found:
    * ties in the plan follow declaration order */
-  ws->edge_next[e] = -1;
-  if (ws->last_edge[from] < 0)
-    ws->first_edge[from] = e;
+  ActScratch *f = &E->act[from];
+  if (f->last_edge < 0)
+    f->first_edge = e;
   else
-    ws->edge_next[ws->last_edge[from]] = e;
-  ws->last_edge[from] = e;
-  ws->indegree[to]++;
+    E->edge[f->last_edge].next = e;
+  f->last_edge = e;
+  E->act[to].indegree++;
 }
 
-static void build_orders(Plan *p) {
+/* The same, outside the ordering pass. */
+static void store_edge(Plan *p, uint16_t from, uint16_t to, SpOrderKind kind) {
+  Edges E = {p->ws->act, p->ws->edge, p->ws->edge_count};
+  add_edge(&E, from, to, kind);
+  p->ws->edge_count = E.count;
+}
+
+/* Closure and orders in one pass over the chosen actions (which loops
+ * extend as it goes). Every prevail w = q must lie on w's timeline, the
+ * only way to add a value being w's loop; its requester goes after the
+ * action setting q and before the next one on the timeline. A requester
+ * of s0[w] when w loops is ordered before the path only: its side of the
+ * loop is left to the scheduler. */
+HOT SpStatus order_prevails(Plan *p) {
   SpWorkspace *ws = p->ws;
-  for (int i = 0; i < ws->touched_count; i++) {
-    int w = ws->touched[i];
-    int t_end = ws->var_loop[w] + ws->var_path_len[w];
-    for (int t = 1; t < t_end; t++)
-      add_edge(p, timeline_action(p, w, t), timeline_action(p, w, t + 1),
-               SP_ORDER_PRE);
-  }
-  for (int i = 0; i < ws->chosen_count; i++) {
+  ActScratch *act = ws->act;
+  VarScratch *var = ws->var;
+  const uint32_t gen = p->gen;
+  Edges E = {act, ws->edge, 0};
+  int n = ws->chosen_count;
+  for (int i = 0; i < n; i++) {
     uint16_t a = ws->chosen[i];
-    const SpActionInfo *act = &p->actions[a];
-    for (uint32_t k = 0; k < act->prevail_count; k++) {
-      const SpPrevail *c = &p->prevails[act->prevail_base + k];
+    const SpActionInfo *ai = &p->actions[a];
+    const SpPrevail *c = &p->prevails[ai->prevail_base];
+    const SpPrevail *end = c + ai->prevail_count;
+    for (; c < end; c++) {
       int w = c->variable;
-      if (ws->var_stamp[w] != p->gen) continue; /* w never changes */
-      int loop = ws->var_loop[w];
-      int t_end = loop + ws->var_path_len[w];
-      int pos;
+      uint16_t after;
       if (c->value == p->s0[w]) {
-        if (loop > 0) {
-          ws->var_held[w] = 1; /* before the loop or after it: a choice */
-          pos = loop;
+        VarScratch *vs = &var[w];
+        if (vs->stamp != gen) continue; /* w never changes */
+        if (vs->flags & VAR_LOOP) {
+          if (!(vs->flags & VAR_HELD)) ws->held_count++;
+          vs->flags |= VAR_HELD; /* before the loop or after it */
+          after = act[start_value(p, w)->setter].next;
         } else {
-          pos = 0;
+          after = vs->first;
         }
-      } else if (ws->value_stamp[c->value_index] == p->gen) {
-        pos = loop + ws->value_path_pos[c->value_index];
       } else {
-        int c0 = start_value(p, w)->cycle_pos;
-        pos = (p->values[c->value_index].cycle_pos - c0 + loop) % loop;
+        /* q != s0[w] lies on the timeline iff its setter is chosen */
+        uint16_t x = p->values[c->value_index].setter;
+        if (x == SP_NONE16 || act[x].stamp != gen) {
+          SpStatus st = add_missing(p, a, c);
+          if (st != SP_OK) return st;
+          n = ws->chosen_count;
+        }
+        add_edge(&E, x, a, SP_ORDER_PREVAIL);
+        after = act[x].next;
       }
-      if (pos > 0 && !(c->value == p->s0[w]))
-        add_edge(p, timeline_action(p, w, pos), a, SP_ORDER_PREVAIL);
-      if (pos < t_end)
-        add_edge(p, a, timeline_action(p, w, pos + 1), SP_ORDER_THREAT);
+      if (after != SP_NONE16) add_edge(&E, a, after, SP_ORDER_THREAT);
     }
   }
-  ws->held_count = 0;
-  for (int i = 0; i < ws->touched_count; i++) {
-    int w = ws->touched[i];
-    if (!ws->var_held[w]) continue;
-    uint16_t first = loop_action(p, w, 1);
-    ws->flags[first] |= FLAG_HELD;
-    ws->held[ws->held_count++] = first;
-  }
+  ws->edge_count = E.count;
+  return SP_OK;
 }
 
 /* ---- scheduling ------------------------------------------------------------ */
 
-typedef struct Schedule {
-  uint16_t *out;
-  int emitted;
-  int head, tail;
-} Schedule;
-
-/* The global index of b's prevail on w (b has exactly one). */
-static uint32_t prevail_on(const Plan *p, uint16_t b, int w) {
-  const SpActionInfo *act = &p->actions[b];
-  uint32_t k = act->prevail_base;
-  while (p->prevails[k].variable != w) k++;
-  return k;
+/* Names two actions of an ordering cycle among those not emitted: the
+ * first such action in discovery order and its first predecessor, the
+ * timeline one before the stored ones. */
+COLD SpStatus fail_order(Plan *p) {
+  SpWorkspace *ws = p->ws;
+  for (int i = 0; i < ws->chosen_count; i++) {
+    uint16_t a = ws->chosen[i];
+    if (ws->act[a].flags & FLAG_EMITTED) continue;
+    int w = p->actions[a].variable;
+    uint16_t prev =
+        p->values[p->vars[w].value_base + p->actions[a].pre].setter;
+    if (prev != SP_NONE16 && is_chosen(p, prev) && ws->act[prev].next == a &&
+        !(ws->act[prev].flags & FLAG_EMITTED))
+      return fail(p, SP_FAIL_ORDER, a, prev, w, -1);
+    for (int e = 0; e < ws->edge_count; e++) {
+      uint16_t from = ws->edge[e].from;
+      if (ws->edge[e].to == a && !(ws->act[from].flags & FLAG_EMITTED))
+        return fail(p, SP_FAIL_ORDER, a, from, w, -1);
+    }
+    return fail(p, SP_FAIL_ORDER, a, -1, w, -1);
+  }
+  return fail(p, SP_FAIL_ORDER, -1, -1, -1, -1);
 }
 
-/* Next requester of s0[w] at or after list index i that is in the plan,
- * not yet emitted, and not yet ordered against w's loop; -1 if none. */
-static int undecided_requester(const Plan *p, int w, uint32_t i) {
-  const SpWorkspace *ws = p->ws;
-  const SpValueInfo *v0 = start_value(p, w);
-  uint32_t end = v0->requester_base + v0->requester_count;
-  if (i < v0->requester_base) i = v0->requester_base;
-  for (; i < end; i++) {
-    uint16_t b = p->requesters[i];
-    if (is_chosen(p, b) && !(ws->flags[b] & FLAG_EMITTED) &&
-        ws->prevail_decided[prevail_on(p, b, w)] != p->gen)
+/* Kahn's algorithm when no loop is held, with `out` as the queue: each
+ * action is emitted as it is queued. A successor's timeline order comes
+ * before its stored ones. */
+HOT SpStatus schedule_plain(Plan *p, uint16_t *out) {
+  SpWorkspace *ws = p->ws;
+  ActScratch *act = ws->act;
+  const Edge *edge = ws->edge;
+  const uint16_t *chosen = ws->chosen;
+  int n = ws->chosen_count, tail = 0;
+  for (int i = 0; i < n; i++)
+    if (act[chosen[i]].indegree == 0) out[tail++] = chosen[i];
+  for (int head = 0; head < tail; head++) {
+    const ActScratch *x = &act[out[head]];
+    if (x->next != SP_NONE16 && --act[x->next].indegree == 0)
+      out[tail++] = x->next;
+    for (int e = x->first_edge; e >= 0; e = edge[e].next)
+      if (--act[edge[e].to].indegree == 0) out[tail++] = edge[e].to;
+  }
+  if (tail == n) return SP_OK;
+  for (int i = 0; i < n; i++) act[chosen[i]].flags = 0;
+  for (int i = 0; i < tail; i++) act[out[i]].flags = FLAG_EMITTED;
+  return fail_order(p);
+}
+
+/* Next requester of the held loop's start value at or after index i of
+ * the requester list that is in the plan, not yet emitted, and not yet
+ * ordered against the loop; -1 if none. Requester lists hold each prevail
+ * once, so their indices name the prevails. */
+static int undecided_requester(const Plan *p, const Held *h, uint32_t i) {
+  const ActScratch *act = p->ws->act;
+  const uint32_t *decided = p->ws->decided;
+  const uint16_t *requesters = sp_requesters(p->d);
+  for (i = i < h->lo ? h->lo : i; i < h->hi; i++) {
+    const ActScratch *b = &act[requesters[i]];
+    if (b->stamp == p->gen && !(b->flags & FLAG_EMITTED) && decided[i] != p->gen)
       return (int)i;
   }
   return -1;
 }
 
-#define EACH_UNDECIDED(i, p, w)                                              \
-  for (int i = undecided_requester(p, w, 0); i >= 0;                        \
-       i = undecided_requester(p, w, (uint32_t)i + 1))
+#define EACH_UNDECIDED(i, p, h)                                              \
+  for (int i = undecided_requester(p, h, 0); i >= 0;                        \
+       i = undecided_requester(p, h, (uint32_t)i + 1))
 
-static void decide(Plan *p, uint16_t b, int w) {
-  p->ws->prevail_decided[prevail_on(p, b, w)] = p->gen;
-}
+static void decide(Plan *p, int i) { p->ws->decided[i] = p->gen; }
 
-static void emit(Plan *p, Schedule *s, uint16_t a) {
-  SpWorkspace *ws = p->ws;
-  s->out[s->emitted++] = a;
-  ws->flags[a] |= FLAG_EMITTED;
-  if (ws->flags[a] & FLAG_HELD) {
-    /* w leaves its start value: requesters still waiting for it now need
-     * the loop to restore it. Done before releasing a's successors, so
-     * none of them is queued on the strength of the value just left. */
-    int w = p->actions[a].variable;
-    uint16_t restore = loop_action(p, w, ws->var_loop[w]);
-    EACH_UNDECIDED(i, p, w) {
-      add_edge(p, restore, p->requesters[i], SP_ORDER_RESTORE);
-      decide(p, p->requesters[i], w);
-    }
-  }
-  for (int e = ws->first_edge[a]; e >= 0; e = ws->edge_next[e]) {
-    uint16_t to = ws->edge_to[e];
-    if (--ws->indegree[to] == 0 && !(ws->flags[to] & FLAG_HELD))
-      ws->queue[s->tail++] = to;
+/* The held loop starting with `first` leaves its start value: requesters
+ * still waiting for it now need the loop to restore it. */
+static void release_held(Plan *p, uint16_t first) {
+  const Held *h = p->ws->held;
+  while (h->first != first) h++;
+  const uint16_t *requesters = sp_requesters(p->d);
+  EACH_UNDECIDED(i, p, h) {
+    store_edge(p, h->restore, requesters[i], SP_ORDER_RESTORE);
+    decide(p, i);
   }
 }
 
-/* Can `b` reach `target` through actions not yet emitted? */
+/* Emits out[head], the oldest queued action (the queue is `out` itself:
+ * actions are emitted in the order they are queued); returns the new end
+ * of the queue. */
+static int emit(Plan *p, uint16_t *out, int head, int tail) {
+  ActScratch *act = p->ws->act;
+  ActScratch *x = &act[out[head]];
+  x->flags |= FLAG_EMITTED;
+  /* done before releasing its successors, so none of them is queued on
+   * the strength of the value just left */
+  if (x->flags & FLAG_HELD) release_held(p, out[head]);
+  const Edge *edge = p->ws->edge;
+  uint16_t to = x->next;
+  for (int e = x->first_edge;; to = edge[e].to, e = edge[e].next) {
+    if (to != SP_NONE16 && --act[to].indegree == 0 &&
+        !(act[to].flags & FLAG_HELD))
+      out[tail++] = to;
+    if (e < 0) return tail;
+  }
+}
+
+/* Can `b` reach `target`? Every action on such a path comes after b, so
+ * none of them is emitted while b is not. */
 static int reaches(Plan *p, uint16_t b, uint16_t target) {
   SpWorkspace *ws = p->ws;
-  uint32_t mark = ++ws->visit_gen;
+  const ActScratch *act = ws->act;
+  const Edge *edge = ws->edge;
+  uint32_t *visit = ws->visit_stamp;
+  uint16_t *stack = ws->stack;
+  if (++ws->visit_gen == 0) { /* marks wrapped: start afresh */
+    memset(visit, 0, (size_t)p->d->action_count * sizeof(uint32_t));
+    ws->visit_gen = 1;
+  }
+  uint32_t mark = ws->visit_gen;
   int top = 0;
-  ws->stack[top++] = b;
-  ws->visit_stamp[b] = mark;
+  stack[top++] = b;
+  visit[b] = mark;
   while (top > 0) {
-    uint16_t x = ws->stack[--top];
+    uint16_t x = stack[--top];
     if (x == target) return 1;
-    for (int e = ws->first_edge[x]; e >= 0; e = ws->edge_next[e]) {
-      uint16_t y = ws->edge_to[e];
-      if (ws->visit_stamp[y] == mark || (ws->flags[y] & FLAG_EMITTED)) continue;
-      ws->visit_stamp[y] = mark;
-      ws->stack[top++] = y;
+    uint16_t y = act[x].next;
+    for (int e = act[x].first_edge;; y = edge[e].to, e = edge[e].next) {
+      if (y != SP_NONE16 && visit[y] != mark) {
+        visit[y] = mark;
+        stack[top++] = y;
+      }
+      if (e < 0) break;
     }
   }
   return 0;
@@ -474,32 +596,35 @@ static int reaches(Plan *p, uint16_t b, uint16_t target) {
  * force: after the restore when the loop's first action must precede it,
  * before that first action when it must precede the restore. Repeats
  * until nothing changes, since each new order can force others. Returns
- * SP_NO_PLAN when a requester is forced to both sides. */
-static SpStatus propagate(Plan *p) {
+ * SP_NO_PLAN when a requester is forced to both sides. The answers depend
+ * on the orders only, so with no order added since the last call there
+ * is nothing to do. */
+static SpStatus propagate(Plan *p, int *settled) {
   SpWorkspace *ws = p->ws;
-  int changed = 1;
+  const uint16_t *requesters = sp_requesters(p->d);
+  int changed = ws->edge_count != *settled;
   while (changed) {
     changed = 0;
-    for (int h = 0; h < ws->held_count; h++) {
-      uint16_t first = ws->held[h];
-      if (ws->flags[first] & FLAG_EMITTED) continue;
-      int w = p->actions[first].variable;
-      uint16_t restore = loop_action(p, w, ws->var_loop[w]);
-      EACH_UNDECIDED(i, p, w) {
-        uint16_t b = p->requesters[i];
+    for (const Held *h = ws->held; h < ws->held + ws->held_count; h++) {
+      uint16_t first = h->first, restore = h->restore;
+      if (ws->act[first].flags & FLAG_EMITTED) continue;
+      EACH_UNDECIDED(i, p, h) {
+        uint16_t b = requesters[i];
         int late = reaches(p, first, b), early = reaches(p, b, restore);
         if (late && early)
-          return fail(p, SP_FAIL_ORDER, b, first, w, p->s0[w]);
+          return fail(p, SP_FAIL_ORDER, b, first, h->variable,
+                      p->s0[h->variable]);
         if (!late && !early) continue;
         if (late)
-          add_edge(p, restore, b, SP_ORDER_RESTORE);
+          store_edge(p, restore, b, SP_ORDER_RESTORE);
         else
-          add_edge(p, b, first, SP_ORDER_THREAT);
-        decide(p, b, w);
+          store_edge(p, b, first, SP_ORDER_THREAT);
+        decide(p, i);
         changed = 1;
       }
     }
   }
+  *settled = ws->edge_count;
   return SP_OK;
 }
 
@@ -509,97 +634,171 @@ static SpStatus propagate(Plan *p) {
 static int pick_held(Plan *p) {
   SpWorkspace *ws = p->ws;
   int fallback = -1;
-  for (int i = 0; i < ws->held_count; i++) {
-    uint16_t f = ws->held[i];
-    if ((ws->flags[f] & FLAG_EMITTED) || ws->indegree[f] != 0) continue;
-    if (undecided_requester(p, p->actions[f].variable, 0) < 0) return f;
-    if (fallback < 0) fallback = f;
+  for (const Held *h = ws->held; h < ws->held + ws->held_count; h++) {
+    const ActScratch *f = &ws->act[h->first];
+    if ((f->flags & FLAG_EMITTED) || f->indegree != 0) continue;
+    if (undecided_requester(p, h, 0) < 0) return h->first;
+    if (fallback < 0) fallback = h->first;
   }
   return fallback;
 }
 
-/* Names two actions of an ordering cycle among those left. */
-static SpStatus fail_order(Plan *p) {
+/* Kahn's algorithm with held loops: a held first action fires only when
+ * nothing else can run, after propagate has ordered what it can. The held
+ * loops are listed in the order their timelines were made. */
+COLD SpStatus schedule_held(Plan *p, uint16_t *out) {
   SpWorkspace *ws = p->ws;
-  for (int i = 0; i < ws->chosen_count; i++) {
-    uint16_t a = ws->chosen[i];
-    if (ws->flags[a] & FLAG_EMITTED) continue;
-    for (int e = 0; e < ws->edge_count; e++)
-      if (ws->edge_to[e] == a && !(ws->flags[ws->edge_from[e]] & FLAG_EMITTED))
-        return fail(p, SP_FAIL_ORDER, a, ws->edge_from[e],
-                    p->actions[a].variable, -1);
-    return fail(p, SP_FAIL_ORDER, a, -1, p->actions[a].variable, -1);
+  ActScratch *act = ws->act;
+  const uint16_t *chosen = ws->chosen;
+  int n = ws->chosen_count;
+  for (int i = 0; i < n; i++) act[chosen[i]].flags = 0;
+  int held = 0;
+  for (int i = 0; i < ws->touched_count; i++) {
+    int w = ws->touched[i];
+    const VarScratch *vs = &ws->var[w];
+    if (!(vs->flags & VAR_HELD)) continue;
+    const SpValueInfo *v0 = start_value(p, w);
+    Held *h = &ws->held[held++];
+    h->first = vs->first;
+    h->restore = v0->setter;
+    h->variable = (uint16_t)w;
+    h->lo = v0->requester_base;
+    h->hi = v0->requester_base + v0->requester_count;
+    act[vs->first].flags = FLAG_HELD;
   }
-  return fail(p, SP_FAIL_ORDER, -1, -1, -1, -1);
-}
-
-static SpStatus schedule(Plan *p, uint16_t *out) {
-  SpWorkspace *ws = p->ws;
-  Schedule s = {out, 0, 0, 0};
-  for (int i = 0; i < ws->chosen_count; i++) {
-    uint16_t a = ws->chosen[i];
-    if (ws->indegree[a] == 0 && !(ws->flags[a] & FLAG_HELD))
-      ws->queue[s.tail++] = a;
-  }
-  while (s.emitted < ws->chosen_count) {
-    while (s.head < s.tail) emit(p, &s, ws->queue[s.head++]);
-    if (s.emitted == ws->chosen_count) break;
-    SpStatus st = propagate(p);
+  ws->held_count = held;
+  int head = 0, tail = 0, settled = -1;
+  for (int i = 0; i < n; i++)
+    if (act[chosen[i]].indegree == 0 && !(act[chosen[i]].flags & FLAG_HELD))
+      out[tail++] = chosen[i];
+  for (;;) {
+    while (head < tail) tail = emit(p, out, head++, tail);
+    if (tail == n) return SP_OK;
+    SpStatus st = propagate(p, &settled);
     if (st != SP_OK) return st;
     int f = pick_held(p);
     if (f < 0) return fail_order(p);
-    emit(p, &s, (uint16_t)f);
+    out[tail++] = (uint16_t)f; /* emitted next: the queue is empty */
   }
-  return SP_OK;
 }
 
 /* ---- entry point ------------------------------------------------------------ */
 
-static SpStatus check_states(Plan *p) {
-  const SpDomain *d = p->d;
-  for (int v = 0; v < d->variable_count; v++) {
-    int bad = p->s0[v] >= p->vars[v].value_count ? p->s0[v]
-              : p->goal[v] >= p->vars[v].value_count ? p->goal[v] : -1;
-    if (bad >= 0) {
-      if (p->failure) {
-        p->failure->code = SP_FAIL_NONE;
-        p->failure->action = p->failure->other_action = -1;
-        p->failure->variable = v;
-        p->failure->value = bad;
-      }
-      return SP_ERR_STATE;
-    }
+/* Reports the first variable from v on whose start or goal value is out
+ * of range (the caller saw one) and returns -1. */
+COLD int check_states(Plan *p, int v) {
+  const uint8_t *max = p->ws->value_max;
+  for (; v < p->d->variable_count; v++)
+    if (p->s0[v] > max[v] || p->goal[v] > max[v]) break;
+  if (p->failure && v < p->d->variable_count) {
+    p->failure->code = SP_FAIL_NONE;
+    p->failure->action = p->failure->other_action = -1;
+    p->failure->variable = v;
+    p->failure->value = p->s0[v] > max[v] ? p->s0[v] : p->goal[v];
   }
-  return SP_OK;
+  return -1;
+}
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR 1
+#define HIGH_BITS 0x8080808080808080ull
+#define LOW_BITS 0x7F7F7F7F7F7F7F7Full
+
+/* The n (1..7) bytes at p as the low bytes of a word, read as two
+ * overlapping halves that stay inside the n bytes. */
+HOT uint64_t load_short(const uint8_t *p, int n) {
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + n - 4, 4);
+    return lo | (uint64_t)hi << (8 * (n - 4));
+  }
+  if (n >= 2) {
+    uint16_t lo, hi;
+    memcpy(&lo, p, 2);
+    memcpy(&hi, p + n - 2, 2);
+    return lo | (uint64_t)hi << (8 * (n - 2));
+  }
+  return p[0];
+}
+
+/* Eight variables at a time: bytes below 128 compare without borrows
+ * between them, so one subtraction checks eight ranges, and the variables
+ * to change are the nonzero bytes of s0 ^ goal. */
+HOT int list_changes_swar(Plan *p, uint16_t *list) {
+  const uint8_t *max = p->ws->value_max;
+  int m = p->d->variable_count, count = 0;
+  for (int i = 0; i < m; i += 8) {
+    uint64_t s, g, top;
+    int left = m - i;
+    if (left >= 8) {
+      memcpy(&s, p->s0 + i, 8);
+      memcpy(&g, p->goal + i, 8);
+    } else if (m >= 8) { /* the last 8 bytes, minus those already seen */
+      memcpy(&s, p->s0 + m - 8, 8);
+      memcpy(&g, p->goal + m - 8, 8);
+      s >>= 8 * (8 - left);
+      g >>= 8 * (8 - left);
+    } else {
+      s = load_short(p->s0, m);
+      g = load_short(p->goal, m);
+    }
+    memcpy(&top, max + i, 8); /* padded with zeros */
+    top |= HIGH_BITS;
+    if (((s | g) & HIGH_BITS) ||
+        ((top - s) & (top - g) & HIGH_BITS) != HIGH_BITS)
+      return check_states(p, i);
+    uint64_t diff = s ^ g; /* every byte below 128 */
+    for (diff = (diff + LOW_BITS) & HIGH_BITS; diff != 0; diff &= diff - 1)
+      list[count++] = (uint16_t)(i + (__builtin_ctzll(diff) >> 3));
+  }
+  return count;
+}
+#endif
+
+/* Lists the variables to change, in declaration order, after checking
+ * every start and goal value (a range error wins over any failure).
+ * Returns their number, or -1 on a range error. */
+HOT int list_changes(Plan *p, uint16_t *list) {
+#if defined(SWAR)
+  if (p->ws->small_values) return list_changes_swar(p, list);
+#endif
+  const uint8_t *max = p->ws->value_max;
+  int count = 0;
+  for (int w = 0; w < p->d->variable_count; w++) {
+    if (p->s0[w] > max[w] || p->goal[w] > max[w]) return check_states(p, w);
+    if (p->s0[w] != p->goal[w]) list[count++] = (uint16_t)w;
+  }
+  return count;
 }
 
 SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
                  const SpValue *goal, uint16_t *plan, int *len,
                  SpFailure *failure) {
   Plan p = {d, ws, sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
-            sp_requesters(d), sp_cycles(d), s0, goal, 0, failure};
+            s0, goal, 0, failure};
   *len = 0;
   if (failure) failure->code = SP_FAIL_NONE;
-  SpStatus st = check_states(&p);
-  if (st != SP_OK) return st;
   if (++ws->gen == 0) { /* stamps wrapped: start afresh */
     workspace_clear_stamps(ws);
     ws->gen = 1;
   }
   p.gen = ws->gen;
-  ws->touched_count = ws->chosen_count = ws->path_used = 0;
-  ws->edge_count = ws->held_count = 0;
+  ws->touched_count = ws->chosen_count = 0;
+  ws->edge_count = ws->held_count = ws->link_count = 0;
 
-  for (int w = 0; w < d->variable_count; w++) {
-    if (s0[w] == goal[w]) continue;
-    st = build_path(&p, w);
-    if (st != SP_OK) return st;
-  }
-  if (ws->chosen_count == 0) return SP_OK;
-  st = close_over_prevails(&p);
+  int changes = list_changes(&p, ws->touched);
+  if (changes <= 0) return changes < 0 ? SP_ERR_STATE : SP_OK;
+  SpStatus st = build_paths(&p, changes);
   if (st != SP_OK) return st;
-  build_orders(&p);
-  st = schedule(&p, plan);
+  st = order_prevails(&p);
+  if (st != SP_OK) {
+    ws->edge_count = 0; /* no orders: the closure failed */
+    return st;
+  }
+  ws->link_count = ws->chosen_count - ws->touched_count;
+  st = ws->held_count == 0 ? schedule_plain(&p, plan) : schedule_held(&p, plan);
   if (st != SP_OK) return st;
   *len = ws->chosen_count;
   return SP_OK;
