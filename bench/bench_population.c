@@ -1,0 +1,351 @@
+/* bench_population.c: the papers' Figure 3 / Table IV: runtime per frame of whole populations (100k to 3.4M NPCs), cache off/on, one core/all cores. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "saspu.h"
+#include "saspu_population.h"
+#include "sp_builtin.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+/* ------------------------------------------------------------------ */
+/* Workload: the solvable (s0, s*) pairs a domain's NPCs rotate among  */
+/* ------------------------------------------------------------------ */
+
+typedef struct Paper {
+  const char *key;   /* short name in tables and CSV */
+  const char *game;  /* the paper's benchmark name */
+  double fit_a, fit_b; /* SSCI Table IV: a + b x ms */
+} Paper;
+
+static const Paper papers[] = {
+    {"horse_breeder", "RDR-2", 0.0314, 2.46e-7},
+    {"citizen", "ACO", 0.0157, 1.54e-7},
+    {"acquisition_machine", "HZD", 0.0676, 3.76e-7},
+};
+enum { PAPER_COUNT = 3 };
+
+typedef struct Workload {
+  SpBuiltSpec *b;
+  SpDomain *d;
+  int m;
+  size_t pairs;
+  SpValue *starts; /* pairs x m */
+  SpValue *goals;
+  double avg_len;
+} Workload;
+
+static SpBuiltSpec *build(int which) {
+  switch (which) {
+  case 0: return sp_builtin_horse_breeder(plain, SP_HORSE_SSCI);
+  case 1: return sp_builtin_citizen(plain);
+  default: return sp_builtin_acquisition_machine(plain);
+  }
+}
+
+static void die(const char *what, const SpError *err) {
+  fprintf(stderr, "bench_population: %s: %s\n", what,
+          err != NULL ? err->message : "failed");
+  exit(1);
+}
+
+/* Every total start state of the domain against every goal the paper
+ * names for it (a goal's kept variables take the start's values): the
+ * solvable ones are the pool. SSCI varies the goals (Citizen: one start,
+ * several goals) or the starts (Acquisition Machine: several starts, one
+ * goal) among those defined; taking every start makes the pool larger
+ * than the paper's, so the cache sees more distinct pairs, not fewer. */
+static void workload_open(Workload *w, int which) {
+  SpError err;
+  memset(w, 0, sizeof *w);
+  w->b = build(which);
+  if (w->b == NULL) die("builder", NULL);
+  if (sp_domain_compile(&w->b->spec, NULL, plain, &w->d, &err) != SP_OK)
+    die("compile", &err);
+  w->m = sp_domain_variable_count(w->d);
+  long states = 1;
+  for (int v = 0; v < w->m; v++) states *= sp_variable_value_count(w->d, v);
+  size_t cap = (size_t)states * (size_t)w->b->goal_count;
+  w->starts = malloc(cap * (size_t)w->m);
+  w->goals = malloc(cap * (size_t)w->m);
+  if (w->starts == NULL || w->goals == NULL) die("memory", NULL);
+  SpWorkspace *ws = NULL;
+  if (sp_workspace_new(w->d, plain, &ws, &err) != SP_OK) die("workspace", &err);
+  uint16_t plan[64];
+  long total_len = 0;
+  SpValue s0[16], goal[16];
+  for (long k = 0; k < states; k++) {
+    long r = k;
+    for (int v = 0; v < w->m; v++) {
+      long c = sp_variable_value_count(w->d, v);
+      s0[v] = (SpValue)(r % c);
+      r /= c;
+    }
+    for (int g = 0; g < w->b->goal_count; g++) {
+      sp_builtin_resolve_goal(w->b, &w->b->goals[g], s0, goal);
+      int len;
+      if (sp_plan(w->d, ws, s0, goal, plan, &len, NULL) != SP_OK) continue;
+      if (len == 0) continue; /* already there: not a planning request */
+      memcpy(w->starts + w->pairs * (size_t)w->m, s0, (size_t)w->m);
+      memcpy(w->goals + w->pairs * (size_t)w->m, goal, (size_t)w->m);
+      w->pairs++;
+      total_len += len;
+    }
+  }
+  w->avg_len = w->pairs ? (double)total_len / (double)w->pairs : 0;
+  sp_workspace_free(ws);
+}
+
+static void workload_close(Workload *w) {
+  free(w->starts);
+  free(w->goals);
+  sp_domain_free(w->d);
+  sp_builtin_free(w->b);
+}
+
+/* Frame f's pairs: NPC i takes pair (i * 7 + f * 13 + i / pairs) mod
+ * pairs, so every NPC's pair changes at every frame and all pairs are
+ * used about equally. Written into packed arrays, then set in bulk (the
+ * NPCs whose pair is unchanged are marked dirty too: every NPC replans
+ * at every frame, as in SSCI). Not timed. */
+static void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
+                       SpValue *go, size_t n, int frame) {
+  size_t m = (size_t)w->m;
+  for (size_t i = 0; i < n; i++) {
+    size_t p = (i * 7u + (size_t)frame * 13u + i / w->pairs) % w->pairs;
+    memcpy(st + i * m, w->starts + p * m, m);
+    memcpy(go + i * m, w->goals + p * m, m);
+  }
+  SpError err;
+  if (sp_population_set_states(pop, 0, n, st, &err) != SP_OK) die("set", &err);
+  if (sp_population_set_goals(pop, 0, n, go, &err) != SP_OK) die("set", &err);
+  if (sp_population_mark_dirty(pop, 0, n, &err) != SP_OK) die("dirty", &err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Measurement                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct Cell {
+  double median_ms, min_ms, max_ms;
+  double cpu_ms; /* median CPU time of the whole process (every thread) */
+  uint64_t hits, misses;
+  size_t failures;
+} Cell;
+
+static double process_cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* One warm-up frame (sets up workspaces, caches, threads; fills the
+ * caches), then `frames` timed frames; the time is sp_population_plan's
+ * own (elapsed_ns), which plans every NPC. The process CPU time over the
+ * call is kept too: on a machine shared with other jobs the wall time
+ * with several threads includes waiting for a descheduled worker, the
+ * CPU time does not. */
+static Cell measure(const Workload *w, SpPopulation *pop, SpValue *st,
+                    SpValue *go, size_t n, int threads, int no_cache,
+                    int frames) {
+  double ms[64], cpu[64];
+  Cell c;
+  memset(&c, 0, sizeof c);
+  SpPlanOptions o = {threads, no_cache, 0, NULL};
+  SpError err;
+  for (int f = 0; f <= frames; f++) {
+    load_frame(w, pop, st, go, n, f);
+    SpPlanReport r;
+    double cpu0 = process_cpu_ms();
+    if (sp_population_plan(pop, &o, &r, &err) != SP_OK) die("plan", &err);
+    double cpu1 = process_cpu_ms();
+    if (r.planned != n || r.waiting != 0) die("plan: not every NPC planned", NULL);
+    if (f == 0) continue;
+    ms[f - 1] = (double)r.elapsed_ns / 1e6;
+    cpu[f - 1] = cpu1 - cpu0;
+    c.hits += r.cache_hits;
+    c.misses += r.cache_misses;
+    c.failures += r.failures;
+  }
+  BuStats s = bu_stats(ms, (size_t)frames);
+  c.median_ms = s.median;
+  c.min_ms = s.min;
+  c.max_ms = s.max;
+  c.cpu_ms = bu_stats(cpu, (size_t)frames).median;
+  return c;
+}
+
+static void source_dir(char *buf, size_t size) {
+  const char *slash = strrchr(__FILE__, '/');
+  if (slash == NULL) snprintf(buf, size, ".");
+  else snprintf(buf, size, "%.*s", (int)(slash - __FILE__), __FILE__);
+}
+
+static void usage(void) {
+  printf("usage: bench_population [--out DIR] [--quick] [--frames K] [--domain NAME]\n"
+         "  --out DIR   where the CSV files go (default: bench/out next to this source)\n"
+         "  --quick     NPC counts 100k and 1M only, 3 frames\n"
+         "  --frames K  timed frames per cell (default 7, at most 60); the median is reported\n"
+         "  --domain NAME  only horse_breeder, citizen or acquisition_machine\n");
+}
+
+int main(int argc, char **argv) {
+  static const size_t counts_full[] = {100000, 500000, 1000000, 2000000, 3400000};
+  static const size_t counts_quick[] = {100000, 1000000};
+  const size_t *counts = counts_full;
+  size_t count_n = 5;
+  int frames = 7;
+  const char *out_dir = NULL, *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+      out_dir = argv[++i];
+    } else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
+      frames = atoi(argv[++i]);
+      if (frames < 1 || frames > 60) {
+        usage();
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--domain") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else if (strcmp(argv[i], "--quick") == 0) {
+      counts = counts_quick;
+      count_n = 2;
+      frames = 3;
+    } else {
+      usage();
+      return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    }
+  }
+  char src[2048], dir[4096], model[256];
+  source_dir(src, sizeof src);
+  if (out_dir == NULL) snprintf(dir, sizeof dir, "%s/out", src);
+  else snprintf(dir, sizeof dir, "%s", out_dir);
+  bu_cpu_model(model, sizeof model);
+  int cores = sp_online_cores();
+  double t_start = bu_now_ns();
+  printf("saspu population benchmark (SSCI 2022 Figure 3 / Table IV)\n");
+  double load0[3], load1[3];
+  bu_load_average(load0);
+  printf("cpu: %s\ncores online: %d\nload average at start: %.2f %.2f %.2f\n", model,
+         cores, load0[0], load0[1], load0[2]);
+  if (load0[0] > 0.5)
+    printf("warning: the machine is busy; timings with %d threads suffer most\n", cores);
+  printf("every NPC replans at every frame; its (s0, s*) pair changes at every frame;\n"
+         "time = sp_population_plan for the whole population, median of %d frames\n"
+         "after one warm-up frame; chunk %d NPCs; cache %d entries per worker;\n"
+         "cpu ms = CPU time of all threads over the call (median)\n\n",
+         frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY);
+
+  FILE *csv = bu_csv_open(dir, "population.csv",
+                          "domain,game,npcs,cache,threads,median_ms,min_ms,max_ms,"
+                          "cpu_ms,ns_per_npc,npcs_per_s,cache_hits,cache_misses,failures,"
+                          "bytes_per_npc,bytes_total");
+  FILE *fits = bu_csv_open(dir, "population_fit.csv",
+                           "domain,game,cache,threads,a_ms,b_ms_per_npc,r2,"
+                           "paper_a_ms,paper_b_ms_per_npc");
+  if (csv == NULL || fits == NULL) return 1;
+
+  const int thread_opts[2] = {1, cores};
+  const int thread_n = cores > 1 ? 2 : 1;
+  size_t max_n = counts[count_n - 1];
+  SpValue *st = malloc(max_n * 8), *go = malloc(max_n * 8);
+  if (st == NULL || go == NULL) die("memory", NULL);
+  double at_max[PAPER_COUNT][2][2];
+  memset(at_max, 0, sizeof at_max);
+
+  int ran[PAPER_COUNT] = {0};
+  for (int which = 0; which < PAPER_COUNT; which++) {
+    if (only != NULL && strcmp(only, papers[which].key) != 0) continue;
+    ran[which] = 1;
+    Workload w;
+    workload_open(&w, which);
+    printf("== %s (%s): %d variables, %d actions, %s; %zu solvable pairs, "
+           "plans of %.2f actions on average\n",
+           papers[which].key, papers[which].game, w.m,
+           sp_domain_action_count(w.d), sp_class_name(sp_domain_class(w.d)),
+           w.pairs, w.avg_len);
+    printf("%10s %6s %7s %10s %10s %10s %9s %10s %12s\n", "npcs", "cache", "threads",
+           "median ms", "min ms", "max ms", "ns/npc", "cpu ms", "hit rate");
+    double xs[2][2][8], ys[2][2][8];
+    for (size_t ci = 0; ci < count_n; ci++) {
+      size_t n = counts[ci];
+      SpPopulation *pop = NULL;
+      SpError err;
+      if (sp_population_new(w.d, n, plain, &pop, &err) != SP_OK) die("population", &err);
+      for (int cache = 0; cache < 2; cache++) {
+        for (int ti = 0; ti < thread_n; ti++) {
+          int threads = thread_opts[ti];
+          if (cache) sp_population_cache_clear(pop);
+          Cell c = measure(&w, pop, st, go, n, threads, !cache, frames);
+          SpPopulationStats s;
+          sp_population_stats(pop, &s);
+          double ns_per = c.median_ms * 1e6 / (double)n;
+          double hit = c.hits + c.misses ? (double)c.hits / (double)(c.hits + c.misses) : 0;
+          printf("%10zu %6s %7d %10.3f %10.3f %10.3f %9.2f %10.3f %11.4f%%\n", n,
+                 cache ? "on" : "off", threads, c.median_ms, c.min_ms, c.max_ms,
+                 ns_per, c.cpu_ms, 100.0 * hit);
+          fprintf(csv, "%s,%s,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.0f,%llu,%llu,%zu,%zu,%zu\n",
+                  papers[which].key, papers[which].game, n, cache ? "on" : "off",
+                  threads, c.median_ms, c.min_ms, c.max_ms, c.cpu_ms, ns_per,
+                  (double)n / (c.median_ms / 1e3), (unsigned long long)c.hits,
+                  (unsigned long long)c.misses, c.failures, s.bytes_per_npc,
+                  s.bytes_total);
+          xs[cache][ti][ci] = (double)n;
+          ys[cache][ti][ci] = c.median_ms;
+          if (ci == count_n - 1) at_max[which][cache][ti] = c.median_ms;
+          fflush(stdout);
+        }
+      }
+      if (ci == 0) {
+        SpPopulationStats s;
+        sp_population_stats(pop, &s);
+        printf("   bytes per NPC: %zu (state %d + goal %d + status 1 + handle 4 + "
+               "plan slot %d)\n",
+               s.bytes_per_npc, w.m, w.m, sp_domain_action_count(w.d));
+      }
+      sp_population_free(pop);
+    }
+    printf("   linear fits, runtime (ms) = a + b x for x NPCs:\n");
+    printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC)\n", "SSCI Table IV (8 cores)",
+           papers[which].fit_a, papers[which].fit_b, papers[which].fit_b * 1e6);
+    for (int cache = 0; cache < 2; cache++) {
+      for (int ti = 0; ti < thread_n; ti++) {
+        double coef[2] = {0, 0};
+        double r2 = bu_fit_poly(xs[cache][ti], ys[cache][ti], count_n, 1, coef);
+        char label[64];
+        snprintf(label, sizeof label, "saspu cache %s, %d thread%s", cache ? "on" : "off",
+                 thread_opts[ti], thread_opts[ti] > 1 ? "s" : "");
+        printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC), R^2 %.4f\n", label,
+               coef[0], coef[1], coef[1] * 1e6, r2);
+        fprintf(fits, "%s,%s,%s,%d,%.6f,%.6e,%.5f,%.4f,%.3e\n", papers[which].key,
+                papers[which].game, cache ? "on" : "off", thread_opts[ti], coef[0],
+                coef[1], r2, papers[which].fit_a, papers[which].fit_b);
+      }
+    }
+    printf("\n");
+    workload_close(&w);
+  }
+
+  printf("target: %zu NPCs replanning within 16.7 ms, cache on, all cores (%d):\n",
+         max_n, cores);
+  for (int which = 0; which < PAPER_COUNT; which++) {
+    if (!ran[which]) continue;
+    double on = at_max[which][1][thread_n - 1], off = at_max[which][0][thread_n - 1];
+    printf("   %-20s cache on %8.3f ms (%s); cold (cache off) %8.3f ms\n", papers[which].key,
+           on, on <= 16.7 ? "met" : "missed", off);
+  }
+  printf("\nCSV: %s/population.csv, %s/population_fit.csv\n", dir, dir);
+  bu_load_average(load1);
+  printf("load average at end: %.2f %.2f %.2f\n", load1[0], load1[1], load1[2]);
+  printf("total time %.1f s\n", (bu_now_ns() - t_start) / 1e9);
+  fclose(csv);
+  fclose(fits);
+  free(st);
+  free(go);
+  return 0;
+}

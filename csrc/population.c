@@ -1,0 +1,869 @@
+/* population.c: populations of NPCs planned in batches (storage, setters, parallel planning, budget, caches). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "saspu_population.h"
+#include "sp_error.h"
+#include "sp_internal.h"
+#include "sp_plan_cache.h"
+
+/* The status byte of an NPC. */
+enum {
+  ST_DIRTY = 0x80,
+  ST_KIND_MASK = 0x03,
+  ST_UNPLANNED = 0,
+  ST_SLOT = 1,    /* plan in the NPC's slot; handle = length */
+  ST_CACHE = 2,   /* plan in a cache entry; handle = worker * cap + entry */
+  ST_NO_PLAN = 3, /* failure code in bits 2..4 */
+  ST_CODE_SHIFT = 2
+};
+
+#define DIRTY_WORD 0x8080808080808080ull
+
+/* One worker's state. Records lie 64 bytes apart in a 64-aligned array
+ * (WORKER_STRIDE), so the counters a worker bumps while planning never
+ * share a cache line with another worker's. */
+typedef struct Worker {
+  SpWorkspace *ws;
+  SpPlanCache *cache;
+  uint16_t *plan; /* sp_plan's output, action_count + 1 entries */
+  uint64_t *key;  /* a packed key, 2 * key_words */
+  size_t scratch_bytes;
+  /* this call's counters */
+  size_t planned, failures;
+  uint64_t hits, misses;
+} Worker;
+
+#define WORKER_STRIDE ((sizeof(Worker) + 63u) & ~(size_t)63u)
+
+struct SpPopulation {
+  SpAllocator alloc;
+  const SpDomain *domain;
+  size_t n;
+  int m;            /* variables */
+  int key_words;    /* 64-bit words per packed state */
+  int action_count;
+  int id_bytes;     /* 1 or 2 */
+  size_t slot_bytes;
+  uint64_t last_mask; /* same as a cache's: used bytes of a last word */
+
+  void *block; /* the per-NPC arrays and value limits, one allocation */
+  size_t block_bytes;
+  uint8_t *limits; /* per variable: its largest value */
+  SpValue *states; /* n * m, then 8 spare bytes for word loads */
+  SpValue *goals;
+  uint8_t *status;
+  uint32_t *handle;
+  uint8_t *slots;
+
+  size_t dirty_count;
+  size_t chunk_count;
+  size_t cursor; /* chunk where the next call starts */
+
+  void *worker_raw; /* Worker records, WORKER_STRIDE apart, 64-aligned */
+  size_t worker_raw_bytes;
+  Worker *workers[SP_THREAD_POOL_MAX];
+  int worker_count;
+  uint32_t cache_capacity;
+
+  SpThreadPool *own_pool;
+
+  /* totals over calls, for the stats */
+  uint64_t hits, misses;
+};
+
+static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Places the per-NPC arrays in one block, each on a 64-byte boundary
+ * (chunks are multiples of 64 NPCs, so workers never write one line);
+ * with base NULL only measures. The block itself is over-allocated by 63
+ * bytes and aligned by the caller. */
+static size_t population_layout(SpPopulation *p, char *base) {
+  size_t n = p->n, m = (size_t)p->m;
+  size_t off = 0;
+  size_t o_limits = off;
+  off = align64(off + m + 1u);
+  size_t o_states = off;
+  off = align64(off + n * m + 8u);
+  size_t o_goals = off;
+  off = align64(off + n * m + 8u);
+  size_t o_status = off;
+  off = align64(off + n + 8u);
+  size_t o_handle = off;
+  off = align64(off + n * sizeof(uint32_t));
+  size_t o_slots = off;
+  off = align64(off + n * p->slot_bytes);
+  if (base != NULL) {
+    p->limits = (uint8_t *)(base + o_limits);
+    p->states = (SpValue *)(base + o_states);
+    p->goals = (SpValue *)(base + o_goals);
+    p->status = (uint8_t *)(base + o_status);
+    p->handle = (uint32_t *)(base + o_handle);
+    p->slots = (uint8_t *)(base + o_slots);
+  }
+  return off;
+}
+
+SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
+                           SpPopulation **out, SpError *err) {
+  sp_error_clear(err);
+  *out = NULL;
+  if (n > SP_POPULATION_MAX_NPCS)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "population: %zu NPCs is over the limit of %zu", n,
+                        (size_t)SP_POPULATION_MAX_NPCS);
+  SpPopulation *p = sp_mem_alloc(alloc, sizeof *p);
+  if (p == NULL) return sp_error_memory(err);
+  memset(p, 0, sizeof *p);
+  p->alloc = alloc;
+  p->domain = d;
+  p->n = n;
+  p->m = sp_domain_variable_count(d);
+  p->key_words = p->m == 0 ? 1 : (p->m + 7) / 8;
+  p->action_count = sp_domain_action_count(d);
+  p->id_bytes = p->action_count <= 255 ? 1 : 2;
+  p->slot_bytes = (size_t)p->action_count * (size_t)p->id_bytes;
+  int used = p->m - 8 * (p->key_words - 1);
+  uint8_t pattern[8] = {0};
+  memset(pattern, 0xFF, (size_t)used);
+  memcpy(&p->last_mask, pattern, 8);
+  p->chunk_count = (n + SP_POPULATION_CHUNK - 1) / SP_POPULATION_CHUNK;
+  p->cache_capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
+
+  size_t per_npc = 2u * (size_t)p->m + 1u + sizeof(uint32_t) + p->slot_bytes;
+  if (n > 0 && per_npc > (SIZE_MAX - 4096u) / n) {
+    sp_mem_free(alloc, p, sizeof *p);
+    return sp_error_memory(err); /* the arrays would not fit in memory */
+  }
+  p->block_bytes = population_layout(p, NULL) + 63u;
+  p->block = sp_mem_alloc(alloc, p->block_bytes);
+  if (p->block == NULL) {
+    sp_mem_free(alloc, p, sizeof *p);
+    return sp_error_memory(err);
+  }
+  char *base = (char *)p->block;
+  base += (64u - (uintptr_t)base % 64u) % 64u;
+  population_layout(p, base);
+  for (int v = 0; v < p->m; v++)
+    p->limits[v] = (uint8_t)(sp_variable_value_count(d, v) - 1);
+  /* states and goals start at value 0 and the spare bytes are zeroed for
+   * the word loads; handles and slots are written before they are read */
+  memset(p->states, 0, n * (size_t)p->m + 8u);
+  memset(p->goals, 0, n * (size_t)p->m + 8u);
+  memset(p->status, ST_DIRTY, n);
+  memset(p->status + n, 0, 8);
+  p->dirty_count = n;
+  *out = p;
+  return SP_OK;
+}
+
+static void worker_release(SpPopulation *p, Worker *w) {
+  sp_workspace_free(w->ws);
+  sp_plan_cache_free(w->cache);
+  if (w->plan != NULL) sp_mem_free(p->alloc, w->plan, w->scratch_bytes);
+  memset(w, 0, sizeof *w);
+}
+
+void sp_population_free(SpPopulation *pop) {
+  if (pop == NULL) return;
+  sp_thread_pool_free(pop->own_pool);
+  for (int k = 0; k < pop->worker_count; k++)
+    worker_release(pop, pop->workers[k]);
+  if (pop->worker_raw != NULL)
+    sp_mem_free(pop->alloc, pop->worker_raw, pop->worker_raw_bytes);
+  sp_mem_free(pop->alloc, pop->block, pop->block_bytes);
+  sp_mem_free(pop->alloc, pop, sizeof *pop);
+}
+
+const SpDomain *sp_population_domain(const SpPopulation *pop) {
+  return pop->domain;
+}
+
+size_t sp_population_size(const SpPopulation *pop) { return pop->n; }
+
+const SpValue *sp_population_state(const SpPopulation *pop, size_t i) {
+  return pop->states + i * (size_t)pop->m;
+}
+
+const SpValue *sp_population_goal(const SpPopulation *pop, size_t i) {
+  return pop->goals + i * (size_t)pop->m;
+}
+
+/* ------------------------------------------------------------------ */
+/* Setters                                                            */
+/* ------------------------------------------------------------------ */
+
+static SpStatus range_error(const SpPopulation *p, size_t first,
+                            size_t count, SpError *err) {
+  sp_error_clear(err);
+  if (err != NULL) err->index = first > (size_t)INT32_MAX ? -1 : (int)first;
+  if (count == 1)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "npc %zu is out of range (population of %zu)", first,
+                        p->n);
+  return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                      "npcs %zu..%zu are out of range (population of %zu)",
+                      first, first + count - 1, p->n);
+}
+
+static int range_ok(const SpPopulation *p, size_t first, size_t count) {
+  return first <= p->n && count <= p->n - first;
+}
+
+/* Checks `count` packed states for NPCs first.. and names the first bad
+ * value: NPC (unless `all`: one state meant for every NPC), variable (by
+ * name) and value. */
+static SpStatus check_values(const SpPopulation *p, size_t first,
+                             size_t count, const SpValue *packed,
+                             SpField field, int all, SpError *err) {
+  size_t m = (size_t)p->m;
+  for (size_t k = 0; k < count; k++) {
+    const SpValue *s = packed + k * m;
+    for (size_t v = 0; v < m; v++) {
+      if (s[v] <= p->limits[v]) continue;
+      size_t npc = first + k;
+      const char *what = field == SP_FIELD_START ? "start" : "goal";
+      const char *name = sp_variable_name(p->domain, (int)v);
+      sp_error_clear(err);
+      if (err != NULL) {
+        err->index = all || npc > (size_t)INT32_MAX ? -1 : (int)npc;
+        err->variable = (int)v;
+        err->value = s[v];
+      }
+      if (all)
+        return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, field,
+                            "%s value %d is out of range for '%s' "
+                            "(%d values)", what, (int)s[v], name,
+                            (int)p->limits[v] + 1);
+      return sp_error_set(
+          err, SP_ERR_STATE, SP_E_STATE_VALUE, field,
+          "npc %zu: %s value %d is out of range for '%s' (%d values)", npc,
+          what, (int)s[v], name, (int)p->limits[v] + 1);
+    }
+  }
+  return SP_OK;
+}
+
+static void mark(SpPopulation *p, size_t i) {
+  if (!(p->status[i] & ST_DIRTY)) {
+    p->status[i] |= ST_DIRTY;
+    p->dirty_count++;
+  }
+}
+
+/* Copies count states into `dst` rows, marking the NPCs that change. */
+static void store_rows(SpPopulation *p, SpValue *dst, size_t first,
+                       size_t count, const SpValue *packed) {
+  size_t m = (size_t)p->m;
+  for (size_t k = 0; k < count; k++) {
+    SpValue *row = dst + (first + k) * m;
+    const SpValue *src = packed + k * m;
+    if (memcmp(row, src, m) == 0) continue;
+    memcpy(row, src, m);
+    mark(p, first + k);
+  }
+}
+
+SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
+                           const SpValue *goal, SpError *err) {
+  sp_error_clear(err);
+  if (!range_ok(pop, i, 1)) return range_error(pop, i, 1, err);
+  SpStatus st = SP_OK;
+  if (s0 != NULL) st = check_values(pop, i, 1, s0, SP_FIELD_START, 0, err);
+  if (st == SP_OK && goal != NULL)
+    st = check_values(pop, i, 1, goal, SP_FIELD_GOAL, 0, err);
+  if (st != SP_OK) return st;
+  if (s0 != NULL) store_rows(pop, pop->states, i, 1, s0);
+  if (goal != NULL) store_rows(pop, pop->goals, i, 1, goal);
+  return SP_OK;
+}
+
+SpStatus sp_population_set_states(SpPopulation *pop, size_t first,
+                                  size_t count, const SpValue *packed,
+                                  SpError *err) {
+  sp_error_clear(err);
+  if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
+  SpStatus st = check_values(pop, first, count, packed, SP_FIELD_START, 0, err);
+  if (st != SP_OK) return st;
+  store_rows(pop, pop->states, first, count, packed);
+  return SP_OK;
+}
+
+SpStatus sp_population_set_goals(SpPopulation *pop, size_t first,
+                                 size_t count, const SpValue *packed,
+                                 SpError *err) {
+  sp_error_clear(err);
+  if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
+  SpStatus st = check_values(pop, first, count, packed, SP_FIELD_GOAL, 0, err);
+  if (st != SP_OK) return st;
+  store_rows(pop, pop->goals, first, count, packed);
+  return SP_OK;
+}
+
+SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
+                                    SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = check_values(pop, 0, 1, goal, SP_FIELD_GOAL, 1, err);
+  if (st != SP_OK) return st;
+  size_t m = (size_t)pop->m;
+  for (size_t i = 0; i < pop->n; i++) {
+    SpValue *row = pop->goals + i * m;
+    if (memcmp(row, goal, m) == 0) continue;
+    memcpy(row, goal, m);
+    mark(pop, i);
+  }
+  return SP_OK;
+}
+
+SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
+                                  size_t count, SpError *err) {
+  sp_error_clear(err);
+  if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
+  for (size_t i = first; i < first + count; i++) mark(pop, i);
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Makes sure records exist for `count` workers, each with a workspace and
+ * scratch, and (with `cache`) a cache. Runs before any planning starts;
+ * on failure what was added is released again only where it would be
+ * half-built, and the population stays usable. */
+static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
+                               SpError *err) {
+  if (p->worker_raw == NULL) {
+    /* records for the largest pool at once: they are small, and never
+     * moving them keeps every pointer to them valid */
+    size_t bytes = (size_t)SP_THREAD_POOL_MAX * WORKER_STRIDE + 63u;
+    char *raw = sp_mem_alloc(p->alloc, bytes);
+    if (raw == NULL) return sp_error_memory(err);
+    memset(raw, 0, bytes);
+    char *base = raw + (64u - (uintptr_t)raw % 64u) % 64u;
+    p->worker_raw = raw;
+    p->worker_raw_bytes = bytes;
+    for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+      p->workers[k] = (Worker *)(base + (size_t)k * WORKER_STRIDE);
+  }
+  while (p->worker_count < count) {
+    Worker *w = p->workers[p->worker_count];
+    SpStatus st = sp_workspace_new(p->domain, p->alloc, &w->ws, err);
+    if (st != SP_OK) return st;
+    size_t plan_bytes = ((size_t)p->action_count + 1u) * sizeof(uint16_t);
+    plan_bytes = (plan_bytes + 7u) & ~(size_t)7u;
+    w->scratch_bytes =
+        plan_bytes + 2u * (size_t)p->key_words * sizeof(uint64_t);
+    char *scratch = sp_mem_alloc(p->alloc, w->scratch_bytes);
+    if (scratch == NULL) {
+      sp_workspace_free(w->ws);
+      w->ws = NULL;
+      return sp_error_memory(err);
+    }
+    w->plan = (uint16_t *)scratch;
+    w->key = (uint64_t *)(scratch + plan_bytes);
+    p->worker_count++;
+  }
+  if (cache) {
+    for (int k = 0; k < count; k++) {
+      Worker *w = p->workers[k];
+      if (w->cache != NULL) continue;
+      SpStatus st =
+          sp_plan_cache_new(p->domain, p->cache_capacity, p->alloc, &w->cache,
+                            err);
+      if (st != SP_OK) return st;
+    }
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The planning pass                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct Pass {
+  SpPopulation *pop;
+  int use_cache;
+  uint64_t budget_ns, deadline;
+  size_t start_chunk;  /* the cursor at the start of the call */
+  size_t dirty_before; /* dirty NPCs at the start */
+  /* shared, each on its own line */
+  _Alignas(64) atomic_size_t next;  /* chunks claimed so far */
+  _Alignas(64) atomic_size_t done;  /* NPCs planned so far */
+  _Alignas(64) atomic_int stop;
+} Pass;
+
+/* Loads the packed key of (s0, goal). Reads whole words: the state arrays
+ * have 8 spare bytes at the end, and the bytes past m are masked off. */
+static uint64_t load_key(const SpPopulation *p, const SpValue *s0,
+                         const SpValue *goal, uint64_t *key) {
+  int kw = p->key_words;
+  for (int k = 0; k < kw; k++) {
+    memcpy(&key[k], s0 + 8 * k, 8);
+    memcpy(&key[kw + k], goal + 8 * k, 8);
+  }
+  key[kw - 1] &= p->last_mask;
+  key[2 * kw - 1] &= p->last_mask;
+  return sp_plan_cache_hash(key, 2 * kw);
+}
+
+/* Stores a cache entry's result as NPC i's. */
+static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
+                              uint32_t e, size_t i, Worker *w) {
+  if (sp_plan_cache_entry_kind(c, e) == SP_CACHE_PLAN) {
+    p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+    p->status[i] = ST_CACHE;
+  } else {
+    p->status[i] =
+        (uint8_t)(ST_NO_PLAN | (unsigned)c->failures[e].code << ST_CODE_SHIFT);
+    w->failures++;
+  }
+}
+
+/* Plans NPC i afresh with worker k and stores the result; with the cache
+ * on, `w->key` and `hash` are its packed key, and the result is offered
+ * to the cache (an NPC points at the entry when it is stored). */
+static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
+                       size_t i, uint64_t hash) {
+  const size_t m = (size_t)p->m;
+  const SpValue *s0 = p->states + i * m;
+  const SpValue *goal = p->goals + i * m;
+  SpPlanCache *c = w->cache;
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1};
+  int len = 0;
+  SpStatus st = sp_plan(p->domain, w->ws, s0, goal, w->plan, &len, &f);
+  if (st == SP_OK) {
+    if (use_cache) {
+      uint32_t e = sp_plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN,
+                                        w->plan, len, NULL);
+      if (e != SP_CACHE_NONE) {
+        p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+        p->status[i] = ST_CACHE;
+        return;
+      }
+    }
+    uint8_t *slot = p->slots + i * p->slot_bytes;
+    if (p->id_bytes == 1) {
+      for (int a = 0; a < len; a++) slot[a] = (uint8_t)w->plan[a];
+    } else {
+      memcpy(slot, w->plan, (size_t)len * sizeof(uint16_t));
+    }
+    p->handle[i] = (uint32_t)len;
+    p->status[i] = ST_SLOT;
+    return;
+  }
+  /* SP_NO_PLAN; states were validated when set, so never SP_ERR_STATE */
+  if (use_cache)
+    sp_plan_cache_insert(c, w->key, hash, SP_CACHE_NO_PLAN, NULL, 0, &f);
+  p->status[i] = (uint8_t)(ST_NO_PLAN | (unsigned)f.code << ST_CODE_SHIFT);
+  w->failures++;
+}
+
+/* Plans one dirty NPC with worker k: from the cache when it has the pair,
+ * else afresh. Any state length. */
+static void plan_one(SpPopulation *p, Worker *w, int k, int use_cache,
+                     size_t i) {
+  const size_t m = (size_t)p->m;
+  uint64_t hash = 0;
+  w->planned++;
+  if (use_cache) {
+    hash = load_key(p, p->states + i * m, p->goals + i * m, w->key);
+    uint32_t e = sp_plan_cache_find(w->cache, w->key, hash);
+    if (e != SP_CACHE_NONE) {
+      w->hits++;
+      take_entry(p, w->cache, k, e, i, w);
+      return;
+    }
+    w->misses++;
+  }
+  plan_fresh(p, w, k, use_cache, i, hash);
+}
+
+/* The cache-on loop for states of at most 8 variables (every paper
+ * domain), where a key is two words: the same lookup as
+ * sp_plan_cache_find with everything the loop needs held in locals, so
+ * the byte stores into `status` (which may alias anything) force no
+ * reloads, and a plan hit is decided from the slot word alone. Misses go
+ * through plan_fresh. Returns NPCs planned. */
+static size_t plan_chunk_small(SpPopulation *p, Worker *w, int k, size_t lo,
+                               size_t hi) {
+  SpPlanCache *c = w->cache;
+  const size_t m = (size_t)p->m;
+  const SpValue *const states = p->states, *const goals = p->goals;
+  uint8_t *const status = p->status;
+  uint32_t *const handle = p->handle;
+  const uint64_t mask = p->last_mask;
+  const uint64_t *const slots = c->slots;
+  const uint32_t slot_mask = c->slot_mask;
+  const uint32_t base = (uint32_t)k * p->cache_capacity;
+  size_t planned = 0, hits = 0;
+  for (size_t b = lo; b < hi; b += 8) {
+    size_t end = b + 8 < hi ? b + 8 : hi;
+    uint64_t word;
+    memcpy(&word, status + b, 8); /* 8 spare bytes after the array */
+    if (end - b == 8 && (word & DIRTY_WORD) == 0) continue;
+    for (size_t i = b; i < end; i++) {
+      if (!(status[i] & ST_DIRTY)) continue;
+      planned++;
+      uint64_t key[2];
+      memcpy(&key[0], states + i * m, 8);
+      memcpy(&key[1], goals + i * m, 8);
+      key[0] &= mask;
+      key[1] &= mask;
+      uint64_t hash = sp_plan_cache_hash(key, 2);
+      uint64_t tag = hash >> 32;
+      uint32_t at = (uint32_t)hash & slot_mask;
+      uint64_t found = 0; /* the slot's first word */
+      for (;;) {
+        const uint64_t *s = slots + (size_t)at * 3u;
+        if (s[0] == 0) break;
+        if ((s[0] >> 32) == tag && s[1] == key[0] && s[2] == key[1]) {
+          found = s[0];
+          break;
+        }
+        at = (at + 1) & slot_mask;
+      }
+      if (found != 0) {
+        uint32_t e = (uint32_t)(found & SP_CACHE_ENTRY_BITS) - 1u;
+        hits++;
+        if (!(found & SP_CACHE_FAILED_BIT)) {
+          handle[i] = base + e;
+          status[i] = ST_CACHE;
+        } else {
+          take_entry(p, c, k, e, i, w);
+        }
+        continue;
+      }
+      w->misses++;
+      c->misses++;
+      w->key[0] = key[0];
+      w->key[1] = key[1];
+      plan_fresh(p, w, k, 1, i, hash);
+    }
+  }
+  c->hits += hits;
+  w->hits += hits;
+  w->planned += planned;
+  return planned;
+}
+
+/* Plans the dirty NPCs of one chunk; returns how many. Skips clean NPCs
+ * eight status bytes at a time (chunks start on multiples of 64). */
+static size_t plan_chunk(SpPopulation *p, Worker *w, int k, int use_cache,
+                         size_t chunk) {
+  size_t lo = chunk * SP_POPULATION_CHUNK;
+  size_t hi = lo + SP_POPULATION_CHUNK;
+  if (hi > p->n) hi = p->n;
+  if (use_cache && p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);
+  size_t before = w->planned;
+  for (size_t b = lo; b < hi; b += 8) {
+    size_t e = b + 8 < hi ? b + 8 : hi;
+    uint64_t word;
+    memcpy(&word, p->status + b, 8); /* 8 spare bytes after the array */
+    if (e - b == 8 && (word & DIRTY_WORD) == 0) continue;
+    for (size_t i = b; i < e; i++)
+      if (p->status[i] & ST_DIRTY) plan_one(p, w, k, use_cache, i);
+  }
+  return w->planned - before;
+}
+
+/* The job each worker runs: claim chunks in cursor order until they run
+ * out, every dirty NPC is planned, or the budget is spent. A chunk is
+ * claimed only after the checks, and every claimed chunk is planned, so
+ * the chunks done form one run from the cursor. Worker 0 plans its first
+ * chunk unconditionally: every call makes progress. */
+static void plan_job(void *arg, int k) {
+  Pass *ps = arg;
+  SpPopulation *p = ps->pop;
+  Worker *w = p->workers[k];
+  int first = k == 0;
+  for (;;) {
+    if (!first) {
+      /* the flag is read and set with read-modify-writes: one locked
+       * operation per chunk costs nothing, and race detectors that do not
+       * model plain atomic loads and stores (helgrind) stay quiet */
+      if (atomic_fetch_or_explicit(&ps->stop, 0, memory_order_relaxed)) break;
+      if (ps->budget_ns != 0 && now_ns() >= ps->deadline) {
+        atomic_exchange_explicit(&ps->stop, 1, memory_order_relaxed);
+        break;
+      }
+    }
+    first = 0;
+    size_t t = atomic_fetch_add_explicit(&ps->next, 1, memory_order_relaxed);
+    if (t >= p->chunk_count) break;
+    size_t chunk = (ps->start_chunk + t) % p->chunk_count;
+    size_t got = plan_chunk(p, w, k, ps->use_cache, chunk);
+    if (got == 0) continue;
+    size_t done =
+        atomic_fetch_add_explicit(&ps->done, got, memory_order_relaxed) + got;
+    if (done >= ps->dirty_before)
+      atomic_exchange_explicit(&ps->stop, 1, memory_order_relaxed);
+  }
+}
+
+/* Chooses the pool and worker count for a call, starting the
+ * population's own pool when it needs one. */
+static SpStatus choose_pool(SpPopulation *p, const SpPlanOptions *o,
+                            SpThreadPool **pool, int *workers, SpError *err) {
+  int want = o->threads > 0 ? o->threads : sp_online_cores();
+  if (want > SP_THREAD_POOL_MAX) want = SP_THREAD_POOL_MAX;
+  *pool = NULL;
+  if (o->pool != NULL) {
+    int size = sp_thread_pool_size(o->pool);
+    *pool = o->pool;
+    *workers = want < size ? want : size;
+    return SP_OK;
+  }
+  *workers = want;
+  if (want == 1) return SP_OK;
+  if (p->own_pool == NULL || sp_thread_pool_size(p->own_pool) < want) {
+    SpThreadPool *fresh = NULL;
+    SpStatus st = sp_thread_pool_new(want, p->alloc, &fresh, err);
+    if (st != SP_OK) return st;
+    sp_thread_pool_free(p->own_pool);
+    p->own_pool = fresh;
+  }
+  *pool = p->own_pool;
+  return SP_OK;
+}
+
+SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
+                            SpPlanReport *out, SpError *err) {
+  uint64_t t0 = now_ns();
+  sp_error_clear(err);
+  SpPlanOptions o = {0, 0, 0, NULL};
+  if (opts != NULL) o = *opts;
+  SpPlanReport r;
+  memset(&r, 0, sizeof r);
+  int workers = 1;
+  SpThreadPool *pool = NULL;
+  SpStatus st = choose_pool(pop, &o, &pool, &workers, err);
+  if (st == SP_OK) st = workers_ensure(pop, workers, !o.no_cache, err);
+  if (st != SP_OK) {
+    r.waiting = pop->dirty_count;
+    if (out != NULL) *out = r;
+    return st;
+  }
+  r.threads = workers;
+  if (pop->dirty_count > 0 && pop->chunk_count > 0) {
+    Pass ps;
+    memset(&ps, 0, sizeof ps);
+    ps.pop = pop;
+    ps.use_cache = !o.no_cache;
+    ps.budget_ns = o.budget_ns;
+    ps.deadline = t0 + o.budget_ns;
+    ps.start_chunk = pop->cursor;
+    ps.dirty_before = pop->dirty_count;
+    atomic_init(&ps.next, 0);
+    atomic_init(&ps.done, 0);
+    atomic_init(&ps.stop, 0);
+    for (int k = 0; k < workers; k++) {
+      Worker *w = pop->workers[k];
+      w->planned = w->failures = 0;
+      w->hits = w->misses = 0;
+    }
+    if (pool != NULL)
+      sp_thread_pool_run(pool, workers, plan_job, &ps);
+    else
+      plan_job(&ps, 0);
+    size_t claimed = atomic_load(&ps.next);
+    if (claimed > pop->chunk_count) claimed = pop->chunk_count;
+    pop->cursor = (pop->cursor + claimed) % pop->chunk_count;
+    for (int k = 0; k < workers; k++) {
+      Worker *w = pop->workers[k];
+      r.planned += w->planned;
+      r.failures += w->failures;
+      r.cache_hits += w->hits;
+      r.cache_misses += w->misses;
+    }
+    pop->dirty_count -= r.planned;
+    pop->hits += r.cache_hits;
+    pop->misses += r.cache_misses;
+  }
+  r.waiting = pop->dirty_count;
+  r.elapsed_ns = now_ns() - t0;
+  if (out != NULL) *out = r;
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results                                                            */
+/* ------------------------------------------------------------------ */
+
+SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
+                                    SpFailureCode *code, int *dirty) {
+  uint8_t s = pop->status[i];
+  if (dirty != NULL) *dirty = (s & ST_DIRTY) != 0;
+  if (code != NULL) *code = SP_FAIL_NONE;
+  switch (s & ST_KIND_MASK) {
+  case ST_SLOT:
+  case ST_CACHE: return SP_NPC_PLANNED;
+  case ST_NO_PLAN:
+    if (code != NULL) *code = (SpFailureCode)((s & 0x7F) >> ST_CODE_SHIFT);
+    return SP_NPC_NO_PLAN;
+  default: return SP_NPC_UNPLANNED;
+  }
+}
+
+/* The compact ids of NPC i's plan and their count; NULL without a plan. */
+static const uint8_t *plan_ids(const SpPopulation *p, size_t i, int *len) {
+  uint8_t kind = p->status[i] & ST_KIND_MASK;
+  if (kind == ST_SLOT) {
+    *len = (int)p->handle[i];
+    return p->slots + i * p->slot_bytes;
+  }
+  if (kind == ST_CACHE) {
+    uint32_t h = p->handle[i];
+    const SpPlanCache *c = p->workers[h / p->cache_capacity]->cache;
+    uint32_t e = h % p->cache_capacity;
+    *len = sp_plan_cache_entry_length(c, e);
+    return sp_plan_cache_entry_ids(c, e);
+  }
+  *len = -1;
+  return NULL;
+}
+
+int sp_population_plan_length(const SpPopulation *pop, size_t i) {
+  if (i >= pop->n) return -1;
+  int len;
+  plan_ids(pop, i, &len);
+  return len;
+}
+
+int sp_population_plan_step(const SpPopulation *pop, size_t i, int k) {
+  if (i >= pop->n) return -1;
+  int len;
+  const uint8_t *ids = plan_ids(pop, i, &len);
+  if (ids == NULL || k < 0 || k >= len) return -1;
+  if (pop->id_bytes == 1) return ids[k];
+  uint16_t id;
+  memcpy(&id, ids + 2 * (size_t)k, 2);
+  return id;
+}
+
+SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
+                               uint16_t *plan, int *len) {
+  *len = 0;
+  if (i >= pop->n) return SP_ERR_STATE;
+  int n;
+  const uint8_t *ids = plan_ids(pop, i, &n);
+  if (ids == NULL)
+    return (pop->status[i] & ST_KIND_MASK) == ST_NO_PLAN ? SP_NO_PLAN
+                                                         : SP_ERR_STATE;
+  if (pop->id_bytes == 1) {
+    for (int k = 0; k < n; k++) plan[k] = ids[k];
+  } else {
+    memcpy(plan, ids, (size_t)n * sizeof(uint16_t));
+  }
+  *len = n;
+  return SP_OK;
+}
+
+SpStatus sp_population_explain(SpPopulation *pop, size_t i,
+                               SpFailure *failure, SpError *err) {
+  sp_error_clear(err);
+  if (!range_ok(pop, i, 1)) return range_error(pop, i, 1, err);
+  SpStatus st = workers_ensure(pop, 1, 0, err);
+  if (st != SP_OK) return st;
+  Worker *w = pop->workers[0];
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1};
+  int len = 0;
+  st = sp_plan(pop->domain, w->ws, sp_population_state(pop, i),
+               sp_population_goal(pop, i), w->plan, &len, &f);
+  if (failure != NULL) *failure = f;
+  return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Caches                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Gives every NPC that points into a cache its own copy of the plan. */
+static void detach_from_caches(SpPopulation *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    if ((p->status[i] & ST_KIND_MASK) != ST_CACHE) continue;
+    int len;
+    const uint8_t *ids = plan_ids(p, i, &len);
+    memcpy(p->slots + i * p->slot_bytes, ids,
+           (size_t)len * (size_t)p->id_bytes);
+    p->handle[i] = (uint32_t)len;
+    p->status[i] = (uint8_t)((p->status[i] & ~ST_KIND_MASK) | ST_SLOT);
+  }
+}
+
+void sp_population_cache_clear(SpPopulation *pop) {
+  detach_from_caches(pop);
+  for (int k = 0; k < pop->worker_count; k++)
+    if (pop->workers[k]->cache != NULL)
+      sp_plan_cache_clear(pop->workers[k]->cache);
+}
+
+SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
+                                          uint32_t capacity, SpError *err) {
+  sp_error_clear(err);
+  if (capacity == 0) capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
+  if (capacity > SP_PLAN_CACHE_MAX_CAPACITY)
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                        "population: cache capacity %lu is over the limit of "
+                        "%lu entries", (unsigned long)capacity,
+                        (unsigned long)SP_PLAN_CACHE_MAX_CAPACITY);
+  detach_from_caches(pop);
+  for (int k = 0; k < pop->worker_count; k++) {
+    sp_plan_cache_free(pop->workers[k]->cache);
+    pop->workers[k]->cache = NULL;
+  }
+  pop->cache_capacity = capacity;
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                         */
+/* ------------------------------------------------------------------ */
+
+void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
+  memset(out, 0, sizeof *out);
+  out->npcs = pop->n;
+  out->dirty = pop->dirty_count;
+  for (size_t i = 0; i < pop->n; i++) {
+    switch (pop->status[i] & ST_KIND_MASK) {
+    case ST_SLOT: out->planned++; break;
+    case ST_CACHE:
+      out->planned++;
+      out->in_cache++;
+      break;
+    case ST_NO_PLAN: out->no_plan++; break;
+    default: out->unplanned++; break;
+    }
+  }
+  out->cache_hits = pop->hits;
+  out->cache_misses = pop->misses;
+  out->cache_capacity = pop->cache_capacity;
+  out->workers = pop->worker_count;
+  size_t workers = pop->worker_raw_bytes;
+  for (int k = 0; k < pop->worker_count; k++) {
+    const Worker *w = pop->workers[k];
+    workers += sp_workspace_size_bytes(w->ws) + w->scratch_bytes;
+    if (w->cache != NULL) {
+      out->cache_entries += w->cache->count;
+      out->cache_rejected += w->cache->rejected;
+      workers += sp_plan_cache_size_bytes(w->cache);
+    }
+  }
+  out->bytes_per_npc = 2u * (size_t)pop->m + 1u + sizeof(uint32_t) +
+                       pop->slot_bytes;
+  out->bytes_npcs = pop->block_bytes;
+  out->bytes_workers = workers;
+  out->bytes_total = sizeof *pop + pop->block_bytes + workers;
+}

@@ -1,0 +1,212 @@
+/* saspu_population.h: public C API for batch planning: populations of NPCs planned on several cores with a plan cache and a frame budget. */
+#ifndef saspu_population_h
+#define saspu_population_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "saspu.h"
+#include "sp_plan_cache.h"
+#include "sp_thread_pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NPCs per unit of work: workers take chunks of this many NPCs from a
+ * shared counter, and a frame budget is checked once per chunk. A
+ * multiple of 64, so no two workers write into one cache line. */
+#if !defined(SP_POPULATION_CHUNK)
+#define SP_POPULATION_CHUNK 1024
+#endif
+
+/* Largest population (plan handles are 32-bit). */
+#if !defined(SP_POPULATION_MAX_NPCS)
+#define SP_POPULATION_MAX_NPCS ((size_t)1 << 31)
+#endif
+
+/* N NPCs of one compiled domain, in structure-of-arrays form:
+ *   states, goals  n x m bytes (one byte per variable, like sp_plan's)
+ *   status         1 byte: dirty flag, result kind, failure code
+ *   handle         4 bytes: a plan cache entry, or the plan's length
+ *   slot           action_count ids (1 byte each up to 255 actions, else
+ *                  2): the NPC's own plan when it is not in a cache
+ * A plan lives in a cache entry shared by every NPC with the same
+ * (s0, s*) when the cache is on and has room, otherwise in the NPC's slot,
+ * so storage is bounded (a plan never repeats an action, so it fits the
+ * slot) and planning never allocates. For the paper domains that is 18
+ * (Horse Breeder), 28 (Acquisition Machine) and 32 (Citizen) bytes per
+ * NPC (sp_population_stats reports it).
+ *
+ * The population does not own its domain: the domain must outlive it.
+ * Not thread safe: one thread at a time calls the functions below on a
+ * given population (sp_population_plan uses its own workers inside). */
+typedef struct SpPopulation SpPopulation;
+
+/* n NPCs, every state and goal all zeros (the first value of each
+ * variable), every NPC dirty and unplanned. Allocates the per-NPC arrays
+ * at once; workspaces, caches and threads come with the first plan call.
+ * n may be 0. On failure *out is NULL and nothing is leaked. */
+SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
+                           SpPopulation **out, SpError *err);
+
+/* Releases everything, including the population's own thread pool; NULL
+ * is ignored. */
+void sp_population_free(SpPopulation *pop);
+
+const SpDomain *sp_population_domain(const SpPopulation *pop);
+size_t sp_population_size(const SpPopulation *pop);
+
+/* ---- setting states and goals --------------------------------------- */
+/* Every setter validates all of its input before changing anything. A
+ * value out of range gives SP_ERR_STATE / SP_E_STATE_VALUE with index =
+ * the NPC, variable, value and field (SP_FIELD_START or SP_FIELD_GOAL)
+ * set, and a message such as
+ *   npc 12: start value 5 is out of range for 'hunger' (3 values)
+ * An NPC index or range outside the population gives SP_ERR_STATE /
+ * SP_E_LIMIT. An NPC becomes dirty when its state or goal changes. */
+
+/* NPC i; s0 or goal may be NULL to keep the current one. */
+SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
+                           const SpValue *goal, SpError *err);
+
+/* NPCs first .. first+count-1 from packed arrays of count x m bytes. */
+SpStatus sp_population_set_states(SpPopulation *pop, size_t first,
+                                  size_t count, const SpValue *packed,
+                                  SpError *err);
+SpStatus sp_population_set_goals(SpPopulation *pop, size_t first,
+                                 size_t count, const SpValue *packed,
+                                 SpError *err);
+
+/* The same goal (m bytes) for every NPC. */
+SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
+                                    SpError *err);
+
+/* Marks NPCs first .. first+count-1 dirty (to replan them although
+ * nothing changed). */
+SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
+                                  size_t count, SpError *err);
+
+/* NPC i's current state and goal (m bytes each); i must be < n. */
+const SpValue *sp_population_state(const SpPopulation *pop, size_t i);
+const SpValue *sp_population_goal(const SpPopulation *pop, size_t i);
+
+/* ---- planning ------------------------------------------------------- */
+
+typedef struct SpPlanOptions {
+  /* Workers: 0 means the online cores; 1 plans on the calling thread. */
+  int threads;
+  /* 1: plan every NPC afresh, without reading or filling the cache. */
+  int no_cache;
+  /* Stop taking new chunks once this many ns have passed since the call
+   * began; 0: no budget, plan every dirty NPC. The call may run over by
+   * up to one chunk per worker. */
+  uint64_t budget_ns;
+  /* A pool to run on (shared by several populations); NULL: the
+   * population's own pool, started by the first call that needs more
+   * than one worker. With a pool, workers are at most its size. */
+  SpThreadPool *pool;
+} SpPlanOptions;
+
+typedef struct SpPlanReport {
+  size_t planned;   /* NPCs planned by this call */
+  size_t waiting;   /* dirty NPCs left for the next call */
+  size_t failures;  /* of the planned, those with no plan */
+  uint64_t cache_hits;   /* of the planned, served by a cache */
+  uint64_t cache_misses; /* of the planned, planned afresh with the cache on */
+  uint64_t elapsed_ns;
+  int threads;           /* workers used */
+} SpPlanReport;
+
+/* Plans dirty NPCs (all of them without a budget) and clears their dirty
+ * flags. Visits NPCs in chunks from a round-robin cursor: a call that
+ * runs out of budget resumes at the next call where it stopped, and
+ * every call plans at least one chunk, so no NPC starves. Plans are those
+ * of sp_plan on each NPC's (state, goal), whatever the thread count and
+ * whether the cache is on. The first call with a given thread count or
+ * cache setting allocates workspaces, caches and threads; after that,
+ * planning allocates nothing. opts may be NULL (all cores, cache on, no
+ * budget); out may be NULL. Fails only while setting up (SP_ERR_MEMORY):
+ * then nothing has been planned and the population is unchanged. */
+SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
+                            SpPlanReport *out, SpError *err);
+
+/* What an NPC's last planning gave. */
+typedef enum SpNpcStatus {
+  SP_NPC_UNPLANNED = 0, /* never planned since creation */
+  SP_NPC_PLANNED,       /* has a plan (possibly empty) */
+  SP_NPC_NO_PLAN        /* no plan exists; see the failure code */
+} SpNpcStatus;
+
+/* The status of NPC i's last result, *code its failure code (SP_FAIL_NONE
+ * unless SP_NPC_NO_PLAN; code may be NULL), *dirty (may be NULL) whether
+ * its state or goal changed since. The result stays readable while the
+ * NPC is dirty; it is then about the previous (state, goal). */
+SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
+                                    SpFailureCode *code, int *dirty);
+
+/* NPC i's plan: its length, or -1 when it has none (unplanned, no plan). */
+int sp_population_plan_length(const SpPopulation *pop, size_t i);
+
+/* Action id of step k (0-based) of NPC i's plan, or -1 out of range. */
+int sp_population_plan_step(const SpPopulation *pop, size_t i, int k);
+
+/* Copies NPC i's plan into plan[0..*len-1] (plan holds action_count
+ * entries). SP_OK with a plan, SP_NO_PLAN when none exists (*len = 0),
+ * SP_ERR_STATE when the NPC is unplanned or i is out of range. */
+SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
+                               uint16_t *plan, int *len);
+
+/* Plans NPC i's current (state, goal) again on the calling thread to
+ * fill the whole failure record (the population keeps only its code).
+ * Returns sp_plan's status; does not change the NPC. May allocate the
+ * first worker's workspace when no plan call has run yet. */
+SpStatus sp_population_explain(SpPopulation *pop, size_t i,
+                               SpFailure *failure, SpError *err);
+
+/* ---- caches --------------------------------------------------------- */
+/* Each worker owns one cache of `capacity` entries (default
+ * SP_PLAN_CACHE_DEFAULT_CAPACITY, in sp_plan_cache.h) that only it reads
+ * and fills during a plan call, so no locks are taken. A cache stops inserting when full:
+ * entries are never evicted, which is what lets NPCs point at them.
+ * Which worker met a pair first decides where it is cached, so hit and
+ * miss counts (not plans) can vary with the thread count. */
+
+/* Empties every cache; the NPCs that pointed into one get a copy of their
+ * plan in their own slot first (O(n)), so no result is lost. */
+void sp_population_cache_clear(SpPopulation *pop);
+
+/* Sets the capacity of every worker's cache (0: the default): the caches
+ * are emptied as by sp_population_cache_clear and released; new ones come
+ * with the next plan call. SP_ERR_INVALID over SP_PLAN_CACHE_MAX_CAPACITY. */
+SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
+                                          uint32_t capacity, SpError *err);
+
+/* ---- statistics ----------------------------------------------------- */
+
+typedef struct SpPopulationStats {
+  size_t npcs;
+  size_t dirty;
+  size_t planned;    /* NPCs whose last result is a plan */
+  size_t no_plan;    /* ... no plan */
+  size_t unplanned;  /* never planned */
+  size_t in_cache;   /* NPCs whose plan is a shared cache entry */
+  uint64_t cache_hits, cache_misses; /* over every call so far */
+  uint64_t cache_rejected;           /* misses not stored: cache full */
+  size_t cache_entries;  /* over every worker's cache */
+  size_t cache_capacity; /* entries per worker cache */
+  int workers;           /* worker records set up so far */
+  size_t bytes_per_npc;  /* state + goal + status + handle + slot */
+  size_t bytes_npcs;     /* the per-NPC arrays, padding included */
+  size_t bytes_workers;  /* workspaces, caches, scratch */
+  size_t bytes_total;    /* everything the population allocated */
+} SpPopulationStats;
+
+/* Fills *out; counts NPCs by status, so O(n). */
+void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,176 @@
+/* sp_plan_cache.h: a bounded cache of plans of one domain, keyed by the packed pair (s0, s*). */
+#ifndef sp_plan_cache_h
+#define sp_plan_cache_h
+
+#include <stdint.h>
+#include <string.h>
+
+#include "saspu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Entries a cache holds when the caller asks for 0. */
+#if !defined(SP_PLAN_CACHE_DEFAULT_CAPACITY)
+#define SP_PLAN_CACHE_DEFAULT_CAPACITY 4096
+#endif
+
+/* Upper bound on the capacity (entry numbers must fit 32-bit handles). */
+#if !defined(SP_PLAN_CACHE_MAX_CAPACITY)
+#define SP_PLAN_CACHE_MAX_CAPACITY (1u << 24)
+#endif
+
+/* What a cache entry holds. */
+enum { SP_CACHE_PLAN = 1, SP_CACHE_NO_PLAN = 2 };
+
+#define SP_CACHE_NONE UINT32_MAX
+
+/* The low word of a slot: entry number + 1, and the "no plan" flag. */
+#define SP_CACHE_ENTRY_BITS 0x7FFFFFFFu
+#define SP_CACHE_FAILED_BIT 0x80000000u
+
+/* The cache. Design:
+ * - Keys: s0 and s* are each packed into `key_words` 64-bit words (one
+ *   byte per variable, zero padded), so a key compares in a few word
+ *   compares.
+ * - Table: open addressing with linear probing over a power-of-two
+ *   number of slots, at least twice the capacity, so a probe run stays
+ *   short. A slot is [tag/entry word][s0 words][s* words]; the first
+ *   word holds the entry number + 1 in its low 31 bits (0: empty), the
+ *   flag SP_CACHE_FAILED_BIT when the entry is a "no plan" result (so a
+ *   hit needs no second load to know which), and 32 bits of the hash.
+ * - Entries are numbered 0..count-1 in insertion order; their results
+ *   live in dense arrays (kind and length, failure record, plan ids).
+ * - Bounded: capacity is fixed at creation. When `count` reaches it, new
+ *   pairs are not inserted (sp_plan_cache_insert returns SP_CACHE_NONE and
+ *   `rejected` counts them); nothing is ever evicted, so an entry number
+ *   stays valid until sp_plan_cache_clear. That is what lets a population
+ *   point NPCs at shared entries instead of copying plans.
+ * - Plans are stored as compact ids: 1 byte each when the domain has at
+ *   most 255 actions, else 2 (id_bytes).
+ * - Not thread safe: one writer, or readers only. Populations give each
+ *   worker its own cache (see population.c).
+ * The struct is visible so the population's hot loop can inline the
+ * lookup; treat the fields as read-only outside plan_cache.c. */
+typedef struct SpPlanCache {
+  SpAllocator alloc;
+  void *raw;    /* the block as allocated (the struct starts 64-aligned in it) */
+  size_t bytes; /* its size: the struct and every array */
+  int state_len;    /* variables per state (m) */
+  int key_words;    /* words per packed state */
+  int action_count;
+  int id_bytes;     /* 1 or 2 */
+  int plan_stride;  /* bytes per entry in `plans` */
+  uint32_t capacity;
+  uint32_t count;
+  uint32_t slot_mask; /* slots - 1 */
+  int slot_words;     /* 1 + 2 * key_words */
+  uint64_t last_mask; /* keeps the used bytes of a state's last word */
+  uint64_t *slots;
+  uint32_t *meta;       /* per entry: kind << 16 | plan length */
+  SpFailure *failures;  /* per entry, meaningful for SP_CACHE_NO_PLAN */
+  uint8_t *plans;       /* per entry, plan_stride bytes */
+  uint64_t hits, misses, rejected;
+} SpPlanCache;
+
+/* Creates an empty cache for domain d holding up to `capacity` entries
+ * (0: SP_PLAN_CACHE_DEFAULT_CAPACITY; over SP_PLAN_CACHE_MAX_CAPACITY is an
+ * error). The cache copies what it needs from d and does not refer to it
+ * afterwards. One allocation. */
+SpStatus sp_plan_cache_new(const SpDomain *d, uint32_t capacity,
+                           SpAllocator alloc, SpPlanCache **out, SpError *err);
+
+void sp_plan_cache_free(SpPlanCache *c);
+
+/* Forgets every entry (entry numbers become invalid) and the counters. */
+void sp_plan_cache_clear(SpPlanCache *c);
+
+/* Bytes of the cache's block. */
+size_t sp_plan_cache_size_bytes(const SpPlanCache *c);
+
+/* Packs (s0, goal) into key[0 .. 2*key_words-1] and returns its hash.
+ * Reads exactly state_len bytes of each state. */
+uint64_t sp_plan_cache_key(const SpPlanCache *c, const SpValue *s0,
+                           const SpValue *goal, uint64_t *key);
+
+/* Hash of a packed key of n words: per word a multiply and a fold of the
+ * high half onto the low one, then one more round, so the low bits (the
+ * table index) and the high bits (the tag) both depend on every byte.
+ * Short on purpose: it runs once per NPC on the cache-hit path. */
+static inline uint64_t sp_plan_cache_hash(const uint64_t *key, int n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (int k = 0; k < n; k++) {
+    h = (h ^ key[k]) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+  }
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 29;
+  return h;
+}
+
+/* The entry for a packed key and its hash, or SP_CACHE_NONE. Counts a hit
+ * or a miss. */
+static inline uint32_t sp_plan_cache_find(SpPlanCache *c, const uint64_t *key,
+                                          uint64_t hash) {
+  const int kw2 = 2 * c->key_words;
+  const uint64_t tag = hash >> 32;
+  uint32_t i = (uint32_t)hash & c->slot_mask;
+  for (;;) {
+    const uint64_t *s = c->slots + (size_t)i * (size_t)c->slot_words;
+    if (s[0] == 0) break;
+    if ((s[0] >> 32) == tag) {
+      int k = 0;
+      while (k < kw2 && s[1 + k] == key[k]) k++;
+      if (k == kw2) {
+        c->hits++;
+        return (uint32_t)(s[0] & SP_CACHE_ENTRY_BITS) - 1u;
+      }
+    }
+    i = (i + 1) & c->slot_mask;
+  }
+  c->misses++;
+  return SP_CACHE_NONE;
+}
+
+/* Inserts a result for a key that sp_plan_cache_find did not find.
+ * `kind` is SP_CACHE_PLAN (plan[0..len-1] as 16-bit ids) or
+ * SP_CACHE_NO_PLAN (failure must not be NULL). Returns the new entry, or
+ * SP_CACHE_NONE when the cache is full (nothing is stored). */
+uint32_t sp_plan_cache_insert(SpPlanCache *c, const uint64_t *key,
+                              uint64_t hash, int kind, const uint16_t *plan,
+                              int len, const SpFailure *failure);
+
+static inline int sp_plan_cache_entry_kind(const SpPlanCache *c, uint32_t e) {
+  return (int)(c->meta[e] >> 16);
+}
+
+static inline int sp_plan_cache_entry_length(const SpPlanCache *c,
+                                             uint32_t e) {
+  return (int)(c->meta[e] & 0xFFFFu);
+}
+
+/* The entry's plan in compact form (id_bytes per id). */
+static inline const uint8_t *sp_plan_cache_entry_ids(const SpPlanCache *c,
+                                                     uint32_t e) {
+  return c->plans + (size_t)e * (size_t)c->plan_stride;
+}
+
+/* Writes the entry's plan as 16-bit ids; returns its length. */
+int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e, uint16_t *plan);
+
+/* Plans through the cache: a hit returns the stored result, a miss calls
+ * sp_plan(d, ws, ...) and stores its result (when there is room). Same
+ * contract as sp_plan: `plan` holds action_count entries; on SP_NO_PLAN
+ * *failure (if not NULL) is the record sp_plan wrote, field by field.
+ * SP_ERR_STATE results are never cached. d must be the cache's domain. */
+SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d,
+                            SpWorkspace *ws, const SpValue *s0,
+                            const SpValue *goal, uint16_t *plan, int *len,
+                            SpFailure *failure);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

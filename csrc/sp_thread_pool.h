@@ -1,0 +1,52 @@
+/* sp_thread_pool.h: a small pthread pool that runs one function on several workers at once. */
+#ifndef sp_thread_pool_h
+#define sp_thread_pool_h
+
+#include "saspu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest pool; also the most workers a population plans with. */
+#if !defined(SP_THREAD_POOL_MAX)
+#define SP_THREAD_POOL_MAX 64
+#endif
+
+/* A pool of `size` workers: worker 0 is the thread that calls
+ * sp_thread_pool_run, workers 1..size-1 are threads started once by
+ * sp_thread_pool_new and parked on a condition variable between jobs.
+ * A pool of size 1 starts no thread at all. One thread at a time may
+ * call sp_thread_pool_run on a given pool. */
+typedef struct SpThreadPool SpThreadPool;
+
+/* The job: called once per participating worker, with its index. */
+typedef void (*SpThreadJob)(void *arg, int worker);
+
+/* Starts a pool of `size` workers; 0 means the online cores. Sizes over
+ * SP_THREAD_POOL_MAX are clamped. On failure (memory, or a thread that
+ * could not start: SP_ERR_MEMORY with the reason in err) *out is NULL and
+ * every thread already started has been joined. */
+SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
+                            SpError *err);
+
+/* Wakes the threads, joins them and releases the pool; NULL is ignored.
+ * Must not be called while a job runs. */
+void sp_thread_pool_free(SpThreadPool *pool);
+
+int sp_thread_pool_size(const SpThreadPool *pool);
+
+/* Runs job(arg, w) for w = 0..workers-1 (clamped to 1..size): w = 0 on
+ * the calling thread, the others on pool threads; returns when all have
+ * returned. Every write made by a worker happens before the return. */
+void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
+                        void *arg);
+
+/* The online cores (sysconf), at least 1. */
+int sp_online_cores(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,160 @@
+/* thread_pool.c: the pthread pool behind batch planning (start once, run jobs, join on free). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp_error.h"
+#include "sp_internal.h"
+#include "sp_thread_pool.h"
+
+typedef struct PoolThread {
+  struct SpThreadPool *pool;
+  pthread_t tid;
+  int index;
+} PoolThread;
+
+/* Every field below the mutex is read and written under it. A job is
+ * published by bumping `generation`; a thread that wakes up with a new
+ * generation runs the job if its index is below `active`, then counts
+ * itself out of `pending`. */
+struct SpThreadPool {
+  SpAllocator alloc;
+  size_t bytes;
+  int size;
+  int started; /* threads actually running (size - 1 once built) */
+  PoolThread *threads;
+  pthread_mutex_t mutex;
+  pthread_cond_t wake;
+  pthread_cond_t done;
+  unsigned long generation;
+  int active;
+  int pending;
+  int quit;
+  SpThreadJob job;
+  void *arg;
+};
+
+int sp_online_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > SP_THREAD_POOL_MAX ? SP_THREAD_POOL_MAX : (int)n;
+}
+
+static void *pool_thread_main(void *p) {
+  PoolThread *self = p;
+  SpThreadPool *pool = self->pool;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&pool->mutex);
+  for (;;) {
+    while (!pool->quit && pool->generation == seen)
+      pthread_cond_wait(&pool->wake, &pool->mutex);
+    if (pool->quit) break;
+    seen = pool->generation;
+    if (self->index >= pool->active) continue;
+    SpThreadJob job = pool->job;
+    void *arg = pool->arg;
+    pthread_mutex_unlock(&pool->mutex);
+    job(arg, self->index);
+    pthread_mutex_lock(&pool->mutex);
+    if (--pool->pending == 0) pthread_cond_signal(&pool->done);
+  }
+  pthread_mutex_unlock(&pool->mutex);
+  return NULL;
+}
+
+/* Asks the running threads to stop and joins them. */
+static void pool_stop(SpThreadPool *pool) {
+  pthread_mutex_lock(&pool->mutex);
+  pool->quit = 1;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->mutex);
+  for (int i = 1; i <= pool->started; i++)
+    pthread_join(pool->threads[i].tid, NULL);
+  pool->started = 0;
+}
+
+static void pool_release(SpThreadPool *pool) {
+  pthread_cond_destroy(&pool->done);
+  pthread_cond_destroy(&pool->wake);
+  pthread_mutex_destroy(&pool->mutex);
+  sp_mem_free(pool->alloc, pool, pool->bytes);
+}
+
+/* Allocates the pool and its thread records in one block, then starts
+ * the threads one by one; a failure stops and joins those started. */
+SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
+                            SpError *err) {
+  sp_error_clear(err);
+  *out = NULL;
+  if (size <= 0) size = sp_online_cores();
+  if (size > SP_THREAD_POOL_MAX) size = SP_THREAD_POOL_MAX;
+  size_t bytes = sizeof(SpThreadPool) + (size_t)size * sizeof(PoolThread);
+  SpThreadPool *pool = sp_mem_alloc(alloc, bytes);
+  if (pool == NULL) return sp_error_memory(err);
+  memset(pool, 0, bytes);
+  pool->alloc = alloc;
+  pool->bytes = bytes;
+  pool->size = size;
+  pool->threads = (PoolThread *)(pool + 1);
+  if (pthread_mutex_init(&pool->mutex, NULL) != 0) {
+    sp_mem_free(alloc, pool, bytes);
+    return sp_error_memory(err);
+  }
+  if (pthread_cond_init(&pool->wake, NULL) != 0) {
+    pthread_mutex_destroy(&pool->mutex);
+    sp_mem_free(alloc, pool, bytes);
+    return sp_error_memory(err);
+  }
+  if (pthread_cond_init(&pool->done, NULL) != 0) {
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->mutex);
+    sp_mem_free(alloc, pool, bytes);
+    return sp_error_memory(err);
+  }
+  for (int i = 1; i < size; i++) {
+    PoolThread *t = &pool->threads[i];
+    t->pool = pool;
+    t->index = i;
+    int rc = pthread_create(&t->tid, NULL, pool_thread_main, t);
+    if (rc != 0) {
+      pool_stop(pool);
+      pool_release(pool);
+      sp_error_clear(err);
+      return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
+                          "thread pool: could not start thread %d of %d "
+                          "(%s)", i, size - 1, strerror(rc));
+    }
+    pool->started = i;
+  }
+  *out = pool;
+  return SP_OK;
+}
+
+void sp_thread_pool_free(SpThreadPool *pool) {
+  if (pool == NULL) return;
+  pool_stop(pool);
+  pool_release(pool);
+}
+
+int sp_thread_pool_size(const SpThreadPool *pool) { return pool->size; }
+
+void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
+                        void *arg) {
+  if (workers > pool->size) workers = pool->size;
+  if (workers <= 1) {
+    job(arg, 0);
+    return;
+  }
+  pthread_mutex_lock(&pool->mutex);
+  pool->job = job;
+  pool->arg = arg;
+  pool->active = workers;
+  pool->pending = workers - 1;
+  pool->generation++;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->mutex);
+  job(arg, 0);
+  pthread_mutex_lock(&pool->mutex);
+  while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->mutex);
+  pthread_mutex_unlock(&pool->mutex);
+}
