@@ -11,39 +11,15 @@
 #include "oracle.h"
 #include "saspu.h"
 #include "sp_builtin.h"
+#include "paper_facts.h"
 #include "test_alloc.h"
+#include "test_fixture.h"
 
 static const SpAllocator plain = {NULL, NULL};
-
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
 /* ------------------------------------------------------------------ */
-
-typedef struct Fixture {
-  SpBuiltSpec *b;
-  SpDomain *d;
-  SpWorkspace *ws;
-} Fixture;
-
-static void fixture_open(Fixture *f, SpBuiltSpec *b) {
-  SpError err;
-  SpCompileOptions opts = {0};
-  assert_non_null(b);
-  f->b = b;
-  f->d = NULL;
-  f->ws = NULL;
-  opts.allow_outside = b->needs_allow_outside;
-  if (sp_domain_compile(&b->spec, &opts, plain, &f->d, &err) != SP_OK)
-    fail_msg("%s does not compile: %s", b->spec.name, err.message);
-  assert_int_equal(sp_workspace_new(f->d, plain, &f->ws, &err), SP_OK);
-}
-
-static void fixture_close(Fixture *f) {
-  sp_workspace_free(f->ws);
-  sp_domain_free(f->d);
-  sp_builtin_free(f->b);
-}
 
 /* Prints both plans when they differ, then asserts they are equal. */
 static void compare_plan(const SpDomain *d, const uint16_t *plan, int len,
@@ -65,7 +41,7 @@ static void compare_plan(const SpDomain *d, const uint16_t *plan, int len,
 
 /* Plans from the named start to the named goal (resolved against that
  * start) and compares with the expected action names (NULL-terminated). */
-static void expect_plan(Fixture *f, const char *start, const char *goal,
+static void expect_plan(TestFixture *f, const char *start, const char *goal,
                         const char *const *expected) {
   SpValue s0[64], g[64];
   uint16_t plan[64];
@@ -82,7 +58,7 @@ static void expect_plan(Fixture *f, const char *start, const char *goal,
 }
 
 /* Same with raw states. */
-static void expect_plan_raw(Fixture *f, const SpValue *s0, const SpValue *g,
+static void expect_plan_raw(TestFixture *f, const SpValue *s0, const SpValue *g,
                             const char *const *expected) {
   uint16_t plan[64];
   SpFailure why;
@@ -92,7 +68,7 @@ static void expect_plan_raw(Fixture *f, const SpValue *s0, const SpValue *g,
 }
 
 /* Checks one pair with the oracle (BFS from s0 first). */
-static void expect_oracle_ok(Fixture *f, const SpValue *s0, const SpValue *g,
+static void expect_oracle_ok(TestFixture *f, const SpValue *s0, const SpValue *g,
                              int expected_distance) {
   OracleSpace *o = oracle_space_new(f->d);
   OracleTally t = {0, 0, 0, 0};
@@ -108,6 +84,13 @@ static int total_prevails(const SpDomain *d) {
   int a, n = 0;
   for (a = 0; a < sp_domain_action_count(d); a++) n += sp_action_prevail_count(d, a);
   return n;
+}
+
+/* The compiled domain has these many variables, actions and prevails. */
+static void expect_sizes(const SpDomain *d, int variables, int actions, int prevails) {
+  assert_int_equal(sp_domain_variable_count(d), variables);
+  assert_int_equal(sp_domain_action_count(d), actions);
+  assert_int_equal(total_prevails(d), prevails);
 }
 
 /* The compiler and both readings of the brute-force analysis agree. */
@@ -130,11 +113,10 @@ static void test_horse_breeder_tables(void **state) {
   int variant, i;
   (void)state;
   for (variant = SP_HORSE_SSCI; variant <= SP_HORSE_IJCAI; variant++) {
-    Fixture f;
+    TestFixture f;
     int feeder;
-    fixture_open(&f, sp_builtin_horse_breeder(plain, variant));
-    assert_int_equal(sp_domain_variable_count(f.d), 3);
-    assert_int_equal(sp_domain_action_count(f.d), 7);
+    test_fixture_open(&f, sp_builtin_horse_breeder(plain, variant));
+    expect_sizes(f.d, 3, 7, variant == SP_HORSE_SSCI ? 5 : 4);
     assert_string_equal(sp_variable_name(f.d, 0), "haystack");
     assert_string_equal(sp_variable_name(f.d, 1), "bucket");
     assert_string_equal(sp_variable_name(f.d, 2), "water");
@@ -145,43 +127,38 @@ static void test_horse_breeder_tables(void **state) {
     feeder = sp_builtin_action(f.b, "fill_feeder");
     assert_int_equal(feeder, 2);
     assert_int_equal(sp_action_prevail_count(f.d, feeder), variant == SP_HORSE_SSCI ? 1 : 0);
-    assert_int_equal(total_prevails(f.d), variant == SP_HORSE_SSCI ? 5 : 4);
     assert_int_equal(sp_domain_setter(f.d, 2, 0), -1); /* water in_source: ghost */
     expect_class(f.b, f.d, SP_CLASS_CSTAR2);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
   assert_null(sp_builtin_horse_breeder(plain, 2));
   assert_null(sp_builtin_horse_breeder(plain, -1));
 }
 
 static void test_citizen_table(void **state) {
-  Fixture f;
+  TestFixture f;
   (void)state;
-  fixture_open(&f, sp_builtin_citizen(plain));
-  assert_int_equal(sp_domain_variable_count(f.d), 7);
-  assert_int_equal(sp_domain_action_count(f.d), 13);
-  assert_int_equal(total_prevails(f.d), 15);
+  test_fixture_open(&f, sp_builtin_citizen(plain));
+  expect_sizes(f.d, 7, 13, 15);
   assert_string_equal(sp_variable_name(f.d, 6), "working");
   assert_string_equal(sp_value_name(f.d, 1, 2), "hydrated");
   assert_string_equal(sp_action_name(f.d, 0), "buy_food");
   assert_string_equal(sp_action_name(f.d, 12), "work");
   assert_int_equal(sp_action_prevail_count(f.d, 12), 4);
   expect_class(f.b, f.d, SP_CLASS_CS2);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 static void test_acquisition_machine_table(void **state) {
-  Fixture f;
+  TestFixture f;
   (void)state;
-  fixture_open(&f, sp_builtin_acquisition_machine(plain));
-  assert_int_equal(sp_domain_variable_count(f.d), 7);
-  assert_int_equal(sp_domain_action_count(f.d), 9);
-  assert_int_equal(total_prevails(f.d), 26);
+  test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
+  expect_sizes(f.d, 7, 9, 26);
   assert_int_equal(sp_variable_value_count(f.d, 2), 4);
   assert_string_equal(sp_value_name(f.d, 2, 3), "stored");
   assert_string_equal(sp_action_name(f.d, 8), "attack");
   expect_class(f.b, f.d, SP_CLASS_C0);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -197,31 +174,28 @@ static void test_horse_breeder_examples(void **state) {
     "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket",
     "take_haystack", "fill_feeder", NULL};
   static const char *const feeder[] = {"fill_feeder", NULL};
-  static const char *const sigma3[] = {
-    "drop_haystack", "pick_up_bucket", "fill_bucket", "fill_trough",
-    "drop_bucket", "take_haystack", "fill_feeder", NULL};
-  Fixture f;
+  TestFixture f;
   (void)state;
-  fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
   expect_plan_raw(&f, s000, g002, trough);
   expect_plan_raw(&f, s000, g202, feed);
   expect_plan_raw(&f, s100, g200, feeder);
-  expect_plan_raw(&f, s100, g202, sigma3);
+  expect_plan_raw(&f, s100, g202, paper_sigma3_plan);
   /* The same pairs through the named states. */
   expect_plan(&f, "morning", "fill_trough", trough);
   expect_plan(&f, "morning", "feed_horses", feed);
   expect_plan(&f, "holding_hay", "fill_feeder", feeder);
-  expect_plan(&f, "holding_hay", "feed_horses", sigma3);
+  expect_plan(&f, "holding_hay", "feed_horses", paper_sigma3_plan);
   expect_oracle_ok(&f, s100, g202, 7);
-  fixture_close(&f);
+  test_fixture_close(&f);
 
   /* The IJCAI table: the four pairs are solved minimally as well. */
-  fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_IJCAI));
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_IJCAI));
   expect_oracle_ok(&f, s000, g002, 4);
   expect_oracle_ok(&f, s000, g202, 6);
   expect_oracle_ok(&f, s100, g200, 1);
   expect_oracle_ok(&f, s100, g202, 7);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 static void test_acquisition_machine_examples(void **state) {
@@ -230,12 +204,12 @@ static void test_acquisition_machine_examples(void **state) {
   static const char *const ready[] = {
     "scan_ore_deposit", "share_ore_pos", "harvest_ore", "refine_ore",
     "store_refined_ore", NULL};
-  Fixture f;
+  TestFixture f;
   (void)state;
-  fixture_open(&f, sp_builtin_acquisition_machine(plain));
+  test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
   expect_plan(&f, "under_attack", "harvest", attacked);
   expect_plan(&f, "ready_to_work", "harvest", ready);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* The three Citizen goals from the start of the day: solvable, minimal. */
@@ -243,11 +217,11 @@ static void test_citizen_goals(void **state) {
   static const char *const goals[] = {"work", "buy_supplies", "eat_and_debate_while_wandering"};
   static const int distance[] = {6, 2, 6};
   static const SpValue work[] = {2, 2, 1, 0, 0, 1, 1};
-  Fixture f;
+  TestFixture f;
   SpValue s0[7], g[7];
   int i;
   (void)state;
-  fixture_open(&f, sp_builtin_citizen(plain));
+  test_fixture_open(&f, sp_builtin_citizen(plain));
   memcpy(s0, sp_builtin_start(f.b, "start_of_day")->values, 7);
   for (i = 0; i < 3; i++) {
     sp_builtin_resolve_goal(f.b, sp_builtin_goal(f.b, goals[i]), s0, g);
@@ -259,7 +233,7 @@ static void test_citizen_goals(void **state) {
   s0[4] = 1;
   sp_builtin_resolve_goal(f.b, sp_builtin_goal(f.b, "work"), s0, g);
   assert_int_equal(g[4], 1);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -267,7 +241,7 @@ static void test_citizen_goals(void **state) {
 /* ------------------------------------------------------------------ */
 
 /* The CNIA instance of a built spec, checked against BFS. */
-static void expect_cnia(Fixture *f, int expected_distance) {
+static void expect_cnia(TestFixture *f, int expected_distance) {
   const SpNamedState *s = sp_builtin_start(f->b, "cnia");
   const SpNamedState *g = sp_builtin_goal(f->b, "cnia");
   assert_non_null(s);
@@ -279,21 +253,19 @@ static void test_multiprv_2_cycle(void **state) {
   int m;
   (void)state;
   for (m = 1; m <= 8; m++) {
-    Fixture f;
+    TestFixture f;
     SpBuiltSpec *b = sp_builtin_multiprv_2_cycle(plain, m);
     assert_non_null(b);
     assert_int_equal(b->needs_allow_outside, 0);
-    fixture_open(&f, b);
-    assert_int_equal(sp_domain_variable_count(f.d), m);
-    assert_int_equal(sp_domain_action_count(f.d), 2 * m);
-    assert_int_equal(total_prevails(f.d), m * (m - 1));
+    test_fixture_open(&f, b);
+    expect_sizes(f.d, m, 2 * m, m * (m - 1));
     assert_string_equal(sp_action_name(f.d, 0), "a1_v0");
     assert_string_equal(sp_action_name(f.d, 1), "a0_v0");
     /* Inside the classes: one requested value (1) per 2-cycle. */
     expect_class(f.b, f.d, m == 1 ? SP_CLASS_C0 : SP_CLASS_CS2);
     /* Tunnel lights: v(m-1) .. v0 on, then v1 .. v(m-1) off. */
     expect_cnia(&f, 2 * m - 1);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
   assert_null(sp_builtin_multiprv_2_cycle(plain, 0));
 }
@@ -303,7 +275,7 @@ static void test_multiprv_n_cycle(void **state) {
   (void)state;
   for (n = 2; n <= 5; n++) {
     for (m = 1; m <= 4; m++) {
-      Fixture f;
+      TestFixture f;
       SpBuiltSpec *b = sp_builtin_multiprv_n_cycle(plain, m, n);
       SpDomain *d = NULL;
       SpError err;
@@ -316,16 +288,15 @@ static void test_multiprv_n_cycle(void **state) {
         assert_null(d);
         assert_int_equal(err.code, SP_E_OUTSIDE_CLASS);
       }
-      fixture_open(&f, b);
-      assert_int_equal(sp_domain_action_count(f.d), n * m);
-      assert_int_equal(total_prevails(f.d), n * m * (m - 1) / 2);
+      test_fixture_open(&f, b);
+      expect_sizes(f.d, m, n * m, n * m * (m - 1) / 2);
       if (m > 1) assert_int_equal(sp_action_prevail(f.d, 0, 0).value, n / 2);
       expect_class(f.b, f.d,
                    outside ? SP_CLASS_OUTSIDE : (m == 1 ? SP_CLASS_C0 : SP_CLASS_CS2));
       /* v0 goes round once to n-1, every other variable goes round to
        * floor(n/2) and back: (n-1) + (m-1)n actions, none repeated. */
       expect_cnia(&f, (n - 1) + (m - 1) * n);
-      fixture_close(&f);
+      test_fixture_close(&f);
     }
   }
   assert_null(sp_builtin_multiprv_n_cycle(plain, 0, 3));
@@ -337,15 +308,13 @@ static void test_oneprv_5(void **state) {
   int m;
   (void)state;
   for (m = 1; m <= 6; m++) {
-    Fixture f;
-    fixture_open(&f, sp_builtin_oneprv_5(plain, m));
-    assert_int_equal(sp_domain_variable_count(f.d), m);
+    TestFixture f;
+    test_fixture_open(&f, sp_builtin_oneprv_5(plain, m));
+    expect_sizes(f.d, m, 4 * m, 4 * (m - 1));
     assert_int_equal(sp_variable_value_count(f.d, 0), 5);
-    assert_int_equal(sp_domain_action_count(f.d), 4 * m);
-    assert_int_equal(total_prevails(f.d), 4 * (m - 1));
     expect_class(f.b, f.d, SP_CLASS_C0);
     expect_cnia(&f, 4 * m);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
   assert_null(sp_builtin_oneprv_5(plain, 0));
 }
@@ -363,11 +332,11 @@ static void test_synthetic_large(void **state) {
   list[2] = sp_builtin_oneprv_5(plain, 1000);
   expected[2] = 4000;
   for (i = 0; i < 3; i++) {
-    Fixture f;
+    TestFixture f;
     uint16_t *plan;
     int len = -1;
     SpValue *state0;
-    fixture_open(&f, list[i]);
+    test_fixture_open(&f, list[i]);
     plan = calloc((size_t)sp_domain_action_count(f.d), sizeof(uint16_t));
     assert_non_null(plan);
     assert_int_equal(sp_plan(f.d, f.ws, f.b->starts[0].values, f.b->goals[0].values,
@@ -380,7 +349,7 @@ static void test_synthetic_large(void **state) {
     assert_memory_equal(state0, f.b->goals[0].values, (size_t)f.b->spec.variable_count);
     free(state0);
     free(plan);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
 }
 

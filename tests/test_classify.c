@@ -14,40 +14,7 @@
 #include "sp_classify.h"
 #include "oracle.h"
 #include "random_domain.h"
-
-/* ------------------------------------------------------------------ */
-/* A counting allocator that can fail after a given number of calls   */
-/* ------------------------------------------------------------------ */
-
-typedef struct Counter {
-  long calls;      /* allocations so far */
-  long fail_after; /* allocations allowed before failing; -1: never fail */
-  long live;       /* blocks not yet freed */
-  size_t bytes;    /* bytes not yet freed */
-} Counter;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  Counter *c = ud;
-  if (nsize == 0) {
-    if (ptr != NULL) {
-      c->live--;
-      c->bytes -= osize;
-      free(ptr);
-    }
-    return NULL;
-  }
-  if (c->fail_after >= 0 && c->calls >= c->fail_after) return NULL;
-  c->calls++;
-  void *p = realloc(ptr, nsize);
-  if (p == NULL) return NULL;
-  if (ptr == NULL) {
-    c->live++;
-    c->bytes += nsize;
-  } else {
-    c->bytes += nsize - osize;
-  }
-  return p;
-}
+#include "test_alloc.h"
 
 static const SpAllocator plain = {NULL, NULL};
 
@@ -83,6 +50,37 @@ static char *explain(const SpDomain *d) {
   return buf;
 }
 
+/* A compiled domain and its explanation, for the tests that read both. */
+typedef struct Explained {
+  SpDomain *d;
+  char *text;
+} Explained;
+
+/* Takes d, asserts its class is `want` and reads its explanation. */
+static Explained explained(SpDomain *d, SpClass want) {
+  Explained e;
+  e.d = d;
+  assert_int_equal(sp_domain_class(d), want);
+  e.text = explain(d);
+  return e;
+}
+
+static void explained_free(Explained *e) {
+  free(e->text);
+  sp_domain_free(e->d);
+}
+
+/* Compiles spec without allow_outside, expecting the class error and no
+ * domain; returns the record, whose message the caller reads. */
+static SpError refused(const SpDomainSpec *spec) {
+  SpDomain *d = NULL;
+  SpError err;
+  assert_int_equal(sp_domain_compile(spec, NULL, plain, &d, &err), SP_ERR_CLASS);
+  assert_null(d);
+  assert_int_equal(err.code, SP_E_OUTSIDE_CLASS);
+  return err;
+}
+
 static void expect_text(const char *text, const char *part) {
   if (strstr(text, part) == NULL)
     fail_msg("missing \"%s\" in:\n%s", part, text);
@@ -114,33 +112,31 @@ static const char *const bit_names[] = {"0", "1"};
 /* ------------------------------------------------------------------ */
 
 static void check_horse(int variant) {
-  SpDomain *d = compile_builtin(sp_builtin_horse_breeder(plain, variant));
-  assert_int_equal(sp_domain_class(d), SP_CLASS_CSTAR2);
-  char *t = explain(d);
-  expect_text(t, "is SAS-PUC*2: every cycle with a requestable action has 2 actions");
-  expect_text(t, "(so not SAS-PUCS2)");
-  expect_text(t, "'bucket': the requesters of 'drop_bucket' ('take_haystack'");
-  expect_text(t, "and of 'pick_up_bucket' ('fill_bucket', 'fill_trough') lie in "
-                 "separate parts of G minus G('bucket')");
-  expect_text(t, "Guarantee: every solvable instance has a minimal plan in which "
-                 "no action occurs twice");
-  expect_text(t, "cycles (2):\n"
-                 "  'haystack': 'drop_haystack' -> 'take_haystack' -> 'drop_haystack'; "
-                 "requestable: 'drop_haystack'\n"
-                 "  'bucket': 'drop_bucket' -> 'pick_up_bucket' -> 'drop_bucket'; "
-                 "requestable: 'drop_bucket', 'pick_up_bucket'\n");
-  expect_text(t, "requestable actions (3):\n"
-                 "  'drop_haystack' ('haystack' = stored) requested by 'pick_up_bucket'\n");
-  expect_text(t, "  'pick_up_bucket' ('bucket' = in_hands) requested by "
-                 "'fill_bucket', 'fill_trough'\n");
+  Explained e =
+      explained(compile_builtin(sp_builtin_horse_breeder(plain, variant)), SP_CLASS_CSTAR2);
+  expect_text(e.text, "is SAS-PUC*2: every cycle with a requestable action has 2 actions");
+  expect_text(e.text, "(so not SAS-PUCS2)");
+  expect_text(e.text, "'bucket': the requesters of 'drop_bucket' ('take_haystack'");
+  expect_text(e.text, "and of 'pick_up_bucket' ('fill_bucket', 'fill_trough') lie in "
+                      "separate parts of G minus G('bucket')");
+  expect_text(e.text, "Guarantee: every solvable instance has a minimal plan in which "
+                      "no action occurs twice");
+  expect_text(e.text, "cycles (2):\n"
+                      "  'haystack': 'drop_haystack' -> 'take_haystack' -> 'drop_haystack'; "
+                      "requestable: 'drop_haystack'\n"
+                      "  'bucket': 'drop_bucket' -> 'pick_up_bucket' -> 'drop_bucket'; "
+                      "requestable: 'drop_bucket', 'pick_up_bucket'\n");
+  expect_text(e.text, "requestable actions (3):\n"
+                      "  'drop_haystack' ('haystack' = stored) requested by 'pick_up_bucket'\n");
+  expect_text(e.text, "  'pick_up_bucket' ('bucket' = in_hands) requested by "
+                      "'fill_bucket', 'fill_trough'\n");
   if (variant == SP_HORSE_SSCI)
-    expect_text(t, "'drop_bucket' ('bucket' = on_floor) requested by "
-                   "'take_haystack', 'fill_feeder'\n");
+    expect_text(e.text, "'drop_bucket' ('bucket' = on_floor) requested by "
+                        "'take_haystack', 'fill_feeder'\n");
   else
-    expect_text(t, "'drop_bucket' ('bucket' = on_floor) requested by 'take_haystack'\n");
-  expect_no_text(t, "outside");
-  free(t);
-  sp_domain_free(d);
+    expect_text(e.text, "'drop_bucket' ('bucket' = on_floor) requested by 'take_haystack'\n");
+  expect_no_text(e.text, "outside");
+  explained_free(&e);
 }
 
 static void test_horse_breeder_ssci_is_cstar2(void **state) {
@@ -155,37 +151,31 @@ static void test_horse_breeder_ijcai_is_cstar2(void **state) {
 
 static void test_citizen_is_cs2(void **state) {
   (void)state;
-  SpDomain *d = compile_builtin(sp_builtin_citizen(plain));
-  assert_int_equal(sp_domain_class(d), SP_CLASS_CS2);
-  char *t = explain(d);
-  expect_text(t, "is SAS-PUCS2: every cycle with a requestable action has 2 actions "
-                 "and only one of them is requestable (not SAS-PUC0: 'take' on the "
-                 "cycle of 'has_item'");
-  expect_text(t, "'end_work' on the cycle of 'working' are requested)");
-  expect_text(t, "Guarantee: every solvable instance");
-  expect_text(t, "cycles (4):\n");
-  expect_text(t, "  'working': 'end_work' -> 'work' -> 'end_work'; requestable: 'end_work'\n");
-  expect_text(t, "requestable actions (6):\n");
-  expect_text(t, "  'stop_wandering' ('wandering' = false) requested by 'store', "
-                 "'take', 'rest', 'work'\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_builtin(sp_builtin_citizen(plain)), SP_CLASS_CS2);
+  expect_text(e.text, "is SAS-PUCS2: every cycle with a requestable action has 2 actions "
+                      "and only one of them is requestable (not SAS-PUC0: 'take' on the "
+                      "cycle of 'has_item'");
+  expect_text(e.text, "'end_work' on the cycle of 'working' are requested)");
+  expect_text(e.text, "Guarantee: every solvable instance");
+  expect_text(e.text, "cycles (4):\n");
+  expect_text(e.text, "  'working': 'end_work' -> 'work' -> 'end_work'; requestable: 'end_work'\n");
+  expect_text(e.text, "requestable actions (6):\n");
+  expect_text(e.text, "  'stop_wandering' ('wandering' = false) requested by 'store', "
+                      "'take', 'rest', 'work'\n");
+  explained_free(&e);
 }
 
 static void test_acquisition_machine_is_c0(void **state) {
   (void)state;
-  SpDomain *d = compile_builtin(sp_builtin_acquisition_machine(plain));
-  assert_int_equal(sp_domain_class(d), SP_CLASS_C0);
-  char *t = explain(d);
-  expect_text(t, "'acquisition_machine' is SAS-PUC0: the domain has no cycle");
-  expect_text(t, "Guarantee: every solvable instance");
-  expect_text(t, "cycles: none.\n");
-  expect_text(t, "requestable actions (5):\n");
-  expect_text(t, "  'attack' ('threatened' = false) requested by 'scan_ore_deposit', "
-                 "'share_ore_pos', 'harvest_ore', 'refine_ore', 'store_refined_ore', "
-                 "'rest', 'repair', 'scan_disturbance'\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_builtin(sp_builtin_acquisition_machine(plain)), SP_CLASS_C0);
+  expect_text(e.text, "'acquisition_machine' is SAS-PUC0: the domain has no cycle");
+  expect_text(e.text, "Guarantee: every solvable instance");
+  expect_text(e.text, "cycles: none.\n");
+  expect_text(e.text, "requestable actions (5):\n");
+  expect_text(e.text, "  'attack' ('threatened' = false) requested by 'scan_ore_deposit', "
+                      "'share_ore_pos', 'harvest_ore', 'refine_ore', 'store_refined_ore', "
+                      "'rest', 'repair', 'scan_disturbance'\n");
+  explained_free(&e);
 }
 
 /* ------------------------------------------------------------------ */
@@ -204,15 +194,12 @@ static void test_no_cycle_is_c0(void **state) {
       {"get_axe", 1, 0, 1, 0, NULL},
   };
   static const SpDomainSpec spec = {"carpenter", 2, vars, 3, acts};
-  SpDomain *d = compile_or_fail(&spec, 0);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_C0);
-  char *t = explain(d);
-  expect_text(t, "'carpenter' is SAS-PUC0: the domain has no cycle, so no cycle "
-                 "contains a requestable action.\n");
-  expect_text(t, "cycles: none.\nrequestable actions (1):\n"
-                 "  'get_axe' ('axe' = true) requested by 'cut'\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 0), SP_CLASS_C0);
+  expect_text(e.text, "'carpenter' is SAS-PUC0: the domain has no cycle, so no cycle "
+                      "contains a requestable action.\n");
+  expect_text(e.text, "cycles: none.\nrequestable actions (1):\n"
+                      "  'get_axe' ('axe' = true) requested by 'cut'\n");
+  explained_free(&e);
 }
 
 /* A 2-cycle whose actions nobody requests: still C0. */
@@ -224,14 +211,12 @@ static void test_unrequested_cycle_is_c0(void **state) {
       {"close", 0, 1, 0, 0, NULL},
   };
   static const SpDomainSpec spec = {"door", 1, vars, 2, acts};
-  SpDomain *d = compile_or_fail(&spec, 0);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_C0);
-  char *t = explain(d);
-  expect_text(t, "is SAS-PUC0: no cycle contains a requestable action.\n");
-  expect_text(t, "cycles (1):\n  'door': 'open' -> 'close' -> 'open'; no requestable action\n");
-  expect_text(t, "requestable actions: none.\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 0), SP_CLASS_C0);
+  expect_text(e.text, "is SAS-PUC0: no cycle contains a requestable action.\n");
+  expect_text(e.text,
+              "cycles (1):\n  'door': 'open' -> 'close' -> 'open'; no requestable action\n");
+  expect_text(e.text, "requestable actions: none.\n");
+  explained_free(&e);
 }
 
 /* Bäckström's Gray-code family on n bits: flipping bit i (either way)
@@ -271,45 +256,36 @@ static void test_gray_code_is_outside(void **state) {
   gray_build(&g, 3);
 
   /* Without allow_outside: SP_ERR_CLASS and the key sentence up front. */
-  SpDomain *d = NULL;
-  SpError err;
-  assert_int_equal(sp_domain_compile(&g.spec, NULL, plain, &d, &err), SP_ERR_CLASS);
-  assert_null(d);
-  assert_int_equal(err.code, SP_E_OUTSIDE_CLASS);
+  SpError err = refused(&g.spec);
   expect_text_before(err.message,
                      "1. the cycle of 'bit0' has both actions requested, and 'set1' "
                      "(requests 'set0') is connected to 'set2' (requests 'reset0') in "
                      "G minus G('bit0')", 400);
 
-  d = compile_or_fail(&g.spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  char *t = explain(d);
-  expect_text(t, "'gray' is outside SAS-PUC0, SAS-PUCS2 and SAS-PUC*2 (1 problem):\n");
-  expect_text(t, "a plan could need 'set0' or 'reset0' twice.\n");
-  expect_text(t, "   path: 'set1' -prevail-> 'set2'\n");
-  expect_text(t, "     'set1' -prevail-> 'set2': 'set1' sets 'bit1' = 1, a prevail of 'set2'\n");
-  expect_text(t, "   'set0' ('bit0' = 1) requested by 'set1', 'reset1'\n");
-  expect_text(t, "   'reset0' ('bit0' = 0) requested by 'set2', 'reset2'\n");
-  expect_text(t, "fix: make the two groups of requesters independent: cut the path "
-                 "(e.g. drop the prevail 'bit1' = 1 of 'set2'), drop the prevails on "
-                 "'bit0' of one side, or split 'bit0' into two variables");
-  expect_text(t, "Plans are not guaranteed");
-  expect_no_text(t, "Guarantee:");
-  check_paths(d, t);
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&g.spec, 1), SP_CLASS_OUTSIDE);
+  expect_text(e.text, "'gray' is outside SAS-PUC0, SAS-PUCS2 and SAS-PUC*2 (1 problem):\n");
+  expect_text(e.text, "a plan could need 'set0' or 'reset0' twice.\n");
+  expect_text(e.text, "   path: 'set1' -prevail-> 'set2'\n");
+  expect_text(e.text,
+              "     'set1' -prevail-> 'set2': 'set1' sets 'bit1' = 1, a prevail of 'set2'\n");
+  expect_text(e.text, "   'set0' ('bit0' = 1) requested by 'set1', 'reset1'\n");
+  expect_text(e.text, "   'reset0' ('bit0' = 0) requested by 'set2', 'reset2'\n");
+  expect_text(e.text, "fix: make the two groups of requesters independent: cut the path "
+                      "(e.g. drop the prevail 'bit1' = 1 of 'set2'), drop the prevails on "
+                      "'bit0' of one side, or split 'bit0' into two variables");
+  expect_text(e.text, "Plans are not guaranteed");
+  expect_no_text(e.text, "Guarantee:");
+  check_paths(e.d, e.text);
+  explained_free(&e);
 
   /* Four bits: bit1 is now requested both ways too. */
   gray_build(&g, 4);
-  d = compile_or_fail(&g.spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  t = explain(d);
-  expect_text(t, "(2 problems):\n1. the cycle of 'bit0'");
-  expect_text(t, "\n2. the cycle of 'bit1' has both actions requested, and 'set2' "
-                 "(requests 'set1') is connected to 'set3' (requests 'reset1')");
-  check_paths(d, t);
-  free(t);
-  sp_domain_free(d);
+  e = explained(compile_or_fail(&g.spec, 1), SP_CLASS_OUTSIDE);
+  expect_text(e.text, "(2 problems):\n1. the cycle of 'bit0'");
+  expect_text(e.text, "\n2. the cycle of 'bit1' has both actions requested, and 'set2' "
+                      "(requests 'set1') is connected to 'set3' (requests 'reset1')");
+  check_paths(e.d, e.text);
+  explained_free(&e);
 }
 
 /* A traffic light on a 3-cycle; driving needs it green. */
@@ -328,27 +304,21 @@ static void test_long_cycle_is_outside(void **state) {
   };
   static const SpDomainSpec spec = {"crossing", 2, vars, 5, acts};
 
-  SpDomain *d = NULL;
-  SpError err;
-  assert_int_equal(sp_domain_compile(&spec, NULL, plain, &d, &err), SP_ERR_CLASS);
-  assert_int_equal(err.code, SP_E_OUTSIDE_CLASS);
+  SpError err = refused(&spec);
   expect_text_before(err.message,
                      "the cycle of 'light' has 3 actions ('go_green' -> 'go_yellow' "
                      "-> 'go_red' -> 'go_green') and holds a requested action", 400);
   expect_text_before(err.message, "a plan could need an action twice", 400);
 
-  d = compile_or_fail(&spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  char *t = explain(d);
-  expect_text(t, "'crossing' is outside SAS-PUC0, SAS-PUCS2 and SAS-PUC*2 (1 problem):\n");
-  expect_text(t, "   'go_green' ('light' = green) requested by 'drive'\n");
-  expect_no_text(t, "   'go_yellow' (");
-  expect_text(t, "fix: shorten the cycle of 'light' to 2 actions");
-  expect_text(t, "  'light': 'go_green' -> 'go_yellow' -> 'go_red' -> 'go_green'; "
-                 "requestable: 'go_green'\n");
-  expect_text(t, "  'car': 'drive' -> 'brake' -> 'drive'; no requestable action\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
+  expect_text(e.text, "'crossing' is outside SAS-PUC0, SAS-PUCS2 and SAS-PUC*2 (1 problem):\n");
+  expect_text(e.text, "   'go_green' ('light' = green) requested by 'drive'\n");
+  expect_no_text(e.text, "   'go_yellow' (");
+  expect_text(e.text, "fix: shorten the cycle of 'light' to 2 actions");
+  expect_text(e.text, "  'light': 'go_green' -> 'go_yellow' -> 'go_red' -> 'go_green'; "
+                      "requestable: 'go_green'\n");
+  expect_text(e.text, "  'car': 'drive' -> 'brake' -> 'drive'; no requestable action\n");
+  explained_free(&e);
 }
 
 /* A switch {off, on, broken} whose 2-cycle is requested both ways by
@@ -385,13 +355,10 @@ static void test_connected_only_through_gv_is_cstar2(void **state) {
   SpActionSpec acts[7];
   SpDomainSpec spec;
   switch_spec(0, &spec, acts);
-  SpDomain *d = compile_or_fail(&spec, 0);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_CSTAR2);
-  char *t = explain(d);
-  expect_text(t, "'sw': the requesters of 'turn_on' ('set_x') and of 'turn_off' "
-                 "('set_y') lie in separate parts of G minus G('sw').\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 0), SP_CLASS_CSTAR2);
+  expect_text(e.text, "'sw': the requesters of 'turn_on' ('set_x') and of 'turn_off' "
+                      "('set_y') lie in separate parts of G minus G('sw').\n");
+  explained_free(&e);
 }
 
 static void test_connected_outside_gv_is_outside(void **state) {
@@ -399,21 +366,19 @@ static void test_connected_outside_gv_is_outside(void **state) {
   SpActionSpec acts[7];
   SpDomainSpec spec;
   switch_spec(1, &spec, acts);
-  SpDomain *d = compile_or_fail(&spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  char *t = explain(d);
-  expect_text_before(t, "1. the cycle of 'sw' has both actions requested, and 'set_x' "
-                        "(requests 'turn_on') is connected to 'set_y' (requests "
-                        "'turn_off') in G minus G('sw')", 400);
-  expect_text(t, "   path: 'set_x' -prevail-> 'z_up' -pre-> 'z_top' <-prevail- 'set_y'\n");
-  expect_text(t, "   edges of the path:\n"
-                 "     'set_x' -prevail-> 'z_up': 'set_x' sets 'x' = true, a prevail of 'z_up'\n"
-                 "     'z_up' -pre-> 'z_top': 'z_up' sets 'z' = mid, the pre of 'z_top'\n"
-                 "     'z_top' <-prevail- 'set_y': 'set_y' sets 'y' = true, a prevail of 'z_top'\n");
-  expect_text(t, "cut the path (e.g. drop the prevail 'x' = true of 'z_up')");
-  check_paths(d, t);
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
+  expect_text_before(e.text, "1. the cycle of 'sw' has both actions requested, and 'set_x' "
+                             "(requests 'turn_on') is connected to 'set_y' (requests "
+                             "'turn_off') in G minus G('sw')", 400);
+  expect_text(e.text, "   path: 'set_x' -prevail-> 'z_up' -pre-> 'z_top' <-prevail- 'set_y'\n");
+  expect_text(e.text,
+              "   edges of the path:\n"
+              "     'set_x' -prevail-> 'z_up': 'set_x' sets 'x' = true, a prevail of 'z_up'\n"
+              "     'z_up' -pre-> 'z_top': 'z_up' sets 'z' = mid, the pre of 'z_top'\n"
+              "     'z_top' <-prevail- 'set_y': 'set_y' sets 'y' = true, a prevail of 'z_top'\n");
+  expect_text(e.text, "cut the path (e.g. drop the prevail 'x' = true of 'z_up')");
+  check_paths(e.d, e.text);
+  explained_free(&e);
 }
 
 /* Requesters tied only through a value that no action sets: disarm needs
@@ -438,20 +403,18 @@ static void test_ghost_value_ties_requesters(void **state) {
       {"disarm", 2, 1, 0, 2, disarm_needs},
   };
   static const SpDomainSpec spec = {"ghost_tie", 3, vars, 4, acts};
-  SpDomain *d = compile_or_fail(&spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  char *t = explain(d);
-  expect_text_before(t, "1. the cycle of 'power' has both actions requested, and "
-                        "'disarm' (requests 'switch_on') is connected to 'leave' "
-                        "(requests 'switch_off')", 400);
-  expect_text(t, "   path: 'disarm' <-prevail- (no action sets 'guard' = here) -pre-> 'leave'\n");
-  expect_text(t, "     'disarm' <-prevail- (no action sets 'guard' = here): no action sets "
-                 "'guard' = here (only a start state can hold it), a prevail of 'disarm'\n");
-  expect_text(t, "the pre of 'leave'\n");
-  expect_text(t, "cut the path (e.g. drop the prevail 'guard' = here of 'disarm')");
-  check_paths(d, t);
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
+  expect_text_before(e.text, "1. the cycle of 'power' has both actions requested, and "
+                             "'disarm' (requests 'switch_on') is connected to 'leave' "
+                             "(requests 'switch_off')", 400);
+  expect_text(e.text,
+              "   path: 'disarm' <-prevail- (no action sets 'guard' = here) -pre-> 'leave'\n");
+  expect_text(e.text, "     'disarm' <-prevail- (no action sets 'guard' = here): no action sets "
+                      "'guard' = here (only a start state can hold it), a prevail of 'disarm'\n");
+  expect_text(e.text, "the pre of 'leave'\n");
+  expect_text(e.text, "cut the path (e.g. drop the prevail 'guard' = here of 'disarm')");
+  check_paths(e.d, e.text);
+  explained_free(&e);
 }
 
 /* ------------------------------------------------------------------ */
@@ -481,44 +444,34 @@ static void test_second_cycle_long_is_outside(void **state) {
   (void)state;
   SpDomainSpec spec;
   farm_spec(1, &spec);
-  SpDomain *d = NULL;
-  SpError err;
-  assert_int_equal(sp_domain_compile(&spec, NULL, plain, &d, &err), SP_ERR_CLASS);
-  assert_null(d);
-  assert_int_equal(err.code, SP_E_OUTSIDE_CLASS);
+  SpError err = refused(&spec);
   expect_text_before(err.message,
                      "1. the cycle 'go_barn' -> 'go_mill' -> 'go_field' -> 'go_barn' "
                      "(one of the 2 cycles of 'pos') has 3 actions and holds a "
                      "requested action", 400);
   expect_text_before(err.message, "a plan could need an action twice", 400);
 
-  d = compile_or_fail(&spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  assert_int_equal(sp_variable_cycle_count(d, 0), 2);
-  char *t = explain(d);
-  expect_text(t, "'farm' is outside SAS-PUC0, SAS-PUCS2 and SAS-PUC*2 (1 problem):\n");
-  expect_text(t, "fix: shorten that cycle of 'pos' to 2 actions");
-  expect_text(t, "   'go_barn' ('pos' = barn) requested by 'feed'\n");
-  expect_no_text(t, "   'go_shop' ('pos' = shop)"); /* the 2-cycle is no problem */
-  expect_text(t, "cycles (2):\n"
-                 "  'pos' (1 of 2): 'go_shop' -> 'go_home' -> 'go_shop'; requestable: "
-                 "'go_shop'\n"
-                 "  'pos' (2 of 2): 'go_barn' -> 'go_mill' -> 'go_field' -> 'go_barn'; "
-                 "requestable: 'go_barn'\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
+  assert_int_equal(sp_variable_cycle_count(e.d, 0), 2);
+  expect_text(e.text, "'farm' is outside SAS-PUC0, SAS-PUCS2 and SAS-PUC*2 (1 problem):\n");
+  expect_text(e.text, "fix: shorten that cycle of 'pos' to 2 actions");
+  expect_text(e.text, "   'go_barn' ('pos' = barn) requested by 'feed'\n");
+  expect_no_text(e.text, "   'go_shop' ('pos' = shop)"); /* the 2-cycle is no problem */
+  expect_text(e.text, "cycles (2):\n"
+                      "  'pos' (1 of 2): 'go_shop' -> 'go_home' -> 'go_shop'; requestable: "
+                      "'go_shop'\n"
+                      "  'pos' (2 of 2): 'go_barn' -> 'go_mill' -> 'go_field' -> 'go_barn'; "
+                      "requestable: 'go_barn'\n");
+  explained_free(&e);
 
   /* Without feeding, only the 2-cycle is requested: SAS-PUCS2. */
   farm_spec(0, &spec);
-  d = compile_or_fail(&spec, 0);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_CS2);
-  t = explain(d);
-  expect_text(t, "(not SAS-PUC0: 'go_shop' on the cycle 'go_shop' -> 'go_home' -> "
-                 "'go_shop' (one of the 2 cycles of 'pos') is requested).\n");
-  expect_text(t, "  'pos' (2 of 2): 'go_barn' -> 'go_mill' -> 'go_field' -> 'go_barn'; "
-                 "no requestable action\n");
-  free(t);
-  sp_domain_free(d);
+  e = explained(compile_or_fail(&spec, 0), SP_CLASS_CS2);
+  expect_text(e.text, "(not SAS-PUC0: 'go_shop' on the cycle 'go_shop' -> 'go_home' -> "
+                      "'go_shop' (one of the 2 cycles of 'pos') is requested).\n");
+  expect_text(e.text, "  'pos' (2 of 2): 'go_barn' -> 'go_mill' -> 'go_field' -> 'go_barn'; "
+                      "no requestable action\n");
+  explained_free(&e);
 }
 
 /* The case found with the random domains: v has 0 <-> 1 and
@@ -539,15 +492,12 @@ static void test_reported_two_cycles_is_outside(void **state) {
   assert_int_equal(oracle_classify_spec_ex(&spec, ORACLE_CLASS_GHOST_NODES, NULL, 0),
                    SP_CLASS_OUTSIDE);
   assert_int_equal(reference_class(&spec), SP_CLASS_OUTSIDE);
-  SpDomain *d = compile_or_fail(&spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  char *t = explain(d);
-  expect_text(t, "(1 problem):\n1. the cycle 'a3_v0' -> 'a4_v0' -> 'a2_v0' -> 'a3_v0' "
-                 "(one of the 2 cycles of 'v') has 3 actions and holds a requested "
-                 "action");
-  expect_text(t, "  'v' (1 of 2): 'a1_v0' -> 'a0_v0' -> 'a1_v0'; no requestable action\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
+  expect_text(e.text, "(1 problem):\n1. the cycle 'a3_v0' -> 'a4_v0' -> 'a2_v0' -> 'a3_v0' "
+                      "(one of the 2 cycles of 'v') has 3 actions and holds a requested "
+                      "action");
+  expect_text(e.text, "  'v' (1 of 2): 'a1_v0' -> 'a0_v0' -> 'a1_v0'; no requestable action\n");
+  explained_free(&e);
 }
 
 /* v has two 2-cycles, on <-> off ({0,1}) and up <-> down ({2,3}), each
@@ -583,35 +533,29 @@ static void test_two_double_cycles_is_cstar2(void **state) {
   two_switches_spec(0, &spec, acts);
   assert_int_equal(oracle_classify_spec_ex(&spec, ORACLE_CLASS_GHOST_NODES, NULL, 0),
                    SP_CLASS_CSTAR2);
-  SpDomain *d = compile_or_fail(&spec, 0);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_CSTAR2);
-  char *t = explain(d);
-  expect_text(t, "  'v': the requesters of 'turn_on' ('set_p') and of 'turn_off' "
-                 "('set_q') lie in separate parts of G minus G('v').\n"
-                 "  'v': the requesters of 'go_up' ('set_r') and of 'go_down' "
-                 "('set_s') lie in separate parts of G minus G('v').\n");
-  expect_text(t, "cycles (2):\n"
-                 "  'v' (1 of 2): 'turn_on' -> 'turn_off' -> 'turn_on'; requestable: "
-                 "'turn_on', 'turn_off'\n"
-                 "  'v' (2 of 2): 'go_up' -> 'go_down' -> 'go_up'; requestable: "
-                 "'go_up', 'go_down'\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 0), SP_CLASS_CSTAR2);
+  expect_text(e.text, "  'v': the requesters of 'turn_on' ('set_p') and of 'turn_off' "
+                      "('set_q') lie in separate parts of G minus G('v').\n"
+                      "  'v': the requesters of 'go_up' ('set_r') and of 'go_down' "
+                      "('set_s') lie in separate parts of G minus G('v').\n");
+  expect_text(e.text, "cycles (2):\n"
+                      "  'v' (1 of 2): 'turn_on' -> 'turn_off' -> 'turn_on'; requestable: "
+                      "'turn_on', 'turn_off'\n"
+                      "  'v' (2 of 2): 'go_up' -> 'go_down' -> 'go_up'; requestable: "
+                      "'go_up', 'go_down'\n");
+  explained_free(&e);
 
   two_switches_spec(1, &spec, acts);
   assert_int_equal(oracle_classify_spec_ex(&spec, ORACLE_CLASS_GHOST_NODES, NULL, 0),
                    SP_CLASS_OUTSIDE);
-  d = compile_or_fail(&spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  t = explain(d);
-  expect_text_before(t, "(1 problem):\n1. the cycle 'go_up' -> 'go_down' -> 'go_up' "
-                        "(one of the 2 cycles of 'v') has both actions requested, and "
-                        "'set_r' (requests 'go_up') is connected to 'set_s' (requests "
-                        "'go_down') in G minus G('v')", 400);
-  expect_text(t, "   path: 'set_r' <-prevail- 'set_t' -prevail-> 'set_s'\n");
-  check_paths(d, t);
-  free(t);
-  sp_domain_free(d);
+  e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
+  expect_text_before(e.text, "(1 problem):\n1. the cycle 'go_up' -> 'go_down' -> 'go_up' "
+                             "(one of the 2 cycles of 'v') has both actions requested, and "
+                             "'set_r' (requests 'go_up') is connected to 'set_s' (requests "
+                             "'go_down') in G minus G('v')", 400);
+  expect_text(e.text, "   path: 'set_r' <-prevail- 'set_t' -prevail-> 'set_s'\n");
+  check_paths(e.d, e.text);
+  explained_free(&e);
 }
 
 /* Two 2-cycles on one variable, each with one requested action: every
@@ -628,14 +572,11 @@ static void test_two_single_cycles_is_cs2(void **state) {
       {"p1", 1, 0, 1, 1, v1},    {"q1", 2, 0, 1, 1, v3},
   };
   static const SpDomainSpec spec = {"two_cycles", 3, vars, 6, acts};
-  SpDomain *d = compile_or_fail(&spec, 0);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_CS2);
-  char *t = explain(d);
-  expect_text(t, "(not SAS-PUC0: 'v1' on the cycle 'v1' -> 'v0' -> 'v1' (one of the 2 "
-                 "cycles of 'v'), 'v3' on the cycle 'v3' -> 'v2' -> 'v3' (one of the 2 "
-                 "cycles of 'v') are requested).\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 0), SP_CLASS_CS2);
+  expect_text(e.text, "(not SAS-PUC0: 'v1' on the cycle 'v1' -> 'v0' -> 'v1' (one of the 2 "
+                      "cycles of 'v'), 'v3' on the cycle 'v3' -> 'v2' -> 'v3' (one of the 2 "
+                      "cycles of 'v') are requested).\n");
+  explained_free(&e);
 }
 
 /* ------------------------------------------------------------------ */
@@ -670,12 +611,13 @@ static void test_snprintf_semantics(void **state) {
 }
 
 /* The class alone (what sp_domain_compile asks first) formats nothing
- * and needs memory only for the C*2 search: with an allocator that always
- * fails it still answers, except for a doubly requested 2-cycle. */
+ * and needs memory only for the C*2 search: with an allocator that fails
+ * its first request it still answers, asking for nothing, except for a
+ * doubly requested 2-cycle. */
 static void test_class_only_is_cheap(void **state) {
   (void)state;
-  Counter c = {0, 0, 0, 0};
-  SpAllocator failing = {counting_alloc, &c};
+  TestAlloc c;
+  SpAllocator failing = test_alloc_hook(&c);
   SpDomainSpec farm;
   farm_spec(1, &farm);
   SpDomain *ds[] = {compile_builtin(sp_builtin_acquisition_machine(plain)),
@@ -684,24 +626,29 @@ static void test_class_only_is_cheap(void **state) {
   const SpClass want[] = {SP_CLASS_C0, SP_CLASS_CS2, SP_CLASS_OUTSIDE, SP_CLASS_CSTAR2};
   for (int i = 0; i < 4; i++) {
     SpClass cls = want[i] == SP_CLASS_C0 ? SP_CLASS_OUTSIDE : SP_CLASS_C0;
+    test_alloc_init(&c, 1);
     SpStatus st = sp_classify(ds[i], failing, &cls, NULL, 0, NULL);
     if (want[i] == SP_CLASS_CSTAR2) {
       assert_int_equal(st, SP_ERR_MEMORY);
       assert_int_equal(cls, SP_CLASS_C0); /* untouched */
+      assert_int_equal(c.calls, 1);
     } else {
       assert_int_equal(st, SP_OK);
       assert_int_equal(cls, want[i]);
+      assert_int_equal(c.calls, 0);
     }
+    assert_int_equal(c.live, 0);
     /* Asking for the length is asking for the text: G is built. */
     size_t needed = 7;
+    test_alloc_init(&c, 1);
     assert_int_equal(sp_classify(ds[i], failing, &cls, NULL, 0, &needed), SP_ERR_MEMORY);
     assert_int_equal(needed, 0);
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(c.live, 0);
   }
-  assert_int_equal(c.calls, 0);
-  assert_int_equal(c.live, 0);
 
   /* With memory, the C*2 search takes one block and gives it back. */
-  c = (Counter){0, -1, 0, 0};
+  test_alloc_init(&c, 0);
   SpClass cls = SP_CLASS_C0;
   assert_int_equal(sp_classify(ds[3], failing, &cls, NULL, 0, NULL), SP_OK);
   assert_int_equal(cls, SP_CLASS_CSTAR2);
@@ -716,8 +663,9 @@ static void test_memory_failure(void **state) {
   gray_build(&g, 4);
   SpDomain *d = compile_or_fail(&g.spec, 1);
 
-  Counter c = {0, 0, 0, 0};
-  SpAllocator failing = {counting_alloc, &c};
+  TestAlloc c;
+  test_alloc_init(&c, 1); /* the first request fails */
+  SpAllocator failing = test_alloc_hook(&c);
   SpClass cls = SP_CLASS_C0;
   char buf[64];
   memset(buf, 'x', sizeof buf);
@@ -729,8 +677,8 @@ static void test_memory_failure(void **state) {
   assert_int_equal(c.live, 0);
 
   /* With memory, everything taken is given back. */
-  c = (Counter){0, -1, 0, 0};
-  SpAllocator counting = {counting_alloc, &c};
+  test_alloc_init(&c, 0);
+  SpAllocator counting = test_alloc_hook(&c);
   assert_int_equal(sp_classify(d, counting, &cls, buf, sizeof buf, &needed), SP_OK);
   assert_int_equal(cls, SP_CLASS_OUTSIDE);
   assert_true(c.calls >= 1);
@@ -742,7 +690,7 @@ static void test_memory_failure(void **state) {
    * turn (the last ones are the class analysis), leaks nothing. */
   SpCompileOptions opts = {1};
   for (long k = 0;; k++) {
-    c = (Counter){0, k, 0, 0};
+    test_alloc_init(&c, k + 1); /* k requests succeed, then one fails */
     SpError err;
     d = NULL;
     SpStatus st = sp_domain_compile(&g.spec, &opts, counting, &d, &err);
@@ -791,25 +739,19 @@ static void test_many_cycles(void **state) {
   }
 #undef NAME
   SpDomainSpec spec = {"switches", 3 * M, vars, 4 * M, acts};
-  SpDomain *d = compile_or_fail(&spec, 0);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_CSTAR2);
-  char *t = explain(d);
-  expect_text(t, "  ... and more\n");
-  expect_text(t, "requestable actions (3899):\n");
-  free(t);
-  sp_domain_free(d);
+  Explained e = explained(compile_or_fail(&spec, 0), SP_CLASS_CSTAR2);
+  expect_text(e.text, "  ... and more\n");
+  expect_text(e.text, "requestable actions (3899):\n");
+  explained_free(&e);
 
   /* Chain one off-requester to the on-chain: that switch goes outside. */
   prv[8 * 700 + 5] = (SpCondition){3 * 699 + 1, 1};
   acts[4 * 700 + 3].prevail_count = 2;
-  d = compile_or_fail(&spec, 1);
-  assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
-  t = explain(d);
-  expect_text(t, "(1 problem):\n1. the cycle of 'sw700' has both actions requested");
-  expect_text(t, "   path: 'set_a700' <-prevail- 'set_a699' -prevail-> 'set_b700'\n");
-  check_paths(d, t);
-  free(t);
-  sp_domain_free(d);
+  e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
+  expect_text(e.text, "(1 problem):\n1. the cycle of 'sw700' has both actions requested");
+  expect_text(e.text, "   path: 'set_a700' <-prevail- 'set_a699' -prevail-> 'set_b700'\n");
+  check_paths(e.d, e.text);
+  explained_free(&e);
   free(vars);
   free(acts);
   free(prv);

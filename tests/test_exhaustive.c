@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "oracle.h"
+#include "paper_facts.h"
 #include "saspu.h"
 #include "sp_builtin.h"
 
@@ -48,39 +49,18 @@ static void check_everything(SpBuiltSpec *b, long expected_states,
   sp_builtin_free(b);
 }
 
-/* 3 x 2 x 3 = 18 states. 117 of the 324 pairs are solvable (the count
- * the issue gives for the SSCI table). */
-static void test_horse_breeder_ssci(void **state) {
-  (void)state;
-  check_everything(sp_builtin_horse_breeder(plain, SP_HORSE_SSCI), 18, 117);
-}
-
-/* Without fill_feeder's prevail the feeder can also be filled while the
- * bucket is in hands, so more pairs are solvable. The issue gives no
- * figure for this table; 123 is the BFS count. */
-static void test_horse_breeder_ijcai(void **state) {
-  (void)state;
-  check_everything(sp_builtin_horse_breeder(plain, SP_HORSE_IJCAI), 18, 123);
-}
-
-/* 3 x 3 x 2^5 = 288 states, 82,944 pairs, 12,512 solvable. */
-static void test_citizen(void **state) {
-  (void)state;
-  check_everything(sp_builtin_citizen(plain), 288, 12512);
-}
-
-/* 2 x 2 x 4 x 2^4 = 256 states, 65,536 pairs, 1,760 solvable. */
-static void test_acquisition_machine(void **state) {
-  (void)state;
-  check_everything(sp_builtin_acquisition_machine(plain), 256, 1760);
+/* One paper domain (the counts are in paper_facts.c). */
+static void test_paper_domain(void **state) {
+  const PaperCount *p = *state;
+  check_everything(p->build(plain), p->states, p->solvable);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_horse_breeder_ssci),
-    cmocka_unit_test(test_horse_breeder_ijcai),
-    cmocka_unit_test(test_citizen),
-    cmocka_unit_test(test_acquisition_machine),
+    PAPER_COUNT_TEST(0, test_paper_domain),
+    PAPER_COUNT_TEST(1, test_paper_domain),
+    PAPER_COUNT_TEST(2, test_paper_domain),
+    PAPER_COUNT_TEST(3, test_paper_domain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

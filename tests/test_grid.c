@@ -13,8 +13,10 @@
 
 #include "grid_heap.h"
 #include "grid_oracle.h"
+#include "random_domain.h" /* RdRng, the tests' seeded splitmix64 */
 #include "saspu_grid.h"
 #include "sp_grid.h"
+#include "test_alloc.h"
 
 #define SQRT2 1.41421356237309504880
 #define NO_ALLOC ((SpAllocator){NULL, NULL})
@@ -22,43 +24,6 @@
 /* ================================================================== */
 /* Helpers                                                            */
 /* ================================================================== */
-
-/* A lua_Alloc-shaped allocator that counts, and fails from a chosen call
- * on (fail_at < 0: never). */
-typedef struct Counter {
-  long calls;     /* allocations and reallocations (not frees) */
-  long fail_at;   /* index of the first allocation to refuse */
-  long blocks;    /* live blocks */
-  size_t bytes;   /* live bytes */
-} Counter;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  Counter *c = ud;
-  if (nsize == 0) {
-    if (ptr != NULL) {
-      c->blocks--;
-      c->bytes -= osize;
-    }
-    free(ptr);
-    return NULL;
-  }
-  long index = c->calls++;
-  if (c->fail_at >= 0 && index >= c->fail_at) return NULL;
-  void *p = realloc(ptr, nsize);
-  if (p == NULL) return NULL;
-  if (ptr == NULL) {
-    c->blocks++;
-    c->bytes += nsize;
-  } else {
-    c->bytes += nsize - osize;
-  }
-  return p;
-}
-
-static SpAllocator counter_alloc(Counter *c) {
-  SpAllocator a = {counting_alloc, c};
-  return a;
-}
 
 static SpGrid *ascii_grid(const char *pic) {
   SpGrid *g = NULL;
@@ -113,29 +78,17 @@ static SpGridResult must_find(const SpGrid *g, SpGridWorkspace *ws,
   return r;
 }
 
-/* splitmix64: fixed seeds give the same grids on every machine. */
-typedef struct Rng {
-  uint64_t s;
-} Rng;
-
-static uint64_t rng_next(Rng *r) {
-  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static int rng_int(Rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
-static double rng_unit(Rng *r) {
-  return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+/* Uniform in [0, 1) from the top 53 bits of one draw; fixed seeds give
+ * the same grids on every machine. */
+static double rng_unit(RdRng *r) {
+  return (double)(rd_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* A random open cell, or (-1, -1) when every cell is blocked. */
-static SpGridPoint random_open(const SpGrid *g, Rng *r) {
+static SpGridPoint random_open(const SpGrid *g, RdRng *r) {
   int w = sp_grid_width(g), h = sp_grid_height(g);
   for (int tries = 0; tries < 64; tries++) {
-    SpGridPoint p = {rng_int(r, w), rng_int(r, h)};
+    SpGridPoint p = {rd_below(r, w), rd_below(r, h)};
     if (!sp_grid_is_blocked(g, p.x, p.y)) return p;
   }
   for (int y = 0; y < h; y++)
@@ -147,11 +100,11 @@ static SpGridPoint random_open(const SpGrid *g, Rng *r) {
 /* Fills a grid with one of several cost styles through the bulk setter:
  * integers 1..9, road/ground (1/2), real numbers, or uniform cost 1 (the
  * worst case for ties), with obstacles at a random density. */
-static void randomize(SpGrid *g, Rng *r) {
+static void randomize(SpGrid *g, RdRng *r) {
   int w = sp_grid_width(g), h = sp_grid_height(g);
   double *v = malloc((size_t)w * (size_t)h * sizeof *v);
   assert_non_null(v);
-  int style = rng_int(r, 4);
+  int style = rd_below(r, 4);
   double wall = 0.45 * rng_unit(r);
   for (int i = 0; i < w * h; i++) {
     if (rng_unit(r) < wall) {
@@ -159,8 +112,8 @@ static void randomize(SpGrid *g, Rng *r) {
       continue;
     }
     switch (style) {
-    case 0: v[i] = 1 + rng_int(r, 9); break;
-    case 1: v[i] = rng_int(r, 3) == 0 ? 1.0 : 2.0; break;
+    case 0: v[i] = 1 + rd_below(r, 9); break;
+    case 1: v[i] = rd_below(r, 3) == 0 ? 1.0 : 2.0; break;
     case 2: v[i] = 0.5 + 19.5 * rng_unit(r); break;
     default: v[i] = 1.0; break;
     }
@@ -387,19 +340,19 @@ static void test_min_cost_tracking(void **state) {
   sp_grid_free(g);
 
   /* random sequences of every setter against the brute-force minimum */
-  Rng r = {42};
+  RdRng r = {42};
   assert_int_equal(sp_grid_new(9, 7, 4, NO_ALLOC, &g, NULL), SP_OK);
   for (int step = 0; step < 5000; step++) {
-    int x = rng_int(&r, 9), y = rng_int(&r, 7);
-    int w = rng_int(&r, 10 - x), h = rng_int(&r, 8 - y);
-    double c = 1 + rng_int(&r, 6);
-    switch (rng_int(&r, 6)) {
+    int x = rd_below(&r, 9), y = rd_below(&r, 7);
+    int w = rd_below(&r, 10 - x), h = rd_below(&r, 8 - y);
+    double c = 1 + rd_below(&r, 6);
+    switch (rd_below(&r, 6)) {
     case 0: sp_grid_set_cost(g, x, y, c, NULL); break;
-    case 1: sp_grid_set_blocked(g, x, y, rng_int(&r, 3) != 0, NULL); break;
+    case 1: sp_grid_set_blocked(g, x, y, rd_below(&r, 3) != 0, NULL); break;
     case 2: sp_grid_fill_cost(g, x, y, w, h, c, NULL); break;
-    case 3: sp_grid_fill_blocked(g, x, y, w, h, rng_int(&r, 2), NULL); break;
+    case 3: sp_grid_fill_blocked(g, x, y, w, h, rd_below(&r, 2), NULL); break;
     case 4: {
-      double v[4] = {c, SP_GRID_BLOCKED, c + 1, 1 + rng_int(&r, 6)};
+      double v[4] = {c, SP_GRID_BLOCKED, c + 1, 1 + rd_below(&r, 6)};
       sp_grid_set_costs(g, x < 8 ? x : 7, y < 6 ? y : 5, 2, 2, v, NULL);
       break;
     }
@@ -463,32 +416,28 @@ static void expect_map_error(const char *pic, size_t len, SpGridErrorCode code,
   assert_string_equal(err.message, message);
 }
 
+/* The tails of the map errors' messages. */
+#define LEGEND " (legend: '#' blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)"
+#define SAME_LENGTH ": every row must have the same length"
+
 static void test_ascii_errors(void **state) {
   (void)state;
   expect_map_error("...\n.x.\n", 8, SP_GRID_E_MAP_CHAR,
-                   "line 2, column 2: unknown character 'x' (legend: '#' "
-                   "blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)");
+                   "line 2, column 2: unknown character 'x'" LEGEND);
   expect_map_error("..0", 3, SP_GRID_E_MAP_CHAR,
-                   "line 1, column 3: unknown character '0' (legend: '#' "
-                   "blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)");
+                   "line 1, column 3: unknown character '0'" LEGEND);
   expect_map_error("..\n .", 5, SP_GRID_E_MAP_CHAR,
-                   "line 2, column 1: unknown character \\x20 (legend: '#' "
-                   "blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)");
+                   "line 2, column 1: unknown character \\x20" LEGEND);
   expect_map_error("..\0", 3, SP_GRID_E_MAP_CHAR,
-                   "line 1, column 3: unknown character \\x00 (legend: '#' "
-                   "blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)");
+                   "line 1, column 3: unknown character \\x00" LEGEND);
   expect_map_error("..\r.", 4, SP_GRID_E_MAP_CHAR,
-                   "line 1, column 3: unknown character \\x0D (legend: '#' "
-                   "blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)");
+                   "line 1, column 3: unknown character \\x0D" LEGEND);
   expect_map_error("....\n....\n...\n", 14, SP_GRID_E_MAP_RAGGED,
-                   "line 3 has 3 cells but line 1 has 4: every row must "
-                   "have the same length");
+                   "line 3 has 3 cells but line 1 has 4" SAME_LENGTH);
   expect_map_error("..\n\n..\n", 7, SP_GRID_E_MAP_RAGGED,
-                   "line 2 has 0 cells but line 1 has 2: every row must "
-                   "have the same length");
+                   "line 2 has 0 cells but line 1 has 2" SAME_LENGTH);
   expect_map_error("..\n..\n\n", 7, SP_GRID_E_MAP_RAGGED,
-                   "line 3 has 0 cells but line 1 has 2: every row must "
-                   "have the same length");
+                   "line 3 has 0 cells but line 1 has 2" SAME_LENGTH);
   expect_map_error("", 0, SP_GRID_E_MAP_EMPTY, "the picture has no cells");
   expect_map_error("\n", 1, SP_GRID_E_MAP_EMPTY, "the picture has no cells");
 
@@ -583,14 +532,13 @@ static void test_straight_line(void **state) {
   SpGrid *g = ascii_grid("=.39=\n");
   SpGridWorkspace *ws = workspace_for(g);
   SpGridPoint path[8];
-  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-    SpGridResult r = must_find(g, ws, pt(0, 0), pt(4, 0), (SpGridAlgorithm)a,
-                               0, path, 8);
+  for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridResult r = must_find(g, ws, pt(0, 0), pt(4, 0), a, 0, path, 8);
     assert_true(r.cost == 15.0);
     assert_int_equal(r.length, 5);
     for (int i = 0; i < 5; i++) assert_int_equal(path[i].x, i);
     /* the reverse direction costs the same */
-    r = must_find(g, ws, pt(4, 0), pt(0, 0), (SpGridAlgorithm)a, 0, path, 8);
+    r = must_find(g, ws, pt(4, 0), pt(0, 0), a, 0, path, 8);
     assert_true(r.cost == 15.0);
     assert_int_equal(path[0].x, 4);
   }
@@ -604,15 +552,14 @@ static void test_diagonal(void **state) {
   SpGrid *g = ascii_grid("...\n...\n...\n");
   SpGridWorkspace *ws = workspace_for(g);
   SpGridPoint path[9];
-  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-    SpGridResult r = must_find(g, ws, pt(0, 0), pt(2, 2), (SpGridAlgorithm)a,
-                               0, path, 9);
+  for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridResult r = must_find(g, ws, pt(0, 0), pt(2, 2), a, 0, path, 9);
     assert_close(r.cost, 4 * SQRT2);
     assert_int_equal(r.length, 3);
     assert_int_equal(path[1].x, 1);
     assert_int_equal(path[1].y, 1);
     /* a knight's move: one diagonal and one straight move, 2 sqrt2 + 2 */
-    r = must_find(g, ws, pt(0, 0), pt(2, 1), (SpGridAlgorithm)a, 0, path, 9);
+    r = must_find(g, ws, pt(0, 0), pt(2, 1), a, 0, path, 9);
     assert_close(r.cost, 2 * SQRT2 + 2);
     assert_int_equal(r.length, 3);
   }
@@ -658,8 +605,8 @@ static void test_article_figure(void **state) {
                                     {5, 4}, {6, 4}, {7, 4}, {8, 4}};
   SpGridPoint path[64];
   size_t expanded[2];
-  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-    SpGridResult r = must_find(g, ws, s, t, (SpGridAlgorithm)a, 0, path, 64);
+  for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridResult r = must_find(g, ws, s, t, a, 0, path, 64);
     assert_close(r.cost, optimum);
     assert_int_equal(r.length, 9);
     for (size_t i = 0; i < 9; i++) {
@@ -667,7 +614,7 @@ static void test_article_figure(void **state) {
       assert_int_equal(path[i].y, expect[i].y);
     }
     expanded[a] = r.expanded;
-    r = must_find(g, ws, s, t, (SpGridAlgorithm)a, 1, path, 64);
+    r = must_find(g, ws, s, t, a, 1, path, 64);
     assert_close(r.cost, 6.5 + 4.5 * SQRT2);
     assert_int_equal(r.length, 8);
     for (size_t i = 0; i < 8; i++) {
@@ -711,13 +658,12 @@ static void test_corner_cutting(void **state) {
                          ".....\n");
   SpGridWorkspace *ws = workspace_for(g);
   SpGridPoint path[16];
-  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-    SpGridResult r = must_find(g, ws, pt(0, 2), pt(4, 2), (SpGridAlgorithm)a,
-                               0, path, 16);
+  for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridResult r = must_find(g, ws, pt(0, 2), pt(4, 2), a, 0, path, 16);
     assert_true(r.cost == 8.0);
     assert_int_equal(r.length, 5);
     for (int i = 0; i < 5; i++) assert_int_equal(path[i].y, 2);
-    r = must_find(g, ws, pt(0, 2), pt(4, 2), (SpGridAlgorithm)a, 1, path, 16);
+    r = must_find(g, ws, pt(0, 2), pt(4, 2), a, 1, path, 16);
     assert_close(r.cost, 5 + 2 * SQRT2);
     assert_int_equal(r.length, 7);
     assert_int_equal(path[2].x, 1);
@@ -740,8 +686,7 @@ static void test_corner_cutting(void **state) {
   assert_int_equal(sp_grid_find_path(g, ws, pt(0, 0), pt(1, 1), &q, NULL, &err),
                    SP_NO_PLAN);
   assert_int_equal(err.code, SP_GRID_E_UNREACHABLE);
-  SpGridResult r = must_find(g, ws, pt(0, 0), pt(1, 1), SP_GRID_DIJKSTRA, 1,
-                             path, 16);
+  SpGridResult r = must_find(g, ws, pt(0, 0), pt(1, 1), SP_GRID_DIJKSTRA, 1, path, 16);
   assert_close(r.cost, 2 * SQRT2);
   sp_grid_workspace_free(ws);
   sp_grid_free(g);
@@ -759,8 +704,8 @@ static void test_unreachable(void **state) {
                          ".......\n");
   SpGridWorkspace *ws = workspace_for(g);
   SpGridPoint path[4] = {{-7, -7}};
-  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-    SpGridQuery q = query((SpGridAlgorithm)a, 0);
+  for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridQuery q = query(a, 0);
     SpGridResult r;
     SpGridError err;
     assert_int_equal(sp_grid_find_path(g, ws, pt(0, 0), pt(6, 3), &q, &r, &err),
@@ -876,9 +821,8 @@ static void test_start_is_target(void **state) {
   SpGrid *g = ascii_grid("5.\n..\n");
   SpGridWorkspace *ws = workspace_for(g);
   SpGridPoint path[4];
-  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-    SpGridResult r = must_find(g, ws, pt(0, 0), pt(0, 0), (SpGridAlgorithm)a,
-                               0, path, 4);
+  for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridResult r = must_find(g, ws, pt(0, 0), pt(0, 0), a, 0, path, 4);
     assert_true(r.cost == 0.0);
     assert_int_equal(r.length, 1);
     assert_int_equal(r.expanded, 1);
@@ -925,7 +869,7 @@ typedef struct Totals {
 } Totals;
 
 /* One start, several targets, both algorithms, against the oracle. */
-static void check_against_oracle(const SpGrid *g, SpGridWorkspace *ws, Rng *r,
+static void check_against_oracle(const SpGrid *g, SpGridWorkspace *ws, RdRng *r,
                                  int cut, Totals *tot) {
   int w = sp_grid_width(g);
   static double dist[MAX_SIDE * MAX_SIDE];
@@ -937,8 +881,8 @@ static void check_against_oracle(const SpGrid *g, SpGridWorkspace *ws, Rng *r,
     SpGridPoint t = random_open(g, r);
     double want = dist[t.y * w + t.x];
     SpGridResult res[2];
-    for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-      SpGridQuery q = query((SpGridAlgorithm)a, cut);
+    for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+      SpGridQuery q = query(a, cut);
       SpGridError err;
       SpStatus st = sp_grid_find_path(g, ws, s, t, &q, &res[a], &err);
       tot->searches++;
@@ -951,7 +895,7 @@ static void check_against_oracle(const SpGrid *g, SpGridWorkspace *ws, Rng *r,
       if (!close_enough(res[a].cost, want))
         fail_msg("%s cut=%d (%d,%d)->(%d,%d) on %dx%d: cost %.17g, "
                  "Bellman-Ford %.17g",
-                 sp_grid_algorithm_name((SpGridAlgorithm)a), cut, s.x, s.y,
+                 sp_grid_algorithm_name(a), cut, s.x, s.y,
                  t.x, t.y, w, sp_grid_height(g), res[a].cost, want);
       size_t len = sp_grid_workspace_path(ws, path, MAX_SIDE * MAX_SIDE);
       assert_int_equal(len, res[a].length);
@@ -977,8 +921,8 @@ static void test_random_against_bellman_ford(void **state) {
   (void)state;
   Totals tot = {0, 0, 0, 0, 0};
   for (int i = 0; i < RANDOM_GRIDS; i++) {
-    Rng r = {0x5A5Bu + (uint64_t)i * 7919u};
-    int w = 1 + rng_int(&r, MAX_SIDE), h = 1 + rng_int(&r, MAX_SIDE);
+    RdRng r = {0x5A5Bu + (uint64_t)i * 7919u};
+    int w = 1 + rd_below(&r, MAX_SIDE), h = 1 + rd_below(&r, MAX_SIDE);
     SpGrid *g = NULL;
     assert_int_equal(sp_grid_new(w, h, 1, NO_ALLOC, &g, NULL), SP_OK);
     randomize(g, &r);
@@ -987,16 +931,16 @@ static void test_random_against_bellman_ford(void **state) {
     /* change a few cells, including the cheapest, and search again with
      * the same workspace: the heuristic must follow the new minimum */
     for (int k = 0; k < 6; k++) {
-      int x = rng_int(&r, w), y = rng_int(&r, h);
-      switch (rng_int(&r, 3)) {
+      int x = rd_below(&r, w), y = rd_below(&r, h);
+      switch (rd_below(&r, 3)) {
       case 0: sp_grid_set_cost(g, x, y, 0.25 + 4 * rng_unit(&r), NULL); break;
-      case 1: sp_grid_set_blocked(g, x, y, rng_int(&r, 2), NULL); break;
+      case 1: sp_grid_set_blocked(g, x, y, rd_below(&r, 2), NULL); break;
       default:
         sp_grid_fill_cost(g, x, y, 1, 1, sp_grid_min_cost(g) + 3, NULL);
         break;
       }
     }
-    check_against_oracle(g, ws, &r, rng_int(&r, 2), &tot);
+    check_against_oracle(g, ws, &r, rd_below(&r, 2), &tot);
     sp_grid_workspace_free(ws);
     sp_grid_free(g);
   }
@@ -1015,16 +959,17 @@ static void test_random_against_bellman_ford(void **state) {
 
 static void test_no_allocation_after_warmup(void **state) {
   (void)state;
-  Counter c = {0, -1, 0, 0};
+  TestAlloc c;
+  test_alloc_init(&c, 0);
   SpGrid *g = NULL;
   SpGridWorkspace *ws = NULL;
-  assert_int_equal(sp_grid_new(40, 30, 2, counter_alloc(&c), &g, NULL), SP_OK);
-  assert_int_equal(sp_grid_workspace_new(g, NULL, counter_alloc(&c), &ws, NULL),
+  assert_int_equal(sp_grid_new(40, 30, 2, test_alloc_hook(&c), &g, NULL), SP_OK);
+  assert_int_equal(sp_grid_workspace_new(g, NULL, test_alloc_hook(&c), &ws, NULL),
                    SP_OK);
   assert_int_equal(c.calls, 2); /* one block each */
   assert_int_equal(c.bytes, sp_grid_size_bytes(g) +
                                 sp_grid_workspace_size_bytes(ws));
-  Rng r = {77};
+  RdRng r = {77};
   randomize(g, &r);
   SpGridPoint path[1200];
   for (int i = 0; i < 2000; i++) {
@@ -1033,52 +978,55 @@ static void test_no_allocation_after_warmup(void **state) {
     sp_grid_find_path(g, ws, s, t, &q, NULL, NULL);
     sp_grid_workspace_path(ws, path, 1200);
     if (i % 50 == 0) {
-      sp_grid_set_cost(g, rng_int(&r, 40), rng_int(&r, 30), 1 + rng_int(&r, 5),
+      sp_grid_set_cost(g, rd_below(&r, 40), rd_below(&r, 30), 1 + rd_below(&r, 5),
                        NULL);
-      sp_grid_fill_blocked(g, rng_int(&r, 30), rng_int(&r, 20), 3, 3,
-                           rng_int(&r, 2), NULL);
+      sp_grid_fill_blocked(g, rd_below(&r, 30), rd_below(&r, 20), 3, 3,
+                           rd_below(&r, 2), NULL);
       sp_grid_set_ascii(g, 0, 0, "=.#\n..=", 7, NULL);
     }
   }
   assert_int_equal(c.calls, 2);
   sp_grid_workspace_free(ws);
   sp_grid_free(g);
-  assert_int_equal(c.blocks, 0);
+  assert_int_equal(c.live, 0);
   assert_int_equal(c.bytes, 0);
 }
 
 static void test_failing_allocator(void **state) {
   (void)state;
-  for (long fail_at = 0; fail_at <= 2; fail_at++) {
-    Counter c = {0, fail_at, 0, 0};
+  /* request 1 is the grid's block, 2 the workspace's; 3 is never made */
+  for (long fail_at = 1; fail_at <= 3; fail_at++) {
+    TestAlloc c;
+    test_alloc_init(&c, fail_at);
     SpGridError err;
     SpGrid *g = (SpGrid *)&c;
-    SpStatus st = sp_grid_new(8, 8, 1, counter_alloc(&c), &g, &err);
-    if (fail_at == 0) {
+    SpStatus st = sp_grid_new(8, 8, 1, test_alloc_hook(&c), &g, &err);
+    if (fail_at == 1) {
       assert_int_equal(st, SP_ERR_MEMORY);
       assert_int_equal(err.code, SP_GRID_E_MEMORY);
       assert_string_equal(err.message, "out of memory");
       assert_null(g);
-      assert_int_equal(c.blocks, 0);
+      assert_int_equal(c.live, 0);
       /* the ASCII loader fails the same way */
+      test_alloc_init(&c, 1);
       g = (SpGrid *)&c;
-      assert_int_equal(sp_grid_new_ascii("..\n..", 5, counter_alloc(&c), &g,
+      assert_int_equal(sp_grid_new_ascii("..\n..", 5, test_alloc_hook(&c), &g,
                                          &err),
                        SP_ERR_MEMORY);
       assert_null(g);
-      assert_int_equal(c.blocks, 0);
+      assert_int_equal(c.live, 0);
       continue;
     }
     assert_int_equal(st, SP_OK);
     SpGridWorkspace *ws = (SpGridWorkspace *)&c;
-    st = sp_grid_workspace_new(g, NULL, counter_alloc(&c), &ws, &err);
-    if (fail_at == 1) {
+    st = sp_grid_workspace_new(g, NULL, test_alloc_hook(&c), &ws, &err);
+    if (fail_at == 2) {
       assert_int_equal(st, SP_ERR_MEMORY);
       assert_int_equal(err.code, SP_GRID_E_MEMORY);
       assert_null(ws);
       /* the grid is intact and usable */
-      c.fail_at = -1;
-      assert_int_equal(sp_grid_workspace_new(g, NULL, counter_alloc(&c), &ws,
+      c.fail_at = 0;
+      assert_int_equal(sp_grid_workspace_new(g, NULL, test_alloc_hook(&c), &ws,
                                              NULL),
                        SP_OK);
     } else {
@@ -1091,7 +1039,7 @@ static void test_failing_allocator(void **state) {
     assert_close(r.cost, 7 * SQRT2);
     sp_grid_workspace_free(ws);
     sp_grid_free(g);
-    assert_int_equal(c.blocks, 0);
+    assert_int_equal(c.live, 0);
     assert_int_equal(c.bytes, 0);
   }
 }
@@ -1164,16 +1112,16 @@ static void test_heap(void **state) {
   SpGridHeap hp;
   sp_grid_heap_init(&hp, store, 500);
   assert_fenced(&hp);
-  Rng r = {9};
+  RdRng r = {9};
   /* few distinct keys and ties, so that all three fields decide */
   for (int i = 0; i < 500; i++) {
-    sp_grid_heap_push(&hp, heap_entry((double)rng_int(&r, 20), (uint32_t)i,
-                                      (double)rng_int(&r, 4)));
+    sp_grid_heap_push(&hp, heap_entry((double)rd_below(&r, 20), (uint32_t)i,
+                                      (double)rd_below(&r, 4)));
     assert_fenced(&hp);
   }
   /* the order is total and sp_grid_heap_less agrees with it */
   for (int i = 0; i < 200; i++) {
-    SpGridHeapEntry a = store[rng_int(&r, 500)], b = store[rng_int(&r, 500)];
+    SpGridHeapEntry a = store[rd_below(&r, 500)], b = store[rd_below(&r, 500)];
     assert_int_equal(sp_grid_heap_less(&a, &b), entry_before(&a, &b));
   }
   /* pops come out in that order; replace_top pops and pushes at once */
@@ -1237,13 +1185,13 @@ static void test_small_heap_capacity(void **state) {
   long compacted = 0, full = 0, ok = 0;
   SpGridPoint path[MAX_SIDE * MAX_SIDE];
   for (int i = 0; i < 1000; i++) {
-    Rng r = {1000u + (uint64_t)i};
+    RdRng r = {1000u + (uint64_t)i};
     SpGrid *g = NULL;
     assert_int_equal(sp_grid_new(MAX_SIDE, MAX_SIDE, 1, NO_ALLOC, &g, NULL),
                      SP_OK);
     randomize(g, &r);
     SpGridWorkspace *big = workspace_for(g), *tiny = NULL;
-    SpGridWorkspaceOptions opts = {(size_t)(12 + rng_int(&r, 60))};
+    SpGridWorkspaceOptions opts = {(size_t)(12 + rd_below(&r, 60))};
     assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &tiny, NULL),
                      SP_OK);
     assert_true(sp_grid_workspace_size_bytes(tiny) <
@@ -1298,9 +1246,8 @@ static void test_held_entry(void **state) {
   assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &ws, NULL),
                    SP_OK);
   SpGridPoint path[9];
-  for (int a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
-    SpGridResult r = must_find(g, ws, pt(0, 0), pt(8, 0), (SpGridAlgorithm)a,
-                               0, path, 9);
+  for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
+    SpGridResult r = must_find(g, ws, pt(0, 0), pt(8, 0), a, 0, path, 9);
     assert_true(r.cost == 8.0);
     assert_int_equal(r.expanded, 9);
     assert_int_equal(r.heap_peak, 1);
@@ -1332,7 +1279,7 @@ static void test_held_entry(void **state) {
 static void test_exact_ties(void **state) {
   (void)state;
   const double costs[] = {1.0, 2.0, 3.5, 0.1};
-  Rng r = {2718};
+  RdRng r = {2718};
   SpGridPoint path[40 * 30];
   for (int k = 0; k < 4; k++) {
     SpGrid *g = NULL;
@@ -1371,7 +1318,7 @@ static void check_division(SpGridDiv v, uint32_t d, uint32_t n) {
 static void test_row_division(void **state) {
   (void)state;
   const uint32_t limit = (uint32_t)1 << SP_GRID_INDEX_BITS;
-  Rng r = {4242};
+  RdRng r = {4242};
   for (uint32_t d = 3; d <= SP_GRID_MAX_SIDE + 2; d++) {
     SpGridDiv v = sp_grid_div_make(d);
     uint32_t top = (limit - 1) / d;
@@ -1385,7 +1332,7 @@ static void test_row_division(void **state) {
     check_division(v, d, d - 1);
     check_division(v, d, d);
     for (int k = 0; k < 4; k++)
-      check_division(v, d, (uint32_t)(rng_next(&r) % limit));
+      check_division(v, d, (uint32_t)(rd_next(&r) % limit));
   }
 }
 
@@ -1413,20 +1360,20 @@ static void test_neighbour_masks(void **state) {
   check_masks(g);
   sp_grid_free(g);
   for (int i = 0; i < 300; i++) {
-    Rng r = {77000u + (uint64_t)i};
-    int w = 1 + rng_int(&r, 16), h = 1 + rng_int(&r, 16);
+    RdRng r = {77000u + (uint64_t)i};
+    int w = 1 + rd_below(&r, 16), h = 1 + rd_below(&r, 16);
     assert_int_equal(sp_grid_new(w, h, 2, NO_ALLOC, &g, NULL), SP_OK);
     check_masks(g);
     randomize(g, &r);
     check_masks(g);
     for (int k = 0; k < 20; k++) {
-      int x = rng_int(&r, w), y = rng_int(&r, h);
-      int rw = 1 + rng_int(&r, w - x), rh = 1 + rng_int(&r, h - y);
-      switch (rng_int(&r, 6)) {
-      case 0: sp_grid_set_blocked(g, x, y, rng_int(&r, 2), NULL); break;
-      case 1: sp_grid_set_cost(g, x, y, 1 + rng_int(&r, 4), NULL); break;
+      int x = rd_below(&r, w), y = rd_below(&r, h);
+      int rw = 1 + rd_below(&r, w - x), rh = 1 + rd_below(&r, h - y);
+      switch (rd_below(&r, 6)) {
+      case 0: sp_grid_set_blocked(g, x, y, rd_below(&r, 2), NULL); break;
+      case 1: sp_grid_set_cost(g, x, y, 1 + rd_below(&r, 4), NULL); break;
       case 2:
-        sp_grid_fill_blocked(g, x, y, rw, rh, rng_int(&r, 2), NULL);
+        sp_grid_fill_blocked(g, x, y, rw, rh, rd_below(&r, 2), NULL);
         break;
       case 3: sp_grid_fill_cost(g, x, y, rw, rh, 3, NULL); break;
       case 4: {
@@ -1481,7 +1428,7 @@ static void test_threads_share_a_grid(void **state) {
   (void)state;
   SpGrid *g = NULL;
   assert_int_equal(sp_grid_new(48, 48, 1, NO_ALLOC, &g, NULL), SP_OK);
-  Rng r = {31337};
+  RdRng r = {31337};
   randomize(g, &r);
   static SpGridPoint ends[2 * THREAD_QUERIES];
   static double want[THREAD_QUERIES];

@@ -12,92 +12,28 @@
 #include "saspu.h"
 #include "sp_builtin.h"
 #include "sp_plan_cache.h"
+#include "paper_facts.h"
+#include "test_alloc.h"
+#include "test_fixture.h"
 
 /* ------------------------------------------------------------------ */
-/* Allocator that counts and can fail                                 */
+/* Helpers                                                            */
 /* ------------------------------------------------------------------ */
-
-typedef struct Counting {
-  long live;
-  size_t bytes;
-  long calls;
-  long fail_at; /* allocation number that fails, -1 never */
-} Counting;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  Counting *c = ud;
-  if (nsize == 0) {
-    if (ptr != NULL) {
-      c->live--;
-      c->bytes -= osize;
-    }
-    free(ptr);
-    return NULL;
-  }
-  if (c->calls++ == c->fail_at) return NULL;
-  void *p = realloc(ptr, nsize);
-  if (p != NULL && ptr == NULL) c->live++;
-  if (p != NULL) c->bytes = c->bytes - osize + nsize;
-  return p;
-}
-
-/* ------------------------------------------------------------------ */
-/* Domains and states                                                 */
-/* ------------------------------------------------------------------ */
-
-typedef struct Fixture {
-  SpBuiltSpec *b;
-  SpDomain *d;
-  SpWorkspace *ws;
-  int m, a;
-} Fixture;
 
 static const SpAllocator plain = {NULL, NULL};
 
-static void fixture_open(Fixture *f, SpBuiltSpec *b) {
-  assert_non_null(b);
-  f->b = b;
-  SpCompileOptions o = {b->needs_allow_outside};
+/* A cache of `capacity` entries (0: the default) for f's domain. */
+static SpPlanCache *cache_for(const TestFixture *f, uint32_t capacity) {
+  SpPlanCache *c = NULL;
   SpError err;
-  assert_int_equal(sp_domain_compile(&b->spec, &o, plain, &f->d, &err), SP_OK);
-  assert_int_equal(sp_workspace_new(f->d, plain, &f->ws, &err), SP_OK);
-  f->m = sp_domain_variable_count(f->d);
-  f->a = sp_domain_action_count(f->d);
-}
-
-static void fixture_close(Fixture *f) {
-  sp_workspace_free(f->ws);
-  sp_domain_free(f->d);
-  sp_builtin_free(f->b);
-}
-
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static void random_state(const SpDomain *d, uint64_t *rng, SpValue *s) {
-  int m = sp_domain_variable_count(d);
-  for (int v = 0; v < m; v++)
-    s[v] = (SpValue)(rng_next(rng) % (uint64_t)sp_variable_value_count(d, v));
-}
-
-/* State number `k` in mixed radix (v0 fastest); returns 0 past the end. */
-static int decode_state(const SpDomain *d, long k, SpValue *s) {
-  int m = sp_domain_variable_count(d);
-  for (int v = 0; v < m; v++) {
-    long r = sp_variable_value_count(d, v);
-    s[v] = (SpValue)(k % r);
-    k /= r;
-  }
-  return k == 0;
+  if (sp_plan_cache_new(f->d, capacity, plain, &c, &err) != SP_OK)
+    fail_msg("plan cache: %s", err.message);
+  return c;
 }
 
 /* Plans (s0, goal) afresh and through the cache and asserts the status,
  * plan and failure record are identical, byte for byte. */
-static void expect_same(Fixture *f, SpPlanCache *c, const SpValue *s0,
+static void expect_same(TestFixture *f, SpPlanCache *c, const SpValue *s0,
                         const SpValue *goal) {
   uint16_t fresh[1024], cached[1024];
   int flen = -7, clen = -7;
@@ -126,17 +62,15 @@ static void expect_same(Fixture *f, SpPlanCache *c, const SpValue *s0,
  * second hits, and both equal sp_plan exactly (plans and failures). */
 static void test_every_horse_pair_identical(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
-  SpPlanCache *c = NULL;
-  SpError err;
-  assert_int_equal(sp_plan_cache_new(f.d, 0, plain, &c, &err), SP_OK);
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  SpPlanCache *c = cache_for(&f, 0);
   assert_int_equal(c->capacity, SP_PLAN_CACHE_DEFAULT_CAPACITY);
   assert_int_equal(c->id_bytes, 1);
   SpValue s0[8], goal[8];
   long pairs = 0, solvable = 0;
-  for (long i = 0; decode_state(f.d, i, s0); i++) {
-    for (long j = 0; decode_state(f.d, j, goal); j++) {
+  for (long i = 0; test_decode_state(f.d, i, s0); i++) {
+    for (long j = 0; test_decode_state(f.d, j, goal); j++) {
       expect_same(&f, c, s0, goal); /* miss */
       expect_same(&f, c, s0, goal); /* hit */
       uint16_t plan[16];
@@ -152,17 +86,16 @@ static void test_every_horse_pair_identical(void **state) {
   assert_int_equal(c->hits, pairs);
   assert_int_equal(c->rejected, 0);
   sp_plan_cache_free(c);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* A failure pointer left NULL still caches the failure, and a later
  * caller with a record gets the full record. */
 static void test_failure_cached_without_record(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
-  SpPlanCache *c = NULL;
-  assert_int_equal(sp_plan_cache_new(f.d, 64, plain, &c, NULL), SP_OK);
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  SpPlanCache *c = cache_for(&f, 64);
   /* feeder filled can never be undone: (in_feeder, ...) -> stored */
   SpValue s0[3] = {2, 0, 0}, goal[3] = {0, 0, 0};
   uint16_t plan[16];
@@ -173,22 +106,21 @@ static void test_failure_cached_without_record(void **state) {
   expect_same(&f, c, s0, goal);
   assert_int_equal(c->hits, 1);
   sp_plan_cache_free(c);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* A full cache stops inserting: entries already in keep answering, new
  * pairs are planned afresh (still identical) and counted as rejected. */
 static void test_bounded_stops_inserting(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_citizen(plain));
-  SpPlanCache *c = NULL;
-  assert_int_equal(sp_plan_cache_new(f.d, 10, plain, &c, NULL), SP_OK);
-  uint64_t rng = 7;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
+  SpPlanCache *c = cache_for(&f, 10);
+  RdRng rng = {7};
   SpValue s0[16][8], goal[16][8];
   for (int k = 0; k < 16; k++) {
-    random_state(f.d, &rng, s0[k]);
-    random_state(f.d, &rng, goal[k]);
+    test_random_state(f.d, &rng, s0[k]);
+    test_random_state(f.d, &rng, goal[k]);
     goal[k][0] = (SpValue)k % 3; /* distinct pairs for sure */
     s0[k][6] = (SpValue)(k / 3 % 2);
     s0[k][5] = (SpValue)(k / 6 % 2);
@@ -211,17 +143,16 @@ static void test_bounded_stops_inserting(void **state) {
   uint64_t h = sp_plan_cache_key(c, s0[0], goal[0], key);
   assert_int_equal(sp_plan_cache_find(c, key, h), SP_CACHE_NONE);
   sp_plan_cache_free(c);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* Keys that differ in one byte, in either state, are different entries;
  * the same pair gives the same key and hash however it is stored. */
 static void test_keys_distinguish_every_byte(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_multiprv_2_cycle(plain, 11)); /* 11 vars: 2 words */
-  SpPlanCache *c = NULL;
-  assert_int_equal(sp_plan_cache_new(f.d, 256, plain, &c, NULL), SP_OK);
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_multiprv_2_cycle(plain, 11)); /* 11 vars: 2 words */
+  SpPlanCache *c = cache_for(&f, 256);
   assert_int_equal(c->key_words, 2);
   SpValue base0[11] = {0}, base1[11] = {0};
   uint64_t key[4], again[4];
@@ -256,16 +187,15 @@ static void test_keys_distinguish_every_byte(void **state) {
   assert_int_equal(sp_plan_cache_entry_plan(c, e, out), 1);
   assert_int_equal(out[0], 4);
   sp_plan_cache_free(c);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* Collisions: a tiny table full of keys still finds each one. */
 static void test_probe_runs(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_acquisition_machine(plain));
-  SpPlanCache *c = NULL;
-  assert_int_equal(sp_plan_cache_new(f.d, 8, plain, &c, NULL), SP_OK);
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
+  SpPlanCache *c = cache_for(&f, 8);
   SpValue s0[7] = {0}, goal[7] = {0};
   uint64_t key[2];
   uint16_t plan[16] = {0};
@@ -287,7 +217,7 @@ static void test_probe_runs(void **state) {
     assert_int_equal(sp_plan_cache_entry_ids(c, e)[0], k);
   }
   sp_plan_cache_free(c);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* Paper domains and larger synthetic ones (multi-word keys, 16-bit ids):
@@ -299,24 +229,23 @@ static void test_random_pairs_all_domains(void **state) {
       sp_builtin_acquisition_machine(plain), sp_builtin_multiprv_2_cycle(plain, 12),
       sp_builtin_oneprv_5(plain, 70) /* 280 actions: 2-byte ids */};
   for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
-    Fixture f;
-    fixture_open(&f, specs[s]);
-    SpPlanCache *c = NULL;
-    assert_int_equal(sp_plan_cache_new(f.d, 512, plain, &c, NULL), SP_OK);
+    TestFixture f;
+    test_fixture_open(&f, specs[s]);
+    SpPlanCache *c = cache_for(&f, 512);
     assert_int_equal(c->id_bytes, f.a > 255 ? 2 : 1);
-    uint64_t rng = 1000 + s;
+    RdRng rng = {1000 + s};
     SpValue s0[128], goal[128];
     for (int k = 0; k < 400; k++) {
-      random_state(f.d, &rng, s0);
+      test_random_state(f.d, &rng, s0);
       if (k % 2) {
         memcpy(goal, s0, (size_t)f.m); /* near goals: often solvable */
         for (int t = 0; t < 3; t++) {
-          int v = (int)(rng_next(&rng) % (uint64_t)f.m);
-          goal[v] = (SpValue)(rng_next(&rng) %
+          int v = (int)(rd_next(&rng) % (uint64_t)f.m);
+          goal[v] = (SpValue)(rd_next(&rng) %
                               (uint64_t)sp_variable_value_count(f.d, v));
         }
       } else {
-        random_state(f.d, &rng, goal);
+        test_random_state(f.d, &rng, goal);
       }
       expect_same(&f, c, s0, goal);
       expect_same(&f, c, s0, goal);
@@ -330,39 +259,35 @@ static void test_random_pairs_all_domains(void **state) {
         expect_same(&f, c, f.b->starts[i].values, goal);
       }
     sp_plan_cache_free(c);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
 }
 
 /* The SSCI worked example comes back from the cache as the paper gives it. */
 static void test_worked_example_from_cache(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
-  SpPlanCache *c = NULL;
-  assert_int_equal(sp_plan_cache_new(f.d, 4, plain, &c, NULL), SP_OK);
-  SpValue s0[3] = {1, 0, 0}, goal[3] = {2, 0, 2};
-  const char *want[] = {"drop_haystack", "pick_up_bucket", "fill_bucket",
-                        "fill_trough",   "drop_bucket",    "take_haystack",
-                        "fill_feeder"};
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  SpPlanCache *c = cache_for(&f, 4);
   for (int round = 0; round < 2; round++) {
     uint16_t plan[16];
     int len;
-    assert_int_equal(sp_plan_cache_plan(c, f.d, f.ws, s0, goal, plan, &len, NULL),
+    assert_int_equal(sp_plan_cache_plan(c, f.d, f.ws, paper_sigma3_start,
+                                        paper_sigma3_goal, plan, &len, NULL),
                      SP_OK);
-    assert_int_equal(len, 7);
-    for (int k = 0; k < 7; k++)
-      assert_string_equal(sp_action_name(f.d, plan[k]), want[k]);
+    assert_int_equal(len, PAPER_SIGMA3_LENGTH);
+    for (int k = 0; k < PAPER_SIGMA3_LENGTH; k++)
+      assert_string_equal(sp_action_name(f.d, plan[k]), paper_sigma3_plan[k]);
   }
   assert_int_equal(c->hits, 1);
   sp_plan_cache_free(c);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 static void test_capacity_limit_and_memory(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_citizen(plain));
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
   SpPlanCache *c = (SpPlanCache *)1;
   SpError err;
   assert_int_equal(sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY + 1u, plain,
@@ -372,9 +297,10 @@ static void test_capacity_limit_and_memory(void **state) {
   assert_int_equal(err.code, SP_E_LIMIT);
   assert_non_null(strstr(err.message, "capacity"));
   /* every allocation failure leaves nothing behind */
-  for (long k = 0;; k++) {
-    Counting cnt = {0, 0, 0, k};
-    SpAllocator a = {counting_alloc, &cnt};
+  for (long k = 1;; k++) {
+    TestAlloc cnt;
+    test_alloc_init(&cnt, k);
+    SpAllocator a = test_alloc_hook(&cnt);
     SpStatus st = sp_plan_cache_new(f.d, 100, a, &c, &err);
     if (st == SP_OK) {
       assert_true(cnt.live == 1);
@@ -389,14 +315,14 @@ static void test_capacity_limit_and_memory(void **state) {
     assert_int_equal(cnt.live, 0);
   }
   /* the struct and arrays start on cache lines */
-  assert_int_equal(sp_plan_cache_new(f.d, 100, plain, &c, NULL), SP_OK);
+  c = cache_for(&f, 100);
   assert_int_equal((uintptr_t)c % 64, 0);
   assert_int_equal((uintptr_t)c->slots % 64, 0);
   assert_int_equal((uintptr_t)c->plans % 64, 0);
   assert_true(c->slot_mask + 1u >= 200u);
   sp_plan_cache_free(c);
   sp_plan_cache_free(NULL);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 int main(void) {

@@ -11,6 +11,7 @@
 #include "saspu.h"
 #include "sp_builtin.h"
 #include "test_alloc.h"
+#include "test_fixture.h"
 
 static const SpAllocator plain = {NULL, NULL};
 static const char *bin[] = {"0", "1", "2", "3"};
@@ -49,6 +50,29 @@ static void assert_message(const SpDomain *d, const SpFailure *why,
   if (strstr(buf, text) == NULL) fail_msg("'%s' lacks '%s'", buf, text);
 }
 
+/* Expects (s0, goal) to have no plan, for the reason `code`, told in a
+ * sentence containing `text`; returns the record for further checks. */
+static SpFailure expect_no_plan(const SpDomain *d, const SpValue *s0,
+                                const SpValue *goal, SpFailureCode code,
+                                const char *text) {
+  uint16_t plan[64];
+  int len;
+  SpFailure why;
+  assert_int_equal(plan_checked(d, s0, goal, plan, &len, &why), SP_NO_PLAN);
+  assert_int_equal(why.code, code);
+  assert_message(d, &why, text);
+  return why;
+}
+
+/* Expects a plan from s0 to goal (replayed by plan_checked) into `plan`,
+ * which holds the domain's action count; returns its length. */
+static int expect_plan(const SpDomain *d, const SpValue *s0,
+                       const SpValue *goal, uint16_t *plan) {
+  int len;
+  assert_int_equal(plan_checked(d, s0, goal, plan, &len, NULL), SP_OK);
+  return len;
+}
+
 /* Planning never allocates: the counting allocator sees only the compile
  * and the workspace, then nothing over every pair of the Citizen. */
 static void test_planning_allocates_nothing(void **state) {
@@ -62,19 +86,14 @@ static void test_planning_allocates_nothing(void **state) {
   assert_int_equal(sp_domain_compile(&b->spec, NULL, counting, &d, NULL), SP_OK);
   assert_int_equal(sp_workspace_new(d, counting, &ws, NULL), SP_OK);
   long before = c.calls;
-  int m = sp_domain_variable_count(d), planned = 0;
+  int planned = 0;
   SpValue s0[8], goal[8];
   uint16_t plan[64];
-  for (int x = 0; x < 288; x++) {
-    for (int y = 0; y < 288; y++) {
-      int a = x, g = y, len;
-      for (int v = 0; v < m; v++) {
-        int k = sp_variable_value_count(d, v);
-        s0[v] = (SpValue)(a % k);
-        goal[v] = (SpValue)(g % k);
-        a /= k;
-        g /= k;
-      }
+  for (long x = 0; x < 288; x++) {
+    assert_true(test_decode_state(d, x, s0));
+    for (long y = 0; y < 288; y++) {
+      int len;
+      assert_true(test_decode_state(d, y, goal));
       if (sp_plan(d, ws, s0, goal, plan, &len, NULL) == SP_OK) planned++;
     }
   }
@@ -89,43 +108,35 @@ static void test_planning_allocates_nothing(void **state) {
  * FeedHorses from the morning has each kind. */
 static void test_orders_are_retrievable(void **state) {
   (void)state;
-  SpBuiltSpec *b = sp_builtin_horse_breeder(plain, SP_HORSE_SSCI);
-  SpDomain *d = compile(&b->spec, 0);
-  SpWorkspace *ws;
-  assert_int_equal(sp_workspace_new(d, plain, &ws, NULL), SP_OK);
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
   const SpValue s0[] = {0, 0, 0}, goal[] = {2, 0, 2};
   uint16_t plan[16];
   int len, where[16], kinds[4] = {0};
-  assert_int_equal(sp_plan(d, ws, s0, goal, plan, &len, NULL), SP_OK);
+  assert_int_equal(sp_plan(f.d, f.ws, s0, goal, plan, &len, NULL), SP_OK);
   assert_int_equal(len, 6);
   for (int i = 0; i < len; i++) where[plan[i]] = i;
-  for (int i = 0; i < sp_workspace_order_count(ws); i++) {
-    SpOrder o = sp_workspace_order(ws, i);
+  for (int i = 0; i < sp_workspace_order_count(f.ws); i++) {
+    SpOrder o = sp_workspace_order(f.ws, i);
     assert_true(where[o.from] < where[o.to]);
     kinds[o.kind]++;
   }
   for (int k = 0; k < 4; k++) assert_true(kinds[k] > 0);
-  sp_workspace_free(ws);
-  sp_domain_free(d);
-  sp_builtin_free(b);
+  test_fixture_close(&f);
 }
 
 static void test_goal_value_without_setter(void **state) {
   (void)state;
-  SpBuiltSpec *b = sp_builtin_horse_breeder(plain, SP_HORSE_SSCI);
-  SpDomain *d = compile(&b->spec, 0);
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
   const SpValue s0[] = {0, 0, 1}, goal[] = {0, 0, 0}; /* water back to the source */
-  uint16_t plan[16];
-  int len;
-  SpFailure why;
-  assert_int_equal(plan_checked(d, s0, goal, plan, &len, &why), SP_NO_PLAN);
-  assert_int_equal(why.code, SP_FAIL_NO_SETTER);
+  SpFailure why = expect_no_plan(f.d, s0, goal, SP_FAIL_NO_SETTER,
+                                 "the goal needs water = in_source, but no action "
+                                 "sets water to in_source");
   assert_int_equal(why.action, -1);
   assert_int_equal(why.variable, 2);
   assert_int_equal(why.value, 0);
-  assert_message(d, &why, "the goal needs water = in_source, but no action sets water to in_source");
-  sp_domain_free(d);
-  sp_builtin_free(b);
+  test_fixture_close(&f);
 }
 
 /* A prevail on a value off the way from start to goal. */
@@ -141,13 +152,10 @@ static void test_prevail_unreachable(void **state) {
   SpDomainSpec spec = {"doors", 2, vars, 3, acts};
   SpDomain *d = compile(&spec, 0);
   const SpValue s0[] = {0, 0}, goal[] = {1, 1};
-  uint16_t plan[8];
-  int len;
-  SpFailure why;
-  assert_int_equal(plan_checked(d, s0, goal, plan, &len, &why), SP_NO_PLAN);
-  assert_int_equal(why.code, SP_FAIL_UNREACHABLE);
+  SpFailure why = expect_no_plan(d, s0, goal, SP_FAIL_UNREACHABLE,
+                                 "action 'switch_on' needs door = 2, which cannot be "
+                                 "reached");
   assert_int_equal(why.action, 2);
-  assert_message(d, &why, "action 'switch_on' needs door = 2, which cannot be reached");
   sp_domain_free(d);
 }
 
@@ -167,17 +175,13 @@ static void test_repeat_needed(void **state) {
   SpDomain *d = compile(&spec, 1);
   assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
   const SpValue s0[] = {0, 0}, goal[] = {1, 1};
-  uint16_t plan[8];
-  int len;
-  SpFailure why;
-  assert_int_equal(plan_checked(d, s0, goal, plan, &len, &why), SP_NO_PLAN);
-  assert_int_equal(why.code, SP_FAIL_REPEAT);
+  SpFailure why = expect_no_plan(d, s0, goal, SP_FAIL_REPEAT,
+                                 "action 'turn_1' would be needed twice");
   assert_int_equal(why.action, 0);
-  assert_message(d, &why, "action 'turn_1' would be needed twice");
   /* the same request with the dial left where it started plans the loop */
   const SpValue goal2[] = {0, 1};
-  assert_int_equal(plan_checked(d, s0, goal2, plan, &len, &why), SP_OK);
-  assert_int_equal(len, 4);
+  uint16_t plan[8];
+  assert_int_equal(expect_plan(d, s0, goal2, plan), 4);
   sp_domain_free(d);
 }
 
@@ -193,33 +197,25 @@ static void test_order_cycle(void **state) {
   SpDomainSpec spec = {"deadlock", 2, vars, 2, acts};
   SpDomain *d = compile(&spec, 0);
   const SpValue s0[] = {0, 0}, goal[] = {1, 1};
-  uint16_t plan[8];
-  int len;
-  SpFailure why;
-  assert_int_equal(plan_checked(d, s0, goal, plan, &len, &why), SP_NO_PLAN);
-  assert_int_equal(why.code, SP_FAIL_ORDER);
+  SpFailure why = expect_no_plan(d, s0, goal, SP_FAIL_ORDER,
+                                 "each need the other to come first");
   assert_true(why.action >= 0 && why.other_action >= 0);
-  assert_message(d, &why, "each need the other to come first");
   sp_domain_free(d);
 }
 
 static void test_state_out_of_range(void **state) {
   (void)state;
-  SpBuiltSpec *b = sp_builtin_horse_breeder(plain, SP_HORSE_SSCI);
-  SpDomain *d = compile(&b->spec, 0);
-  SpWorkspace *ws;
-  assert_int_equal(sp_workspace_new(d, plain, &ws, NULL), SP_OK);
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
   const SpValue s0[] = {0, 5, 0}, goal[] = {0, 0, 0};
   uint16_t plan[16];
   int len = 7;
   SpFailure why;
-  assert_int_equal(sp_plan(d, ws, s0, goal, plan, &len, &why), SP_ERR_STATE);
+  assert_int_equal(sp_plan(f.d, f.ws, s0, goal, plan, &len, &why), SP_ERR_STATE);
   assert_int_equal(len, 0);
   assert_int_equal(why.variable, 1);
   assert_int_equal(why.value, 5);
-  sp_workspace_free(ws);
-  sp_domain_free(d);
-  sp_builtin_free(b);
+  test_fixture_close(&f);
 }
 
 /* Regression: a requester that must come before a loop's first action
@@ -244,10 +240,7 @@ static void test_forced_sides_propagate(void **state) {
   assert_int_not_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
   const SpValue s0[] = {3, 1, 2, 0, 1}, goal[] = {3, 2, 1, 1, 0};
   uint16_t plan[16];
-  int len;
-  SpFailure why;
-  assert_int_equal(plan_checked(d, s0, goal, plan, &len, &why), SP_OK);
-  assert_int_equal(len, 9);
+  assert_int_equal(expect_plan(d, s0, goal, plan), 9);
   sp_domain_free(d);
 }
 
@@ -267,9 +260,7 @@ static void test_requester_before_loop(void **state) {
   assert_int_equal(sp_domain_class(d), SP_CLASS_CSTAR2);
   const SpValue s0[] = {0, 0, 0}, goal[] = {0, 1, 1};
   uint16_t plan[8];
-  int len;
-  assert_int_equal(plan_checked(d, s0, goal, plan, &len, NULL), SP_OK);
-  assert_int_equal(len, 4);
+  assert_int_equal(expect_plan(d, s0, goal, plan), 4);
   assert_string_equal(sp_action_name(d, plan[0]), "b");
   sp_domain_free(d);
 }

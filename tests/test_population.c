@@ -13,64 +13,15 @@
 #include "saspu_population.h"
 #include "sp_builtin.h"
 #include "sp_plan_cache.h"
-
-/* ------------------------------------------------------------------ */
-/* Allocator that counts and can fail                                 */
-/* ------------------------------------------------------------------ */
-
-typedef struct Counting {
-  long live;
-  size_t bytes;
-  long calls;
-  long fail_at; /* allocation number that fails, -1 never */
-} Counting;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  Counting *c = ud;
-  if (nsize == 0) {
-    if (ptr != NULL) {
-      c->live--;
-      c->bytes -= osize;
-    }
-    free(ptr);
-    return NULL;
-  }
-  if (c->calls++ == c->fail_at) return NULL;
-  void *p = realloc(ptr, nsize);
-  if (p != NULL && ptr == NULL) c->live++;
-  if (p != NULL) c->bytes = c->bytes - osize + nsize;
-  return p;
-}
+#include "paper_facts.h"
+#include "test_alloc.h"
+#include "test_fixture.h"
 
 /* ------------------------------------------------------------------ */
 /* Domains, random pairs, snapshots                                   */
 /* ------------------------------------------------------------------ */
 
 static const SpAllocator plain = {NULL, NULL};
-
-typedef struct Fixture {
-  SpBuiltSpec *b;
-  SpDomain *d;
-  SpWorkspace *ws;
-  int m, a;
-} Fixture;
-
-static void fixture_open(Fixture *f, SpBuiltSpec *b) {
-  assert_non_null(b);
-  f->b = b;
-  SpCompileOptions o = {b->needs_allow_outside};
-  SpError err;
-  assert_int_equal(sp_domain_compile(&b->spec, &o, plain, &f->d, &err), SP_OK);
-  assert_int_equal(sp_workspace_new(f->d, plain, &f->ws, &err), SP_OK);
-  f->m = sp_domain_variable_count(f->d);
-  f->a = sp_domain_action_count(f->d);
-}
-
-static void fixture_close(Fixture *f) {
-  sp_workspace_free(f->ws);
-  sp_domain_free(f->d);
-  sp_builtin_free(f->b);
-}
 
 enum { PAPER_HORSE, PAPER_CITIZEN, PAPER_MACHINE, PAPER_COUNT };
 
@@ -82,55 +33,50 @@ static SpBuiltSpec *paper_spec(int which) {
   }
 }
 
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static void random_state(const SpDomain *d, uint64_t *rng, SpValue *s) {
-  int m = sp_domain_variable_count(d);
-  for (int v = 0; v < m; v++)
-    s[v] = (SpValue)(rng_next(rng) % (uint64_t)sp_variable_value_count(d, v));
-}
-
 /* n random pairs, packed: starts random; goals a third each random, a
  * named goal resolved for the start, or the start with a few changes. */
-static void random_pairs(const Fixture *f, size_t n, uint64_t seed,
+static void random_pairs(const TestFixture *f, size_t n, uint64_t seed,
                          SpValue *starts, SpValue *goals) {
-  uint64_t rng = seed;
+  RdRng rng = {seed};
   size_t m = (size_t)f->m;
   for (size_t i = 0; i < n; i++) {
     SpValue *s = starts + i * m, *g = goals + i * m;
-    random_state(f->d, &rng, s);
-    uint64_t kind = rng_next(&rng) % 3;
+    test_random_state(f->d, &rng, s);
+    uint64_t kind = rd_next(&rng) % 3;
     if (kind == 0 || f->b->goal_count == 0) {
-      random_state(f->d, &rng, g);
+      test_random_state(f->d, &rng, g);
     } else if (kind == 1) {
       const SpNamedState *named =
-          &f->b->goals[rng_next(&rng) % (uint64_t)f->b->goal_count];
+          &f->b->goals[rd_next(&rng) % (uint64_t)f->b->goal_count];
       sp_builtin_resolve_goal(f->b, named, s, g);
     } else {
       memcpy(g, s, m);
       for (int t = 0; t < 2; t++) {
-        int v = (int)(rng_next(&rng) % m);
-        g[v] = (SpValue)(rng_next(&rng) %
+        int v = (int)(rd_next(&rng) % m);
+        g[v] = (SpValue)(rd_next(&rng) %
                          (uint64_t)sp_variable_value_count(f->d, v));
       }
     }
   }
 }
 
-static SpPopulation *population_with_pairs(const Fixture *f, size_t n,
+/* A population of n NPCs of f's domain, all at (all 0, all 0). */
+static SpPopulation *population_for(const TestFixture *f, size_t n, SpAllocator a) {
+  SpPopulation *pop = NULL;
+  SpError err;
+  if (sp_population_new(f->d, n, a, &pop, &err) != SP_OK)
+    fail_msg("population of %zu: %s", n, err.message);
+  return pop;
+}
+
+static SpPopulation *population_with_pairs(const TestFixture *f, size_t n,
                                            uint64_t seed, SpAllocator a) {
   SpValue *st = malloc(n * (size_t)f->m + 1), *go = malloc(n * (size_t)f->m + 1);
   assert_non_null(st);
   assert_non_null(go);
   random_pairs(f, n, seed, st, go);
-  SpPopulation *pop = NULL;
+  SpPopulation *pop = population_for(f, n, a);
   SpError err;
-  assert_int_equal(sp_population_new(f->d, n, a, &pop, &err), SP_OK);
   assert_int_equal(sp_population_set_states(pop, 0, n, st, &err), SP_OK);
   assert_int_equal(sp_population_set_goals(pop, 0, n, go, &err), SP_OK);
   free(st);
@@ -140,7 +86,7 @@ static SpPopulation *population_with_pairs(const Fixture *f, size_t n,
 
 /* Every NPC's result equals sp_plan on its (state, goal): same status,
  * same failure code, same plan. Returns how many have no plan. */
-static size_t expect_matches_sp_plan(const Fixture *f, const SpPopulation *pop) {
+static size_t expect_matches_sp_plan(const TestFixture *f, const SpPopulation *pop) {
   size_t n = sp_population_size(pop), none = 0;
   uint16_t want[1024], got[1024];
   for (size_t i = 0; i < n; i++) {
@@ -213,8 +159,8 @@ static SpPlanReport plan_with(SpPopulation *pop, int threads, int no_cache,
 static void test_matches_sp_plan(void **state) {
   (void)state;
   for (int which = 0; which < PAPER_COUNT; which++) {
-    Fixture f;
-    fixture_open(&f, paper_spec(which));
+    TestFixture f;
+    test_fixture_open(&f, paper_spec(which));
     size_t n = 10000;
     SpPopulation *pop = population_with_pairs(&f, n, 11 + (uint64_t)which, plain);
     SpPlanReport r;
@@ -239,7 +185,7 @@ static void test_matches_sp_plan(void **state) {
     assert_int_equal(sp_population_plan(pop, NULL, &r, &err), SP_OK);
     assert_int_equal(r.planned, 0);
     sp_population_free(pop);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
 }
 
@@ -248,8 +194,8 @@ static void test_matches_sp_plan(void **state) {
 static void test_threads_and_cache_identical(void **state) {
   (void)state;
   for (int which = 0; which < PAPER_COUNT; which++) {
-    Fixture f;
-    fixture_open(&f, paper_spec(which));
+    TestFixture f;
+    test_fixture_open(&f, paper_spec(which));
     size_t n = 10000;
     uint16_t *ref = NULL;
     size_t bytes = 0;
@@ -286,15 +232,15 @@ static void test_threads_and_cache_identical(void **state) {
     }
     free(ref);
     sp_population_free(again);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
 }
 
 /* A domain with 280 actions (2-byte ids) and 70 variables (9-word keys). */
 static void test_wide_domain(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_oneprv_5(plain, 70));
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_oneprv_5(plain, 70));
   size_t n = 3000;
   SpPopulation *pop = population_with_pairs(&f, n, 5, plain);
   plan_with(pop, 2, 0, 0);
@@ -315,22 +261,19 @@ static void test_wide_domain(void **state) {
   free(ref);
   free(snap);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* The paper's worked examples read back through every accessor. */
 static void test_plan_accessors(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
-  SpPopulation *pop = NULL;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  SpPopulation *pop = population_for(&f, 4, plain);
   SpError err;
-  assert_int_equal(sp_population_new(f.d, 4, plain, &pop, &err), SP_OK);
-  SpValue s0[3] = {1, 0, 0}, feed[3] = {2, 0, 2};
+  const SpValue *s0 = paper_sigma3_start, *feed = paper_sigma3_goal;
   SpValue stuck[3] = {2, 0, 0}, back[3] = {0, 0, 0};
-  const char *want[] = {"drop_haystack", "pick_up_bucket", "fill_bucket",
-                        "fill_trough",   "drop_bucket",    "take_haystack",
-                        "fill_feeder"};
+  const int steps = PAPER_SIGMA3_LENGTH; /* 7 */
   uint16_t plan[16];
   int len = -1;
   /* before planning */
@@ -347,13 +290,13 @@ static void test_plan_accessors(void **state) {
     plan_with(pop, 1, no_cache, 0);
     for (size_t i = 0; i < 2; i++) {
       assert_int_equal(sp_population_plan_of(pop, i, plan, &len), SP_OK);
-      assert_int_equal(len, 7);
-      assert_int_equal(sp_population_plan_length(pop, i), 7);
-      for (int k = 0; k < 7; k++) {
-        assert_string_equal(sp_action_name(f.d, plan[k]), want[k]);
+      assert_int_equal(len, steps);
+      assert_int_equal(sp_population_plan_length(pop, i), steps);
+      for (int k = 0; k < steps; k++) {
+        assert_string_equal(sp_action_name(f.d, plan[k]), paper_sigma3_plan[k]);
         assert_int_equal(sp_population_plan_step(pop, i, k), plan[k]);
       }
-      assert_int_equal(sp_population_plan_step(pop, i, 7), -1);
+      assert_int_equal(sp_population_plan_step(pop, i, steps), -1);
       assert_int_equal(sp_population_plan_step(pop, i, -1), -1);
     }
     SpFailureCode code;
@@ -381,7 +324,7 @@ static void test_plan_accessors(void **state) {
   assert_non_null(strstr(err.message, "npc 4 is out of range"));
   assert_ptr_equal(sp_population_domain(pop), f.d);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -392,8 +335,8 @@ static void test_plan_accessors(void **state) {
  * where it stopped; a big one plans everything at once. */
 static void test_budget_resumes(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_citizen(plain));
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
   size_t n = 20 * SP_POPULATION_CHUNK + 100; /* 21 chunks */
   SpPopulation *pop = population_with_pairs(&f, n, 3, plain);
   size_t calls = 0, planned = 0;
@@ -426,15 +369,15 @@ static void test_budget_resumes(void **state) {
   assert_int_equal(r.planned, n);
   assert_int_equal(r.waiting, 0);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* No starvation: NPCs at the front are made dirty again before every
  * call, yet the cursor walks on and reaches every chunk. */
 static void test_budget_no_starvation(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_acquisition_machine(plain));
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
   size_t chunks = 10, n = chunks * SP_POPULATION_CHUNK;
   SpPopulation *pop = population_with_pairs(&f, n, 9, plain);
   SpError err;
@@ -457,7 +400,7 @@ static void test_budget_no_starvation(void **state) {
   assert_int_equal(r.waiting, 0);
   expect_matches_sp_plan(&f, pop);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -466,11 +409,10 @@ static void test_budget_no_starvation(void **state) {
 
 static void test_dirty_flags(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_citizen(plain));
-  SpPopulation *pop = NULL;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
+  SpPopulation *pop = population_for(&f, 100, plain);
   SpError err;
-  assert_int_equal(sp_population_new(f.d, 100, plain, &pop, &err), SP_OK);
   SpPopulationStats s;
   sp_population_stats(pop, &s);
   assert_int_equal(s.dirty, 100);
@@ -512,21 +454,20 @@ static void test_dirty_flags(void **state) {
   /* a no-op range */
   assert_int_equal(sp_population_mark_dirty(pop, 100, 0, &err), SP_OK);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 static void test_bulk_setters(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_acquisition_machine(plain));
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
   size_t n = 5000;
   SpValue *st = malloc(n * 7), *go = malloc(n * 7);
   assert_non_null(st);
   assert_non_null(go);
   random_pairs(&f, n, 21, st, go);
-  SpPopulation *pop = NULL;
+  SpPopulation *pop = population_for(&f, n, plain);
   SpError err;
-  assert_int_equal(sp_population_new(f.d, n, plain, &pop, &err), SP_OK);
   plan_with(pop, 1, 0, 0);
   /* a range in the middle */
   assert_int_equal(sp_population_set_states(pop, 1000, 2000, st + 1000 * 7, &err),
@@ -563,16 +504,15 @@ static void test_bulk_setters(void **state) {
   free(st);
   free(go);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 static void test_bad_input_errors(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_citizen(plain));
-  SpPopulation *pop = NULL;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
+  SpPopulation *pop = population_for(&f, 20, plain);
   SpError err;
-  assert_int_equal(sp_population_new(f.d, 20, plain, &pop, &err), SP_OK);
   SpValue bad[7] = {5, 0, 0, 0, 0, 0, 0};
   assert_int_equal(sp_population_set(pop, 12, bad, NULL, &err), SP_ERR_STATE);
   assert_int_equal(err.status, SP_ERR_STATE);
@@ -635,16 +575,15 @@ static void test_bad_input_errors(void **state) {
   assert_int_equal(err.code, SP_E_LIMIT);
   sp_population_free(pop);
   sp_population_free(NULL);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 static void test_empty_population(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_IJCAI));
-  SpPopulation *pop = NULL;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_IJCAI));
+  SpPopulation *pop = population_for(&f, 0, plain);
   SpError err;
-  assert_int_equal(sp_population_new(f.d, 0, plain, &pop, &err), SP_OK);
   SpPlanReport r = plan_with(pop, 2, 0, 0);
   assert_int_equal(r.planned, 0);
   assert_int_equal(r.waiting, 0);
@@ -654,7 +593,7 @@ static void test_empty_population(void **state) {
   sp_population_stats(pop, &s);
   assert_int_equal(s.npcs, 0);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -663,8 +602,8 @@ static void test_empty_population(void **state) {
 
 static void test_cache_clear_and_capacity(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_citizen(plain));
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
   size_t n = 8000;
   SpPopulation *pop = population_with_pairs(&f, n, 31, plain);
   plan_with(pop, 2, 0, 0);
@@ -707,7 +646,7 @@ static void test_cache_clear_and_capacity(void **state) {
   assert_int_equal(s.cache_capacity, SP_PLAN_CACHE_DEFAULT_CAPACITY);
   free(ref);
   sp_population_free(pop);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* Per NPC: state + goal + status + handle + slot, at most 64 bytes for
@@ -716,10 +655,9 @@ static void test_bytes_per_npc(void **state) {
   (void)state;
   const size_t want[PAPER_COUNT] = {18, 32, 28};
   for (int which = 0; which < PAPER_COUNT; which++) {
-    Fixture f;
-    fixture_open(&f, paper_spec(which));
-    SpPopulation *pop = NULL;
-    assert_int_equal(sp_population_new(f.d, 100000, plain, &pop, NULL), SP_OK);
+    TestFixture f;
+    test_fixture_open(&f, paper_spec(which));
+    SpPopulation *pop = population_for(&f, 100000, plain);
     SpPopulationStats s;
     sp_population_stats(pop, &s);
     assert_int_equal(s.bytes_per_npc, want[which]);
@@ -733,7 +671,7 @@ static void test_bytes_per_npc(void **state) {
     assert_true(s.bytes_workers > 0);
     assert_true(s.bytes_total > s.bytes_npcs + s.bytes_workers);
     sp_population_free(pop);
-    fixture_close(&f);
+    test_fixture_close(&f);
   }
 }
 
@@ -752,8 +690,9 @@ static void count_job(void *arg, int worker) {
 
 static void test_thread_pool(void **state) {
   (void)state;
-  Counting cnt = {0, 0, 0, -1};
-  SpAllocator a = {counting_alloc, &cnt};
+  TestAlloc cnt;
+  test_alloc_init(&cnt, 0);
+  SpAllocator a = test_alloc_hook(&cnt);
   SpThreadPool *pool = NULL;
   SpError err;
   assert_int_equal(sp_thread_pool_new(3, a, &pool, &err), SP_OK);
@@ -779,8 +718,8 @@ static void test_thread_pool(void **state) {
   assert_int_equal(sp_thread_pool_size(pool), sp_online_cores());
   sp_thread_pool_free(pool);
   sp_thread_pool_free(NULL);
-  /* allocation failure */
-  cnt.fail_at = cnt.calls;
+  /* allocation failure: the very next request */
+  cnt.fail_at = cnt.calls + 1;
   pool = (SpThreadPool *)1;
   assert_int_equal(sp_thread_pool_new(2, a, &pool, &err), SP_ERR_MEMORY);
   assert_null(pool);
@@ -790,9 +729,9 @@ static void test_thread_pool(void **state) {
 /* One pool shared by two populations of different domains. */
 static void test_shared_pool(void **state) {
   (void)state;
-  Fixture f1, f2;
-  fixture_open(&f1, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
-  fixture_open(&f2, sp_builtin_citizen(plain));
+  TestFixture f1, f2;
+  test_fixture_open(&f1, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  test_fixture_open(&f2, sp_builtin_citizen(plain));
   SpThreadPool *pool = NULL;
   SpError err;
   assert_int_equal(sp_thread_pool_new(3, plain, &pool, &err), SP_OK);
@@ -818,8 +757,8 @@ static void test_shared_pool(void **state) {
   sp_population_free(p1);
   sp_population_free(p2);
   sp_thread_pool_free(pool);
-  fixture_close(&f1);
-  fixture_close(&f2);
+  test_fixture_close(&f1);
+  test_fixture_close(&f2);
 }
 
 /* ------------------------------------------------------------------ */
@@ -830,10 +769,11 @@ static void test_shared_pool(void **state) {
  * nothing: not with threads, not with the cache, not with a budget. */
 static void test_no_allocation_when_planning(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_citizen(plain));
-  Counting cnt = {0, 0, 0, -1};
-  SpAllocator a = {counting_alloc, &cnt};
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
+  TestAlloc cnt;
+  test_alloc_init(&cnt, 0);
+  SpAllocator a = test_alloc_hook(&cnt);
   size_t n = 20000;
   SpPopulation *pop = population_with_pairs(&f, n, 51, a);
   SpValue *st = malloc(n * 7), *go = malloc(n * 7);
@@ -866,7 +806,7 @@ static void test_no_allocation_when_planning(void **state) {
   sp_population_free(pop);
   assert_int_equal(cnt.live, 0);
   assert_int_equal(cnt.bytes, 0);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 /* Every allocation that can fail, fails once: creation leaks nothing;
@@ -874,11 +814,12 @@ static void test_no_allocation_when_planning(void **state) {
  * were, and a later call succeeds. */
 static void test_failing_allocator(void **state) {
   (void)state;
-  Fixture f;
-  fixture_open(&f, sp_builtin_acquisition_machine(plain));
-  for (long k = 0;; k++) {
-    Counting cnt = {0, 0, 0, k};
-    SpAllocator a = {counting_alloc, &cnt};
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
+  for (long k = 1;; k++) {
+    TestAlloc cnt;
+    test_alloc_init(&cnt, k);
+    SpAllocator a = test_alloc_hook(&cnt);
     SpPopulation *pop = (SpPopulation *)1;
     SpError err;
     SpStatus st = sp_population_new(f.d, 3000, a, &pop, &err);
@@ -893,11 +834,12 @@ static void test_failing_allocator(void **state) {
     assert_int_equal(cnt.live, 0);
   }
   int failures_seen = 0;
-  for (long k = 0;; k++) {
-    Counting cnt = {0, 0, 0, -1};
-    SpAllocator a = {counting_alloc, &cnt};
+  for (long k = 1;; k++) {
+    TestAlloc cnt;
+    test_alloc_init(&cnt, 0);
+    SpAllocator a = test_alloc_hook(&cnt);
     SpPopulation *pop = population_with_pairs(&f, 3000, 61, a);
-    cnt.fail_at = cnt.calls + k;
+    cnt.fail_at = cnt.calls + k; /* the k-th request of the plan call */
     SpPlanOptions o = {3, 0, 0, NULL};
     SpPlanReport r;
     SpError err;
@@ -916,7 +858,7 @@ static void test_failing_allocator(void **state) {
     sp_population_stats(pop, &s);
     assert_int_equal(s.unplanned, 3000);
     assert_int_equal(s.dirty, 3000);
-    cnt.fail_at = -1;
+    cnt.fail_at = 0;
     assert_int_equal(sp_population_plan(pop, &o, &r, &err), SP_OK);
     assert_int_equal(r.planned, 3000);
     expect_matches_sp_plan(&f, pop);
@@ -925,7 +867,7 @@ static void test_failing_allocator(void **state) {
   }
   /* pool, 3 records' workspaces and scratch, 3 caches, worker records */
   assert_true(failures_seen >= 8);
-  fixture_close(&f);
+  test_fixture_close(&f);
 }
 
 int main(void) {

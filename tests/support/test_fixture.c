@@ -1,0 +1,47 @@
+/* test_fixture.c: a built-in domain compiled with its workspace, and states for it, for cmocka tests. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "test_fixture.h"
+
+void test_fixture_open(TestFixture *f, SpBuiltSpec *b) {
+  static const SpAllocator plain = {NULL, NULL};
+  assert_non_null(b);
+  f->b = b;
+  f->d = NULL;
+  f->ws = NULL;
+  SpCompileOptions opts = {b->needs_allow_outside};
+  SpError err;
+  if (sp_domain_compile(&b->spec, &opts, plain, &f->d, &err) != SP_OK)
+    fail_msg("%s does not compile: %s", b->spec.name, err.message);
+  if (sp_workspace_new(f->d, plain, &f->ws, &err) != SP_OK)
+    fail_msg("%s: no workspace: %s", b->spec.name, err.message);
+  f->m = sp_domain_variable_count(f->d);
+  f->a = sp_domain_action_count(f->d);
+}
+
+void test_fixture_close(TestFixture *f) {
+  sp_workspace_free(f->ws);
+  sp_domain_free(f->d);
+  sp_builtin_free(f->b);
+}
+
+void test_random_state(const SpDomain *d, RdRng *rng, SpValue *s) {
+  int m = sp_domain_variable_count(d);
+  for (int v = 0; v < m; v++)
+    s[v] = (SpValue)(rd_next(rng) % (uint64_t)sp_variable_value_count(d, v));
+}
+
+int test_decode_state(const SpDomain *d, long k, SpValue *s) {
+  int m = sp_domain_variable_count(d);
+  for (int v = 0; v < m; v++) {
+    long r = sp_variable_value_count(d, v);
+    s[v] = (SpValue)(k % r);
+    k /= r;
+  }
+  return k == 0;
+}
