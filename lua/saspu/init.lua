@@ -1,4 +1,4 @@
--- lua/saspu/init.lua: the saspu module that `require "saspu"` loads: domain tables compiled in C, planning and grid pathfinding from Lua.
+-- lua/saspu/init.lua: the saspu module that `require "saspu"` loads: domain tables compiled in C, planning, populations planned in batches and grid pathfinding from Lua.
 --
 -- A domain is a plain table (see domains/*.lua):
 --
@@ -56,6 +56,56 @@
 --   local out = {}
 --   local n = dom:plan_ids(s0, goal, out)     -- n == 6, out = { 5, 6, 7, 4, 2, 3 }
 --   for i = 1, n do perform(dom:action_name(out[i])) end
+--
+-- Populations: many NPCs of one class, held and planned in C (one per NPC class; several
+-- may be planned in the same frame). The loop over NPCs never calls into Lua.
+--   saspu.population(dom, n [, opts]) -> saspu.Population of n NPCs (all dirty, unplanned,
+--       every state and goal the first value of each variable); opts: { cache_capacity =
+--       plan cache entries per worker (default 4096) }. It keeps `dom` alive; dom:close()
+--       closes the domain for Lua, and its compiled form lives on until the last of its
+--       populations closes. tostring: "saspu.Population 'citizen' (1000000 NPCs)".
+-- NPC indices are 1-based. States and goals take the forms of dom:plan and dom:encode:
+--   start: a start name, a packed state (dom:encode), or a table naming every variable;
+--   goal:  a goal name, a packed state, or a table; variables a goal leaves out keep the
+--          start's value (at the time it is set).
+-- saspu.Population (closes with __gc, a to-be-closed variable or pop:close()):
+--   pop:set(i, start, goal)        NPC i; nil keeps the current start or goal
+--   pop:set_states(first, packed)  NPCs first .. first + #packed / m - 1, m bytes each
+--   pop:set_goals(first, packed)   (m = the domain's variable count; dom:encode's states,
+--                                   concatenated): a million NPCs load without a table each
+--   pop:set_goal_all(goal)         the same goal for every NPC; variables it leaves out take
+--                                  each NPC's current state value
+--   pop:mark_dirty([first [, count]])   replan NPCs although nothing changed (no argument:
+--                                  all of them). Setting a state or goal that changes an NPC
+--                                  marks it by itself.
+--   pop:plan([opts])               -> report: plans the dirty NPCs
+--       opts: { threads = 0 (every core) | n, cache = true | false, budget_ms = nil | ms,
+--               report = a table to fill and return instead of a new one }
+--       report: { planned, waiting, failures, cache_hits, cache_misses, elapsed_ms, threads }
+--       With budget_ms the call stops taking new chunks of NPCs once the budget is spent and
+--       the next call resumes where it stopped (no NPC starves; every call plans at least one
+--       chunk of 1024 NPCs, so budget_ms = 0 plans one chunk). The workers of every population
+--       come from one shared thread pool. Plans are the same whatever the thread count and
+--       whether the cache is on. Reusing opts and its report allocates nothing.
+--   pop:status(i)                  -> "unplanned" | "planned" | "no_plan", dirty
+--   pop:plan_of(i [, out])         -> { action names } | nil, why   (why as dom:plan's, or
+--                                     code = "unplanned"); with `out` nothing is allocated
+--   pop:plan_ids_of(i [, out])     -> count, out of 1-based action ids | nil, why
+--   pop:steps(i)                   -> for k, name in pop:steps(i) do ... end
+--   pop:state(i), pop:goal(i)      -> packed state (dom:decode reads it)
+--   pop:stats([out])               -> { npcs, dirty, planned, no_plan, unplanned, in_cache,
+--                                       cache_hits, cache_misses, cache_rejected, cache_entries,
+--                                       cache_capacity, workers, bytes_per_npc, bytes_npcs,
+--                                       bytes_workers, bytes_total }
+--   pop:size(), #pop, pop:domain(), pop:clear_cache(), pop:close()
+-- A plan read while the NPC is dirty is the one of its previous state and goal.
+--   local pop = saspu.population(dom, 100000)
+--   pop:set_states(1, dom:encode("morning"):rep(100000))
+--   pop:set_goal_all("feed_horses")
+--   local opts = { budget_ms = 1.67, report = {} }
+--   local r = pop:plan(opts)                 -- every frame; r.waiting NPCs are left for later
+--   for k, action in pop:steps(42) do perform(action) end
+-- saspu.clock_ns() -> a monotonic clock in nanoseconds; saspu.cores() -> the online cores.
 --
 -- Grid pathfinding (Dijkstra and A*) for walking to an action's ?pos parameter:
 --   saspu.grid(w, h [, cost])    -> saspu.Grid of w x h open cells of `cost` (default 1)
@@ -118,6 +168,11 @@ end
 -- saspu.grid(w, h [, cost]) and saspu.grid_from_ascii(text) -> saspu.Grid.
 saspu.grid = core.grid
 saspu.grid_from_ascii = core.grid_from_ascii
+
+-- saspu.population(dom, n [, opts]) -> saspu.Population; saspu.clock_ns(); saspu.cores().
+saspu.population = core.population
+saspu.clock_ns = core.clock_ns
+saspu.cores = core.cores
 
 -- saspu.domain_file(path) -> saspu.Domain compiled from a domain file.
 function saspu.domain_file(path)
