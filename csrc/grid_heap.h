@@ -106,12 +106,10 @@ static inline int sp_grid_heap_less(const SpGridHeapEntry *a,
 }
 #endif
 
-/* Adds x. Assumes count < capacity. The new entry rises through a hole
- * instead of being swapped at each level. */
-static inline void sp_grid_heap_push(SpGridHeap *hp, SpGridHeapEntry x) {
-  SpGridHeapEntry *e = hp->e;
-  size_t k = hp->count++;
-  e[hp->count] = sp_grid_heap_fence();
+/* Moves x up from the hole at index k to its place: parents larger than
+ * x move down into the hole instead of being swapped at each level. */
+static inline void sp_grid_heap_rise(SpGridHeapEntry *e, size_t k,
+                                     SpGridHeapEntry x) {
   while (k > 0) {
     size_t parent = (k - 1) / 2;
     if (!sp_grid_heap_less(&x, &e[parent])) break;
@@ -119,6 +117,13 @@ static inline void sp_grid_heap_push(SpGridHeap *hp, SpGridHeapEntry x) {
     k = parent;
   }
   e[k] = x;
+}
+
+/* Adds x. Assumes count < capacity. */
+static inline void sp_grid_heap_push(SpGridHeap *hp, SpGridHeapEntry x) {
+  size_t k = hp->count++;
+  hp->e[hp->count] = sp_grid_heap_fence();
+  sp_grid_heap_rise(hp->e, k, x);
 }
 
 /* Moves `x` down from index k, through a hole, to its place. */
@@ -151,13 +156,7 @@ static inline void sp_grid_heap_fill_root(SpGridHeapEntry *e, size_t n,
     child += (size_t)sp_grid_heap_less(&e[child + 1], &e[child]);
     e[k] = e[child];
   }
-  while (k > 0) {
-    size_t parent = (k - 1) / 2;
-    if (!sp_grid_heap_less(&x, &e[parent])) break;
-    e[k] = e[parent];
-    k = parent;
-  }
-  e[k] = x;
+  sp_grid_heap_rise(e, k, x);
 }
 
 /* Removes and returns the smallest entry. Assumes count > 0. */

@@ -29,17 +29,22 @@ static size_t cache_layout(SpPlanCache *c, char *base) {
   return off;
 }
 
+SpStatus sp_plan_cache_capacity(uint32_t *capacity, SpError *err) {
+  if (*capacity == 0) *capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
+  if (*capacity <= SP_PLAN_CACHE_MAX_CAPACITY) return SP_OK;
+  return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                      "plan cache: capacity %lu is over the limit of %lu "
+                      "entries", (unsigned long)*capacity,
+                      (unsigned long)SP_PLAN_CACHE_MAX_CAPACITY);
+}
+
 SpStatus sp_plan_cache_new(const SpDomain *d, uint32_t capacity,
                            SpAllocator alloc, SpPlanCache **out,
                            SpError *err) {
   sp_error_clear(err);
   *out = NULL;
-  if (capacity == 0) capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
-  if (capacity > SP_PLAN_CACHE_MAX_CAPACITY)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "plan cache: capacity %lu is over the limit of %lu "
-                        "entries", (unsigned long)capacity,
-                        (unsigned long)SP_PLAN_CACHE_MAX_CAPACITY);
+  SpStatus st = sp_plan_cache_capacity(&capacity, err);
+  if (st != SP_OK) return st;
   SpPlanCache tmp;
   memset(&tmp, 0, sizeof tmp);
   int m = sp_domain_variable_count(d);

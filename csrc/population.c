@@ -813,12 +813,8 @@ void sp_population_cache_clear(SpPopulation *pop) {
 SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
                                           uint32_t capacity, SpError *err) {
   sp_error_clear(err);
-  if (capacity == 0) capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
-  if (capacity > SP_PLAN_CACHE_MAX_CAPACITY)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "population: cache capacity %lu is over the limit of "
-                        "%lu entries", (unsigned long)capacity,
-                        (unsigned long)SP_PLAN_CACHE_MAX_CAPACITY);
+  SpStatus st = sp_plan_cache_capacity(&capacity, err);
+  if (st != SP_OK) return st;
   detach_from_caches(pop);
   for (int k = 0; k < pop->worker_count; k++) {
     sp_plan_cache_free(pop->workers[k]->cache);

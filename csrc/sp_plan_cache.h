@@ -74,6 +74,10 @@ typedef struct SpPlanCache {
   uint64_t hits, misses, rejected;
 } SpPlanCache;
 
+/* Resolves a requested capacity: 0 becomes SP_PLAN_CACHE_DEFAULT_CAPACITY;
+ * over SP_PLAN_CACHE_MAX_CAPACITY is SP_ERR_INVALID with the reason in err. */
+SpStatus sp_plan_cache_capacity(uint32_t *capacity, SpError *err);
+
 /* Creates an empty cache for domain d holding up to `capacity` entries
  * (0: SP_PLAN_CACHE_DEFAULT_CAPACITY; over SP_PLAN_CACHE_MAX_CAPACITY is an
  * error). The cache copies what it needs from d and does not refer to it
