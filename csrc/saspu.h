@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp_limits.h"
+#include "saspu_limits.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,11 +6,20 @@
 #include <stdint.h>
 
 #include "saspu.h"
-#include "sp_plan_cache.h"
-#include "sp_thread_pool.h"
+#include "saspu_threads.h"
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* Entries a cache holds when the caller asks for 0. */
+#if !defined(SP_PLAN_CACHE_DEFAULT_CAPACITY)
+#define SP_PLAN_CACHE_DEFAULT_CAPACITY 4096
+#endif
+
+/* Upper bound on the capacity (entry numbers must fit 32-bit handles). */
+#if !defined(SP_PLAN_CACHE_MAX_CAPACITY)
+#define SP_PLAN_CACHE_MAX_CAPACITY (1u << 24)
 #endif
 
 /* NPCs per unit of work: workers take chunks of this many NPCs from a
@@ -166,7 +175,7 @@ SpStatus sp_population_explain(SpPopulation *pop, size_t i,
 
 /* ---- caches --------------------------------------------------------- */
 /* Each worker owns one cache of `capacity` entries (default
- * SP_PLAN_CACHE_DEFAULT_CAPACITY, in sp_plan_cache.h) that only it reads
+ * SP_PLAN_CACHE_DEFAULT_CAPACITY, above) that only it reads
  * and fills during a plan call, so no locks are taken. A cache stops inserting when full:
  * entries are never evicted, which is what lets NPCs point at them.
  * Which worker met a pair first decides where it is cached, so hit and

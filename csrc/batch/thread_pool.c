@@ -6,7 +6,7 @@
 
 #include "sp_error.h"
 #include "sp_internal.h"
-#include "sp_thread_pool.h"
+#include "saspu_threads.h"
 
 typedef struct PoolThread {
   struct SpThreadPool *pool;

@@ -775,3 +775,16 @@ SpStatus sp_classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
   if (needed != NULL) *needed = out.len;
   return SP_OK;
 }
+
+/* ---- explanation ------------------------------------------------------ */
+
+size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size) {
+  SpClass cls;
+  size_t needed = 0;
+  if (sp_classify(d, d->alloc, &cls, buf, size, &needed) != SP_OK) {
+    int n = snprintf(buf, size, "%s (out of memory while explaining)",
+                     sp_class_name(d->class_));
+    return n < 0 ? 0 : (size_t)n;
+  }
+  return needed;
+}

@@ -2876,9 +2876,10 @@ static const luaL_Reg module_fns[] = {
   { NULL, NULL }
 };
 
-LUAMOD_API int luaopen_saspu_core(lua_State *L);
+/* The module is built with hidden visibility: only this symbol is exported. */
+__attribute__((visibility("default"))) int luaopen_saspu_core(lua_State *L);
 
-LUAMOD_API int luaopen_saspu_core(lua_State *L)
+int luaopen_saspu_core(lua_State *L)
 {
   luaL_checkversion(L);
   /* every function here holds the metatable as upvalue 1 */

@@ -1,6 +1,6 @@
-/* sp_thread_pool.h: a small pthread pool that runs one function on several workers at once. */
-#ifndef sp_thread_pool_h
-#define sp_thread_pool_h
+/* saspu_threads.h: a small pthread pool that runs one function on several workers at once (shared by populations and crowds). */
+#ifndef saspu_threads_h
+#define saspu_threads_h
 
 #include "saspu.h"
 

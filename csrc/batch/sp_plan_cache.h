@@ -5,20 +5,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "saspu.h"
+#include "saspu_population.h" /* SP_PLAN_CACHE_DEFAULT_CAPACITY, SP_PLAN_CACHE_MAX_CAPACITY */
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* Entries a cache holds when the caller asks for 0. */
-#if !defined(SP_PLAN_CACHE_DEFAULT_CAPACITY)
-#define SP_PLAN_CACHE_DEFAULT_CAPACITY 4096
-#endif
-
-/* Upper bound on the capacity (entry numbers must fit 32-bit handles). */
-#if !defined(SP_PLAN_CACHE_MAX_CAPACITY)
-#define SP_PLAN_CACHE_MAX_CAPACITY (1u << 24)
 #endif
 
 /* What a cache entry holds. */

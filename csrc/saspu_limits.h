@@ -1,6 +1,6 @@
-/* sp_limits.h: size limits of saspu domains, each overridable at build time. */
-#ifndef sp_limits_h
-#define sp_limits_h
+/* saspu_limits.h: size limits of saspu domains, each overridable at build time. */
+#ifndef saspu_limits_h
+#define saspu_limits_h
 
 /* Values are stored in one byte per variable. */
 #if !defined(SP_MAX_VALUES)
