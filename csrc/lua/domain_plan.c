@@ -1,0 +1,329 @@
+/* domain_plan.c: saspu.Domain planning methods: plan, plan_ids, encode, decode, and the `why` of a missing plan. */
+#include <string.h>
+
+#include "binding.h"
+
+/* ================================================================== */
+/* Planning                                                           */
+/* ================================================================== */
+
+const char *failure_code_name(SpFailureCode c)
+{
+  switch (c) {
+  case SP_FAIL_NO_SETTER: return "no_setter";
+  case SP_FAIL_UNREACHABLE: return "unreachable";
+  case SP_FAIL_REPEAT: return "repeat";
+  case SP_FAIL_ORDER: return "order";
+  default: return "none";
+  }
+}
+
+/* Fills the table at `why` with the reason for a missing plan: message,
+ * code, and the action, other_action, variable and value involved (by
+ * name; nil when not relevant). `dom` is the stack index of the domain
+ * userdata whose compiled form is `domain`. */
+void fill_why_at(lua_State *L, int dom, const SpDomain *domain, int why,
+                        const SpFailure *f)
+{
+  Names n;
+  int top = lua_gettop(L), names;
+  int nactions = sp_domain_action_count(domain), nvars = sp_domain_variable_count(domain);
+  push_names_at(L, dom, &n);
+  push_uv(L, dom, UV_ACTION_NAMES);
+  names = lua_gettop(L);
+  push_formatted(L, domain, fmt_failure, f);
+  lua_setfield(L, why, "message");
+  lua_pushstring(L, failure_code_name(f->code));
+  lua_setfield(L, why, "code");
+  if (f->action >= 0 && f->action < nactions)
+    lua_rawgeti(L, names, f->action + 1);
+  else
+    lua_pushnil(L);
+  lua_setfield(L, why, "action");
+  if (f->other_action >= 0 && f->other_action < nactions)
+    lua_rawgeti(L, names, f->other_action + 1);
+  else
+    lua_pushnil(L);
+  lua_setfield(L, why, "other_action");
+  if (f->variable >= 0 && f->variable < nvars) {
+    lua_rawgeti(L, n.var_names, f->variable + 1);
+    lua_setfield(L, why, "variable");
+    if (f->value >= 0 && f->value < sp_variable_value_count(domain, f->variable))
+      push_value_name(L, &n, f->variable, f->value);
+    else
+      lua_pushnil(L);
+  } else {
+    lua_pushnil(L);
+    lua_setfield(L, why, "variable");
+    lua_pushnil(L);
+  }
+  lua_setfield(L, why, "value");
+  lua_settop(L, top);
+}
+
+/* fill_why_at for a domain method: the open domain is at stack index 1. */
+static void fill_why(lua_State *L, LDomain *d, int why, const SpFailure *f)
+{
+  fill_why_at(L, 1, d->domain, why, f);
+}
+
+/* Runs the planner on d->s0 / d->goal. Returns the plan length, or -1
+ * with *f filled when there is no plan. */
+static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
+{
+  int len = 0;
+  SpStatus st;
+  f->code = SP_FAIL_NONE;
+  f->action = f->other_action = f->variable = f->value = -1;
+  st = sp_plan(d->domain, d->ws, d->s0, d->goal, d->plan, &len, f);
+  if (st == SP_OK)
+    return len;
+  if (st == SP_NO_PLAN)
+    return -1;
+  return luaL_error(L, "saspu: the planner failed (%s)", sp_status_name(st));
+}
+
+/* Reads argument `arg` of dom:plan as a start into d->s0. */
+static void plan_start(lua_State *L, LDomain *d, const Names *n, int arg)
+{
+  if (lua_type(L, arg) == LUA_TSTRING) {
+    push_uv(L, 1, UV_STARTS);
+    lua_pushvalue(L, arg);
+    if (lua_rawget(L, -2) != LUA_TSTRING) {
+      push_key_list(L, lua_gettop(L) - 1);
+      luaL_error(L, "saspu.Domain:plan: start: unknown start '%s' (%s)",
+                 lua_tostring(L, arg), lua_tostring(L, -1));
+    }
+    memcpy(d->s0, lua_tostring(L, -1), (size_t)d->nvars);
+    lua_pop(L, 2);
+  } else if (lua_type(L, arg) == LUA_TTABLE) {
+    read_state(L, n, arg, d->nvars, d->s0, NULL, "saspu.Domain:plan: start");
+  } else {
+    luaL_typeerror(L, arg, "table or start name");
+  }
+}
+
+/* Reads argument `arg` of dom:plan as a goal into d->goal; variables it
+ * leaves out keep their start value. */
+static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg)
+{
+  int v;
+  if (lua_type(L, arg) == LUA_TSTRING) {
+    const uint8_t *p;
+    push_uv(L, 1, UV_GOALS);
+    lua_pushvalue(L, arg);
+    if (lua_rawget(L, -2) != LUA_TSTRING) {
+      push_key_list(L, lua_gettop(L) - 1);
+      luaL_error(L, "saspu.Domain:plan: goal: unknown goal '%s' (%s)",
+                 lua_tostring(L, arg), lua_tostring(L, -1));
+    }
+    p = (const uint8_t *)lua_tostring(L, -1);
+    for (v = 0; v < d->nvars; v++)
+      d->goal[v] = p[d->nvars + v] ? p[v] : d->s0[v];
+    lua_pop(L, 2);
+  } else if (lua_type(L, arg) == LUA_TTABLE) {
+    read_state(L, n, arg, d->nvars, d->goal, d->mask, "saspu.Domain:plan: goal");
+    for (v = 0; v < d->nvars; v++)
+      if (!d->mask[v])
+        d->goal[v] = d->s0[v];
+  } else {
+    luaL_typeerror(L, arg, "table or goal name");
+  }
+}
+
+/* dom:plan(start, goal) -> { action names } | nil, why */
+int l_plan(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  SpFailure f;
+  Names n;
+  int len, i, names;
+  lua_settop(L, 3);
+  push_names(L, &n);
+  plan_start(L, d, &n, 2);
+  plan_goal(L, d, &n, 3);
+  len = run_plan(L, d, &f);
+  if (len < 0) {
+    lua_pushnil(L);
+    lua_createtable(L, 0, 6);
+    fill_why(L, d, lua_gettop(L), &f);
+    return 2;
+  }
+  push_uv(L, 1, UV_ACTION_NAMES);
+  names = lua_gettop(L);
+  lua_createtable(L, len, 0);
+  for (i = 0; i < len; i++) {
+    lua_rawgeti(L, names, d->plan[i] + 1);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* Reads a numeric state (packed string, or array of 1-based value ids)
+ * at `arg` into vals. Raises on a wrong length or a value out of range. */
+static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
+                        const char *fname, const char *what)
+{
+  int v, t = lua_type(L, arg);
+  if (t == LUA_TSTRING) {
+    size_t len;
+    const uint8_t *p = (const uint8_t *)lua_tolstring(L, arg, &len);
+    if (len != (size_t)d->nvars)
+      luaL_error(L, "saspu.Domain:%s: %s: packed state of %d bytes, expected %d",
+                 fname, what, (int)len, d->nvars);
+    for (v = 0; v < d->nvars; v++) {
+      if (p[v] >= d->counts[v])
+        luaL_error(L, "saspu.Domain:%s: %s: byte %d is %d, out of range for '%s' (%d values)",
+                   fname, what, v + 1, (int)p[v], sp_variable_name(d->domain, v),
+                   (int)d->counts[v]);
+      vals[v] = p[v];
+    }
+  } else if (t == LUA_TTABLE) {
+    for (v = 0; v < d->nvars; v++) {
+      int isnum;
+      lua_Integer x;
+      lua_rawgeti(L, arg, v + 1);
+      x = lua_tointegerx(L, -1, &isnum);
+      if (!isnum || x < 1 || x > d->counts[v])
+        luaL_error(L, "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d)",
+                   fname, what, v + 1, sp_variable_name(d->domain, v), (int)d->counts[v]);
+      vals[v] = (SpValue)(x - 1);
+      lua_pop(L, 1);
+    }
+  } else {
+    luaL_typeerror(L, arg, "packed state string or array of value ids");
+  }
+}
+
+/* dom:plan_ids(s0, goal [, out [, why]]) -> count, out | nil, why
+ * The fast path: states are packed strings (dom:encode) or arrays of
+ * 1-based value ids, both total; out[1..count] receives 1-based action
+ * ids and entries after count are cleared. With the caller's `out` and
+ * `why` tables nothing is allocated per call. */
+int l_plan_ids(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  SpFailure f;
+  lua_Integer old, i;
+  int len;
+  read_packed(L, d, 2, d->s0, "plan_ids", "s0");
+  read_packed(L, d, 3, d->goal, "plan_ids", "goal");
+  lua_settop(L, 5);
+  if (lua_isnil(L, 4)) {
+    lua_newtable(L);
+    lua_replace(L, 4);
+  }
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (!lua_isnil(L, 5))
+    luaL_checktype(L, 5, LUA_TTABLE);
+  len = run_plan(L, d, &f);
+  if (len < 0) {
+    if (lua_isnil(L, 5)) {
+      lua_createtable(L, 0, 6);
+      lua_replace(L, 5);
+    }
+    fill_why(L, d, 5, &f);
+    lua_pushnil(L);
+    lua_pushvalue(L, 5);
+    return 2;
+  }
+  old = (lua_Integer)lua_rawlen(L, 4);
+  for (i = 0; i < len; i++) {
+    lua_pushinteger(L, d->plan[i] + 1);
+    lua_rawseti(L, 4, i + 1);
+  }
+  for (i = len + 1; i <= old; i++) {
+    lua_pushnil(L);
+    lua_rawseti(L, 4, i);
+  }
+  lua_pushinteger(L, len);
+  lua_pushvalue(L, 4);
+  return 2;
+}
+
+/* Reads `arg` (a state table, a start name or a goal name) into d->s0,
+ * taking the variables it leaves out from `base` (same forms, or a packed
+ * state) when given. */
+static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int base)
+{
+  int v, t = lua_type(L, arg);
+  uint8_t *mask = d->mask; /* the base, read first, is done with it */
+  if (base) {
+    int is_start = 0;
+    if (lua_type(L, base) == LUA_TSTRING) {
+      push_uv(L, 1, UV_STARTS);
+      lua_pushvalue(L, base);
+      is_start = lua_rawget(L, -2) != LUA_TNIL;
+      lua_pop(L, 2);
+    }
+    if (lua_type(L, base) == LUA_TSTRING && !is_start) {
+      read_packed(L, d, base, d->goal, "encode", "base");
+    } else {
+      encode_state(L, d, n, base, 0);
+      memcpy(d->goal, d->s0, (size_t)d->nvars);
+    }
+  }
+  memset(mask, 1, (size_t)d->nvars);
+  if (t == LUA_TSTRING) {
+    const uint8_t *p;
+    push_uv(L, 1, UV_STARTS);
+    lua_pushvalue(L, arg);
+    if (lua_rawget(L, -2) == LUA_TSTRING) {
+      memcpy(d->s0, lua_tostring(L, -1), (size_t)d->nvars);
+    } else {
+      push_uv(L, 1, UV_GOALS);
+      lua_pushvalue(L, arg);
+      if (lua_rawget(L, -2) != LUA_TSTRING)
+        luaL_error(L, "saspu.Domain:encode: no start or goal named '%s'",
+                   lua_tostring(L, arg));
+      p = (const uint8_t *)lua_tostring(L, -1);
+      memcpy(d->s0, p, (size_t)d->nvars);
+      memcpy(mask, p + d->nvars, (size_t)d->nvars);
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+  } else if (t == LUA_TTABLE) {
+    read_state(L, n, arg, d->nvars, d->s0, mask, "saspu.Domain:encode");
+  } else {
+    luaL_typeerror(L, arg, "table, start name or goal name");
+  }
+  for (v = 0; v < d->nvars; v++) {
+    if (mask[v])
+      continue;
+    if (!base)
+      luaL_error(L, "saspu.Domain:encode: missing variable '%s' (give a base state)",
+                 sp_variable_name(d->domain, v));
+    d->s0[v] = d->goal[v];
+  }
+}
+
+/* dom:encode(state [, base]) -> packed string, one byte per variable. */
+int l_encode(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  Names n;
+  int has_base = !lua_isnoneornil(L, 3);
+  lua_settop(L, 3);
+  push_names(L, &n);
+  encode_state(L, d, &n, 2, has_base ? 3 : 0);
+  lua_pushlstring(L, (const char *)d->s0, (size_t)d->nvars);
+  return 1;
+}
+
+/* dom:decode(packed or value-id array) -> { var = value name }. */
+int l_decode(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  Names n;
+  int v;
+  lua_settop(L, 2);
+  read_packed(L, d, 2, d->s0, "decode", "state");
+  push_names(L, &n);
+  lua_createtable(L, 0, d->nvars);
+  for (v = 0; v < d->nvars; v++) {
+    lua_rawgeti(L, n.var_names, v + 1);
+    push_value_name(L, &n, v, d->s0[v]);
+    lua_rawset(L, -3);
+  }
+  return 1;
+}

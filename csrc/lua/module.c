@@ -1,0 +1,41 @@
+/* module.c: the Lua module saspu.core: registers every type (domain, grid, population) and the module functions. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime for saspu.clock_ns */
+#include <time.h>
+
+#include "binding.h"
+
+/* saspu.clock_ns() -> a monotonic clock in nanoseconds (for timing). */
+static int l_clock_ns(lua_State *L)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushinteger(L, (lua_Integer)ts.tv_sec * 1000000000 + (lua_Integer)ts.tv_nsec);
+  return 1;
+}
+
+/* saspu.cores() -> the online cores: the workers of threads = 0. */
+static int l_cores(lua_State *L)
+{
+  lua_pushinteger(L, sp_online_cores());
+  return 1;
+}
+
+static const luaL_Reg module_fns[] = {
+  { "clock_ns", l_clock_ns },
+  { "cores", l_cores },
+  { NULL, NULL }
+};
+
+/* The module is built with hidden visibility: only this symbol is exported. */
+SASPU_LUA_EXPORT int luaopen_saspu_core(lua_State *L);
+
+/* require "saspu.core": the module table with every type registered. */
+int luaopen_saspu_core(lua_State *L)
+{
+  luaL_checkversion(L);
+  luaL_newlib(L, module_fns);
+  open_domain(L);
+  open_grid(L);
+  open_population(L);
+  return 1;
+}
