@@ -40,7 +40,7 @@ static void check_fields(lua_State *L, int tbl, const char *const *allowed,
     if (!ok) {
       const char *k = luaL_tolstring(L, -2, NULL);
       raise_error(L, where, "unknown field %s%s%s (expected %s)",
-            lua_type(L, -3) == LUA_TSTRING ? "'" : "", k,
+                  lua_type(L, -3) == LUA_TSTRING ? "'" : "", k,
             lua_type(L, -3) == LUA_TSTRING ? "'" : "", expected);
     }
     lua_pop(L, 1);
@@ -58,7 +58,7 @@ static const char *read_name(lua_State *L, int tbl, const char *field,
     s = lua_tolstring(L, -1, &len);
   if (s == NULL || len == 0)
     raise_error(L, where, "%s: expected a non-empty string, got %s", field,
-          s ? "an empty string" : luaL_typename(L, -1));
+                s ? "an empty string" : luaL_typename(L, -1));
   if (len > SP_MAX_NAME)
     raise_error(L, where, "%s: '%s' is longer than %d bytes", field, s, SP_MAX_NAME);
   if (strlen(s) != len)
@@ -80,6 +80,40 @@ static void anchor(lua_State *L)
   lua_rawseti(L, S_ANCHORS, (lua_Integer)lua_rawlen(L, S_ANCHORS) + 1);
 }
 
+/* Opens entry i of the list at `list` (`list_name` is "variables" or
+ * "actions", `kind` "variable" or "action"): raises unless it is a table
+ * with a non-empty name, only `allowed` fields and a name not seen
+ * before; registers the name in the tables at `ids` (name -> i - 1) and
+ * `names` (array). Leaves the entry, its name and two path strings on
+ * the stack; returns the entry's index, with *name and *where (the path
+ * "saspu.domain: actions[3] 'name'") pointing into them. */
+static int open_named_entry(lua_State *L, int list, lua_Integer i, const char *list_name,
+                            const char *kind, const char *const *allowed,
+                            const char *expected, int ids, int names,
+                            const char **name, const char **where)
+{
+  int entry;
+  if (lua_geti(L, list, i) != LUA_TTABLE)
+    raise_error(L, "saspu.domain", "%s[%I]: expected a table, got %s", list_name, i,
+                luaL_typename(L, -1));
+  entry = lua_gettop(L);
+  *where = lua_pushfstring(L, "saspu.domain: %s[%I]", list_name, i);
+  *name = read_name(L, entry, "name", *where);
+  *where = lua_pushfstring(L, "saspu.domain: %s[%I] '%s'", list_name, i, *name);
+  check_fields(L, entry, allowed, *where, expected);
+  lua_pushvalue(L, -2);
+  if (lua_rawget(L, ids) != LUA_TNIL)
+    raise_error(L, *where, "duplicate %s name (also %s[%I])", kind, list_name,
+                lua_tointeger(L, -1) + 1);
+  lua_pop(L, 1);
+  lua_pushvalue(L, -2);
+  lua_pushinteger(L, i - 1);
+  lua_rawset(L, ids);
+  lua_pushvalue(L, -2);
+  lua_rawseti(L, names, i);
+  return entry;
+}
+
 /* variables = { { name = ..., values = { ... } }, ... }: fills the name
  * tables and the SpVariableSpec array, in declaration order. */
 static int compile_variables(lua_State *L)
@@ -93,31 +127,15 @@ static int compile_variables(lua_State *L)
     raise_error(L, "saspu.domain", "variables: expected at least one variable");
   if (nv > SP_MAX_VARIABLES)
     raise_error(L, "saspu.domain", "variables: %I variables, at most %d allowed", nv,
-          SP_MAX_VARIABLES);
+                SP_MAX_VARIABLES);
   vars = lua_newuserdatauv(L, (size_t)nv * sizeof *vars, 0);
   lua_replace(L, S_VARS);
   for (i = 1; i <= nv; i++) {
     int entry, top = lua_gettop(L);
     lua_Integer nvals;
     const char *name, *where, **vnames;
-    if (lua_geti(L, top, i) != LUA_TTABLE)
-      raise_error(L, "saspu.domain", "variables[%I]: expected a table, got %s", i,
-            luaL_typename(L, -1));
-    entry = lua_gettop(L);
-    where = lua_pushfstring(L, "saspu.domain: variables[%I]", i);
-    name = read_name(L, entry, "name", where);
-    where = lua_pushfstring(L, "saspu.domain: variables[%I] '%s'", i, name);
-    check_fields(L, entry, fields, where, "name, values");
-    lua_pushvalue(L, -2);
-    if (lua_rawget(L, S_VAR_IDS) != LUA_TNIL)
-      raise_error(L, where, "duplicate variable name (also variables[%I])",
-            lua_tointeger(L, -1) + 1);
-    lua_pop(L, 1);
-    lua_pushvalue(L, -2);
-    lua_pushinteger(L, i - 1);
-    lua_rawset(L, S_VAR_IDS);
-    lua_pushvalue(L, -2);
-    lua_rawseti(L, S_VAR_NAMES, i);
+    entry = open_named_entry(L, top, i, "variables", "variable", fields, "name, values",
+                             S_VAR_IDS, S_VAR_NAMES, &name, &where);
 
     read_table(L, entry, "values", where);
     nvals = luaL_len(L, -1);
@@ -136,17 +154,17 @@ static int compile_variables(lua_State *L)
       lua_geti(L, values, j);
       if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
         raise_error(L, where, "values[%I]: expected a non-empty string, got %s", j,
-              lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+                    lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
       vnames[j - 1] = lua_tolstring(L, -1, &len);
       if (len > SP_MAX_NAME)
         raise_error(L, where, "values[%I]: '%s' is longer than %d bytes", j,
-              vnames[j - 1], SP_MAX_NAME);
+                    vnames[j - 1], SP_MAX_NAME);
       if (strlen(vnames[j - 1]) != len)
         raise_error(L, where, "values[%I]: '%s' contains a zero byte", j, vnames[j - 1]);
       lua_pushvalue(L, -1);
       if (lua_rawget(L, -4) != LUA_TNIL)
         raise_error(L, where, "values[%I] '%s': duplicate value (also values[%I])", j,
-              vnames[j - 1], lua_tointeger(L, -1) + 1);
+                    vnames[j - 1], lua_tointeger(L, -1) + 1);
       lua_pop(L, 1);
       lua_pushvalue(L, -1);
       lua_rawseti(L, -3, j);
@@ -198,7 +216,7 @@ static void compile_prevails(lua_State *L, const Names *n, int tbl,
     if (lua_type(L, key) != LUA_TSTRING) {
       const char *s = luaL_tolstring(L, key, NULL);
       raise_error(L, where, "prevail: expected variable names as keys, got %s key %s",
-            luaL_typename(L, key), s);
+                  luaL_typename(L, key), s);
     }
     v = read_var(L, n, key, where, "prevail: ");
     conds[k].variable = v;
@@ -224,7 +242,7 @@ static void compile_params(lua_State *L, int entry, lua_Integer i, const char *w
     for (j = 1; j <= np; j++) {
       if (lua_geti(L, -2, j) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
         raise_error(L, where, "params[%I]: expected a non-empty string, got %s", j,
-              lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+                    lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
       lua_rawseti(L, -2, j);
     }
   }
@@ -244,31 +262,16 @@ static int compile_actions(lua_State *L, const Names *n)
   na = luaL_len(L, -1);
   if (na > SP_MAX_ACTIONS)
     raise_error(L, "saspu.domain", "actions: %I actions, at most %d allowed", na,
-          SP_MAX_ACTIONS);
+                SP_MAX_ACTIONS);
   acts = lua_newuserdatauv(L, (size_t)(na ? na : 1) * sizeof *acts, 0);
   lua_replace(L, S_ACTIONS);
   for (i = 1; i <= na; i++) {
     int entry, top = lua_gettop(L), var, t;
     const char *name, *where;
     SpActionSpec *a = &acts[i - 1];
-    if (lua_geti(L, top, i) != LUA_TTABLE)
-      raise_error(L, "saspu.domain", "actions[%I]: expected a table, got %s", i,
-            luaL_typename(L, -1));
-    entry = lua_gettop(L);
-    where = lua_pushfstring(L, "saspu.domain: actions[%I]", i);
-    name = read_name(L, entry, "name", where);
-    where = lua_pushfstring(L, "saspu.domain: actions[%I] '%s'", i, name);
-    check_fields(L, entry, fields, where, "name, var, pre, post, prevail, params");
-    lua_pushvalue(L, -2);
-    if (lua_rawget(L, S_ACTION_IDS) != LUA_TNIL)
-      raise_error(L, where, "duplicate action name (also actions[%I])",
-            lua_tointeger(L, -1) + 1);
-    lua_pop(L, 1);
-    lua_pushvalue(L, -2);
-    lua_pushinteger(L, i - 1);
-    lua_rawset(L, S_ACTION_IDS);
-    lua_pushvalue(L, -2);
-    lua_rawseti(L, S_ACTION_NAMES, i);
+    entry = open_named_entry(L, top, i, "actions", "action", fields,
+                             "name, var, pre, post, prevail, params", S_ACTION_IDS,
+                             S_ACTION_NAMES, &name, &where);
     a->name = name; /* anchored as a key of S_ACTION_IDS */
 
     lua_getfield(L, entry, "var");
@@ -309,7 +312,7 @@ static void compile_states(lua_State *L, const Names *n, int nv, const char *fie
     return;
   if (t != LUA_TTABLE)
     raise_error(L, "saspu.domain", "%s: expected a table, got %s", field,
-          luaL_typename(L, -2));
+                luaL_typename(L, -2));
   tbl = lua_gettop(L) - 1;
   lua_pushnil(L);
   while (lua_next(L, tbl)) {
@@ -317,7 +320,7 @@ static void compile_states(lua_State *L, const Names *n, int nv, const char *fie
     if (lua_type(L, -2) != LUA_TSTRING || lua_rawlen(L, -2) == 0) {
       const char *k = luaL_tolstring(L, -2, NULL);
       raise_error(L, "saspu.domain", "%s: expected names as keys, got %s key %s", field,
-            luaL_typename(L, -3), k);
+                  luaL_typename(L, -3), k);
     }
     where = lua_pushfstring(L, "saspu.domain: %s.%s", field, lua_tostring(L, -2));
     if (!lua_istable(L, -2))
@@ -382,7 +385,7 @@ int l_domain(lua_State *L)
   t = lua_getfield(L, S_SPEC, "allow_outside");
   if (t != LUA_TNIL && t != LUA_TBOOLEAN)
     raise_error(L, "saspu.domain", "allow_outside: expected a boolean, got %s",
-          luaL_typename(L, -1));
+                luaL_typename(L, -1));
   memset(&opts, 0, sizeof opts);
   opts.allow_outside = lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -407,7 +410,7 @@ int l_domain(lua_State *L)
   if (!allow_outside && sp_domain_class(d->domain) == SP_CLASS_OUTSIDE) {
     push_formatted(L, d->domain, fmt_explain, NULL); /* d owns the domain */
     return raise_error(L, "saspu.domain", "%s(set allow_outside = true to accept it)",
-                 lua_tostring(L, -1));
+                       lua_tostring(L, -1));
   }
   d->nvars = nv;
   d->nactions = na;

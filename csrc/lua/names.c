@@ -106,11 +106,11 @@ int read_var(lua_State *L, const Names *n, int idx, const char *where,
   int v = lookup_var(L, n, idx);
   if (v == -2)
     return raise_error(L, where, "%sexpected a variable name, got %s", field,
-                 luaL_typename(L, idx));
+                       luaL_typename(L, idx));
   if (v < 0) {
     push_name_list(L, n->var_names);
     return raise_error(L, where, "%sunknown variable '%s' (%s)", field,
-                 lua_tostring(L, idx), lua_tostring(L, -1));
+                       lua_tostring(L, idx), lua_tostring(L, -1));
   }
   return v;
 }
@@ -124,12 +124,12 @@ int read_value(lua_State *L, const Names *n, int var, int idx,
   int x = lookup_value(L, n, var, idx);
   if (x == -2)
     return raise_error(L, where, "%s%sexpected a value of '%s', got %s", label,
-                 *label ? ": " : "", var_name(L, n, var), luaL_typename(L, idx));
+                       *label ? ": " : "", var_name(L, n, var), luaL_typename(L, idx));
   if (x < 0) {
     const char *shown = luaL_tolstring(L, idx, NULL);
     push_value_list(L, n, var);
     return raise_error(L, where, "%s%s'%s' is not a value of '%s' (%s)", label,
-                 *label ? " " : "", shown, var_name(L, n, var),
+                       *label ? " " : "", shown, var_name(L, n, var),
                  lua_tostring(L, -1));
   }
   return x;
@@ -185,12 +185,12 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
     if (v == -2) {
       const char *k = luaL_tolstring(L, key, NULL);
       raise_error(L, where, "expected variable names as keys, got %s key %s",
-            luaL_typename(L, key), k);
+                  luaL_typename(L, key), k);
     }
     if (v < 0) {
       push_name_list(L, n->var_names);
       raise_error(L, where, "unknown variable '%s' (%s)", lua_tostring(L, key),
-            lua_tostring(L, -1));
+                  lua_tostring(L, -1));
     }
     vals[v] = (SpValue)read_value(L, n, v, key + 1, where, "");
     seen[v] = 1;
