@@ -186,12 +186,34 @@ static void source_dir(char *buf, size_t size) {
   else snprintf(buf, size, "%.*s", (int)(slash - __FILE__), __FILE__);
 }
 
+/* Most entries of --threads. */
+enum { THREAD_OPTS_MAX = 8 };
+
+/* Parses "1,2,8" into opts; returns the count, or 0 when malformed. */
+static int parse_thread_list(const char *s, int *opts) {
+  int n = 0;
+  while (*s) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 1 || v > SP_THREAD_POOL_MAX || n == THREAD_OPTS_MAX) return 0;
+    opts[n++] = (int)v;
+    s = end;
+    if (*s == ',') s++;
+    else if (*s) return 0;
+  }
+  return n;
+}
+
 static void usage(void) {
   printf("usage: bench_population [--out DIR] [--quick] [--frames K] [--domain NAME]\n"
+         "                       [--threads LIST]\n"
          "  --out DIR   where the CSV files go (default: bench/out next to this source)\n"
          "  --quick     NPC counts 100k and 1M only, 3 frames\n"
          "  --frames K  timed frames per cell (default 7, at most 60); the median is reported\n"
-         "  --domain NAME  only horse_breeder, citizen or acquisition_machine\n");
+         "  --domain NAME  only horse_breeder, citizen or acquisition_machine\n"
+         "  --threads LIST worker counts to measure, comma-separated (default: 1 and\n"
+         "                 the online cores), e.g. 1,2,4,8,16; at most %d entries\n",
+         THREAD_OPTS_MAX);
 }
 
 int main(int argc, char **argv) {
@@ -201,6 +223,8 @@ int main(int argc, char **argv) {
   size_t count_n = 5;
   int frames = 7;
   const char *out_dir = NULL, *only = NULL;
+  int thread_opts[THREAD_OPTS_MAX];
+  int thread_n = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       out_dir = argv[++i];
@@ -212,6 +236,12 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--domain") == 0 && i + 1 < argc) {
       only = argv[++i];
+    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      thread_n = parse_thread_list(argv[++i], thread_opts);
+      if (thread_n == 0) {
+        usage();
+        return 2;
+      }
     } else if (strcmp(argv[i], "--quick") == 0) {
       counts = counts_quick;
       count_n = 2;
@@ -250,12 +280,14 @@ int main(int argc, char **argv) {
                            "paper_a_ms,paper_b_ms_per_npc");
   if (csv == NULL || fits == NULL) return 1;
 
-  const int thread_opts[2] = {1, cores};
-  const int thread_n = cores > 1 ? 2 : 1;
+  if (thread_n == 0) { /* default: one core and all of them */
+    thread_opts[thread_n++] = 1;
+    if (cores > 1) thread_opts[thread_n++] = cores;
+  }
   size_t max_n = counts[count_n - 1];
   SpValue *st = malloc(max_n * 8), *go = malloc(max_n * 8);
   if (st == NULL || go == NULL) die("memory", NULL);
-  double at_max[PAPER_COUNT][2][2];
+  double at_max[PAPER_COUNT][2][THREAD_OPTS_MAX];
   memset(at_max, 0, sizeof at_max);
 
   int ran[PAPER_COUNT] = {0};
@@ -271,7 +303,7 @@ int main(int argc, char **argv) {
            w.pairs, w.avg_len);
     printf("%10s %6s %7s %10s %10s %10s %9s %10s %12s\n", "npcs", "cache", "threads",
            "median ms", "min ms", "max ms", "ns/npc", "cpu ms", "hit rate");
-    double xs[2][2][8], ys[2][2][8];
+    double xs[2][THREAD_OPTS_MAX][8], ys[2][THREAD_OPTS_MAX][8];
     for (size_t ci = 0; ci < count_n; ci++) {
       size_t n = counts[ci];
       SpPopulation *pop = NULL;
@@ -331,8 +363,8 @@ int main(int argc, char **argv) {
     workload_close(&w);
   }
 
-  printf("target: %zu NPCs replanning within 16.7 ms, cache on, all cores (%d):\n",
-         max_n, cores);
+  printf("target: %zu NPCs replanning within 16.7 ms, cache on, %d threads:\n",
+         max_n, thread_opts[thread_n - 1]);
   for (int which = 0; which < PAPER_COUNT; which++) {
     if (!ran[which]) continue;
     double on = at_max[which][1][thread_n - 1], off = at_max[which][0][thread_n - 1];
