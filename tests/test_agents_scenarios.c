@@ -241,13 +241,15 @@ static void test_unreachable_cooldown(void **state) {
                    "blocked:buy_food/unreachable@0 | "
                    "replanned/step_failed@0 step_started:buy_food@0 "
                    "step_failed:buy_food/cooldown@0 blocked:buy_food/cooldown@0");
-  /* 5 s of cooldown at 0.5 s a frame: nothing for 9 frames */
+  /* 5 s of cooldown from t = 0.5 at 0.5 s a frame: one retry at t = 5.5 */
   run(&s, a, 9, 0.5f);
-  EXPECT_TRACE(&s, " | | | | | | | |");
+  EXPECT_TRACE(&s, " | | | | | | | | step_started:buy_food@0 "
+                   "step_failed:buy_food/unreachable@0 "
+                   "blocked:buy_food/unreachable@0");
   SpAgentInfo info;
   sp_crowd_inspect(s.c, a, &info);
-  assert_int_equal(info.phase, SP_PHASE_BLOCKED);
-  assert_int_equal(info.last_reason, SP_REASON_COOLDOWN);
+  assert_int_equal(info.phase, SP_PHASE_THINKING);
+  assert_int_equal(info.last_reason, SP_REASON_UNREACHABLE);
   scene_close(&s);
 }
 
