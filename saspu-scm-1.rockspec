@@ -24,7 +24,7 @@ build = {
     CMAKE_INSTALL_PREFIX = "$(PREFIX)",
     -- the Lua LuaRocks builds for: its headers, its install folders
     LUA_INCDIR = "$(LUA_INCDIR)",
-    SASPU_LUA_VERSION = "$(LUA_VERSION)", -- 5.1 for LuaJIT too: lua.h tells the binding which
+    SASPU_LUA_VERSION = "auto", -- the version of the lua.h in LUA_INCDIR
     SASPU_INSTALL_CMOD = "$(LIBDIR)",
     SASPU_INSTALL_LMOD = "$(LUADIR)",
     SASPU_TESTS = "OFF",
