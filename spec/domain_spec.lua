@@ -1,6 +1,7 @@
 -- spec/domain_spec.lua: saspu.domain: compiling domain tables, classes, bad-input messages, introspection and lifetime.
 local saspu = require "saspu"
 local fixtures = require "support.domains"
+local compat = require "support.compat"
 
 local function horse() return fixtures.spec("horse_breeder") end
 
@@ -324,13 +325,13 @@ describe("saspu.Domain", function()
       assert.error_matches(function() return dom.class end, "saspu.Domain is closed", 1, true)
     end)
 
-    it("closes a to-be-closed variable at the end of its scope", function()
+    local close_it = compat.with_close and it or pending
+    close_it("closes a to-be-closed variable at the end of its scope (Lua 5.4)", function()
       local outer
-      do
-        local dom <close> = fixtures.domain("horse_breeder")
+      compat.with_close(function() return fixtures.domain("horse_breeder") end, function(dom)
         outer = dom
         assert.equal("SAS-PUC*2", dom.class)
-      end
+      end)
       assert.equal("saspu.Domain (closed)", tostring(outer))
     end)
 
@@ -354,7 +355,8 @@ describe("saspu.load", function()
     local f = assert(io.open(path, "w"))
     f:write("return { name = string.rep('x', 2) }")
     f:close()
-    assert.error_matches(function() saspu.load(path) end, "attempt to index a nil value", 1, true)
+    -- Lua's own wording: "a nil value (global 'string')" on 5.4, "global 'string' (a nil value)" on 5.1
+    assert.error_matches(function() saspu.load(path) end, "attempt to index .*'string'")
     os.remove(path)
   end)
 

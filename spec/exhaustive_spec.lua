@@ -16,7 +16,7 @@ local function judge(S, from, to, out, n, dist, seen, stamp)
   end
   if d == nil then return "a plan, but BFS never reaches the goal" end
   if n ~= d then return ("a plan of %d actions, BFS distance %d"):format(n, d) end
-  local vals = { table.unpack(S.values[from]) }
+  local vals = { (table.unpack or unpack)(S.values[from]) }
   for k = 1, n do
     local act = S.actions[out[k]]
     if seen[act.id] == stamp then return "action " .. act.name .. " repeats" end

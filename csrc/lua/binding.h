@@ -5,8 +5,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "lua.h"
-#include "lauxlib.h"
+#include "compat.h" /* lua.h and lauxlib.h, plus the 5.4 API on 5.1-5.3 and LuaJIT */
 
 #include "saspu.h"
 #include "saspu_grid.h"

@@ -34,6 +34,8 @@ int luaopen_saspu_core(lua_State *L)
 {
   luaL_checkversion(L);
   luaL_newlib(L, module_fns);
+  lua_pushliteral(L, SASPU_VERSION); /* CMake's project version */
+  lua_setfield(L, -2, "_VERSION");
   open_domain(L);
   open_grid(L);
   open_population(L);

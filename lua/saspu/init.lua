@@ -138,15 +138,40 @@
 -- Each grid makes one search workspace on its first search and reuses it.
 local core = require "saspu.core"
 
-local loadfile, type, error = loadfile, type, error
+local loadfile, type, error, open = loadfile, type, error, io.open
+local setfenv, loadstring = rawget(_G, "setfenv"), rawget(_G, "loadstring")
 
 local saspu = {
-  _VERSION = "saspu 0.1.0",
+  _VERSION = "saspu " .. core._VERSION, -- the CMake project version
   classes = { "SAS-PUC0", "SAS-PUCS2", "SAS-PUC*2" },
 }
 
 -- saspu.domain(spec) -> saspu.Domain; raises a path-naming error on bad input.
 saspu.domain = core.domain
+
+-- Loads a text chunk with an empty environment: loadfile's mode and env
+-- arguments where they exist (5.2+), else the text through loadstring and
+-- setfenv (5.1, LuaJIT), refusing precompiled chunks the same way.
+local function load_data(path)
+  if not setfenv then
+    return loadfile(path, "t", {})
+  end
+  local f, err = open(path, "rb")
+  if not f then
+    return nil, "cannot open " .. err
+  end
+  local text = f:read("*a")
+  f:close()
+  if text:sub(1, 1) == "\27" then
+    return nil, "attempt to load a binary chunk (mode is 't')"
+  end
+  local chunk
+  chunk, err = loadstring(text, "@" .. path)
+  if not chunk then
+    return nil, err
+  end
+  return setfenv(chunk, {})
+end
 
 -- saspu.load(path) -> the plain table of a domain file. The file is data: it runs
 -- with an empty environment, so it can build tables but call nothing.
@@ -154,7 +179,7 @@ function saspu.load(path)
   if type(path) ~= "string" then
     error("saspu.load: expected a file path, got " .. type(path), 2)
   end
-  local chunk, err = loadfile(path, "t", {})
+  local chunk, err = load_data(path)
   if not chunk then
     error("saspu.load: " .. err, 2)
   end

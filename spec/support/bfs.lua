@@ -3,7 +3,8 @@
 -- Knows nothing of saspu: it reads the table format of domains/*.lua directly. States are
 -- numbered in mixed radix (the first variable varies slowest) and also given as packed
 -- strings (one byte per variable, 0-based value index), the form dom:plan_ids takes.
-local ipairs, pairs, char, byte, unpack = ipairs, pairs, string.char, string.byte, table.unpack
+local ipairs, pairs, char, byte, unpack = ipairs, pairs, string.char, string.byte, table.unpack or unpack
+local floor = math.floor
 
 local M = {}
 
@@ -44,7 +45,7 @@ function M.space(spec)
   for code = 0, count - 1 do
     local vals, rest = {}, code
     for i = 1, nv do
-      vals[i] = rest // S.weights[i]
+      vals[i] = floor(rest / S.weights[i]) -- no // before Lua 5.3
       rest = rest % S.weights[i]
     end
     S.values[code] = vals
