@@ -294,6 +294,7 @@ static const luaL_Reg domain_meta[] = {
 static const luaL_Reg domain_methods[] = {
   { "plan", l_plan },
   { "plan_ids", l_plan_ids },
+  { "plan_order", l_plan_order },
   { "encode", l_encode },
   { "decode", l_decode },
   { "action_name", l_action_name },

@@ -159,6 +159,38 @@ int l_plan(lua_State *L)
   return 1;
 }
 
+static const char *const order_kinds[] = { "pre", "prevail", "threat", "restore" };
+
+/* dom:plan_order(start, goal) -> plan, orders | nil, why
+ * The plan (action names, as dom:plan) and the partial order the planner
+ * built for it: { { from = name, to = name, kind = "pre" | "prevail" |
+ * "threat" | "restore" }, ... } in the planner's order. For tools and
+ * debugging: it allocates a table per order. */
+int l_plan_order(lua_State *L)
+{
+  int n, i;
+  LDomain *d;
+  if (l_plan(L) == 2)
+    return 2;
+  d = check_domain(L, 1);
+  push_uv(L, 1, UV_ACTION_NAMES);
+  n = sp_workspace_order_count(d->ws);
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    SpOrder o = sp_workspace_order(d->ws, i);
+    lua_createtable(L, 0, 3);
+    lua_rawgeti(L, -3, o.from + 1);
+    lua_setfield(L, -2, "from");
+    lua_rawgeti(L, -3, o.to + 1);
+    lua_setfield(L, -2, "to");
+    lua_pushstring(L, o.kind < 4 ? order_kinds[o.kind] : "?");
+    lua_setfield(L, -2, "kind");
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_remove(L, -2);
+  return 2;
+}
+
 /* Reads a numeric state (packed string, or array of 1-based value ids)
  * at `arg` into vals. Raises on a wrong length or a value out of range. */
 static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
