@@ -119,6 +119,9 @@
 --   local opts = { budget_ms = 1.67, report = {} }
 --   local r = pop:plan(opts)                 -- every frame; r.waiting NPCs are left for later
 --   for k, action in pop:steps(42) do perform(action) end
+-- Hot reload: saspu.live(path) -> live; live.domain, live:population(key [, n [, opts]]),
+-- live:reload() / live:reload_if_changed() -> true | false, err (a broken file leaves the
+-- running version), live:on_reload(fn(new, old, translate)) for crowds and agents.
 -- saspu.clock_ns() -> a monotonic clock in nanoseconds; saspu.cores() -> the online cores.
 --
 -- Grid pathfinding (Dijkstra and A*) for walking to an action's ?pos parameter:
@@ -225,6 +228,11 @@ function saspu.domain_file(path, overrides)
     error(path .. ": " .. tostring(dom), 2)
   end
   return dom
+end
+
+-- saspu.live(path) -> a domain that hot-reloads with its populations (lua/saspu/reload.lua).
+function saspu.live(path)
+  return require("saspu.reload").live(saspu, path)
 end
 
 -- Methods written in Lua on every saspu.Domain.
