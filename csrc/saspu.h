@@ -188,6 +188,31 @@ SpClass sp_domain_class(const SpDomain *d);
  * Returns the full length like snprintf. */
 size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size);
 
+/* The class problems of an outside domain, as sp_domain_explain lists
+ * them: a cycle of `variable` (its cycle number `cycle`) that is longer
+ * than 2 and holds a requested action (connected 0), or a 2-cycle whose
+ * two actions are requested by connected groups (connected 1). Fills up
+ * to max entries and returns how many problems there are: 0 for a domain
+ * in a class, -1 when memory ran out. For tools: it rebuilds the action
+ * graph each call (linear time, one allocation through the domain's). */
+typedef struct SpProblem {
+  int variable, cycle, connected;
+} SpProblem;
+int sp_domain_problems(const SpDomain *d, SpProblem *out, int max);
+
+/* One node of a connecting path: an action, or (action -1) a value that
+ * no action sets; variable = value is what the node sets. `prevail` and
+ * `forward` describe the edge from the node before (0 for the first):
+ * a prevail edge (else pre), pointing along the path (else against). */
+typedef struct SpPathNode {
+  int action, variable, value, prevail, forward;
+} SpPathNode;
+/* The first path that connects the two requester groups of problem
+ * `problem` (0-based, a connected one): fills up to max nodes from a
+ * requester of the cycle's first action to one of its second; returns the
+ * node count (0 for a long cycle or no such problem, -1 out of memory). */
+int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int max);
+
 /* ------------------------------------------------------------------ */
 /* Planning                                                           */
 /* ------------------------------------------------------------------ */

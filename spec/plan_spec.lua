@@ -178,9 +178,9 @@ describe("saspu.Domain:plan", function()
     local dom = fixtures.domain("horse_breeder")
     local cases = {
       { "an unknown start name", "evening", "feed_horses",
-        "saspu.Domain:plan: start: unknown start 'evening' (holding_haystack, morning)" },
+        "saspu.Domain:plan: start: unknown start 'evening' (holding_haystack, morning; or a packed state of 3 bytes from dom:encode)" },
       { "an unknown goal name", "morning", "feed",
-        "saspu.Domain:plan: goal: unknown goal 'feed' (feed_horses, fill_feeder, fill_trough)" },
+        "saspu.Domain:plan: goal: unknown goal 'feed' (feed_horses, fill_feeder, fill_trough; or a packed state" },
       { "a start missing a variable", { haystack = "stored", bucket = "on_floor" }, "feed_horses",
         "saspu.Domain:plan: start: missing variable 'water'" },
       { "an unknown start variable",

@@ -270,9 +270,13 @@ static void test_gray_code_is_outside(void **state) {
               "     'set1' -prevail-> 'set2': 'set1' sets 'bit1' = 1, a prevail of 'set2'\n");
   expect_text(e.text, "   'set0' ('bit0' = 1) requested by 'set1', 'reset1'\n");
   expect_text(e.text, "   'reset0' ('bit0' = 0) requested by 'set2', 'reset2'\n");
-  expect_text(e.text, "fix: make the two groups of requesters independent: cut the path "
-                      "(e.g. drop the prevail 'bit1' = 1 of 'set2'), drop the prevails on "
-                      "'bit0' of one side, or split 'bit0' into two variables");
+  /* One round: both prevails that tie the requesters are named at once. */
+  expect_text(e.text, "fix: make the two groups of requesters independent: cut all 2 paths "
+                      "(drop the prevail 'bit1' = 1 of 'set2' and the prevail 'bit1' = 1 of "
+                      "'reset2'), drop the prevails on 'bit0' of one side, or split 'bit0' "
+                      "into two variables");
+  expect_text(e.text, "   path 2 (left once the prevails before are dropped): "
+                      "'set1' -prevail-> 'reset2'\n");
   expect_text(e.text, "Plans are not guaranteed");
   expect_no_text(e.text, "Guarantee:");
   check_paths(e.d, e.text);
@@ -1025,6 +1029,89 @@ static void test_random_domains_match_reference(void **state) {
   }
 }
 
+/* Drops from rd every prevail named in "cut all N paths (drop the prevail
+ * 'v' = x of 'a', the prevail ... and the prevail ...)"; 0 when the text
+ * has no such fix. */
+static int drop_named_cuts(RandomDomain *rd, const SpDomain *d, const char *text) {
+  const char *p = strstr(text, "paths (drop the prevail ");
+  if (p == NULL) return 0;
+  p += strlen("paths (drop the prevail ");
+  for (;;) {
+    size_t len;
+    const char *name = quoted(&p, &len);
+    int v = variable_named(d, name, len);
+    assert_true(strncmp(p, " = ", 3) == 0);
+    int x = (int)strtol(p + 3, (char **)&p, 10);
+    assert_true(strncmp(p, " of ", 4) == 0);
+    p += 4;
+    name = quoted(&p, &len);
+    int a = action_named(d, name, len), found = 0;
+    SpActionSpec *act = &rd->actions[a];
+    for (int i = 0; i < act->prevail_count; i++) {
+      if (!found && rd->prevails[a][i].variable == v && rd->prevails[a][i].value == x) found = 1;
+      else rd->prevails[a][i - found] = rd->prevails[a][i];
+    }
+    assert_true(found);
+    act->prevail_count--;
+    if (strncmp(p, ", the prevail ", 14) == 0) p += 14;
+    else if (strncmp(p, " and the prevail ", 17) == 0) p += 17;
+    else break;
+  }
+  assert_true(*p == ')');
+  return 1;
+}
+
+/* Every class problem in one round: when the only problem of a random
+ * domain is a 2-cycle tied by several paths, dropping every prevail its
+ * fix names puts the domain in a class (by the reference definitions). */
+static void test_random_cut_lists_are_complete(void **state) {
+  (void)state;
+  static RandomDomain rd;
+  int checked = 0;
+  for (int f = 0; f < RD_FLAVOR_COUNT; f++) {
+    for (uint64_t seed = 1; seed <= 600; seed++) {
+      random_domain_generate(&rd, seed * 7919u + (uint64_t)f, (RdFlavor)f);
+      SpDomain *d = compile_or_fail(&rd.spec, 1);
+      SpProblem pr[2];
+      if (sp_domain_problems(d, pr, 2) == 1 && pr[0].connected) {
+        char *t = explain(d);
+        if (drop_named_cuts(&rd, d, t)) {
+          checked++;
+          if (reference_class(&rd.spec) == SP_CLASS_OUTSIDE)
+            fail_msg("%s: still outside once the named prevails are dropped:\n%s", rd.name, t);
+        }
+        free(t);
+      }
+      sp_domain_free(d);
+    }
+  }
+  print_message("random domains fixed by dropping every named prevail: %d\n", checked);
+  if (checked < 10) fail_msg("only %d random domains needed several cuts", checked);
+}
+
+/* sp_domain_problems and sp_domain_problem_path agree with the text. */
+static void test_problem_accessors(void **state) {
+  (void)state;
+  Gray g;
+  gray_build(&g, 4);
+  SpDomain *d = compile_or_fail(&g.spec, 1);
+  SpProblem pr[4];
+  assert_int_equal(sp_domain_problems(d, pr, 4), 2);
+  assert_int_equal(pr[0].variable, 0);
+  assert_int_equal(pr[1].variable, 1);
+  assert_true(pr[0].connected && pr[1].connected);
+  SpPathNode path[8];
+  assert_int_equal(sp_domain_problem_path(d, 0, path, 8), 2); /* 'set1' -prevail-> 'set2' */
+  assert_string_equal(sp_action_name(d, path[0].action), "set1");
+  assert_string_equal(sp_action_name(d, path[1].action), "set2");
+  assert_true(path[1].prevail && path[1].forward);
+  assert_int_equal(sp_domain_problem_path(d, 5, path, 8), 0);
+  sp_domain_free(d);
+  d = compile_builtin(sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  assert_int_equal(sp_domain_problems(d, pr, 4), 0);
+  sp_domain_free(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_horse_breeder_ssci_is_cstar2),
@@ -1047,6 +1134,8 @@ int main(void) {
       cmocka_unit_test(test_memory_failure),
       cmocka_unit_test(test_many_cycles),
       cmocka_unit_test(test_random_domains_match_reference),
+      cmocka_unit_test(test_random_cut_lists_are_complete),
+      cmocka_unit_test(test_problem_accessors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

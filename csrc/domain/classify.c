@@ -54,6 +54,8 @@ typedef struct ClGraph {
   int *cyc_start;  /* cycles + 1: its actions are cyc_act[cyc_start[k]..cyc_start[k+1]) */
   int *cyc_act;    /* n at most: every cycle's actions in cycle order */
   int stamp;
+  int cuts;        /* prevail edges the search skips: cut[2i] sets, cut[2i+1] needs */
+  int cut[2 * SP_EXPLAIN_MAX_CUTS];
   size_t edges, prevail_edges; /* counted by the first walk: all, real E_prv */
   void *block;
   size_t block_size;
@@ -207,6 +209,14 @@ static void cl_graph_free(ClGraph *g, SpAllocator alloc) {
   g->block = NULL;
 }
 
+/* Is the prevail edge from setter to needer one of the cuts? (Two actions
+ * may need each other's values: one direction may be cut, the other not.) */
+static int cl_is_cut(const ClGraph *g, int setter, int needer) {
+  for (int i = 0; i < g->cuts; i++)
+    if (g->cut[2 * i] == setter && g->cut[2 * i + 1] == needer) return 1;
+  return 0;
+}
+
 static int cl_requester_count(const ClGraph *g, int a) {
   return g->req_start[a + 1] - g->req_start[a];
 }
@@ -277,6 +287,9 @@ static int cl_search(ClGraph *g, int v, int from, int to) {
         int e = g->adj[i];
         int y = CL_NODE(e), forward = CL_DIR(e) ^ 1; /* does it point x -> y? */
         if (g->var[y] == v || g->seen[y] == base + k) continue;
+        if (g->cuts > 0 && CL_KIND(e) == CL_PREVAIL &&
+            cl_is_cut(g, forward ? x : y, forward ? y : x))
+          continue;
         if (g->seen[y] == base + 1 - k) {
           if (k == 0) return cl_path(g, x, y, CL_KIND(e) << 1 | forward);
           return cl_path(g, y, x, CL_KIND(e) << 1 | (forward ^ 1));
@@ -545,6 +558,44 @@ static void cl_explain_long(ClOut *o, const ClGraph *g, int k, int number) {
   }
 }
 
+/* Records the prevail edge that step `at` of the current path crosses as
+ * cut number g->cuts. */
+static void cl_add_cut(ClGraph *g, int at) {
+  int x = g->path[at - 1], y = g->path[at], link = g->step[at];
+  g->cut[2 * g->cuts] = CL_DIR(link) ? x : y;
+  g->cut[2 * g->cuts + 1] = CL_DIR(link) ? y : x;
+  g->cuts++;
+}
+
+/* 'v' = p of 'needer' for cut i */
+static void cl_cut(ClOut *o, const ClGraph *g, int i) {
+  SpCondition c = cl_node_value(g, g->cut[2 * i]);
+  cl_condition(o, g->d, c.variable, c.value);
+  cl_printf(o, " of ");
+  cl_action(o, g->d, g->cut[2 * i + 1]);
+}
+
+/* Every prevail that must go to cut the requesters of plus from those of
+ * minus, one per path: the first prevail edge of the current path (step
+ * `first`), then of each path still found once the edges before are cut.
+ * Returns 1 when the cuts disconnect them, 0 when a path has no prevail
+ * edge or there are more than SP_EXPLAIN_MAX_CUTS (g->cuts then counts
+ * those found, at least 1 when first > 0). Leaves g->path clobbered. */
+static int cl_cuts(ClGraph *g, int v, int plus, int minus, int first) {
+  g->cuts = 0;
+  if (first <= 0) return 0;
+  cl_add_cut(g, first);
+  while (g->cuts < SP_EXPLAIN_MAX_CUTS) {
+    int len = cl_search(g, v, plus, minus), at = -1;
+    if (len == 0) return 1;
+    for (int i = 1; i < len && at < 0; i++)
+      if (CL_KIND(g->step[i]) == CL_PREVAIL) at = i;
+    if (at < 0) return 0;
+    cl_add_cut(g, at);
+  }
+  return cl_search(g, v, plus, minus) == 0;
+}
+
 /* Problem (b): the 2-cycle k = {a+, a-}, both requested, whose requesters
  * are connected in G minus G(v). Runs the search again to get the path. */
 static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
@@ -581,15 +632,18 @@ static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
 
   /* The fix comes before the details: a compile error keeps only the
    * start of this text. */
+  int all = cl_cuts(g, v, plus, minus, cut);
   cl_printf(o, "\n   fix: make the two groups of requesters independent: ");
-  if (cut > 0) {
-    int x = g->path[cut - 1], y = g->path[cut], link = g->step[cut];
-    int setter = CL_DIR(link) ? x : y, needer = CL_DIR(link) ? y : x;
-    SpCondition c = cl_node_value(g, setter);
+  if (cut > 0 && (!all || g->cuts == 1)) {
     cl_printf(o, "cut the path (e.g. drop the prevail ");
-    cl_condition(o, d, c.variable, c.value);
-    cl_printf(o, " of ");
-    cl_action(o, d, needer);
+    cl_cut(o, g, 0);
+    cl_printf(o, "), ");
+  } else if (cut > 0) { /* every path must go: name one prevail per path */
+    cl_printf(o, "cut all %d paths (drop the prevail ", g->cuts);
+    for (int i = 0; i < g->cuts; i++) {
+      if (i > 0) cl_printf(o, i + 1 == g->cuts ? " and the prevail " : ", the prevail ");
+      cl_cut(o, g, i);
+    }
     cl_printf(o, "), ");
   }
   cl_printf(o, "drop the prevails on ");
@@ -600,7 +654,21 @@ static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
   cl_action(o, d, plus);
   cl_printf(o, " and ");
   cl_action(o, d, minus);
-  cl_printf(o, " no longer form a cycle.\n   edges of the path:\n");
+  cl_printf(o, " no longer form a cycle.\n");
+  for (int j = 1; all && j < g->cuts; j++) { /* the paths left by the cuts before */
+    g->cuts = j;
+    int plen = cl_search(g, v, plus, minus);
+    cl_printf(o, "   path %d (left once the prevails before are dropped): ", j + 1);
+    cl_node(o, g, g->path[0]);
+    for (int i = 1; i < plen; i++) {
+      cl_arrow(o, g->step[i]);
+      cl_node(o, g, g->path[i]);
+    }
+    cl_printf(o, "\n");
+  }
+  g->cuts = 0;
+  len = cl_search(g, v, plus, minus); /* the first path again, for its edges */
+  cl_printf(o, "   edges of the path:\n");
   for (int i = 1; i < len; i++) {
     int x = g->path[i - 1], y = g->path[i], link = g->step[i];
     cl_printf(o, "     ");
@@ -774,6 +842,50 @@ SpStatus sp_classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
   if (cls != NULL) *cls = c;
   if (needed != NULL) *needed = out.len;
   return SP_OK;
+}
+
+/* ---- problems, for tools that draw them ------------------------------- */
+
+int sp_domain_problems(const SpDomain *d, SpProblem *out, int max) {
+  if (sp_domain_class(d) != SP_CLASS_OUTSIDE) return 0;
+  ClGraph g;
+  if (cl_graph_build(&g, d, d->alloc) != SP_OK) return -1;
+  int count = 0;
+  for (int k = 0; k < g.cycles; k++) {
+    if (!cl_problem(&g, k)) continue;
+    if (count < max) {
+      out[count].variable = g.cyc_var[k];
+      out[count].cycle = g.cyc_index[k];
+      out[count].connected = cl_cycle_length(&g, k) == 2;
+    }
+    count++;
+  }
+  cl_graph_free(&g, d->alloc);
+  return count;
+}
+
+int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int max) {
+  if (sp_domain_class(d) != SP_CLASS_OUTSIDE) return 0;
+  ClGraph g;
+  if (cl_graph_build(&g, d, d->alloc) != SP_OK) return -1;
+  int len = 0;
+  for (int k = 0, i = 0; k < g.cycles; k++) {
+    if (!cl_problem(&g, k) || i++ != problem) continue;
+    if (cl_cycle_length(&g, k) == 2)
+      len = cl_search(&g, g.cyc_var[k], cl_cycle_action(&g, k, 0), cl_cycle_action(&g, k, 1));
+    break;
+  }
+  for (int i = 0; i < len && i < max; i++) {
+    int x = g.path[i];
+    SpCondition c = cl_node_value(&g, x);
+    out[i].action = x < g.n ? x : -1;
+    out[i].variable = c.variable;
+    out[i].value = c.value;
+    out[i].prevail = i > 0 && CL_KIND(g.step[i]) == CL_PREVAIL;
+    out[i].forward = i > 0 && CL_DIR(g.step[i]);
+  }
+  cl_graph_free(&g, d->alloc);
+  return len;
 }
 
 /* ---- explanation ------------------------------------------------------ */

@@ -13,6 +13,9 @@
 #if !defined(SP_EXPLAIN_MAX_ITEMS)
 #define SP_EXPLAIN_MAX_ITEMS 64 /* cycles, requestable actions, problems */
 #endif
+#if !defined(SP_EXPLAIN_MAX_CUTS)
+#define SP_EXPLAIN_MAX_CUTS 8 /* prevails named to cut one problem's paths */
+#endif
 
 /* Classifies a compiled domain into the smallest of SAS-PUC0, SAS-PUCS2
  * and SAS-PUC*2 that holds it, or SP_CLASS_OUTSIDE (IJCAI 2023, Defs 1-7).

@@ -103,6 +103,7 @@ void fill_why_at(lua_State *L, int dom, const SpDomain *domain, int why,
                  const SpFailure *f);
 int l_plan(lua_State *L);
 int l_plan_ids(lua_State *L);
+int l_plan_order(lua_State *L);
 int l_encode(lua_State *L);
 int l_decode(lua_State *L);
 

@@ -217,6 +217,76 @@ static int l_variables(lua_State *L)
   return 1;
 }
 
+/* dom:problems() -> { { variable, cycle = { action names }, connected,
+ * path = { { action | nil, variable, value, edge = "pre" | "prevail",
+ * forward }, ... } }, ... }: the class problems of an outside domain
+ * (empty in a class), as dom:explain lists them; `path` is the first
+ * connecting path of a connected 2-cycle (nodes set variable = value;
+ * `edge` and `forward` describe the edge from the node before). */
+static int l_problems(lua_State *L)
+{
+  LDomain *d = check_domain(L, 1);
+  SpProblem pr[SASPU_LUA_LIST_MAX];
+  SpPathNode *path;
+  Names n;
+  int count, i, j, names;
+  size_t room = (size_t)d->nactions + 1;
+  lua_settop(L, 1);
+  count = sp_domain_problems(d->domain, pr, SASPU_LUA_LIST_MAX);
+  if (count < 0)
+    return luaL_error(L, "saspu.Domain:problems: out of memory");
+  push_names(L, &n);
+  push_uv(L, 1, UV_ACTION_NAMES);
+  names = lua_gettop(L);
+  /* a path visits an action or ghost once: actions + values bound it */
+  for (i = 0; i < d->nvars; i++)
+    room += (size_t)sp_variable_value_count(d->domain, i);
+  path = lua_newuserdatauv(L, room * sizeof *path, 0);
+  if (count > SASPU_LUA_LIST_MAX)
+    count = SASPU_LUA_LIST_MAX;
+  lua_createtable(L, count, 0);
+  for (i = 0; i < count; i++) {
+    int v = pr[i].variable, len, c;
+    lua_createtable(L, 0, 4);
+    lua_rawgeti(L, n.var_names, v + 1);
+    lua_setfield(L, -2, "variable");
+    len = sp_variable_cycle_length(d->domain, v, pr[i].cycle);
+    lua_createtable(L, len, 0);
+    for (c = 0; c < len; c++) {
+      lua_rawgeti(L, names, sp_variable_cycle_action(d->domain, v, pr[i].cycle, c) + 1);
+      lua_rawseti(L, -2, c + 1);
+    }
+    lua_setfield(L, -2, "cycle");
+    lua_pushboolean(L, pr[i].connected);
+    lua_setfield(L, -2, "connected");
+    len = sp_domain_problem_path(d->domain, i, path, (int)room);
+    if (len < 0)
+      return luaL_error(L, "saspu.Domain:problems: out of memory");
+    lua_createtable(L, len, 0);
+    for (j = 0; j < len; j++) {
+      lua_createtable(L, 0, 5);
+      if (path[j].action >= 0) {
+        lua_rawgeti(L, names, path[j].action + 1);
+        lua_setfield(L, -2, "action");
+      }
+      lua_rawgeti(L, n.var_names, path[j].variable + 1);
+      lua_setfield(L, -2, "variable");
+      push_value_name(L, &n, path[j].variable, path[j].value);
+      lua_setfield(L, -2, "value");
+      if (j > 0) {
+        lua_pushstring(L, path[j].prevail ? "prevail" : "pre");
+        lua_setfield(L, -2, "edge");
+        lua_pushboolean(L, path[j].forward);
+        lua_setfield(L, -2, "forward");
+      }
+      lua_rawseti(L, -2, j + 1);
+    }
+    lua_setfield(L, -2, "path");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 /* Pushes a table name -> { var = value name } from a packed-state table. */
 static int push_state_copies(lua_State *L, int uv, int partial)
 {
@@ -270,17 +340,20 @@ static int l_action_name(lua_State *L)
   return 1;
 }
 
-/* dom:action_id(name) -> id, or nil when no action has this name. */
+/* dom:action_id(name) -> id; raises when no action has this name (a
+ * misspelt name must not pass silently as nil). */
 static int l_action_id(lua_State *L)
 {
   check_domain(L, 1);
   luaL_checkstring(L, 2);
   push_uv(L, 1, UV_ACTION_IDS);
   lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) == LUA_TNUMBER)
-    lua_pushinteger(L, lua_tointeger(L, -1) + 1);
-  else
-    lua_pushnil(L);
+  if (lua_rawget(L, -2) != LUA_TNUMBER) {
+    push_key_list(L, lua_gettop(L) - 1);
+    return luaL_error(L, "saspu.Domain:action_id: no action named '%s' (%s)",
+                      lua_tostring(L, 2), lua_tostring(L, -1));
+  }
+  lua_pushinteger(L, lua_tointeger(L, -1) + 1);
   return 1;
 }
 
@@ -294,6 +367,7 @@ static const luaL_Reg domain_meta[] = {
 static const luaL_Reg domain_methods[] = {
   { "plan", l_plan },
   { "plan_ids", l_plan_ids },
+  { "plan_order", l_plan_order },
   { "encode", l_encode },
   { "decode", l_decode },
   { "action_name", l_action_name },
@@ -303,6 +377,7 @@ static const luaL_Reg domain_methods[] = {
   { "goals", l_goals },
   { "starts", l_starts },
   { "explain", l_explain },
+  { "problems", l_problems },
   { "close", l_close },
   { NULL, NULL }
 };
@@ -323,7 +398,7 @@ void open_domain(lua_State *L)
   lua_pushvalue(L, -2);
   lua_pushcclosure(L, l_index, 2);        /* module mt methods __index(mt, methods) */
   lua_setfield(L, -3, "__index");
-  lua_pop(L, 1);                          /* module mt */
+  lua_setfield(L, -3, "domain_methods");  /* module mt: init.lua adds Lua methods */
   lua_pushcclosure(L, l_domain, 1);       /* module domain(mt) */
   lua_setfield(L, -2, "domain");
 }

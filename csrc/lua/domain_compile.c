@@ -73,6 +73,29 @@ static void read_table(lua_State *L, int tbl, const char *field, const char *whe
     raise_error(L, where, "%s: expected a table, got %s", field, luaL_typename(L, -1));
 }
 
+/* Raises unless the table on top of the stack is an array 1..n: a map
+ * keyed by name (actions = { feed = { ... } }) would otherwise be read as
+ * 0 entries, dropping what the scripter wrote. `shape` shows one entry. */
+static void check_array(lua_State *L, const char *field, lua_Integer n, const char *shape)
+{
+  int tbl = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    int isint;
+    lua_Integer k = lua_tointegerx(L, -2, &isint);
+    if (lua_type(L, -2) != LUA_TNUMBER || !isint || k < 1 || k > n) {
+      const char *key = luaL_tolstring(L, -2, NULL);
+      raise_error(L, "saspu.domain",
+                  "%s: expected an array in declaration order, { %s, ... }, got a "
+                  "table with the key %s%s%s (a map keyed by name? list the entries "
+                  "in order, each with its name field)",
+                  field, shape, lua_type(L, -3) == LUA_TSTRING ? "'" : "", key,
+                  lua_type(L, -3) == LUA_TSTRING ? "'" : "");
+    }
+    lua_pop(L, 1);
+  }
+}
+
 /* Anchors the value on top of the stack in S_ANCHORS (pops nothing). */
 static void anchor(lua_State *L)
 {
@@ -123,6 +146,7 @@ static int compile_variables(lua_State *L)
   lua_Integer nv, i, j;
   read_table(L, S_SPEC, "variables", "saspu.domain");
   nv = luaL_len(L, -1);
+  check_array(L, "variables", nv, "{ name = \"bucket\", values = { \"on_floor\", \"in_hands\" } }");
   if (nv < 1)
     raise_error(L, "saspu.domain", "variables: expected at least one variable");
   if (nv > SP_MAX_VARIABLES)
@@ -260,6 +284,8 @@ static int compile_actions(lua_State *L, const Names *n)
   lua_Integer na, i;
   read_table(L, S_SPEC, "actions", "saspu.domain");
   na = luaL_len(L, -1);
+  check_array(L, "actions", na,
+              "{ name = \"fill\", var = \"bucket\", pre = \"empty\", post = \"full\" }");
   if (na > SP_MAX_ACTIONS)
     raise_error(L, "saspu.domain", "actions: %I actions, at most %d allowed", na,
                 SP_MAX_ACTIONS);

@@ -83,18 +83,35 @@ static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
   return luaL_error(L, "saspu: the planner failed (%s)", sp_status_name(st));
 }
 
+static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
+                        const char *fname, const char *what);
+
+/* Is the string at `arg` (not a declared name) a packed state? Then it is
+ * read into vals; else raises "unknown <what> '...'" listing the names in
+ * the table just below the top of the stack. */
+static void plan_packed_or_raise(lua_State *L, LDomain *d, int arg, SpValue *vals,
+                                 const char *what)
+{
+  if (lua_rawlen(L, arg) == (size_t)d->nvars) {
+    read_packed(L, d, arg, vals, "plan", what);
+    return;
+  }
+  push_key_list(L, lua_gettop(L) - 1);
+  luaL_error(L, "saspu.Domain:plan: %s: unknown %s '%s' (%s; or a packed state of %d "
+             "bytes from dom:encode)", what, what, lua_tostring(L, arg), lua_tostring(L, -1),
+             d->nvars);
+}
+
 /* Reads argument `arg` of dom:plan as a start into d->s0. */
 static void plan_start(lua_State *L, LDomain *d, const Names *n, int arg)
 {
   if (lua_type(L, arg) == LUA_TSTRING) {
     push_uv(L, 1, UV_STARTS);
     lua_pushvalue(L, arg);
-    if (lua_rawget(L, -2) != LUA_TSTRING) {
-      push_key_list(L, lua_gettop(L) - 1);
-      luaL_error(L, "saspu.Domain:plan: start: unknown start '%s' (%s)",
-                 lua_tostring(L, arg), lua_tostring(L, -1));
-    }
-    memcpy(d->s0, lua_tostring(L, -1), (size_t)d->nvars);
+    if (lua_rawget(L, -2) != LUA_TSTRING)
+      plan_packed_or_raise(L, d, arg, d->s0, "start");
+    else
+      memcpy(d->s0, lua_tostring(L, -1), (size_t)d->nvars);
     lua_pop(L, 2);
   } else if (lua_type(L, arg) == LUA_TTABLE) {
     read_state(L, n, arg, d->nvars, d->s0, NULL, "saspu.Domain:plan: start");
@@ -113,13 +130,12 @@ static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg)
     push_uv(L, 1, UV_GOALS);
     lua_pushvalue(L, arg);
     if (lua_rawget(L, -2) != LUA_TSTRING) {
-      push_key_list(L, lua_gettop(L) - 1);
-      luaL_error(L, "saspu.Domain:plan: goal: unknown goal '%s' (%s)",
-                 lua_tostring(L, arg), lua_tostring(L, -1));
+      plan_packed_or_raise(L, d, arg, d->goal, "goal"); /* a packed goal is total */
+    } else {
+      p = (const uint8_t *)lua_tostring(L, -1);
+      for (v = 0; v < d->nvars; v++)
+        d->goal[v] = p[d->nvars + v] ? p[v] : d->s0[v];
     }
-    p = (const uint8_t *)lua_tostring(L, -1);
-    for (v = 0; v < d->nvars; v++)
-      d->goal[v] = p[d->nvars + v] ? p[v] : d->s0[v];
     lua_pop(L, 2);
   } else if (lua_type(L, arg) == LUA_TTABLE) {
     read_state(L, n, arg, d->nvars, d->goal, d->mask, "saspu.Domain:plan: goal");
@@ -159,6 +175,38 @@ int l_plan(lua_State *L)
   return 1;
 }
 
+static const char *const order_kinds[] = { "pre", "prevail", "threat", "restore" };
+
+/* dom:plan_order(start, goal) -> plan, orders | nil, why
+ * The plan (action names, as dom:plan) and the partial order the planner
+ * built for it: { { from = name, to = name, kind = "pre" | "prevail" |
+ * "threat" | "restore" }, ... } in the planner's order. For tools and
+ * debugging: it allocates a table per order. */
+int l_plan_order(lua_State *L)
+{
+  int n, i;
+  LDomain *d;
+  if (l_plan(L) == 2)
+    return 2;
+  d = check_domain(L, 1);
+  push_uv(L, 1, UV_ACTION_NAMES);
+  n = sp_workspace_order_count(d->ws);
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    SpOrder o = sp_workspace_order(d->ws, i);
+    lua_createtable(L, 0, 3);
+    lua_rawgeti(L, -3, o.from + 1);
+    lua_setfield(L, -2, "from");
+    lua_rawgeti(L, -3, o.to + 1);
+    lua_setfield(L, -2, "to");
+    lua_pushstring(L, o.kind < 4 ? order_kinds[o.kind] : "?");
+    lua_setfield(L, -2, "kind");
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_remove(L, -2);
+  return 2;
+}
+
 /* Reads a numeric state (packed string, or array of 1-based value ids)
  * at `arg` into vals. Raises on a wrong length or a value out of range. */
 static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
@@ -182,7 +230,17 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
     for (v = 0; v < d->nvars; v++) {
       int isnum;
       lua_Integer x;
-      lua_rawgeti(L, arg, v + 1);
+      int top = lua_gettop(L);
+      int names = lua_rawgeti(L, arg, v + 1) == LUA_TSTRING;
+      if (!names && v == 0 && lua_isnil(L, -1)) { /* a table { var = value }? */
+        lua_pushnil(L);
+        names = lua_next(L, arg) != 0 && lua_type(L, -2) == LUA_TSTRING;
+        lua_settop(L, top + 1); /* the nil of entry 1 */
+      }
+      if (names)
+        luaL_error(L, "saspu.Domain:%s: %s: got value names; this fast path takes a packed "
+                   "state (dom:encode(state)) or an array of 1-based value ids ({ 1, 1, 3 })",
+                   fname, what);
       x = lua_tointegerx(L, -1, &isnum);
       if (!isnum || x < 1 || x > d->counts[v])
         luaL_error(L, "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d)",

@@ -19,8 +19,13 @@
 --     allow_outside = false,   -- true accepts a domain outside the tractable classes
 --   }
 --
--- saspu.load(path) reads a domain file (run as data, with no globals) and returns its
--- table; saspu.domain_file(path) compiles it.
+-- saspu.load(path) reads a domain file and returns its table; saspu.domain_file(path)
+-- compiles it. A domain file runs in a safe environment of its own: the basic functions
+-- (ipairs, pairs, next, select, type, tostring, tonumber, error, assert, pcall, rawget, rawset,
+-- rawequal, rawlen, setmetatable, getmetatable) and copies of string, table and math, so it
+-- may build its actions in a loop; it has no io, os, require or load and cannot touch the
+-- caller's globals. Errors name the file (and, for a compile error, the caller's line):
+--   spec/x_spec.lua:12: domains/farrier.lua: saspu.domain: actions[3] 'shoe': ...
 -- Value names may be given as Lua booleans when the values are named "true"/"false".
 -- Bad input raises an error naming the path, e.g.
 --   saspu.domain: actions[3] 'fill_feeder': post 'full' is not a value of 'haystack' (stored, in_hands, in_feeder)
@@ -28,16 +33,25 @@
 -- saspu.Domain (the compiled domain; closes with __gc or a to-be-closed variable):
 --   dom.class, dom.name          "SAS-PUC0" | "SAS-PUCS2" | "SAS-PUC*2" | "outside"; the name
 --   dom:plan(start, goal)        -> { action names } | nil, why
---       start: { var = value } naming every variable, or a name in `starts`
---       goal:  { var = value }, left-out variables keep their start value, or a name in `goals`
+--       start: { var = value } naming every variable, a name in `starts`, or a packed state
+--       goal:  { var = value }, left-out variables keep their start value, a name in `goals`,
+--              or a packed state (dom:encode; total)
 --       why:   { message, code = "no_setter"|"unreachable"|"repeat"|"order",
 --                action, other_action, variable, value }   (names, nil when not relevant)
---   dom:explain()                -> text: the class and why (cycles, requestable actions)
+--   dom:explain()                -> text: the class and why (cycles, requestable actions); for
+--                                   an outside domain every problem, each fix naming every
+--                                   prevail to drop
+--   dom:problems()               -> { { variable, cycle = { action names }, connected,
+--                                       path = { { action, variable, value, edge, forward } } } }
+--   dom:plan_order(start, goal)  -> plan, { { from, to, kind = "pre" | "prevail" | "threat" |
+--                                   "restore" }, ... } | nil, why: the planner's partial order
+--   dom:graph()                  -> DOT text: value graphs, action graph, problems in red
+--   dom:plan_graph(start, goal)  -> DOT text of the plan's partial order | nil, why
 --   dom:actions()                -> { { id, name, var, pre, post, prevail, params,
 --                                       requestable, in_cycle }, ... }
 --   dom:variables()              -> { { id, name, values, cycles = { { action names }, ... } }, ... }
 --   dom:goals(), dom:starts()    -> copies of the declared goals and starts
---   dom:action_name(id), dom:action_id(name)
+--   dom:action_name(id), dom:action_id(name)   (both raise on an unknown id or name)
 --   dom:close()                  frees the compiled domain now (also __close / __gc)
 --
 -- The numeric fast path, for scripts that plan every frame:
@@ -105,6 +119,9 @@
 --   local opts = { budget_ms = 1.67, report = {} }
 --   local r = pop:plan(opts)                 -- every frame; r.waiting NPCs are left for later
 --   for k, action in pop:steps(42) do perform(action) end
+-- Hot reload: saspu.live(path) -> live; live.domain, live:population(key [, n [, opts]]),
+-- live:reload() / live:reload_if_changed() -> true | false, err (a broken file leaves the
+-- running version), live:on_reload(fn(new, old, translate)) for crowds and agents.
 -- saspu.clock_ns() -> a monotonic clock in nanoseconds; saspu.cores() -> the online cores.
 --
 -- Grid pathfinding (Dijkstra and A*) for walking to an action's ?pos parameter:
@@ -137,9 +154,12 @@
 -- ("x0 = 0 is outside 1..128"); a blocked endpoint or an unreachable target returns nil.
 -- Each grid makes one search workspace on its first search and reuses it.
 local core = require "saspu.core"
+local graph = require "saspu.graph"
 
-local loadfile, type, error, open = loadfile, type, error, io.open
+local loadfile, type, error, pcall, pairs, tostring = loadfile, type, error, pcall, pairs, tostring
+local open = io.open
 local setfenv, loadstring = rawget(_G, "setfenv"), rawget(_G, "loadstring")
+local string_lib, table_lib, math_lib = string, table, math
 
 local saspu = {
   _VERSION = "saspu " .. core._VERSION, -- the CMake project version
@@ -149,12 +169,12 @@ local saspu = {
 -- saspu.domain(spec) -> saspu.Domain; raises a path-naming error on bad input.
 saspu.domain = core.domain
 
--- Loads a text chunk with an empty environment: loadfile's mode and env
+-- Loads a text chunk with the environment `env`: loadfile's mode and env
 -- arguments where they exist (5.2+), else the text through loadstring and
 -- setfenv (5.1, LuaJIT), refusing precompiled chunks the same way.
-local function load_data(path)
+local function load_data(path, env)
   if not setfenv then
-    return loadfile(path, "t", {})
+    return loadfile(path, "t", env)
   end
   local f, err = open(path, "rb")
   if not f then
@@ -170,20 +190,43 @@ local function load_data(path)
   if not chunk then
     return nil, err
   end
-  return setfenv(chunk, {})
+  return setfenv(chunk, env)
 end
 
--- saspu.load(path) -> the plain table of a domain file. The file is data: it runs
--- with an empty environment, so it can build tables but call nothing.
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
+local safe_names = { "ipairs", "pairs", "next", "select", "type", "tostring", "tonumber",
+  "error", "assert", "pcall", "rawget", "rawset", "rawequal", "rawlen", "setmetatable",
+  "getmetatable" }
+local safe_basics = {}
+for _, name in ipairs(safe_names) do safe_basics[name] = _G[name] end
+
+-- A fresh environment for one domain file: the basic functions above and copies of
+-- string, table and math (a file cannot change them for the caller).
+function saspu.file_env()
+  local env = copy(safe_basics)
+  env.string, env.table, env.math = copy(string_lib), copy(table_lib), copy(math_lib)
+  return env
+end
+
+-- saspu.load(path) -> the plain table of a domain file (see the top of this file).
 function saspu.load(path)
   if type(path) ~= "string" then
     error("saspu.load: expected a file path, got " .. type(path), 2)
   end
-  local chunk, err = load_data(path)
+  local chunk, err = load_data(path, saspu.file_env())
   if not chunk then
     error("saspu.load: " .. err, 2)
   end
-  local spec = chunk()
+  local ok, spec = pcall(chunk)
+  if not ok then
+    error("saspu.load: " .. tostring(spec), 2) -- spec: "path:line: message"
+  end
   if type(spec) ~= "table" then
     error("saspu.load: " .. path .. " returned " .. type(spec) .. ", expected a table", 2)
   end
@@ -199,9 +242,28 @@ saspu.population = core.population
 saspu.clock_ns = core.clock_ns
 saspu.cores = core.cores
 
--- saspu.domain_file(path) -> saspu.Domain compiled from a domain file.
-function saspu.domain_file(path)
-  return core.domain(saspu.load(path))
+-- saspu.domain_file(path [, overrides]) -> saspu.Domain compiled from a domain file;
+-- `overrides` (e.g. { allow_outside = true }) replace fields of the file's table. A
+-- compile error names the file and the caller's line.
+function saspu.domain_file(path, overrides)
+  local ok, spec = pcall(saspu.load, path)
+  if not ok then error(spec, 2) end
+  for k, v in pairs(overrides or {}) do spec[k] = v end
+  local dom
+  ok, dom = pcall(core.domain, spec)
+  if not ok then
+    error(path .. ": " .. tostring(dom), 2)
+  end
+  return dom
 end
+
+-- saspu.live(path) -> a domain that hot-reloads with its populations (lua/saspu/reload.lua).
+function saspu.live(path)
+  return require("saspu.reload").live(saspu, path)
+end
+
+-- Methods written in Lua on every saspu.Domain.
+core.domain_methods.graph = graph.domain
+core.domain_methods.plan_graph = graph.plan
 
 return saspu

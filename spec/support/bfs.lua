@@ -23,12 +23,12 @@ function M.space(spec)
   end
   -- weight of variable i: product of the sizes after it
   S.weights = {}
-  local w, count = 1, 1
+  local w = 1
   for i = nv, 1, -1 do
     S.weights[i] = w
     w = w * S.sizes[i]
   end
-  count = w
+  local count = w
   S.count = count
   for id, a in ipairs(spec.actions) do
     local v = S.var_index[a.var]
