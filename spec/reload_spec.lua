@@ -9,7 +9,7 @@ end
 
 local function horse_text()
   local f = assert(io.open("domains/horse_breeder.lua"))
-  local text = f:read("a")
+  local text = f:read("*a")
   f:close()
   return text
 end

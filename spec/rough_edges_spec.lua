@@ -107,16 +107,18 @@ describe("saspu.test checks that do not pin the order", function()
     assert.error_matches(function() check.reaches(dom, "holding_haystack", "fill_trough") end,
       "expected a plan, got none", 1, true)
   end)
-  it("works without this repository's .busted (plain lua5.4, paths from ./dev env)", function()
+  it("works without this repository's .busted (plain interpreter, paths from ./dev env)", function()
     local pwd = io.popen("pwd")
-    local root = pwd:read("l")
+    local root = pwd:read("*l")
     pwd:close()
     local build = os.getenv("SASPU_BUILD_DIR") or "build"
     if build:sub(1, 1) ~= "/" then build = root .. "/" .. build end
+    local lua = os.getenv("SASPU_LUA") or "lua5.4" -- the interpreter the module was built for
     local cmd = "cd /tmp && LUA_PATH='" .. root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;;' "
-      .. "LUA_CPATH='" .. build .. "/?.so;;' lua5.4 -e 'local t = require \"saspu.test\"; "
+      .. "LUA_CPATH='" .. build .. "/?.so;;' " .. lua .. " -e 'local t = require \"saspu.test\"; "
       .. "local s = require \"saspu\"; t.plan_length(s.domain_file(\"" .. root .. "/" .. HORSE
       .. "\"), \"morning\", \"fill_trough\", 3)'"
-    assert.is_true(os.execute(cmd) == true)
+    local ok = os.execute(cmd)
+    assert.is_true(ok == true or ok == 0) -- 5.1 and LuaJIT return the exit status
   end)
 end)

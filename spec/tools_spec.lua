@@ -22,7 +22,7 @@ local function render_svg(text)
   local file = os.tmpname() .. ".svg"
   assert.is_true(cli.render(text, file))
   local f = assert(io.open(file))
-  local svg = f:read("a")
+  local svg = f:read("*a")
   f:close()
   os.remove(file)
   return svg

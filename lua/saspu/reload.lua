@@ -25,7 +25,7 @@ Live.__index = Live
 local function file_text(path)
   local f = io_open(path, "rb")
   if not f then return nil end
-  local text = f:read("a")
+  local text = f:read("*a")
   f:close()
   return text
 end
