@@ -7,7 +7,18 @@ M.files = {
   horse_breeder = "domains/horse_breeder.lua",
   citizen = "domains/citizen.lua",
   acquisition_machine = "domains/acquisition_machine.lua",
+  -- the rest of the Western town's cast (Red Dead Redemption 2)
+  farrier = "domains/farrier.lua",
+  native_hunter = "domains/native_hunter.lua",
+  bandit = "domains/bandit.lua",
+  innkeeper = "domains/innkeeper.lua",
+  dancer = "domains/dancer.lua",
+  drunk_citizen = "domains/drunk_citizen.lua",
 }
+
+-- The classes of the Western town written for it (the Horse Breeder is the papers').
+M.cast = { "farrier", "native_hunter", "bandit", "innkeeper", "dancer",
+           "drunk_citizen" }
 
 -- A fresh plain table (specs may edit it freely).
 function M.spec(name)
