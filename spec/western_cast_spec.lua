@@ -18,7 +18,7 @@ local cast = {
     },
     no_plan = { start = "morning",
       goal = { haystack = "in_feeder", bucket = "in_hands", water = "in_source" },
-      code = "order", message = "each need the other" },
+      code = "order", message = "each need the other", action = "take_haystack" },
   },
   farrier = {
     class = "SAS-PUCS2", variables = 4, actions = 9,

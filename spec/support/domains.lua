@@ -5,6 +5,7 @@ local M = {}
 
 M.files = {
   horse_breeder = "domains/horse_breeder.lua",
+  horse_breeder_ijcai = "domains/horse_breeder_ijcai.lua",
   citizen = "domains/citizen.lua",
   acquisition_machine = "domains/acquisition_machine.lua",
   -- the rest of the Western town's cast (Red Dead Redemption 2)
@@ -16,8 +17,8 @@ M.files = {
   drunk_citizen = "domains/drunk_citizen.lua",
 }
 
--- The classes of the Western town written for it (the Horse Breeder is the papers').
-M.cast = { "farrier", "native_hunter", "bandit", "innkeeper", "dancer",
+-- The seven classes of the Western town, in the papers' order.
+M.cast = { "horse_breeder", "farrier", "native_hunter", "bandit", "innkeeper", "dancer",
            "drunk_citizen" }
 
 -- A fresh plain table (specs may edit it freely).
