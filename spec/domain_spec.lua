@@ -59,7 +59,7 @@ describe("saspu.domain", function()
     spec.variables[1].values[1] = "changed"
     assert.equal("drop_haystack", dom:action_name(1))
     assert.same({ "stored", "in_hands", "in_feeder" }, dom:variables()[1].values)
-    assert.same({}, dom:actions()[2].params)
+    assert.same({ "pos" }, dom:actions()[2].params)
   end)
 
   it("reads Lua booleans as the value names true and false", function()
@@ -244,10 +244,10 @@ describe("saspu.Domain", function()
       local actions = fixtures.domain("horse_breeder"):actions()
       assert.equal(7, #actions)
       assert.same({ id = 3, name = "fill_feeder", var = "haystack", pre = "in_hands",
-                    post = "in_feeder", prevail = { bucket = "on_floor" }, params = {},
+                    post = "in_feeder", prevail = { bucket = "on_floor" }, params = { "pos" },
                     requestable = false, in_cycle = false }, actions[3])
       assert.same({ id = 4, name = "drop_bucket", var = "bucket", pre = "in_hands",
-                    post = "on_floor", prevail = {}, params = {},
+                    post = "on_floor", prevail = {}, params = { "pos" },
                     requestable = true, in_cycle = true }, actions[4])
     end)
 
@@ -305,7 +305,7 @@ describe("saspu.Domain", function()
       assert.same({
         feed_horses = { haystack = "in_feeder", bucket = "on_floor", water = "in_trough" },
         fill_feeder = { haystack = "in_feeder", bucket = "on_floor" },
-        fill_trough = { bucket = "in_hands", water = "in_trough" },
+        fill_trough = { bucket = "on_floor", water = "in_trough" },
       }, dom:goals())
       assert.same({
         morning = { haystack = "stored", bucket = "on_floor", water = "in_source" },

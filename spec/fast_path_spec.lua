@@ -14,8 +14,8 @@ describe("saspu.Domain:encode", function()
     assert.equal("\1\0\0", dom:encode("holding_haystack"))
     assert.equal("\2\0\2", dom:encode("feed_horses"))
     assert.equal("\2\0\1", dom:encode("fill_feeder", "\1\0\1"))
-    assert.equal("\1\1\2", dom:encode("fill_trough", "holding_haystack"))
-    assert.equal("\0\1\2", dom:encode("fill_trough",
+    assert.equal("\1\0\2", dom:encode("fill_trough", "holding_haystack"))
+    assert.equal("\0\0\2", dom:encode("fill_trough",
                                       { haystack = "stored", bucket = "on_floor", water = "in_source" }))
   end)
 

@@ -33,10 +33,10 @@ describe("saspu.Domain:plan", function()
 
     it("plans the sub-goals FillFeeder then FillTrough", function()
       assert.same({ "take_haystack", "fill_feeder" }, dom:plan("morning", "fill_feeder"))
-      assert.same({ "pick_up_bucket", "fill_bucket", "fill_trough" },
+      assert.same({ "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket" },
                   dom:plan("morning", "fill_trough"))
       -- after FillFeeder a new haystack is targeted: s0[haystack] = stored again
-      assert.same({ "pick_up_bucket", "fill_bucket", "fill_trough" },
+      assert.same({ "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket" },
                   dom:plan({ haystack = "stored", bucket = "on_floor", water = "in_source" },
                            "fill_trough"))
     end)
@@ -137,7 +137,9 @@ describe("saspu.Domain:plan", function()
     local dom = fixtures.domain("horse_breeder")
 
     it("returns nil and why, with names", function()
-      local plan, why = dom:plan("holding_haystack", "fill_trough")
+      -- the haystack and the bucket both in hand: each needs the other put down first
+      local plan, why = dom:plan("holding_haystack",
+                                 { haystack = "in_hands", bucket = "in_hands", water = "in_trough" })
       assert.is_nil(plan)
       assert.equal("order", why.code)
       -- both actions on the order cycle are named, in either order

@@ -184,8 +184,8 @@ static void test_horse_breeder_examples(void **state) {
   /* The same pairs through the named states. */
   expect_plan(&f, "morning", "fill_trough", trough);
   expect_plan(&f, "morning", "feed_horses", feed);
-  expect_plan(&f, "holding_hay", "fill_feeder", feeder);
-  expect_plan(&f, "holding_hay", "feed_horses", paper_sigma3_plan);
+  expect_plan(&f, "holding_haystack", "fill_feeder", feeder);
+  expect_plan(&f, "holding_haystack", "feed_horses", paper_sigma3_plan);
   expect_oracle_ok(&f, s100, g202, 7);
   test_fixture_close(&f);
 

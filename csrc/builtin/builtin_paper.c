@@ -49,17 +49,18 @@ static const SpActionSpec horse_actions_ijcai[] = {
 };
 
 static const SpValue horse_morning[] = {0, 0, 0};
-static const SpValue horse_holding_hay[] = {1, 0, 0};
+static const SpValue horse_holding_haystack[] = {1, 0, 0};
 static const SpNamedState horse_starts[] = {
   {"morning", horse_morning, NULL},
-  {"holding_hay", horse_holding_hay, NULL},
+  {"holding_haystack", horse_holding_haystack, NULL},
 };
 
 /* FeedHorses is <2,0,2> in the papers. FillFeeder is <2,0,s0[v2]> (SSCI
  * text). The SSCI text writes FillTrough as <s0[v0],1,2>, which leaves
  * the bucket in hands and contradicts the worked example (<0,0,0> ->
  * <0,0,2> ends with drop_bucket); we keep the bucket on the floor, as in
- * every other goal. */
+ * every other goal. The names are those of domains/horse_breeder.lua:
+ * tests/support/paper_names.h holds them for both sides. */
 static const SpValue horse_feed[] = {2, 0, 2};
 static const SpValue horse_feeder[] = {2, 0, 0};
 static const uint8_t horse_feeder_keep[] = {0, 0, 1};

@@ -46,7 +46,7 @@ enum {
  * Variable, value and action names and the action order follow the
  * tables of the SSCI 2022, IJCAI 2023 and CNIA 2022 papers. */
 
-/* Horse Breeder (RDR-2). Starts: "morning" <0,0,0>, "holding_hay"
+/* Horse Breeder (RDR-2). Starts: "morning" <0,0,0>, "holding_haystack"
  * <1,0,0>. Goals: "feed_horses" <2,0,2>, "fill_feeder" <2,0,s0>,
  * "fill_trough" <s0,0,2>. Class SAS-PUC*2 in both variants. */
 SpBuiltSpec *sp_builtin_horse_breeder(SpAllocator a, int variant);

@@ -1,8 +1,9 @@
 -- lua/saspu/test.lua: assertions for scripters' own specs of saspu domains (busted or plain Lua).
 --
 --   local check = require "saspu.test"
---   check.plans_to(dom, "morning", "fill_trough", { "pick_up_bucket", "fill_bucket", "fill_trough" })
---   check.has_no_plan(dom, "holding_haystack", "fill_trough", "bucket")
+--   check.plans_to(dom, "morning", "fill_feeder", { "take_haystack", "fill_feeder" })
+--   check.has_no_plan(dom, "morning", { haystack = "in_feeder", bucket = "in_hands",
+--                                       water = "in_source" }, "each need the other")
 --   check.replays(dom, "morning", { "take_haystack", "fill_feeder" }, "fill_feeder")
 --
 -- Checks that do not pin the exact order of the plan:
