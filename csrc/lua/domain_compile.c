@@ -405,7 +405,7 @@ int l_domain(lua_State *L)
     return core_error(L, "saspu.domain", &err);
   }
   if (!allow_outside && sp_domain_class(d->domain) == SP_CLASS_OUTSIDE) {
-    push_formatted(L, d->domain, fmt_explain, NULL); /* d owns the domain */
+    push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_explain, NULL);
     return raise_error(L, "saspu.domain", "%s(set allow_outside = true to accept it)",
                  lua_tostring(L, -1));
   }

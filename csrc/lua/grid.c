@@ -50,6 +50,15 @@ static LGrid *check_grid(lua_State *L, int idx)
   return g;
 }
 
+/* The grid's core object after a Lua point (see binding.h), or the
+ * error "saspu.Grid was closed during the call". */
+static SpGrid *live_grid(lua_State *L, const LGrid *g)
+{
+  if (!g->grid)
+    closed_during_call(L, GRID_MT);
+  return g->grid;
+}
+
 /* Argument `arg`, an integer in 1..limit, named `name` in the message;
  * returns it 0-based. */
 static int check_cell(lua_State *L, int arg, const char *name, int limit)
@@ -351,7 +360,7 @@ static int l_grid_set_costs(lua_State *L)
     }
     lua_pop(L, 1);
   }
-  if (sp_grid_set_costs(g->grid, r.x, r.y, r.w, r.h, vals, &err) != SP_OK)
+  if (sp_grid_set_costs(live_grid(L, g), r.x, r.y, r.w, r.h, vals, &err) != SP_OK)
     return grid_error(L, "saspu.Grid:set_costs", &err);
   return 0;
 }
@@ -365,7 +374,7 @@ static int l_grid_set_map(lua_State *L)
   size_t len;
   const char *text = luaL_checklstring(L, 4, &len);
   SpGridError err;
-  if (sp_grid_set_ascii(g->grid, x, y, text, len, &err) != SP_OK) {
+  if (sp_grid_set_ascii(live_grid(L, g), x, y, text, len, &err) != SP_OK) {
     if (err.code == SP_GRID_E_MEMORY)
       return grid_error(L, "saspu.Grid:set_map", &err);
     return luaL_argerror(L, 4, push_grid_error(L, &err));
@@ -450,6 +459,7 @@ static size_t grid_search(lua_State *L, LGrid *g, int arg, const char *fname)
   to.x = check_cell(L, arg + 2, "x1", g->width);
   to.y = check_cell(L, arg + 3, "y1", g->height);
   check_query(L, arg + 4, &q);
+  live_grid(L, g);
   if (!g->ws && sp_grid_workspace_new(g->grid, NULL, core_allocator(L), &g->ws, &err) != SP_OK) {
     g->ws = NULL;
     grid_error(L, fname, &err);
@@ -484,24 +494,18 @@ static int l_grid_path(lua_State *L)
     return 3;
   lua_createtable(L, (int)len, 0);
   for (i = 0; i < len; i++) {
+    SpGridPoint c;
+    live_grid(L, g); /* the tables are Lua points: g->path goes with close */
+    c = g->path[i];
     lua_createtable(L, 2, 0);
-    lua_pushinteger(L, g->path[i].x + 1);
+    lua_pushinteger(L, c.x + 1);
     lua_rawseti(L, -2, 1);
-    lua_pushinteger(L, g->path[i].y + 1);
+    lua_pushinteger(L, c.y + 1);
     lua_rawseti(L, -2, 2);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_pushnumber(L, (lua_Number)g->last.cost);
   return 2;
-}
-
-/* Sets out[from..to] to nil. */
-static void clear_entries(lua_State *L, int out, lua_Integer from, lua_Integer to)
-{
-  for (; from <= to; from++) {
-    lua_pushnil(L);
-    lua_rawseti(L, out, from);
-  }
 }
 
 /* g:path_into(out, x0, y0, x1, y1 [, opts]) -> count, cost
@@ -520,7 +524,7 @@ static int l_grid_path_into(lua_State *L)
   old = (lua_Integer)lua_rawlen(L, 2);
   len = grid_search(L, g, 3, "saspu.Grid:path_into");
   if (len == 0) {
-    clear_entries(L, 2, 1, old);
+    clear_array(L, 2, 1, old);
     return 3;
   }
   for (i = 0; i < (lua_Integer)len; i++) {
@@ -529,7 +533,7 @@ static int l_grid_path_into(lua_State *L)
     lua_pushinteger(L, g->path[i].y + 1);
     lua_rawseti(L, 2, 2 * i + 2);
   }
-  clear_entries(L, 2, 2 * (lua_Integer)len + 1, old);
+  clear_array(L, 2, 2 * (lua_Integer)len + 1, old);
   lua_pushinteger(L, (lua_Integer)len);
   lua_pushnumber(L, (lua_Number)g->last.cost);
   return 2;

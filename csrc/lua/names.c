@@ -58,7 +58,7 @@ void push_value_name(lua_State *L, const Names *n, int var, int value)
   lua_remove(L, -2);
 }
 
-static const char *var_name(lua_State *L, const Names *n, int var)
+const char *var_name(lua_State *L, const Names *n, int var)
 {
   const char *s;
   lua_rawgeti(L, n->var_names, var + 1);
@@ -217,18 +217,36 @@ size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size)
   return sp_failure_format(d, arg, buf, size);
 }
 
-void push_formatted(lua_State *L, const SpDomain *d, Formatter f, const void *arg)
+/* Pushes the text of formatter `f`. `*d` is fetched again after the
+ * buffer is allocated (a Lua point: see binding.h); `type` names the
+ * object in the error when it was closed meanwhile. */
+void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
+                    Formatter f, const void *arg)
 {
   char small[256];
-  size_t len = f(d, arg, small, sizeof small);
+  size_t len = f(*d, arg, small, sizeof small);
   if (len < sizeof small) {
     lua_pushlstring(L, small, len);
   } else {
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, len + 1);
-    f(d, arg, p, len + 1);
+    if (!*d)
+      closed_during_call(L, type);
+    f(*d, arg, p, len + 1);
     luaL_pushresultsize(&b, len);
   }
+}
+
+int closed_during_call(lua_State *L, const char *type)
+{
+  return luaL_error(L, "%s was closed during the call", type);
+}
+
+const SpDomain *live_domain(lua_State *L, const LDomain *d)
+{
+  if (!d->domain)
+    closed_during_call(L, DOMAIN_MT);
+  return d->domain;
 }
 
 /* The userdata at `idx` whose metatable is upvalue 1 of the running C
