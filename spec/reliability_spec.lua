@@ -190,3 +190,125 @@ describe("failed plans clear `out`", function()
     assert.same({}, ids)
   end)
 end)
+
+describe("messages", function()
+  local function horse() return saspu.load(HORSE) end
+
+  it("quotes a long name cut to its ends with its size", function()
+    local dom = fixtures.domain("horse_breeder")
+    local long = ("a"):rep(1048576)
+    local ok, err = pcall(dom.plan, dom, long, "feed_horses")
+    assert.is_false(ok)
+    assert.is_true(#err < 300)
+    assert.truthy(err:find("'" .. ("a"):rep(32) .. "...aaaaaaaa' (1048576 bytes)", 1, true))
+    local spec = horse()
+    spec.name = long
+    ok, err = pcall(saspu.domain, spec)
+    assert.is_false(ok)
+    assert.truthy(err:find("name: '" .. ("a"):rep(32) .. "...aaaaaaaa' (1048576 bytes) is longer than 255 bytes", 1, true))
+    ok, err = pcall(dom.encode, dom, { [long] = "x" })
+    assert.truthy(err:find("unknown variable 'a", 1, true))
+    assert.is_true(#err < 300)
+  end)
+
+  it("shows zero bytes and refuses them in every kind of name", function()
+    local spec = horse()
+    spec.goals["feed\0x"] = spec.goals.feed_horses
+    assert.error_matches(function() saspu.domain(spec) end,
+      "saspu.domain: goals: 'feed\\0x': a name is 1 to 255 bytes without zero bytes", 1, true)
+    spec = horse()
+    spec.variables[1].values[1] = "st\0red"
+    assert.error_matches(function() saspu.domain(spec) end, "'st\\0red' contains a zero byte", 1, true)
+  end)
+
+  it("refuses empty goal and start names", function()
+    local spec = horse()
+    spec.goals[""] = spec.goals.feed_horses
+    assert.error_matches(function() saspu.domain(spec) end,
+      "saspu.domain: goals: expected non-empty names as keys, got ''", 1, true)
+    spec = horse()
+    spec.starts[""] = spec.starts.morning
+    assert.error_matches(function() saspu.domain(spec) end,
+      "saspu.domain: starts: expected non-empty names as keys, got ''", 1, true)
+  end)
+
+  it("names a mark_dirty range without overflowing", function()
+    local pop = saspu.population(fixtures.domain("horse_breeder"), 4)
+    assert.error_matches(function() pop:mark_dirty(2, math.maxinteger) end,
+      "9223372036854775807 NPCs from npc 2 are outside 1..4", 1, true)
+    assert.error_matches(function() pop:mark_dirty(3, 5) end, "npcs 3..7 are outside 1..4", 1, true)
+  end)
+end)
+
+describe("values declared as booleans", function()
+  local spec = {
+    name = "door",
+    variables = { { name = "open", values = { false, true } },
+                  { name = "word", values = { "false", "true" } } },
+    actions = {
+      { name = "open_door", var = "open", pre = false, post = true, prevail = { word = "true" } },
+      { name = "say", var = "word", pre = "false", post = "true" },
+    },
+    starts = { closed = { open = false, word = false } },
+    goals = { opened = { open = "true", word = true } },
+  }
+
+  it("are accepted like the states that name them", function()
+    local dom = saspu.domain(spec)
+    assert.same({ "say", "open_door" }, dom:plan("closed", "opened"))
+    assert.same({ "say", "open_door" },
+                dom:plan({ open = "false", word = "false" }, { open = true, word = true }))
+  end)
+
+  it("come back in the declared form everywhere", function()
+    local dom = saspu.domain(spec)
+    assert.same({ open = false, word = "false" }, dom:starts().closed)
+    assert.same({ open = true, word = "true" }, dom:goals().opened)
+    assert.same({ open = true, word = "true" }, dom:decode("\1\1"))
+    assert.same({ false, true }, dom:variables()[1].values)
+    assert.same({ "false", "true" }, dom:variables()[2].values)
+    local a = dom:actions()[1]
+    assert.equal(false, a.pre)
+    assert.equal(true, a.post)
+    assert.same({ word = "true" }, a.prevail)
+    local _, why = dom:plan({ open = true, word = "true" }, { open = false })
+    assert.equal(false, why.value)
+    assert.error_matches(function() dom:plan({ open = "maybe", word = "false" }, "opened") end,
+      "'maybe' is not a value of 'open' (false, true)", 1, true)
+  end)
+end)
+
+describe("saspu.load", function()
+  local function file(text)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    return path
+  end
+
+  local function load_error(text)
+    local path = file(text)
+    local ok, err = pcall(saspu.load, path)
+    os.remove(path)
+    assert.is_false(ok)
+    return err
+  end
+
+  it("gives a file no string methods", function()
+    assert.truthy(load_error('return { x = ("x"):rep(2^30) }'):find("attempt to index a string value", 1, true))
+    assert.equal("xx", ("x"):rep(2)) -- restored for everyone else
+  end)
+
+  it("stops a file that runs too long or grows the heap too much", function()
+    assert.truthy(load_error("while true do end"):find("ran over its budget of 1000000 instructions", 1, true))
+    assert.truthy(load_error('local s = "xxxxxxxx" for i = 1, 40 do s = s .. s end return {}')
+                    :find("ran over its budget of 67108864 bytes", 1, true))
+    local t = load_error("local t = {} for i = 1, 1e7 do t[i] = {} end return t")
+    assert.truthy(t:find("ran over its budget", 1, true))
+  end)
+
+  it("still reads the domain files", function()
+    assert.equal("horse_breeder", saspu.load(HORSE).name)
+  end)
+end)

@@ -24,6 +24,12 @@
 #define SASPU_LUA_LIST_MAX 16
 #endif
 
+/* A caller's string quoted in a message ('%s') is cut to its first and
+ * last bytes past this length; see shown_name. */
+#if !defined(SASPU_LUA_NAME_SHOWN)
+#define SASPU_LUA_NAME_SHOWN 48
+#endif
+
 /* The user values of a saspu.Domain. The maps use C indices (0-based); the
  * arrays are Lua arrays, so entry c + 1 is about C index c. */
 enum {
@@ -121,6 +127,7 @@ size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size);
 void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
                     Formatter f, const void *arg);
 const char *var_name(lua_State *L, const Names *n, int var);
+const char *shown_name(lua_State *L, int idx);
 void *to_userdata_of_upvalue(lua_State *L, int idx, const char *type);
 
 /* ---- domain_compile.c */

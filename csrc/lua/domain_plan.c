@@ -108,8 +108,9 @@ static void plan_start(lua_State *L, LDomain *d, const Names *n, int arg)
     lua_pushvalue(L, arg);
     if (lua_rawget(L, -2) != LUA_TSTRING) {
       push_key_list(L, lua_gettop(L) - 1);
-      luaL_error(L, "saspu.Domain:plan: start: unknown start '%s' (%s)",
-                 lua_tostring(L, arg), lua_tostring(L, -1));
+      shown_name(L, arg);
+      luaL_error(L, "saspu.Domain:plan: start: unknown start %s (%s)",
+                 lua_tostring(L, -1), lua_tostring(L, -2));
     }
     memcpy(d->s0, lua_tostring(L, -1), (size_t)d->nvars);
     lua_pop(L, 2);
@@ -131,8 +132,9 @@ static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg)
     lua_pushvalue(L, arg);
     if (lua_rawget(L, -2) != LUA_TSTRING) {
       push_key_list(L, lua_gettop(L) - 1);
-      luaL_error(L, "saspu.Domain:plan: goal: unknown goal '%s' (%s)",
-                 lua_tostring(L, arg), lua_tostring(L, -1));
+      shown_name(L, arg);
+      luaL_error(L, "saspu.Domain:plan: goal: unknown goal %s (%s)",
+                 lua_tostring(L, -1), lua_tostring(L, -2));
     }
     p = (const uint8_t *)lua_tostring(L, -1);
     for (v = 0; v < d->nvars; v++)
@@ -290,8 +292,8 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
       push_uv(L, 1, UV_GOALS);
       lua_pushvalue(L, arg);
       if (lua_rawget(L, -2) != LUA_TSTRING)
-        luaL_error(L, "saspu.Domain:encode: no start or goal named '%s'",
-                   lua_tostring(L, arg));
+        luaL_error(L, "saspu.Domain:encode: no start or goal named %s",
+                   shown_name(L, arg));
       p = (const uint8_t *)lua_tostring(L, -1);
       memcpy(d->s0, p, (size_t)d->nvars);
       memcpy(mask, p + d->nvars, (size_t)d->nvars);

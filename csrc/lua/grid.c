@@ -402,7 +402,8 @@ static void check_query(lua_State *L, int arg, SpGridQuery *q)
         q->algorithm = SP_GRID_DIJKSTRA;
       else if (a)
         luaL_argerror(L, arg, lua_pushfstring(L,
-                      "algorithm: expected 'astar' or 'dijkstra', got '%s'", a));
+                      "algorithm: expected 'astar' or 'dijkstra', got %s",
+                      shown_name(L, -1)));
       else
         luaL_argerror(L, arg, lua_pushfstring(L,
                       "algorithm: expected 'astar' or 'dijkstra', got %s",
@@ -414,10 +415,9 @@ static void check_query(lua_State *L, int arg, SpGridQuery *q)
                       luaL_typename(L, -1)));
       q->allow_corner_cutting = lua_toboolean(L, -1);
     } else {
-      const char *quote = k ? "'" : "", *shown = luaL_tolstring(L, -2, NULL);
+      const char *shown = shown_name(L, -2);
       luaL_argerror(L, arg, lua_pushfstring(L,
-                    "unknown option %s%s%s (expected algorithm, corner_cutting)",
-                    quote, shown, quote));
+                    "unknown option %s (expected algorithm, corner_cutting)", shown));
     }
     lua_pop(L, 1);
   }

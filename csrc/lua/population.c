@@ -90,10 +90,16 @@ static size_t check_npc(lua_State *L, const LPopulation *p, int arg)
 static size_t check_range(lua_State *L, const LPopulation *p, int arg,
                           lua_Integer first, size_t count)
 {
-  if (first < 1 || (lua_Unsigned)(first - 1) > p->n || count > p->n - (size_t)(first - 1))
-    luaL_argerror(L, arg, lua_pushfstring(L, "npcs %I..%I are outside 1..%I", first,
-                                          (lua_Integer)((lua_Unsigned)first + count - 1),
-                                          (lua_Integer)p->n));
+  if (first < 1 || (lua_Unsigned)(first - 1) > p->n || count > p->n - (size_t)(first - 1)) {
+    /* the last NPC as a number only when it is one (no overflow shown) */
+    if (count == 0 || (count <= (size_t)LUA_MAXINTEGER &&
+                       (first < 1 || count - 1 <= (size_t)(LUA_MAXINTEGER - first))))
+      luaL_argerror(L, arg, lua_pushfstring(L, "npcs %I..%I are outside 1..%I", first,
+                                            (lua_Integer)((lua_Unsigned)first + count - 1),
+                                            (lua_Integer)p->n));
+    luaL_argerror(L, arg, lua_pushfstring(L, "%I NPCs from npc %I are outside 1..%I",
+                                          (lua_Integer)count, first, (lua_Integer)p->n));
+  }
   return (size_t)(first - 1);
 }
 
@@ -166,9 +172,10 @@ static int pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
       memset(p->mask, 1, (size_t)nv);
     } else {
       push_key_list(L, lua_gettop(L) - 1);
+      shown_name(L, arg);
       luaL_argerror(L, arg, lua_pushfstring(L,
-                    "unknown %s '%s' (%s), and not a packed state of %d bytes",
-                    is_goal ? "goal" : "start", s, lua_tostring(L, -1), nv));
+                    "unknown %s %s (%s), and not a packed state of %d bytes",
+                    is_goal ? "goal" : "start", lua_tostring(L, -1), lua_tostring(L, -2), nv));
     }
     lua_pop(L, 2);
   } else if (t == LUA_TTABLE) {
@@ -202,10 +209,9 @@ static void complete_goal(const LPopulation *p, SpValue *goal, const SpValue *ba
 /* Raises on a key of the options table at `arg` that is not in `allowed`. */
 static int unknown_option(lua_State *L, int arg, const char *allowed)
 {
-  int named = lua_type(L, -2) == LUA_TSTRING;
-  const char *shown = luaL_tolstring(L, -2, NULL);
-  return luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s%s%s (expected %s)",
-                       named ? "'" : "", shown, named ? "'" : "", allowed));
+  const char *shown = shown_name(L, -2);
+  return luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s (expected %s)",
+                       shown, allowed));
 }
 
 /* The value on top of the stack for option `name`: an integer in lo..hi. */

@@ -19,9 +19,19 @@
 --     allow_outside = false,   -- true accepts a domain outside the tractable classes
 --   }
 --
--- saspu.load(path) reads a domain file (run as data, with no globals) and returns its
--- table; saspu.domain_file(path) compiles it.
--- Value names may be given as Lua booleans when the values are named "true"/"false".
+-- saspu.load(path) reads a domain file and returns its table; saspu.domain_file(path)
+-- compiles it. A domain file is data: it may build tables, strings, numbers and booleans
+-- with literals, operators, local variables, local functions and loops, and return one
+-- table. It sees no globals (so calls no library function), string methods are hidden
+-- while it runs, and it may run at most saspu.load_limits.instructions (1,000,000) VM
+-- instructions and grow the Lua heap by at most saspu.load_limits.memory_bytes (64 MB);
+-- past either, saspu.load raises "<path>: ran over its budget of ...".
+-- Values may be declared as Lua booleans (values = { false, true }): they are the values
+-- named "false" and "true", states may give either form, and every result (decode,
+-- starts, goals, actions, variables, why.value) gives back the declared form, so a
+-- value declared `false` comes back as the boolean false, one declared "false" as the
+-- string. Names of variables, values, actions, goals and starts are 1 to 255 bytes
+-- without zero bytes; errors quote a long name cut to its ends with its size.
 -- Bad input raises an error naming the path, e.g.
 --   saspu.domain: actions[3] 'fill_feeder': post 'full' is not a value of 'haystack' (stored, in_hands, in_feeder)
 --
@@ -138,7 +148,9 @@
 -- Each grid makes one search workspace on its first search and reuses it.
 local core = require "saspu.core"
 
-local loadfile, type, error = loadfile, type, error
+local loadfile, type, error, tostring = loadfile, type, error, tostring
+local getmetatable, collectgarbage, coroutine = getmetatable, collectgarbage, coroutine
+local sethook = debug.sethook
 
 local saspu = {
   _VERSION = "saspu 0.1.0",
@@ -148,8 +160,10 @@ local saspu = {
 -- saspu.domain(spec) -> saspu.Domain; raises a path-naming error on bad input.
 saspu.domain = core.domain
 
--- saspu.load(path) -> the plain table of a domain file. The file is data: it runs
--- with an empty environment, so it can build tables but call nothing.
+-- saspu.load(path) -> the plain table of a domain file. The file is data (see the
+-- header): no globals, no string methods, and a budget of instructions and memory.
+saspu.load_limits = { instructions = 1000000, memory_bytes = 64 * 1024 * 1024 }
+
 function saspu.load(path)
   if type(path) ~= "string" then
     error("saspu.load: expected a file path, got " .. type(path), 2)
@@ -158,7 +172,29 @@ function saspu.load(path)
   if not chunk then
     error("saspu.load: " .. err, 2)
   end
-  local spec = chunk()
+  local limits = saspu.load_limits
+  local steps, base = 0, collectgarbage("count")
+  local max_steps, max_kb = limits.instructions, limits.memory_bytes / 1024
+  local co = coroutine.create(chunk)
+  -- checked before every instruction: one instruction can at most double a string
+  sethook(co, function()
+    steps = steps + 1
+    if steps > max_steps then
+      error(path .. ": ran over its budget of " .. max_steps .. " instructions", 0)
+    end
+    if collectgarbage("count") - base > max_kb then
+      error(path .. ": ran over its budget of " .. limits.memory_bytes .. " bytes", 0)
+    end
+  end, "", 1)
+  -- string methods ("x"):rep(2^30) are library calls: hidden while the file runs
+  local string_mt = getmetatable("")
+  local string_index = string_mt.__index
+  string_mt.__index = nil
+  local ok, spec = coroutine.resume(co)
+  string_mt.__index = string_index
+  if not ok then
+    error("saspu.load: " .. tostring(spec), 2)
+  end
   if type(spec) ~= "table" then
     error("saspu.load: " .. path .. " returned " .. type(spec) .. ", expected a table", 2)
   end
