@@ -24,6 +24,12 @@
 #define SASPU_LUA_LIST_MAX 16
 #endif
 
+/* The C memory taken since the last full collection that makes the
+ * binding run one (see accounting.c), at least; more when more is live. */
+#if !defined(SASPU_LUA_GC_C_BYTES)
+#define SASPU_LUA_GC_C_BYTES ((size_t)32 << 20)
+#endif
+
 /* A caller's string quoted in a message ('%s') is cut to its first and
  * last bytes past this length; see shown_name. */
 #if !defined(SASPU_LUA_NAME_SHOWN)
@@ -62,6 +68,7 @@ typedef struct LDomain {
   uint8_t *mask;  /* variable_count entries, same: which goal values were given */
   int nvars;
   int nactions;
+  size_t held; /* C bytes reported to accounting.c */
 } LDomain;
 
 /* ---- Objects closed by code their own method runs -----------------
@@ -128,6 +135,11 @@ void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
                     Formatter f, const void *arg);
 const char *var_name(lua_State *L, const Names *n, int var);
 const char *shown_name(lua_State *L, int idx);
+
+/* ---- accounting.c: C memory the collector cannot see */
+void open_accounting(lua_State *L);
+void account_c_memory(lua_State *L, size_t *held, size_t bytes);
+void release_c_memory(lua_State *L, size_t *held);
 void *to_userdata_of_upvalue(lua_State *L, int idx, const char *type);
 
 /* ---- domain_compile.c */

@@ -41,6 +41,7 @@ static int l_close(lua_State *L)
       sp_domain_free(d->domain);
     d->domain = NULL;
   }
+  release_c_memory(L, &d->held); /* an orphan is small next to its populations */
   return 0;
 }
 

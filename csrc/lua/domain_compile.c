@@ -452,6 +452,8 @@ int l_domain(lua_State *L)
     lua_pushvalue(L, t);
     lua_setiuservalue(L, S_DOMAIN, uv);
   }
+  account_c_memory(L, &d->held, sp_domain_size_bytes(d->domain) +
+                                    sp_workspace_size_bytes(d->ws));
   lua_pushvalue(L, S_DOMAIN);
   return 1;
 }

@@ -23,6 +23,7 @@ typedef struct LGrid {
   int searched;        /* a search ran: `last` means something */
   int found;           /* and it found a path */
   int width, height;
+  size_t held;         /* C bytes reported to accounting.c */
 } LGrid;
 
 /* Smallest path buffer; it then doubles as longer paths come. */
@@ -161,11 +162,14 @@ static LGrid *new_grid_userdata(lua_State *L)
   return g;
 }
 
-static void grid_owns(LGrid *g, SpGrid *grid)
+/* The grid at the top of the stack takes `grid` and reports its memory
+ * to the collector (see account_c_memory). */
+static void grid_owns(lua_State *L, LGrid *g, SpGrid *grid)
 {
   g->grid = grid;
   g->width = sp_grid_width(grid);
   g->height = sp_grid_height(grid);
+  account_c_memory(L, &g->held, sp_grid_size_bytes(grid));
 }
 
 /* saspu.grid(w, h [, cost]) -> saspu.Grid, every cell open with `cost`
@@ -188,7 +192,7 @@ static int l_grid(lua_State *L)
   g = new_grid_userdata(L);
   if (sp_grid_new((int)w, (int)h, cost, core_allocator(L), &grid, &err) != SP_OK)
     return grid_error(L, "saspu.grid", &err);
-  grid_owns(g, grid);
+  grid_owns(L, g, grid);
   return 1;
 }
 
@@ -207,7 +211,7 @@ static int l_grid_from_ascii(lua_State *L)
       return grid_error(L, "saspu.grid_from_ascii", &err);
     return luaL_argerror(L, 1, push_grid_error(L, &err));
   }
-  grid_owns(g, grid);
+  grid_owns(L, g, grid);
   return 1;
 }
 
@@ -231,6 +235,7 @@ static int l_grid_close(lua_State *L)
     sp_grid_free(g->grid);
     g->grid = NULL;
   }
+  release_c_memory(L, &g->held);
   return 0;
 }
 
@@ -460,9 +465,13 @@ static size_t grid_search(lua_State *L, LGrid *g, int arg, const char *fname)
   to.y = check_cell(L, arg + 3, "y1", g->height);
   check_query(L, arg + 4, &q);
   live_grid(L, g);
-  if (!g->ws && sp_grid_workspace_new(g->grid, NULL, core_allocator(L), &g->ws, &err) != SP_OK) {
-    g->ws = NULL;
-    grid_error(L, fname, &err);
+  if (!g->ws) {
+    if (sp_grid_workspace_new(g->grid, NULL, core_allocator(L), &g->ws, &err) != SP_OK) {
+      g->ws = NULL;
+      grid_error(L, fname, &err);
+    }
+    account_c_memory(L, &g->held, sp_grid_workspace_size_bytes(g->ws));
+    live_grid(L, g); /* the collector step was a Lua point */
   }
   memset(&g->last, 0, sizeof g->last);
   st = sp_grid_find_path(g->grid, g->ws, from, to, &q, &g->last, &err);

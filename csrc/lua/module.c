@@ -33,6 +33,7 @@ SASPU_LUA_EXPORT int luaopen_saspu_core(lua_State *L);
 int luaopen_saspu_core(lua_State *L)
 {
   luaL_checkversion(L);
+  open_accounting(L);
   luaL_newlib(L, module_fns);
   open_domain(L);
   open_grid(L);

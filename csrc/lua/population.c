@@ -33,6 +33,7 @@ typedef struct LPopulation {
   SpValue *goal;
   SpValue *row;
   uint8_t *mask;   /* which variables a state argument gave */
+  size_t held;     /* C bytes reported to accounting.c */
 } LPopulation;
 
 /* The thread pool every population of a Lua state plans on (upvalue 2 of
@@ -284,6 +285,9 @@ static int l_population(lua_State *L)
   d->users++;
   if (capacity > 0 && sp_population_set_cache_capacity(pop, (uint32_t)capacity, &err) != SP_OK)
     return core_error(L, "saspu.population", &err);
+  /* states, goals, status, handle and plan slot of every NPC */
+  account_c_memory(L, &p->held,
+                   (size_t)n * (2 * (size_t)nv + 5 + (size_t)na * (na > 255 ? 2 : 1)));
   return 1;
 }
 
@@ -297,6 +301,7 @@ static int l_pop_close(lua_State *L)
     sp_population_free(p->pop);
     p->pop = NULL;
   }
+  release_c_memory(L, &p->held);
   if (p->owner) {
     LDomain *d = p->owner;
     p->owner = NULL;
