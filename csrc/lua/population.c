@@ -461,7 +461,7 @@ static int l_pop_mark_dirty(lua_State *L)
 /* Reads the options of pop:plan at `arg` (nil or a table) into *o and
  * *threads, and pushes opts.report (or nil). budget_ms: nil or
  * math.huge for no budget; 0 for a budget already spent, which still
- * plans one chunk so that every call makes progress. */
+ * plans one chunk with a dirty NPC so that every call makes progress. */
 static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o, int *threads)
 {
   static const char allowed[] = "threads, cache, budget_ms, report";

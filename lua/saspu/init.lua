@@ -94,7 +94,8 @@
 --       report: { planned, waiting, failures, cache_hits, cache_misses, elapsed_ms, threads }
 --       With budget_ms the call stops taking new chunks of NPCs once the budget is spent and
 --       the next call resumes where it stopped (no NPC starves; every call plans at least one
---       chunk of 1024 NPCs, so budget_ms = 0 plans one chunk). The workers of every population
+--       chunk of 1024 NPCs holding a dirty NPC, skipping clean ones, so budget_ms = 0 still
+--       makes progress). The workers of every population
 --       come from one shared thread pool. Plans are the same whatever the thread count and
 --       whether the cache is on. Reusing opts and its report allocates nothing.
 --   pop:status(i)                  -> "unplanned" | "planned" | "no_plan", dirty
