@@ -137,7 +137,9 @@ typedef struct SpPlanReport {
 /* Plans dirty NPCs (all of them without a budget) and clears their dirty
  * flags. Visits NPCs in chunks from a round-robin cursor: a call that
  * runs out of budget resumes at the next call where it stopped, and
- * every call plans at least one chunk, so no NPC starves. Plans are those
+ * every call plans at least one chunk that holds a dirty NPC (clean
+ * chunks are skipped), so no NPC starves and every call with dirty NPCs
+ * makes progress, however small its budget. Plans are those
  * of sp_plan on each NPC's (state, goal), whatever the thread count and
  * whether the cache is on. The first call with a given thread count or
  * cache setting allocates workspaces, caches and threads; after that,

@@ -125,7 +125,7 @@ describe("saspu.domain", function()
       { "a variable has one value", function(s) s.variables[2].values = { "on_floor" } end,
         "saspu.domain: variables[2] 'bucket': values: expected at least 2 values, got 1" },
       { "a value is not a string", function(s) s.variables[2].values[2] = 1 end,
-        "saspu.domain: variables[2] 'bucket': values[2]: expected a non-empty string, got number" },
+        "saspu.domain: variables[2] 'bucket': values[2]: expected a non-empty string or a boolean, got number" },
       { "two values share a name", function(s) s.variables[2].values[2] = "on_floor" end,
         "saspu.domain: variables[2] 'bucket': values[2] 'on_floor': duplicate value (also values[1])" },
       { "actions is missing", function(s) s.actions = nil end,

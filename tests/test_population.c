@@ -403,6 +403,28 @@ static void test_budget_no_starvation(void **state) {
   test_fixture_close(&f);
 }
 
+/* A spent budget still reaches a lone dirty NPC far from the cursor in
+ * one call: clean chunks are skipped, not counted as progress. */
+static void test_budget_skips_clean_chunks(void **state) {
+  (void)state;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_citizen(plain));
+  size_t n = 200 * SP_POPULATION_CHUNK;
+  SpPopulation *pop = population_with_pairs(&f, n, 5, plain);
+  SpError err;
+  assert_int_equal(plan_with(pop, 1, 0, 0).waiting, 0);
+  for (int threads = 1; threads <= 2; threads++) {
+    size_t lone = n - 1 - (size_t)threads * 3 * SP_POPULATION_CHUNK;
+    assert_int_equal(sp_population_mark_dirty(pop, lone, 1, &err), SP_OK);
+    SpPlanReport r = plan_with(pop, threads, 0, 1);
+    assert_int_equal(r.planned, 1);
+    assert_int_equal(r.waiting, 0);
+  }
+  expect_matches_sp_plan(&f, pop);
+  sp_population_free(pop);
+  test_fixture_close(&f);
+}
+
 /* ------------------------------------------------------------------ */
 /* Setters and dirty flags                                            */
 /* ------------------------------------------------------------------ */
@@ -878,6 +900,7 @@ int main(void) {
       cmocka_unit_test(test_plan_accessors),
       cmocka_unit_test(test_budget_resumes),
       cmocka_unit_test(test_budget_no_starvation),
+      cmocka_unit_test(test_budget_skips_clean_chunks),
       cmocka_unit_test(test_dirty_flags),
       cmocka_unit_test(test_bulk_setters),
       cmocka_unit_test(test_bad_input_errors),

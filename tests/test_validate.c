@@ -183,7 +183,10 @@ static void test_empty_names_and_values(void **state) {
   expect_error(&f, SP_ERR_INVALID, SP_E_EMPTY_NAME, "variables[1]: missing or empty name", -1);
   fixture_init(&f);
   f.vars[1].value_count = 0;
-  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES, "variables[2] 'bucket': empty value list", -1);
+  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES, "variables[2] 'bucket': 0 values, expected at least 2", -1);
+  fixture_init(&f);
+  f.vars[1].value_count = 1; /* as the header and the Lua binding say: never a variable */
+  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES, "variables[2] 'bucket': 1 value, expected at least 2", -1);
   fixture_init(&f);
   static const char *unnamed[] = {"on_floor", ""};
   f.vars[1].value_names = unnamed;

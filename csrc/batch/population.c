@@ -590,8 +590,10 @@ static size_t plan_chunk(SpPopulation *p, Worker *w, int k, int use_cache,
 /* The job each worker runs: claim chunks in cursor order until they run
  * out, every dirty NPC is planned, or the budget is spent. A chunk is
  * claimed only after the checks, and every claimed chunk is planned, so
- * the chunks done form one run from the cursor. Worker 0 plans its first
- * chunk unconditionally: every call makes progress. */
+ * the chunks done form one run from the cursor. Worker 0 takes chunks
+ * unconditionally until one had a dirty NPC: every call makes progress,
+ * however small its budget, and clean chunks cost a scan of their status
+ * bytes, eight at a time. */
 static void plan_job(void *arg, int k) {
   Pass *ps = arg;
   SpPopulation *p = ps->pop;
@@ -613,7 +615,10 @@ static void plan_job(void *arg, int k) {
     if (t >= p->chunk_count) break;
     size_t chunk = (ps->start_chunk + t) % p->chunk_count;
     size_t got = plan_chunk(p, w, k, ps->use_cache, chunk);
-    if (got == 0) continue;
+    if (got == 0) {
+      first = k == 0 && !w->planned;
+      continue;
+    }
     size_t done =
         atomic_fetch_add_explicit(&ps->done, got, memory_order_relaxed) + got;
     if (done >= ps->dirty_before)

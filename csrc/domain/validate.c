@@ -68,10 +68,12 @@ static SpStatus check_variables(const SpDomainSpec *spec, SpAllocator alloc,
       return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NAME,
                           "variables[%d]: name longer than %d characters",
                           v + 1, SP_MAX_NAME);
-    if (var->value_count < 1 || var->value_names == NULL)
-      return sp_error_set(err, SP_ERR_INVALID, SP_E_NO_VALUES,
-                          SP_FIELD_VALUES, "variables[%d] '%s': empty value list",
-                          v + 1, var->name);
+    /* one value could never change: the header, Lua and the core agree */
+    if (var->value_count < 2 || var->value_names == NULL)
+      return sp_error_set(err, SP_ERR_INVALID, SP_E_NO_VALUES, SP_FIELD_VALUES,
+                          "variables[%d] '%s': %d value%s, expected at least 2",
+                          v + 1, var->name, var->value_count,
+                          var->value_count == 1 ? "" : "s");
     if (var->value_count > SP_MAX_VALUES)
       return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_VALUES,
                           "variables[%d] '%s': %d values, the limit is %d",

@@ -23,6 +23,18 @@
 #define SASPU_LUA_LIST_MAX 16
 #endif
 
+/* The C memory taken since the last full collection that makes the
+ * binding run one (see accounting.c), at least; more when more is live. */
+#if !defined(SASPU_LUA_GC_C_BYTES)
+#define SASPU_LUA_GC_C_BYTES ((size_t)32 << 20)
+#endif
+
+/* A caller's string quoted in a message ('%s') is cut to its first and
+ * last bytes past this length; see shown_name. */
+#if !defined(SASPU_LUA_NAME_SHOWN)
+#define SASPU_LUA_NAME_SHOWN 48
+#endif
+
 /* The user values of a saspu.Domain. The maps use C indices (0-based); the
  * arrays are Lua arrays, so entry c + 1 is about C index c. */
 enum {
@@ -34,8 +46,8 @@ enum {
   UV_ACTION_NAMES, /* array of action names */
   UV_PARAMS,       /* array of parameter-name arrays, one per action */
   UV_GOALS,        /* goal name -> packed goal (values, then a set/keep mask) */
-                                                UV_STARTS,       /* start name -> packed start (one byte per variable) */
-                                                                                                UV_SCRATCH,      /* userdata: the plan, s0 and goal buffers */
+  UV_STARTS,       /* start name -> packed start (one byte per variable) */
+  UV_SCRATCH,      /* userdata: the plan, s0 and goal buffers */
   UV_COUNT = UV_SCRATCH
 };
 
@@ -55,7 +67,41 @@ typedef struct LDomain {
   uint8_t *mask;  /* variable_count entries, same: which goal values were given */
   int nvars;
   int nactions;
+  size_t held; /* C bytes reported to accounting.c */
 } LDomain;
+
+/* ---- Objects closed by code their own method runs -----------------
+ * A method's object cannot be collected while the method runs (it is on
+ * the method's stack), but it can be closed: a finalizer run by any
+ * allocation, or a metamethod of a table the caller passed (`why`, `out`,
+ * `report`), may call obj:close(), which frees the C memory at once.
+ * The one rule, for every method of every type (Domain, Population,
+ * Grid, and World, Crowd, Agent to come, hooks included):
+ *
+ *   A C pointer owned by the object (core object, workspace, path buffer)
+ *   is valid only until the next "Lua point"; after one, fetch it again
+ *   through the type's live_* function, which raises "saspu.X was closed
+ *   during the call" when it is gone.
+ *
+ * Lua points are the API calls that may run Lua code: every call that
+ * creates a collectable object (lua_createtable/newtable, lua_push*string,
+ * lua_pushfstring, lua_concat, lua_newuserdatauv, lua_pushcclosure, luaL_Buffer
+ * growth, luaL_tolstring, lua_tolstring on a number) runs a collector step
+ * and so finalizers; lua_setfield/getfield/settable/gettable/next-less
+ * access to a caller's table runs its metamethods; lua_call of course.
+ * Raw access (lua_rawget*, lua_rawset*) and pushing numbers, booleans or
+ * values already on the stack are not Lua points. Memory the object keeps
+ * in Lua-owned userdata (the scratch buffers) stays valid after close.
+ * So a method reads what it needs from the core into locals, then builds
+ * its Lua results; a loop that allocates per element re-fetches each
+ * iteration. Re-fetching costs a load and a compare; a busy counter would
+ * need unwinding on errors, which the C API cannot do without pcall. */
+
+/* Raises "<type> was closed during the call" (see above). */
+int closed_during_call(lua_State *L, const char *type);
+
+/* The compiled domain of `d`, or the error above. */
+const SpDomain *live_domain(lua_State *L, const LDomain *d);
 
 /* Stack slots a function of this file may use beyond its arguments: the
  * deepest path (a compile error inside a prevail) needs about 40. */
@@ -84,7 +130,15 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
                 SpValue *vals, uint8_t *mask, const char *where);
 size_t fmt_explain(const SpDomain *d, const void *arg, char *buf, size_t size);
 size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size);
-void push_formatted(lua_State *L, const SpDomain *d, Formatter f, const void *arg);
+void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
+                    Formatter f, const void *arg);
+const char *var_name(lua_State *L, const Names *n, int var);
+const char *shown_name(lua_State *L, int idx);
+
+/* ---- accounting.c: C memory the collector cannot see */
+void open_accounting(lua_State *L);
+void account_c_memory(lua_State *L, size_t *held, size_t bytes);
+void release_c_memory(lua_State *L, size_t *held);
 void *to_userdata_of_upvalue(lua_State *L, int idx, const char *type);
 
 /* ---- domain_compile.c */
@@ -99,8 +153,9 @@ void push_names(lua_State *L, Names *n);
 
 /* ---- domain_plan.c */
 const char *failure_code_name(SpFailureCode c);
-void fill_why_at(lua_State *L, int dom, const SpDomain *domain, int why,
-                 const SpFailure *f);
+void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
+                 const char *type, int why, const SpFailure *f);
+void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to);
 int l_plan(lua_State *L);
 int l_plan_ids(lua_State *L);
 int l_plan_order(lua_State *L);

@@ -41,6 +41,7 @@ static int l_close(lua_State *L)
       sp_domain_free(d->domain);
     d->domain = NULL;
   }
+  release_c_memory(L, &d->held); /* an orphan is small next to its populations */
   return 0;
 }
 
@@ -81,7 +82,7 @@ static int l_index(lua_State *L)
 static int l_explain(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
-  push_formatted(L, d->domain, fmt_explain, NULL);
+  push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_explain, NULL);
   return 1;
 }
 
@@ -135,7 +136,11 @@ static int l_actions(lua_State *L)
   names = lua_gettop(L);
   lua_createtable(L, d->nactions, 0);
   for (a = 0; a < d->nactions; a++) {
-    int v = sp_action_variable(d->domain, a), np;
+    /* read the core first: the tables below are Lua points (binding.h) */
+    const SpDomain *dom = live_domain(L, d);
+    int v = sp_action_variable(dom, a), np;
+    int pre = sp_action_pre(dom, a), post = sp_action_post(dom, a);
+    int requestable = sp_action_is_requestable(dom, a), in_cycle = action_in_cycle(dom, a);
     lua_createtable(L, 0, 9);
     lua_pushinteger(L, a + 1);
     lua_setfield(L, -2, "id");
@@ -143,14 +148,15 @@ static int l_actions(lua_State *L)
     lua_setfield(L, -2, "name");
     lua_rawgeti(L, n.var_names, v + 1);
     lua_setfield(L, -2, "var");
-    push_value_name(L, &n, v, sp_action_pre(d->domain, a));
+    push_value_name(L, &n, v, pre);
     lua_setfield(L, -2, "pre");
-    push_value_name(L, &n, v, sp_action_post(d->domain, a));
+    push_value_name(L, &n, v, post);
     lua_setfield(L, -2, "post");
-    np = sp_action_prevail_count(d->domain, a);
+    np = sp_action_prevail_count(live_domain(L, d), a);
     lua_createtable(L, 0, np);
-    for (i = 0; i < np; i++) {
-      SpCondition c = sp_action_prevail(d->domain, a, i);
+    dom = live_domain(L, d);
+    for (i = 0; i < np; i++) { /* raw accesses only: no Lua point */
+      SpCondition c = sp_action_prevail(dom, a, i);
       lua_rawgeti(L, n.var_names, c.variable + 1);
       push_value_name(L, &n, c.variable, c.value);
       lua_rawset(L, -3);
@@ -165,9 +171,9 @@ static int l_actions(lua_State *L)
     }
     lua_remove(L, -2);
     lua_setfield(L, -2, "params");
-    lua_pushboolean(L, sp_action_is_requestable(d->domain, a));
+    lua_pushboolean(L, requestable);
     lua_setfield(L, -2, "requestable");
-    lua_pushboolean(L, action_in_cycle(d->domain, a));
+    lua_pushboolean(L, in_cycle);
     lua_setfield(L, -2, "in_cycle");
     lua_rawseti(L, -2, a + 1);
   }
@@ -188,8 +194,9 @@ static int l_variables(lua_State *L)
   names = lua_gettop(L);
   lua_createtable(L, d->nvars, 0);
   for (v = 0; v < d->nvars; v++) {
-    int nvals = sp_variable_value_count(d->domain, v);
-    int ncycles = sp_variable_cycle_count(d->domain, v), c;
+    const SpDomain *dom = live_domain(L, d);
+    int nvals = sp_variable_value_count(dom, v);
+    int ncycles = sp_variable_cycle_count(dom, v), c;
     lua_createtable(L, 0, 4);
     lua_pushinteger(L, v + 1);
     lua_setfield(L, -2, "id");
@@ -203,10 +210,11 @@ static int l_variables(lua_State *L)
     lua_setfield(L, -2, "values");
     lua_createtable(L, ncycles, 0);
     for (c = 0; c < ncycles; c++) {
-      int clen = sp_variable_cycle_length(d->domain, v, c);
+      int clen = sp_variable_cycle_length(live_domain(L, d), v, c);
       lua_createtable(L, clen, 0);
+      dom = live_domain(L, d); /* the table was a Lua point */
       for (i = 0; i < clen; i++) {
-        lua_rawgeti(L, names, sp_variable_cycle_action(d->domain, v, c, i) + 1);
+        lua_rawgeti(L, names, sp_variable_cycle_action(dom, v, c, i) + 1);
         lua_rawseti(L, -2, i + 1);
       }
       lua_rawseti(L, -2, c + 1);

@@ -38,10 +38,7 @@ static void check_fields(lua_State *L, int tbl, const char *const *allowed,
           ok = 1;
     }
     if (!ok) {
-      const char *k = luaL_tolstring(L, -2, NULL);
-      raise_error(L, where, "unknown field %s%s%s (expected %s)",
-                  lua_type(L, -3) == LUA_TSTRING ? "'" : "", k,
-            lua_type(L, -3) == LUA_TSTRING ? "'" : "", expected);
+      raise_error(L, where, "unknown field %s (expected %s)", shown_name(L, -2), expected);
     }
     lua_pop(L, 1);
   }
@@ -60,9 +57,10 @@ static const char *read_name(lua_State *L, int tbl, const char *field,
     raise_error(L, where, "%s: expected a non-empty string, got %s", field,
                 s ? "an empty string" : luaL_typename(L, -1));
   if (len > SP_MAX_NAME)
-    raise_error(L, where, "%s: '%s' is longer than %d bytes", field, s, SP_MAX_NAME);
+    raise_error(L, where, "%s: %s is longer than %d bytes", field, shown_name(L, -1),
+                SP_MAX_NAME);
   if (strlen(s) != len)
-    raise_error(L, where, "%s: '%s' contains a zero byte", field, s);
+    raise_error(L, where, "%s: %s contains a zero byte", field, shown_name(L, -1));
   return s;
 }
 
@@ -175,25 +173,33 @@ static int compile_variables(lua_State *L)
     for (j = 1; j <= nvals; j++) {
       size_t len;
       int values = lua_gettop(L) - 2;
-      lua_geti(L, values, j);
-      if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
-        raise_error(L, where, "values[%I]: expected a non-empty string, got %s", j,
-                    lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+      /* a boolean declares the value named "true" or "false"; the
+       * declared form (boolean) is what decode, starts, ... give back */
+      if (lua_geti(L, values, j) == LUA_TBOOLEAN) {
+        lua_pushstring(L, lua_toboolean(L, -1) ? "true" : "false");
+      } else if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0) {
+        raise_error(L, where, "values[%I]: expected a non-empty string or a boolean, got %s",
+                    j, lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+      } else {
+        lua_pushvalue(L, -1);
+      }
+      values = lua_gettop(L) - 4; /* then ids, names, declared, name */
       vnames[j - 1] = lua_tolstring(L, -1, &len);
       if (len > SP_MAX_NAME)
-        raise_error(L, where, "values[%I]: '%s' is longer than %d bytes", j,
-                    vnames[j - 1], SP_MAX_NAME);
+        raise_error(L, where, "values[%I]: %s is longer than %d bytes", j,
+                    shown_name(L, -1), SP_MAX_NAME);
       if (strlen(vnames[j - 1]) != len)
-        raise_error(L, where, "values[%I]: '%s' contains a zero byte", j, vnames[j - 1]);
+        raise_error(L, where, "values[%I]: %s contains a zero byte", j, shown_name(L, -1));
       lua_pushvalue(L, -1);
-      if (lua_rawget(L, -4) != LUA_TNIL)
+      if (lua_rawget(L, values + 1) != LUA_TNIL)
         raise_error(L, where, "values[%I] '%s': duplicate value (also values[%I])", j,
                     vnames[j - 1], lua_tointeger(L, -1) + 1);
       lua_pop(L, 1);
-      lua_pushvalue(L, -1);
-      lua_rawseti(L, -3, j);
+      lua_pushvalue(L, -2);
+      lua_rawseti(L, values + 2, j); /* the declared form */
       lua_pushinteger(L, j - 1);
-      lua_rawset(L, -4); /* the name stays anchored as a key */
+      lua_rawset(L, values + 1); /* the name stays anchored as a key */
+      lua_pop(L, 1);
     }
     lua_rawseti(L, S_VALUE_NAMES, i);
     lua_rawseti(L, S_VALUE_IDS, i);
@@ -344,10 +350,14 @@ static void compile_states(lua_State *L, const Names *n, int nv, const char *fie
   while (lua_next(L, tbl)) {
     const char *where;
     if (lua_type(L, -2) != LUA_TSTRING || lua_rawlen(L, -2) == 0) {
-      const char *k = luaL_tolstring(L, -2, NULL);
+      if (lua_type(L, -2) == LUA_TSTRING)
+        raise_error(L, "saspu.domain", "%s: expected non-empty names as keys, got ''", field);
       raise_error(L, "saspu.domain", "%s: expected names as keys, got %s key %s", field,
-                  luaL_typename(L, -3), k);
+            luaL_typename(L, -2), luaL_tolstring(L, -2, NULL));
     }
+    if (lua_rawlen(L, -2) > SP_MAX_NAME || strlen(lua_tostring(L, -2)) != lua_rawlen(L, -2))
+      raise_error(L, "saspu.domain", "%s: %s: a name is 1 to %d bytes without zero bytes",
+                  field, shown_name(L, -2), SP_MAX_NAME);
     where = lua_pushfstring(L, "saspu.domain: %s.%s", field, lua_tostring(L, -2));
     if (!lua_istable(L, -2))
       raise_error(L, where, "expected a table, got %s", luaL_typename(L, -2));
@@ -434,7 +444,7 @@ int l_domain(lua_State *L)
     return core_error(L, "saspu.domain", &err);
   }
   if (!allow_outside && sp_domain_class(d->domain) == SP_CLASS_OUTSIDE) {
-    push_formatted(L, d->domain, fmt_explain, NULL); /* d owns the domain */
+    push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_explain, NULL);
     return raise_error(L, "saspu.domain", "%s(set allow_outside = true to accept it)",
                        lua_tostring(L, -1));
   }
@@ -471,6 +481,8 @@ int l_domain(lua_State *L)
     lua_pushvalue(L, t);
     lua_setiuservalue(L, S_DOMAIN, uv);
   }
+  account_c_memory(L, &d->held, sp_domain_size_bytes(d->domain) +
+                                    sp_workspace_size_bytes(d->ws));
   lua_pushvalue(L, S_DOMAIN);
   return 1;
 }

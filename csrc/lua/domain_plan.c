@@ -21,50 +21,67 @@ const char *failure_code_name(SpFailureCode c)
 /* Fills the table at `why` with the reason for a missing plan: message,
  * code, and the action, other_action, variable and value involved (by
  * name; nil when not relevant). `dom` is the stack index of the domain
- * userdata whose compiled form is `domain`. */
-void fill_why_at(lua_State *L, int dom, const SpDomain *domain, int why,
-                        const SpFailure *f)
+ * userdata whose compiled form is `*domain` (fetched again after each Lua
+ * point; `type` names its holder when it is gone: see binding.h). Every
+ * value is on the stack before the first lua_setfield, which may run the
+ * caller's __newindex. */
+void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
+                 const char *type, int why, const SpFailure *f)
 {
+  static const char *const keys[6] = { "message", "code", "action", "other_action",
+                                       "variable", "value" };
   Names n;
-  int top = lua_gettop(L), names;
-  int nactions = sp_domain_action_count(domain), nvars = sp_domain_variable_count(domain);
+  int top = lua_gettop(L), names, nactions, nvars, has_value, first, k;
+  const SpDomain *cd;
   push_names_at(L, dom, &n);
   push_uv(L, dom, UV_ACTION_NAMES);
   names = lua_gettop(L);
-  push_formatted(L, domain, fmt_failure, f);
-  lua_setfield(L, why, "message");
+  first = names + 1;
+  push_formatted(L, domain, type, fmt_failure, f);
+  cd = *domain;
+  if (!cd)
+    closed_during_call(L, type);
+  nactions = sp_domain_action_count(cd);
+  nvars = sp_domain_variable_count(cd);
+  has_value = f->variable >= 0 && f->variable < nvars && f->value >= 0 &&
+              f->value < sp_variable_value_count(cd, f->variable);
   lua_pushstring(L, failure_code_name(f->code));
-  lua_setfield(L, why, "code");
   if (f->action >= 0 && f->action < nactions)
     lua_rawgeti(L, names, f->action + 1);
   else
     lua_pushnil(L);
-  lua_setfield(L, why, "action");
   if (f->other_action >= 0 && f->other_action < nactions)
     lua_rawgeti(L, names, f->other_action + 1);
   else
     lua_pushnil(L);
-  lua_setfield(L, why, "other_action");
-  if (f->variable >= 0 && f->variable < nvars) {
+  if (f->variable >= 0 && f->variable < nvars)
     lua_rawgeti(L, n.var_names, f->variable + 1);
-    lua_setfield(L, why, "variable");
-    if (f->value >= 0 && f->value < sp_variable_value_count(domain, f->variable))
-      push_value_name(L, &n, f->variable, f->value);
-    else
-      lua_pushnil(L);
-  } else {
+  else
     lua_pushnil(L);
-    lua_setfield(L, why, "variable");
+  if (has_value)
+    push_value_name(L, &n, f->variable, f->value);
+  else
     lua_pushnil(L);
+  for (k = 0; k < 6; k++) { /* in this order, from the slots above */
+    lua_pushvalue(L, first + k);
+    lua_setfield(L, why, keys[k]);
   }
-  lua_setfield(L, why, "value");
   lua_settop(L, top);
 }
 
-/* fill_why_at for a domain method: the open domain is at stack index 1. */
+/* fill_why_at for a domain method: the domain is at stack index 1. */
 static void fill_why(lua_State *L, LDomain *d, int why, const SpFailure *f)
 {
-  fill_why_at(L, 1, d->domain, why, f);
+  fill_why_at(L, 1, (const SpDomain *const *)&d->domain, DOMAIN_MT, why, f);
+}
+
+/* Sets t[from..to] to nil (raw: the caller's metamethods do not run). */
+void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to)
+{
+  for (; from <= to; from++) {
+    lua_pushnil(L);
+    lua_rawseti(L, t, from);
+  }
 }
 
 /* Runs the planner on d->s0 / d->goal. Returns the plan length, or -1
@@ -75,7 +92,7 @@ static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
   SpStatus st;
   f->code = SP_FAIL_NONE;
   f->action = f->other_action = f->variable = f->value = -1;
-  st = sp_plan(d->domain, d->ws, d->s0, d->goal, d->plan, &len, f);
+  st = sp_plan(live_domain(L, d), d->ws, d->s0, d->goal, d->plan, &len, f);
   if (st == SP_OK)
     return len;
   if (st == SP_NO_PLAN)
@@ -97,8 +114,9 @@ static void plan_packed_or_raise(lua_State *L, LDomain *d, int arg, SpValue *val
     return;
   }
   push_key_list(L, lua_gettop(L) - 1);
-  luaL_error(L, "saspu.Domain:plan: %s: unknown %s '%s' (%s; or a packed state of %d "
-             "bytes from dom:encode)", what, what, lua_tostring(L, arg), lua_tostring(L, -1),
+  shown_name(L, arg);
+  luaL_error(L, "saspu.Domain:plan: %s: unknown %s %s (%s; or a packed state of %d "
+             "bytes from dom:encode)", what, what, lua_tostring(L, -1), lua_tostring(L, -2),
              d->nvars);
 }
 
@@ -222,7 +240,7 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
     for (v = 0; v < d->nvars; v++) {
       if (p[v] >= d->counts[v])
         luaL_error(L, "saspu.Domain:%s: %s: byte %d is %d, out of range for '%s' (%d values)",
-                   fname, what, v + 1, (int)p[v], sp_variable_name(d->domain, v),
+                   fname, what, v + 1, (int)p[v], sp_variable_name(live_domain(L, d), v),
                    (int)d->counts[v]);
       vals[v] = p[v];
     }
@@ -244,7 +262,8 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
       x = lua_tointegerx(L, -1, &isnum);
       if (!isnum || x < 1 || x > d->counts[v])
         luaL_error(L, "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d)",
-                   fname, what, v + 1, sp_variable_name(d->domain, v), (int)d->counts[v]);
+                   fname, what, v + 1, sp_variable_name(live_domain(L, d), v),
+                   (int)d->counts[v]);
       vals[v] = (SpValue)(x - 1);
       lua_pop(L, 1);
     }
@@ -274,8 +293,10 @@ int l_plan_ids(lua_State *L)
   luaL_checktype(L, 4, LUA_TTABLE);
   if (!lua_isnil(L, 5))
     luaL_checktype(L, 5, LUA_TTABLE);
+  old = (lua_Integer)lua_rawlen(L, 4);
   len = run_plan(L, d, &f);
   if (len < 0) {
+    clear_array(L, 4, 1, old); /* no stale plan a script could run */
     if (lua_isnil(L, 5)) {
       lua_createtable(L, 0, 6);
       lua_replace(L, 5);
@@ -285,15 +306,11 @@ int l_plan_ids(lua_State *L)
     lua_pushvalue(L, 5);
     return 2;
   }
-  old = (lua_Integer)lua_rawlen(L, 4);
   for (i = 0; i < len; i++) {
     lua_pushinteger(L, d->plan[i] + 1);
     lua_rawseti(L, 4, i + 1);
   }
-  for (i = len + 1; i <= old; i++) {
-    lua_pushnil(L);
-    lua_rawseti(L, 4, i);
-  }
+  clear_array(L, 4, len + 1, old);
   lua_pushinteger(L, len);
   lua_pushvalue(L, 4);
   return 2;
@@ -332,8 +349,8 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
       push_uv(L, 1, UV_GOALS);
       lua_pushvalue(L, arg);
       if (lua_rawget(L, -2) != LUA_TSTRING)
-        luaL_error(L, "saspu.Domain:encode: no start or goal named '%s'",
-                   lua_tostring(L, arg));
+        luaL_error(L, "saspu.Domain:encode: no start or goal named %s",
+                   shown_name(L, arg));
       p = (const uint8_t *)lua_tostring(L, -1);
       memcpy(d->s0, p, (size_t)d->nvars);
       memcpy(mask, p + d->nvars, (size_t)d->nvars);
@@ -350,7 +367,7 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
       continue;
     if (!base)
       luaL_error(L, "saspu.Domain:encode: missing variable '%s' (give a base state)",
-                 sp_variable_name(d->domain, v));
+                 var_name(L, n, v));
     d->s0[v] = d->goal[v];
   }
 }

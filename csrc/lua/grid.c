@@ -23,6 +23,7 @@ typedef struct LGrid {
   int searched;        /* a search ran: `last` means something */
   int found;           /* and it found a path */
   int width, height;
+  size_t held;         /* C bytes reported to accounting.c */
 } LGrid;
 
 /* Smallest path buffer; it then doubles as longer paths come. */
@@ -48,6 +49,15 @@ static LGrid *check_grid(lua_State *L, int idx)
   if (!g->grid)
     luaL_argerror(L, idx, "saspu.Grid is closed");
   return g;
+}
+
+/* The grid's core object after a Lua point (see binding.h), or the
+ * error "saspu.Grid was closed during the call". */
+static SpGrid *live_grid(lua_State *L, const LGrid *g)
+{
+  if (!g->grid)
+    closed_during_call(L, GRID_MT);
+  return g->grid;
 }
 
 /* Argument `arg`, an integer in 1..limit, named `name` in the message;
@@ -152,11 +162,14 @@ static LGrid *new_grid_userdata(lua_State *L)
   return g;
 }
 
-static void grid_owns(LGrid *g, SpGrid *grid)
+/* The grid at the top of the stack takes `grid` and reports its memory
+ * to the collector (see account_c_memory). */
+static void grid_owns(lua_State *L, LGrid *g, SpGrid *grid)
 {
   g->grid = grid;
   g->width = sp_grid_width(grid);
   g->height = sp_grid_height(grid);
+  account_c_memory(L, &g->held, sp_grid_size_bytes(grid));
 }
 
 /* saspu.grid(w, h [, cost]) -> saspu.Grid, every cell open with `cost`
@@ -179,7 +192,7 @@ static int l_grid(lua_State *L)
   g = new_grid_userdata(L);
   if (sp_grid_new((int)w, (int)h, cost, core_allocator(L), &grid, &err) != SP_OK)
     return grid_error(L, "saspu.grid", &err);
-  grid_owns(g, grid);
+  grid_owns(L, g, grid);
   return 1;
 }
 
@@ -198,7 +211,7 @@ static int l_grid_from_ascii(lua_State *L)
       return grid_error(L, "saspu.grid_from_ascii", &err);
     return luaL_argerror(L, 1, push_grid_error(L, &err));
   }
-  grid_owns(g, grid);
+  grid_owns(L, g, grid);
   return 1;
 }
 
@@ -222,6 +235,7 @@ static int l_grid_close(lua_State *L)
     sp_grid_free(g->grid);
     g->grid = NULL;
   }
+  release_c_memory(L, &g->held);
   return 0;
 }
 
@@ -351,7 +365,7 @@ static int l_grid_set_costs(lua_State *L)
     }
     lua_pop(L, 1);
   }
-  if (sp_grid_set_costs(g->grid, r.x, r.y, r.w, r.h, vals, &err) != SP_OK)
+  if (sp_grid_set_costs(live_grid(L, g), r.x, r.y, r.w, r.h, vals, &err) != SP_OK)
     return grid_error(L, "saspu.Grid:set_costs", &err);
   return 0;
 }
@@ -365,7 +379,7 @@ static int l_grid_set_map(lua_State *L)
   size_t len;
   const char *text = luaL_checklstring(L, 4, &len);
   SpGridError err;
-  if (sp_grid_set_ascii(g->grid, x, y, text, len, &err) != SP_OK) {
+  if (sp_grid_set_ascii(live_grid(L, g), x, y, text, len, &err) != SP_OK) {
     if (err.code == SP_GRID_E_MEMORY)
       return grid_error(L, "saspu.Grid:set_map", &err);
     return luaL_argerror(L, 4, push_grid_error(L, &err));
@@ -393,7 +407,8 @@ static void check_query(lua_State *L, int arg, SpGridQuery *q)
         q->algorithm = SP_GRID_DIJKSTRA;
       else if (a)
         luaL_argerror(L, arg, lua_pushfstring(L,
-                      "algorithm: expected 'astar' or 'dijkstra', got '%s'", a));
+                      "algorithm: expected 'astar' or 'dijkstra', got %s",
+                      shown_name(L, -1)));
       else
         luaL_argerror(L, arg, lua_pushfstring(L,
                       "algorithm: expected 'astar' or 'dijkstra', got %s",
@@ -405,10 +420,9 @@ static void check_query(lua_State *L, int arg, SpGridQuery *q)
                       luaL_typename(L, -1)));
       q->allow_corner_cutting = lua_toboolean(L, -1);
     } else {
-      const char *quote = k ? "'" : "", *shown = luaL_tolstring(L, -2, NULL);
+      const char *shown = shown_name(L, -2);
       luaL_argerror(L, arg, lua_pushfstring(L,
-                    "unknown option %s%s%s (expected algorithm, corner_cutting)",
-                    quote, shown, quote));
+                    "unknown option %s (expected algorithm, corner_cutting)", shown));
     }
     lua_pop(L, 1);
   }
@@ -450,9 +464,14 @@ static size_t grid_search(lua_State *L, LGrid *g, int arg, const char *fname)
   to.x = check_cell(L, arg + 2, "x1", g->width);
   to.y = check_cell(L, arg + 3, "y1", g->height);
   check_query(L, arg + 4, &q);
-  if (!g->ws && sp_grid_workspace_new(g->grid, NULL, core_allocator(L), &g->ws, &err) != SP_OK) {
-    g->ws = NULL;
-    grid_error(L, fname, &err);
+  live_grid(L, g);
+  if (!g->ws) {
+    if (sp_grid_workspace_new(g->grid, NULL, core_allocator(L), &g->ws, &err) != SP_OK) {
+      g->ws = NULL;
+      grid_error(L, fname, &err);
+    }
+    account_c_memory(L, &g->held, sp_grid_workspace_size_bytes(g->ws));
+    live_grid(L, g); /* the collector step was a Lua point */
   }
   memset(&g->last, 0, sizeof g->last);
   st = sp_grid_find_path(g->grid, g->ws, from, to, &q, &g->last, &err);
@@ -484,24 +503,18 @@ static int l_grid_path(lua_State *L)
     return 3;
   lua_createtable(L, (int)len, 0);
   for (i = 0; i < len; i++) {
+    SpGridPoint c;
+    live_grid(L, g); /* the tables are Lua points: g->path goes with close */
+    c = g->path[i];
     lua_createtable(L, 2, 0);
-    lua_pushinteger(L, g->path[i].x + 1);
+    lua_pushinteger(L, c.x + 1);
     lua_rawseti(L, -2, 1);
-    lua_pushinteger(L, g->path[i].y + 1);
+    lua_pushinteger(L, c.y + 1);
     lua_rawseti(L, -2, 2);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_pushnumber(L, (lua_Number)g->last.cost);
   return 2;
-}
-
-/* Sets out[from..to] to nil. */
-static void clear_entries(lua_State *L, int out, lua_Integer from, lua_Integer to)
-{
-  for (; from <= to; from++) {
-    lua_pushnil(L);
-    lua_rawseti(L, out, from);
-  }
 }
 
 /* g:path_into(out, x0, y0, x1, y1 [, opts]) -> count, cost
@@ -520,7 +533,7 @@ static int l_grid_path_into(lua_State *L)
   old = (lua_Integer)lua_rawlen(L, 2);
   len = grid_search(L, g, 3, "saspu.Grid:path_into");
   if (len == 0) {
-    clear_entries(L, 2, 1, old);
+    clear_array(L, 2, 1, old);
     return 3;
   }
   for (i = 0; i < (lua_Integer)len; i++) {
@@ -529,7 +542,7 @@ static int l_grid_path_into(lua_State *L)
     lua_pushinteger(L, g->path[i].y + 1);
     lua_rawseti(L, 2, 2 * i + 2);
   }
-  clear_entries(L, 2, 2 * (lua_Integer)len + 1, old);
+  clear_array(L, 2, 2 * (lua_Integer)len + 1, old);
   lua_pushinteger(L, (lua_Integer)len);
   lua_pushnumber(L, (lua_Number)g->last.cost);
   return 2;

@@ -33,6 +33,7 @@ SASPU_LUA_EXPORT int luaopen_saspu_core(lua_State *L);
 int luaopen_saspu_core(lua_State *L)
 {
   luaL_checkversion(L);
+  open_accounting(L);
   luaL_newlib(L, module_fns);
   lua_pushliteral(L, SASPU_VERSION); /* CMake's project version */
   lua_setfield(L, -2, "_VERSION");

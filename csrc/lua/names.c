@@ -23,6 +23,40 @@ int raise_error(lua_State *L, const char *where, const char *fmt, ...)
   return lua_error(L);
 }
 
+/* Pushes and returns the string at `idx` quoted for a message: 'name',
+ * zero bytes shown as \0, and past SASPU_LUA_NAME_SHOWN bytes cut to its
+ * ends with its size: 'aaaaaaaa...aaa' (1048576 bytes). Other values as
+ * luaL_tolstring shows them, unquoted. */
+const char *shown_name(lua_State *L, int idx)
+{
+  luaL_Buffer b;
+  size_t len, i, head, tail;
+  const char *s;
+  if (lua_type(L, idx) != LUA_TSTRING)
+    return luaL_tolstring(L, idx, NULL);
+  s = lua_tolstring(L, idx, &len);
+  head = len > SASPU_LUA_NAME_SHOWN ? SASPU_LUA_NAME_SHOWN - 16 : len;
+  tail = len > SASPU_LUA_NAME_SHOWN ? 8 : 0;
+  luaL_buffinit(L, &b);
+  luaL_addchar(&b, '\'');
+  for (i = 0; i < head + tail; i++) {
+    char c = s[i < head ? i : len - tail + (i - head)];
+    if (i == head)
+      luaL_addstring(&b, "...");
+    if (c == '\0')
+      luaL_addstring(&b, "\\0");
+    else
+      luaL_addchar(&b, c);
+  }
+  luaL_addchar(&b, '\'');
+  if (tail) {
+    lua_pushfstring(L, " (%I bytes)", (lua_Integer)len);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
 /* Pushes "a, b, c" built from the Lua array at `arr` (strings), cut after
  * SASPU_LUA_LIST_MAX names. */
 static void push_name_list(lua_State *L, int arr)
@@ -38,6 +72,10 @@ static void push_name_list(lua_State *L, int arr)
       break;
     }
     lua_rawgeti(L, arr, i);
+    if (lua_type(L, -1) != LUA_TSTRING) { /* a value declared as a boolean */
+      luaL_tolstring(L, -1, NULL);
+      lua_remove(L, -2);
+    }
     luaL_addvalue(&b);
   }
   luaL_pushresult(&b);
@@ -58,7 +96,7 @@ void push_value_name(lua_State *L, const Names *n, int var, int value)
   lua_remove(L, -2);
 }
 
-static const char *var_name(lua_State *L, const Names *n, int var)
+const char *var_name(lua_State *L, const Names *n, int var)
 {
   const char *s;
   lua_rawgeti(L, n->var_names, var + 1);
@@ -109,8 +147,9 @@ int read_var(lua_State *L, const Names *n, int idx, const char *where,
                        luaL_typename(L, idx));
   if (v < 0) {
     push_name_list(L, n->var_names);
-    return raise_error(L, where, "%sunknown variable '%s' (%s)", field,
-                       lua_tostring(L, idx), lua_tostring(L, -1));
+    shown_name(L, idx);
+    return raise_error(L, where, "%sunknown variable %s (%s)", field,
+                       lua_tostring(L, -1), lua_tostring(L, -2));
   }
   return v;
 }
@@ -126,9 +165,9 @@ int read_value(lua_State *L, const Names *n, int var, int idx,
     return raise_error(L, where, "%s%sexpected a value of '%s', got %s", label,
                        *label ? ": " : "", var_name(L, n, var), luaL_typename(L, idx));
   if (x < 0) {
-    const char *shown = luaL_tolstring(L, idx, NULL);
+    const char *shown = shown_name(L, idx);
     push_value_list(L, n, var);
-    return raise_error(L, where, "%s%s'%s' is not a value of '%s' (%s)", label,
+    return raise_error(L, where, "%s%s%s is not a value of '%s' (%s)", label,
                        *label ? " " : "", shown, var_name(L, n, var),
                  lua_tostring(L, -1));
   }
@@ -189,8 +228,9 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
     }
     if (v < 0) {
       push_name_list(L, n->var_names);
-      raise_error(L, where, "unknown variable '%s' (%s)", lua_tostring(L, key),
-                  lua_tostring(L, -1));
+      shown_name(L, key);
+      raise_error(L, where, "unknown variable %s (%s)", lua_tostring(L, -1),
+                  lua_tostring(L, -2));
     }
     vals[v] = (SpValue)read_value(L, n, v, key + 1, where, "");
     seen[v] = 1;
@@ -217,18 +257,36 @@ size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size)
   return sp_failure_format(d, arg, buf, size);
 }
 
-void push_formatted(lua_State *L, const SpDomain *d, Formatter f, const void *arg)
+/* Pushes the text of formatter `f`. `*d` is fetched again after the
+ * buffer is allocated (a Lua point: see binding.h); `type` names the
+ * object in the error when it was closed meanwhile. */
+void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
+                    Formatter f, const void *arg)
 {
   char small[256];
-  size_t len = f(d, arg, small, sizeof small);
+  size_t len = f(*d, arg, small, sizeof small);
   if (len < sizeof small) {
     lua_pushlstring(L, small, len);
   } else {
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, len + 1);
-    f(d, arg, p, len + 1);
+    if (!*d)
+      closed_during_call(L, type);
+    f(*d, arg, p, len + 1);
     luaL_pushresultsize(&b, len);
   }
+}
+
+int closed_during_call(lua_State *L, const char *type)
+{
+  return luaL_error(L, "%s was closed during the call", type);
+}
+
+const SpDomain *live_domain(lua_State *L, const LDomain *d)
+{
+  if (!d->domain)
+    closed_during_call(L, DOMAIN_MT);
+  return d->domain;
 }
 
 /* The userdata at `idx` whose metatable is upvalue 1 of the running C

@@ -33,6 +33,7 @@ typedef struct LPopulation {
   SpValue *goal;
   SpValue *row;
   uint8_t *mask;   /* which variables a state argument gave */
+  size_t held;     /* C bytes reported to accounting.c */
 } LPopulation;
 
 /* The thread pool every population of a Lua state plans on (upvalue 2 of
@@ -63,6 +64,15 @@ static LPopulation *check_population(lua_State *L, int idx)
   return p;
 }
 
+/* The population's core object after a Lua point (see binding.h), or
+ * the error "saspu.Population was closed during the call". */
+static SpPopulation *live_pop(lua_State *L, const LPopulation *p)
+{
+  if (!p->pop)
+    closed_during_call(L, POPULATION_MT);
+  return p->pop;
+}
+
 /* Argument `arg`: an NPC index in 1..n; returns it 0-based. */
 static size_t check_npc(lua_State *L, const LPopulation *p, int arg)
 {
@@ -81,10 +91,16 @@ static size_t check_npc(lua_State *L, const LPopulation *p, int arg)
 static size_t check_range(lua_State *L, const LPopulation *p, int arg,
                           lua_Integer first, size_t count)
 {
-  if (first < 1 || (lua_Unsigned)(first - 1) > p->n || count > p->n - (size_t)(first - 1))
-    luaL_argerror(L, arg, lua_pushfstring(L, "npcs %I..%I are outside 1..%I", first,
-                                          (lua_Integer)((lua_Unsigned)first + count - 1),
-                                          (lua_Integer)p->n));
+  if (first < 1 || (lua_Unsigned)(first - 1) > p->n || count > p->n - (size_t)(first - 1)) {
+    /* the last NPC as a number only when it is one (no overflow shown) */
+    if (count == 0 || (count <= (size_t)LUA_MAXINTEGER &&
+                       (first < 1 || count - 1 <= (size_t)(LUA_MAXINTEGER - first))))
+      luaL_argerror(L, arg, lua_pushfstring(L, "npcs %I..%I are outside 1..%I", first,
+                                            (lua_Integer)((lua_Unsigned)first + count - 1),
+                                            (lua_Integer)p->n));
+    luaL_argerror(L, arg, lua_pushfstring(L, "%I NPCs from npc %I are outside 1..%I",
+                                          (lua_Integer)count, first, (lua_Integer)p->n));
+  }
   return (size_t)(first - 1);
 }
 
@@ -131,6 +147,7 @@ static int pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
                           int arg, int is_goal, SpValue *out, const char *where)
 {
   int nv = p->nvars, v, t = lua_type(L, arg);
+  live_pop(L, p); /* p->domain lives as long as the population */
   if (t == LUA_TSTRING) {
     size_t len;
     const char *s = lua_tolstring(L, arg, &len);
@@ -156,9 +173,10 @@ static int pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
       memset(p->mask, 1, (size_t)nv);
     } else {
       push_key_list(L, lua_gettop(L) - 1);
+      shown_name(L, arg);
       luaL_argerror(L, arg, lua_pushfstring(L,
-                    "unknown %s '%s' (%s), and not a packed state of %d bytes",
-                    is_goal ? "goal" : "start", s, lua_tostring(L, -1), nv));
+                    "unknown %s %s (%s), and not a packed state of %d bytes",
+                    is_goal ? "goal" : "start", lua_tostring(L, -1), lua_tostring(L, -2), nv));
     }
     lua_pop(L, 2);
   } else if (t == LUA_TTABLE) {
@@ -192,10 +210,9 @@ static void complete_goal(const LPopulation *p, SpValue *goal, const SpValue *ba
 /* Raises on a key of the options table at `arg` that is not in `allowed`. */
 static int unknown_option(lua_State *L, int arg, const char *allowed)
 {
-  int named = lua_type(L, -2) == LUA_TSTRING;
-  const char *shown = luaL_tolstring(L, -2, NULL);
-  return luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s%s%s (expected %s)",
-                       named ? "'" : "", shown, named ? "'" : "", allowed));
+  const char *shown = shown_name(L, -2);
+  return luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s (expected %s)",
+                       shown, allowed));
 }
 
 /* The value on top of the stack for option `name`: an integer in lo..hi. */
@@ -239,8 +256,8 @@ static int l_population(lua_State *L)
       lua_pop(L, 1);
     }
   }
-  nv = sp_domain_variable_count(d->domain);
-  na = sp_domain_action_count(d->domain);
+  nv = d->nvars;
+  na = d->nactions;
   /* the 16-bit plan buffer first, for its alignment */
   scratch = (size_t)(na ? na : 1) * sizeof(uint16_t) + 4 * (size_t)nv;
   p = lua_newuserdatauv(L, sizeof *p + scratch, UV_POP_COUNT);
@@ -259,7 +276,8 @@ static int l_population(lua_State *L)
   lua_setiuservalue(L, -2, UV_POP_DOMAIN);
   push_uv(L, 1, UV_ACTION_NAMES);
   lua_setiuservalue(L, -2, UV_POP_ACTIONS);
-  if (sp_population_new(d->domain, (size_t)n, core_allocator(L), &pop, &err) != SP_OK)
+  /* the allocations above were Lua points: fetch the domain again */
+  if (sp_population_new(live_domain(L, d), (size_t)n, core_allocator(L), &pop, &err) != SP_OK)
     return core_error(L, "saspu.population", &err); /* nothing was allocated */
   p->pop = pop;
   p->domain = d->domain;
@@ -267,6 +285,9 @@ static int l_population(lua_State *L)
   d->users++;
   if (capacity > 0 && sp_population_set_cache_capacity(pop, (uint32_t)capacity, &err) != SP_OK)
     return core_error(L, "saspu.population", &err);
+  /* states, goals, status, handle and plan slot of every NPC */
+  account_c_memory(L, &p->held,
+                   (size_t)n * (2 * (size_t)nv + 5 + (size_t)na * (na > 255 ? 2 : 1)));
   return 1;
 }
 
@@ -280,6 +301,7 @@ static int l_pop_close(lua_State *L)
     sp_population_free(p->pop);
     p->pop = NULL;
   }
+  release_c_memory(L, &p->held);
   if (p->owner) {
     LDomain *d = p->owner;
     p->owner = NULL;
@@ -343,8 +365,8 @@ static int l_pop_set(lua_State *L)
     pop_read_state(L, p, dom, &n, 4, 1, p->goal, "saspu.Population:set: goal");
     complete_goal(p, p->goal, p->s0);
   }
-  if (sp_population_set(p->pop, i, has_start ? p->s0 : NULL, has_goal ? p->goal : NULL,
-                        &err) != SP_OK)
+  if (sp_population_set(live_pop(L, p), i, has_start ? p->s0 : NULL,
+                        has_goal ? p->goal : NULL, &err) != SP_OK)
     return pop_error(L, "set", &err);
   return 0;
 }
@@ -369,9 +391,9 @@ static int set_rows(lua_State *L, int goals)
   count = len / (size_t)p->nvars;
   first0 = check_range(L, p, 2, first, count);
   if (goals)
-    st = sp_population_set_goals(p->pop, first0, count, (const SpValue *)s, &err);
+    st = sp_population_set_goals(live_pop(L, p), first0, count, (const SpValue *)s, &err);
   else
-    st = sp_population_set_states(p->pop, first0, count, (const SpValue *)s, &err);
+    st = sp_population_set_states(live_pop(L, p), first0, count, (const SpValue *)s, &err);
   if (st != SP_OK)
     return packed_error(L, p, 3, first0, 0, fname, &err);
   return 0;
@@ -402,6 +424,7 @@ static int l_pop_set_goal_all(lua_State *L)
   dom = lua_gettop(L);
   push_names_at(L, dom, &n);
   total = pop_read_state(L, p, dom, &n, 2, 1, p->goal, "saspu.Population:set_goal_all: goal");
+  live_pop(L, p);
   if (total) {
     if (sp_population_set_goal_all(p->pop, p->goal, &err) != SP_OK)
       return packed_error(L, p, 2, 0, 1, "set_goal_all", &err);
@@ -430,7 +453,7 @@ static int l_pop_mark_dirty(lua_State *L)
     count = (size_t)c;
     first0 = check_range(L, p, 2, first, count);
   }
-  if (sp_population_mark_dirty(p->pop, first0, count, &err) != SP_OK)
+  if (sp_population_mark_dirty(live_pop(L, p), first0, count, &err) != SP_OK)
     return pop_error(L, "mark_dirty", &err);
   return 0;
 }
@@ -438,7 +461,7 @@ static int l_pop_mark_dirty(lua_State *L)
 /* Reads the options of pop:plan at `arg` (nil or a table) into *o and
  * *threads, and pushes opts.report (or nil). budget_ms: nil or
  * math.huge for no budget; 0 for a budget already spent, which still
- * plans one chunk so that every call makes progress. */
+ * plans one chunk with a dirty NPC so that every call makes progress. */
 static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o, int *threads)
 {
   static const char allowed[] = "threads, cache, budget_ms, report";
@@ -525,7 +548,7 @@ static int l_pop_plan(lua_State *L)
   o.threads = threads;
   if (threads > 1)
     o.pool = shared_pool(L, h, threads);
-  if (sp_population_plan(p->pop, &o, &r, &err) != SP_OK)
+  if (sp_population_plan(live_pop(L, p), &o, &r, &err) != SP_OK)
     return pop_error(L, "plan", &err);
   if (lua_isnil(L, 3)) {
     lua_createtable(L, 0, 7);
@@ -588,10 +611,10 @@ static int push_no_plan(lua_State *L, LPopulation *p, size_t i)
   if (!dirty) {
     SpFailure f;
     SpError err;
-    SpStatus st = sp_population_explain(p->pop, i, &f, &err);
+    SpStatus st = sp_population_explain(live_pop(L, p), i, &f, &err);
     if (st == SP_NO_PLAN) {
       lua_getiuservalue(L, 1, UV_POP_DOMAIN);
-      fill_why_at(L, lua_gettop(L), p->domain, why, &f);
+      fill_why_at(L, lua_gettop(L), &p->domain, POPULATION_MT, why, &f);
       lua_pop(L, 1);
       return 2;
     }
@@ -615,6 +638,8 @@ static int push_npc_plan(lua_State *L, LPopulation *p, size_t i, int out, int id
   lua_Integer old, k;
   int len = 0, names = 0;
   if (sp_population_plan_of(p->pop, i, p->plan, &len) != SP_OK) {
+    if (!lua_isnil(L, out)) /* no stale plan a script could run */
+      clear_array(L, out, 1, (lua_Integer)lua_rawlen(L, out));
     push_no_plan(L, p, i);
     return -1;
   }
@@ -634,10 +659,7 @@ static int push_npc_plan(lua_State *L, LPopulation *p, size_t i, int out, int id
       lua_rawgeti(L, names, p->plan[k] + 1);
     lua_rawseti(L, out, k + 1);
   }
-  for (k = len + 1; k <= old; k++) {
-    lua_pushnil(L);
-    lua_rawseti(L, out, k);
-  }
+  clear_array(L, out, len + 1, old);
   if (names)
     lua_pop(L, 1);
   return len;
@@ -739,7 +761,7 @@ static int l_pop_stats(lua_State *L)
     lua_replace(L, 2);
   }
   luaL_checktype(L, 2, LUA_TTABLE);
-  sp_population_stats(p->pop, &s);
+  sp_population_stats(live_pop(L, p), &s);
   set_int_field(L, 2, "npcs", s.npcs);
   set_int_field(L, 2, "dirty", s.dirty);
   set_int_field(L, 2, "planned", s.planned);

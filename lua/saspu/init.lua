@@ -20,13 +20,22 @@
 --   }
 --
 -- saspu.load(path) reads a domain file and returns its table; saspu.domain_file(path)
--- compiles it. A domain file runs in a safe environment of its own: the basic functions
--- (ipairs, pairs, next, select, type, tostring, tonumber, error, assert, pcall, rawget, rawset,
--- rawequal, rawlen, setmetatable, getmetatable) and copies of string, table and math, so it
--- may build its actions in a loop; it has no io, os, require or load and cannot touch the
--- caller's globals. Errors name the file (and, for a compile error, the caller's line):
+-- compiles it. A domain file is data with a little code: it runs in a safe environment of
+-- its own with the basic functions (ipairs, pairs, next, select, type, tostring, tonumber,
+-- error, assert, pcall, rawget, rawset, rawequal, rawlen, setmetatable, getmetatable) and
+-- copies of string, table and math, so it may build its actions in a loop; it has no io,
+-- os, require, load or debug and cannot touch the caller's globals. It may run at most
+-- saspu.load_limits.instructions (1,000,000) VM instructions and grow the Lua heap by at
+-- most saspu.load_limits.memory_bytes (64 MB); past either (string.rep and ("x"):rep
+-- included), saspu.load raises "<path>: ran over its budget of ...". Errors name the file
+-- (and, for a compile error, the caller's line):
 --   spec/x_spec.lua:12: domains/farrier.lua: saspu.domain: actions[3] 'shoe': ...
--- Value names may be given as Lua booleans when the values are named "true"/"false".
+-- Values may be declared as Lua booleans (values = { false, true }): they are the values
+-- named "false" and "true", states may give either form, and every result (decode,
+-- starts, goals, actions, variables, why.value) gives back the declared form, so a
+-- value declared `false` comes back as the boolean false, one declared "false" as the
+-- string. Names of variables, values, actions, goals and starts are 1 to 255 bytes
+-- without zero bytes; errors quote a long name cut to its ends with its size.
 -- Bad input raises an error naming the path, e.g.
 --   saspu.domain: actions[3] 'fill_feeder': post 'full' is not a value of 'haystack' (stored, in_hands, in_feeder)
 --
@@ -98,7 +107,8 @@
 --       report: { planned, waiting, failures, cache_hits, cache_misses, elapsed_ms, threads }
 --       With budget_ms the call stops taking new chunks of NPCs once the budget is spent and
 --       the next call resumes where it stopped (no NPC starves; every call plans at least one
---       chunk of 1024 NPCs, so budget_ms = 0 plans one chunk). The workers of every population
+--       chunk of 1024 NPCs holding a dirty NPC, skipping clean ones, so budget_ms = 0 still
+--       makes progress). The workers of every population
 --       come from one shared thread pool. Plans are the same whatever the thread count and
 --       whether the cache is on. Reusing opts and its report allocates nothing.
 --   pop:status(i)                  -> "unplanned" | "planned" | "no_plan", dirty
@@ -160,6 +170,8 @@ local loadfile, type, error, pcall, pairs, tostring = loadfile, type, error, pca
 local open = io.open
 local setfenv, loadstring = rawget(_G, "setfenv"), rawget(_G, "loadstring")
 local string_lib, table_lib, math_lib = string, table, math
+local getmetatable, collectgarbage, coroutine = getmetatable, collectgarbage, coroutine
+local sethook = debug.sethook
 
 local saspu = {
   _VERSION = "saspu " .. core._VERSION, -- the CMake project version
@@ -206,11 +218,26 @@ local safe_names = { "ipairs", "pairs", "next", "select", "type", "tostring", "t
 local safe_basics = {}
 for _, name in ipairs(safe_names) do safe_basics[name] = _G[name] end
 
+-- The budgets of one domain file (see the top of this file).
+saspu.load_limits = { instructions = 1000000, memory_bytes = 64 * 1024 * 1024 }
+
+local function over_memory(path)
+  error(path .. ": ran over its budget of " .. saspu.load_limits.memory_bytes .. " bytes", 0)
+end
+
 -- A fresh environment for one domain file: the basic functions above and copies of
--- string, table and math (a file cannot change them for the caller).
-function saspu.file_env()
+-- string, table and math (a file cannot change them for the caller). string.rep is
+-- the one call that can make a huge string in one instruction, before the memory
+-- check between instructions sees it: it is checked against the budget first.
+function saspu.file_env(path)
   local env = copy(safe_basics)
   env.string, env.table, env.math = copy(string_lib), copy(table_lib), copy(math_lib)
+  local rep = string_lib.rep
+  env.string.rep = function(str, n, sep)
+    local bytes = #tostring(str) * (tonumber(n) or 0) + #tostring(sep or "") * (tonumber(n) or 0)
+    if bytes > saspu.load_limits.memory_bytes then over_memory(path or "a domain file") end
+    return rep(str, n, sep)
+  end
   return env
 end
 
@@ -219,11 +246,32 @@ function saspu.load(path)
   if type(path) ~= "string" then
     error("saspu.load: expected a file path, got " .. type(path), 2)
   end
-  local chunk, err = load_data(path, saspu.file_env())
+  local env = saspu.file_env(path)
+  local chunk, err = load_data(path, env)
   if not chunk then
     error("saspu.load: " .. err, 2)
   end
-  local ok, spec = pcall(chunk)
+  local limits = saspu.load_limits
+  local steps, base = 0, collectgarbage("count")
+  local max_steps, max_kb = limits.instructions, limits.memory_bytes / 1024
+  -- LuaJIT does not call count hooks inside compiled traces: the file runs interpreted
+  local jit = rawget(_G, "jit")
+  if jit then jit.off(chunk, true) end
+  local co = coroutine.create(chunk)
+  -- checked before every instruction: one instruction can at most double a string
+  sethook(co, function()
+    steps = steps + 1
+    if steps > max_steps then
+      error(path .. ": ran over its budget of " .. max_steps .. " instructions", 0)
+    end
+    if collectgarbage("count") - base > max_kb then over_memory(path) end
+  end, "", 1)
+  -- string methods ("x"):rep(n) reach the file's own string copy while it runs
+  local string_mt = getmetatable("")
+  local string_index = string_mt.__index
+  string_mt.__index = env.string
+  local ok, spec = coroutine.resume(co)
+  string_mt.__index = string_index
   if not ok then
     error("saspu.load: " .. tostring(spec), 2) -- spec: "path:line: message"
   end

@@ -1,0 +1,344 @@
+-- spec/reliability_spec.lua: no script crashes the binding: objects closed by code their own methods run, stale plans, message limits, collector-visible memory.
+local saspu = require "saspu"
+local fixtures = require "support.domains"
+
+local HORSE = "domains/horse_breeder.lua"
+
+-- Runs f() while a finalizer closes `target` whenever the collector runs it: the
+-- collector is set to step on (almost) every allocation, so any allocation inside a
+-- method may close the method's own object. Returns how many calls raised "closed"
+-- and how many completed. Restores the collector afterwards.
+local function under_closing_finalizer(target, rounds, f)
+  local stop, armed = false, true
+  local mt = {}
+  mt.__gc = function()
+    if stop then return end
+    if armed and target then target:close() end
+    setmetatable({}, mt) -- the next cycle runs this finalizer again
+  end
+  -- busted runs in generational mode: a full cycle after the switch sets the new pace
+  local mode = collectgarbage("incremental", 1, 1000)
+  collectgarbage()
+  setmetatable({}, mt)
+  local closed, completed = 0, 0
+  for i = 1, rounds do
+    local obj = target(i)
+    armed = true
+    local ok, err = pcall(f, obj)
+    armed = false
+    if ok then
+      completed = completed + 1
+    elseif tostring(err):find("closed", 1, true) then
+      closed = closed + 1
+    else
+      stop = true
+      collectgarbage(mode)
+      error(err, 0)
+    end
+  end
+  stop = true
+  collectgarbage()
+  collectgarbage(mode)
+  return closed, completed
+end
+
+-- A callable holder: holder(i) makes a fresh object with make(i) and remembers it, so
+-- the finalizer closes the object of the running call; holder:close() closes it.
+local function holder(make)
+  local h = {}
+  return setmetatable(h, {
+    __call = function(_, i) h.obj = make(i); return h.obj end,
+    __index = { close = function() if h.obj then h.obj:close() end end },
+  })
+end
+
+describe("methods whose object is closed by code they run", function()
+  local total_closed = 0
+
+  -- Every method of every type, closed by a finalizer at any allocation: each call
+  -- completes or raises "closed"; valgrind (./dev test) checks no freed memory is read.
+  local function check_all(name, make, calls)
+    for method, call in pairs(calls) do
+      local h = holder(make)
+      local closed = under_closing_finalizer(h, 8, call)
+      total_closed = total_closed + closed
+      assert.is_true(closed >= 0, name .. ":" .. method)
+    end
+  end
+
+  it("survives a finalizer closing a saspu.Domain in any method", function()
+    local spec = saspu.load("domains/citizen.lua")
+    local horse = saspu.load(HORSE)
+    check_all("Domain", function() return saspu.domain(spec) end, {
+      actions = function(d) return d:actions() end,
+      variables = function(d) return d:variables() end,
+      goals = function(d) return d:goals() end,
+      starts = function(d) return d:starts() end,
+      explain = function(d) return d:explain() end,
+      tostring = function(d) return tostring(d) end,
+      class = function(d) return d.class, d.name end,
+      encode = function(d) return d:decode(d:encode(next(d:starts()))) end,
+      plan = function(d)
+        local starts, goals = d:starts(), d:goals()
+        for s in pairs(starts) do for g in pairs(goals) do d:plan(s, g) end end
+      end,
+      population = function(d) return saspu.population(d, 50) end,
+    })
+    check_all("Domain", function() return saspu.domain(horse) end, {
+      plan_fail = function(d)
+        local s0 = d:encode { haystack = "stored", bucket = "on_floor", water = "in_trough" }
+        local out = { 9, 9, 9 }
+        d:plan_ids(s0, d:encode({ water = "in_source" }, s0), out, {})
+        d:plan({ haystack = "stored", bucket = "on_floor", water = "in_trough" },
+               { water = "in_source" })
+      end,
+    })
+  end)
+
+  it("survives a finalizer closing a saspu.Population in any method", function()
+    local dom = fixtures.domain("horse_breeder")
+    local start, goal = dom:encode("morning"), dom:encode("feed_horses", "morning")
+    local s0 = dom:encode { haystack = "stored", bucket = "on_floor", water = "in_trough" }
+    local bad = dom:encode({ water = "in_source" }, s0)
+    check_all("Population", function()
+      local p = saspu.population(dom, 40)
+      p:set_states(1, start:rep(40))
+      p:set_goal_all(goal)
+      p:set(2, s0, bad)
+      p:plan { threads = 1 }
+      return p
+    end, {
+      set = function(p) p:set(1, dom:starts().morning, { water = "in_source" }) end,
+      set_rows = function(p) p:set_states(1, start:rep(3)); p:set_goals(1, goal:rep(3)) end,
+      set_goal_all = function(p) p:set_goal_all({ water = "in_source" }) end,
+      mark_dirty = function(p) p:mark_dirty(1, 2); p:mark_dirty() end,
+      plan = function(p) p:mark_dirty(); return p:plan { threads = 1, report = {} } end,
+      plan_of = function(p) return p:plan_of(1), p:plan_of(2), p:plan_ids_of(2, { 1 }) end,
+      status = function(p) return p:status(1), p:state(1), p:goal(1), tostring(p) end,
+      steps = function(p) for _ in p:steps(1) do end end,
+      stats = function(p) return p:stats() end,
+      clear_cache = function(p) p:clear_cache(); return #p, p:size(), p:domain() end,
+    })
+  end)
+
+  it("survives a finalizer closing a saspu.Grid in any method", function()
+    check_all("Grid", function() return saspu.grid_from_ascii("....\n.##.\n....\n") end, {
+      path = function(g) return g:path(1, 1, 4, 3) end,
+      path_into = function(g) return g:path_into({}, 1, 1, 4, 3, { algorithm = "dijkstra" }) end,
+      set = function(g)
+        g:set_costs(1, 1, 2, 1, { 3, false }); g:set_map(1, 3, "==")
+        g:set_cost(1, 1, 2); g:fill_blocked(1, 1, 1, 1, false); g:fill_cost(1, 1, 2, 2, 1)
+      end,
+      read = function(g) return g:cost(1, 1), g:is_blocked(2, 2), g:memory(), tostring(g) end,
+      stats = function(g) g:path(1, 1, 4, 1); return g:last_stats() end,
+    })
+    -- the finalizer did close objects in the middle of calls (the check can fail)
+    assert.is_true(total_closed > 0)
+  end)
+
+  it("raises instead of reading a domain closed by a `why` table's __newindex", function()
+    local dom = saspu.domain_file(HORSE)
+    local s0 = dom:encode { haystack = "stored", bucket = "on_floor", water = "in_trough" }
+    local why = setmetatable({}, { __newindex = function(t, k, v)
+      if k == "message" then dom:close() end
+      rawset(t, k, v)
+    end })
+    local n, w = dom:plan_ids(s0, dom:encode({ water = "in_source" }, s0), {}, why)
+    assert.is_nil(n)
+    assert.equal(why, w)
+    assert.equal("no_setter", why.code)
+    assert.equal("water", why.variable)
+    assert.equal(tostring(dom), "saspu.Domain (closed)")
+  end)
+
+  it("closes the domain inside a report table's __newindex", function()
+    local dom = fixtures.domain("horse_breeder")
+    local pop = saspu.population(dom, 10)
+    local report = setmetatable({}, { __newindex = function(t, k, v)
+      pop:close(); dom:close(); rawset(t, k, v) end })
+    local r = pop:plan { threads = 1, report = report }
+    assert.equal(10, r.planned)
+    assert.error_matches(function() pop:plan() end, "saspu.Population is closed", 1, true)
+  end)
+end)
+
+describe("failed plans clear `out`", function()
+  local dom = fixtures.domain("horse_breeder")
+  local s0 = dom:encode { haystack = "stored", bucket = "on_floor", water = "in_trough" }
+  local bad = dom:encode({ water = "in_source" }, s0)
+
+  it("dom:plan_ids leaves no stale plan", function()
+    local out = {}
+    assert.is_true(dom:plan_ids(dom:encode("morning"), dom:encode("feed_horses", "morning"), out) > 0)
+    local n, why = dom:plan_ids(s0, bad, out)
+    assert.is_nil(n)
+    assert.equal("no_setter", why.code)
+    assert.same({}, out)
+  end)
+
+  it("pop:plan_of and pop:plan_ids_of leave no stale plan", function()
+    local pop = saspu.population(dom, 2)
+    pop:set(1, "morning", "feed_horses")
+    pop:set(2, s0, bad)
+    pop:plan { threads = 1 }
+    local names, ids = {}, {}
+    assert.is_true(#pop:plan_of(1, names) > 0)
+    assert.is_true(pop:plan_ids_of(1, ids) > 0)
+    assert.is_nil(pop:plan_of(2, names))
+    assert.is_nil(pop:plan_ids_of(2, ids))
+    assert.same({}, names)
+    assert.same({}, ids)
+  end)
+end)
+
+describe("messages", function()
+  local function horse() return saspu.load(HORSE) end
+
+  it("quotes a long name cut to its ends with its size", function()
+    local dom = fixtures.domain("horse_breeder")
+    local long = ("a"):rep(1048576)
+    local ok, err = pcall(dom.plan, dom, long, "feed_horses")
+    assert.is_false(ok)
+    assert.is_true(#err < 300)
+    assert.truthy(err:find("'" .. ("a"):rep(32) .. "...aaaaaaaa' (1048576 bytes)", 1, true))
+    local spec = horse()
+    spec.name = long
+    ok, err = pcall(saspu.domain, spec)
+    assert.is_false(ok)
+    assert.truthy(err:find("name: '" .. ("a"):rep(32) .. "...aaaaaaaa' (1048576 bytes) is longer than 255 bytes", 1, true))
+    ok, err = pcall(dom.encode, dom, { [long] = "x" })
+    assert.truthy(err:find("unknown variable 'a", 1, true))
+    assert.is_true(#err < 300)
+  end)
+
+  it("shows zero bytes and refuses them in every kind of name", function()
+    local spec = horse()
+    spec.goals["feed\0x"] = spec.goals.feed_horses
+    assert.error_matches(function() saspu.domain(spec) end,
+      "saspu.domain: goals: 'feed\\0x': a name is 1 to 255 bytes without zero bytes", 1, true)
+    spec = horse()
+    spec.variables[1].values[1] = "st\0red"
+    assert.error_matches(function() saspu.domain(spec) end, "'st\\0red' contains a zero byte", 1, true)
+  end)
+
+  it("refuses empty goal and start names", function()
+    local spec = horse()
+    spec.goals[""] = spec.goals.feed_horses
+    assert.error_matches(function() saspu.domain(spec) end,
+      "saspu.domain: goals: expected non-empty names as keys, got ''", 1, true)
+    spec = horse()
+    spec.starts[""] = spec.starts.morning
+    assert.error_matches(function() saspu.domain(spec) end,
+      "saspu.domain: starts: expected non-empty names as keys, got ''", 1, true)
+  end)
+
+  it("names a mark_dirty range without overflowing", function()
+    local pop = saspu.population(fixtures.domain("horse_breeder"), 4)
+    assert.error_matches(function() pop:mark_dirty(2, math.maxinteger) end,
+      "9223372036854775807 NPCs from npc 2 are outside 1..4", 1, true)
+    assert.error_matches(function() pop:mark_dirty(3, 5) end, "npcs 3..7 are outside 1..4", 1, true)
+  end)
+end)
+
+describe("values declared as booleans", function()
+  local spec = {
+    name = "door",
+    variables = { { name = "open", values = { false, true } },
+                  { name = "word", values = { "false", "true" } } },
+    actions = {
+      { name = "open_door", var = "open", pre = false, post = true, prevail = { word = "true" } },
+      { name = "say", var = "word", pre = "false", post = "true" },
+    },
+    starts = { closed = { open = false, word = false } },
+    goals = { opened = { open = "true", word = true } },
+  }
+
+  it("are accepted like the states that name them", function()
+    local dom = saspu.domain(spec)
+    assert.same({ "say", "open_door" }, dom:plan("closed", "opened"))
+    assert.same({ "say", "open_door" },
+                dom:plan({ open = "false", word = "false" }, { open = true, word = true }))
+  end)
+
+  it("come back in the declared form everywhere", function()
+    local dom = saspu.domain(spec)
+    assert.same({ open = false, word = "false" }, dom:starts().closed)
+    assert.same({ open = true, word = "true" }, dom:goals().opened)
+    assert.same({ open = true, word = "true" }, dom:decode("\1\1"))
+    assert.same({ false, true }, dom:variables()[1].values)
+    assert.same({ "false", "true" }, dom:variables()[2].values)
+    local a = dom:actions()[1]
+    assert.equal(false, a.pre)
+    assert.equal(true, a.post)
+    assert.same({ word = "true" }, a.prevail)
+    local _, why = dom:plan({ open = true, word = "true" }, { open = false })
+    assert.equal(false, why.value)
+    assert.error_matches(function() dom:plan({ open = "maybe", word = "false" }, "opened") end,
+      "'maybe' is not a value of 'open' (false, true)", 1, true)
+  end)
+end)
+
+describe("saspu.load", function()
+  local function file(text)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    return path
+  end
+
+  local function load_error(text)
+    local path = file(text)
+    local ok, err = pcall(saspu.load, path)
+    os.remove(path)
+    assert.is_false(ok)
+    return err
+  end
+
+  it("checks string.rep and string methods against the file's memory budget", function()
+    assert.truthy(load_error('return { x = ("x"):rep(2^30) }'):find("ran over its budget of 67108864 bytes", 1, true))
+    assert.truthy(load_error('return { x = string.rep("x", 2^30) }'):find("ran over its budget", 1, true))
+    assert.equal("xx", ("x"):rep(2)) -- the caller's string methods are back
+  end)
+
+  it("stops a file that runs too long or grows the heap too much", function()
+    assert.truthy(load_error("while true do end"):find("ran over its budget of 1000000 instructions", 1, true))
+    assert.truthy(load_error('local s = "xxxxxxxx" for i = 1, 40 do s = s .. s end return {}')
+                    :find("ran over its budget of 67108864 bytes", 1, true))
+    local t = load_error("local t = {} for i = 1, 1e7 do t[i] = {} end return t")
+    assert.truthy(t:find("ran over its budget", 1, true))
+  end)
+
+  it("still reads the domain files", function()
+    assert.equal("horse_breeder", saspu.load(HORSE).name)
+  end)
+end)
+
+describe("C memory the collector sees", function()
+  -- Objects dropped without close, in a weak table: those still there were never
+  -- collected. The loops allocate almost nothing on the Lua heap, so only the
+  -- binding's accounting of C memory can make the collector run.
+  local function survivors(rounds, make)
+    local alive = setmetatable({}, { __mode = "v" })
+    collectgarbage()
+    for i = 1, rounds do alive[i] = make() end
+    local count = 0
+    for _ in pairs(alive) do count = count + 1 end
+    return count
+  end
+
+  it("collects dropped populations in a loop", function()
+    local dom = fixtures.domain("citizen")
+    local n = survivors(60, function() return saspu.population(dom, 200000) end)
+    assert.is_true(n < 30, n .. " of 60 populations still alive")
+  end)
+
+  it("collects dropped grids and their search workspaces in a loop", function()
+    local n = survivors(40, function()
+      local g = saspu.grid(1024, 1024)
+      g:path_into({}, 1, 1, 2, 2)
+      return g
+    end)
+    assert.is_true(n < 20, n .. " of 40 grids still alive")
+  end)
+end)
