@@ -7,8 +7,8 @@ local grids = arg[3] ~= "nogrid"
 
 local function rss_mb()
   local f = assert(io.open("/proc/self/statm"))
-  local pages = f:read("n")
-  pages = f:read("n")
+  f:read("*n") -- total program size; the resident size comes next
+  local pages = f:read("*n")
   f:close()
   return pages * 4096 / 2^20
 end
