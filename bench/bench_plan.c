@@ -838,7 +838,7 @@ static void run_plots(const char *dir, const char *src) {
 }
 
 int main(int argc, char **argv) {
-  static const int n_sizes_full[] = {2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+  static const int n_sizes_full[] = {2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 255};
   static const int m2_sizes_full[] = {2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
                                       32, 48, 64, 96, 128, 192, 256};
   static const int m5_sizes_full[] = {2, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48,

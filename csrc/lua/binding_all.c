@@ -419,7 +419,7 @@ static int compile_variables(lua_State *L)
     if (nvals < 2)
       raise(L, where, "values: expected at least 2 values, got %I", nvals);
     if (nvals > SP_MAX_VALUES)
-      raise(L, where, "values: %I values, at most %d allowed", nvals, SP_MAX_VALUES);
+      raise(L, where, "values: %I values, at most %d allowed (one byte per value, 255 means any)", nvals, SP_MAX_VALUES);
     vnames = lua_newuserdatauv(L, (size_t)nvals * sizeof *vnames, 0);
     anchor(L);
     lua_pop(L, 1);
