@@ -220,6 +220,10 @@ int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int 
 /* States are arrays of one byte per variable, in declaration order. */
 typedef uint8_t SpValue;
 
+/* In a goal: "don't care", the variable may end with any value. Never a
+ * real value (SP_MAX_VALUES is 255), never allowed in a start state. */
+#define SP_ANY ((SpValue)0xFF)
+
 typedef enum SpFailureCode {
   SP_FAIL_NONE = 0,
   SP_FAIL_NO_SETTER,     /* no action sets variable=value (a ghost) */
@@ -236,6 +240,7 @@ typedef struct SpFailure {
   int other_action; /* second action involved, or -1 */
   int variable;
   int value;
+  int free_variable; /* 1 when the goal leaves `variable` free (SP_ANY) */
 } SpFailure;
 
 /* Writes a readable sentence with the domain's names. snprintf-like. */
@@ -251,10 +256,15 @@ SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
 void sp_workspace_free(SpWorkspace *ws);
 size_t sp_workspace_size_bytes(const SpWorkspace *ws);
 
-/* Plans from s0 to goal (both total states). On SP_OK, plan[0..*len-1]
+/* Plans from s0 (a total state) to goal. On SP_OK, plan[0..*len-1]
  * are action ids; `plan` must hold sp_domain_action_count(d) entries.
  * On SP_NO_PLAN, *failure (if not NULL) says why. SP_ERR_STATE when a
- * value is out of range (then failure->variable/value say which). */
+ * value is out of range (then failure->variable/value say which).
+ * A goal is a condition: SP_ANY entries are free, and the plan is a
+ * shortest one, without repeated action, among the plans ending in any
+ * state that matches the other entries. To keep a variable's start value
+ * write s0[v] in the goal. A total goal (no SP_ANY) is planned in
+ * O(|A| + |E_A|); a partial one as explained in csrc/plan/partial.c. */
 SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws,
                  const SpValue *s0, const SpValue *goal,
                  uint16_t *plan, int *len, SpFailure *failure);

@@ -2,9 +2,10 @@
 #ifndef saspu_limits_h
 #define saspu_limits_h
 
-/* Values are stored in one byte per variable. */
+/* Values are stored in one byte per variable; the byte 0xFF is kept for
+ * SP_ANY ("don't care" in goals), so at most 255 values. */
 #if !defined(SP_MAX_VALUES)
-#define SP_MAX_VALUES 256
+#define SP_MAX_VALUES 255
 #endif
 
 #if !defined(SP_MAX_VARIABLES)

@@ -203,10 +203,10 @@ describe("saspu.domain", function()
 
     it("raises on too many values for one variable", function()
       local values = {}
-      for i = 1, 257 do values[i] = "v" .. i end
+      for i = 1, 256 do values[i] = "v" .. i end
       assert.error_matches(function()
         saspu.domain { name = "wide", variables = { { name = "x", values = values } }, actions = {} }
-      end, "saspu.domain: variables[1] 'x': values: 257 values, at most 256 allowed", 1, true)
+      end, "saspu.domain: variables[1] 'x': values: 256 values, at most 255 allowed (one byte per value, 255 means any)", 1, true)
     end)
   end)
 end)

@@ -201,7 +201,7 @@ static void test_limits(void **state) {
   Fixture f;
   fixture_init(&f);
   f.vars[0].value_count = SP_MAX_VALUES + 1;
-  expect_error(&f, SP_ERR_INVALID, SP_E_LIMIT, "257 values, the limit is 256", -1);
+  expect_error(&f, SP_ERR_INVALID, SP_E_LIMIT, "256 values, the limit is 255 (the byte 255 is kept for SP_ANY in goals)", -1);
   fixture_init(&f);
   f.spec.variable_count = SP_MAX_VARIABLES + 1;
   expect_error(&f, SP_ERR_INVALID, SP_E_LIMIT, "the limit is 4096", -1);

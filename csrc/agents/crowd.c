@@ -443,7 +443,7 @@ int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k) {
 }
 
 SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
-  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1};
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   if (agent >= c->n) return f;
   const Agent *a = &c->agents[agent];
   f.code = (SpFailureCode)a->fcode;

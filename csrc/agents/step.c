@@ -197,7 +197,7 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   }
   /* the population keeps only the code: plan once more for the record */
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
-  SpFailure f = {code, -1, -1, -1, -1};
+  SpFailure f = {code, -1, -1, -1, -1, 0};
   int len = 0;
   sp_plan(c->domain, w->ws, sp_population_state(c->pop, i),
           sp_population_goal(c->pop, i), w->plan, &len, &f);

@@ -178,7 +178,7 @@ SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d,
   }
   /* a local record, so a failure is stored even when the caller passes
    * NULL; sp_plan writes every field of it unless it succeeds */
-  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1};
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   SpStatus st = sp_plan(d, ws, s0, goal, plan, len, &f);
   if (failure != NULL) {
     if (st == SP_OK) failure->code = SP_FAIL_NONE;

@@ -241,6 +241,7 @@ static SpStatus check_values(const SpPopulation *p, size_t first,
     const SpValue *s = packed + k * m;
     for (size_t v = 0; v < m; v++) {
       if (s[v] <= p->limits[v]) continue;
+      if (s[v] == SP_ANY && field == SP_FIELD_GOAL) continue; /* free */
       size_t npc = first + k;
       const char *what = field == SP_FIELD_START ? "start" : "goal";
       const char *name = sp_variable_name(p->domain, (int)v);
@@ -449,7 +450,7 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
   const SpValue *s0 = p->states + i * m;
   const SpValue *goal = p->goals + i * m;
   SpPlanCache *c = w->cache;
-  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1};
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   int len = 0;
   SpStatus st = sp_plan(p->domain, w->ws, s0, goal, w->plan, &len, &f);
   if (st == SP_OK) {
@@ -791,7 +792,7 @@ SpStatus sp_population_explain(SpPopulation *pop, size_t i,
   SpStatus st = workers_ensure(pop, 1, 0, err);
   if (st != SP_OK) return st;
   Worker *w = pop->workers[0];
-  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1};
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   int len = 0;
   st = sp_plan(pop->domain, w->ws, sp_population_state(pop, i),
                sp_population_goal(pop, i), w->plan, &len, &f);

@@ -76,8 +76,10 @@ static SpStatus check_variables(const SpDomainSpec *spec, SpAllocator alloc,
                           var->value_count == 1 ? "" : "s");
     if (var->value_count > SP_MAX_VALUES)
       return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_VALUES,
-                          "variables[%d] '%s': %d values, the limit is %d",
-                          v + 1, var->name, var->value_count, SP_MAX_VALUES);
+                          "variables[%d] '%s': %d values, the limit is %d "
+                          "(the byte %d is kept for SP_ANY in goals)",
+                          v + 1, var->name, var->value_count, SP_MAX_VALUES,
+                          (int)SP_ANY);
     for (int k = 0; k < var->value_count; k++) {
       const char *vn = var->value_names[k];
       err->index = k;

@@ -164,7 +164,8 @@ static int compile_variables(lua_State *L)
     if (nvals < 2)
       raise_error(L, where, "values: expected at least 2 values, got %I", nvals);
     if (nvals > SP_MAX_VALUES)
-      raise_error(L, where, "values: %I values, at most %d allowed", nvals, SP_MAX_VALUES);
+      raise_error(L, where, "values: %I values, at most %d allowed (one byte per value, "
+                  "255 means any)", nvals, SP_MAX_VALUES);
     vnames = lua_newuserdatauv(L, (size_t)nvals * sizeof *vnames, 0);
     anchor(L);
     lua_pop(L, 1);

@@ -30,11 +30,17 @@
  * are built in one pass. The plans and the orders listed for debugging
  * are those of the straightforward construction: timelines first, then
  * prevails in discovery order.
+ *
+ * Goals with free variables (SP_ANY) leave the hot path when the range
+ * check meets the byte 0xFF and go to partial.c, which runs this file's
+ * closure pass (sp_plan_closure: a free variable's timeline only grows to
+ * cover the values its requesters ask for) and then plans a total goal.
  */
 #include <string.h>
 
 #include "sp_error.h"
 #include "sp_internal.h"
+#include "sp_partial.h"
 
 /* The hot steps are small functions with one caller each: HOT inlines
  * them, COLD keeps failure paths and rare cases out of the way. */
@@ -97,6 +103,7 @@ struct SpWorkspace {
   uint32_t *decided; /* per requester list entry: == gen when this
                         start-value prevail is ordered against the loop */
   uint8_t *value_max;        /* per variable: its largest value (constant) */
+  SpValue *goal_scratch[SP_GOAL_SCRATCH]; /* per variable, for partial.c */
   int small_values;          /* every variable has at most 128 values */
 
   uint16_t *touched; /* variables with a timeline */
@@ -138,6 +145,8 @@ static size_t workspace_layout(SpWorkspace *ws, const SpDomain *d, char *base) {
   ws->visit_stamp = carve(&c, na * sizeof(uint32_t));
   ws->decided = carve(&c, np * sizeof(uint32_t));
   ws->value_max = carve(&c, nm + 8); /* room for 8-byte reads */
+  for (int k = 0; k < SP_GOAL_SCRATCH; k++)
+    ws->goal_scratch[k] = carve(&c, nm + 8);
   ws->touched = carve(&c, nm * sizeof(uint16_t));
   ws->chosen = carve(&c, na * sizeof(uint16_t));
   ws->held = carve(&c, nm * sizeof(Held));
@@ -170,7 +179,7 @@ SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
   ws->size = size;
   ws->domain = d;
   ws->small_values = 1;
-  for (int v = 0; v < d->variable_count; v++) { /* 2..256 values */
+  for (int v = 0; v < d->variable_count; v++) { /* 2..255 values */
     ws->value_max[v] = (uint8_t)(sp_vars(d)[v].value_count - 1);
     if (ws->value_max[v] >= 128) ws->small_values = 0;
   }
@@ -185,6 +194,10 @@ void sp_workspace_free(SpWorkspace *ws) {
 }
 
 size_t sp_workspace_size_bytes(const SpWorkspace *ws) { return ws->size; }
+
+SpValue *sp_workspace_goal_scratch(SpWorkspace *ws, int k) {
+  return ws->goal_scratch[k];
+}
 
 int sp_workspace_order_count(const SpWorkspace *ws) {
   return ws->link_count + ws->edge_count;
@@ -227,6 +240,10 @@ typedef struct Plan {
   const SpValue *s0, *goal;
   uint32_t gen;
   SpFailure *failure;
+  /* closure pass only: the goal asked for (SP_ANY: free), and the goal
+   * being built (free variables: where their timelines end so far) */
+  const SpValue *wanted;
+  SpValue *ends;
 } Plan;
 
 COLD SpStatus fail(Plan *p, SpFailureCode code, int action, int other,
@@ -237,6 +254,7 @@ COLD SpStatus fail(Plan *p, SpFailureCode code, int action, int other,
     p->failure->other_action = other;
     p->failure->variable = var;
     p->failure->value = value;
+    p->failure->free_variable = 0;
   }
   return SP_NO_PLAN;
 }
@@ -358,10 +376,85 @@ COLD SpStatus add_loop(Plan *p, int w, int requester, int value) {
   return SP_OK;
 }
 
+/* Closure pass, w free, its timeline a path from s0[w] along the cycle
+ * through s0[w]: completes the loop, so the timeline ends back at s0[w]
+ * (a value branching off there comes next). Returns 0 when the timeline
+ * is not such a path. */
+COLD int close_loop(Plan *p, int w) {
+  SpWorkspace *ws = p->ws;
+  const SpValueInfo *v0 = start_value(p, w);
+  const SpValueInfo *end = &p->values[p->vars[w].value_base + p->ends[w]];
+  if ((ws->var[w].flags & VAR_LOOP) || v0->cycle_pos == SP_NONE16 ||
+      end->cycle_pos == SP_NONE16 || end->cycle_first != v0->cycle_first)
+    return 0;
+  const uint16_t *cycle =
+      sp_cycles(p->d) + p->vars[w].cycle_base + v0->cycle_first;
+  int k = v0->cycle_length, i = v0->cycle_pos - v0->cycle_first + 1;
+  uint16_t prev = SP_NONE16;
+  for (int j = 0; j < k; j++, i++) {
+    uint16_t a = cycle[i % k];
+    if (!is_chosen(p, a)) { /* the path is the loop's first actions */
+      choose(ws->act, p->gen, a, SP_NONE16, 1);
+      ws->chosen[ws->chosen_count++] = a;
+    }
+    if (prev != SP_NONE16) ws->act[prev].next = a;
+    prev = a;
+  }
+  ws->var[w].flags |= VAR_LOOP;
+  p->ends[w] = (SpValue)p->s0[w];
+  return 1;
+}
+
+/* Closure pass, w free: when q lies past the end of w's timeline (the
+ * backward path from q meets that end before anything already chosen),
+ * appends the path end -> q, so the timeline stays the shortest walk
+ * from s0[w] through every value asked of w so far. Returns -1 when q is
+ * elsewhere (then only w's loop can add it). */
+COLD int extend_free(Plan *p, const SpPrevail *c) {
+  SpWorkspace *ws = p->ws;
+  int w = c->variable, s = p->s0[w], e = p->ends[w], n = 0, cur = c->value;
+  const SpValueInfo *values = p->values + p->vars[w].value_base;
+  uint16_t *path = ws->stack; /* backwards, then flipped */
+  while (cur != e) {
+    uint16_t x = values[cur].setter;
+    if (x == SP_NONE16 || is_chosen(p, x) || n == p->vars[w].value_count)
+      return -1;
+    path[n++] = x;
+    cur = p->actions[x].pre;
+    if (cur == s && e != s) { /* q branches off at s0, beside the timeline */
+      if (!close_loop(p, w)) return -1;
+      e = s;
+    }
+  }
+  for (int i = 0, j = n - 1; i < j; i++, j--) {
+    uint16_t t = path[i];
+    path[i] = path[j];
+    path[j] = t;
+  }
+  /* the timeline's last action sets e: its path's end, or the restore */
+  uint16_t last = ws->var[w].stamp == p->gen ? values[e].setter : SP_NONE16;
+  for (int j = 0; j < n; j++) {
+    choose(ws->act, p->gen, path[j], j + 1 < n ? path[j + 1] : SP_NONE16,
+           j > 0 || last != SP_NONE16);
+    ws->chosen[ws->chosen_count + j] = path[j];
+  }
+  if (last != SP_NONE16)
+    ws->act[last].next = path[0];
+  else
+    touch_var(p, w, path[0], 0);
+  ws->chosen_count += n;
+  p->ends[w] = c->value;
+  return SP_OK;
+}
+
 /* A prevail w = q of `a` lies on no timeline: the loop of w is the only
- * way to add it. */
+ * way to add it (or, for a free w in the closure pass, going further). */
 COLD SpStatus add_missing(Plan *p, uint16_t a, const SpPrevail *c) {
   int w = c->variable, q = c->value;
+  if (p->wanted != NULL && p->wanted[w] == SP_ANY) {
+    int st = extend_free(p, c);
+    if (st >= 0) return (SpStatus)st;
+  }
   const SpValueInfo *v0 = start_value(p, w);
   const VarScratch *vs = &p->ws->var[w];
   int looping = vs->stamp == p->gen && (vs->flags & VAR_LOOP);
@@ -684,13 +777,17 @@ COLD SpStatus schedule_held(Plan *p, uint16_t *out) {
 
 /* ---- entry point ------------------------------------------------------------ */
 
-/* Reports the first variable from v on whose start or goal value is out
- * of range (the caller saw one) and returns -1. */
+/* The caller saw a byte over a variable's range from variable v on:
+ * reports the first start or goal value out of range and returns -1, or
+ * returns PARTIAL when there is none, only goal entries SP_ANY. */
+enum { PARTIAL = -2 };
 COLD int check_states(Plan *p, int v) {
   const uint8_t *max = p->ws->value_max;
   for (; v < p->d->variable_count; v++)
-    if (p->s0[v] > max[v] || p->goal[v] > max[v]) break;
-  if (p->failure && v < p->d->variable_count) {
+    if (p->s0[v] > max[v] || (p->goal[v] > max[v] && p->goal[v] != SP_ANY))
+      break;
+  if (v == p->d->variable_count) return PARTIAL;
+  if (p->failure) {
     p->failure->code = SP_FAIL_NONE;
     p->failure->action = p->failure->other_action = -1;
     p->failure->variable = v;
@@ -759,7 +856,8 @@ HOT int list_changes_swar(Plan *p, uint16_t *list) {
 
 /* Lists the variables to change, in declaration order, after checking
  * every start and goal value (a range error wins over any failure).
- * Returns their number, or -1 on a range error. */
+ * Returns their number, -1 on a range error, or PARTIAL when the goal
+ * has SP_ANY entries. */
 HOT int list_changes(Plan *p, uint16_t *list) {
 #if defined(SWAR)
   if (p->ws->small_values) return list_changes_swar(p, list);
@@ -773,23 +871,55 @@ HOT int list_changes(Plan *p, uint16_t *list) {
   return count;
 }
 
-SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
-                 const SpValue *goal, uint16_t *plan, int *len,
-                 SpFailure *failure) {
-  Plan p = {d, ws, sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
-            s0, goal, 0, failure};
-  *len = 0;
-  if (failure) failure->code = SP_FAIL_NONE;
+/* Starts a call: a fresh generation of stamps, nothing chosen. */
+HOT void plan_begin(Plan *p) {
+  SpWorkspace *ws = p->ws;
+  if (p->failure) {
+    p->failure->code = SP_FAIL_NONE;
+    p->failure->free_variable = 0;
+  }
   if (++ws->gen == 0) { /* stamps wrapped: start afresh */
     workspace_clear_stamps(ws);
     ws->gen = 1;
   }
-  p.gen = ws->gen;
+  p->gen = ws->gen;
   ws->touched_count = ws->chosen_count = 0;
   ws->edge_count = ws->held_count = ws->link_count = 0;
+}
+
+SpStatus sp_plan_closure(const SpDomain *d, SpWorkspace *ws,
+                         const SpValue *s0, const SpValue *wanted,
+                         SpValue *ends, SpFailure *failure) {
+  Plan p = {d, ws, sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
+            s0, ends, 0, failure, wanted, ends};
+  plan_begin(&p);
+  int count = 0;
+  for (int w = 0; w < d->variable_count; w++) {
+    ends[w] = wanted[w] == SP_ANY ? s0[w] : wanted[w];
+    if (ends[w] != s0[w]) ws->touched[count++] = (uint16_t)w;
+  }
+  SpStatus st = count > 0 ? build_paths(&p, count) : SP_OK;
+  if (st == SP_OK) st = order_prevails(&p);
+  ws->edge_count = 0; /* its orders are not those of a plan */
+  return st;
+}
+
+int sp_plan_closure_size(const SpWorkspace *ws) { return ws->chosen_count; }
+
+SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
+                 const SpValue *goal, uint16_t *plan, int *len,
+                 SpFailure *failure) {
+  Plan p = {d, ws, sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
+            s0, goal, 0, failure, NULL, NULL};
+  *len = 0;
+  plan_begin(&p);
 
   int changes = list_changes(&p, ws->touched);
-  if (changes <= 0) return changes < 0 ? SP_ERR_STATE : SP_OK;
+  if (changes <= 0) {
+    if (changes == PARTIAL)
+      return sp_plan_partial(d, ws, s0, goal, plan, len, failure);
+    return changes < 0 ? SP_ERR_STATE : SP_OK;
+  }
   SpStatus st = build_paths(&p, changes);
   if (st != SP_OK) return st;
   st = order_prevails(&p);

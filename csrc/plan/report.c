@@ -27,10 +27,18 @@ size_t sp_failure_format(const SpDomain *d, const SpFailure *f, char *buf,
                  val);
     break;
   case SP_FAIL_UNREACHABLE:
-    n = snprintf(buf, size,
-                 "%s needs %s = %s, which cannot be reached from the start "
-                 "value on the way to the goal value of %s",
-                 action_or_goal(d, f->action, who, sizeof who), var, val, var);
+    if (f->free_variable) /* no goal value of var to speak of */
+      n = snprintf(buf, size,
+                   "%s needs %s = %s, which cannot be reached from the start "
+                   "value of %s along with the other values asked of it (the "
+                   "goal leaves %s free)",
+                   action_or_goal(d, f->action, who, sizeof who), var, val,
+                   var, var);
+    else
+      n = snprintf(buf, size,
+                   "%s needs %s = %s, which cannot be reached from the start "
+                   "value on the way to the goal value of %s",
+                   action_or_goal(d, f->action, who, sizeof who), var, val, var);
     break;
   case SP_FAIL_REPEAT:
     n = snprintf(buf, size,

@@ -28,6 +28,7 @@ struct OracleSpace {
   uint16_t *plan;
   uint8_t *seen;
   SpValue *state;
+  int *digit; /* per variable, for walking the states a partial goal matches */
   int report_limit, reports, domain_printed;
   long failures;
   char label[256];
@@ -63,6 +64,7 @@ void oracle_space_free(OracleSpace *o) {
   free(o->plan);
   free(o->seen);
   free(o->state);
+  free(o->digit);
   free(o);
 }
 
@@ -92,7 +94,8 @@ OracleSpace *oracle_space_new(const SpDomain *d) {
   o->plan = xcalloc((size_t)o->nacts, sizeof(uint16_t));
   o->seen = xcalloc((size_t)o->nacts, 1);
   o->state = xcalloc((size_t)o->nvars, sizeof(SpValue));
-  if (!o->radix || !o->stride || !o->act_var || !o->act_pre || !o->act_post ||
+  o->digit = xcalloc((size_t)o->nvars, sizeof(int));
+  if (!o->digit || !o->radix || !o->stride || !o->act_var || !o->act_pre || !o->act_post ||
       !o->act_prv_start || !o->prv || !o->dist || !o->queue || !o->via || !o->plan ||
       !o->seen || !o->state) {
     oracle_space_free(o);
@@ -166,8 +169,42 @@ void oracle_bfs(OracleSpace *o, const SpValue *s0) {
   o->reachable = tail;
 }
 
+int oracle_goal_is_partial(const OracleSpace *o, const SpValue *goal) {
+  int i;
+  for (i = 0; i < o->nvars; i++)
+    if (goal[i] == SP_ANY) return 1;
+  return 0;
+}
+
+/* The index of a nearest reachable state matching goal (SP_ANY: any
+ * value), the lowest index among equals; -1 when none is reachable. Walks
+ * every matching state, the free variables as an odometer. */
+long oracle_nearest_match(const OracleSpace *o, const SpValue *goal) {
+  long base = 0, best = -1;
+  int i;
+  for (i = 0; i < o->nvars; i++) {
+    o->digit[i] = 0;
+    if (goal[i] != SP_ANY) base += (long)goal[i] * o->stride[i];
+  }
+  for (;;) {
+    long idx = base;
+    for (i = 0; i < o->nvars; i++)
+      if (goal[i] == SP_ANY) idx += (long)o->digit[i] * o->stride[i];
+    if (o->dist[idx] >= 0 && (best < 0 || o->dist[idx] < o->dist[best])) best = idx;
+    for (i = 0; i < o->nvars; i++) {
+      if (goal[i] != SP_ANY) continue;
+      if (++o->digit[i] < o->radix[i]) break;
+      o->digit[i] = 0;
+    }
+    if (i == o->nvars) return best;
+  }
+}
+
 int oracle_distance(const OracleSpace *o, const SpValue *goal) {
-  return o->dist[oracle_state_index(o, goal)];
+  long idx;
+  if (!oracle_goal_is_partial(o, goal)) return o->dist[oracle_state_index(o, goal)];
+  idx = oracle_nearest_match(o, goal);
+  return idx < 0 ? -1 : o->dist[idx];
 }
 
 int oracle_distance_at(const OracleSpace *o, long index) { return o->dist[index]; }
@@ -175,8 +212,9 @@ int oracle_distance_at(const OracleSpace *o, long index) { return o->dist[index]
 long oracle_reachable_count(const OracleSpace *o) { return o->reachable; }
 
 int oracle_shortest_plan(const OracleSpace *o, const SpValue *goal, uint16_t *plan) {
-  long idx = oracle_state_index(o, goal);
-  int len = o->dist[idx], k;
+  long idx = oracle_goal_is_partial(o, goal) ? oracle_nearest_match(o, goal)
+                                             : oracle_state_index(o, goal);
+  int len = idx < 0 ? -1 : o->dist[idx], k;
   if (len < 0) return -1;
   /* Walk back from the goal: undoing the action that reached a state
    * gives its predecessor on a shortest path. */
@@ -196,7 +234,9 @@ void oracle_print_state(FILE *out, const SpDomain *d, const SpValue *s) {
   int i, n = sp_domain_variable_count(d);
   fputc('<', out);
   for (i = 0; i < n; i++) {
-    const char *vn = s[i] < sp_variable_value_count(d, i) ? sp_value_name(d, i, s[i]) : "?";
+    const char *vn = s[i] == SP_ANY                       ? "*"
+                     : s[i] < sp_variable_value_count(d, i) ? sp_value_name(d, i, s[i])
+                                                            : "?";
     fprintf(out, "%s%s=%s", i ? ", " : "", sp_variable_name(d, i), vn);
   }
   fputs("> = <", out);
@@ -386,10 +426,11 @@ int oracle_check_pair(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
            sp_action_name(o->d, o->plan[r]));
     return 0;
   }
-  if (memcmp(o->state, goal, (size_t)o->nvars) != 0) {
-    report(o, t, out, s0, goal, st, &f, len, dist, "the plan does not end in the goal");
-    return 0;
-  }
+  for (i = 0; i < o->nvars; i++)
+    if (goal[i] != SP_ANY && o->state[i] != goal[i]) {
+      report(o, t, out, s0, goal, st, &f, len, dist, "the plan does not end in the goal");
+      return 0;
+    }
   if (len != dist) {
     report(o, t, out, s0, goal, st, &f, len, dist, "plan length %d, BFS distance %d", len, dist);
     return 0;
@@ -416,6 +457,37 @@ long oracle_check_start(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
   }
   free(goal);
   free(start);
+  return bad;
+}
+
+long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
+                                int keep, OracleTally *t, FILE *out) {
+  long bad = 0;
+  int i;
+  SpValue *goal = xcalloc((size_t)o->nvars, sizeof(SpValue));
+  SpValue *start = xcalloc((size_t)o->nvars, sizeof(SpValue));
+  int *digit = xcalloc((size_t)o->nvars, sizeof(int));
+  if (goal == NULL || start == NULL || digit == NULL) {
+    free(goal);
+    free(start);
+    free(digit);
+    return -1;
+  }
+  memcpy(start, s0, (size_t)o->nvars);
+  oracle_bfs(o, start);
+  for (;;) { /* digit radix[i] stands for SP_ANY */
+    for (i = 0; i < o->nvars; i++)
+      goal[i] = digit[i] == o->radix[i] ? (keep ? start[i] : SP_ANY) : (SpValue)digit[i];
+    if (!oracle_check_pair(o, ws, start, goal, t, out)) bad++;
+    for (i = 0; i < o->nvars; i++) {
+      if (++digit[i] <= o->radix[i]) break;
+      digit[i] = 0;
+    }
+    if (i == o->nvars) break;
+  }
+  free(goal);
+  free(start);
+  free(digit);
   return bad;
 }
 

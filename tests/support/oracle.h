@@ -33,7 +33,12 @@ void oracle_state_decode(const OracleSpace *o, long index, SpValue *out);
 
 /* Distances (fewest actions) from s0 to every state; -1 = unreachable. */
 void oracle_bfs(OracleSpace *o, const SpValue *s0);
+/* Distance to goal; a goal with SP_ANY entries (a partial goal) gets the
+ * distance to the nearest state matching it. */
 int oracle_distance(const OracleSpace *o, const SpValue *goal);
+int oracle_goal_is_partial(const OracleSpace *o, const SpValue *goal);
+/* Index of a nearest reachable state matching goal, -1 when none. */
+long oracle_nearest_match(const OracleSpace *o, const SpValue *goal);
 int oracle_distance_at(const OracleSpace *o, long index);
 /* States reachable from the last BFS start (the start included). */
 long oracle_reachable_count(const OracleSpace *o);
@@ -63,7 +68,7 @@ typedef struct OracleTally {
 /* Checks sp_plan on (s0, goal) against the distances of the last
  * oracle_bfs(o, s0) call (the caller must have run it from this s0):
  * SP_OK iff the goal is reachable, the plan replays from s0 to the goal
- * (sp_plan_replay), no action repeats, and its length is the BFS
+ * (sp_plan_replay; to a state matching it when the goal is partial), no action repeats, and its length is the BFS
  * distance. Returns 1 when all hold. On a mismatch prints the domain, the
  * pair, the status, failure, plan and distance to `out` (within the report
  * limit; `out` may be NULL) and returns 0. `t` may be NULL. */
@@ -74,6 +79,13 @@ int oracle_check_pair(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
  * the number of mismatches, or -1 when memory runs out. */
 long oracle_check_start(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
                         OracleTally *t, FILE *out);
+
+/* One BFS from s0, then oracle_check_pair for every partial goal: each
+ * variable given one of its values or left free (SP_ANY), all
+ * combinations. With `keep`, a left-out variable gets s0's value instead
+ * (the goal is total). Same return. */
+long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
+                                int keep, OracleTally *t, FILE *out);
 
 /* Every (s0, s*) pair of the space. Same return. */
 long oracle_check_all_pairs(OracleSpace *o, SpWorkspace *ws, OracleTally *t, FILE *out);
