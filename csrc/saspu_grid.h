@@ -255,6 +255,36 @@ SpStatus sp_grid_find_path(const SpGrid *g, SpGridWorkspace *ws,
 size_t sp_grid_workspace_path(const SpGridWorkspace *ws, SpGridPoint *buf,
                               size_t cap);
 
+
+/* ------------------------------------------------------------------ */
+/* Distance fields                                                    */
+/* ------------------------------------------------------------------ */
+/* A distance field holds, for every cell, the cost of a cheapest path to
+ * one target: one Dijkstra over the whole grid, after which any number of
+ * walkers go downhill in O(1) per cell. Fields use the grid's padded
+ * layout (a one-cell border all round): sp_grid_field_cells entries,
+ * cell (x, y) at sp_grid_field_index; unreachable cells and the border
+ * hold INFINITY. */
+
+/* Changes (grows) whenever a setter changes cells: a field computed at
+ * another version may be stale. */
+uint64_t sp_grid_version(const SpGrid *g);
+size_t sp_grid_field_cells(const SpGrid *g);
+size_t sp_grid_field_index(const SpGrid *g, int x, int y);
+/* Bytes of scratch sp_grid_distance_field needs (its open list). */
+size_t sp_grid_field_scratch_bytes(const SpGrid *g);
+/* Fills `field` (sp_grid_field_cells floats) for `target`; q may be NULL
+ * (no corner cutting). Allocates nothing. SP_ERR_STATE when the target is
+ * outside the grid or blocked. */
+SpStatus sp_grid_distance_field(const SpGrid *g, SpGridPoint target,
+                                const SpGridQuery *q, float *field,
+                                void *scratch, SpGridError *err);
+/* 1 when a move from padded cell `cell` in direction d (0..7: E, W, S,
+ * N, SE, SW, NE, NW) is allowed, and the index offset of that move. */
+int sp_grid_field_step(const SpGrid *g, int allow_corner_cutting, size_t cell,
+                       int d);
+ptrdiff_t sp_grid_field_offset(const SpGrid *g, int d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -100,6 +100,13 @@ SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
 const SpValue *sp_population_state(const SpPopulation *pop, size_t i);
 const SpValue *sp_population_goal(const SpPopulation *pop, size_t i);
 
+/* Writable rows of NPC i, for an executor that applies planned effects
+ * and sets goals itself (values must stay in range: nothing checks them).
+ * Writes through them do not mark the NPC dirty; call
+ * sp_population_mark_dirty for an NPC that must be planned again. */
+SpValue *sp_population_state_write(SpPopulation *pop, size_t i);
+SpValue *sp_population_goal_write(SpPopulation *pop, size_t i);
+
 /* ---- planning ------------------------------------------------------- */
 
 typedef struct SpPlanOptions {

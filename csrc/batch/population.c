@@ -201,6 +201,14 @@ const SpValue *sp_population_goal(const SpPopulation *pop, size_t i) {
   return pop->goals + i * (size_t)pop->m;
 }
 
+SpValue *sp_population_state_write(SpPopulation *pop, size_t i) {
+  return pop->states + i * (size_t)pop->m;
+}
+
+SpValue *sp_population_goal_write(SpPopulation *pop, size_t i) {
+  return pop->goals + i * (size_t)pop->m;
+}
+
 /* ------------------------------------------------------------------ */
 /* Setters                                                            */
 /* ------------------------------------------------------------------ */

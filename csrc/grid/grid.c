@@ -301,6 +301,7 @@ void sp_grid_write(SpGrid *g, size_t i, float v, int *dirty) {
 }
 
 void sp_grid_write_done(SpGrid *g, int dirty) {
+  g->version++;
   if (dirty) grid_rescan_min(g);
 }
 
@@ -321,6 +322,7 @@ SpStatus sp_grid_make(int w, int h, float v, SpAllocator alloc, SpGrid **out,
   g->height = h;
   g->stride = (int)stride;
   g->padded = padded;
+  g->version = 0;
   g->cell = (float *)(void *)((char *)g + head);
   g->nbr = (uint8_t *)g + head + cells;
   memset(g->cell, 0, padded * sizeof(float));

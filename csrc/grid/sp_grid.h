@@ -36,6 +36,7 @@ struct SpGrid {
   size_t min_count; /* open cells at min_cost; 0 iff no cell is open */
   float *cell;
   uint8_t *nbr; /* open-neighbour masks, same indices as cell */
+  uint64_t version; /* bumped by every run of writes (distance fields) */
 };
 
 /* Directions: E, W, S, N, then the diagonals SE, SW, NE, NW, so bit d of

@@ -1,0 +1,478 @@
+/* crowd.c: crowds: creation, action behaviours, goals, spawning, world changes, scripted outcomes, inspection. */
+#include <string.h>
+
+#include "sp_agents.h"
+#include "sp_error.h"
+#include "sp_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Creation                                                           */
+/* ------------------------------------------------------------------ */
+
+static void worker_free(SpCrowd *c, CrowdWorker *w) {
+  sp_workspace_free(w->ws);
+  if (w->state != NULL) sp_mem_free(c->alloc, w->state, (size_t)c->m + 8u);
+  if (w->plan != NULL)
+    sp_mem_free(c->alloc, w->plan,
+                ((size_t)c->action_count + 1u) * sizeof(uint16_t));
+  if (w->ev != NULL)
+    sp_mem_free(c->alloc, w->ev, w->ev_cap * sizeof(SpAgentEvent));
+  memset(w, 0, sizeof *w);
+}
+
+void sp_crowd_free(SpCrowd *c) {
+  if (c == NULL) return;
+  sp_thread_pool_free(c->own_pool);
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
+  if (c->goal_block != NULL)
+    sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
+  if (c->ev != NULL) sp_mem_free(c->alloc, c->ev, c->ev_cap * sizeof(SpAgentEvent));
+  if (c->chunks != NULL)
+    sp_mem_free(c->alloc, c->chunks, (c->chunk_count + 1) * sizeof(ChunkRec));
+  if (c->beh != NULL)
+    sp_mem_free(c->alloc, c->beh,
+                (size_t)c->action_count * sizeof(SpActionBehaviour));
+  if (c->agents != NULL)
+    sp_mem_free(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
+  sp_population_free(c->pop);
+  pthread_mutex_destroy(&c->grow_lock);
+  sp_mem_free(c->alloc, c, sizeof *c);
+}
+
+SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
+                      const SpCrowdOptions *opts, SpAllocator alloc,
+                      SpCrowd **out, SpError *err) {
+  sp_error_clear(err);
+  *out = NULL;
+  SpCrowd *c = sp_mem_alloc(alloc, sizeof *c);
+  if (c == NULL) return sp_error_memory(err);
+  memset(c, 0, sizeof *c);
+  pthread_mutex_init(&c->grow_lock, NULL);
+  atomic_init(&c->grow_failed, 0);
+  atomic_init(&c->next_chunk, 0);
+  c->alloc = alloc;
+  c->world = w;
+  c->domain = d;
+  c->m = sp_domain_variable_count(d);
+  c->action_count = sp_domain_action_count(d);
+  if (opts != NULL) c->opt = *opts;
+  if (c->opt.speed <= 0.0f) c->opt.speed = 4.0f;
+  if (c->opt.cooldown <= 0.0f) c->opt.cooldown = 5.0f;
+  if (c->opt.retry <= 0.0f) c->opt.retry = 1.0f;
+  c->capacity = c->opt.capacity;
+  c->chunk_count = (c->capacity + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  SpStatus st = sp_population_new(d, c->capacity, alloc, &c->pop, err);
+  if (st == SP_OK && c->opt.cache_capacity != 0)
+    st = sp_population_set_cache_capacity(c->pop, c->opt.cache_capacity, err);
+  if (st != SP_OK) {
+    sp_crowd_free(c);
+    return st;
+  }
+  c->agents = sp_mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
+  c->beh = sp_mem_alloc(alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
+  c->chunks = sp_mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
+  if (c->agents == NULL || c->beh == NULL || c->chunks == NULL) {
+    sp_crowd_free(c);
+    return sp_error_memory(err);
+  }
+  memset(c->beh, 0, (size_t)c->action_count * sizeof(SpActionBehaviour));
+  for (int k = 0; k < c->action_count; k++) c->beh[k].place = SP_NO_PLACE;
+  memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
+  int want = c->opt.threads > 0 ? c->opt.threads : sp_online_cores();
+  if (want > SP_THREAD_POOL_MAX) want = SP_THREAD_POOL_MAX;
+  c->pool = c->opt.pool;
+  if (c->pool != NULL) {
+    int size = sp_thread_pool_size(c->pool);
+    if (want > size) want = size;
+  } else if (want > 1) {
+    st = sp_thread_pool_new(want, alloc, &c->own_pool, err);
+    if (st != SP_OK) {
+      sp_crowd_free(c);
+      return st;
+    }
+    c->pool = c->own_pool;
+  }
+  c->workers = want;
+  for (int k = 0; k < want; k++) {
+    CrowdWorker *cw = &c->cw[k];
+    st = sp_workspace_new(d, alloc, &cw->ws, err);
+    if (st != SP_OK) {
+      sp_crowd_free(c);
+      return st;
+    }
+    cw->state = sp_mem_alloc(alloc, (size_t)c->m + 8u);
+    cw->plan = sp_mem_alloc(alloc,
+                            ((size_t)c->action_count + 1u) * sizeof(uint16_t));
+    if (cw->state == NULL || cw->plan == NULL) {
+      sp_crowd_free(c);
+      return sp_error_memory(err);
+    }
+  }
+  /* goals: one block for the most goals, so adding one never allocates */
+  c->goal_block_bytes = (size_t)SP_CROWD_MAX_GOALS * 2u * (size_t)c->m + 1u;
+  c->goal_block = sp_mem_alloc(alloc, c->goal_block_bytes);
+  if (c->goal_block == NULL) {
+    sp_crowd_free(c);
+    return sp_error_memory(err);
+  }
+  *out = c;
+  return SP_OK;
+}
+
+const SpDomain *sp_crowd_domain(const SpCrowd *c) { return c->domain; }
+SpPopulation *sp_crowd_population(SpCrowd *c) { return c->pop; }
+size_t sp_crowd_size(const SpCrowd *c) { return c->n; }
+int sp_crowd_goal_count(const SpCrowd *c) { return c->goal_count; }
+
+/* ------------------------------------------------------------------ */
+/* Behaviours and goals                                               */
+/* ------------------------------------------------------------------ */
+
+SpStatus sp_crowd_set_action(SpCrowd *c, int action,
+                             const SpActionBehaviour *b, SpError *err) {
+  sp_error_clear(err);
+  if (action < 0 || action >= c->action_count)
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: action %d does not exist (%d actions)", action,
+                        c->action_count);
+  const char *name = sp_action_name(c->domain, action);
+  if (!(b->min_duration >= 0.0f) || !(b->max_duration >= 0.0f) ||
+      (b->max_duration > 0.0f && b->max_duration < b->min_duration))
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: action '%s': duration must be >= 0 and "
+                        "min <= max", name);
+  if ((unsigned)b->bind > SP_BIND_SCRIPT ||
+      (b->bind == SP_BIND_PLACE && b->place >= c->world->place_count) ||
+      (b->bind == SP_BIND_KIND &&
+       (b->kind < 0 || b->kind >= c->world->kind_count)))
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: action '%s': unknown place or kind", name);
+  c->beh[action] = *b;
+  if (c->beh[action].max_duration < c->beh[action].min_duration)
+    c->beh[action].max_duration = c->beh[action].min_duration;
+  c->any_binding = c->any_interruptible = 0;
+  for (int k = 0; k < c->action_count; k++) {
+    if (c->beh[k].bind != SP_BIND_NONE) c->any_binding = 1;
+    if (c->beh[k].interruptible) c->any_interruptible = 1;
+  }
+  return SP_OK;
+}
+
+static SpStatus check_state(const SpCrowd *c, const SpValue *s, int any_ok,
+                            const char *what, SpError *err) {
+  for (int v = 0; v < c->m; v++) {
+    if (any_ok && s[v] == SP_ANY) continue;
+    if (s[v] < sp_variable_value_count(c->domain, v)) continue;
+    if (err != NULL) {
+      err->variable = v;
+      err->value = s[v];
+    }
+    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_GOAL,
+                        "crowd: %s value %d is out of range for '%s' "
+                        "(%d values)", what, (int)s[v],
+                        sp_variable_name(c->domain, v),
+                        sp_variable_value_count(c->domain, v));
+  }
+  return SP_OK;
+}
+
+SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
+                           const SpValue *when, int *index, SpError *err) {
+  sp_error_clear(err);
+  if (c->goal_count >= SP_CROWD_MAX_GOALS)
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_GOAL,
+                        "crowd: more than %d goals", SP_CROWD_MAX_GOALS);
+  SpStatus st = check_state(c, condition, 1, "goal", err);
+  if (st == SP_OK && when != NULL) st = check_state(c, when, 1, "when", err);
+  if (st != SP_OK) return st;
+  /* sorted by priority, highest first; equal priorities keep their order */
+  int at = c->goal_count;
+  while (at > 0 && c->goals[at - 1].priority < priority) at--;
+  for (int g = c->goal_count; g > at; g--) c->goals[g] = c->goals[g - 1];
+  Goal *g = &c->goals[at];
+  size_t m = (size_t)c->m;
+  g->cond = c->goal_block + 2u * m * (size_t)c->goal_count;
+  g->when = g->cond + m;
+  memcpy(g->cond, condition, m);
+  if (when != NULL) memcpy(g->when, when, m);
+  else memset(g->when, SP_ANY, m);
+  g->priority = priority;
+  g->index = c->goal_count;
+  if (index != NULL) *index = c->goal_count;
+  c->goal_count++;
+  /* agents keep sorted indices: shift those below the new goal, and let
+   * every agent without a plan look again */
+  for (size_t i = 0; i < c->n; i++) {
+    Agent *a = &c->agents[i];
+    if (a->goal != GOAL_NONE && a->goal >= at) a->goal++;
+    if (a->pursued != GOAL_NONE && a->pursued >= at) a->pursued++;
+    a->refused = 0;
+    if (a->phase == SP_PHASE_IDLE) {
+      a->flags |= F_NEED_GOAL;
+      a->phase = SP_PHASE_THINKING;
+    }
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Agents                                                             */
+/* ------------------------------------------------------------------ */
+
+static SpStatus agent_range(const SpCrowd *c, size_t i, SpError *err) {
+  if (i < c->n) return SP_OK;
+  return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                      "crowd: agent %zu does not exist (%zu agents)", i, c->n);
+}
+
+SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
+                        uint32_t home, size_t *agent, SpError *err) {
+  sp_error_clear(err);
+  if (c->n >= c->capacity)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: full (capacity %zu)", c->capacity);
+  SpStatus st = check_state(c, state, 0, "start", err);
+  if (st != SP_OK) return st;
+  const SpGrid *g = c->world->grid;
+  if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
+      (g != NULL && (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: spawn cell (%d, %d) is outside the grid or "
+                        "blocked", x, y);
+  if (home != SP_NO_PLACE && home >= c->world->place_count)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: home place %u does not exist", home);
+  size_t i = c->n++;
+  Agent *a = &c->agents[i];
+  memset(a, 0, sizeof *a);
+  a->target = SP_NO_PLACE;
+  a->home = home;
+  a->cool_place = SP_NO_PLACE;
+  a->x = (uint16_t)x;
+  a->y = (uint16_t)y;
+  a->tx = a->ty = 0xFFFF;
+  a->step = STEP_NONE;
+  a->goal = a->pursued = GOAL_NONE;
+  a->fail_action = a->faction = a->fother = a->fvar = -1;
+  a->fvalue = 0xFF;
+  a->phase = SP_PHASE_THINKING;
+  a->flags = F_NEED_GOAL;
+  memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
+  if (agent != NULL) *agent = i;
+  return SP_OK;
+}
+
+/* After a state change: an idle agent looks for a goal again; one whose
+ * remaining plan no longer works replans (world_changed). */
+static void changed(SpCrowd *c, size_t i) {
+  Agent *a = &c->agents[i];
+  if (a->flags & F_NEED_GOAL) return;
+  if (a->phase == SP_PHASE_IDLE) {
+    a->flags |= F_NEED_GOAL;
+    a->why = SP_REASON_NONE;
+    a->phase = SP_PHASE_THINKING;
+    return;
+  }
+  if (!sp_agent_plan_holds(c, i, c->cw[0].state)) {
+    a->flags |= F_NEED_GOAL;
+    a->why = SP_REASON_WORLD_CHANGED;
+  }
+}
+
+SpStatus sp_crowd_set_var(SpCrowd *c, size_t agent, int var, int value,
+                          SpError *err) {
+  return sp_crowd_set_var_many(c, &agent, 1, var, value, err);
+}
+
+SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
+                               int var, int value, SpError *err) {
+  sp_error_clear(err);
+  if (var < 0 || var >= c->m || value < 0 ||
+      value >= sp_variable_value_count(c->domain, var))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                        "crowd: variable %d value %d is out of range", var,
+                        value);
+  for (size_t k = 0; k < count; k++) {
+    SpStatus st = agent_range(c, agents[k], err);
+    if (st != SP_OK) return st;
+  }
+  for (size_t k = 0; k < count; k++) {
+    SpValue *s = sp_population_state_write(c->pop, agents[k]);
+    if (s[var] == value) continue;
+    s[var] = (SpValue)value;
+    changed(c, agents[k]);
+  }
+  return SP_OK;
+}
+
+SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
+                            SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = agent_range(c, agent, err);
+  if (st == SP_OK) st = check_state(c, state, 0, "state", err);
+  if (st != SP_OK) return st;
+  SpValue *s = sp_population_state_write(c->pop, agent);
+  if (memcmp(s, state, (size_t)c->m) == 0) return SP_OK;
+  memcpy(s, state, (size_t)c->m);
+  changed(c, agent);
+  return SP_OK;
+}
+
+SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = agent_range(c, agent, err);
+  if (st != SP_OK) return st;
+  Agent *a = &c->agents[agent];
+  if (!(a->flags & F_NEED_GOAL)) {
+    a->flags |= F_NEED_GOAL;
+    a->why = a->flags & F_HAS_PLAN ? SP_REASON_HIGHER_GOAL : SP_REASON_NONE;
+    if (a->phase == SP_PHASE_IDLE) a->phase = SP_PHASE_THINKING;
+  }
+  return SP_OK;
+}
+
+static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
+  SpStatus st = agent_range(c, agent, err);
+  if (st != SP_OK) return st;
+  const Agent *a = &c->agents[agent];
+  if (a->phase != SP_PHASE_SCRIPT || a->step == STEP_NONE)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu is not waiting for a script "
+                        "(phase %s)", agent, sp_phase_name(a->phase));
+  return SP_OK;
+}
+
+SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = waiting(c, agent, err);
+  if (st == SP_OK) c->agents[agent].flags |= F_FINISH;
+  return st;
+}
+
+SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
+                            SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = waiting(c, agent, err);
+  if (st == SP_OK) {
+    c->agents[agent].flags |= F_FAIL;
+    c->agents[agent].time = (float)detail;
+  }
+  return st;
+}
+
+SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
+                             int y, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = waiting(c, agent, err);
+  if (st != SP_OK) return st;
+  Agent *a = &c->agents[agent];
+  int act = sp_population_plan_step(c->pop, agent, a->step);
+  if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu: action '%s' takes no target",
+                        agent, sp_action_name(c->domain, act));
+  const SpGrid *g = c->world->grid;
+  if (place != SP_NO_PLACE) {
+    if (place >= c->world->place_count)
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "crowd: place %u does not exist", place);
+    a->target = place;
+  } else {
+    if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
+        (g != NULL && !sp_grid_contains(g, x, y)))
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "crowd: target cell (%d, %d) is outside the grid",
+                          x, y);
+    a->target = SP_NO_PLACE;
+    a->tx = (uint16_t)x;
+    a->ty = (uint16_t)y;
+  }
+  a->phase = SP_PHASE_WALKING;
+  a->flags |= F_BIND;
+  a->time = 0.0f;
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inspection                                                         */
+/* ------------------------------------------------------------------ */
+
+SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
+  if (agent >= c->n) return SP_ERR_STATE;
+  const Agent *a = &c->agents[agent];
+  int has = (a->flags & F_HAS_PLAN) != 0;
+  out->phase = (SpPhase)a->phase;
+  out->goal = a->goal == GOAL_NONE ? -1 : c->goals[a->goal].index;
+  out->plan_length = has ? sp_population_plan_length(c->pop, agent) : -1;
+  out->step = a->step == STEP_NONE ? -1 : a->step;
+  out->action = a->step == STEP_NONE
+                    ? -1
+                    : sp_population_plan_step(c->pop, agent, a->step);
+  out->steps_done = 0;
+  for (int k = 0; has && k < out->plan_length; k++)
+    out->steps_done += sp_crowd_step_done(c, agent, k);
+  out->time_left = a->time;
+  out->x = a->x;
+  out->y = a->y;
+  out->target = a->target;
+  out->target_x = a->tx == 0xFFFF ? -1 : a->tx;
+  out->target_y = a->ty == 0xFFFF ? -1 : a->ty;
+  out->home = a->home;
+  out->last_reason = (SpReason)a->reason;
+  out->last_action = a->fail_action;
+  return SP_OK;
+}
+
+const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
+  return sp_population_state(c->pop, agent);
+}
+
+SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
+                       int *len) {
+  *len = 0;
+  if (agent >= c->n || !(c->agents[agent].flags & F_HAS_PLAN))
+    return SP_ERR_STATE;
+  return sp_population_plan_of(c->pop, agent, plan, len);
+}
+
+int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k) {
+  const Agent *a = &c->agents[agent];
+  if (k < a->cursor) return 1;
+  int rel = k - a->cursor;
+  return rel < DONE_WINDOW && ((a->done >> rel) & 1u);
+}
+
+SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1};
+  if (agent >= c->n) return f;
+  const Agent *a = &c->agents[agent];
+  f.code = (SpFailureCode)a->fcode;
+  f.action = a->faction;
+  f.other_action = a->fother;
+  f.variable = a->fvar;
+  f.value = a->fvalue == 0xFF ? -1 : a->fvalue;
+  return f;
+}
+
+void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
+  memset(out, 0, sizeof *out);
+  out->agents = c->n;
+  for (size_t i = 0; i < c->n; i++) out->phase[c->agents[i].phase]++;
+  out->plans = c->plans;
+  out->replans = c->replans;
+  out->no_plans = c->no_plans;
+  out->events = c->events;
+  out->steps_finished = c->steps_finished;
+  out->ms_update = c->ms_update;
+  out->ms_planning = c->ms_planning;
+  out->ms_binding = c->ms_binding;
+  SpPopulationStats ps;
+  sp_population_stats(c->pop, &ps);
+  out->bytes_per_agent = sizeof(Agent) + ps.bytes_per_npc;
+  out->bytes_total = sizeof *c + (c->capacity + 1) * sizeof(Agent) +
+                     ps.bytes_total + c->goal_block_bytes +
+                     c->ev_cap * sizeof(SpAgentEvent);
+  for (int k = 0; k < c->workers; k++)
+    out->bytes_total += c->cw[k].ev_cap * sizeof(SpAgentEvent) +
+                        sp_workspace_size_bytes(c->cw[k].ws);
+}

@@ -1,0 +1,192 @@
+/* sp_agents.h: private layout of worlds and crowds shared by the agents stage files. */
+#ifndef sp_agents_h
+#define sp_agents_h
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "saspu_agents.h"
+
+/* ------------------------------------------------------------------ */
+/* World                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct Place {
+  int kind;
+  int x, y;
+  int capacity;        /* 0: unlimited */
+  atomic_int reserved; /* released by workers, taken in the serial pass */
+} Place;
+
+/* A cached distance field: to a place, or to a bare cell (key with the
+ * top bit set). */
+#define FIELD_CELL_KEY 0x80000000u
+typedef struct Field {
+  uint32_t key;
+  uint64_t used; /* the world's clock at the last lookup: LRU */
+  float *dist;   /* sp_grid_field_cells floats */
+} Field;
+
+struct SpWorld {
+  SpAllocator alloc;
+  SpGrid *grid;
+  uint64_t grid_version;
+  Place *places;
+  size_t place_count, place_cap;
+  char **kinds;
+  size_t *kind_bytes;
+  int kind_count, kind_cap;
+  /* distance fields: a small table searched linearly (few targets) */
+  Field *fields;
+  size_t field_count, field_cap;
+  size_t field_budget, field_bytes, field_size;
+  void *scratch; /* Dijkstra's open list */
+  size_t scratch_bytes;
+  uint64_t clock;
+  uint64_t computed, evicted;
+  double ms_fields;
+};
+
+/* The field to place/cell `key`, or NULL when none is cached. Read-only:
+ * safe from workers while nothing computes. */
+const float *sp_world_field_peek(const SpWorld *w, uint32_t key);
+/* The field to `key` at cell (x, y), computed and cached if needed (the
+ * serial pass only). NULL on memory or a blocked/outside target. */
+const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y);
+/* Drops every field when the grid changed since they were computed. */
+void sp_world_check_grid(SpWorld *w);
+void *sp_agents_realloc(SpAllocator a, void *p, size_t old, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Crowd                                                              */
+/* ------------------------------------------------------------------ */
+
+enum {
+  F_NEED_GOAL = 0x01, /* choose a goal at the next update */
+  F_PLANNING = 0x02,  /* goal written to the population, result pending */
+  F_HAS_PLAN = 0x04,  /* the population holds the plan being executed */
+  F_RESERVED = 0x08,  /* holds a slot of `target` */
+  F_FINISH = 0x10,    /* the caller finished the scripted step */
+  F_FAIL = 0x20,      /* the caller failed it */
+  F_BIND = 0x40,      /* the serial pass must bind / find the field */
+  F_STOP = 0x80       /* a world change stopped the running step */
+};
+
+#define STEP_NONE 0xFFFF
+#define GOAL_NONE 0xFF
+#define DONE_WINDOW 32
+
+/* One agent, 64 bytes. */
+typedef struct Agent {
+  float time;       /* acting/blocked: seconds left; walking: progress */
+  uint32_t target;  /* bound place or SP_NO_PLACE */
+  uint32_t draws;   /* steps started: seeds the duration draw */
+  uint32_t done;    /* bit k: plan position cursor + k is done */
+  uint32_t home;
+  uint32_t cool_place; /* the binding on cooldown */
+  float cool_until;    /* crowd clock */
+  uint16_t x, y;
+  uint16_t tx, ty;  /* target cell (0xFFFF none) */
+  uint16_t cursor;  /* first plan position not done */
+  uint16_t step;    /* running plan position, STEP_NONE */
+  uint16_t refused; /* goals 0..15 (sorted) refused for no plan */
+  uint8_t phase;
+  uint8_t goal;     /* sorted goal index, GOAL_NONE */
+  uint8_t flags;
+  uint8_t why;      /* SpReason for the pending goal choice */
+  uint8_t reason;   /* last failure reason */
+  uint8_t fcode;    /* last SpFailure, compact */
+  int16_t fail_action;
+  int16_t faction, fother, fvar;
+  uint8_t fvalue;
+  uint8_t pursued;  /* the goal of the last plan, GOAL_NONE */
+} Agent;
+
+typedef struct Goal {
+  SpValue *cond; /* m values, SP_ANY */
+  SpValue *when; /* m values, SP_ANY everywhere when always */
+  int priority;
+  int index;     /* order of sp_crowd_add_goal */
+} Goal;
+
+/* One worker's scratch and event buffer. */
+typedef struct CrowdWorker {
+  SpWorkspace *ws;
+  SpValue *state;  /* m + 8 bytes */
+  uint16_t *plan;  /* action_count + 1 */
+  SpAgentEvent *ev;
+  size_t ev_count, ev_cap;
+  size_t planned;
+} CrowdWorker;
+
+typedef struct ChunkRec {
+  uint32_t worker, start, count;
+  uint32_t flagged; /* agents flagged for the next serial pass */
+} ChunkRec;
+
+struct SpCrowd {
+  SpAllocator alloc;
+  SpWorld *world;
+  const SpDomain *domain;
+  SpPopulation *pop;
+  int m, action_count;
+  size_t capacity, n;
+  Agent *agents;
+  SpActionBehaviour *beh;
+  int any_binding; /* some action binds a place */
+  int any_interruptible;
+  Goal goals[SP_CROWD_MAX_GOALS];
+  int goal_count;
+  SpValue *goal_block; /* the goals' values */
+  size_t goal_block_bytes;
+  SpCrowdOptions opt;
+  SpThreadPool *own_pool, *pool;
+  int workers;
+  CrowdWorker cw[SP_THREAD_POOL_MAX];
+  pthread_mutex_t grow_lock;
+  atomic_int grow_failed;
+  size_t chunk_count;
+  ChunkRec *chunks;
+  SpAgentEvent *ev; /* this frame's events */
+  size_t ev_count, ev_cap;
+  double clock;
+  /* the pass running now */
+  int pass;
+  float dt;
+  atomic_size_t next_chunk;
+  /* statistics */
+  uint64_t plans, replans, no_plans, events, steps_finished;
+  double ms_update, ms_planning, ms_binding;
+};
+
+/* ---- per-agent logic (step.c) ---------------------------------------- */
+
+/* Where events go: a worker's buffer (parallel passes) or, with worker
+ * -1, the frame buffer (serial passes). */
+typedef struct Sink {
+  SpCrowd *c;
+  int worker;
+} Sink;
+
+void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
+                   int action, int goal, int32_t detail);
+int sp_agent_goal_holds(const SpValue *cond, const SpValue *state, int m);
+/* Pass 0: an agent flagged F_NEED_GOAL stops its step and picks its first
+ * goal candidate; returns 1 when it now waits for a plan. */
+int sp_agent_choose(SpCrowd *c, Sink s, size_t i);
+/* After planning: takes the result; returns 1 when the agent waits for
+ * another plan (the next goal candidate). */
+int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
+/* Pass 2: advances by dt; returns 1 when the agent needs the serial
+ * binding pass. */
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt);
+/* Serial: binds the running step's place (reservation, field). */
+void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
+/* Simulates the rest of the plan from the agent's state: 1 when it still
+ * reaches the goal. */
+int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);
+/* Drops the running step's reservation. */
+void sp_agent_release(SpCrowd *c, Agent *a);
+
+#endif

@@ -1,0 +1,631 @@
+/* step.c: what one agent does in a frame: choose a goal, take a plan, pick the next ready step, walk, act, finish, bind places. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_agents.h"
+
+/* ------------------------------------------------------------------ */
+/* Events                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Appends to the sink. A worker grows its buffer under the crowd's lock
+ * (the allocator need not be thread safe); when growing fails the event
+ * is dropped and the update reports SP_ERR_MEMORY. */
+void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
+                   int action, int goal, int32_t detail) {
+  SpCrowd *c = s.c;
+  SpAgentEvent **buf;
+  size_t *count, *cap;
+  if (s.worker >= 0) {
+    CrowdWorker *w = &c->cw[s.worker];
+    buf = &w->ev, count = &w->ev_count, cap = &w->ev_cap;
+  } else {
+    buf = &c->ev, count = &c->ev_count, cap = &c->ev_cap;
+  }
+  if (*count == *cap) {
+    size_t nc = *cap < 256 ? 256 : *cap * 2;
+    if (s.worker >= 0) pthread_mutex_lock(&c->grow_lock);
+    void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+                                nc * sizeof(SpAgentEvent));
+    if (s.worker >= 0) pthread_mutex_unlock(&c->grow_lock);
+    if (p == NULL) {
+      atomic_store(&c->grow_failed, 1);
+      return;
+    }
+    *buf = p;
+    *cap = nc;
+  }
+  SpAgentEvent *e = &(*buf)[(*count)++];
+  e->agent = (uint32_t)agent;
+  e->kind = (uint8_t)kind;
+  e->reason = (uint8_t)reason;
+  e->flags = action >= 0 && c->beh[action].has_hook ? SP_EVENT_HOOK : 0;
+  e->goal = goal >= 0 && goal < c->goal_count ? (uint8_t)c->goals[goal].index
+                                              : GOAL_NONE;
+  e->action = (int16_t)action;
+  e->pad_ = 0;
+  e->detail = detail;
+}
+
+/* ------------------------------------------------------------------ */
+/* Conditions                                                         */
+/* ------------------------------------------------------------------ */
+
+int sp_agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
+  for (int v = 0; v < m; v++)
+    if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
+  return 1;
+}
+
+static int conds_hold(const SpDomain *d, int act, const SpValue *state) {
+  if (state[sp_action_variable(d, act)] != sp_action_pre(d, act)) return 0;
+  int k = sp_action_prevail_count(d, act);
+  for (int j = 0; j < k; j++) {
+    SpCondition p = sp_action_prevail(d, act, j);
+    if (state[p.variable] != p.value) return 0;
+  }
+  return 1;
+}
+
+static int effect_holds(const SpDomain *d, int act, const SpValue *state) {
+  return state[sp_action_variable(d, act)] == sp_action_post(d, act);
+}
+
+/* The total goal the planner gets: the goal's values, and the agent's own
+ * values where the goal says SP_ANY (keep them as they are). When the
+ * planner takes SP_ANY itself, this becomes a plain copy of `cond`. */
+static void fill_goal_for_planning(const SpValue *cond, const SpValue *state,
+                                   SpValue *out, int m) {
+  for (int v = 0; v < m; v++) out[v] = cond[v] == SP_ANY ? state[v] : cond[v];
+}
+
+static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
+  return sp_agent_goal_holds(c->goals[g].when, state, c->m) &&
+         !sp_agent_goal_holds(c->goals[g].cond, state, c->m);
+}
+
+/* 1 when a goal of strictly higher priority than the agent's applies and
+ * was not refused (no plan) since the agent last chose; goals past the
+ * 16th in priority order never interrupt (their refusals are not kept). */
+static int higher_goal(const SpCrowd *c, const Agent *a, const SpValue *state) {
+  if (a->goal == GOAL_NONE) return 0;
+  int mine = c->goals[a->goal].priority;
+  for (int g = 0; g < a->goal && g < 16; g++) {
+    if (c->goals[g].priority <= mine) break;
+    if (a->refused & (1u << g)) continue;
+    if (goal_applies(c, g, state)) return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Goals and plans                                                    */
+/* ------------------------------------------------------------------ */
+
+void sp_agent_release(SpCrowd *c, Agent *a) {
+  if (!(a->flags & F_RESERVED)) return;
+  a->flags &= (uint8_t)~F_RESERVED;
+  atomic_fetch_sub(&c->world->places[a->target].reserved, 1);
+}
+
+/* Ends the running step without its effect. */
+static void stop_step(SpCrowd *c, Sink s, size_t i, SpReason why,
+                      int32_t detail) {
+  Agent *a = &c->agents[i];
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
+  sp_agent_release(c, a);
+  a->reason = (uint8_t)why;
+  a->fail_action = (int16_t)act;
+  a->step = STEP_NONE;
+  a->target = SP_NO_PLACE;
+  a->tx = a->ty = 0xFFFF;
+}
+
+static void need_goal(Agent *a, SpReason why) {
+  a->flags = (uint8_t)((a->flags | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
+  a->why = (uint8_t)why;
+  a->phase = SP_PHASE_THINKING;
+}
+
+/* Tries goals from `from` down; writes the first candidate as the
+ * population goal. Without one the agent idles, saying why. */
+static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
+                          int refused_any) {
+  Agent *a = &c->agents[i];
+  SpValue *state = sp_population_state_write(c->pop, i);
+  int any_when = 0, any_sat = 0;
+  for (int g = 0; g < c->goal_count; g++) {
+    if (!sp_agent_goal_holds(c->goals[g].when, state, c->m)) continue;
+    any_when = 1;
+    if (sp_agent_goal_holds(c->goals[g].cond, state, c->m)) {
+      any_sat = 1;
+      continue;
+    }
+    if (g < from) continue;
+    fill_goal_for_planning(c->goals[g].cond, state,
+                           sp_population_goal_write(c->pop, i), c->m);
+    a->goal = (uint8_t)g;
+    a->flags |= F_PLANNING;
+    a->phase = SP_PHASE_THINKING;
+    return 1;
+  }
+  SpReason r = refused_any ? SP_REASON_NO_PLAN_ANY
+               : any_sat   ? SP_REASON_ALL_SATISFIED
+               : any_when  ? SP_REASON_NO_PLAN_ANY
+                           : SP_REASON_NO_GOAL;
+  a->goal = GOAL_NONE;
+  a->pursued = GOAL_NONE;
+  a->phase = SP_PHASE_IDLE;
+  a->why = SP_REASON_NONE;
+  sp_agent_emit(s, i, SP_EV_IDLE, r, -1, -1, 0);
+  return 0;
+}
+
+int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  a->flags &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
+  if (a->step != STEP_NONE) stop_step(c, s, i, (SpReason)a->why, 0);
+  a->flags &= (uint8_t)~F_HAS_PLAN;
+  a->refused = 0;
+  return next_candidate(c, s, i, 0, 0);
+}
+
+int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  SpFailureCode code = SP_FAIL_NONE;
+  a->flags &= (uint8_t)~F_PLANNING;
+  SpNpcStatus st = sp_population_status_of(c->pop, i, &code, NULL);
+  int g = a->goal;
+  if (st == SP_NPC_PLANNED) {
+    a->flags |= F_HAS_PLAN;
+    a->cursor = 0;
+    a->done = 0;
+    a->step = STEP_NONE;
+    a->phase = SP_PHASE_THINKING;
+    if (a->pursued != g) sp_agent_emit(s, i, SP_EV_GOAL_CHOSEN, 0, -1, g, 0);
+    a->pursued = (uint8_t)g;
+    if (a->why != SP_REASON_NONE)
+      sp_agent_emit(s, i, SP_EV_REPLANNED, (SpReason)a->why, -1, g,
+                    sp_population_plan_length(c->pop, i));
+    else
+      sp_agent_emit(s, i, SP_EV_PLANNED, 0, -1, g,
+                    sp_population_plan_length(c->pop, i));
+    a->why = SP_REASON_NONE;
+    return 0;
+  }
+  /* the population keeps only the code: plan once more for the record */
+  CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
+  SpFailure f = {code, -1, -1, -1, -1};
+  int len = 0;
+  sp_plan(c->domain, w->ws, sp_population_state(c->pop, i),
+          sp_population_goal(c->pop, i), w->plan, &len, &f);
+  a->fcode = (uint8_t)f.code;
+  a->faction = (int16_t)f.action;
+  a->fother = (int16_t)f.other_action;
+  a->fvar = (int16_t)f.variable;
+  a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
+  a->reason = SP_REASON_NO_PLAN;
+  sp_agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g, (int32_t)f.code);
+  if (g < 16) a->refused |= (uint16_t)(1u << g);
+  return next_candidate(c, s, i, g + 1, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Steps                                                              */
+/* ------------------------------------------------------------------ */
+
+static void normalize(Agent *a) {
+  while (a->done & 1u) {
+    a->done >>= 1;
+    a->cursor++;
+  }
+}
+
+/* 1 when doing plan position p now and then the other pending steps in
+ * plan order (skipping those whose effect holds) reaches the goal. With
+ * p < 0 only the pending steps are replayed. */
+static int replay_ok(SpCrowd *c, size_t i, int p, SpValue *st) {
+  const SpDomain *d = c->domain;
+  Agent *a = &c->agents[i];
+  int len = sp_population_plan_length(c->pop, i);
+  if (p >= 0) {
+    int act = sp_population_plan_step(c->pop, i, p);
+    st[sp_action_variable(d, act)] = (SpValue)sp_action_post(d, act);
+  }
+  for (int k = a->cursor; k < len; k++) {
+    int rel = k - a->cursor;
+    if (k == p || (rel < DONE_WINDOW && (a->done >> rel) & 1u)) continue;
+    if (k == a->step) continue;
+    int act = sp_population_plan_step(c->pop, i, k);
+    if (effect_holds(d, act, st)) continue;
+    if (!conds_hold(d, act, st)) return 0;
+    st[sp_action_variable(d, act)] = (SpValue)sp_action_post(d, act);
+  }
+  return sp_agent_goal_holds(c->goals[a->goal].cond, st, c->m);
+}
+
+int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
+  Agent *a = &c->agents[i];
+  if (!(a->flags & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
+  memcpy(scratch, sp_population_state(c->pop, i), (size_t)c->m);
+  if (a->step != STEP_NONE) {
+    int act = sp_population_plan_step(c->pop, i, a->step);
+    if (!conds_hold(c->domain, act, scratch)) return 0;
+    scratch[sp_action_variable(c->domain, act)] =
+        (SpValue)sp_action_post(c->domain, act);
+  }
+  return replay_ok(c, i, -1, scratch);
+}
+
+static int octile(int x0, int y0, int x1, int y1) {
+  int dx = abs(x0 - x1), dy = abs(y0 - y1);
+  return dx > dy ? dx : dy;
+}
+
+/* Straight-line estimate of where a step would send the agent. */
+static int step_distance(SpCrowd *c, const Agent *a, int act) {
+  const SpActionBehaviour *b = &c->beh[act];
+  const SpWorld *w = c->world;
+  uint32_t p = SP_NO_PLACE;
+  if (b->bind == SP_BIND_PLACE) p = b->place;
+  if (b->bind == SP_BIND_HOME) p = a->home;
+  if (p != SP_NO_PLACE && p < w->place_count)
+    return octile(a->x, a->y, w->places[p].x, w->places[p].y);
+  if (b->bind == SP_BIND_KIND) {
+    int best = INT32_MAX;
+    for (size_t k = 0; k < w->place_count; k++) {
+      if (w->places[k].kind != b->kind) continue;
+      int dd = octile(a->x, a->y, w->places[k].x, w->places[k].y);
+      if (dd < best) best = dd;
+    }
+    return best;
+  }
+  return 0;
+}
+
+static void complete_step(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  SpValue *state = sp_population_state_write(c->pop, i);
+  if (!conds_hold(c->domain, act, state)) {
+    stop_step(c, s, i, SP_REASON_CONDITIONS, 0);
+    need_goal(a, SP_REASON_STEP_FAILED);
+    return;
+  }
+  state[sp_action_variable(c->domain, act)] =
+      (SpValue)sp_action_post(c->domain, act);
+  a->done |= 1u << (a->step - a->cursor);
+  normalize(a);
+  sp_agent_release(c, a);
+  sp_agent_emit(s, i, SP_EV_STEP_FINISHED, 0, act, a->goal, 0);
+  a->step = STEP_NONE;
+  a->target = SP_NO_PLACE;
+  a->tx = a->ty = 0xFFFF;
+  a->phase = SP_PHASE_THINKING;
+}
+
+/* A duration in [min, max] drawn from (seed, agent, step counter). */
+static float draw(const SpCrowd *c, const SpActionBehaviour *b, size_t i,
+                  uint32_t n) {
+  if (b->max_duration <= b->min_duration) return b->min_duration;
+  uint64_t z = c->opt.seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^
+               ((uint64_t)n << 32);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  float u = (float)(z >> 40) / (float)(1u << 24);
+  return b->min_duration + u * (b->max_duration - b->min_duration);
+}
+
+static void start_acting(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  const SpActionBehaviour *b = &c->beh[act];
+  if (b->scripted) {
+    a->phase = SP_PHASE_SCRIPT;
+    sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
+    return;
+  }
+  a->time = draw(c, b, i, a->draws);
+  a->phase = SP_PHASE_ACTING;
+}
+
+enum { SEL_NOTHING = 0, SEL_BIND, SEL_GO };
+
+/* Picks the next step among the ready ones (conditions hold, and the rest
+ * of the plan still works after it), nearest target first, plan order
+ * among equals; skips steps whose effect holds. */
+static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
+  Agent *a = &c->agents[i];
+  const SpDomain *d = c->domain;
+  const SpValue *state = sp_population_state(c->pop, i);
+  int len = sp_population_plan_length(c->pop, i);
+  normalize(a);
+  for (int k = 0; k < DONE_WINDOW && a->cursor + k < len; k++) {
+    if ((a->done >> k) & 1u) continue;
+    int act = sp_population_plan_step(c->pop, i, a->cursor + k);
+    if (!effect_holds(d, act, state)) continue;
+    a->done |= 1u << k;
+    sp_agent_emit(s, i, SP_EV_STEP_SKIPPED, 0, act, a->goal, 0);
+  }
+  normalize(a);
+  if (a->cursor >= len) {
+    if (sp_agent_goal_holds(c->goals[a->goal].cond, state, c->m)) {
+      sp_agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);
+      need_goal(a, SP_REASON_NONE);
+    } else {
+      need_goal(a, SP_REASON_WORLD_CHANGED);
+    }
+    return SEL_NOTHING;
+  }
+  if (higher_goal(c, a, state)) {
+    need_goal(a, SP_REASON_HIGHER_GOAL);
+    return SEL_NOTHING;
+  }
+  int pick = -1;
+  int first = sp_population_plan_step(c->pop, i, a->cursor);
+  if (!c->any_binding && conds_hold(d, first, state)) {
+    pick = a->cursor;
+  } else {
+    int best = INT32_MAX;
+    for (int k = 0; k < DONE_WINDOW && a->cursor + k < len; k++) {
+      if ((a->done >> k) & 1u) continue;
+      int act = sp_population_plan_step(c->pop, i, a->cursor + k);
+      if (!conds_hold(d, act, state)) continue;
+      int dist = step_distance(c, a, act);
+      if (dist >= best) continue;
+      memcpy(scratch, state, (size_t)c->m);
+      if (k > 0 && !replay_ok(c, i, a->cursor + k, scratch)) continue;
+      best = dist;
+      pick = a->cursor + k;
+    }
+  }
+  if (pick < 0) {
+    sp_agent_emit(s, i, SP_EV_STEP_FAILED, SP_REASON_CONDITIONS, first,
+                  a->goal, 0);
+    a->reason = SP_REASON_CONDITIONS;
+    a->fail_action = (int16_t)first;
+    need_goal(a, SP_REASON_STEP_FAILED);
+    return SEL_NOTHING;
+  }
+  int act = sp_population_plan_step(c->pop, i, pick);
+  a->step = (uint16_t)pick;
+  a->draws++;
+  sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
+  switch (c->beh[act].bind) {
+  case SP_BIND_NONE: start_acting(c, s, i); return SEL_GO;
+  case SP_BIND_SCRIPT:
+    a->phase = SP_PHASE_SCRIPT;
+    a->target = SP_NO_PLACE;
+    a->tx = a->ty = 0xFFFF;
+    sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
+    return SEL_NOTHING;
+  default:
+    a->phase = SP_PHASE_WALKING;
+    a->flags |= F_BIND;
+    a->time = 0.0f;
+    return SEL_BIND;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Walking                                                            */
+/* ------------------------------------------------------------------ */
+
+static uint32_t field_key(const SpCrowd *c, const Agent *a) {
+  if (a->target != SP_NO_PLACE) return a->target;
+  return FIELD_CELL_KEY |
+         (uint32_t)(a->ty * sp_grid_width(c->world->grid) + a->tx);
+}
+
+/* Moves toward the target; returns 1 on arrival. Needs a field (with a
+ * grid): without one the agent asks the serial pass (F_BIND). */
+static int walk(SpCrowd *c, Agent *a, float dt) {
+  if (a->x == a->tx && a->y == a->ty) return 1;
+  a->time += c->opt.speed * dt;
+  const SpGrid *g = c->world->grid;
+  const float *f = NULL;
+  if (g != NULL) {
+    f = sp_world_field_peek(c->world, field_key(c, a));
+    if (f == NULL) {
+      a->flags |= F_BIND;
+      return 0;
+    }
+  }
+  while (a->time >= 1.0f) {
+    if (g != NULL) {
+      size_t cur = sp_grid_field_index(g, a->x, a->y);
+      float best = f[cur];
+      int bd = -1;
+      for (int dir = 0; dir < 8; dir++) {
+        if (!sp_grid_field_step(g, 0, cur, dir)) continue;
+        size_t nb = (size_t)((ptrdiff_t)cur + sp_grid_field_offset(g, dir));
+        if (f[nb] < best) best = f[nb], bd = dir;
+      }
+      if (bd < 0) { /* no way down: the serial pass judges reachability */
+        a->flags |= F_BIND;
+        return 0;
+      }
+      static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+      static const int dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+      a->x = (uint16_t)(a->x + dx[bd]);
+      a->y = (uint16_t)(a->y + dy[bd]);
+    } else {
+      a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
+      a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
+    }
+    a->time -= 1.0f;
+    if (a->x == a->tx && a->y == a->ty) {
+      a->time = 0.0f;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* One frame of one agent                                             */
+/* ------------------------------------------------------------------ */
+
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
+  Agent *a = &c->agents[i];
+  CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
+  int guard = c->action_count + 4;
+  for (int round = 0; round < guard; round++) {
+    switch (a->phase) {
+    case SP_PHASE_ACTING:
+      if (round == 0) {
+        int act = sp_population_plan_step(c->pop, i, a->step);
+        if (c->beh[act].interruptible &&
+            higher_goal(c, a, sp_population_state(c->pop, i))) {
+          need_goal(a, SP_REASON_HIGHER_GOAL);
+          return 0;
+        }
+        a->time -= dt;
+      }
+      if (a->time > 0.0f) return 0;
+      complete_step(c, s, i);
+      break;
+    case SP_PHASE_SCRIPT:
+      if (a->flags & F_FINISH) {
+        a->flags &= (uint8_t)~F_FINISH;
+        complete_step(c, s, i);
+        break;
+      }
+      if (a->flags & F_FAIL) {
+        a->flags &= (uint8_t)~F_FAIL;
+        stop_step(c, s, i, SP_REASON_SCRIPT, (int32_t)a->time);
+        need_goal(a, SP_REASON_STEP_FAILED);
+      }
+      return 0;
+    case SP_PHASE_WALKING:
+      if (a->flags & F_BIND) return 1;
+      if (!walk(c, a, round == 0 ? dt : 0.0f)) return (a->flags & F_BIND) != 0;
+      sp_agent_emit(s, i, SP_EV_ARRIVED, 0,
+                    sp_population_plan_step(c->pop, i, a->step), a->goal,
+                    (int32_t)a->target);
+      start_acting(c, s, i);
+      break;
+    case SP_PHASE_BLOCKED:
+      if (round == 0) a->time -= dt;
+      if (a->time > 0.0f) return 0;
+      a->phase = SP_PHASE_THINKING;
+      break;
+    case SP_PHASE_THINKING: {
+      if (!(a->flags & F_HAS_PLAN) || (a->flags & F_NEED_GOAL)) return 0;
+      int r = select_next(c, s, i, w->state);
+      if (r == SEL_BIND) return 1;
+      if (r == SEL_NOTHING) return 0;
+      break;
+    }
+    default: return 0;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Binding (serial)                                                   */
+/* ------------------------------------------------------------------ */
+
+static int cooling(const SpCrowd *c, const Agent *a, uint32_t p) {
+  return p == a->cool_place && c->clock < (double)a->cool_until;
+}
+
+static int full(const Place *p) {
+  return p->capacity > 0 && atomic_load(&((Place *)p)->reserved) >= p->capacity;
+}
+
+/* Waits without replanning: the step did not start after all. */
+static void block(SpCrowd *c, Sink s, size_t i, SpReason why, uint32_t p,
+                  float wait) {
+  Agent *a = &c->agents[i];
+  stop_step(c, s, i, why, (int32_t)p);
+  sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
+  a->flags &= (uint8_t)~F_BIND;
+  a->phase = SP_PHASE_BLOCKED;
+  a->time = wait > 0.0f ? wait : c->opt.retry;
+}
+
+/* Unreachable: fail, cool the binding down, replan. */
+static void unreachable(SpCrowd *c, Sink s, size_t i, uint32_t p) {
+  Agent *a = &c->agents[i];
+  stop_step(c, s, i, SP_REASON_UNREACHABLE, (int32_t)p);
+  sp_agent_emit(s, i, SP_EV_BLOCKED, SP_REASON_UNREACHABLE, a->fail_action,
+                a->goal, (int32_t)p);
+  a->cool_place = p;
+  a->cool_until = (float)(c->clock + c->opt.cooldown);
+  need_goal(a, SP_REASON_STEP_FAILED);
+}
+
+/* 1 when the agent's cell has a path to the target cell. */
+static int reachable(SpCrowd *c, Agent *a, uint32_t key, int x, int y) {
+  if (c->world->grid == NULL) return 1;
+  const float *f = sp_world_field_get(c->world, key, x, y);
+  if (f == NULL) return 0;
+  return isfinite(f[sp_grid_field_index(c->world->grid, a->x, a->y)]);
+}
+
+void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  SpWorld *w = c->world;
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  const SpActionBehaviour *b = &c->beh[act];
+  if ((a->flags & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
+                                  a->target == SP_NO_PLACE)) {
+    /* bound already: (re)compute the field and check the way */
+    if (!reachable(c, a, field_key(c, a), a->tx, a->ty)) {
+      unreachable(c, s, i, a->target);
+      return;
+    }
+    a->flags &= (uint8_t)~F_BIND;
+    return;
+  }
+  uint32_t p = SP_NO_PLACE;
+  if (b->bind == SP_BIND_PLACE) p = b->place;
+  if (b->bind == SP_BIND_HOME) p = a->home;
+  if (b->bind == SP_BIND_SCRIPT) p = a->target;
+  if (b->bind == SP_BIND_KIND) {
+    int best = INT32_MAX, saw_full = 0, saw_cool = 0;
+    for (size_t k = 0; k < w->place_count; k++) {
+      const Place *pl = &w->places[k];
+      if (pl->kind != b->kind) continue;
+      if (cooling(c, a, (uint32_t)k)) { saw_cool = 1; continue; }
+      if (full(pl)) { saw_full = 1; continue; }
+      int dd = octile(a->x, a->y, pl->x, pl->y);
+      if (dd < best) best = dd, p = (uint32_t)k;
+    }
+    if (p == SP_NO_PLACE && (saw_full || saw_cool)) {
+      float wait = saw_cool && !saw_full
+                       ? (float)((double)a->cool_until - c->clock) : 0.0f;
+      block(c, s, i, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
+            SP_NO_PLACE, wait);
+      return;
+    }
+  }
+  if (p == SP_NO_PLACE || p >= w->place_count) {
+    unreachable(c, s, i, SP_NO_PLACE);
+    return;
+  }
+  if (cooling(c, a, p)) {
+    block(c, s, i, SP_REASON_COOLDOWN, p,
+          (float)((double)a->cool_until - c->clock));
+    return;
+  }
+  Place *pl = &w->places[p];
+  if (full(pl)) {
+    block(c, s, i, SP_REASON_FULL, p, 0.0f);
+    return;
+  }
+  if (!reachable(c, a, p, pl->x, pl->y)) {
+    unreachable(c, s, i, p);
+    return;
+  }
+  atomic_fetch_add(&pl->reserved, 1);
+  a->flags = (uint8_t)((a->flags | F_RESERVED) & ~F_BIND);
+  a->target = p;
+  a->tx = (uint16_t)pl->x;
+  a->ty = (uint16_t)pl->y;
+}

@@ -1,0 +1,213 @@
+/* update.c: one frame of a crowd: goal choice, planning rounds, the parallel advance pass, the serial binding pass, and event merging. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include <time.h>
+
+#include "sp_agents.h"
+#include "sp_error.h"
+
+enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Runs the current pass over one chunk; returns the agents it flagged
+ * for the next stage (planning, or binding). */
+static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
+  size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+  if (hi > c->n) hi = c->n;
+  uint32_t flagged = 0;
+  Agent *ag = c->agents;
+  switch (c->pass) {
+  case PASS_CHOOSE:
+    for (size_t i = lo; i < hi; i++)
+      if (ag[i].flags & F_NEED_GOAL) flagged += (uint32_t)sp_agent_choose(c, s, i);
+    break;
+  case PASS_TAKE:
+    for (size_t i = lo; i < hi; i++)
+      if (ag[i].flags & F_PLANNING) flagged += (uint32_t)sp_agent_take_plan(c, s, i);
+    break;
+  default:
+    for (size_t i = lo; i < hi; i++) {
+      uint8_t ph = ag[i].phase;
+      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
+      if (ph == SP_PHASE_ACTING && ag[i].time > c->dt && !c->any_interruptible) {
+        ag[i].time -= c->dt; /* the common case, kept short */
+        continue;
+      }
+      flagged += (uint32_t)sp_agent_advance(c, s, i, c->dt);
+    }
+    break;
+  }
+  return flagged;
+}
+
+/* The job of each worker: claim chunks in order; a chunk's events are a
+ * contiguous run of the worker's buffer, recorded in the chunk table. For
+ * PASS_TAKE only chunks with agents waiting for a plan are visited. */
+static void pass_job(void *arg, int worker) {
+  SpCrowd *c = arg;
+  CrowdWorker *w = &c->cw[worker];
+  Sink s = {c, worker};
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  for (;;) {
+    size_t t = atomic_fetch_add_explicit(&c->next_chunk, 1, memory_order_relaxed);
+    if (t >= chunks) break;
+    ChunkRec *r = &c->chunks[t];
+    r->worker = (uint32_t)worker;
+    r->start = (uint32_t)w->ev_count;
+    if (c->pass == PASS_TAKE && r->flagged == 0) {
+      r->count = 0;
+      continue;
+    }
+    r->flagged = run_chunk(c, s, t);
+    r->count = (uint32_t)(w->ev_count - r->start);
+  }
+}
+
+static void count_kinds(SpCrowd *c, const SpAgentEvent *e, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    switch (e[k].kind) {
+    case SP_EV_PLANNED: c->plans++; break;
+    case SP_EV_REPLANNED: c->plans++, c->replans++; break;
+    case SP_EV_NO_PLAN: c->no_plans++; break;
+    case SP_EV_STEP_FINISHED: c->steps_finished++; break;
+    default: break;
+    }
+  }
+  c->events += n;
+}
+
+/* Appends n events to the frame buffer (serial). */
+static int frame_append(SpCrowd *c, const SpAgentEvent *e, size_t n) {
+  if (c->ev_count + n > c->ev_cap) {
+    size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
+    while (nc < c->ev_count + n) nc *= 2;
+    void *p = sp_agents_realloc(c->alloc, c->ev, c->ev_cap * sizeof *e,
+                                nc * sizeof *e);
+    if (p == NULL) return 0;
+    c->ev = p;
+    c->ev_cap = nc;
+  }
+  memcpy(c->ev + c->ev_count, e, n * sizeof *e);
+  count_kinds(c, e, n);
+  c->ev_count += n;
+  return 1;
+}
+
+/* Runs a pass on the workers and merges its events in chunk order. */
+static void run_pass(SpCrowd *c, int pass) {
+  c->pass = pass;
+  atomic_store(&c->next_chunk, 0);
+  if (c->pool != NULL && c->workers > 1)
+    sp_thread_pool_run(c->pool, c->workers, pass_job, c);
+  else
+    pass_job(c, 0);
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  for (size_t t = 0; t < chunks; t++) {
+    ChunkRec *r = &c->chunks[t];
+    if (r->count == 0) continue;
+    if (!frame_append(c, c->cw[r->worker].ev + r->start, r->count))
+      atomic_store(&c->grow_failed, 1);
+  }
+  for (int k = 0; k < c->workers; k++) c->cw[k].ev_count = 0;
+}
+
+static size_t flagged_total(const SpCrowd *c) {
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK, sum = 0;
+  for (size_t t = 0; t < chunks; t++) sum += c->chunks[t].flagged;
+  return sum;
+}
+
+SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
+  sp_error_clear(err);
+  double t0 = now_ms();
+  atomic_store(&c->grow_failed, 0);
+  c->ev_count = 0;
+  c->dt = dt;
+  c->clock += dt;
+  c->ms_planning = 0.0;
+  sp_world_check_grid(c->world);
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  SpStatus st = SP_OK;
+
+  /* goals, then planning rounds: each round plans every agent waiting
+   * for a plan; agents whose goal has none move to the next goal */
+  run_pass(c, PASS_CHOOSE);
+  for (int round = 0; round <= c->goal_count && flagged_total(c) > 0; round++) {
+    double tp = now_ms();
+    for (size_t t = 0; t < chunks; t++) {
+      if (c->chunks[t].flagged == 0) continue;
+      size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+      if (hi > c->n) hi = c->n;
+      for (size_t i = lo; i < hi; i++)
+        if (c->agents[i].flags & F_PLANNING)
+          sp_population_mark_dirty(c->pop, i, 1, NULL);
+    }
+    SpPlanOptions po = {c->workers, 0, 0, c->pool};
+    if (c->pool == NULL) po.threads = 1;
+    st = sp_population_plan(c->pop, &po, NULL, err);
+    c->ms_planning += now_ms() - tp;
+    if (st != SP_OK) return st; /* setting up workers: nothing changed */
+    run_pass(c, PASS_TAKE);
+  }
+
+  run_pass(c, PASS_ADVANCE);
+
+  /* reservations and fields, in agent order */
+  double tb = now_ms();
+  Sink serial = {c, -1};
+  for (size_t t = 0; t < chunks; t++) {
+    if (c->chunks[t].flagged == 0) continue;
+    size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+    if (hi > c->n) hi = c->n;
+    for (size_t i = lo; i < hi; i++) {
+      if (!(c->agents[i].flags & F_BIND)) continue;
+      size_t before = c->ev_count;
+      sp_agent_bind(c, serial, i);
+      count_kinds(c, c->ev + before, c->ev_count - before);
+    }
+    c->chunks[t].flagged = 0;
+  }
+  c->ms_binding = now_ms() - tb;
+  c->ms_update = now_ms() - t0;
+  if (atomic_load(&c->grow_failed))
+    return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
+                        "crowd: out of memory for events: some were lost");
+  return SP_OK;
+}
+
+size_t sp_crowd_event_count(const SpCrowd *c) { return c->ev_count; }
+const SpAgentEvent *sp_crowd_events(const SpCrowd *c) { return c->ev; }
+
+/* ------------------------------------------------------------------ */
+/* Names                                                              */
+/* ------------------------------------------------------------------ */
+
+const char *sp_phase_name(SpPhase p) {
+  static const char *const names[] = {"free",    "idle",    "walking",
+                                      "acting",  "script",  "blocked",
+                                      "thinking"};
+  return (unsigned)p < SP_PHASE_COUNT ? names[p] : "?";
+}
+
+const char *sp_event_kind_name(SpEventKind k) {
+  static const char *const names[] = {
+      "goal_chosen",   "planned",      "replanned",    "step_started",
+      "step_finished", "step_failed",  "step_skipped", "arrived",
+      "goal_reached",  "no_plan",      "blocked",      "idle",
+      "waiting"};
+  return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
+}
+
+const char *sp_reason_name(SpReason r) {
+  static const char *const names[] = {
+      "none",        "world_changed", "step_failed",   "higher_goal",
+      "conditions",  "unreachable",   "full",          "script",
+      "no_plan",     "all_satisfied", "no_goal",       "no_plan_any",
+      "cooldown"};
+  return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
+}

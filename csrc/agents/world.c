@@ -1,0 +1,265 @@
+/* world.c: worlds: place kinds, places with capacity, and the distance-field cache. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sp_agents.h"
+#include "sp_error.h"
+#include "sp_internal.h"
+
+void *sp_agents_realloc(SpAllocator a, void *p, size_t old, size_t size) {
+  if (a.fn == NULL) {
+    if (size == 0) {
+      free(p);
+      return NULL;
+    }
+    return realloc(p, size);
+  }
+  return a.fn(a.ud, p, old, size);
+}
+
+/* Grows an array of `elem`-byte items to hold at least `need`. */
+static int grow(SpAllocator a, void **arr, size_t *cap, size_t need,
+                size_t elem) {
+  if (need <= *cap) return 1;
+  size_t nc = *cap < 8 ? 8 : *cap * 2;
+  while (nc < need) nc *= 2;
+  void *p = sp_agents_realloc(a, *arr, *cap * elem, nc * elem);
+  if (p == NULL) return 0;
+  *arr = p;
+  *cap = nc;
+  return 1;
+}
+
+SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
+                      SpError *err) {
+  sp_error_clear(err);
+  *out = NULL;
+  SpWorld *w = sp_mem_alloc(alloc, sizeof *w);
+  if (w == NULL) return sp_error_memory(err);
+  memset(w, 0, sizeof *w);
+  w->alloc = alloc;
+  w->grid = grid;
+  w->field_budget = SP_WORLD_FIELD_BUDGET;
+  if (grid != NULL) {
+    w->grid_version = sp_grid_version(grid);
+    w->field_size = sp_grid_field_cells(grid) * sizeof(float);
+    w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
+    w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
+    if (w->scratch == NULL) {
+      sp_mem_free(alloc, w, sizeof *w);
+      return sp_error_memory(err);
+    }
+  }
+  *out = w;
+  return SP_OK;
+}
+
+void sp_world_free(SpWorld *w) {
+  if (w == NULL) return;
+  for (size_t k = 0; k < w->field_count; k++)
+    sp_mem_free(w->alloc, w->fields[k].dist, w->field_size);
+  if (w->fields != NULL)
+    sp_mem_free(w->alloc, w->fields, w->field_cap * sizeof(Field));
+  for (int k = 0; k < w->kind_count; k++)
+    sp_mem_free(w->alloc, w->kinds[k], w->kind_bytes[k]);
+  if (w->kinds != NULL) {
+    sp_mem_free(w->alloc, w->kinds, (size_t)w->kind_cap * sizeof(char *));
+    sp_mem_free(w->alloc, w->kind_bytes, (size_t)w->kind_cap * sizeof(size_t));
+  }
+  if (w->places != NULL)
+    sp_mem_free(w->alloc, w->places, w->place_cap * sizeof(Place));
+  if (w->scratch != NULL) sp_mem_free(w->alloc, w->scratch, w->scratch_bytes);
+  sp_mem_free(w->alloc, w, sizeof *w);
+}
+
+SpGrid *sp_world_grid(const SpWorld *w) { return w->grid; }
+
+int sp_world_find_kind(const SpWorld *w, const char *name) {
+  for (int k = 0; k < w->kind_count; k++)
+    if (strcmp(w->kinds[k], name) == 0) return k;
+  return -1;
+}
+
+SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind,
+                       SpError *err) {
+  sp_error_clear(err);
+  if (name == NULL || name[0] == '\0')
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_EMPTY_NAME, SP_FIELD_NAME,
+                        "world: a place kind needs a name");
+  int k = sp_world_find_kind(w, name);
+  if (k < 0) {
+    if (w->kind_count == w->kind_cap) {
+      int nc = w->kind_cap < 8 ? 8 : w->kind_cap * 2;
+      char **names = sp_mem_alloc(w->alloc, (size_t)nc * sizeof(char *));
+      size_t *bytes = sp_mem_alloc(w->alloc, (size_t)nc * sizeof(size_t));
+      if (names == NULL || bytes == NULL) {
+        if (names != NULL) sp_mem_free(w->alloc, names, (size_t)nc * sizeof(char *));
+        if (bytes != NULL) sp_mem_free(w->alloc, bytes, (size_t)nc * sizeof(size_t));
+        return sp_error_memory(err);
+      }
+      if (w->kind_count > 0) {
+        memcpy(names, w->kinds, (size_t)w->kind_count * sizeof(char *));
+        memcpy(bytes, w->kind_bytes, (size_t)w->kind_count * sizeof(size_t));
+        sp_mem_free(w->alloc, w->kinds, (size_t)w->kind_cap * sizeof(char *));
+        sp_mem_free(w->alloc, w->kind_bytes,
+                    (size_t)w->kind_cap * sizeof(size_t));
+      }
+      w->kinds = names;
+      w->kind_bytes = bytes;
+      w->kind_cap = nc;
+    }
+    size_t len = strlen(name) + 1;
+    char *copy = sp_mem_alloc(w->alloc, len);
+    if (copy == NULL) return sp_error_memory(err);
+    memcpy(copy, name, len);
+    k = w->kind_count++;
+    w->kinds[k] = copy;
+    w->kind_bytes[k] = len;
+  }
+  if (kind != NULL) *kind = k;
+  return SP_OK;
+}
+
+const char *sp_world_kind_name(const SpWorld *w, int kind) {
+  return kind >= 0 && kind < w->kind_count ? w->kinds[kind] : NULL;
+}
+
+int sp_world_kind_count(const SpWorld *w) { return w->kind_count; }
+
+SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
+                            uint32_t *id, SpError *err) {
+  sp_error_clear(err);
+  if (kind < 0 || kind >= w->kind_count)
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                        "world: place kind %d does not exist (%d kinds)", kind,
+                        w->kind_count);
+  if (capacity < 0)
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                        "world: place capacity %d is negative", capacity);
+  if (w->grid != NULL ? !sp_grid_contains(w->grid, x, y) || sp_grid_is_blocked(w->grid, x, y)
+                      : (x < 0 || y < 0 || x > 65534 || y > 65534))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "world: place (%d, %d) is outside the grid or blocked",
+                        x, y);
+  if (w->place_count >= SP_NO_PLACE - 1u)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "world: too many places");
+  void *arr = w->places;
+  if (!grow(w->alloc, &arr, &w->place_cap, w->place_count + 1, sizeof(Place)))
+    return sp_error_memory(err);
+  w->places = arr;
+  Place *p = &w->places[w->place_count];
+  p->kind = kind;
+  p->x = x;
+  p->y = y;
+  p->capacity = capacity;
+  atomic_init(&p->reserved, 0);
+  if (id != NULL) *id = (uint32_t)w->place_count;
+  w->place_count++;
+  return SP_OK;
+}
+
+size_t sp_world_place_count(const SpWorld *w) { return w->place_count; }
+
+SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out) {
+  if (id >= w->place_count) return SP_ERR_STATE;
+  const Place *p = &w->places[id];
+  out->kind = p->kind;
+  out->x = p->x;
+  out->y = p->y;
+  out->capacity = p->capacity;
+  out->reserved = atomic_load(&((Place *)p)->reserved);
+  return SP_OK;
+}
+
+void sp_world_set_field_budget(SpWorld *w, size_t bytes) {
+  w->field_budget = bytes == 0 ? SP_WORLD_FIELD_BUDGET : bytes;
+}
+
+void sp_world_stats(const SpWorld *w, SpWorldStats *out) {
+  memset(out, 0, sizeof *out);
+  out->places = w->place_count;
+  out->fields = w->field_count;
+  out->field_bytes = w->field_bytes;
+  out->fields_computed = w->computed;
+  out->fields_evicted = w->evicted;
+  out->ms_fields = w->ms_fields;
+}
+
+/* ------------------------------------------------------------------ */
+/* Distance fields                                                    */
+/* ------------------------------------------------------------------ */
+
+const float *sp_world_field_peek(const SpWorld *w, uint32_t key) {
+  for (size_t k = 0; k < w->field_count; k++)
+    if (w->fields[k].key == key) return w->fields[k].dist;
+  return NULL;
+}
+
+void sp_world_check_grid(SpWorld *w) {
+  if (w->grid == NULL || sp_grid_version(w->grid) == w->grid_version) return;
+  w->grid_version = sp_grid_version(w->grid);
+  /* keep the buffers, forget the keys: they are refilled on demand */
+  for (size_t k = 0; k < w->field_count; k++) w->fields[k].key = UINT32_MAX;
+}
+
+static double ms_since(const struct timespec *t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+         (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Finds or computes the field. A new field takes a free buffer (one whose
+ * key was dropped), a new buffer while the budget allows, or the least
+ * recently used buffer. */
+const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
+  w->clock++;
+  for (size_t k = 0; k < w->field_count; k++) {
+    if (w->fields[k].key == key) {
+      w->fields[k].used = w->clock;
+      return w->fields[k].dist;
+    }
+  }
+  if (w->grid == NULL) return NULL;
+  Field *slot = NULL;
+  for (size_t k = 0; k < w->field_count && slot == NULL; k++)
+    if (w->fields[k].key == UINT32_MAX) slot = &w->fields[k];
+  if (slot == NULL &&
+      (w->field_count == 0 || w->field_bytes + w->field_size <= w->field_budget)) {
+    void *arr = w->fields;
+    if (grow(w->alloc, &arr, &w->field_cap, w->field_count + 1, sizeof(Field))) {
+      w->fields = arr;
+      float *dist = sp_mem_alloc(w->alloc, w->field_size);
+      if (dist != NULL) {
+        slot = &w->fields[w->field_count++];
+        slot->dist = dist;
+        w->field_bytes += w->field_size;
+      }
+    }
+  }
+  if (slot == NULL) {
+    if (w->field_count == 0) return NULL;
+    slot = &w->fields[0];
+    for (size_t k = 1; k < w->field_count; k++)
+      if (w->fields[k].used < slot->used) slot = &w->fields[k];
+    w->evicted++;
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  SpGridPoint t = {x, y};
+  SpStatus st = sp_grid_distance_field(w->grid, t, NULL, slot->dist,
+                                       w->scratch, NULL);
+  w->ms_fields += ms_since(&t0);
+  if (st != SP_OK) {
+    slot->key = UINT32_MAX;
+    return NULL;
+  }
+  w->computed++;
+  slot->key = key;
+  slot->used = w->clock;
+  return slot->dist;
+}

@@ -1,0 +1,315 @@
+/* saspu_agents.h: public C API of the executor: worlds with places, crowds of agents that choose goals, plan and carry their plans out. */
+#ifndef saspu_agents_h
+#define saspu_agents_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "saspu.h"
+#include "saspu_grid.h"
+#include "saspu_population.h"
+#include "saspu_threads.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* In goal and `when` conditions: this variable does not matter. */
+#if !defined(SP_ANY)
+#define SP_ANY 0xFF
+#endif
+
+/* Agents per unit of parallel work (events are kept per chunk, so their
+ * order never depends on the thread count). */
+#if !defined(SP_CROWD_CHUNK)
+#define SP_CROWD_CHUNK 1024
+#endif
+
+/* Most goals a crowd may list. */
+#if !defined(SP_CROWD_MAX_GOALS)
+#define SP_CROWD_MAX_GOALS 254
+#endif
+
+/* Distance fields a world keeps by default, in bytes (least recently used
+ * fields go first when a new one does not fit). */
+#if !defined(SP_WORLD_FIELD_BUDGET)
+#define SP_WORLD_FIELD_BUDGET ((size_t)64 << 20)
+#endif
+
+#define SP_NO_PLACE UINT32_MAX
+#define SP_NO_AGENT ((size_t)-1)
+
+/* ------------------------------------------------------------------ */
+/* World: an optional grid, places and their kinds                    */
+/* ------------------------------------------------------------------ */
+/* A world holds places (a kind, a cell, a capacity and the slots reserved
+ * now) and, with a grid, distance fields to them. Crowds live in a world
+ * and share its places. The world does not own the grid; the grid must
+ * outlive it. Grid changes are noticed at the next update (through
+ * sp_grid_version) and drop every field. Not thread safe: one thread at a
+ * time calls the world and its crowds. */
+typedef struct SpWorld SpWorld;
+
+/* grid may be NULL: agents then walk straight (8 neighbours, no walls). */
+SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
+                      SpError *err);
+/* Crowds must be freed first. NULL is ignored. */
+void sp_world_free(SpWorld *w);
+SpGrid *sp_world_grid(const SpWorld *w);
+
+/* The id of the place kind `name`, created on first use (ids 0, 1, ... in
+ * order of first use). */
+SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind, SpError *err);
+/* -1 when no kind has that name. */
+int sp_world_find_kind(const SpWorld *w, const char *name);
+const char *sp_world_kind_name(const SpWorld *w, int kind);
+int sp_world_kind_count(const SpWorld *w);
+
+/* Adds a place of `kind` at (x, y); capacity 0 means unlimited. With a
+ * grid the cell must be inside it and open. *id (may be NULL) receives
+ * the place id (0, 1, ... in order). */
+SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
+                            uint32_t *id, SpError *err);
+
+typedef struct SpPlaceInfo {
+  int kind, x, y;
+  int capacity; /* 0: unlimited */
+  int reserved; /* slots held by agents now */
+} SpPlaceInfo;
+
+size_t sp_world_place_count(const SpWorld *w);
+SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out);
+
+/* Memory the distance-field cache may use (0: SP_WORLD_FIELD_BUDGET). At
+ * least one field is always kept. */
+void sp_world_set_field_budget(SpWorld *w, size_t bytes);
+
+typedef struct SpWorldStats {
+  size_t places, fields, field_bytes;
+  uint64_t fields_computed, fields_evicted;
+  double ms_fields; /* spent computing fields */
+} SpWorldStats;
+void sp_world_stats(const SpWorld *w, SpWorldStats *out);
+
+/* ------------------------------------------------------------------ */
+/* Crowd: the agents of one compiled domain                           */
+/* ------------------------------------------------------------------ */
+typedef struct SpCrowd SpCrowd;
+
+typedef struct SpCrowdOptions {
+  size_t capacity;   /* most agents (a population of that size) */
+  uint64_t seed;     /* draws of ranged durations */
+  int threads;       /* workers for update and planning; 0: online cores */
+  SpThreadPool *pool;/* shared pool, or NULL for the crowd's own */
+  float speed;       /* cells per second when walking (0: 4) */
+  float cooldown;    /* seconds a failed binding is avoided (0: 5) */
+  float retry;       /* seconds a blocked agent waits to retry (0: 1) */
+  uint32_t cache_capacity; /* per-worker plan cache (0: default) */
+} SpCrowdOptions;
+
+/* Creates a crowd of up to opts->capacity agents of domain d in world w.
+ * Both must outlive it. Every action starts as "instant, no place". On
+ * failure *out is NULL and nothing is leaked. */
+SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
+                      const SpCrowdOptions *opts, SpAllocator alloc,
+                      SpCrowd **out, SpError *err);
+void sp_crowd_free(SpCrowd *c);
+const SpDomain *sp_crowd_domain(const SpCrowd *c);
+SpPopulation *sp_crowd_population(SpCrowd *c);
+
+/* ---- behaviour of actions ------------------------------------------- */
+
+typedef enum SpBind {
+  SP_BIND_NONE = 0, /* done where the agent stands */
+  SP_BIND_PLACE,    /* at place `place` */
+  SP_BIND_KIND,     /* at the nearest place of kind `kind` with room */
+  SP_BIND_HOME,     /* at the agent's home place */
+  SP_BIND_SCRIPT    /* the caller sets the target (sp_crowd_set_target) */
+} SpBind;
+
+typedef struct SpActionBehaviour {
+  float min_duration, max_duration; /* seconds; drawn per agent and step */
+  SpBind bind;
+  uint32_t place; /* SP_BIND_PLACE */
+  int kind;       /* SP_BIND_KIND */
+  int interruptible; /* a strictly higher goal may stop it mid-step */
+  int scripted;   /* after arriving: waits in SP_PHASE_SCRIPT until
+                     sp_crowd_finish_step / sp_crowd_fail_step */
+  int has_hook;   /* events of this action carry SP_EVENT_HOOK */
+} SpActionBehaviour;
+
+SpStatus sp_crowd_set_action(SpCrowd *c, int action,
+                             const SpActionBehaviour *b, SpError *err);
+
+/* ---- goals ---------------------------------------------------------- */
+/* A goal is a condition (m values, SP_ANY where a variable does not
+ * matter), a priority, and `when` (m values or NULL: always). An agent
+ * takes the goal of highest priority (earlier added first among equals)
+ * whose `when` holds, that its state does not satisfy yet, and that has a
+ * plan; a goal without a plan gives a no_plan event and the next one is
+ * tried. A running plan yields only to a strictly higher goal: between
+ * steps, or mid-step when the step is interruptible. */
+SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
+                           const SpValue *when, int *index, SpError *err);
+int sp_crowd_goal_count(const SpCrowd *c);
+
+/* ---- agents ---------------------------------------------------------- */
+
+typedef enum SpPhase {
+  SP_PHASE_FREE = 0, /* no agent in this slot */
+  SP_PHASE_IDLE,     /* nothing to do (an event said why) */
+  SP_PHASE_WALKING,
+  SP_PHASE_ACTING,
+  SP_PHASE_SCRIPT,   /* waiting for the caller (scripted step or target) */
+  SP_PHASE_BLOCKED,  /* waiting to retry (full or unreachable target) */
+  SP_PHASE_THINKING, /* choosing a goal or planning (until next update) */
+  SP_PHASE_COUNT
+} SpPhase;
+
+const char *sp_phase_name(SpPhase p);
+
+/* Adds an agent in `state` at (x, y) with home place `home` (or
+ * SP_NO_PLACE); it chooses a goal at the next update. */
+SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
+                        uint32_t home, size_t *agent, SpError *err);
+size_t sp_crowd_size(const SpCrowd *c);
+
+/* World changes. A change that breaks the rest of the running plan
+ * (simulated from the new state) makes the agent replan with reason
+ * SP_REASON_WORLD_CHANGED at the next update; one that does not, does
+ * not. The running step is judged like the rest: if its effect no longer
+ * follows, it is stopped. */
+SpStatus sp_crowd_set_var(SpCrowd *c, size_t agent, int var, int value,
+                          SpError *err);
+SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
+                               int var, int value, SpError *err);
+SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
+                            SpError *err);
+/* Re-evaluates the agent's goal at the next update (e.g. a `when` that a
+ * script knows has changed). */
+SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err);
+
+/* Scripted steps: the outcome is applied at the next update. */
+SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
+SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
+                            SpError *err);
+/* SP_BIND_SCRIPT steps: where to go (a place, or a cell with place =
+ * SP_NO_PLACE). Valid while the agent waits in SP_PHASE_SCRIPT. */
+SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
+                             int y, SpError *err);
+
+/* ---- update and events ------------------------------------------------ */
+
+typedef enum SpEventKind {
+  SP_EV_GOAL_CHOSEN = 0,
+  SP_EV_PLANNED,
+  SP_EV_REPLANNED,     /* reason: why the old plan was dropped */
+  SP_EV_STEP_STARTED,
+  SP_EV_STEP_FINISHED,
+  SP_EV_STEP_FAILED,   /* reason */
+  SP_EV_STEP_SKIPPED,  /* its effect already held */
+  SP_EV_ARRIVED,
+  SP_EV_GOAL_REACHED,
+  SP_EV_NO_PLAN,       /* detail: SpFailureCode; sp_crowd_last_failure */
+  SP_EV_BLOCKED,       /* reason: unreachable or full */
+  SP_EV_IDLE,          /* reason: why there is nothing to do */
+  SP_EV_WAITING,       /* a scripted step or target waits for the caller */
+  SP_EV_COUNT
+} SpEventKind;
+
+typedef enum SpReason {
+  SP_REASON_NONE = 0,
+  SP_REASON_WORLD_CHANGED,
+  SP_REASON_STEP_FAILED,
+  SP_REASON_HIGHER_GOAL,
+  SP_REASON_CONDITIONS,   /* pre or prevail did not hold at the start */
+  SP_REASON_UNREACHABLE,
+  SP_REASON_FULL,
+  SP_REASON_SCRIPT,       /* sp_crowd_fail_step; detail from the caller */
+  SP_REASON_NO_PLAN,
+  SP_REASON_ALL_SATISFIED,/* idle: every applicable goal holds */
+  SP_REASON_NO_GOAL,      /* idle: no goal applies */
+  SP_REASON_NO_PLAN_ANY,  /* idle: no applicable goal has a plan */
+  SP_REASON_COOLDOWN,     /* blocked: the only target is cooling down */
+  SP_REASON_COUNT
+} SpReason;
+
+const char *sp_event_kind_name(SpEventKind k);
+const char *sp_reason_name(SpReason r);
+
+#define SP_EVENT_HOOK 0x01 /* the action has has_hook set */
+
+typedef struct SpAgentEvent {
+  uint32_t agent;
+  uint8_t kind;   /* SpEventKind */
+  uint8_t reason; /* SpReason */
+  uint8_t flags;  /* SP_EVENT_HOOK */
+  uint8_t goal;   /* goal index (order of sp_crowd_add_goal), 0xFF none */
+  int16_t action; /* -1 none */
+  int16_t pad_;
+  int32_t detail; /* place id, failure code, or the caller's detail */
+} SpAgentEvent;
+
+/* Advances every agent by dt seconds on the workers. Per frame, in this
+ * order, every pass visiting agents in chunks: agents that need a goal
+ * choose one and are planned (through the population and its caches;
+ * goals without a plan fall back down the list in rounds); then each
+ * agent finishes, starts, walks and counts down its steps; then a serial
+ * pass binds places in agent order (reservations). Events are ordered by
+ * pass, then by chunk, then as they happened: the same for any thread
+ * count. Allocates only while buffers grow to their working size. Fails
+ * only with SP_ERR_MEMORY, before any agent has changed. */
+SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
+
+/* This frame's events (valid until the next update). */
+size_t sp_crowd_event_count(const SpCrowd *c);
+const SpAgentEvent *sp_crowd_events(const SpCrowd *c);
+
+/* ---- inspection -------------------------------------------------------- */
+
+typedef struct SpAgentInfo {
+  SpPhase phase;
+  int goal;            /* goal index, -1 none */
+  int plan_length;     /* -1 without a plan */
+  int step;            /* plan position of the running step, -1 none */
+  int action;          /* its action, -1 none */
+  int steps_done;      /* plan steps done or skipped */
+  float time_left;     /* acting/blocked: seconds; walking: cell progress */
+  int x, y;
+  uint32_t target;     /* bound place, SP_NO_PLACE */
+  int target_x, target_y; /* bound cell, -1 none */
+  uint32_t home;
+  SpReason last_reason; /* of the last failure */
+  int last_action;      /* the action that failed, -1 */
+} SpAgentInfo;
+
+SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out);
+const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
+/* The agent's plan (action ids), as for sp_population_plan_of. */
+SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
+                       int *len);
+/* 1 when plan position k is done or skipped. */
+int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k);
+/* The planner's record of the agent's last no_plan (code SP_FAIL_NONE when
+ * it never had one); format it with sp_failure_format. */
+SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
+
+typedef struct SpCrowdStats {
+  size_t agents;
+  size_t phase[SP_PHASE_COUNT];
+  uint64_t plans, replans, no_plans, events, steps_finished;
+  double ms_update;   /* last update, all passes */
+  double ms_planning; /* last update, population planning */
+  double ms_binding;  /* last update, the serial binding pass */
+  size_t bytes_per_agent;   /* crowd record + population per NPC */
+  size_t bytes_total;
+} SpCrowdStats;
+
+/* O(n) (counts phases). */
+void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
