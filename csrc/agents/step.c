@@ -342,15 +342,16 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
   const SpDomain *d = c->domain;
   const SpValue *state = sp_population_state(c->pop, i);
   int len = sp_population_plan_length(c->pop, i);
+  /* skip only the next step in plan order: a later step whose effect
+   * holds now may still be needed once an earlier one undoes it */
   normalize(a);
-  for (int k = 0; k < DONE_WINDOW && a->cursor + k < len; k++) {
-    if ((a->done >> k) & 1u) continue;
-    int act = sp_population_plan_step(c->pop, i, a->cursor + k);
-    if (!effect_holds(d, act, state)) continue;
-    a->done |= 1u << k;
+  while (a->cursor < len) {
+    int act = sp_population_plan_step(c->pop, i, a->cursor);
+    if (!effect_holds(d, act, state)) break;
+    a->done |= 1u;
     sp_agent_emit(s, i, SP_EV_STEP_SKIPPED, 0, act, a->goal, 0);
+    normalize(a);
   }
-  normalize(a);
   if (a->cursor >= len) {
     if (sp_agent_goal_holds(c->goals[a->goal].cond, state, c->m)) {
       sp_agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);

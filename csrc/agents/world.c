@@ -251,8 +251,9 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   SpGridPoint t = {x, y};
+  SpGridError gerr;
   SpStatus st = sp_grid_distance_field(w->grid, t, NULL, slot->dist,
-                                       w->scratch, NULL);
+                                       w->scratch, &gerr);
   w->ms_fields += ms_since(&t0);
   if (st != SP_OK) {
     slot->key = UINT32_MAX;

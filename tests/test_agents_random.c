@@ -1,0 +1,262 @@
+/* test_agents_random.c: crowds on random domains with random world changes: invariants replayed from the events, thread-count independence, allocation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "random_domain.h"
+#include "saspu_agents.h"
+#include "test_alloc.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+typedef struct Run {
+  RandomDomain rd;
+  SpDomain *d;
+  SpWorld *w;
+  SpCrowd *c;
+  int m;
+} Run;
+
+static int run_open(Run *r, uint64_t seed, size_t n, int threads,
+                    SpAllocator a) {
+  memset(r, 0, sizeof *r);
+  random_domain_generate(&r->rd, seed, RD_FLAVOR_ANY);
+  SpCompileOptions co = {1};
+  if (sp_domain_compile(&r->rd.spec, &co, plain, &r->d, NULL) != SP_OK) return 0;
+  r->m = sp_domain_variable_count(r->d);
+  assert_int_equal(sp_world_new(NULL, a, &r->w, NULL), SP_OK);
+  SpCrowdOptions o;
+  memset(&o, 0, sizeof o);
+  o.capacity = n;
+  o.threads = threads;
+  o.seed = seed;
+  assert_int_equal(sp_crowd_new(r->w, r->d, &o, a, &r->c, NULL), SP_OK);
+  RdRng rng;
+  rd_seed(&rng, seed * 7 + 1);
+  /* three random partial goals and ranged durations, some scripted */
+  for (int g = 0; g < 3; g++) {
+    SpValue cond[RD_MAX_VARIABLES], when[RD_MAX_VARIABLES];
+    for (int v = 0; v < r->m; v++) {
+      int k = sp_variable_value_count(r->d, v);
+      cond[v] = rd_chance(&rng, 50) ? SP_ANY : (SpValue)rd_below(&rng, k);
+      when[v] = rd_chance(&rng, 80) ? SP_ANY : (SpValue)rd_below(&rng, k);
+    }
+    sp_crowd_add_goal(r->c, cond, rd_below(&rng, 3), g == 0 ? NULL : when,
+                      NULL, NULL);
+  }
+  for (int act = 0; act < sp_domain_action_count(r->d); act++) {
+    SpActionBehaviour b;
+    memset(&b, 0, sizeof b);
+    b.place = SP_NO_PLACE;
+    b.min_duration = (float)rd_below(&rng, 3) * 0.1f;
+    b.max_duration = b.min_duration + (float)rd_below(&rng, 3) * 0.1f;
+    b.interruptible = rd_chance(&rng, 30);
+    b.scripted = rd_chance(&rng, 10);
+    sp_crowd_set_action(r->c, act, &b, NULL);
+  }
+  for (size_t i = 0; i < n; i++) {
+    SpValue s[RD_MAX_VARIABLES];
+    for (int v = 0; v < r->m; v++)
+      s[v] = (SpValue)rd_below(&rng, sp_variable_value_count(r->d, v));
+    assert_int_equal(sp_crowd_spawn(r->c, s, 0, 0, SP_NO_PLACE, NULL, NULL), SP_OK);
+  }
+  return 1;
+}
+
+static void run_close(Run *r) {
+  sp_crowd_free(r->c);
+  sp_world_free(r->w);
+  sp_domain_free(r->d);
+}
+
+static int conds_hold(const SpDomain *d, int a, const SpValue *s) {
+  if (s[sp_action_variable(d, a)] != sp_action_pre(d, a)) return 0;
+  for (int j = 0; j < sp_action_prevail_count(d, a); j++) {
+    SpCondition p = sp_action_prevail(d, a, j);
+    if (s[p.variable] != p.value) return 0;
+  }
+  return 1;
+}
+
+/* One frame of world changes and script outcomes, drawn from rng, applied
+ * to the crowd and to the shadow states. */
+static void disturb(Run *r, RdRng *rng, SpValue *shadow) {
+  size_t n = sp_crowd_size(r->c);
+  for (size_t i = 0; i < n; i++) {
+    SpAgentInfo info;
+    sp_crowd_inspect(r->c, i, &info);
+    if (info.phase == SP_PHASE_SCRIPT && info.target_x < 0) {
+      if (rd_chance(rng, 70)) sp_crowd_finish_step(r->c, i, NULL);
+      else sp_crowd_fail_step(r->c, i, 7, NULL);
+    }
+    if (rd_chance(rng, 2)) {
+      int v = rd_below(rng, r->m);
+      int val = rd_below(rng, sp_variable_value_count(r->d, v));
+      assert_int_equal(sp_crowd_set_var(r->c, i, v, val, NULL), SP_OK);
+      shadow[i * (size_t)r->m + (size_t)v] = (SpValue)val;
+    }
+  }
+}
+
+/* Replays a frame's events on the shadow states: a step starts only when
+ * its conditions hold, a finished step changes exactly its variable from
+ * pre to post, and afterwards the shadow is the crowd's state. An agent
+ * that goes idle says why in the same frame or one before. */
+static void check_frame(Run *r, SpValue *shadow, uint8_t *idle_said) {
+  const SpAgentEvent *e = sp_crowd_events(r->c);
+  size_t m = (size_t)r->m;
+  for (size_t k = 0; k < sp_crowd_event_count(r->c); k++) {
+    SpValue *s = shadow + e[k].agent * m;
+    if (e[k].kind == SP_EV_STEP_STARTED)
+      assert_true(conds_hold(r->d, e[k].action, s));
+    if (e[k].kind == SP_EV_STEP_FINISHED) {
+      assert_true(conds_hold(r->d, e[k].action, s));
+      s[sp_action_variable(r->d, e[k].action)] =
+          (SpValue)sp_action_post(r->d, e[k].action);
+    }
+    if (e[k].kind == SP_EV_IDLE) idle_said[e[k].agent] = 1;
+    if (e[k].kind == SP_EV_GOAL_CHOSEN) idle_said[e[k].agent] = 0;
+  }
+  for (size_t i = 0; i < sp_crowd_size(r->c); i++) {
+    assert_memory_equal(shadow + i * m, sp_crowd_state(r->c, i), m);
+    SpAgentInfo info;
+    sp_crowd_inspect(r->c, i, &info);
+    if (info.phase == SP_PHASE_IDLE) assert_true(idle_said[i]);
+  }
+}
+
+static void test_invariants(void **state) {
+  (void)state;
+  uint64_t finished = 0, started = 0;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    Run r;
+    if (!run_open(&r, seed, 200, 1, plain)) continue;
+    size_t n = sp_crowd_size(r.c), m = (size_t)r.m;
+    SpValue *shadow = malloc(n * m);
+    uint8_t *idle_said = calloc(n, 1);
+    for (size_t i = 0; i < n; i++) memcpy(shadow + i * m, sp_crowd_state(r.c, i), m);
+    RdRng rng;
+    rd_seed(&rng, seed);
+    for (int f = 0; f < 60; f++) {
+      assert_int_equal(sp_crowd_update(r.c, 0.1f, NULL), SP_OK);
+      check_frame(&r, shadow, idle_said);
+      const SpAgentEvent *e = sp_crowd_events(r.c);
+      for (size_t k = 0; k < sp_crowd_event_count(r.c); k++) {
+        finished += e[k].kind == SP_EV_STEP_FINISHED;
+        started += e[k].kind == SP_EV_STEP_STARTED;
+      }
+      disturb(&r, &rng, shadow);
+    }
+    free(shadow);
+    free(idle_said);
+    run_close(&r);
+  }
+  /* the runs did work: thousands of steps started and finished */
+  assert_true(started > 2000);
+  assert_true(finished > 2000);
+}
+
+/* The events of a run, copied. */
+static SpAgentEvent *record(uint64_t seed, int threads, size_t *count) {
+  Run r;
+  if (!run_open(&r, seed, 3000, threads, plain)) return NULL;
+  size_t n = sp_crowd_size(r.c), m = (size_t)r.m;
+  SpValue *shadow = malloc(n * m);
+  RdRng rng;
+  rd_seed(&rng, seed);
+  SpAgentEvent *all = NULL;
+  *count = 0;
+  for (int f = 0; f < 30; f++) {
+    sp_crowd_update(r.c, 0.1f, NULL);
+    size_t k = sp_crowd_event_count(r.c);
+    all = realloc(all, (*count + k + 1) * sizeof *all);
+    memcpy(all + *count, sp_crowd_events(r.c), k * sizeof *all);
+    *count += k;
+    disturb(&r, &rng, shadow);
+  }
+  free(shadow);
+  run_close(&r);
+  return all;
+}
+
+static void test_same_events_any_threads(void **state) {
+  (void)state;
+  for (uint64_t seed = 3; seed <= 6; seed++) {
+    size_t n1 = 0, n2 = 0, n4 = 0;
+    SpAgentEvent *e1 = record(seed, 1, &n1);
+    if (e1 == NULL) continue;
+    SpAgentEvent *e2 = record(seed, 2, &n2);
+    SpAgentEvent *e4 = record(seed, 4, &n4);
+    assert_true(n1 > 1000);
+    assert_int_equal(n1, n2);
+    assert_int_equal(n1, n4);
+    assert_memory_equal(e1, e2, n1 * sizeof *e1);
+    assert_memory_equal(e1, e4, n1 * sizeof *e1);
+    free(e1);
+    free(e2);
+    free(e4);
+  }
+}
+
+/* After warm-up, frames allocate nothing (the same agents, dt and
+ * durations bring the same buffer sizes). */
+static void test_no_allocation_when_warm(void **state) {
+  (void)state;
+  TestAlloc t;
+  test_alloc_init(&t, 0);
+  Run r;
+  assert_true(run_open(&r, 11, 2000, 2, test_alloc_hook(&t)));
+  for (int f = 0; f < 50; f++) sp_crowd_update(r.c, 0.1f, NULL);
+  long calls = t.calls;
+  for (int f = 0; f < 50; f++) sp_crowd_update(r.c, 0.1f, NULL);
+  assert_int_equal(t.calls, calls);
+  run_close(&r);
+  assert_int_equal(t.live, 0);
+}
+
+/* Every allocation failure while creating a world and a crowd leaks
+ * nothing and leaves *out NULL. */
+static void test_creation_failures(void **state) {
+  (void)state;
+  RandomDomain rd;
+  random_domain_generate(&rd, 5, RD_FLAVOR_CS2);
+  SpCompileOptions co = {1};
+  SpDomain *d;
+  assert_int_equal(sp_domain_compile(&rd.spec, &co, plain, &d, NULL), SP_OK);
+  for (long k = 1;; k++) {
+    TestAlloc t;
+    test_alloc_init(&t, k);
+    SpAllocator a = test_alloc_hook(&t);
+    SpWorld *w = NULL;
+    SpCrowd *c = NULL;
+    SpStatus st = sp_world_new(NULL, a, &w, NULL);
+    if (st == SP_OK) {
+      SpCrowdOptions o;
+      memset(&o, 0, sizeof o);
+      o.capacity = 100;
+      o.threads = 2;
+      st = sp_crowd_new(w, d, &o, a, &c, NULL);
+      if (st != SP_OK) assert_null(c);
+    }
+    sp_crowd_free(c);
+    sp_world_free(w);
+    assert_int_equal(t.live, 0);
+    if (st == SP_OK) break;
+    assert_int_equal(st, SP_ERR_MEMORY);
+  }
+  sp_domain_free(d);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_invariants),
+      cmocka_unit_test(test_same_events_any_threads),
+      cmocka_unit_test(test_no_allocation_when_warm),
+      cmocka_unit_test(test_creation_failures),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,310 @@
+/* test_agents_scenarios.c: crowds on the paper domains, scripted scenarios checked event by event. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent_trace.h"
+#include "saspu_agents.h"
+#include "test_fixture.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+typedef struct Scene {
+  TestFixture f;
+  SpGrid *grid;
+  SpWorld *w;
+  SpCrowd *c;
+  char trace[8192];
+} Scene;
+
+static void scene_open(Scene *s, SpBuiltSpec *b, const char *map, int threads) {
+  memset(s, 0, sizeof *s);
+  test_fixture_open(&s->f, b);
+  if (map != NULL)
+    assert_int_equal(sp_grid_new_ascii(map, strlen(map), plain, &s->grid, NULL), SP_OK);
+  SpError err;
+  assert_int_equal(sp_world_new(s->grid, plain, &s->w, &err), SP_OK);
+  SpCrowdOptions o;
+  memset(&o, 0, sizeof o);
+  o.capacity = 8;
+  o.threads = threads;
+  assert_int_equal(sp_crowd_new(s->w, s->f.d, &o, plain, &s->c, &err), SP_OK);
+}
+
+static void scene_close(Scene *s) {
+  sp_crowd_free(s->c);
+  sp_world_free(s->w);
+  sp_grid_free(s->grid);
+  test_fixture_close(&s->f);
+}
+
+/* A named goal of the fixture as a condition: kept values are SP_ANY. */
+static void named_goal(const Scene *s, const char *name, SpValue *out) {
+  const SpNamedState *g = sp_builtin_goal(s->f.b, name);
+  assert_non_null(g);
+  for (int v = 0; v < s->f.m; v++)
+    out[v] = g->keep != NULL && g->keep[v] ? SP_ANY : g->values[v];
+}
+
+static void timed(Scene *s, const char *action, float seconds) {
+  SpActionBehaviour b;
+  memset(&b, 0, sizeof b);
+  b.min_duration = b.max_duration = seconds;
+  b.place = SP_NO_PLACE;
+  int a = sp_builtin_action(s->f.b, action);
+  assert_true(a >= 0);
+  assert_int_equal(sp_crowd_set_action(s->c, a, &b, NULL), SP_OK);
+}
+
+static size_t spawn(Scene *s, const char *start, int x, int y) {
+  size_t i;
+  SpError err;
+  SpStatus st = sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, start)->values,
+                               x, y, SP_NO_PLACE, &i, &err);
+  if (st != SP_OK) fail_msg("%s", err.message);
+  return i;
+}
+
+static void run(Scene *s, size_t agent, int frames, float dt) {
+  s->trace[0] = '\0';
+  agent_trace_run(s->c, agent, frames, dt, s->trace, sizeof s->trace);
+}
+
+static int holds(const SpValue *cond, const SpValue *st, int m) {
+  for (int v = 0; v < m; v++)
+    if (cond[v] != SP_ANY && cond[v] != st[v]) return 0;
+  return 1;
+}
+
+#define EXPECT_TRACE(s, text) assert_string_equal((s)->trace, text)
+
+/* ------------------------------------------------------------------ */
+
+/* The Citizen's work goal: each step starts only when the one before it
+ * has finished, takes its duration, and the state ends on the goal. */
+static void test_citizen_work(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), NULL, 1);
+  SpValue goal[8];
+  named_goal(&s, "work", goal);
+  assert_int_equal(sp_crowd_add_goal(s.c, goal, 10, NULL, NULL, NULL), SP_OK);
+  timed(&s, "buy_food", 1.0f);
+  timed(&s, "eat", 0.5f);
+  timed(&s, "work", 2.0f);
+  size_t a = spawn(&s, "start_of_day", 0, 0);
+  run(&s, a, 9, 0.5f);
+  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_food@0 | | step_finished:buy_food@0 step_started:buy_drink@0 step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 step_started:eat@0 | step_finished:eat@0 step_started:drink@0 step_finished:drink@0 step_started:work@0 | | | | step_finished:work@0 goal_reached@0 | idle/all_satisfied");
+  assert_true(holds(goal, sp_crowd_state(s.c, a), s.f.m));
+  SpAgentInfo info;
+  assert_int_equal(sp_crowd_inspect(s.c, a, &info), SP_OK);
+  assert_int_equal(info.phase, SP_PHASE_IDLE);
+  scene_close(&s);
+}
+
+
+/* Horse Breeder: the bucket is taken out of the breeder's hands while he
+ * fills it: the running step and the plan break, he replans from there. */
+static void test_horse_bucket_taken(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI), NULL, 1);
+  SpValue goal[3];
+  named_goal(&s, "feed_horses", goal);
+  assert_int_equal(sp_crowd_add_goal(s.c, goal, 1, NULL, NULL, NULL), SP_OK);
+  for (int k = 0; k < s.f.a; k++)
+    timed(&s, sp_action_name(s.f.d, k), 1.0f);
+  size_t a = spawn(&s, "morning", 0, 0);
+  run(&s, a, 3, 1.0f);
+  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:pick_up_bucket@0 | step_finished:pick_up_bucket@0 step_started:fill_bucket@0 | step_finished:fill_bucket@0 step_started:fill_trough@0");
+  SpAgentInfo info;
+  sp_crowd_inspect(s.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_ACTING);
+  assert_string_equal(sp_action_name(s.f.d, info.action), "fill_trough");
+  assert_int_equal(sp_crowd_set_var(s.c, a, 1, 0, NULL), SP_OK); /* bucket on the floor */
+  run(&s, a, 12, 1.0f);
+  EXPECT_TRACE(&s, "step_failed:fill_trough/world_changed@0 replanned/world_changed@0 step_started:pick_up_bucket@0 | step_finished:pick_up_bucket@0 step_started:fill_trough@0 | step_finished:fill_trough@0 step_started:drop_bucket@0 | step_finished:drop_bucket@0 step_started:take_haystack@0 | step_finished:take_haystack@0 step_started:fill_feeder@0 | step_finished:fill_feeder@0 goal_reached@0 | idle/all_satisfied | | | | |");
+  assert_true(holds(goal, sp_crowd_state(s.c, a), 3));
+  scene_close(&s);
+}
+
+/* A scripted step that the caller fails: the step fails with the
+ * caller's detail and the agent replans. */
+static void test_scripted_failure(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), NULL, 1);
+  SpValue goal[8];
+  named_goal(&s, "work", goal);
+  sp_crowd_add_goal(s.c, goal, 10, NULL, NULL, NULL);
+  SpActionBehaviour b;
+  memset(&b, 0, sizeof b);
+  b.place = SP_NO_PLACE;
+  b.scripted = 1;
+  b.has_hook = 1;
+  sp_crowd_set_action(s.c, sp_builtin_action(s.f.b, "buy_food"), &b, NULL);
+  size_t a = spawn(&s, "start_of_day", 0, 0);
+  run(&s, a, 2, 0.1f);
+  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_food@0 waiting:buy_food@0 |");
+  assert_int_equal(sp_crowd_fail_step(s.c, a, 42, NULL), SP_OK);
+  run(&s, a, 2, 0.1f);
+  EXPECT_TRACE(&s, "step_failed:buy_food/script@0 | replanned/step_failed@0 step_started:buy_food@0 waiting:buy_food@0");
+  assert_int_equal(sp_crowd_finish_step(s.c, a, NULL), SP_OK);
+  run(&s, a, 2, 0.1f);
+  EXPECT_TRACE(&s, "step_finished:buy_food@0 step_started:buy_drink@0 step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 step_started:eat@0 step_finished:eat@0 step_started:drink@0 step_finished:drink@0 step_started:work@0 step_finished:work@0 goal_reached@0 | idle/all_satisfied");
+  scene_close(&s);
+}
+
+/* A goal without a plan: the agent reports no_plan with the planner's
+ * own failure, then takes the next goal. */
+static void test_no_plan_falls_back(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), NULL, 1);
+  SpValue impossible[8], goal[8];
+  memset(impossible, SP_ANY, sizeof impossible);
+  impossible[0] = 0; /* no_food */
+  impossible[6] = 1; /* working: needs fed first, and nothing un-feeds */
+  named_goal(&s, "buy_supplies", goal);
+  sp_crowd_add_goal(s.c, goal, 1, NULL, NULL, NULL);
+  sp_crowd_add_goal(s.c, impossible, 5, NULL, NULL, NULL);
+  size_t a = spawn(&s, "start_of_day", 0, 0);
+  run(&s, a, 1, 0.1f);
+  EXPECT_TRACE(&s, "no_plan/no_plan@1 goal_chosen@0 planned@0 "
+                   "step_started:buy_food@0 step_finished:buy_food@0 "
+                   "step_started:buy_drink@0 step_finished:buy_drink@0 "
+                   "goal_reached@0");
+  SpFailure f = sp_crowd_last_failure(s.c, a);
+  char why[256], direct[256];
+  sp_failure_format(s.f.d, &f, why, sizeof why);
+  /* the same instance planned directly */
+  SpValue s0[8], g[8];
+  memcpy(s0, sp_builtin_start(s.f.b, "start_of_day")->values, 7);
+  for (int v = 0; v < 7; v++) g[v] = impossible[v] == SP_ANY ? s0[v] : impossible[v];
+  uint16_t plan[16];
+  int len;
+  SpFailure f2;
+  assert_int_equal(sp_plan(s.f.d, s.f.ws, s0, g, plan, &len, &f2), SP_NO_PLAN);
+  sp_failure_format(s.f.d, &f2, direct, sizeof direct);
+  assert_string_equal(why, direct);
+  run(&s, a, 1, 0.1f);
+  EXPECT_TRACE(&s, "no_plan/no_plan@1 idle/no_plan_any");
+  run(&s, a, 3, 0.1f); /* idle says so once, not every frame */
+  EXPECT_TRACE(&s, " | |");
+  scene_close(&s);
+}
+
+/* Places on a grid. The market at (1,1) is walled in; the wells are two,
+ * one stool each. */
+static const char *town = ".#........\n"
+                          "##........\n"
+                          "..........\n"
+                          "..........\n";
+
+static void bound(Scene *s, const char *action, SpBind bind, uint32_t place,
+                  int kind) {
+  SpActionBehaviour b;
+  memset(&b, 0, sizeof b);
+  b.min_duration = b.max_duration = 1.0f;
+  b.bind = bind;
+  b.place = place;
+  b.kind = kind;
+  assert_int_equal(sp_crowd_set_action(s->c, sp_builtin_action(s->f.b, action), &b, NULL), SP_OK);
+}
+
+/* An unreachable place fails the step, cools the binding down, and the
+ * agent waits out the cooldown instead of looping. */
+static void test_unreachable_cooldown(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), town, 1);
+  int market;
+  uint32_t p;
+  sp_world_kind(s.w, "market", &market, NULL);
+  assert_int_equal(sp_world_add_place(s.w, market, 0, 0, 0, &p, NULL), SP_OK);
+  SpValue goal[8];
+  named_goal(&s, "work", goal);
+  sp_crowd_add_goal(s.c, goal, 10, NULL, NULL, NULL);
+  bound(&s, "buy_food", SP_BIND_PLACE, p, 0);
+  size_t a = spawn(&s, "start_of_day", 9, 3);
+  run(&s, a, 2, 0.5f);
+  /* the ready steps without a place go first (nearest target) */
+  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_drink@0 "
+                   "step_finished:buy_drink@0 step_started:take@0 "
+                   "step_finished:take@0 step_started:drink@0 "
+                   "step_finished:drink@0 step_started:buy_food@0 "
+                   "step_failed:buy_food/unreachable@0 "
+                   "blocked:buy_food/unreachable@0 | "
+                   "replanned/step_failed@0 step_started:buy_food@0 "
+                   "step_failed:buy_food/cooldown@0 blocked:buy_food/cooldown@0");
+  /* 5 s of cooldown from t = 0.5 at 0.5 s a frame: one retry at t = 5.5 */
+  run(&s, a, 9, 0.5f);
+  EXPECT_TRACE(&s, " | | | | | | | | step_started:buy_food@0 "
+                   "step_failed:buy_food/unreachable@0 "
+                   "blocked:buy_food/unreachable@0");
+  SpAgentInfo info;
+  sp_crowd_inspect(s.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_THINKING);
+  assert_int_equal(info.last_reason, SP_REASON_UNREACHABLE);
+  scene_close(&s);
+}
+
+/* Two wells of one stool each: the second agent goes to the farther one,
+ * the third waits (full); every agent walks to its well and acts there. */
+static void test_full_place_next_one(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), town, 1);
+  int market;
+  uint32_t near_id, far_id;
+  sp_world_kind(s.w, "market", &market, NULL);
+  sp_world_add_place(s.w, market, 4, 3, 1, &near_id, NULL);
+  sp_world_add_place(s.w, market, 9, 0, 1, &far_id, NULL);
+  SpValue goal[8];
+  named_goal(&s, "work", goal);
+  sp_crowd_add_goal(s.c, goal, 10, NULL, NULL, NULL);
+  bound(&s, "buy_food", SP_BIND_KIND, 0, market);
+  size_t a0 = spawn(&s, "start_of_day", 3, 3);
+  size_t a1 = spawn(&s, "start_of_day", 3, 3);
+  size_t a2 = spawn(&s, "start_of_day", 3, 3);
+  run(&s, SP_NO_AGENT, 1, 0.1f);
+  SpAgentInfo i0, i1, i2;
+  sp_crowd_inspect(s.c, a0, &i0);
+  sp_crowd_inspect(s.c, a1, &i1);
+  sp_crowd_inspect(s.c, a2, &i2);
+  assert_int_equal(i0.target, near_id);
+  assert_int_equal(i1.target, far_id);
+  assert_int_equal(i2.phase, SP_PHASE_BLOCKED);
+  assert_int_equal(i2.last_reason, SP_REASON_FULL);
+  SpPlaceInfo pi;
+  sp_world_place(s.w, near_id, &pi);
+  assert_int_equal(pi.reserved, 1);
+  run(&s, a2, 40, 0.25f);
+  assert_non_null(strstr(s.trace, "arrived:buy_food@0"));
+  assert_non_null(strstr(s.trace, "goal_reached@0"));
+  assert_true(holds(goal, sp_crowd_state(s.c, a1), s.f.m));
+  sp_crowd_inspect(s.c, a1, &i1);
+  assert_int_equal(i1.x, 9); /* it acted at the far well */
+  assert_int_equal(i1.y, 0);
+  sp_world_place(s.w, far_id, &pi);
+  assert_int_equal(pi.reserved, 0); /* released when the steps ended */
+  sp_world_place(s.w, near_id, &pi);
+  assert_int_equal(pi.reserved, 0);
+  scene_close(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_citizen_work),
+      cmocka_unit_test(test_horse_bucket_taken),
+      cmocka_unit_test(test_scripted_failure),
+      cmocka_unit_test(test_no_plan_falls_back),
+      cmocka_unit_test(test_unreachable_cooldown),
+      cmocka_unit_test(test_full_place_next_one),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
