@@ -174,6 +174,11 @@ saspu.population = core.population
 saspu.clock_ns = core.clock_ns
 saspu.cores = core.cores
 
+-- saspu.world{ grid =, places = }, world:crowd(dom, behaviour), agents: lua/saspu/world.lua.
+local world = require "saspu.world"
+saspu.world = world.world
+saspu.wait = world.wait
+
 -- saspu.domain_file(path) -> saspu.Domain compiled from a domain file.
 function saspu.domain_file(path)
   return core.domain(saspu.load(path))
