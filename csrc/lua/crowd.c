@@ -292,6 +292,32 @@ static int l_crowd_event(lua_State *L)
   return 7;
 }
 
+/* c:next_hook(k) -> k', agent, kind, reason|nil, action: the first event
+ * k' >= k (1-based) of an action with hooks, or nothing. The hook pass
+ * skips every other event in C. */
+static int l_crowd_next_hook(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer k = luaL_checkinteger(L, 2);
+  size_t n = sp_crowd_event_count(c->c);
+  const SpAgentEvent *ev = sp_crowd_events(c->c);
+  for (size_t i = k < 1 ? 0 : (size_t)(k - 1); i < n; i++) {
+    const SpAgentEvent *e = &ev[i];
+    if (!(e->flags & SP_EVENT_HOOK))
+      continue;
+    lua_pushinteger(L, (lua_Integer)i + 1);
+    lua_pushinteger(L, (lua_Integer)e->agent + 1);
+    lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
+    if (e->reason != SP_REASON_NONE)
+      lua_pushstring(L, sp_reason_name((SpReason)e->reason));
+    else
+      lua_pushnil(L);
+    lua_pushinteger(L, e->action + 1);
+    return 5;
+  }
+  return 0;
+}
+
 /* c:set_var(agent, var, value): ids 1-based. */
 static int l_crowd_set_var(lua_State *L)
 {
@@ -559,6 +585,7 @@ static const luaL_Reg crowd_methods[] = {
   { "update", l_crowd_update },
   { "event_count", l_crowd_event_count },
   { "event", l_crowd_event },
+  { "next_hook", l_crowd_next_hook },
   { "set_var", l_crowd_set_var },
   { "set_var_all", l_crowd_set_var_all },
   { "set_state", l_crowd_set_state },

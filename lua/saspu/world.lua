@@ -412,9 +412,9 @@ end
 -- already timing (those the events did not end; new ones wait from the next frame).
 local function run_hooks(side, dt)
   local c, acts = side.crowd, side.actions
-  for k = 1, c:event_count() do
-    local agent, kind, reason, hook, _, action = c:event(k)
-    if hook then
+  local k, agent, kind, reason, action = c:next_hook(1)
+  while k do
+    do
       local rec = acts[action]
       if kind == "step_started" then
         if rec.at_fn then side.pending_target[agent] = true end
@@ -438,6 +438,7 @@ local function run_hooks(side, dt)
         end
       end
     end
+    k, agent, kind, reason, action = c:next_hook(k + 1)
   end
   local list = side.running
   if #list == 0 then return end
