@@ -220,3 +220,27 @@ describe("world:update", function()
     assert.is_true(grew < 1, "grew by " .. grew .. " KiB")
   end)
 end)
+
+describe("on_fail", function()
+  it("receives the failure's reason, a hook's own text included", function()
+    local dom = support.citizen()
+    local world = town()
+    local reasons, tries = {}, 0
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { run = function() tries = tries + 1 if tries == 1 then return false, "no coins" end end,
+                               on_fail = function(agent, reason) reasons[#reasons + 1] = reason end },
+                  buy_drink = { duration = 5, on_fail = function(agent, reason) reasons[#reasons + 1] = reason end } },
+      goals = { { "buy_supplies" } },
+    })
+    local a = crowd:spawn { start = "start_of_day" }
+    local trace = run(world, a, 2, 0.5)
+    assert.same({ "buy_food: no coins" }, reasons, trace)
+    -- the second try of buy_food succeeds; buy_drink runs 5 s: take its drink away
+    trace = run(world, a, 2, 0.5)
+    local info = a:inspect()
+    assert.equal("buy_drink", info.action, trace)
+    a:set("thirst", "hydrated")
+    run(world, a, 1, 0.5)
+    assert.equal("world_changed", reasons[#reasons])
+  end)
+end)

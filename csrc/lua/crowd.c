@@ -292,7 +292,7 @@ static int l_crowd_event(lua_State *L)
   return 7;
 }
 
-/* c:next_hook(k) -> k', agent, kind, reason|nil, action: the first event
+/* c:next_hook(k) -> k', agent, kind, reason|nil, action, detail: the first event
  * k' >= k (1-based) of an action with hooks, or nothing. The hook pass
  * skips every other event in C. */
 static int l_crowd_next_hook(lua_State *L)
@@ -313,7 +313,8 @@ static int l_crowd_next_hook(lua_State *L)
     else
       lua_pushnil(L);
     lua_pushinteger(L, e->action + 1);
-    return 5;
+    lua_pushinteger(L, e->detail);
+    return 6;
   }
   return 0;
 }

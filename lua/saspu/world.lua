@@ -408,11 +408,25 @@ local function drop_running(side, agent)
   end
 end
 
+-- The text of an event's reason.
+local function reason_text(side, agent, kind, reason, detail)
+  if kind == "no_plan" then return side.crowd:why(agent) or reason end
+  if reason == "script" then
+    return side.msgs_old[detail] or side.msgs[detail] or reason
+  end
+  local o = side.override[agent]
+  if o then
+    if kind == "step_failed" then return o end
+    if kind == "replanned" and reason == "higher_goal" then return "step_failed" end
+  end
+  return reason
+end
+
 -- Dispatches this frame's hooked events of one crowd, then advances the steps Lua was
 -- already timing (those the events did not end; new ones wait from the next frame).
 local function run_hooks(side, dt)
   local c, acts = side.crowd, side.actions
-  local k, agent, kind, reason, action = c:next_hook(1)
+  local k, agent, kind, reason, action, detail = c:next_hook(1)
   while k do
     do
       local rec = acts[action]
@@ -433,12 +447,13 @@ local function run_hooks(side, dt)
         side.pending_target[agent] = nil
         drop_running(side, agent)
         if rec.on_fail then
-          local ok, text = call_hook(side, rec.on_fail, agent, action, "on_fail", reason)
+          local ok, text = call_hook(side, rec.on_fail, agent, action, "on_fail",
+                                     reason_text(side, agent, kind, reason, detail))
           if not ok then lua_event(side, agent, "hook_failed", action, text) end
         end
       end
     end
-    k, agent, kind, reason, action = c:next_hook(k + 1)
+    k, agent, kind, reason, action, detail = c:next_hook(k + 1)
   end
   local list = side.running
   if #list == 0 then return end
@@ -496,20 +511,6 @@ end
 ---------------------------------------------------------------------------------------
 -- Events
 ---------------------------------------------------------------------------------------
-
--- The text of an event's reason.
-local function reason_text(side, agent, kind, reason, detail)
-  if kind == "no_plan" then return side.crowd:why(agent) or reason end
-  if reason == "script" then
-    return side.msgs_old[detail] or side.msgs[detail] or reason
-  end
-  local o = side.override[agent]
-  if o then
-    if kind == "step_failed" then return o end
-    if kind == "replanned" and reason == "higher_goal" then return "step_failed" end
-  end
-  return reason
-end
 
 -- world:events() -> iterator over this frame's events: crowds in creation order, each
 -- crowd's Lua-made events (hook_failed) first, then its C events in the C order. Each
