@@ -530,6 +530,15 @@ static int l_crowd_agent(lua_State *L)
   return 1;
 }
 
+/* c:handles() -> the table of the handles made so far (agent index ->
+ * saspu.Agent): world.lua reads it before asking c:agent. */
+static int l_crowd_handles(lua_State *L)
+{
+  check_crowd(L, 1);
+  lua_getiuservalue(L, 1, UV_CROWD_HANDLES);
+  return 1;
+}
+
 /* c:world(), c:domain() -> the userdata the crowd keeps alive. */
 static int l_crowd_world(lua_State *L)
 {
@@ -598,6 +607,7 @@ static const luaL_Reg crowd_methods[] = {
   { "stats", l_crowd_stats },
   { "size", l_crowd_size },
   { "agent", l_crowd_agent },
+  { "handles", l_crowd_handles },
   { "world", l_crowd_world },
   { "domain", l_crowd_domain },
   { "is_open", l_crowd_is_open },

@@ -273,6 +273,7 @@ function World:crowd(dom, behaviour, opts)
   end
   local side = {
     crowd = c, world = self, wside = ws, names = n, actions = beh.actions,
+    handles = c:handles(), -- the crowd's own table of handles, read without a C call
     goal_names = goal_names, hooked = beh.hooked,
     running = {},        -- agents whose scripted step Lua is timing, in start order
     pending_target = {}, -- agent -> true while a function `at` has to be asked
@@ -321,7 +322,7 @@ local function lua_event(side, agent, kind, action, text)
 end
 
 local function call_hook(side, f, agent, action, name, ...)
-  local ok, err = pcall(f, side.crowd:agent(agent), ...)
+  local ok, err = pcall(f, side.handles[agent] or side.crowd:agent(agent), ...)
   if ok then return true end
   local text = string_format("%s %s: %s", side.names.action_names[action], name, tostring(err))
   return false, text
