@@ -244,3 +244,65 @@ describe("on_fail", function()
     assert.equal("world_changed", reasons[#reasons])
   end)
 end)
+
+describe("per-agent durations and targets", function()
+  it("draws a duration function per agent and walks to a cell an `at` function returns", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { duration = function(agent) return agent:index() end,
+                               at = function(agent) return 4, 4 + agent:index() end } },
+      goals = { { "buy_supplies" } },
+    })
+    local a1 = crowd:spawn { start = "start_of_day", x = 4, y = 4 }
+    local a2 = crowd:spawn { start = "start_of_day", x = 4, y = 4 }
+    local done = {}
+    run(world, nil, 24, 0.25, function(ev)
+      if ev.kind == "step_finished" and ev.action == "buy_food" then done[ev.agent:index()] = true end
+    end)
+    assert.same({ true, true }, done)
+    assert.equal(4, a1:inspect().x)
+    assert.equal(5, a1:inspect().y)
+    assert.equal(6, a2:inspect().y)
+  end)
+
+  it("finishes the agent with the shorter duration first", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { duration = function(agent) return 3 - agent:index() end } },
+      goals = { { "buy_supplies" } },
+    })
+    crowd:spawn { start = "start_of_day" }
+    crowd:spawn { start = "start_of_day" }
+    local order = {}
+    run(world, nil, 16, 0.25, function(ev)
+      if ev.kind == "step_finished" and ev.action == "buy_food" then order[#order + 1] = ev.agent:index() end
+    end)
+    assert.same({ 2, 1 }, order)
+  end)
+end)
+
+describe("crowd:spawn and saspu.world", function()
+  it("refuse bad input naming it", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {})
+    assert.error_matches(function() crowd:spawn { start = "dawn" } end,
+                         "saspu.Crowd:spawn: start: unknown start 'dawn' of 'citizen'", 1, true)
+    assert.error_matches(function() crowd:spawn { start = "start_of_day", x = 13 } end,
+                         "saspu.Crowd:spawn: x = 13 is outside 1..12", 1, true)
+    assert.error_matches(function() world:crowd(dom, {}, { capacity = 0 }) end,
+                         "world:crowd: options.capacity must be a number >= 1", 1, true)
+    assert.error_matches(function() crowd:spawn { start = "start_of_day", home = "castle" } end,
+                         "saspu.Crowd:spawn: home: unknown place 'castle'", 1, true)
+    assert.error_matches(function() crowd:spawn { start = "start_of_day", z = 1 } end,
+                         "saspu.Crowd:spawn: unknown field 'z'", 1, true)
+    assert.error_matches(function() saspu.world { places = { { x = 1, y = 1 } } } end,
+                         "saspu.world: places[1]: needs a kind or a name", 1, true)
+    assert.error_matches(function() world:place("market", 1, 1) end,
+                         "saspu.World:place: a place is already named 'market'", 1, true)
+    assert.error_matches(function() world:place("out", 1, 40) end,
+                         "saspu.World:place: y = 40 is outside 1..12", 1, true)
+  end)
+end)

@@ -87,7 +87,7 @@ static double opt_number_field(lua_State *L, int t, const char *k, double dflt, 
   double x = dflt;
   if (lua_getfield(L, t, k) != LUA_TNIL) {
     if (!lua_isnumber(L, -1) || (x = lua_tonumber(L, -1)) < lo)
-      luaL_error(L, "saspu.crowd: options.%s must be a number >= %f", k, lo);
+      luaL_error(L, "world:crowd: options.%s must be a number >= %d", k, (int)lo);
   }
   lua_pop(L, 1);
   return x;

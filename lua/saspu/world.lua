@@ -229,6 +229,24 @@ end
 -- Worlds
 ---------------------------------------------------------------------------------------
 
+-- Checks a 1-based cell of `world` (inside its grid and open, when it has one); raises
+-- "<where>: x = 40 is outside 1..32" at the caller's caller.
+local function check_cell(world, x, y, where)
+  for _, c in ipairs { { "x", x }, { "y", y } } do
+    if math_type(c[2]) ~= "integer" then
+      error(string_format("%s: %s must be an integer, got %s", where, c[1], tostring(c[2])), 3)
+    end
+  end
+  local g = world:grid()
+  local w, h = math.huge, math.huge
+  if g then w, h = g:width(), g:height() end
+  if x < 1 or x > w then error(string_format("%s: x = %d is outside 1..%s", where, x, w), 3) end
+  if y < 1 or y > h then error(string_format("%s: y = %d is outside 1..%s", where, y, h), 3) end
+  if g and g:is_blocked(x, y) then
+    error(string_format("%s: cell (%d, %d) is blocked", where, x, y), 3)
+  end
+end
+
 local function world_side(w)
   local s = worlds[w]
   if not s then error("saspu.World: not made by saspu.world", 3) end
@@ -246,7 +264,12 @@ function World:place(name, x, y, opts)
   if s.place_ids[name] then
     error(string_format("saspu.World:place: a place is already named '%s'", name), 2)
   end
-  local id = self:add_place(opts.kind or name, x, y, opts.capacity or 0)
+  check_cell(self, x, y, "saspu.World:place")
+  local cap = opts.capacity or 0
+  if math_type(cap) ~= "integer" or cap < 0 then
+    error("saspu.World:place: capacity must be an integer >= 0 (0: unlimited)", 2)
+  end
+  local id = self:add_place(opts.kind or name, x, y, cap)
   s.place_ids[name], s.place_names[id] = id, name
   return id
 end
@@ -577,15 +600,22 @@ function Crowd:spawn(spec)
   refuse_unknown(spec, { start = true, state = true, x = true, y = true, home = true },
                  "saspu.Crowd:spawn")
   local dom = self:domain()
-  local ok, packed = pcall(dom.encode, dom, spec.state or spec.start, spec.start)
-  if spec.start == nil then ok, packed = false, "start: expected a start name or a state table" end
-  if not ok then error("saspu.Crowd:spawn: " .. tostring(packed), 2) end
+  local start = spec.start
+  if type(start) == "string" and not dom:starts()[start] then
+    error(string_format("saspu.Crowd:spawn: start: unknown start '%s' of '%s'", start, side.names.name), 2)
+  elseif type(start) ~= "string" and type(start) ~= "table" then
+    error("saspu.Crowd:spawn: start: expected a start name or a state table, got " .. type(start), 2)
+  end
+  local ok, packed = pcall(dom.encode, dom, spec.state or start, start)
+  if not ok then error("saspu.Crowd:spawn: " .. tostring(packed):gsub("^saspu.Domain:encode: ", ""), 2) end
+  local x, y = spec.x or 1, spec.y or 1
+  check_cell(side.world, x, y, "saspu.Crowd:spawn")
   local home
   if spec.home ~= nil then
     home = side.wside.place_ids[spec.home]
     if not home then error(string_format("saspu.Crowd:spawn: home: unknown place '%s'", tostring(spec.home)), 2) end
   end
-  local i = self:spawn_packed(packed, spec.x or 1, spec.y or 1, home)
+  local i = self:spawn_packed(packed, x, y, home)
   return self:agent(i)
 end
 
