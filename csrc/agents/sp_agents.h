@@ -77,9 +77,11 @@ enum {
 #define GOAL_NONE 0xFF
 #define DONE_WINDOW 32
 
-/* One agent, 64 bytes. */
+/* One agent's cold record, 52 bytes. Its phase, flags and time live in
+ * the crowd's arrays of those (c->phase[i], ...): the per-frame passes
+ * read them for every agent, and this record only for agents with work
+ * due, so a frame streams 6 bytes per agent rather than a whole record. */
 typedef struct Agent {
-  float time;       /* acting/blocked: seconds left; walking: progress */
   uint32_t target;  /* bound place or SP_NO_PLACE */
   uint32_t draws;   /* steps started: seeds the duration draw */
   uint32_t done;    /* bit k: plan position cursor + k is done */
@@ -90,10 +92,9 @@ typedef struct Agent {
   uint16_t tx, ty;  /* target cell (0xFFFF none) */
   uint16_t cursor;  /* first plan position not done */
   uint16_t step;    /* running plan position, STEP_NONE */
-  uint16_t refused; /* goals 0..15 (sorted) refused for no plan */
-  uint8_t phase;
+  uint16_t refused; /* goals 0..15 (sorted) refused for no plan; later
+                       goals in the crowd's refused_hi words */
   uint8_t goal;     /* sorted goal index, GOAL_NONE */
-  uint8_t flags;
   uint8_t why;      /* SpReason for the pending goal choice */
   uint8_t reason;   /* last failure reason */
   uint8_t fcode;    /* last SpFailure, compact */
@@ -133,6 +134,12 @@ struct SpCrowd {
   int m, action_count;
   size_t capacity, n;
   Agent *agents;
+  /* hot per-agent fields, one array each (capacity + 1 entries) */
+  float *time;      /* acting/blocked: seconds left; walking: progress */
+  uint8_t *phase;   /* SpPhase */
+  uint8_t *flags;   /* F_* */
+  void *hot_block;  /* the three arrays above, one allocation */
+  size_t hot_bytes;
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -187,6 +194,6 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
  * reaches the goal. */
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);
 /* Drops the running step's reservation. */
-void sp_agent_release(SpCrowd *c, Agent *a);
+void sp_agent_release(SpCrowd *c, size_t i);
 
 #endif

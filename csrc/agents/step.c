@@ -103,9 +103,10 @@ static int higher_goal(const SpCrowd *c, const Agent *a, const SpValue *state) {
 /* Goals and plans                                                    */
 /* ------------------------------------------------------------------ */
 
-void sp_agent_release(SpCrowd *c, Agent *a) {
-  if (!(a->flags & F_RESERVED)) return;
-  a->flags &= (uint8_t)~F_RESERVED;
+void sp_agent_release(SpCrowd *c, size_t i) {
+  const Agent *a = &c->agents[i];
+  if (!(c->flags[i] & F_RESERVED)) return;
+  c->flags[i] &= (uint8_t)~F_RESERVED;
   atomic_fetch_sub(&c->world->places[a->target].reserved, 1);
 }
 
@@ -115,7 +116,7 @@ static void stop_step(SpCrowd *c, Sink s, size_t i, SpReason why,
   Agent *a = &c->agents[i];
   int act = sp_population_plan_step(c->pop, i, a->step);
   sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
-  sp_agent_release(c, a);
+  sp_agent_release(c, i);
   a->reason = (uint8_t)why;
   a->fail_action = (int16_t)act;
   a->step = STEP_NONE;
@@ -123,10 +124,11 @@ static void stop_step(SpCrowd *c, Sink s, size_t i, SpReason why,
   a->tx = a->ty = 0xFFFF;
 }
 
-static void need_goal(Agent *a, SpReason why) {
-  a->flags = (uint8_t)((a->flags | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
+static void need_goal(SpCrowd *c, size_t i, SpReason why) {
+  Agent *a = &c->agents[i];
+  c->flags[i] = (uint8_t)((c->flags[i] | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
   a->why = (uint8_t)why;
-  a->phase = SP_PHASE_THINKING;
+  c->phase[i] = SP_PHASE_THINKING;
 }
 
 /* Tries goals from `from` down; writes the first candidate as the
@@ -147,8 +149,8 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
     fill_goal_for_planning(c->goals[g].cond, state,
                            sp_population_goal_write(c->pop, i), c->m);
     a->goal = (uint8_t)g;
-    a->flags |= F_PLANNING;
-    a->phase = SP_PHASE_THINKING;
+    c->flags[i] |= F_PLANNING;
+    c->phase[i] = SP_PHASE_THINKING;
     return 1;
   }
   SpReason r = refused_any ? SP_REASON_NO_PLAN_ANY
@@ -157,7 +159,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
                            : SP_REASON_NO_GOAL;
   a->goal = GOAL_NONE;
   a->pursued = GOAL_NONE;
-  a->phase = SP_PHASE_IDLE;
+  c->phase[i] = SP_PHASE_IDLE;
   a->why = SP_REASON_NONE;
   sp_agent_emit(s, i, SP_EV_IDLE, r, -1, -1, 0);
   return 0;
@@ -165,9 +167,9 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
 
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
-  a->flags &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
+  c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
   if (a->step != STEP_NONE) stop_step(c, s, i, (SpReason)a->why, 0);
-  a->flags &= (uint8_t)~F_HAS_PLAN;
+  c->flags[i] &= (uint8_t)~F_HAS_PLAN;
   a->refused = 0;
   return next_candidate(c, s, i, 0, 0);
 }
@@ -175,15 +177,15 @@ int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
 int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpFailureCode code = SP_FAIL_NONE;
-  a->flags &= (uint8_t)~F_PLANNING;
+  c->flags[i] &= (uint8_t)~F_PLANNING;
   SpNpcStatus st = sp_population_status_of(c->pop, i, &code, NULL);
   int g = a->goal;
   if (st == SP_NPC_PLANNED) {
-    a->flags |= F_HAS_PLAN;
+    c->flags[i] |= F_HAS_PLAN;
     a->cursor = 0;
     a->done = 0;
     a->step = STEP_NONE;
-    a->phase = SP_PHASE_THINKING;
+    c->phase[i] = SP_PHASE_THINKING;
     if (a->pursued != g) sp_agent_emit(s, i, SP_EV_GOAL_CHOSEN, 0, -1, g, 0);
     a->pursued = (uint8_t)g;
     if (a->why != SP_REASON_NONE)
@@ -248,7 +250,7 @@ static int replay_ok(SpCrowd *c, size_t i, int p, SpValue *st) {
 
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   Agent *a = &c->agents[i];
-  if (!(a->flags & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
+  if (!(c->flags[i] & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
   memcpy(scratch, sp_population_state(c->pop, i), (size_t)c->m);
   if (a->step != STEP_NONE) {
     int act = sp_population_plan_step(c->pop, i, a->step);
@@ -291,19 +293,19 @@ static void complete_step(SpCrowd *c, Sink s, size_t i) {
   SpValue *state = sp_population_state_write(c->pop, i);
   if (!conds_hold(c->domain, act, state)) {
     stop_step(c, s, i, SP_REASON_CONDITIONS, 0);
-    need_goal(a, SP_REASON_STEP_FAILED);
+    need_goal(c, i, SP_REASON_STEP_FAILED);
     return;
   }
   state[sp_action_variable(c->domain, act)] =
       (SpValue)sp_action_post(c->domain, act);
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
-  sp_agent_release(c, a);
+  sp_agent_release(c, i);
   sp_agent_emit(s, i, SP_EV_STEP_FINISHED, 0, act, a->goal, 0);
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
   a->tx = a->ty = 0xFFFF;
-  a->phase = SP_PHASE_THINKING;
+  c->phase[i] = SP_PHASE_THINKING;
 }
 
 /* A duration in [min, max] drawn from (seed, agent, step counter). */
@@ -324,12 +326,12 @@ static void start_acting(SpCrowd *c, Sink s, size_t i) {
   int act = sp_population_plan_step(c->pop, i, a->step);
   const SpActionBehaviour *b = &c->beh[act];
   if (b->scripted) {
-    a->phase = SP_PHASE_SCRIPT;
+    c->phase[i] = SP_PHASE_SCRIPT;
     sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return;
   }
-  a->time = draw(c, b, i, a->draws);
-  a->phase = SP_PHASE_ACTING;
+  c->time[i] = draw(c, b, i, a->draws);
+  c->phase[i] = SP_PHASE_ACTING;
 }
 
 enum { SEL_NOTHING = 0, SEL_BIND, SEL_GO };
@@ -355,14 +357,14 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
   if (a->cursor >= len) {
     if (sp_agent_goal_holds(c->goals[a->goal].cond, state, c->m)) {
       sp_agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);
-      need_goal(a, SP_REASON_NONE);
+      need_goal(c, i, SP_REASON_NONE);
     } else {
-      need_goal(a, SP_REASON_WORLD_CHANGED);
+      need_goal(c, i, SP_REASON_WORLD_CHANGED);
     }
     return SEL_NOTHING;
   }
   if (higher_goal(c, a, state)) {
-    need_goal(a, SP_REASON_HIGHER_GOAL);
+    need_goal(c, i, SP_REASON_HIGHER_GOAL);
     return SEL_NOTHING;
   }
   int pick = -1;
@@ -388,7 +390,7 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
                   a->goal, 0);
     a->reason = SP_REASON_CONDITIONS;
     a->fail_action = (int16_t)first;
-    need_goal(a, SP_REASON_STEP_FAILED);
+    need_goal(c, i, SP_REASON_STEP_FAILED);
     return SEL_NOTHING;
   }
   int act = sp_population_plan_step(c->pop, i, pick);
@@ -398,15 +400,15 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
   switch (c->beh[act].bind) {
   case SP_BIND_NONE: start_acting(c, s, i); return SEL_GO;
   case SP_BIND_SCRIPT:
-    a->phase = SP_PHASE_SCRIPT;
+    c->phase[i] = SP_PHASE_SCRIPT;
     a->target = SP_NO_PLACE;
     a->tx = a->ty = 0xFFFF;
     sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return SEL_NOTHING;
   default:
-    a->phase = SP_PHASE_WALKING;
-    a->flags |= F_BIND;
-    a->time = 0.0f;
+    c->phase[i] = SP_PHASE_WALKING;
+    c->flags[i] |= F_BIND;
+    c->time[i] = 0.0f;
     return SEL_BIND;
   }
 }
@@ -423,19 +425,20 @@ static uint32_t field_key(const SpCrowd *c, const Agent *a) {
 
 /* Moves toward the target; returns 1 on arrival. Needs a field (with a
  * grid): without one the agent asks the serial pass (F_BIND). */
-static int walk(SpCrowd *c, Agent *a, float dt) {
+static int walk(SpCrowd *c, size_t i, float dt) {
+  Agent *a = &c->agents[i];
   if (a->x == a->tx && a->y == a->ty) return 1;
-  a->time += c->opt.speed * dt;
+  c->time[i] += c->opt.speed * dt;
   const SpGrid *g = c->world->grid;
   const float *f = NULL;
   if (g != NULL) {
     f = sp_world_field_peek(c->world, field_key(c, a));
     if (f == NULL) {
-      a->flags |= F_BIND;
+      c->flags[i] |= F_BIND;
       return 0;
     }
   }
-  while (a->time >= 1.0f) {
+  while (c->time[i] >= 1.0f) {
     if (g != NULL) {
       size_t cur = sp_grid_field_index(g, a->x, a->y);
       float best = f[cur];
@@ -446,7 +449,7 @@ static int walk(SpCrowd *c, Agent *a, float dt) {
         if (f[nb] < best) best = f[nb], bd = dir;
       }
       if (bd < 0) { /* no way down: the serial pass judges reachability */
-        a->flags |= F_BIND;
+        c->flags[i] |= F_BIND;
         return 0;
       }
       static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
@@ -457,9 +460,9 @@ static int walk(SpCrowd *c, Agent *a, float dt) {
       a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
       a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
     }
-    a->time -= 1.0f;
+    c->time[i] -= 1.0f;
     if (a->x == a->tx && a->y == a->ty) {
-      a->time = 0.0f;
+      c->time[i] = 0.0f;
       return 1;
     }
   }
@@ -475,47 +478,47 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   int guard = c->action_count + 4;
   for (int round = 0; round < guard; round++) {
-    switch (a->phase) {
+    switch (c->phase[i]) {
     case SP_PHASE_ACTING:
       if (round == 0) {
         int act = sp_population_plan_step(c->pop, i, a->step);
         if (c->beh[act].interruptible &&
             higher_goal(c, a, sp_population_state(c->pop, i))) {
-          need_goal(a, SP_REASON_HIGHER_GOAL);
+          need_goal(c, i, SP_REASON_HIGHER_GOAL);
           return 0;
         }
-        a->time -= dt;
+        c->time[i] -= dt;
       }
-      if (a->time > 0.0f) return 0;
+      if (c->time[i] > 0.0f) return 0;
       complete_step(c, s, i);
       break;
     case SP_PHASE_SCRIPT:
-      if (a->flags & F_FINISH) {
-        a->flags &= (uint8_t)~F_FINISH;
+      if (c->flags[i] & F_FINISH) {
+        c->flags[i] &= (uint8_t)~F_FINISH;
         complete_step(c, s, i);
         break;
       }
-      if (a->flags & F_FAIL) {
-        a->flags &= (uint8_t)~F_FAIL;
-        stop_step(c, s, i, SP_REASON_SCRIPT, (int32_t)a->time);
-        need_goal(a, SP_REASON_STEP_FAILED);
+      if (c->flags[i] & F_FAIL) {
+        c->flags[i] &= (uint8_t)~F_FAIL;
+        stop_step(c, s, i, SP_REASON_SCRIPT, (int32_t)c->time[i]);
+        need_goal(c, i, SP_REASON_STEP_FAILED);
       }
       return 0;
     case SP_PHASE_WALKING:
-      if (a->flags & F_BIND) return 1;
-      if (!walk(c, a, round == 0 ? dt : 0.0f)) return (a->flags & F_BIND) != 0;
+      if (c->flags[i] & F_BIND) return 1;
+      if (!walk(c, i, round == 0 ? dt : 0.0f)) return (c->flags[i] & F_BIND) != 0;
       sp_agent_emit(s, i, SP_EV_ARRIVED, 0,
                     sp_population_plan_step(c->pop, i, a->step), a->goal,
                     (int32_t)a->target);
       start_acting(c, s, i);
       break;
     case SP_PHASE_BLOCKED:
-      if (round == 0) a->time -= dt;
-      if (a->time > 0.0f) return 0;
-      a->phase = SP_PHASE_THINKING;
+      if (round == 0) c->time[i] -= dt;
+      if (c->time[i] > 0.0f) return 0;
+      c->phase[i] = SP_PHASE_THINKING;
       break;
     case SP_PHASE_THINKING: {
-      if (!(a->flags & F_HAS_PLAN) || (a->flags & F_NEED_GOAL)) return 0;
+      if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
       int r = select_next(c, s, i, w->state);
       if (r == SEL_BIND) return 1;
       if (r == SEL_NOTHING) return 0;
@@ -545,9 +548,9 @@ static void block(SpCrowd *c, Sink s, size_t i, SpReason why, uint32_t p,
   Agent *a = &c->agents[i];
   stop_step(c, s, i, why, (int32_t)p);
   sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
-  a->flags &= (uint8_t)~F_BIND;
-  a->phase = SP_PHASE_BLOCKED;
-  a->time = wait > 0.0f ? wait : c->opt.retry;
+  c->flags[i] &= (uint8_t)~F_BIND;
+  c->phase[i] = SP_PHASE_BLOCKED;
+  c->time[i] = wait > 0.0f ? wait : c->opt.retry;
 }
 
 /* Unreachable: fail, cool the binding down, replan. */
@@ -558,7 +561,7 @@ static void unreachable(SpCrowd *c, Sink s, size_t i, uint32_t p) {
                 a->goal, (int32_t)p);
   a->cool_place = p;
   a->cool_until = (float)(c->clock + c->opt.cooldown);
-  need_goal(a, SP_REASON_STEP_FAILED);
+  need_goal(c, i, SP_REASON_STEP_FAILED);
 }
 
 /* 1 when the agent's cell has a path to the target cell. */
@@ -574,14 +577,14 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   SpWorld *w = c->world;
   int act = sp_population_plan_step(c->pop, i, a->step);
   const SpActionBehaviour *b = &c->beh[act];
-  if ((a->flags & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
+  if ((c->flags[i] & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
                                   a->target == SP_NO_PLACE)) {
     /* bound already: (re)compute the field and check the way */
     if (!reachable(c, a, field_key(c, a), a->tx, a->ty)) {
       unreachable(c, s, i, a->target);
       return;
     }
-    a->flags &= (uint8_t)~F_BIND;
+    c->flags[i] &= (uint8_t)~F_BIND;
     return;
   }
   uint32_t p = SP_NO_PLACE;
@@ -625,7 +628,7 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     return;
   }
   atomic_fetch_add(&pl->reserved, 1);
-  a->flags = (uint8_t)((a->flags | F_RESERVED) & ~F_BIND);
+  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
   a->target = p;
   a->tx = (uint16_t)pl->x;
   a->ty = (uint16_t)pl->y;

@@ -20,22 +20,21 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
   uint32_t flagged = 0;
-  Agent *ag = c->agents;
   switch (c->pass) {
   case PASS_CHOOSE:
     for (size_t i = lo; i < hi; i++)
-      if (ag[i].flags & F_NEED_GOAL) flagged += (uint32_t)sp_agent_choose(c, s, i);
+      if (c->flags[i] & F_NEED_GOAL) flagged += (uint32_t)sp_agent_choose(c, s, i);
     break;
   case PASS_TAKE:
     for (size_t i = lo; i < hi; i++)
-      if (ag[i].flags & F_PLANNING) flagged += (uint32_t)sp_agent_take_plan(c, s, i);
+      if (c->flags[i] & F_PLANNING) flagged += (uint32_t)sp_agent_take_plan(c, s, i);
     break;
   default:
     for (size_t i = lo; i < hi; i++) {
-      uint8_t ph = ag[i].phase;
+      uint8_t ph = c->phase[i];
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
-      if (ph == SP_PHASE_ACTING && ag[i].time > c->dt && !c->any_interruptible) {
-        ag[i].time -= c->dt; /* the common case, kept short */
+      if (ph == SP_PHASE_ACTING && c->time[i] > c->dt && !c->any_interruptible) {
+        c->time[i] -= c->dt; /* the common case, kept short */
         continue;
       }
       flagged += (uint32_t)sp_agent_advance(c, s, i, c->dt);
@@ -144,7 +143,7 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
       size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
       if (hi > c->n) hi = c->n;
       for (size_t i = lo; i < hi; i++)
-        if (c->agents[i].flags & F_PLANNING)
+        if (c->flags[i] & F_PLANNING)
           sp_population_mark_dirty(c->pop, i, 1, NULL);
     }
     SpPlanOptions po = {c->workers, 0, 0, c->pool};
@@ -165,7 +164,7 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
     size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
     if (hi > c->n) hi = c->n;
     for (size_t i = lo; i < hi; i++) {
-      if (!(c->agents[i].flags & F_BIND)) continue;
+      if (!(c->flags[i] & F_BIND)) continue;
       size_t before = c->ev_count;
       sp_agent_bind(c, serial, i);
       count_kinds(c, c->ev + before, c->ev_count - before);
