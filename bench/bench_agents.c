@@ -171,15 +171,21 @@ static void walking(size_t n, int threads, int warm, int frames) {
   double *ms = malloc((size_t)frames * sizeof *ms);
   double *cpu = malloc((size_t)frames * sizeof *cpu);
   size_t events = 0;
+  double plan_ms = 0, bind_ms = 0;
   for (int f = 0; f < frames; f++) {
     double t0 = now_ms(), c0 = cpu_ms();
     sp_crowd_update(t.c, 1.0f / 30.0f, NULL);
     ms[f] = now_ms() - t0;
     cpu[f] = cpu_ms() - c0;
     events += sp_crowd_event_count(t.c);
+    SpCrowdStats st;
+    sp_crowd_stats(t.c, &st);
+    plan_ms += st.ms_planning, bind_ms += st.ms_binding;
     restart_done(&t);
   }
   report("walking", &t, threads, ms, cpu, frames, events);
+  printf("  of which planning %.2f ms, serial binding %.2f ms (means)\n",
+         plan_ms / frames, bind_ms / frames);
   free(ms);
   free(cpu);
   town_free(&t);

@@ -188,6 +188,9 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
 /* Pass 2: advances by dt; returns 1 when the agent needs the serial
  * binding pass. */
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt);
+/* Workers: binds the running step where the order of agents cannot
+ * matter; returns 0 to leave it to sp_agent_bind. */
+int sp_agent_bind_fast(SpCrowd *c, size_t i);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still

@@ -520,7 +520,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
     case SP_PHASE_THINKING: {
       if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
       int r = select_next(c, s, i, w->state);
-      if (r == SEL_BIND) return 1;
+      if (r == SEL_BIND) return !sp_agent_bind_fast(c, i);
       if (r == SEL_NOTHING) return 0;
       break;
     }
@@ -572,6 +572,70 @@ static int reachable(SpCrowd *c, Agent *a, uint32_t key, int x, int y) {
   return isfinite(f[sp_grid_field_index(c->world->grid, a->x, a->y)]);
 }
 
+/* The place a step binds: its own, the home, the caller's, or the
+ * nearest place of its kind that is not cooling down and has room
+ * (*saw_full / *saw_cool say why others were passed over). *limited is
+ * set when a place looked at has a capacity: the choice then depends on
+ * the reservations of the agents bound before this one. */
+static uint32_t pick_place(const SpCrowd *c, const Agent *a,
+                           const SpActionBehaviour *b, int *saw_full,
+                           int *saw_cool, int *limited) {
+  const SpWorld *w = c->world;
+  uint32_t p = SP_NO_PLACE;
+  *saw_full = *saw_cool = *limited = 0;
+  if (b->bind == SP_BIND_PLACE) p = b->place;
+  if (b->bind == SP_BIND_HOME) p = a->home;
+  if (b->bind == SP_BIND_SCRIPT) p = a->target;
+  if (b->bind == SP_BIND_KIND) {
+    int best = INT32_MAX;
+    for (size_t k = 0; k < w->place_count; k++) {
+      const Place *pl = &w->places[k];
+      if (pl->kind != b->kind) continue;
+      if (pl->capacity > 0) *limited = 1;
+      if (cooling(c, a, (uint32_t)k)) { *saw_cool = 1; continue; }
+      if (full(pl)) { *saw_full = 1; continue; }
+      int dd = octile(a->x, a->y, pl->x, pl->y);
+      if (dd < best) best = dd, p = (uint32_t)k;
+    }
+  }
+  if (p < w->place_count && w->places[p].capacity > 0) *limited = 1;
+  return p;
+}
+
+static void take_place(SpCrowd *c, size_t i, uint32_t p) {
+  Agent *a = &c->agents[i];
+  Place *pl = &c->world->places[p];
+  atomic_fetch_add(&pl->reserved, 1);
+  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
+  a->target = p;
+  a->tx = (uint16_t)pl->x;
+  a->ty = (uint16_t)pl->y;
+}
+
+/* In a worker: binds the running step when the serial pass would bind it
+ * the same way whatever the other agents do: every place looked at is
+ * unlimited, the target is not cooling down, and its field is cached and
+ * reaches the agent. Emits nothing (only failures do). Returns 0 to leave
+ * the step to the serial pass. Fields are only read here, so their LRU
+ * order counts the serial lookups alone. */
+int sp_agent_bind_fast(SpCrowd *c, size_t i) {
+  Agent *a = &c->agents[i];
+  const SpWorld *w = c->world;
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  const SpActionBehaviour *b = &c->beh[act];
+  if ((c->flags[i] & F_RESERVED) || b->bind == SP_BIND_SCRIPT) return 0;
+  int saw_full, saw_cool, limited;
+  uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
+  if (limited || p >= w->place_count || cooling(c, a, p)) return 0;
+  if (w->grid != NULL) {
+    const float *f = sp_world_field_peek(w, p);
+    if (f == NULL || !isfinite(f[sp_grid_field_index(w->grid, a->x, a->y)]))
+      return 0;
+  }
+  take_place(c, i, p);
+  return 1;
+}
+
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpWorld *w = c->world;
@@ -587,27 +651,14 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     c->flags[i] &= (uint8_t)~F_BIND;
     return;
   }
-  uint32_t p = SP_NO_PLACE;
-  if (b->bind == SP_BIND_PLACE) p = b->place;
-  if (b->bind == SP_BIND_HOME) p = a->home;
-  if (b->bind == SP_BIND_SCRIPT) p = a->target;
-  if (b->bind == SP_BIND_KIND) {
-    int best = INT32_MAX, saw_full = 0, saw_cool = 0;
-    for (size_t k = 0; k < w->place_count; k++) {
-      const Place *pl = &w->places[k];
-      if (pl->kind != b->kind) continue;
-      if (cooling(c, a, (uint32_t)k)) { saw_cool = 1; continue; }
-      if (full(pl)) { saw_full = 1; continue; }
-      int dd = octile(a->x, a->y, pl->x, pl->y);
-      if (dd < best) best = dd, p = (uint32_t)k;
-    }
-    if (p == SP_NO_PLACE && (saw_full || saw_cool)) {
-      float wait = saw_cool && !saw_full
-                       ? (float)((double)a->cool_until - c->clock) : 0.0f;
-      block(c, s, i, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
-            SP_NO_PLACE, wait);
-      return;
-    }
+  int saw_full, saw_cool, limited;
+  uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
+  if (b->bind == SP_BIND_KIND && p == SP_NO_PLACE && (saw_full || saw_cool)) {
+    float wait = saw_cool && !saw_full
+                     ? (float)((double)a->cool_until - c->clock) : 0.0f;
+    block(c, s, i, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
+          SP_NO_PLACE, wait);
+    return;
   }
   if (p == SP_NO_PLACE || p >= w->place_count) {
     unreachable(c, s, i, SP_NO_PLACE);
@@ -627,9 +678,5 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     unreachable(c, s, i, p);
     return;
   }
-  atomic_fetch_add(&pl->reserved, 1);
-  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
-  a->target = p;
-  a->tx = (uint16_t)pl->x;
-  a->ty = (uint16_t)pl->y;
+  take_place(c, i, p);
 }

@@ -8,10 +8,28 @@
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
 
+/* Agents with work due are far apart in memory: their records are
+ * requested this many agents before they are used. */
+#define PREFETCH_AHEAD 6
+#if defined(__GNUC__)
+#define prefetch(p) __builtin_prefetch(p)
+#else
+#define prefetch(p) ((void)(p))
+#endif
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The agents of [lo, hi) with `flag` set, in order. */
+static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
+                        uint8_t flag, uint32_t *out) {
+  size_t n = 0;
+  for (size_t i = lo; i < hi; i++)
+    if (flags[i] & flag) out[n++] = (uint32_t)i;
+  return n;
 }
 
 /* Runs the current pass over one chunk; returns the agents it flagged
@@ -20,26 +38,45 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
   uint32_t flagged = 0;
+  uint32_t due[SP_CROWD_CHUNK];
+  size_t nd = 0;
   switch (c->pass) {
   case PASS_CHOOSE:
-    for (size_t i = lo; i < hi; i++)
-      if (c->flags[i] & F_NEED_GOAL) flagged += (uint32_t)sp_agent_choose(c, s, i);
-    break;
-  case PASS_TAKE:
-    for (size_t i = lo; i < hi; i++)
-      if (c->flags[i] & F_PLANNING) flagged += (uint32_t)sp_agent_take_plan(c, s, i);
-    break;
-  default:
-    for (size_t i = lo; i < hi; i++) {
-      uint8_t ph = c->phase[i];
-      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
-      if (ph == SP_PHASE_ACTING && c->time[i] > c->dt && !c->any_interruptible) {
-        c->time[i] -= c->dt; /* the common case, kept short */
-        continue;
-      }
-      flagged += (uint32_t)sp_agent_advance(c, s, i, c->dt);
+    nd = with_flag(c->flags, lo, hi, F_NEED_GOAL, due);
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      flagged += (uint32_t)sp_agent_choose(c, s, due[k]);
     }
     break;
+  case PASS_TAKE:
+    nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      flagged += (uint32_t)sp_agent_take_plan(c, s, due[k]);
+    }
+    break;
+  default: {
+    /* first the agents with nothing due (a countdown that does not run
+     * out) in one tight sweep over the hot arrays; then the others, in
+     * agent order, their records fetched a few agents ahead */
+    float dt = c->dt, *time = c->time;
+    const uint8_t *phase = c->phase;
+    int quick = !c->any_interruptible;
+    for (size_t i = lo; i < hi; i++) {
+      uint8_t ph = phase[i];
+      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
+      if (ph == SP_PHASE_ACTING && quick && time[i] > dt) {
+        time[i] -= dt;
+        continue;
+      }
+      due[nd++] = (uint32_t)i;
+    }
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt);
+    }
+    break;
+  }
   }
   return flagged;
 }
