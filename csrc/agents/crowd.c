@@ -9,6 +9,10 @@
 /* Creation                                                           */
 /* ------------------------------------------------------------------ */
 
+static size_t refused_bytes(const SpCrowd *c, size_t words) {
+  return (c->capacity + 1) * words * sizeof(uint32_t);
+}
+
 static void worker_free(SpCrowd *c, CrowdWorker *w) {
   sp_workspace_free(w->ws);
   if (w->state != NULL) sp_mem_free(c->alloc, w->state, (size_t)c->m + 8u);
@@ -35,6 +39,8 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->agents != NULL)
     sp_mem_free(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
   if (c->hot_block != NULL) sp_mem_free(c->alloc, c->hot_block, c->hot_bytes);
+  if (c->refused_hi != NULL)
+    sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_population_free(c->pop);
   pthread_mutex_destroy(&c->grow_lock);
   sp_mem_free(c->alloc, c, sizeof *c);
@@ -49,7 +55,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
   if (c == NULL) return sp_error_memory(err);
   memset(c, 0, sizeof *c);
   pthread_mutex_init(&c->grow_lock, NULL);
-  atomic_init(&c->grow_failed, 0);
+  atomic_init(&c->lost, 0);
   atomic_init(&c->next_chunk, 0);
   c->alloc = alloc;
   c->world = w;
@@ -198,6 +204,21 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   SpStatus st = check_state(c, condition, 1, "goal", err);
   if (st == SP_OK && when != NULL) st = check_state(c, when, 1, "when", err);
   if (st != SP_OK) return st;
+  /* refusals of goals past REFUSED_LOW: one more word per agent every 32
+   * goals, zeroed (adding a goal forgets every refusal anyway) */
+  size_t words = c->goal_count + 1 > REFUSED_LOW
+                     ? ((size_t)(c->goal_count + 1 - REFUSED_LOW) + 31u) / 32u
+                     : 0;
+  if (words > c->refused_words) {
+    uint32_t *hi = sp_mem_alloc(c->alloc, refused_bytes(c, words));
+    if (hi == NULL) return sp_error_memory(err);
+    if (c->refused_hi != NULL)
+      sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
+    c->refused_hi = hi;
+    c->refused_words = words;
+  }
+  if (c->refused_hi != NULL)
+    memset(c->refused_hi, 0, refused_bytes(c, c->refused_words));
   /* sorted by priority, highest first; equal priorities keep their order */
   int at = c->goal_count;
   while (at > 0 && c->goals[at - 1].priority < priority) at--;
@@ -219,7 +240,7 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
     Agent *a = &c->agents[i];
     if (a->goal != GOAL_NONE && a->goal >= at) a->goal++;
     if (a->pursued != GOAL_NONE && a->pursued >= at) a->pursued++;
-    a->refused = 0;
+    a->refused = 0; /* and refused_hi, zeroed above */
     if (c->phase[i] == SP_PHASE_IDLE) {
       c->flags[i] |= F_NEED_GOAL;
       c->phase[i] = SP_PHASE_THINKING;
@@ -258,6 +279,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   size_t i = c->n++;
   Agent *a = &c->agents[i];
   memset(a, 0, sizeof *a);
+  sp_agent_clear_refused(c, i);
   a->target = SP_NO_PLACE;
   a->home = home;
   a->cool_place = SP_NO_PLACE;
@@ -479,14 +501,16 @@ void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   out->no_plans = c->no_plans;
   out->events = c->events;
   out->steps_finished = c->steps_finished;
+  out->events_lost = c->events_lost;
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;
   out->ms_binding = c->ms_binding;
   SpPopulationStats ps;
   sp_population_stats(c->pop, &ps);
-  out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u + ps.bytes_per_npc;
+  out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
+                         c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
   out->bytes_total = sizeof *c + (c->capacity + 1) * sizeof(Agent) +
-                     c->hot_bytes +
+                     c->hot_bytes + refused_bytes(c, c->refused_words) +
                      ps.bytes_total + c->goal_block_bytes +
                      c->ev_cap * sizeof(SpAgentEvent);
   for (int k = 0; k < c->workers; k++)

@@ -74,6 +74,7 @@ enum {
 };
 
 #define STEP_NONE 0xFFFF
+#define REFUSED_LOW 16 /* goals whose refusals live in the agent record */
 #define GOAL_NONE 0xFF
 #define DONE_WINDOW 32
 
@@ -140,6 +141,10 @@ struct SpCrowd {
   uint8_t *flags;   /* F_* */
   void *hot_block;  /* the three arrays above, one allocation */
   size_t hot_bytes;
+  /* refusals of goals REFUSED_LOW.. (sorted), refused_words per agent;
+   * NULL while the crowd has at most REFUSED_LOW goals */
+  uint32_t *refused_hi;
+  size_t refused_words;
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -152,7 +157,7 @@ struct SpCrowd {
   int workers;
   CrowdWorker cw[SP_THREAD_POOL_MAX];
   pthread_mutex_t grow_lock;
-  atomic_int grow_failed;
+  atomic_size_t lost; /* events this frame whose buffer could not grow */
   size_t chunk_count;
   ChunkRec *chunks;
   SpAgentEvent *ev; /* this frame's events */
@@ -163,7 +168,7 @@ struct SpCrowd {
   float dt;
   atomic_size_t next_chunk;
   /* statistics */
-  uint64_t plans, replans, no_plans, events, steps_finished;
+  uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
 };
 
@@ -196,6 +201,8 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still
  * reaches the goal. */
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);
+/* Forgets the goals refused since the agent last chose. */
+void sp_agent_clear_refused(SpCrowd *c, size_t i);
 /* Drops the running step's reservation. */
 void sp_agent_release(SpCrowd *c, size_t i);
 

@@ -11,7 +11,8 @@
 
 /* Appends to the sink. A worker grows its buffer under the crowd's lock
  * (the allocator need not be thread safe); when growing fails the event
- * is dropped and the update reports SP_ERR_MEMORY. */
+ * is counted as lost and the update reports SP_ERR_MEMORY with the
+ * count (never silently). */
 void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
                    int action, int goal, int32_t detail) {
   SpCrowd *c = s.c;
@@ -30,7 +31,7 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
                                 nc * sizeof(SpAgentEvent));
     if (s.worker >= 0) pthread_mutex_unlock(&c->grow_lock);
     if (p == NULL) {
-      atomic_store(&c->grow_failed, 1);
+      atomic_fetch_add(&c->lost, 1);
       return;
     }
     *buf = p;
@@ -85,15 +86,39 @@ static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
          !sp_agent_goal_holds(c->goals[g].cond, state, c->m);
 }
 
+/* Refusals (no plan) since the agent last chose: goals 0..15 in its
+ * record, later goals in the crowd's refused_hi words. */
+static int is_refused(const SpCrowd *c, size_t i, int g) {
+  if (g < REFUSED_LOW) return (c->agents[i].refused >> g) & 1u;
+  size_t k = (size_t)(g - REFUSED_LOW);
+  return (c->refused_hi[i * c->refused_words + k / 32u] >> (k % 32u)) & 1u;
+}
+
+static void set_refused(SpCrowd *c, size_t i, int g) {
+  if (g < REFUSED_LOW) {
+    c->agents[i].refused |= (uint16_t)(1u << g);
+    return;
+  }
+  size_t k = (size_t)(g - REFUSED_LOW);
+  c->refused_hi[i * c->refused_words + k / 32u] |= 1u << (k % 32u);
+}
+
+void sp_agent_clear_refused(SpCrowd *c, size_t i) {
+  c->agents[i].refused = 0;
+  if (c->refused_words > 0)
+    memset(c->refused_hi + i * c->refused_words, 0,
+           c->refused_words * sizeof(uint32_t));
+}
+
 /* 1 when a goal of strictly higher priority than the agent's applies and
- * was not refused (no plan) since the agent last chose; goals past the
- * 16th in priority order never interrupt (their refusals are not kept). */
-static int higher_goal(const SpCrowd *c, const Agent *a, const SpValue *state) {
+ * was not refused (no plan) since the agent last chose. */
+static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
+  const Agent *a = &c->agents[i];
   if (a->goal == GOAL_NONE) return 0;
   int mine = c->goals[a->goal].priority;
-  for (int g = 0; g < a->goal && g < 16; g++) {
+  for (int g = 0; g < a->goal; g++) {
     if (c->goals[g].priority <= mine) break;
-    if (a->refused & (1u << g)) continue;
+    if (is_refused(c, i, g)) continue;
     if (goal_applies(c, g, state)) return 1;
   }
   return 0;
@@ -170,7 +195,7 @@ int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
   if (a->step != STEP_NONE) stop_step(c, s, i, (SpReason)a->why, 0);
   c->flags[i] &= (uint8_t)~F_HAS_PLAN;
-  a->refused = 0;
+  sp_agent_clear_refused(c, i);
   return next_candidate(c, s, i, 0, 0);
 }
 
@@ -210,7 +235,7 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
   a->reason = SP_REASON_NO_PLAN;
   sp_agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g, (int32_t)f.code);
-  if (g < 16) a->refused |= (uint16_t)(1u << g);
+  set_refused(c, i, g);
   return next_candidate(c, s, i, g + 1, 1);
 }
 
@@ -363,7 +388,7 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
     }
     return SEL_NOTHING;
   }
-  if (higher_goal(c, a, state)) {
+  if (higher_goal(c, i, state)) {
     need_goal(c, i, SP_REASON_HIGHER_GOAL);
     return SEL_NOTHING;
   }
@@ -483,7 +508,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
       if (round == 0) {
         int act = sp_population_plan_step(c->pop, i, a->step);
         if (c->beh[act].interruptible &&
-            higher_goal(c, a, sp_population_state(c->pop, i))) {
+            higher_goal(c, i, sp_population_state(c->pop, i))) {
           need_goal(c, i, SP_REASON_HIGHER_GOAL);
           return 0;
         }

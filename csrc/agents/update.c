@@ -45,8 +45,11 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     nd = with_flag(c->flags, lo, hi, F_NEED_GOAL, due);
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
-      flagged += (uint32_t)sp_agent_choose(c, s, due[k]);
+      sp_agent_choose(c, s, due[k]);
     }
+    /* every agent waiting for a plan, also one left waiting by an update
+     * whose planning failed */
+    for (size_t i = lo; i < hi; i++) flagged += (c->flags[i] & F_PLANNING) != 0;
     break;
   case PASS_TAKE:
     nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
@@ -117,17 +120,22 @@ static void count_kinds(SpCrowd *c, const SpAgentEvent *e, size_t n) {
   c->events += n;
 }
 
+/* Makes room for `want` events in the frame buffer (serial). */
+static int reserve_events(SpCrowd *c, size_t want) {
+  if (want <= c->ev_cap) return 1;
+  size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
+  while (nc < want) nc *= 2;
+  void *p = sp_agents_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
+                              nc * sizeof *c->ev);
+  if (p == NULL) return 0;
+  c->ev = p;
+  c->ev_cap = nc;
+  return 1;
+}
+
 /* Appends n events to the frame buffer (serial). */
 static int frame_append(SpCrowd *c, const SpAgentEvent *e, size_t n) {
-  if (c->ev_count + n > c->ev_cap) {
-    size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
-    while (nc < c->ev_count + n) nc *= 2;
-    void *p = sp_agents_realloc(c->alloc, c->ev, c->ev_cap * sizeof *e,
-                                nc * sizeof *e);
-    if (p == NULL) return 0;
-    c->ev = p;
-    c->ev_cap = nc;
-  }
+  if (!reserve_events(c, c->ev_count + n)) return 0;
   memcpy(c->ev + c->ev_count, e, n * sizeof *e);
   count_kinds(c, e, n);
   c->ev_count += n;
@@ -147,7 +155,7 @@ static void run_pass(SpCrowd *c, int pass) {
     ChunkRec *r = &c->chunks[t];
     if (r->count == 0) continue;
     if (!frame_append(c, c->cw[r->worker].ev + r->start, r->count))
-      atomic_store(&c->grow_failed, 1);
+      atomic_fetch_add(&c->lost, r->count);
   }
   for (int k = 0; k < c->workers; k++) c->cw[k].ev_count = 0;
 }
@@ -161,8 +169,13 @@ static size_t flagged_total(const SpCrowd *c) {
 SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
   sp_error_clear(err);
   double t0 = now_ms();
-  atomic_store(&c->grow_failed, 0);
+  atomic_store(&c->lost, 0);
   c->ev_count = 0;
+  /* room for one event per agent before anything changes: a frame of a
+   * warm crowd rarely needs more, so growing mid-frame (which may fail
+   * and lose events) is rare */
+  if (c->ev_cap < c->n && !reserve_events(c, c->n))
+    return sp_error_memory(err);
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
@@ -210,9 +223,14 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
   }
   c->ms_binding = now_ms() - tb;
   c->ms_update = now_ms() - t0;
-  if (atomic_load(&c->grow_failed))
+  size_t lost = atomic_load(&c->lost);
+  if (lost > 0) {
+    c->events_lost += lost;
     return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
-                        "crowd: out of memory for events: some were lost");
+                        "crowd: out of memory for events: %zu of this "
+                        "frame's events were lost (the agents moved on)",
+                        lost);
+  }
   return SP_OK;
 }
 
