@@ -292,18 +292,21 @@ static int l_crowd_event(lua_State *L)
   return 7;
 }
 
-/* c:next_hook(k) -> k', agent, kind, reason|nil, action, detail: the first event
- * k' >= k (1-based) of an action with hooks, or nothing. The hook pass
- * skips every other event in C. */
+/* c:next_hook(k, kinds) -> k', agent, kind, reason|nil, action, detail:
+ * the first event k' >= k (1-based) of an action with hooks whose kind is
+ * in `kinds` (a bit mask over the event kinds: goal_chosen = bit 0, in the
+ * order of saspu_agents.h), or nothing. The hook pass skips every other
+ * event in C. */
 static int l_crowd_next_hook(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
   lua_Integer k = luaL_checkinteger(L, 2);
+  lua_Integer kinds = luaL_checkinteger(L, 3);
   size_t n = sp_crowd_event_count(c->c);
   const SpAgentEvent *ev = sp_crowd_events(c->c);
   for (size_t i = k < 1 ? 0 : (size_t)(k - 1); i < n; i++) {
     const SpAgentEvent *e = &ev[i];
-    if (!(e->flags & SP_EVENT_HOOK))
+    if (!(e->flags & SP_EVENT_HOOK) || !((kinds >> e->kind) & 1))
       continue;
     lua_pushinteger(L, (lua_Integer)i + 1);
     lua_pushinteger(L, (lua_Integer)e->agent + 1);
@@ -317,6 +320,17 @@ static int l_crowd_next_hook(lua_State *L)
     return 6;
   }
   return 0;
+}
+
+/* saspu.core.event_kinds() -> { kind name -> its bit in next_hook's mask }. */
+static int l_event_kinds(lua_State *L)
+{
+  lua_createtable(L, 0, SP_EV_COUNT);
+  for (int k = 0; k < SP_EV_COUNT; k++) {
+    lua_pushinteger(L, (lua_Integer)1 << k);
+    lua_setfield(L, -2, sp_event_kind_name((SpEventKind)k));
+  }
+  return 1;
 }
 
 /* c:set_var(agent, var, value): ids 1-based. */
@@ -483,7 +497,7 @@ static int l_crowd_why(lua_State *L)
 }
 
 /* c:stats([out]) -> { agents, idle, walking, acting, ... (one per
- * phase), plans, replans, no_plans, events, steps_finished, ms_update,
+ * phase), plans, replans, no_plans, events, steps_finished, events_lost, ms_update,
  * ms_planning, ms_binding, bytes_per_agent, bytes_total }. */
 static int l_crowd_stats(lua_State *L)
 {
@@ -504,6 +518,7 @@ static int l_crowd_stats(lua_State *L)
   set_int_field(L, 2, "no_plans", (size_t)s.no_plans);
   set_int_field(L, 2, "events", (size_t)s.events);
   set_int_field(L, 2, "steps_finished", (size_t)s.steps_finished);
+  set_int_field(L, 2, "events_lost", (size_t)s.events_lost);
   lua_pushnumber(L, s.ms_update);
   lua_setfield(L, 2, "ms_update");
   lua_pushnumber(L, s.ms_planning);
@@ -628,6 +643,8 @@ void open_crowd(lua_State *L)
   lua_pop(L, 1);
   lua_pushcfunction(L, l_crowd);
   lua_setfield(L, -2, "crowd");
+  lua_pushcfunction(L, l_event_kinds);
+  lua_setfield(L, -2, "event_kinds");
 }
 
 /* The script data table of agent `index` of the crowd at `crowd`,

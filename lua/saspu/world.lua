@@ -12,6 +12,7 @@ local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.re
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
+local KIND_BIT = core.event_kinds()
 
 local ANY = 0xFF
 local HISTORY = 8 -- events kept per inspected agent
@@ -164,6 +165,12 @@ local function read_action(name, spec, n, wside, path)
   rec.scripted = (rec.run or rec.duration_fn) and true or false
   rec.hook = (rec.on_start or rec.on_finish or rec.on_fail or rec.scripted or rec.at_fn)
              and true or false
+  -- the event kinds the hook pass must see for this action
+  local steps = rec.scripted or rec.at_fn
+  rec.kinds = ((rec.on_start or rec.at_fn) and KIND_BIT.step_started or 0)
+            | (steps and KIND_BIT.waiting or 0)
+            | (rec.on_finish and KIND_BIT.step_finished or 0)
+            | ((rec.on_fail or steps) and KIND_BIT.step_failed or 0)
   return rec
 end
 
@@ -195,7 +202,7 @@ end
 local function read_behaviour(b, n, wside)
   if type(b) ~= "table" then error("behaviour: expected a table, got " .. type(b), 0) end
   refuse_unknown(b, BEHAVIOUR_FIELDS, "behaviour")
-  local out = { actions = {}, goals = {}, hooked = false }
+  local out = { actions = {}, goals = {}, hooked = false, kinds = 0 }
   if b.actions ~= nil then
     if type(b.actions) ~= "table" then error("behaviour.actions: expected a table", 0) end
     -- declaration order of the domain, so errors and settings never depend on pairs()
@@ -210,6 +217,7 @@ local function read_behaviour(b, n, wside)
         local rec = read_action(name, spec, n, wside, "behaviour.actions." .. name)
         out.actions[a] = rec
         out.hooked = out.hooked or rec.hook
+        out.kinds = out.kinds | rec.kinds
       end
     end
   end
@@ -297,7 +305,7 @@ function World:crowd(dom, behaviour, opts)
   local side = {
     crowd = c, world = self, wside = ws, names = n, actions = beh.actions,
     handles = c:handles(), -- the crowd's own table of handles, read without a C call
-    goal_names = goal_names, hooked = beh.hooked,
+    goal_names = goal_names, hooked = beh.hooked, kinds = beh.kinds,
     running = {},        -- agents whose scripted step Lua is timing, in start order
     pending_target = {}, -- agent -> true while a function `at` has to be asked
     msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail
@@ -450,7 +458,8 @@ end
 -- already timing (those the events did not end; new ones wait from the next frame).
 local function run_hooks(side, dt)
   local c, acts = side.crowd, side.actions
-  local k, agent, kind, reason, action, detail = c:next_hook(1)
+  local kinds = side.kinds
+  local k, agent, kind, reason, action, detail = c:next_hook(1, kinds)
   while k do
     do
       local rec = acts[action]
@@ -477,7 +486,7 @@ local function run_hooks(side, dt)
         end
       end
     end
-    k, agent, kind, reason, action, detail = c:next_hook(k + 1)
+    k, agent, kind, reason, action, detail = c:next_hook(k + 1, kinds)
   end
   local list = side.running
   if #list == 0 then return end
