@@ -36,6 +36,7 @@ describe("world:crowd behaviour tables", function()
 
   it("refuses unknown fields and actions that are not in the domain", function()
     refuses({ action = {} }, "behaviour: unknown field 'action'")
+    refuses({ select = function() end }, "behaviour.select: not supported yet")
     refuses({ actions = { fly = { duration = 1 } } },
             "behaviour.actions.fly: 'fly' is not an action of 'citizen'")
     refuses({ actions = { eat = { duraton = 1 } } }, "behaviour.actions.eat: unknown field 'duraton'")

@@ -201,6 +201,10 @@ end
 -- Validates a behaviour; returns { actions = { [id] = rec }, goals = { rec... }, hooked }.
 local function read_behaviour(b, n, wside)
   if type(b) ~= "table" then error("behaviour: expected a table, got " .. type(b), 0) end
+  if b.select ~= nil then
+    -- the C executor chooses goals itself; it has no per-agent choice to hand to Lua yet
+    error("behaviour.select: not supported yet: goals are chosen in C by priority and when", 0)
+  end
   refuse_unknown(b, BEHAVIOUR_FIELDS, "behaviour")
   local out = { actions = {}, goals = {}, hooked = false, kinds = 0 }
   if b.actions ~= nil then
@@ -337,8 +341,10 @@ local function note(side, text)
 end
 
 -- Fails the agent's running step with `text`: a waiting (scripted) step fails in C with
--- reason "script"; a timed one is dropped through a rethink, and its step_failed and
--- replanned events then carry `text` and "step_failed".
+-- reason "script"; a timed one is dropped through a rethink (the C API fails only waiting
+-- steps), and its step_failed and replanned events then carry `text` and "step_failed".
+-- A step that takes no time has already finished when its on_start runs: its effect
+-- stays, and the agent only replans.
 local function fail_step(side, agent, text)
   local c = side.crowd
   if not c:control(agent, "fail", note(side, text)) then
