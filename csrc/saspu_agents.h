@@ -147,8 +147,11 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
  * takes the goal of highest priority (earlier added first among equals)
  * whose `when` holds, that its state does not satisfy yet, and that has a
  * plan; a goal without a plan gives a no_plan event and the next one is
- * tried. A running plan yields only to a strictly higher goal: between
- * steps, or mid-step when the step is interruptible. */
+ * tried. A running plan yields only to a strictly higher goal (any of the
+ * crowd's goals, however many) that was not refused since the agent last
+ * chose: between steps, or mid-step when the step is interruptible. Past
+ * 16 goals every agent keeps 4 more bytes per 32 goals for its refusals
+ * (allocated here: SP_ERR_MEMORY leaves the crowd as it was). */
 SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                            const SpValue *when, int *index, SpError *err);
 int sp_crowd_goal_count(const SpCrowd *c);
@@ -257,8 +260,15 @@ typedef struct SpAgentEvent {
  * agent finishes, starts, walks and counts down its steps; then a serial
  * pass binds places in agent order (reservations). Events are ordered by
  * pass, then by chunk, then as they happened: the same for any thread
- * count. Allocates only while buffers grow to their working size. Fails
- * only with SP_ERR_MEMORY, before any agent has changed. */
+ * count. Allocates only while buffers grow to their working size (the
+ * frame buffer holds one event per agent before anything moves). Fails
+ * only with SP_ERR_MEMORY: (a) when the frame buffer cannot be set up,
+ * before any agent changed; (a') when the planning workers cannot be set
+ * up, after the goal choices (their events are there; those agents wait
+ * and are planned at the next update); (b) after the frame, when an
+ * event buffer could not grow: every agent moved on, the events that fit
+ * are there, and the message and sp_crowd_stats (events_lost) say how
+ * many were lost. No event is ever dropped without this error. */
 SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
 
 /* This frame's events (valid until the next update). */
@@ -303,6 +313,7 @@ typedef struct SpCrowdStats {
   double ms_binding;  /* last update, the serial binding pass */
   size_t bytes_per_agent;   /* crowd record + population per NPC */
   size_t bytes_total;
+  uint64_t events_lost; /* events an update could not store (memory) */
 } SpCrowdStats;
 
 /* O(n) (counts phases). */

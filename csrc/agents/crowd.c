@@ -9,6 +9,10 @@
 /* Creation                                                           */
 /* ------------------------------------------------------------------ */
 
+static size_t refused_bytes(const SpCrowd *c, size_t words) {
+  return (c->capacity + 1) * words * sizeof(uint32_t);
+}
+
 static void worker_free(SpCrowd *c, CrowdWorker *w) {
   sp_workspace_free(w->ws);
   if (w->state != NULL) sp_mem_free(c->alloc, w->state, (size_t)c->m + 8u);
@@ -34,6 +38,9 @@ void sp_crowd_free(SpCrowd *c) {
                 (size_t)c->action_count * sizeof(SpActionBehaviour));
   if (c->agents != NULL)
     sp_mem_free(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
+  if (c->hot_block != NULL) sp_mem_free(c->alloc, c->hot_block, c->hot_bytes);
+  if (c->refused_hi != NULL)
+    sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_population_free(c->pop);
   pthread_mutex_destroy(&c->grow_lock);
   sp_mem_free(c->alloc, c, sizeof *c);
@@ -48,7 +55,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
   if (c == NULL) return sp_error_memory(err);
   memset(c, 0, sizeof *c);
   pthread_mutex_init(&c->grow_lock, NULL);
-  atomic_init(&c->grow_failed, 0);
+  atomic_init(&c->lost, 0);
   atomic_init(&c->next_chunk, 0);
   c->alloc = alloc;
   c->world = w;
@@ -69,9 +76,21 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
     return st;
   }
   c->agents = sp_mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
+  /* time, then phase, then flags; each array padded to 8 bytes so a
+   * pass may read flags or phases a word at a time */
+  size_t slots = (c->capacity + 8u) & ~(size_t)7u;
+  c->hot_bytes = slots * (sizeof(float) + 2u);
+  c->hot_block = sp_mem_alloc(alloc, c->hot_bytes);
+  if (c->hot_block != NULL) {
+    memset(c->hot_block, 0, c->hot_bytes);
+    c->time = c->hot_block;
+    c->phase = (uint8_t *)(c->time + slots);
+    c->flags = c->phase + slots;
+  }
   c->beh = sp_mem_alloc(alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   c->chunks = sp_mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
-  if (c->agents == NULL || c->beh == NULL || c->chunks == NULL) {
+  if (c->agents == NULL || c->hot_block == NULL || c->beh == NULL ||
+      c->chunks == NULL) {
     sp_crowd_free(c);
     return sp_error_memory(err);
   }
@@ -185,6 +204,21 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   SpStatus st = check_state(c, condition, 1, "goal", err);
   if (st == SP_OK && when != NULL) st = check_state(c, when, 1, "when", err);
   if (st != SP_OK) return st;
+  /* refusals of goals past REFUSED_LOW: one more word per agent every 32
+   * goals, zeroed (adding a goal forgets every refusal anyway) */
+  size_t words = c->goal_count + 1 > REFUSED_LOW
+                     ? ((size_t)(c->goal_count + 1 - REFUSED_LOW) + 31u) / 32u
+                     : 0;
+  if (words > c->refused_words) {
+    uint32_t *hi = sp_mem_alloc(c->alloc, refused_bytes(c, words));
+    if (hi == NULL) return sp_error_memory(err);
+    if (c->refused_hi != NULL)
+      sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
+    c->refused_hi = hi;
+    c->refused_words = words;
+  }
+  if (c->refused_hi != NULL)
+    memset(c->refused_hi, 0, refused_bytes(c, c->refused_words));
   /* sorted by priority, highest first; equal priorities keep their order */
   int at = c->goal_count;
   while (at > 0 && c->goals[at - 1].priority < priority) at--;
@@ -206,10 +240,10 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
     Agent *a = &c->agents[i];
     if (a->goal != GOAL_NONE && a->goal >= at) a->goal++;
     if (a->pursued != GOAL_NONE && a->pursued >= at) a->pursued++;
-    a->refused = 0;
-    if (a->phase == SP_PHASE_IDLE) {
-      a->flags |= F_NEED_GOAL;
-      a->phase = SP_PHASE_THINKING;
+    a->refused = 0; /* and refused_hi, zeroed above */
+    if (c->phase[i] == SP_PHASE_IDLE) {
+      c->flags[i] |= F_NEED_GOAL;
+      c->phase[i] = SP_PHASE_THINKING;
     }
   }
   return SP_OK;
@@ -245,6 +279,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   size_t i = c->n++;
   Agent *a = &c->agents[i];
   memset(a, 0, sizeof *a);
+  sp_agent_clear_refused(c, i);
   a->target = SP_NO_PLACE;
   a->home = home;
   a->cool_place = SP_NO_PLACE;
@@ -255,8 +290,9 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   a->goal = a->pursued = GOAL_NONE;
   a->fail_action = a->faction = a->fother = a->fvar = -1;
   a->fvalue = 0xFF;
-  a->phase = SP_PHASE_THINKING;
-  a->flags = F_NEED_GOAL;
+  c->time[i] = 0.0f;
+  c->phase[i] = SP_PHASE_THINKING;
+  c->flags[i] = F_NEED_GOAL;
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
   if (agent != NULL) *agent = i;
   return SP_OK;
@@ -266,15 +302,15 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
  * remaining plan no longer works replans (world_changed). */
 static void changed(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
-  if (a->flags & F_NEED_GOAL) return;
-  if (a->phase == SP_PHASE_IDLE) {
-    a->flags |= F_NEED_GOAL;
+  if (c->flags[i] & F_NEED_GOAL) return;
+  if (c->phase[i] == SP_PHASE_IDLE) {
+    c->flags[i] |= F_NEED_GOAL;
     a->why = SP_REASON_NONE;
-    a->phase = SP_PHASE_THINKING;
+    c->phase[i] = SP_PHASE_THINKING;
     return;
   }
   if (!sp_agent_plan_holds(c, i, c->cw[0].state)) {
-    a->flags |= F_NEED_GOAL;
+    c->flags[i] |= F_NEED_GOAL;
     a->why = SP_REASON_WORLD_CHANGED;
   }
 }
@@ -322,11 +358,12 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
   sp_error_clear(err);
   SpStatus st = agent_range(c, agent, err);
   if (st != SP_OK) return st;
-  Agent *a = &c->agents[agent];
-  if (!(a->flags & F_NEED_GOAL)) {
-    a->flags |= F_NEED_GOAL;
-    a->why = a->flags & F_HAS_PLAN ? SP_REASON_HIGHER_GOAL : SP_REASON_NONE;
-    if (a->phase == SP_PHASE_IDLE) a->phase = SP_PHASE_THINKING;
+  size_t i = agent;
+  Agent *a = &c->agents[i];
+  if (!(c->flags[i] & F_NEED_GOAL)) {
+    c->flags[i] |= F_NEED_GOAL;
+    a->why = c->flags[i] & F_HAS_PLAN ? SP_REASON_HIGHER_GOAL : SP_REASON_NONE;
+    if (c->phase[i] == SP_PHASE_IDLE) c->phase[i] = SP_PHASE_THINKING;
   }
   return SP_OK;
 }
@@ -334,18 +371,19 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
 static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
   SpStatus st = agent_range(c, agent, err);
   if (st != SP_OK) return st;
-  const Agent *a = &c->agents[agent];
-  if (a->phase != SP_PHASE_SCRIPT || a->step == STEP_NONE)
+  size_t i = agent;
+  const Agent *a = &c->agents[i];
+  if (c->phase[i] != SP_PHASE_SCRIPT || a->step == STEP_NONE)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu is not waiting for a script "
-                        "(phase %s)", agent, sp_phase_name(a->phase));
+                        "(phase %s)", agent, sp_phase_name(c->phase[i]));
   return SP_OK;
 }
 
 SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
   sp_error_clear(err);
   SpStatus st = waiting(c, agent, err);
-  if (st == SP_OK) c->agents[agent].flags |= F_FINISH;
+  if (st == SP_OK) c->flags[agent] |= F_FINISH;
   return st;
 }
 
@@ -354,8 +392,8 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   sp_error_clear(err);
   SpStatus st = waiting(c, agent, err);
   if (st == SP_OK) {
-    c->agents[agent].flags |= F_FAIL;
-    c->agents[agent].time = (float)detail;
+    c->flags[agent] |= F_FAIL;
+    c->time[agent] = (float)detail;
   }
   return st;
 }
@@ -387,9 +425,9 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
     a->tx = (uint16_t)x;
     a->ty = (uint16_t)y;
   }
-  a->phase = SP_PHASE_WALKING;
-  a->flags |= F_BIND;
-  a->time = 0.0f;
+  c->phase[agent] = SP_PHASE_WALKING;
+  c->flags[agent] |= F_BIND;
+  c->time[agent] = 0.0f;
   return SP_OK;
 }
 
@@ -400,8 +438,8 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
 SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   if (agent >= c->n) return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];
-  int has = (a->flags & F_HAS_PLAN) != 0;
-  out->phase = (SpPhase)a->phase;
+  int has = (c->flags[agent] & F_HAS_PLAN) != 0;
+  out->phase = (SpPhase)c->phase[agent];
   out->goal = a->goal == GOAL_NONE ? -1 : c->goals[a->goal].index;
   out->plan_length = has ? sp_population_plan_length(c->pop, agent) : -1;
   out->step = a->step == STEP_NONE ? -1 : a->step;
@@ -411,7 +449,7 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   out->steps_done = 0;
   for (int k = 0; has && k < out->plan_length; k++)
     out->steps_done += sp_crowd_step_done(c, agent, k);
-  out->time_left = a->time;
+  out->time_left = c->time[agent];
   out->x = a->x;
   out->y = a->y;
   out->target = a->target;
@@ -430,7 +468,7 @@ const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
 SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
                        int *len) {
   *len = 0;
-  if (agent >= c->n || !(c->agents[agent].flags & F_HAS_PLAN))
+  if (agent >= c->n || !(c->flags[agent] & F_HAS_PLAN))
     return SP_ERR_STATE;
   return sp_population_plan_of(c->pop, agent, plan, len);
 }
@@ -457,19 +495,22 @@ SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
 void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   memset(out, 0, sizeof *out);
   out->agents = c->n;
-  for (size_t i = 0; i < c->n; i++) out->phase[c->agents[i].phase]++;
+  for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
   out->plans = c->plans;
   out->replans = c->replans;
   out->no_plans = c->no_plans;
   out->events = c->events;
   out->steps_finished = c->steps_finished;
+  out->events_lost = c->events_lost;
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;
   out->ms_binding = c->ms_binding;
   SpPopulationStats ps;
   sp_population_stats(c->pop, &ps);
-  out->bytes_per_agent = sizeof(Agent) + ps.bytes_per_npc;
+  out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
+                         c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
   out->bytes_total = sizeof *c + (c->capacity + 1) * sizeof(Agent) +
+                     c->hot_bytes + refused_bytes(c, c->refused_words) +
                      ps.bytes_total + c->goal_block_bytes +
                      c->ev_cap * sizeof(SpAgentEvent);
   for (int k = 0; k < c->workers; k++)

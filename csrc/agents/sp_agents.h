@@ -74,12 +74,15 @@ enum {
 };
 
 #define STEP_NONE 0xFFFF
+#define REFUSED_LOW 16 /* goals whose refusals live in the agent record */
 #define GOAL_NONE 0xFF
 #define DONE_WINDOW 32
 
-/* One agent, 64 bytes. */
+/* One agent's cold record, 52 bytes. Its phase, flags and time live in
+ * the crowd's arrays of those (c->phase[i], ...): the per-frame passes
+ * read them for every agent, and this record only for agents with work
+ * due, so a frame streams 6 bytes per agent rather than a whole record. */
 typedef struct Agent {
-  float time;       /* acting/blocked: seconds left; walking: progress */
   uint32_t target;  /* bound place or SP_NO_PLACE */
   uint32_t draws;   /* steps started: seeds the duration draw */
   uint32_t done;    /* bit k: plan position cursor + k is done */
@@ -90,10 +93,9 @@ typedef struct Agent {
   uint16_t tx, ty;  /* target cell (0xFFFF none) */
   uint16_t cursor;  /* first plan position not done */
   uint16_t step;    /* running plan position, STEP_NONE */
-  uint16_t refused; /* goals 0..15 (sorted) refused for no plan */
-  uint8_t phase;
+  uint16_t refused; /* goals 0..15 (sorted) refused for no plan; later
+                       goals in the crowd's refused_hi words */
   uint8_t goal;     /* sorted goal index, GOAL_NONE */
-  uint8_t flags;
   uint8_t why;      /* SpReason for the pending goal choice */
   uint8_t reason;   /* last failure reason */
   uint8_t fcode;    /* last SpFailure, compact */
@@ -133,6 +135,16 @@ struct SpCrowd {
   int m, action_count;
   size_t capacity, n;
   Agent *agents;
+  /* hot per-agent fields, one array each (capacity + 1 entries) */
+  float *time;      /* acting/blocked: seconds left; walking: progress */
+  uint8_t *phase;   /* SpPhase */
+  uint8_t *flags;   /* F_* */
+  void *hot_block;  /* the three arrays above, one allocation */
+  size_t hot_bytes;
+  /* refusals of goals REFUSED_LOW.. (sorted), refused_words per agent;
+   * NULL while the crowd has at most REFUSED_LOW goals */
+  uint32_t *refused_hi;
+  size_t refused_words;
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -145,7 +157,7 @@ struct SpCrowd {
   int workers;
   CrowdWorker cw[SP_THREAD_POOL_MAX];
   pthread_mutex_t grow_lock;
-  atomic_int grow_failed;
+  atomic_size_t lost; /* events this frame whose buffer could not grow */
   size_t chunk_count;
   ChunkRec *chunks;
   SpAgentEvent *ev; /* this frame's events */
@@ -156,7 +168,7 @@ struct SpCrowd {
   float dt;
   atomic_size_t next_chunk;
   /* statistics */
-  uint64_t plans, replans, no_plans, events, steps_finished;
+  uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
 };
 
@@ -181,12 +193,17 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
 /* Pass 2: advances by dt; returns 1 when the agent needs the serial
  * binding pass. */
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt);
+/* Workers: binds the running step where the order of agents cannot
+ * matter; returns 0 to leave it to sp_agent_bind. */
+int sp_agent_bind_fast(SpCrowd *c, size_t i);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still
  * reaches the goal. */
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);
+/* Forgets the goals refused since the agent last chose. */
+void sp_agent_clear_refused(SpCrowd *c, size_t i);
 /* Drops the running step's reservation. */
-void sp_agent_release(SpCrowd *c, Agent *a);
+void sp_agent_release(SpCrowd *c, size_t i);
 
 #endif

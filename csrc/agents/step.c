@@ -11,7 +11,8 @@
 
 /* Appends to the sink. A worker grows its buffer under the crowd's lock
  * (the allocator need not be thread safe); when growing fails the event
- * is dropped and the update reports SP_ERR_MEMORY. */
+ * is counted as lost and the update reports SP_ERR_MEMORY with the
+ * count (never silently). */
 void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
                    int action, int goal, int32_t detail) {
   SpCrowd *c = s.c;
@@ -30,7 +31,7 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
                                 nc * sizeof(SpAgentEvent));
     if (s.worker >= 0) pthread_mutex_unlock(&c->grow_lock);
     if (p == NULL) {
-      atomic_store(&c->grow_failed, 1);
+      atomic_fetch_add(&c->lost, 1);
       return;
     }
     *buf = p;
@@ -85,15 +86,39 @@ static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
          !sp_agent_goal_holds(c->goals[g].cond, state, c->m);
 }
 
+/* Refusals (no plan) since the agent last chose: goals 0..15 in its
+ * record, later goals in the crowd's refused_hi words. */
+static int is_refused(const SpCrowd *c, size_t i, int g) {
+  if (g < REFUSED_LOW) return (c->agents[i].refused >> g) & 1u;
+  size_t k = (size_t)(g - REFUSED_LOW);
+  return (c->refused_hi[i * c->refused_words + k / 32u] >> (k % 32u)) & 1u;
+}
+
+static void set_refused(SpCrowd *c, size_t i, int g) {
+  if (g < REFUSED_LOW) {
+    c->agents[i].refused |= (uint16_t)(1u << g);
+    return;
+  }
+  size_t k = (size_t)(g - REFUSED_LOW);
+  c->refused_hi[i * c->refused_words + k / 32u] |= 1u << (k % 32u);
+}
+
+void sp_agent_clear_refused(SpCrowd *c, size_t i) {
+  c->agents[i].refused = 0;
+  if (c->refused_words > 0)
+    memset(c->refused_hi + i * c->refused_words, 0,
+           c->refused_words * sizeof(uint32_t));
+}
+
 /* 1 when a goal of strictly higher priority than the agent's applies and
- * was not refused (no plan) since the agent last chose; goals past the
- * 16th in priority order never interrupt (their refusals are not kept). */
-static int higher_goal(const SpCrowd *c, const Agent *a, const SpValue *state) {
+ * was not refused (no plan) since the agent last chose. */
+static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
+  const Agent *a = &c->agents[i];
   if (a->goal == GOAL_NONE) return 0;
   int mine = c->goals[a->goal].priority;
-  for (int g = 0; g < a->goal && g < 16; g++) {
+  for (int g = 0; g < a->goal; g++) {
     if (c->goals[g].priority <= mine) break;
-    if (a->refused & (1u << g)) continue;
+    if (is_refused(c, i, g)) continue;
     if (goal_applies(c, g, state)) return 1;
   }
   return 0;
@@ -103,9 +128,10 @@ static int higher_goal(const SpCrowd *c, const Agent *a, const SpValue *state) {
 /* Goals and plans                                                    */
 /* ------------------------------------------------------------------ */
 
-void sp_agent_release(SpCrowd *c, Agent *a) {
-  if (!(a->flags & F_RESERVED)) return;
-  a->flags &= (uint8_t)~F_RESERVED;
+void sp_agent_release(SpCrowd *c, size_t i) {
+  const Agent *a = &c->agents[i];
+  if (!(c->flags[i] & F_RESERVED)) return;
+  c->flags[i] &= (uint8_t)~F_RESERVED;
   atomic_fetch_sub(&c->world->places[a->target].reserved, 1);
 }
 
@@ -115,7 +141,7 @@ static void stop_step(SpCrowd *c, Sink s, size_t i, SpReason why,
   Agent *a = &c->agents[i];
   int act = sp_population_plan_step(c->pop, i, a->step);
   sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
-  sp_agent_release(c, a);
+  sp_agent_release(c, i);
   a->reason = (uint8_t)why;
   a->fail_action = (int16_t)act;
   a->step = STEP_NONE;
@@ -123,10 +149,11 @@ static void stop_step(SpCrowd *c, Sink s, size_t i, SpReason why,
   a->tx = a->ty = 0xFFFF;
 }
 
-static void need_goal(Agent *a, SpReason why) {
-  a->flags = (uint8_t)((a->flags | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
+static void need_goal(SpCrowd *c, size_t i, SpReason why) {
+  Agent *a = &c->agents[i];
+  c->flags[i] = (uint8_t)((c->flags[i] | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
   a->why = (uint8_t)why;
-  a->phase = SP_PHASE_THINKING;
+  c->phase[i] = SP_PHASE_THINKING;
 }
 
 /* Tries goals from `from` down; writes the first candidate as the
@@ -147,8 +174,8 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
     fill_goal_for_planning(c->goals[g].cond, state,
                            sp_population_goal_write(c->pop, i), c->m);
     a->goal = (uint8_t)g;
-    a->flags |= F_PLANNING;
-    a->phase = SP_PHASE_THINKING;
+    c->flags[i] |= F_PLANNING;
+    c->phase[i] = SP_PHASE_THINKING;
     return 1;
   }
   SpReason r = refused_any ? SP_REASON_NO_PLAN_ANY
@@ -157,7 +184,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
                            : SP_REASON_NO_GOAL;
   a->goal = GOAL_NONE;
   a->pursued = GOAL_NONE;
-  a->phase = SP_PHASE_IDLE;
+  c->phase[i] = SP_PHASE_IDLE;
   a->why = SP_REASON_NONE;
   sp_agent_emit(s, i, SP_EV_IDLE, r, -1, -1, 0);
   return 0;
@@ -165,25 +192,25 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
 
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
-  a->flags &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
+  c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
   if (a->step != STEP_NONE) stop_step(c, s, i, (SpReason)a->why, 0);
-  a->flags &= (uint8_t)~F_HAS_PLAN;
-  a->refused = 0;
+  c->flags[i] &= (uint8_t)~F_HAS_PLAN;
+  sp_agent_clear_refused(c, i);
   return next_candidate(c, s, i, 0, 0);
 }
 
 int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpFailureCode code = SP_FAIL_NONE;
-  a->flags &= (uint8_t)~F_PLANNING;
+  c->flags[i] &= (uint8_t)~F_PLANNING;
   SpNpcStatus st = sp_population_status_of(c->pop, i, &code, NULL);
   int g = a->goal;
   if (st == SP_NPC_PLANNED) {
-    a->flags |= F_HAS_PLAN;
+    c->flags[i] |= F_HAS_PLAN;
     a->cursor = 0;
     a->done = 0;
     a->step = STEP_NONE;
-    a->phase = SP_PHASE_THINKING;
+    c->phase[i] = SP_PHASE_THINKING;
     if (a->pursued != g) sp_agent_emit(s, i, SP_EV_GOAL_CHOSEN, 0, -1, g, 0);
     a->pursued = (uint8_t)g;
     if (a->why != SP_REASON_NONE)
@@ -208,7 +235,7 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
   a->reason = SP_REASON_NO_PLAN;
   sp_agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g, (int32_t)f.code);
-  if (g < 16) a->refused |= (uint16_t)(1u << g);
+  set_refused(c, i, g);
   return next_candidate(c, s, i, g + 1, 1);
 }
 
@@ -248,7 +275,7 @@ static int replay_ok(SpCrowd *c, size_t i, int p, SpValue *st) {
 
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   Agent *a = &c->agents[i];
-  if (!(a->flags & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
+  if (!(c->flags[i] & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
   memcpy(scratch, sp_population_state(c->pop, i), (size_t)c->m);
   if (a->step != STEP_NONE) {
     int act = sp_population_plan_step(c->pop, i, a->step);
@@ -291,19 +318,19 @@ static void complete_step(SpCrowd *c, Sink s, size_t i) {
   SpValue *state = sp_population_state_write(c->pop, i);
   if (!conds_hold(c->domain, act, state)) {
     stop_step(c, s, i, SP_REASON_CONDITIONS, 0);
-    need_goal(a, SP_REASON_STEP_FAILED);
+    need_goal(c, i, SP_REASON_STEP_FAILED);
     return;
   }
   state[sp_action_variable(c->domain, act)] =
       (SpValue)sp_action_post(c->domain, act);
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
-  sp_agent_release(c, a);
+  sp_agent_release(c, i);
   sp_agent_emit(s, i, SP_EV_STEP_FINISHED, 0, act, a->goal, 0);
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
   a->tx = a->ty = 0xFFFF;
-  a->phase = SP_PHASE_THINKING;
+  c->phase[i] = SP_PHASE_THINKING;
 }
 
 /* A duration in [min, max] drawn from (seed, agent, step counter). */
@@ -324,12 +351,12 @@ static void start_acting(SpCrowd *c, Sink s, size_t i) {
   int act = sp_population_plan_step(c->pop, i, a->step);
   const SpActionBehaviour *b = &c->beh[act];
   if (b->scripted) {
-    a->phase = SP_PHASE_SCRIPT;
+    c->phase[i] = SP_PHASE_SCRIPT;
     sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return;
   }
-  a->time = draw(c, b, i, a->draws);
-  a->phase = SP_PHASE_ACTING;
+  c->time[i] = draw(c, b, i, a->draws);
+  c->phase[i] = SP_PHASE_ACTING;
 }
 
 enum { SEL_NOTHING = 0, SEL_BIND, SEL_GO };
@@ -355,14 +382,14 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
   if (a->cursor >= len) {
     if (sp_agent_goal_holds(c->goals[a->goal].cond, state, c->m)) {
       sp_agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);
-      need_goal(a, SP_REASON_NONE);
+      need_goal(c, i, SP_REASON_NONE);
     } else {
-      need_goal(a, SP_REASON_WORLD_CHANGED);
+      need_goal(c, i, SP_REASON_WORLD_CHANGED);
     }
     return SEL_NOTHING;
   }
-  if (higher_goal(c, a, state)) {
-    need_goal(a, SP_REASON_HIGHER_GOAL);
+  if (higher_goal(c, i, state)) {
+    need_goal(c, i, SP_REASON_HIGHER_GOAL);
     return SEL_NOTHING;
   }
   int pick = -1;
@@ -388,7 +415,7 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
                   a->goal, 0);
     a->reason = SP_REASON_CONDITIONS;
     a->fail_action = (int16_t)first;
-    need_goal(a, SP_REASON_STEP_FAILED);
+    need_goal(c, i, SP_REASON_STEP_FAILED);
     return SEL_NOTHING;
   }
   int act = sp_population_plan_step(c->pop, i, pick);
@@ -398,15 +425,15 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
   switch (c->beh[act].bind) {
   case SP_BIND_NONE: start_acting(c, s, i); return SEL_GO;
   case SP_BIND_SCRIPT:
-    a->phase = SP_PHASE_SCRIPT;
+    c->phase[i] = SP_PHASE_SCRIPT;
     a->target = SP_NO_PLACE;
     a->tx = a->ty = 0xFFFF;
     sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return SEL_NOTHING;
   default:
-    a->phase = SP_PHASE_WALKING;
-    a->flags |= F_BIND;
-    a->time = 0.0f;
+    c->phase[i] = SP_PHASE_WALKING;
+    c->flags[i] |= F_BIND;
+    c->time[i] = 0.0f;
     return SEL_BIND;
   }
 }
@@ -423,19 +450,20 @@ static uint32_t field_key(const SpCrowd *c, const Agent *a) {
 
 /* Moves toward the target; returns 1 on arrival. Needs a field (with a
  * grid): without one the agent asks the serial pass (F_BIND). */
-static int walk(SpCrowd *c, Agent *a, float dt) {
+static int walk(SpCrowd *c, size_t i, float dt) {
+  Agent *a = &c->agents[i];
   if (a->x == a->tx && a->y == a->ty) return 1;
-  a->time += c->opt.speed * dt;
+  c->time[i] += c->opt.speed * dt;
   const SpGrid *g = c->world->grid;
   const float *f = NULL;
   if (g != NULL) {
     f = sp_world_field_peek(c->world, field_key(c, a));
     if (f == NULL) {
-      a->flags |= F_BIND;
+      c->flags[i] |= F_BIND;
       return 0;
     }
   }
-  while (a->time >= 1.0f) {
+  while (c->time[i] >= 1.0f) {
     if (g != NULL) {
       size_t cur = sp_grid_field_index(g, a->x, a->y);
       float best = f[cur];
@@ -446,7 +474,7 @@ static int walk(SpCrowd *c, Agent *a, float dt) {
         if (f[nb] < best) best = f[nb], bd = dir;
       }
       if (bd < 0) { /* no way down: the serial pass judges reachability */
-        a->flags |= F_BIND;
+        c->flags[i] |= F_BIND;
         return 0;
       }
       static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
@@ -457,9 +485,9 @@ static int walk(SpCrowd *c, Agent *a, float dt) {
       a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
       a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
     }
-    a->time -= 1.0f;
+    c->time[i] -= 1.0f;
     if (a->x == a->tx && a->y == a->ty) {
-      a->time = 0.0f;
+      c->time[i] = 0.0f;
       return 1;
     }
   }
@@ -475,49 +503,49 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   int guard = c->action_count + 4;
   for (int round = 0; round < guard; round++) {
-    switch (a->phase) {
+    switch (c->phase[i]) {
     case SP_PHASE_ACTING:
       if (round == 0) {
         int act = sp_population_plan_step(c->pop, i, a->step);
         if (c->beh[act].interruptible &&
-            higher_goal(c, a, sp_population_state(c->pop, i))) {
-          need_goal(a, SP_REASON_HIGHER_GOAL);
+            higher_goal(c, i, sp_population_state(c->pop, i))) {
+          need_goal(c, i, SP_REASON_HIGHER_GOAL);
           return 0;
         }
-        a->time -= dt;
+        c->time[i] -= dt;
       }
-      if (a->time > 0.0f) return 0;
+      if (c->time[i] > 0.0f) return 0;
       complete_step(c, s, i);
       break;
     case SP_PHASE_SCRIPT:
-      if (a->flags & F_FINISH) {
-        a->flags &= (uint8_t)~F_FINISH;
+      if (c->flags[i] & F_FINISH) {
+        c->flags[i] &= (uint8_t)~F_FINISH;
         complete_step(c, s, i);
         break;
       }
-      if (a->flags & F_FAIL) {
-        a->flags &= (uint8_t)~F_FAIL;
-        stop_step(c, s, i, SP_REASON_SCRIPT, (int32_t)a->time);
-        need_goal(a, SP_REASON_STEP_FAILED);
+      if (c->flags[i] & F_FAIL) {
+        c->flags[i] &= (uint8_t)~F_FAIL;
+        stop_step(c, s, i, SP_REASON_SCRIPT, (int32_t)c->time[i]);
+        need_goal(c, i, SP_REASON_STEP_FAILED);
       }
       return 0;
     case SP_PHASE_WALKING:
-      if (a->flags & F_BIND) return 1;
-      if (!walk(c, a, round == 0 ? dt : 0.0f)) return (a->flags & F_BIND) != 0;
+      if (c->flags[i] & F_BIND) return 1;
+      if (!walk(c, i, round == 0 ? dt : 0.0f)) return (c->flags[i] & F_BIND) != 0;
       sp_agent_emit(s, i, SP_EV_ARRIVED, 0,
                     sp_population_plan_step(c->pop, i, a->step), a->goal,
                     (int32_t)a->target);
       start_acting(c, s, i);
       break;
     case SP_PHASE_BLOCKED:
-      if (round == 0) a->time -= dt;
-      if (a->time > 0.0f) return 0;
-      a->phase = SP_PHASE_THINKING;
+      if (round == 0) c->time[i] -= dt;
+      if (c->time[i] > 0.0f) return 0;
+      c->phase[i] = SP_PHASE_THINKING;
       break;
     case SP_PHASE_THINKING: {
-      if (!(a->flags & F_HAS_PLAN) || (a->flags & F_NEED_GOAL)) return 0;
+      if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
       int r = select_next(c, s, i, w->state);
-      if (r == SEL_BIND) return 1;
+      if (r == SEL_BIND) return !sp_agent_bind_fast(c, i);
       if (r == SEL_NOTHING) return 0;
       break;
     }
@@ -545,9 +573,9 @@ static void block(SpCrowd *c, Sink s, size_t i, SpReason why, uint32_t p,
   Agent *a = &c->agents[i];
   stop_step(c, s, i, why, (int32_t)p);
   sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
-  a->flags &= (uint8_t)~F_BIND;
-  a->phase = SP_PHASE_BLOCKED;
-  a->time = wait > 0.0f ? wait : c->opt.retry;
+  c->flags[i] &= (uint8_t)~F_BIND;
+  c->phase[i] = SP_PHASE_BLOCKED;
+  c->time[i] = wait > 0.0f ? wait : c->opt.retry;
 }
 
 /* Unreachable: fail, cool the binding down, replan. */
@@ -558,7 +586,7 @@ static void unreachable(SpCrowd *c, Sink s, size_t i, uint32_t p) {
                 a->goal, (int32_t)p);
   a->cool_place = p;
   a->cool_until = (float)(c->clock + c->opt.cooldown);
-  need_goal(a, SP_REASON_STEP_FAILED);
+  need_goal(c, i, SP_REASON_STEP_FAILED);
 }
 
 /* 1 when the agent's cell has a path to the target cell. */
@@ -569,42 +597,93 @@ static int reachable(SpCrowd *c, Agent *a, uint32_t key, int x, int y) {
   return isfinite(f[sp_grid_field_index(c->world->grid, a->x, a->y)]);
 }
 
+/* The place a step binds: its own, the home, the caller's, or the
+ * nearest place of its kind that is not cooling down and has room
+ * (*saw_full / *saw_cool say why others were passed over). *limited is
+ * set when a place looked at has a capacity: the choice then depends on
+ * the reservations of the agents bound before this one. */
+static uint32_t pick_place(const SpCrowd *c, const Agent *a,
+                           const SpActionBehaviour *b, int *saw_full,
+                           int *saw_cool, int *limited) {
+  const SpWorld *w = c->world;
+  uint32_t p = SP_NO_PLACE;
+  *saw_full = *saw_cool = *limited = 0;
+  if (b->bind == SP_BIND_PLACE) p = b->place;
+  if (b->bind == SP_BIND_HOME) p = a->home;
+  if (b->bind == SP_BIND_SCRIPT) p = a->target;
+  if (b->bind == SP_BIND_KIND) {
+    int best = INT32_MAX;
+    for (size_t k = 0; k < w->place_count; k++) {
+      const Place *pl = &w->places[k];
+      if (pl->kind != b->kind) continue;
+      if (pl->capacity > 0) *limited = 1;
+      if (cooling(c, a, (uint32_t)k)) { *saw_cool = 1; continue; }
+      if (full(pl)) { *saw_full = 1; continue; }
+      int dd = octile(a->x, a->y, pl->x, pl->y);
+      if (dd < best) best = dd, p = (uint32_t)k;
+    }
+  }
+  if (p < w->place_count && w->places[p].capacity > 0) *limited = 1;
+  return p;
+}
+
+static void take_place(SpCrowd *c, size_t i, uint32_t p) {
+  Agent *a = &c->agents[i];
+  Place *pl = &c->world->places[p];
+  atomic_fetch_add(&pl->reserved, 1);
+  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
+  a->target = p;
+  a->tx = (uint16_t)pl->x;
+  a->ty = (uint16_t)pl->y;
+}
+
+/* In a worker: binds the running step when the serial pass would bind it
+ * the same way whatever the other agents do: every place looked at is
+ * unlimited, the target is not cooling down, and its field is cached and
+ * reaches the agent. Emits nothing (only failures do). Returns 0 to leave
+ * the step to the serial pass. Fields are only read here, so their LRU
+ * order counts the serial lookups alone. */
+int sp_agent_bind_fast(SpCrowd *c, size_t i) {
+  Agent *a = &c->agents[i];
+  const SpWorld *w = c->world;
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  const SpActionBehaviour *b = &c->beh[act];
+  if ((c->flags[i] & F_RESERVED) || b->bind == SP_BIND_SCRIPT) return 0;
+  int saw_full, saw_cool, limited;
+  uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
+  if (limited || p >= w->place_count || cooling(c, a, p)) return 0;
+  if (w->grid != NULL) {
+    const float *f = sp_world_field_peek(w, p);
+    if (f == NULL || !isfinite(f[sp_grid_field_index(w->grid, a->x, a->y)]))
+      return 0;
+  }
+  take_place(c, i, p);
+  return 1;
+}
+
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpWorld *w = c->world;
   int act = sp_population_plan_step(c->pop, i, a->step);
   const SpActionBehaviour *b = &c->beh[act];
-  if ((a->flags & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
+  if ((c->flags[i] & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
                                   a->target == SP_NO_PLACE)) {
     /* bound already: (re)compute the field and check the way */
     if (!reachable(c, a, field_key(c, a), a->tx, a->ty)) {
       unreachable(c, s, i, a->target);
       return;
     }
-    a->flags &= (uint8_t)~F_BIND;
+    c->flags[i] &= (uint8_t)~F_BIND;
     return;
   }
-  uint32_t p = SP_NO_PLACE;
-  if (b->bind == SP_BIND_PLACE) p = b->place;
-  if (b->bind == SP_BIND_HOME) p = a->home;
-  if (b->bind == SP_BIND_SCRIPT) p = a->target;
-  if (b->bind == SP_BIND_KIND) {
-    int best = INT32_MAX, saw_full = 0, saw_cool = 0;
-    for (size_t k = 0; k < w->place_count; k++) {
-      const Place *pl = &w->places[k];
-      if (pl->kind != b->kind) continue;
-      if (cooling(c, a, (uint32_t)k)) { saw_cool = 1; continue; }
-      if (full(pl)) { saw_full = 1; continue; }
-      int dd = octile(a->x, a->y, pl->x, pl->y);
-      if (dd < best) best = dd, p = (uint32_t)k;
-    }
-    if (p == SP_NO_PLACE && (saw_full || saw_cool)) {
-      float wait = saw_cool && !saw_full
-                       ? (float)((double)a->cool_until - c->clock) : 0.0f;
-      block(c, s, i, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
-            SP_NO_PLACE, wait);
-      return;
-    }
+  int saw_full, saw_cool, limited;
+  uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
+  if (b->bind == SP_BIND_KIND && p == SP_NO_PLACE && (saw_full || saw_cool)) {
+    float wait = saw_cool && !saw_full
+                     ? (float)((double)a->cool_until - c->clock) : 0.0f;
+    block(c, s, i, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
+          SP_NO_PLACE, wait);
+    return;
   }
   if (p == SP_NO_PLACE || p >= w->place_count) {
     unreachable(c, s, i, SP_NO_PLACE);
@@ -624,9 +703,5 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     unreachable(c, s, i, p);
     return;
   }
-  atomic_fetch_add(&pl->reserved, 1);
-  a->flags = (uint8_t)((a->flags | F_RESERVED) & ~F_BIND);
-  a->target = p;
-  a->tx = (uint16_t)pl->x;
-  a->ty = (uint16_t)pl->y;
+  take_place(c, i, p);
 }

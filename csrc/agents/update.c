@@ -8,10 +8,28 @@
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
 
+/* Agents with work due are far apart in memory: their records are
+ * requested this many agents before they are used. */
+#define PREFETCH_AHEAD 6
+#if defined(__GNUC__)
+#define prefetch(p) __builtin_prefetch(p)
+#else
+#define prefetch(p) ((void)(p))
+#endif
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The agents of [lo, hi) with `flag` set, in order. */
+static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
+                        uint8_t flag, uint32_t *out) {
+  size_t n = 0;
+  for (size_t i = lo; i < hi; i++)
+    if (flags[i] & flag) out[n++] = (uint32_t)i;
+  return n;
 }
 
 /* Runs the current pass over one chunk; returns the agents it flagged
@@ -20,27 +38,48 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
   uint32_t flagged = 0;
-  Agent *ag = c->agents;
+  uint32_t due[SP_CROWD_CHUNK];
+  size_t nd = 0;
   switch (c->pass) {
   case PASS_CHOOSE:
-    for (size_t i = lo; i < hi; i++)
-      if (ag[i].flags & F_NEED_GOAL) flagged += (uint32_t)sp_agent_choose(c, s, i);
+    nd = with_flag(c->flags, lo, hi, F_NEED_GOAL, due);
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      sp_agent_choose(c, s, due[k]);
+    }
+    /* every agent waiting for a plan, also one left waiting by an update
+     * whose planning failed */
+    for (size_t i = lo; i < hi; i++) flagged += (c->flags[i] & F_PLANNING) != 0;
     break;
   case PASS_TAKE:
-    for (size_t i = lo; i < hi; i++)
-      if (ag[i].flags & F_PLANNING) flagged += (uint32_t)sp_agent_take_plan(c, s, i);
-    break;
-  default:
-    for (size_t i = lo; i < hi; i++) {
-      uint8_t ph = ag[i].phase;
-      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
-      if (ph == SP_PHASE_ACTING && ag[i].time > c->dt && !c->any_interruptible) {
-        ag[i].time -= c->dt; /* the common case, kept short */
-        continue;
-      }
-      flagged += (uint32_t)sp_agent_advance(c, s, i, c->dt);
+    nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      flagged += (uint32_t)sp_agent_take_plan(c, s, due[k]);
     }
     break;
+  default: {
+    /* first the agents with nothing due (a countdown that does not run
+     * out) in one tight sweep over the hot arrays; then the others, in
+     * agent order, their records fetched a few agents ahead */
+    float dt = c->dt, *time = c->time;
+    const uint8_t *phase = c->phase;
+    int quick = !c->any_interruptible;
+    for (size_t i = lo; i < hi; i++) {
+      uint8_t ph = phase[i];
+      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
+      if (ph == SP_PHASE_ACTING && quick && time[i] > dt) {
+        time[i] -= dt;
+        continue;
+      }
+      due[nd++] = (uint32_t)i;
+    }
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt);
+    }
+    break;
+  }
   }
   return flagged;
 }
@@ -81,17 +120,22 @@ static void count_kinds(SpCrowd *c, const SpAgentEvent *e, size_t n) {
   c->events += n;
 }
 
+/* Makes room for `want` events in the frame buffer (serial). */
+static int reserve_events(SpCrowd *c, size_t want) {
+  if (want <= c->ev_cap) return 1;
+  size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
+  while (nc < want) nc *= 2;
+  void *p = sp_agents_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
+                              nc * sizeof *c->ev);
+  if (p == NULL) return 0;
+  c->ev = p;
+  c->ev_cap = nc;
+  return 1;
+}
+
 /* Appends n events to the frame buffer (serial). */
 static int frame_append(SpCrowd *c, const SpAgentEvent *e, size_t n) {
-  if (c->ev_count + n > c->ev_cap) {
-    size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
-    while (nc < c->ev_count + n) nc *= 2;
-    void *p = sp_agents_realloc(c->alloc, c->ev, c->ev_cap * sizeof *e,
-                                nc * sizeof *e);
-    if (p == NULL) return 0;
-    c->ev = p;
-    c->ev_cap = nc;
-  }
+  if (!reserve_events(c, c->ev_count + n)) return 0;
   memcpy(c->ev + c->ev_count, e, n * sizeof *e);
   count_kinds(c, e, n);
   c->ev_count += n;
@@ -111,7 +155,7 @@ static void run_pass(SpCrowd *c, int pass) {
     ChunkRec *r = &c->chunks[t];
     if (r->count == 0) continue;
     if (!frame_append(c, c->cw[r->worker].ev + r->start, r->count))
-      atomic_store(&c->grow_failed, 1);
+      atomic_fetch_add(&c->lost, r->count);
   }
   for (int k = 0; k < c->workers; k++) c->cw[k].ev_count = 0;
 }
@@ -125,8 +169,13 @@ static size_t flagged_total(const SpCrowd *c) {
 SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
   sp_error_clear(err);
   double t0 = now_ms();
-  atomic_store(&c->grow_failed, 0);
+  atomic_store(&c->lost, 0);
   c->ev_count = 0;
+  /* room for one event per agent before anything changes: a frame of a
+   * warm crowd rarely needs more, so growing mid-frame (which may fail
+   * and lose events) is rare */
+  if (c->ev_cap < c->n && !reserve_events(c, c->n))
+    return sp_error_memory(err);
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
@@ -144,7 +193,7 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
       size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
       if (hi > c->n) hi = c->n;
       for (size_t i = lo; i < hi; i++)
-        if (c->agents[i].flags & F_PLANNING)
+        if (c->flags[i] & F_PLANNING)
           sp_population_mark_dirty(c->pop, i, 1, NULL);
     }
     SpPlanOptions po = {c->workers, 0, 0, c->pool};
@@ -165,7 +214,7 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
     size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
     if (hi > c->n) hi = c->n;
     for (size_t i = lo; i < hi; i++) {
-      if (!(c->agents[i].flags & F_BIND)) continue;
+      if (!(c->flags[i] & F_BIND)) continue;
       size_t before = c->ev_count;
       sp_agent_bind(c, serial, i);
       count_kinds(c, c->ev + before, c->ev_count - before);
@@ -174,9 +223,14 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
   }
   c->ms_binding = now_ms() - tb;
   c->ms_update = now_ms() - t0;
-  if (atomic_load(&c->grow_failed))
+  size_t lost = atomic_load(&c->lost);
+  if (lost > 0) {
+    c->events_lost += lost;
     return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
-                        "crowd: out of memory for events: some were lost");
+                        "crowd: out of memory for events: %zu of this "
+                        "frame's events were lost (the agents moved on)",
+                        lost);
+  }
   return SP_OK;
 }
 

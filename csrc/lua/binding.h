@@ -8,6 +8,7 @@
 #include "compat.h" /* lua.h and lauxlib.h, plus the 5.4 API on 5.1-5.3 and LuaJIT */
 
 #include "saspu.h"
+#include "saspu_agents.h"
 #include "saspu_grid.h"
 #include "saspu_population.h"
 
@@ -17,6 +18,9 @@
 #define GRID_MT "saspu.Grid"
 #define POPULATION_MT "saspu.Population"
 #define POOL_MT "saspu.ThreadPool"
+#define WORLD_MT "saspu.World"
+#define CROWD_MT "saspu.Crowd"
+#define AGENT_MT "saspu.Agent"
 
 /* Error lists name at most this many choices ("(a, b, c, ...)"). */
 #if !defined(SASPU_LUA_LIST_MAX)
@@ -58,7 +62,7 @@ enum {
 typedef struct LDomain {
   SpDomain *domain;
   SpDomain *orphan; /* closed, but still used by populations */
-  int users;        /* open populations of this domain */
+  int users;        /* open populations and crowds of this domain */
   SpWorkspace *ws;
   uint16_t *plan; /* action_count entries, inside the scratch user value */
   uint16_t *counts; /* variable_count entries, same: value counts */
@@ -147,6 +151,7 @@ int l_domain(lua_State *L);
 
 /* ---- domain.c */
 LDomain *check_domain(lua_State *L, int idx);
+void domain_release(LDomain *d);
 void push_uv(lua_State *L, int idx, int uv);
 void push_names_at(lua_State *L, int dom, Names *n);
 void push_names(lua_State *L, Names *n);
@@ -166,9 +171,38 @@ int l_decode(lua_State *L);
 SpAllocator core_allocator(lua_State *L);
 void set_int_field(lua_State *L, int t, const char *k, size_t v);
 void open_grid(lua_State *L);
+SpGrid *grid_of(lua_State *L, int idx);
 
 /* ---- population.c */
 void open_population(lua_State *L);
+
+/* ---- world.c, crowd.c, agent.c: worlds with places, crowds, agent handles */
+/* The saspu.World userdata. `w` is NULL until owned and after it is
+ * freed; close with crowds still open only marks it `closed`, and the
+ * last crowd frees it (crowds must be freed before their world). */
+typedef struct LWorld {
+  SpWorld *w;
+  int closed;
+  int users; /* open crowds */
+} LWorld;
+
+/* The saspu.Crowd userdata: `c` NULL until owned and after close. */
+typedef struct LCrowd {
+  SpCrowd *c;
+  LWorld *world;  /* set while the crowd counts among the world's users */
+  LDomain *owner; /* same, for the domain */
+  const SpDomain *domain;
+  int nvars, nactions;
+  uint16_t *plan; /* nactions entries (at least 1), after the struct */
+} LCrowd;
+
+LWorld *check_world(lua_State *L, int idx);
+void world_release(LWorld *w);
+void open_world(lua_State *L);
+void open_crowd(lua_State *L);
+void push_agent(lua_State *L, int crowd, size_t index);
+void push_agent_data(lua_State *L, int crowd, size_t index);
+void open_agent(lua_State *L);
 
 /* ---- registration (module.c calls these) */
 void open_domain(lua_State *L);

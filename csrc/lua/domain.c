@@ -23,6 +23,16 @@ LDomain *check_domain(lua_State *L, int idx)
   return d;
 }
 
+/* A population or crowd lets go of its domain: the last user frees a
+ * domain that Lua closed meanwhile. */
+void domain_release(LDomain *d)
+{
+  if (--d->users == 0 && d->orphan) {
+    sp_domain_free(d->orphan);
+    d->orphan = NULL;
+  }
+}
+
 /* __gc and __close: frees the compiled domain and its workspace; safe to
  * call any number of times and on a domain whose compile failed. While
  * populations still use the compiled domain it is kept (as `orphan`) for

@@ -60,6 +60,13 @@ static SpGrid *live_grid(lua_State *L, const LGrid *g)
   return g->grid;
 }
 
+/* The grid of the saspu.Grid at `idx`, NULL once it is closed (a world
+ * checks it before every update). */
+SpGrid *grid_of(lua_State *L, int idx)
+{
+  return to_grid(L, idx)->grid;
+}
+
 /* Argument `arg`, an integer in 1..limit, named `name` in the message;
  * returns it 0-based. */
 static int check_cell(lua_State *L, int arg, const char *name, int limit)

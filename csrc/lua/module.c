@@ -1,4 +1,4 @@
-/* module.c: the Lua module saspu.core: registers every type (domain, grid, population) and the module functions. */
+/* module.c: the Lua module saspu.core: registers every type (domain, grid, population, world, crowd, agent) and the module functions. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime for saspu.clock_ns */
 #include <time.h>
 
@@ -40,5 +40,8 @@ int luaopen_saspu_core(lua_State *L)
   open_domain(L);
   open_grid(L);
   open_population(L);
+  open_world(L);
+  open_crowd(L);
+  open_agent(L);
   return 1;
 }

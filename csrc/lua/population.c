@@ -306,10 +306,7 @@ static int l_pop_close(lua_State *L)
     LDomain *d = p->owner;
     p->owner = NULL;
     p->domain = NULL;
-    if (--d->users == 0 && d->orphan) {
-      sp_domain_free(d->orphan);
-      d->orphan = NULL;
-    }
+    domain_release(d);
   }
   return 0;
 }

@@ -1,4 +1,4 @@
--- lua/saspu/init.lua: the saspu module that `require "saspu"` loads: domain tables compiled in C, planning, populations planned in batches and grid pathfinding from Lua.
+-- lua/saspu/init.lua: the saspu module that `require "saspu"` loads: domain tables compiled in C, planning, populations planned in batches, grid pathfinding and agents from Lua.
 --
 -- A domain is a plain table (see domains/*.lua):
 --
@@ -163,6 +163,22 @@
 -- Out-of-range cells, bad costs and bad options raise an error naming the argument
 -- ("x0 = 0 is outside 1..128"); a blocked endpoint or an unreachable target returns nil.
 -- Each grid makes one search workspace on its first search and reuses it.
+--
+-- Agents (lua/saspu/world.lua; README "Agents"): NPCs that carry out their plans, moved in C.
+--   saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... } }
+--                                -> saspu.World (grid and places optional)
+--   world:place(name, x, y [, { capacity =, kind = }]) -> place id   (kind defaults to name)
+--   world:crowd(dom, behaviour [, opts]) -> saspu.Crowd
+--       behaviour: { actions = { name = { duration, at, interruptible, on_start, on_finish,
+--                    on_fail, run } }, goals = { { "goal" | { var = value }, priority =,
+--                    when = { var = value } }, ... } }
+--       opts: { capacity = 1024, threads = 1 (0: every core), seed, speed = 4 cells/s,
+--               cooldown = 5 s, retry = 1 s, cache_capacity }
+--   world:update(dt), world:events() (a reused event table), world:stats(), world:close()
+--   crowd:spawn { start =, state =, x =, y =, home = } -> saspu.Agent; crowd:set_all(var, value);
+--   crowd:agent(i), crowd:stats(), crowd:size(), #crowd, crowd:close()
+--   a:set(var, value), a:get(var), a:state(), a:inspect(), a.data, a:index(), a:crowd()
+--   saspu.wait(seconds) inside a `run` coroutine.
 local core = require "saspu.core"
 local graph = require "saspu.graph"
 
@@ -293,6 +309,11 @@ saspu.grid_from_ascii = core.grid_from_ascii
 saspu.population = core.population
 saspu.clock_ns = core.clock_ns
 saspu.cores = core.cores
+
+-- saspu.world{ grid =, places = }, world:crowd(dom, behaviour), agents: lua/saspu/world.lua.
+local world = require "saspu.world"
+saspu.world = world.world
+saspu.wait = world.wait
 
 -- saspu.domain_file(path [, overrides]) -> saspu.Domain compiled from a domain file;
 -- `overrides` (e.g. { allow_outside = true }) replace fields of the file's table. A

@@ -20,6 +20,17 @@ function M.is_integer(x)
   return type(x) == "number" and x == floor(x)
 end
 
+-- M.load_text(text, name, env) -> a function running `text` (Lua source)
+-- with the environment env: load's mode and env where they exist, else
+-- loadstring and setfenv (5.1, LuaJIT).
+function M.load_text(text, name, env)
+  local setfenv, loadstring = rawget(_G, "setfenv"), rawget(_G, "loadstring")
+  if not setfenv then return load(text, name, "t", env) end
+  local f, err = loadstring(text, name)
+  if not f then return nil, err end
+  return setfenv(f, env)
+end
+
 -- M.eager_collector() -> restore: makes the collector run a step at
 -- almost every allocation (pause 1%, step multiplier 1000), so finalizers
 -- run in the middle of C functions; restore() puts the old settings back.

@@ -1,5 +1,6 @@
 /* agent_trace.c: renders a crowd's events as text, so tests compare whole event sequences. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent_trace.h"
@@ -34,4 +35,28 @@ void agent_trace_run(SpCrowd *c, size_t agent, int frames, float dt,
     sp_crowd_update(c, dt, NULL);
     agent_trace(c, agent, buf, size);
   }
+}
+
+int agent_same_events_any_threads(AgentRecorder rec, uint64_t from,
+                                  uint64_t to, size_t min_events) {
+  static const int threads[] = {1, 2, 4};
+  for (uint64_t seed = from; seed <= to; seed++) {
+    size_t n[3] = {0, 0, 0};
+    SpAgentEvent *e[3] = {NULL, NULL, NULL};
+    int ok = 1;
+    for (int t = 0; t < 3; t++) e[t] = rec(seed, threads[t], &n[t]);
+    if (e[0] != NULL) {
+      ok = n[0] >= min_events;
+      for (int t = 1; t < 3 && ok; t++)
+        ok = e[t] != NULL && n[t] == n[0] &&
+             memcmp(e[0], e[t], n[0] * sizeof *e[0]) == 0;
+    }
+    for (int t = 0; t < 3; t++) free(e[t]);
+    if (!ok) {
+      fprintf(stderr, "seed %llu: events differ across thread counts or "
+              "fewer than %zu\n", (unsigned long long)seed, min_events);
+      return 0;
+    }
+  }
+  return 1;
 }

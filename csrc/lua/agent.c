@@ -1,0 +1,86 @@
+/* agent.c: saspu.Agent: a small handle (crowd, index) that stays safe after its crowd is closed; world.lua adds the named methods. */
+#include "binding.h"
+
+/* A handle is a size_t (the 0-based agent index) with the crowd as user
+ * value 1. Every method goes through agent_crowd, which raises once the
+ * crowd is closed. */
+
+static size_t *to_agent(lua_State *L, int idx)
+{
+  return luaL_checkudata(L, idx, AGENT_MT);
+}
+
+/* Pushes the agent's open crowd; raises when it is closed. */
+static size_t agent_crowd(lua_State *L, int idx)
+{
+  size_t i = *to_agent(L, idx);
+  lua_getiuservalue(L, idx, 1);
+  LCrowd *c = lua_touserdata(L, -1);
+  if (!c->c)
+    luaL_error(L, "saspu.Agent: its crowd is closed");
+  return i;
+}
+
+/* a:crowd() -> the saspu.Crowd. */
+static int l_agent_crowd(lua_State *L)
+{
+  agent_crowd(L, 1);
+  return 1;
+}
+
+/* a:index() -> the agent's 1-based index in its crowd. */
+static int l_agent_index(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)*to_agent(L, 1) + 1);
+  return 1;
+}
+
+/* __index: a method, or `data`: the agent's script table, made on first
+ * use (so agents whose scripts never ask have none). */
+static int l_agent_index_meta(lua_State *L)
+{
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+    return 1;
+  const char *k = lua_tostring(L, 2);
+  if (k && k[0] == 'd' && lua_rawequal(L, 2, lua_upvalueindex(2))) {
+    size_t i = agent_crowd(L, 1);
+    push_agent_data(L, -1, i);
+    return 1;
+  }
+  return 0;
+}
+
+static int l_agent_tostring(lua_State *L)
+{
+  size_t i = *to_agent(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  LCrowd *c = lua_touserdata(L, -1);
+  if (!c->c)
+    lua_pushfstring(L, "saspu.Agent %I (crowd closed)", (lua_Integer)i + 1);
+  else
+    lua_pushfstring(L, "saspu.Agent %I of '%s'", (lua_Integer)i + 1, sp_domain_name(c->domain));
+  return 1;
+}
+
+static const luaL_Reg agent_methods[] = {
+  { "crowd", l_agent_crowd },
+  { "index", l_agent_index },
+  { NULL, NULL }
+};
+
+/* Registers saspu.Agent and core.Agent (its methods table, which
+ * lua/saspu/world.lua extends). */
+void open_agent(lua_State *L)
+{
+  luaL_newmetatable(L, AGENT_MT);   /* module mt */
+  lua_pushcfunction(L, l_agent_tostring);
+  lua_setfield(L, -2, "__tostring");
+  luaL_newlib(L, agent_methods);    /* module mt methods */
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -4, "Agent");
+  lua_pushliteral(L, "data");
+  lua_pushcclosure(L, l_agent_index_meta, 2);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,663 @@
+/* crowd.c: saspu.Crowd: the agents of one domain in a world, updated in C; the low-level methods that lua/saspu/world.lua builds behaviours on. */
+#include <string.h>
+
+#include "binding.h"
+
+/* Ids cross this boundary 1-based (agents, actions, variables, values,
+ * goals, places); every conversion happens here. Packed states are
+ * strings of one byte per variable (0-based value index), 0xFF meaning
+ * "any" in goal conditions. */
+
+/* The user values of a saspu.Crowd. */
+enum {
+  UV_CROWD_WORLD = 1, /* the saspu.World: keeps it alive */
+  UV_CROWD_DOMAIN,    /* the saspu.Domain: same */
+  UV_CROWD_HANDLES,   /* agent index -> its saspu.Agent (made on demand) */
+  UV_CROWD_DATA,      /* agent index -> its script data table (same) */
+  UV_CROWD_COUNT = UV_CROWD_DATA
+};
+
+static LCrowd *to_crowd(lua_State *L, int idx)
+{
+  return luaL_checkudata(L, idx, CROWD_MT);
+}
+
+/* The open crowd at `idx` whose world (and its grid) is still open. */
+static LCrowd *check_crowd(lua_State *L, int idx)
+{
+  LCrowd *c = to_crowd(L, idx);
+  if (!c->c)
+    luaL_argerror(L, idx, "saspu.Crowd is closed");
+  if (sp_world_grid(c->world->w)) {
+    lua_getiuservalue(L, idx, UV_CROWD_WORLD);
+    lua_getiuservalue(L, -1, 1); /* the world's grid */
+    int open = grid_of(L, -1) != NULL;
+    lua_pop(L, 2);
+    if (!open)
+      luaL_argerror(L, idx, "saspu.Crowd: its world's grid is closed");
+  }
+  return c;
+}
+
+static int crowd_error(lua_State *L, const char *fname, const SpError *err)
+{
+  if (err->status == SP_ERR_MEMORY)
+    return luaL_error(L, "saspu.Crowd:%s: not enough memory", fname);
+  return luaL_error(L, "saspu.Crowd:%s: %s", fname, err->message);
+}
+
+/* Argument `arg`: an agent in 1..size; returns it 0-based. */
+static size_t check_agent(lua_State *L, const LCrowd *c, int arg)
+{
+  lua_Integer i = luaL_checkinteger(L, arg);
+  size_t n = sp_crowd_size(c->c);
+  if (i < 1 || (lua_Unsigned)i > n)
+    luaL_argerror(L, arg, lua_pushfstring(L, "agent %I is outside 1..%I", i, (lua_Integer)n));
+  return (size_t)(i - 1);
+}
+
+/* Argument `arg`: a 1-based id in 1..n; returns it 0-based. */
+static int check_id(lua_State *L, int arg, int n, const char *what)
+{
+  lua_Integer i = luaL_checkinteger(L, arg);
+  if (i < 1 || i > n)
+    luaL_argerror(L, arg, lua_pushfstring(L, "%s %I is outside 1..%d", what, i, n));
+  return (int)(i - 1);
+}
+
+/* Argument `arg`: a packed state of nvars bytes (0xFF allowed when `any`). */
+static const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int any)
+{
+  size_t len;
+  const char *s = luaL_checklstring(L, arg, &len);
+  if (len != (size_t)c->nvars)
+    luaL_argerror(L, arg, lua_pushfstring(L, "a packed state has %d bytes, got %d",
+                                          c->nvars, (int)len));
+  for (int v = 0; v < c->nvars; v++) {
+    int x = (uint8_t)s[v];
+    if ((x != SP_ANY || !any) && x >= sp_variable_value_count(c->domain, v))
+      luaL_argerror(L, arg, lua_pushfstring(L, "byte %d ('%s') is %d, out of range",
+                                            v + 1, sp_variable_name(c->domain, v), x));
+  }
+  return (const SpValue *)s;
+}
+
+static double opt_number_field(lua_State *L, int t, const char *k, double dflt, double lo)
+{
+  double x = dflt;
+  if (lua_getfield(L, t, k) != LUA_TNIL) {
+    if (!lua_isnumber(L, -1) || (x = lua_tonumber(L, -1)) < lo)
+      luaL_error(L, "world:crowd: options.%s must be a number >= %d", k, (int)lo);
+  }
+  lua_pop(L, 1);
+  return x;
+}
+
+/* saspu.core.crowd(world, dom [, opts]) -> saspu.Crowd. opts: capacity
+ * (default 1024), threads (0: every core; default 1), seed, speed,
+ * cooldown, retry, cache_capacity. */
+static int l_crowd(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  LDomain *d = luaL_checkudata(L, 2, DOMAIN_MT);
+  SpCrowdOptions o;
+  SpError err;
+  SpCrowd *sc = NULL;
+  memset(&o, 0, sizeof o);
+  o.capacity = 1024;
+  o.threads = 1;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    o.capacity = (size_t)opt_number_field(L, 3, "capacity", 1024, 1);
+    o.threads = (int)opt_number_field(L, 3, "threads", 1, 0);
+    o.seed = (uint64_t)opt_number_field(L, 3, "seed", 0, 0);
+    o.speed = (float)opt_number_field(L, 3, "speed", 0, 0);
+    o.cooldown = (float)opt_number_field(L, 3, "cooldown", 0, 0);
+    o.retry = (float)opt_number_field(L, 3, "retry", 0, 0);
+    o.cache_capacity = (uint32_t)opt_number_field(L, 3, "cache_capacity", 0, 0);
+  }
+  if (!d->domain)
+    luaL_argerror(L, 2, "saspu.Domain is closed");
+  int na = sp_domain_action_count(d->domain);
+  LCrowd *c = lua_newuserdatauv(L, sizeof *c + (size_t)(na ? na : 1) * sizeof(uint16_t),
+                                UV_CROWD_COUNT);
+  memset(c, 0, sizeof *c);
+  c->plan = (uint16_t *)(c + 1);
+  luaL_setmetatable(L, CROWD_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, UV_CROWD_WORLD);
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, -2, UV_CROWD_DOMAIN);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, UV_CROWD_HANDLES);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, UV_CROWD_DATA);
+  if (sp_crowd_new(w->w, d->domain, &o, core_allocator(L), &sc, &err) != SP_OK)
+    return crowd_error(L, "new", &err); /* nothing was allocated */
+  c->c = sc;
+  c->world = w;
+  w->users++;
+  c->owner = d;
+  d->users++;
+  c->domain = d->domain;
+  c->nvars = sp_domain_variable_count(d->domain);
+  c->nactions = na;
+  return 1;
+}
+
+/* __gc, __close and c:close(): frees the agents, then lets go of the
+ * domain and the world (freeing them if they were closed meanwhile).
+ * Idempotent; agent handles then raise "its crowd is closed". */
+static int l_crowd_close(lua_State *L)
+{
+  LCrowd *c = to_crowd(L, 1);
+  if (c->c) {
+    sp_crowd_free(c->c);
+    c->c = NULL;
+  }
+  if (c->owner) {
+    LDomain *d = c->owner;
+    c->owner = NULL;
+    c->domain = NULL;
+    domain_release(d);
+  }
+  if (c->world) {
+    world_release(c->world);
+    c->world = NULL;
+  }
+  return 0;
+}
+
+static int l_crowd_tostring(lua_State *L)
+{
+  LCrowd *c = to_crowd(L, 1);
+  if (!c->c)
+    lua_pushliteral(L, "saspu.Crowd (closed)");
+  else
+    lua_pushfstring(L, "saspu.Crowd '%s' (%I agents, %d goals)", sp_domain_name(c->domain),
+                    (lua_Integer)sp_crowd_size(c->c), sp_crowd_goal_count(c->c));
+  return 1;
+}
+
+/* c:set_action(action, min, max, bind, arg, interruptible, scripted,
+ * has_hook). bind: "none" | "place" (arg: place id) | "kind" (arg: kind
+ * name) | "home" | "script". */
+static int l_crowd_set_action(lua_State *L)
+{
+  static const char *const binds[] = { "none", "place", "kind", "home", "script", NULL };
+  LCrowd *c = check_crowd(L, 1);
+  SpActionBehaviour b;
+  SpError err;
+  int act = check_id(L, 2, c->nactions, "action");
+  memset(&b, 0, sizeof b);
+  b.min_duration = (float)luaL_checknumber(L, 3);
+  b.max_duration = (float)luaL_checknumber(L, 4);
+  b.bind = (SpBind)luaL_checkoption(L, 5, NULL, binds);
+  if (b.bind == SP_BIND_PLACE) {
+    LWorld *w = c->world;
+    b.place = (uint32_t)check_id(L, 6, (int)sp_world_place_count(w->w), "place");
+  } else if (b.bind == SP_BIND_KIND) {
+    b.kind = sp_world_find_kind(c->world->w, luaL_checkstring(L, 6));
+    luaL_argcheck(L, b.kind >= 0, 6, "no place of that kind");
+  }
+  b.interruptible = lua_toboolean(L, 7);
+  b.scripted = lua_toboolean(L, 8);
+  b.has_hook = lua_toboolean(L, 9);
+  if (sp_crowd_set_action(c->c, act, &b, &err) != SP_OK)
+    return crowd_error(L, "set_action", &err);
+  return 0;
+}
+
+/* c:add_goal(condition, priority [, when]) -> goal index (1-based);
+ * condition and when are packed with 0xFF for "any". */
+static int l_crowd_add_goal(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  const SpValue *cond = check_packed(L, c, 2, 1);
+  lua_Integer prio = luaL_checkinteger(L, 3);
+  const SpValue *when = lua_isnoneornil(L, 4) ? NULL : check_packed(L, c, 4, 1);
+  SpError err;
+  int index;
+  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3, "priority out of range");
+  if (sp_crowd_add_goal(c->c, cond, (int)prio, when, &index, &err) != SP_OK)
+    return crowd_error(L, "add_goal", &err);
+  lua_pushinteger(L, index + 1);
+  return 1;
+}
+
+/* c:spawn(state, x, y [, home]) -> agent index (1-based). */
+static int l_crowd_spawn(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  const SpValue *s = check_packed(L, c, 2, 0);
+  lua_Integer x = luaL_checkinteger(L, 3), y = luaL_checkinteger(L, 4);
+  uint32_t home = SP_NO_PLACE;
+  SpError err;
+  size_t id;
+  luaL_argcheck(L, x >= 1 && x <= INT32_MAX, 3, "x must be 1 or more");
+  luaL_argcheck(L, y >= 1 && y <= INT32_MAX, 4, "y must be 1 or more");
+  if (!lua_isnoneornil(L, 5))
+    home = (uint32_t)check_id(L, 5, (int)sp_world_place_count(c->world->w), "place");
+  if (sp_crowd_spawn(c->c, s, (int)x - 1, (int)y - 1, home, &id, &err) != SP_OK)
+    return crowd_error(L, "spawn", &err);
+  lua_pushinteger(L, (lua_Integer)id + 1);
+  return 1;
+}
+
+/* c:update(dt): one frame of every agent, in C. */
+static int l_crowd_update(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  double dt = luaL_checknumber(L, 2);
+  SpError err;
+  luaL_argcheck(L, dt >= 0, 2, "dt must be 0 or more");
+  if (sp_crowd_update(c->c, (float)dt, &err) != SP_OK)
+    return crowd_error(L, "update", &err);
+  return 0;
+}
+
+/* c:event_count() -> events of the last update. */
+static int l_crowd_event_count(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)sp_crowd_event_count(check_crowd(L, 1)->c));
+  return 1;
+}
+
+/* c:event(k) -> agent, kind, reason|nil, hook, goal|nil, action|nil,
+ * detail: event k (1-based) of the last update, ids 1-based. Pushes
+ * only interned names and numbers: nothing is allocated. */
+static int l_crowd_event(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer k = luaL_checkinteger(L, 2);
+  size_t n = sp_crowd_event_count(c->c);
+  luaL_argcheck(L, k >= 1 && (lua_Unsigned)k <= n, 2, "no such event");
+  const SpAgentEvent *e = &sp_crowd_events(c->c)[k - 1];
+  lua_pushinteger(L, (lua_Integer)e->agent + 1);
+  lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
+  if (e->reason != SP_REASON_NONE)
+    lua_pushstring(L, sp_reason_name((SpReason)e->reason));
+  else
+    lua_pushnil(L);
+  lua_pushboolean(L, e->flags & SP_EVENT_HOOK);
+  if (e->goal != 0xFF)
+    lua_pushinteger(L, e->goal + 1);
+  else
+    lua_pushnil(L);
+  if (e->action >= 0)
+    lua_pushinteger(L, e->action + 1);
+  else
+    lua_pushnil(L);
+  lua_pushinteger(L, e->detail);
+  return 7;
+}
+
+/* c:next_hook(k, kinds) -> k', agent, kind, reason|nil, action, detail:
+ * the first event k' >= k (1-based) of an action with hooks whose kind is
+ * in `kinds` (a bit mask over the event kinds: goal_chosen = bit 0, in the
+ * order of saspu_agents.h), or nothing. The hook pass skips every other
+ * event in C. */
+static int l_crowd_next_hook(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer k = luaL_checkinteger(L, 2);
+  lua_Integer kinds = luaL_checkinteger(L, 3);
+  size_t n = sp_crowd_event_count(c->c);
+  const SpAgentEvent *ev = sp_crowd_events(c->c);
+  for (size_t i = k < 1 ? 0 : (size_t)(k - 1); i < n; i++) {
+    const SpAgentEvent *e = &ev[i];
+    if (!(e->flags & SP_EVENT_HOOK) || !((kinds >> e->kind) & 1))
+      continue;
+    lua_pushinteger(L, (lua_Integer)i + 1);
+    lua_pushinteger(L, (lua_Integer)e->agent + 1);
+    lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
+    if (e->reason != SP_REASON_NONE)
+      lua_pushstring(L, sp_reason_name((SpReason)e->reason));
+    else
+      lua_pushnil(L);
+    lua_pushinteger(L, e->action + 1);
+    lua_pushinteger(L, e->detail);
+    return 6;
+  }
+  return 0;
+}
+
+/* saspu.core.event_kinds() -> { kind name -> its bit in next_hook's mask }. */
+static int l_event_kinds(lua_State *L)
+{
+  lua_createtable(L, 0, SP_EV_COUNT);
+  for (int k = 0; k < SP_EV_COUNT; k++) {
+    lua_pushinteger(L, (lua_Integer)1 << k);
+    lua_setfield(L, -2, sp_event_kind_name((SpEventKind)k));
+  }
+  return 1;
+}
+
+/* c:set_var(agent, var, value): ids 1-based. */
+static int l_crowd_set_var(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int v = check_id(L, 3, c->nvars, "variable");
+  int x = check_id(L, 4, sp_variable_value_count(c->domain, v), "value");
+  SpError err;
+  if (sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
+    return crowd_error(L, "set", &err);
+  return 0;
+}
+
+/* c:set_var_all(var, value): the same value for every agent. */
+static int l_crowd_set_var_all(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  int v = check_id(L, 2, c->nvars, "variable");
+  int x = check_id(L, 3, sp_variable_value_count(c->domain, v), "value");
+  size_t n = sp_crowd_size(c->c);
+  SpError err;
+  for (size_t a = 0; a < n; a++)
+    if (sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
+      return crowd_error(L, "set_all", &err);
+  return 0;
+}
+
+/* c:set_state(agent, packed). */
+static int l_crowd_set_state(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  SpError err;
+  if (sp_crowd_set_state(c->c, a, check_packed(L, c, 3, 0), &err) != SP_OK)
+    return crowd_error(L, "set_state", &err);
+  return 0;
+}
+
+/* c:control(agent, op [, detail | place, x, y]) -> true | false, message:
+ * op "finish" | "fail" (detail) | "target" (place id or nil, x, y) |
+ * "rethink". Refusals (the agent is not waiting) come back as false. */
+static int l_crowd_control(lua_State *L)
+{
+  static const char *const ops[] = { "finish", "fail", "target", "rethink", NULL };
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int op = luaL_checkoption(L, 3, NULL, ops);
+  SpError err;
+  SpStatus st;
+  if (op == 0)
+    st = sp_crowd_finish_step(c->c, a, &err);
+  else if (op == 1)
+    st = sp_crowd_fail_step(c->c, a, (int)luaL_checkinteger(L, 4), &err);
+  else if (op == 2) {
+    uint32_t place = SP_NO_PLACE;
+    if (!lua_isnoneornil(L, 4))
+      place = (uint32_t)check_id(L, 4, (int)sp_world_place_count(c->world->w), "place");
+    st = sp_crowd_set_target(c->c, a, place, (int)luaL_optinteger(L, 5, 1) - 1,
+                             (int)luaL_optinteger(L, 6, 1) - 1, &err);
+  } else
+    st = sp_crowd_rethink(c->c, a, &err);
+  lua_pushboolean(L, st == SP_OK);
+  if (st == SP_OK)
+    return 1;
+  lua_pushstring(L, err.message);
+  return 2;
+}
+
+static void set_opt_id(lua_State *L, int t, const char *k, long v, long none)
+{
+  if (v == none)
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, v + 1);
+  lua_setfield(L, t, k);
+}
+
+/* c:info(agent, out) -> out with the agent's numbers (ids 1-based, nil
+ * when none): phase, goal, plan_length, step, action, steps_done,
+ * time_left, x, y, target, target_x, target_y, home, last_reason,
+ * last_action. */
+static int l_crowd_info(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  SpAgentInfo in;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_settop(L, 3);
+  sp_crowd_inspect(c->c, a, &in);
+  lua_pushstring(L, sp_phase_name(in.phase));
+  lua_setfield(L, 3, "phase");
+  set_opt_id(L, 3, "goal", in.goal, -1);
+  lua_pushinteger(L, in.plan_length);
+  lua_setfield(L, 3, "plan_length");
+  set_opt_id(L, 3, "step", in.step, -1);
+  set_opt_id(L, 3, "action", in.action, -1);
+  lua_pushinteger(L, in.steps_done);
+  lua_setfield(L, 3, "steps_done");
+  lua_pushnumber(L, in.time_left);
+  lua_setfield(L, 3, "time_left");
+  lua_pushinteger(L, in.x + 1);
+  lua_setfield(L, 3, "x");
+  lua_pushinteger(L, in.y + 1);
+  lua_setfield(L, 3, "y");
+  set_opt_id(L, 3, "target", in.target == SP_NO_PLACE ? -1 : (long)in.target, -1);
+  set_opt_id(L, 3, "target_x", in.target_x, -1);
+  set_opt_id(L, 3, "target_y", in.target_y, -1);
+  set_opt_id(L, 3, "home", in.home == SP_NO_PLACE ? -1 : (long)in.home, -1);
+  if (in.last_reason != SP_REASON_NONE)
+    lua_pushstring(L, sp_reason_name(in.last_reason));
+  else
+    lua_pushnil(L);
+  lua_setfield(L, 3, "last_reason");
+  set_opt_id(L, 3, "last_action", in.last_action, -1);
+  return 1;
+}
+
+/* c:state(agent) -> packed state. */
+static int l_crowd_state(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  lua_pushlstring(L, (const char *)sp_crowd_state(c->c, a), (size_t)c->nvars);
+  return 1;
+}
+
+/* c:plan(agent, out) -> count: out[1..count] = 1-based action ids,
+ * out.done[k] = whether step k is done or skipped. */
+static int l_crowd_plan(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int len = 0;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_settop(L, 3);
+  if (sp_crowd_plan(c->c, a, c->plan, &len) != SP_OK)
+    len = 0;
+  lua_createtable(L, len, 0);
+  for (int k = 0; k < len; k++) {
+    lua_pushinteger(L, c->plan[k] + 1);
+    lua_rawseti(L, 3, k + 1);
+    lua_pushboolean(L, sp_crowd_step_done(c->c, a, k));
+    lua_rawseti(L, 4, k + 1);
+  }
+  lua_setfield(L, 3, "done");
+  lua_pushinteger(L, len);
+  return 1;
+}
+
+/* c:why(agent) -> the planner's sentence for the agent's last no_plan,
+ * or nil when it never had one. */
+static int l_crowd_why(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  SpFailure f = sp_crowd_last_failure(c->c, a);
+  if (f.code == SP_FAIL_NONE)
+    lua_pushnil(L);
+  else
+    push_formatted(L, &c->domain, CROWD_MT, fmt_failure, &f);
+  return 1;
+}
+
+/* c:stats([out]) -> { agents, idle, walking, acting, ... (one per
+ * phase), plans, replans, no_plans, events, steps_finished, events_lost, ms_update,
+ * ms_planning, ms_binding, bytes_per_agent, bytes_total }. */
+static int l_crowd_stats(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  SpCrowdStats s;
+  sp_crowd_stats(c->c, &s);
+  if (lua_istable(L, 2))
+    lua_settop(L, 2);
+  else {
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 20);
+  }
+  set_int_field(L, 2, "agents", s.agents);
+  for (int p = SP_PHASE_IDLE; p < SP_PHASE_COUNT; p++)
+    set_int_field(L, 2, sp_phase_name((SpPhase)p), s.phase[p]);
+  set_int_field(L, 2, "plans", (size_t)s.plans);
+  set_int_field(L, 2, "replans", (size_t)s.replans);
+  set_int_field(L, 2, "no_plans", (size_t)s.no_plans);
+  set_int_field(L, 2, "events", (size_t)s.events);
+  set_int_field(L, 2, "steps_finished", (size_t)s.steps_finished);
+  set_int_field(L, 2, "events_lost", (size_t)s.events_lost);
+  lua_pushnumber(L, s.ms_update);
+  lua_setfield(L, 2, "ms_update");
+  lua_pushnumber(L, s.ms_planning);
+  lua_setfield(L, 2, "ms_planning");
+  lua_pushnumber(L, s.ms_binding);
+  lua_setfield(L, 2, "ms_binding");
+  set_int_field(L, 2, "bytes_per_agent", s.bytes_per_agent);
+  set_int_field(L, 2, "bytes_total", s.bytes_total);
+  return 1;
+}
+
+/* c:size() -> agents spawned. */
+static int l_crowd_size(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)sp_crowd_size(check_crowd(L, 1)->c));
+  return 1;
+}
+
+/* c:agent(i) -> the saspu.Agent of agent i (always the same handle). */
+static int l_crowd_agent(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  push_agent(L, 1, check_agent(L, c, 2));
+  return 1;
+}
+
+/* c:handles() -> the table of the handles made so far (agent index ->
+ * saspu.Agent): world.lua reads it before asking c:agent. */
+static int l_crowd_handles(lua_State *L)
+{
+  check_crowd(L, 1);
+  lua_getiuservalue(L, 1, UV_CROWD_HANDLES);
+  return 1;
+}
+
+/* c:world(), c:domain() -> the userdata the crowd keeps alive. */
+static int l_crowd_world(lua_State *L)
+{
+  check_crowd(L, 1);
+  lua_getiuservalue(L, 1, UV_CROWD_WORLD);
+  return 1;
+}
+
+static int l_crowd_domain(lua_State *L)
+{
+  check_crowd(L, 1);
+  lua_getiuservalue(L, 1, UV_CROWD_DOMAIN);
+  return 1;
+}
+
+/* c:is_open() -> whether the crowd is open (for handles and scripts). */
+static int l_crowd_is_open(lua_State *L)
+{
+  lua_pushboolean(L, to_crowd(L, 1)->c != NULL);
+  return 1;
+}
+
+/* The handles table (uv 3) and script data table (uv 4) of the crowd at
+ * `idx`, for agent.c. */
+void push_agent(lua_State *L, int crowd, size_t index)
+{
+  crowd = lua_absindex(L, crowd);
+  lua_getiuservalue(L, crowd, UV_CROWD_HANDLES);
+  if (lua_rawgeti(L, -1, (lua_Integer)index + 1) == LUA_TNIL) {
+    lua_pop(L, 1);
+    size_t *h = lua_newuserdatauv(L, sizeof *h, 1);
+    *h = index;
+    luaL_setmetatable(L, AGENT_MT);
+    lua_pushvalue(L, crowd);
+    lua_setiuservalue(L, -2, 1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, (lua_Integer)index + 1);
+  }
+  lua_remove(L, -2);
+}
+
+static const luaL_Reg crowd_meta[] = {
+  { "__gc", l_crowd_close },
+  { "__close", l_crowd_close },
+  { "__tostring", l_crowd_tostring },
+  { "__len", l_crowd_size },
+  { NULL, NULL }
+};
+
+static const luaL_Reg crowd_methods[] = {
+  { "set_action", l_crowd_set_action },
+  { "add_goal", l_crowd_add_goal },
+  { "spawn_packed", l_crowd_spawn },
+  { "update", l_crowd_update },
+  { "event_count", l_crowd_event_count },
+  { "event", l_crowd_event },
+  { "next_hook", l_crowd_next_hook },
+  { "set_var", l_crowd_set_var },
+  { "set_var_all", l_crowd_set_var_all },
+  { "set_state", l_crowd_set_state },
+  { "control", l_crowd_control },
+  { "info", l_crowd_info },
+  { "state", l_crowd_state },
+  { "plan", l_crowd_plan },
+  { "why", l_crowd_why },
+  { "stats", l_crowd_stats },
+  { "size", l_crowd_size },
+  { "agent", l_crowd_agent },
+  { "handles", l_crowd_handles },
+  { "world", l_crowd_world },
+  { "domain", l_crowd_domain },
+  { "is_open", l_crowd_is_open },
+  { "close", l_crowd_close },
+  { NULL, NULL }
+};
+
+/* Registers saspu.Crowd: core.crowd and core.Crowd (the methods table,
+ * which lua/saspu/world.lua extends). */
+void open_crowd(lua_State *L)
+{
+  luaL_newmetatable(L, CROWD_MT);   /* module mt */
+  luaL_setfuncs(L, crowd_meta, 0);
+  luaL_newlib(L, crowd_methods);    /* module mt methods */
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "__index");
+  lua_setfield(L, -3, "Crowd");     /* module mt */
+  lua_pop(L, 1);
+  lua_pushcfunction(L, l_crowd);
+  lua_setfield(L, -2, "crowd");
+  lua_pushcfunction(L, l_event_kinds);
+  lua_setfield(L, -2, "event_kinds");
+}
+
+/* The script data table of agent `index` of the crowd at `crowd`,
+ * created on first use. */
+void push_agent_data(lua_State *L, int crowd, size_t index)
+{
+  crowd = lua_absindex(L, crowd);
+  lua_getiuservalue(L, crowd, UV_CROWD_DATA);
+  if (lua_rawgeti(L, -1, (lua_Integer)index + 1) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, (lua_Integer)index + 1);
+  }
+  lua_remove(L, -2);
+}

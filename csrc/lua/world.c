@@ -1,0 +1,235 @@
+/* world.c: saspu.World: places with kinds and capacities on an optional grid, shared by the crowds that live in it. */
+#include <string.h>
+
+#include "binding.h"
+
+/* The user values of a saspu.World. */
+enum {
+  UV_WORLD_GRID = 1, /* the saspu.Grid (or false): keeps it alive */
+  UV_WORLD_COUNT = UV_WORLD_GRID
+};
+
+/* The saspu.World at `idx`, open or closed. */
+static LWorld *to_world(lua_State *L, int idx)
+{
+  return luaL_checkudata(L, idx, WORLD_MT);
+}
+
+/* The open world at `idx`, with an open grid if it has one. */
+LWorld *check_world(lua_State *L, int idx)
+{
+  LWorld *w = to_world(L, idx);
+  if (!w->w || w->closed)
+    luaL_argerror(L, idx, "saspu.World is closed");
+  if (sp_world_grid(w->w)) {
+    lua_getiuservalue(L, idx, UV_WORLD_GRID);
+    int open = grid_of(L, -1) != NULL;
+    lua_pop(L, 1);
+    if (!open)
+      luaL_argerror(L, idx, "saspu.World: its grid is closed");
+  }
+  return w;
+}
+
+static int world_error(lua_State *L, const char *fname, const SpError *err)
+{
+  if (err->status == SP_ERR_MEMORY)
+    return luaL_error(L, "saspu.World:%s: not enough memory", fname);
+  return luaL_error(L, "saspu.World:%s: %s", fname, err->message);
+}
+
+/* saspu.core.world([grid]) -> saspu.World. */
+static int l_world(lua_State *L)
+{
+  SpGrid *grid = NULL;
+  SpError err;
+  if (!lua_isnoneornil(L, 1)) {
+    grid = grid_of(L, 1);
+    luaL_argcheck(L, grid != NULL, 1, "saspu.Grid is closed");
+  }
+  LWorld *w = lua_newuserdatauv(L, sizeof *w, UV_WORLD_COUNT);
+  memset(w, 0, sizeof *w);
+  luaL_setmetatable(L, WORLD_MT);
+  if (grid)
+    lua_pushvalue(L, 1);
+  else
+    lua_pushboolean(L, 0);
+  lua_setiuservalue(L, -2, UV_WORLD_GRID);
+  SpWorld *sw = NULL;
+  if (sp_world_new(grid, core_allocator(L), &sw, &err) != SP_OK)
+    return world_error(L, "new", &err);
+  w->w = sw;
+  return 1;
+}
+
+/* A crowd lets go of its world: the last one frees a closed world. */
+void world_release(LWorld *w)
+{
+  if (--w->users == 0 && w->closed) {
+    sp_world_free(w->w);
+    w->w = NULL;
+  }
+}
+
+/* __gc, __close and w:close(): frees the world now, or once its last
+ * crowd is closed. Idempotent. */
+static int l_world_close(lua_State *L)
+{
+  LWorld *w = to_world(L, 1);
+  if (w->w && !w->closed) {
+    w->closed = 1;
+    if (w->users == 0) {
+      sp_world_free(w->w);
+      w->w = NULL;
+    }
+  }
+  return 0;
+}
+
+static int l_world_tostring(lua_State *L)
+{
+  LWorld *w = to_world(L, 1);
+  if (!w->w || w->closed) {
+    lua_pushliteral(L, "saspu.World (closed)");
+    return 1;
+  }
+  const SpGrid *g = sp_world_grid(w->w);
+  if (g)
+    lua_pushfstring(L, "saspu.World %dx%d (%d places, %d kinds, %d crowds)",
+                    sp_grid_width(g), sp_grid_height(g), (int)sp_world_place_count(w->w),
+                    sp_world_kind_count(w->w), w->users);
+  else
+    lua_pushfstring(L, "saspu.World without grid (%d places, %d kinds, %d crowds)",
+                    (int)sp_world_place_count(w->w), sp_world_kind_count(w->w), w->users);
+  return 1;
+}
+
+/* w:add_place(kind, x, y, capacity) -> place id (1-based). Cells are
+ * 1-based like the grid's; capacity 0 is unlimited. */
+static int l_world_add_place(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  const char *kind = luaL_checkstring(L, 2);
+  lua_Integer x = luaL_checkinteger(L, 3), y = luaL_checkinteger(L, 4);
+  lua_Integer cap = luaL_optinteger(L, 5, 0);
+  SpError err;
+  int k;
+  uint32_t id;
+  luaL_argcheck(L, cap >= 0 && cap <= INT32_MAX, 5, "capacity must be 0 (unlimited) or more");
+  luaL_argcheck(L, x >= 1 && x <= INT32_MAX, 3, "x must be 1 or more");
+  luaL_argcheck(L, y >= 1 && y <= INT32_MAX, 4, "y must be 1 or more");
+  if (sp_world_kind(w->w, kind, &k, &err) != SP_OK ||
+      sp_world_add_place(w->w, k, (int)x - 1, (int)y - 1, (int)cap, &id, &err) != SP_OK)
+    return world_error(L, "place", &err);
+  lua_pushinteger(L, (lua_Integer)id + 1);
+  return 1;
+}
+
+/* w:place_info(id) -> kind, x, y, capacity, reserved. */
+static int l_world_place_info(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  lua_Integer id = luaL_checkinteger(L, 2);
+  SpPlaceInfo p;
+  luaL_argcheck(L, id >= 1 && (lua_Unsigned)id <= sp_world_place_count(w->w), 2,
+                "no such place");
+  sp_world_place(w->w, (uint32_t)(id - 1), &p);
+  lua_pushstring(L, sp_world_kind_name(w->w, p.kind));
+  lua_pushinteger(L, p.x + 1);
+  lua_pushinteger(L, p.y + 1);
+  lua_pushinteger(L, p.capacity);
+  lua_pushinteger(L, p.reserved);
+  return 5;
+}
+
+/* w:place_count() -> the number of places. */
+static int l_world_place_count(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)sp_world_place_count(check_world(L, 1)->w));
+  return 1;
+}
+
+/* w:has_kind(name) -> whether some place is of kind `name`. */
+static int l_world_has_kind(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  lua_pushboolean(L, sp_world_find_kind(w->w, luaL_checkstring(L, 2)) >= 0);
+  return 1;
+}
+
+/* w:grid() -> the world's saspu.Grid, or nil. */
+static int l_world_grid(lua_State *L)
+{
+  check_world(L, 1);
+  lua_getiuservalue(L, 1, UV_WORLD_GRID);
+  if (!lua_toboolean(L, -1))
+    lua_pushnil(L);
+  return 1;
+}
+
+/* w:field_budget(bytes): memory the distance fields may use. */
+static int l_world_field_budget(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  lua_Integer b = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, b >= 0, 2, "bytes must be 0 (the default) or more");
+  sp_world_set_field_budget(w->w, (size_t)b);
+  return 0;
+}
+
+/* w:stats([out]) -> { places, fields, field_bytes, fields_computed,
+ * fields_evicted, ms_fields }. */
+static int l_world_stats(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  SpWorldStats s;
+  sp_world_stats(w->w, &s);
+  if (lua_istable(L, 2))
+    lua_settop(L, 2);
+  else {
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 6);
+  }
+  set_int_field(L, 2, "places", s.places);
+  set_int_field(L, 2, "fields", s.fields);
+  set_int_field(L, 2, "field_bytes", s.field_bytes);
+  set_int_field(L, 2, "fields_computed", (size_t)s.fields_computed);
+  set_int_field(L, 2, "fields_evicted", (size_t)s.fields_evicted);
+  lua_pushnumber(L, s.ms_fields);
+  lua_setfield(L, 2, "ms_fields");
+  return 1;
+}
+
+static const luaL_Reg world_meta[] = {
+  { "__gc", l_world_close },
+  { "__close", l_world_close },
+  { "__tostring", l_world_tostring },
+  { NULL, NULL }
+};
+
+static const luaL_Reg world_methods[] = {
+  { "add_place", l_world_add_place },
+  { "place_info", l_world_place_info },
+  { "place_count", l_world_place_count },
+  { "has_kind", l_world_has_kind },
+  { "grid", l_world_grid },
+  { "field_budget", l_world_field_budget },
+  { "stats", l_world_stats },
+  { "close", l_world_close },
+  { NULL, NULL }
+};
+
+/* Registers saspu.World: core.world and core.World (the methods table,
+ * which lua/saspu/world.lua extends). */
+void open_world(lua_State *L)
+{
+  luaL_newmetatable(L, WORLD_MT);   /* module mt */
+  luaL_setfuncs(L, world_meta, 0);
+  luaL_newlib(L, world_methods);    /* module mt methods */
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "__index");
+  lua_setfield(L, -3, "World");     /* module mt */
+  lua_pop(L, 1);
+  lua_pushcfunction(L, l_world);
+  lua_setfield(L, -2, "world");
+}

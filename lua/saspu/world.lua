@@ -1,0 +1,772 @@
+-- lua/saspu/world.lua: worlds, crowds and agents for scripts: behaviour tables checked with path errors, names instead of ids, hooks and coroutines run after the C update.
+--
+-- The C side (csrc/lua/world.c, crowd.c, agent.c) moves every agent; this file only
+-- translates names, validates behaviours, and runs Lua for the events of actions that
+-- have hooks. A crowd without hooks never enters Lua during world:update.
+local core = require "saspu.core"
+
+local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
+local next, setmetatable, floor = next, setmetatable, math.floor
+local unpack = table.unpack or unpack
+
+-- The union of two bit masks, without 5.3's operators (the pure-Lua parts run on
+-- 5.1 and LuaJIT too); only used while a behaviour is read.
+local function union(a, b)
+  local r, bit = 0, 1
+  while a > 0 or b > 0 do
+    if a % 2 == 1 or b % 2 == 1 then r = r + bit end
+    a, b, bit = floor(a / 2), floor(b / 2), bit * 2
+  end
+  return r
+end
+
+-- True for an integral number (an integer on 5.3+, a whole float before).
+local function is_integer(x)
+  return type(x) == "number" and x == floor(x) and x - 1 ~= x
+end
+local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume,
+  coroutine.status, coroutine.yield
+local concat, string_char, string_format = table.concat, string.char, string.format
+
+local World, Crowd, Agent = core.World, core.Crowd, core.Agent
+local KIND_BIT = core.event_kinds()
+
+local ANY = 0xFF
+local HISTORY = 8 -- events kept per inspected agent
+
+-- Script-side records, keyed by the C userdata (weak: a closed, unreachable world or
+-- crowd takes its record with it).
+local worlds = setmetatable({}, { __mode = "k" })
+local crowds = setmetatable({}, { __mode = "k" })
+
+local M = {}
+
+---------------------------------------------------------------------------------------
+-- Names of a domain
+---------------------------------------------------------------------------------------
+
+-- { var_ids, var_names, value_ids[v], value_names[v], action_ids, action_names, goals }
+local function domain_names(dom)
+  local n = { var_ids = {}, var_names = {}, value_ids = {}, value_names = {},
+              action_ids = {}, action_names = {}, goals = dom:goals(), name = dom.name }
+  for v, var in ipairs(dom:variables()) do
+    n.var_ids[var.name], n.var_names[v] = v, var.name
+    local ids = {}
+    for x, value in ipairs(var.values) do ids[value] = x end
+    n.value_ids[v], n.value_names[v] = ids, var.values
+  end
+  for a, act in ipairs(dom:actions()) do
+    n.action_ids[act.name], n.action_names[a] = a, act.name
+  end
+  return n
+end
+
+-- The 1-based ids of (var, value) or nil, message. Booleans name "true"/"false".
+local function var_value(n, var, value)
+  local v = n.var_ids[var]
+  if not v then return nil, string_format("unknown variable '%s'", tostring(var)) end
+  if type(value) == "boolean" then value = tostring(value) end
+  local x = n.value_ids[v][value]
+  if not x then
+    return nil, string_format("'%s' is not a value of '%s' (%s)", tostring(value), var,
+                              concat(n.value_names[v], ", "))
+  end
+  return v, x
+end
+
+-- A packed condition from { var = value } (0xFF where not given); path names errors.
+local function pack_condition(n, cond, path)
+  if type(cond) ~= "table" then
+    error(string_format("%s: expected a table { variable = value }, got %s", path, type(cond)), 0)
+  end
+  local bytes = {}
+  for v = 1, #n.var_names do bytes[v] = ANY end
+  for var, value in pairs(cond) do
+    if type(var) ~= "string" then
+      error(string_format("%s: keys must be variable names, got %s", path, type(var)), 0)
+    end
+    local v, x = var_value(n, var, value)
+    if not v then error(path .. "." .. var .. ": " .. x, 0) end
+    bytes[v] = x - 1
+  end
+  return string_char(unpack(bytes))
+end
+
+---------------------------------------------------------------------------------------
+-- Behaviour tables
+---------------------------------------------------------------------------------------
+
+local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
+                        on_fail = true, run = true, interruptible = true }
+local GOAL_FIELDS = { [1] = true, priority = true, when = true }
+local BEHAVIOUR_FIELDS = { actions = true, goals = true }
+
+local function refuse_unknown(t, allowed, path)
+  for k in pairs(t) do
+    if not allowed[k] then
+      error(string_format("%s: unknown field '%s'", path, tostring(k)), 0)
+    end
+  end
+end
+
+local function check_function(f, path)
+  if f ~= nil and type(f) ~= "function" then
+    error(string_format("%s: expected a function, got %s", path, type(f)), 0)
+  end
+  return f
+end
+
+-- duration: a number, { min, max } or function(agent) -> rec.min, rec.max, rec.duration_fn.
+local function read_duration(d, rec, path)
+  if d == nil then return end
+  if type(d) == "number" then
+    if d < 0 then error(path .. ": must be 0 or more", 0) end
+    rec.min, rec.max = d, d
+  elseif type(d) == "table" then
+    local lo, hi = d[1], d[2]
+    if type(lo) ~= "number" or type(hi) ~= "number" or lo < 0 or hi < lo or #d ~= 2 then
+      error(path .. ": expected { min, max } with 0 <= min <= max", 0)
+    end
+    rec.min, rec.max = lo, hi
+  elseif type(d) == "function" then
+    rec.duration_fn = d
+  else
+    error(path .. ": expected a number, { min, max } or a function, got " .. type(d), 0)
+  end
+end
+
+-- at: a place name, a kind name, "home", { kind = k } or function(agent).
+local function read_at(at, rec, wside, path)
+  if at == nil then return end
+  if type(at) == "function" then
+    rec.bind, rec.at_fn = "script", at
+  elseif type(at) == "string" then
+    if at == "home" then
+      rec.bind = "home"
+    elseif wside.place_ids[at] then
+      rec.bind, rec.arg = "place", wside.place_ids[at]
+    elseif wside.world:has_kind(at) then
+      rec.bind, rec.arg = "kind", at
+    else
+      error(string_format("%s: unknown place '%s'", path, at), 0)
+    end
+  elseif type(at) == "table" then
+    refuse_unknown(at, { kind = true }, path)
+    if type(at.kind) ~= "string" then error(path .. ".kind: expected a place kind name", 0) end
+    if not wside.world:has_kind(at.kind) then
+      error(string_format("%s.kind: no place of kind '%s'", path, at.kind), 0)
+    end
+    rec.bind, rec.arg = "kind", at.kind
+  else
+    error(path .. ": expected a place name, { kind = ... }, \"home\" or a function, got " ..
+          type(at), 0)
+  end
+end
+
+-- One action's record: C settings plus the Lua parts.
+local function read_action(name, spec, n, wside, path)
+  if not n.action_ids[name] then
+    error(string_format("%s: '%s' is not an action of '%s'", path, tostring(name), n.name), 0)
+  end
+  if type(spec) ~= "table" then error(path .. ": expected a table, got " .. type(spec), 0) end
+  refuse_unknown(spec, ACTION_FIELDS, path)
+  local rec = { min = 0, max = 0, bind = "none" }
+  read_duration(spec.duration, rec, path .. ".duration")
+  read_at(spec.at, rec, wside, path .. ".at")
+  rec.on_start = check_function(spec.on_start, path .. ".on_start")
+  rec.on_finish = check_function(spec.on_finish, path .. ".on_finish")
+  rec.on_fail = check_function(spec.on_fail, path .. ".on_fail")
+  rec.run = check_function(spec.run, path .. ".run")
+  rec.interruptible = spec.interruptible and true or false
+  -- Lua times the step itself when it runs a script or draws its own duration
+  rec.scripted = (rec.run or rec.duration_fn) and true or false
+  rec.hook = (rec.on_start or rec.on_finish or rec.on_fail or rec.scripted or rec.at_fn)
+             and true or false
+  -- the event kinds the hook pass must see for this action
+  local steps = rec.scripted or rec.at_fn
+  rec.kinds = union(union((rec.on_start or rec.at_fn) and KIND_BIT.step_started or 0,
+                          steps and KIND_BIT.waiting or 0),
+                    union(rec.on_finish and KIND_BIT.step_finished or 0,
+                          (rec.on_fail or steps) and KIND_BIT.step_failed or 0))
+  return rec
+end
+
+-- One goal entry -> { name, cond (packed), priority, when (packed or nil) }.
+local function read_goal(g, n, path)
+  if type(g) ~= "table" then error(path .. ": expected a table, got " .. type(g), 0) end
+  refuse_unknown(g, GOAL_FIELDS, path)
+  local rec = { priority = g.priority or 0 }
+  if not is_integer(rec.priority) then
+    error(path .. ".priority: expected an integer, got " .. tostring(g.priority), 0)
+  end
+  local what = g[1]
+  if type(what) == "string" then
+    local cond = n.goals[what]
+    if not cond then
+      error(string_format("%s: unknown goal '%s' of '%s'", path, what, n.name), 0)
+    end
+    rec.name, rec.cond = what, pack_condition(n, cond, path .. "[1]")
+  elseif type(what) == "table" then
+    rec.name, rec.cond = path:match("goals%[%d+%]$") or path, pack_condition(n, what, path .. "[1]")
+  else
+    error(path .. "[1]: expected a goal name or a condition table, got " .. type(what), 0)
+  end
+  if g.when ~= nil then rec.when = pack_condition(n, g.when, path .. ".when") end
+  return rec
+end
+
+-- Validates a behaviour; returns { actions = { [id] = rec }, goals = { rec... }, hooked }.
+local function read_behaviour(b, n, wside)
+  if type(b) ~= "table" then error("behaviour: expected a table, got " .. type(b), 0) end
+  if b.select ~= nil then
+    -- the C executor chooses goals itself; it has no per-agent choice to hand to Lua yet
+    error("behaviour.select: not supported yet: goals are chosen in C by priority and when", 0)
+  end
+  refuse_unknown(b, BEHAVIOUR_FIELDS, "behaviour")
+  local out = { actions = {}, goals = {}, hooked = false, kinds = 0 }
+  if b.actions ~= nil then
+    if type(b.actions) ~= "table" then error("behaviour.actions: expected a table", 0) end
+    -- declaration order of the domain, so errors and settings never depend on pairs()
+    for name in pairs(b.actions) do
+      if not n.action_ids[name] then
+        read_action(name, b.actions[name], n, wside, "behaviour.actions." .. tostring(name))
+      end
+    end
+    for a, name in ipairs(n.action_names) do
+      local spec = b.actions[name]
+      if spec ~= nil then
+        local rec = read_action(name, spec, n, wside, "behaviour.actions." .. name)
+        out.actions[a] = rec
+        out.hooked = out.hooked or rec.hook
+        out.kinds = union(out.kinds, rec.kinds)
+      end
+    end
+  end
+  if b.goals ~= nil then
+    if type(b.goals) ~= "table" then error("behaviour.goals: expected an array", 0) end
+    for k in pairs(b.goals) do
+      if not is_integer(k) or k < 1 or k > #b.goals then
+        error("behaviour.goals: expected an array, found key " .. tostring(k), 0)
+      end
+    end
+    for i, g in ipairs(b.goals) do out.goals[i] = read_goal(g, n, "behaviour.goals[" .. i .. "]") end
+  end
+  return out
+end
+
+---------------------------------------------------------------------------------------
+-- Worlds
+---------------------------------------------------------------------------------------
+
+-- Checks a 1-based cell of `world` (inside its grid and open, when it has one); raises
+-- "<where>: x = 40 is outside 1..32" at the caller's caller.
+local function check_cell(world, x, y, where)
+  for _, c in ipairs { { "x", x }, { "y", y } } do
+    if not is_integer(c[2]) then
+      error(string_format("%s: %s must be an integer, got %s", where, c[1], tostring(c[2])), 3)
+    end
+  end
+  local g = world:grid()
+  local w, h = math.huge, math.huge
+  if g then w, h = g:width(), g:height() end
+  if x < 1 or x > w then error(string_format("%s: x = %d is outside 1..%s", where, x, w), 3) end
+  if y < 1 or y > h then error(string_format("%s: y = %d is outside 1..%s", where, y, h), 3) end
+  if g and g:is_blocked(x, y) then
+    error(string_format("%s: cell (%d, %d) is blocked", where, x, y), 3)
+  end
+end
+
+local function world_side(w)
+  local s = worlds[w]
+  if not s then error("saspu.World: not made by saspu.world", 3) end
+  return s
+end
+
+-- world:place(name, x, y [, opts]) -> place id. opts: { capacity = n, kind = k }; the
+-- kind defaults to the name. A name may be used once.
+function World:place(name, x, y, opts)
+  local s = world_side(self)
+  if type(name) ~= "string" then error("saspu.World:place: name must be a string", 2) end
+  if opts ~= nil and type(opts) ~= "table" then error("saspu.World:place: opts must be a table", 2) end
+  opts = opts or {}
+  refuse_unknown(opts, { capacity = true, kind = true }, "saspu.World:place: opts")
+  if s.place_ids[name] then
+    error(string_format("saspu.World:place: a place is already named '%s'", name), 2)
+  end
+  check_cell(self, x, y, "saspu.World:place")
+  local cap = opts.capacity or 0
+  if not is_integer(cap) or cap < 0 then
+    error("saspu.World:place: capacity must be an integer >= 0 (0: unlimited)", 2)
+  end
+  local id = self:add_place(opts.kind or name, x, y, cap)
+  s.place_ids[name], s.place_names[id] = id, name
+  return id
+end
+
+-- world:place_name(id) -> the place's name.
+function World:place_name(id)
+  return world_side(self).place_names[id]
+end
+
+-- world:crowd(dom, behaviour [, opts]) -> saspu.Crowd. opts as core.crowd's.
+function World:crowd(dom, behaviour, opts)
+  local ws = world_side(self)
+  local n = domain_names(dom)
+  local beh = read_behaviour(behaviour, n, ws)
+  local c = core.crowd(self, dom, opts)
+  for a, rec in pairs(beh.actions) do
+    -- a scripted step walks first, then waits in C until Lua finishes or fails it
+    c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
+  end
+  local goal_names = {}
+  for i, g in ipairs(beh.goals) do
+    c:add_goal(g.cond, g.priority, g.when)
+    goal_names[i] = g.name
+  end
+  local side = {
+    crowd = c, world = self, wside = ws, names = n, actions = beh.actions,
+    handles = c:handles(), -- the crowd's own table of handles, read without a C call
+    goal_names = goal_names, hooked = beh.hooked, kinds = beh.kinds,
+    running = {},        -- agents whose scripted step Lua is timing, in start order
+    pending_target = {}, -- agent -> true while a function `at` has to be asked
+    msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail
+    override = {}, override_next = {},      -- agent -> reason text for its next failure
+    extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
+    watch = {},          -- agent -> its last events (agents that were inspected)
+    rng = ((opts and opts.seed) or 1) * 2 + 1,
+  }
+  crowds[c] = side
+  ws.crowds[#ws.crowds + 1] = c
+  return c
+end
+
+-- world:crowds() -> the crowds in creation order.
+function World:crowds()
+  local out = {}
+  for i, c in ipairs(world_side(self).crowds) do out[i] = c end
+  return out
+end
+
+---------------------------------------------------------------------------------------
+-- Hooks and scripted steps (run after the C update, only for hooked crowds)
+---------------------------------------------------------------------------------------
+
+local function note(side, text)
+  side.next_msg = side.next_msg + 1
+  side.msgs[side.next_msg] = text
+  return side.next_msg
+end
+
+-- Fails the agent's running step with `text`: a waiting (scripted) step fails in C with
+-- reason "script"; a timed one is dropped through a rethink (the C API fails only waiting
+-- steps), and its step_failed and replanned events then carry `text` and "step_failed".
+-- A step that takes no time has already finished when its on_start runs: its effect
+-- stays, and the agent only replans.
+local function fail_step(side, agent, text)
+  local c = side.crowd
+  if not c:control(agent, "fail", note(side, text)) then
+    if c:control(agent, "rethink") then side.override_next[agent] = text end
+  end
+end
+
+-- A Lua event made by this file, delivered with the next frame's events.
+local function lua_event(side, agent, kind, action, text)
+  local q = side.extra_next
+  q[#q + 1] = { agent = agent, kind = kind, action = action, reason = text }
+end
+
+local function call_hook(side, f, agent, action, name, ...)
+  local ok, err = pcall(f, side.handles[agent] or side.crowd:agent(agent), ...)
+  if ok then return true end
+  local text = string_format("%s %s: %s", side.names.action_names[action], name, tostring(err))
+  return false, text
+end
+
+-- The draw of a scripted step's duration: the function's, or uniform in [min, max].
+local function step_duration(side, rec, handle)
+  if rec.duration_fn then
+    local d = rec.duration_fn(handle)
+    if type(d) ~= "number" or d < 0 then error("duration returned " .. tostring(d), 0) end
+    return d
+  end
+  if rec.max <= rec.min then return rec.min end
+  side.rng = (side.rng * 1103515245 + 12345) % 2147483648
+  return rec.min + (rec.max - rec.min) * (side.rng / 2147483648)
+end
+
+local function wait(seconds) return co_yield(seconds) end
+M.wait = wait
+
+-- Resumes a running record once its wait is over; returns true when it is over
+-- (finished or failed).
+local function resume(side, r)
+  local c = side.crowd
+  if not r.co then -- a duration only
+    c:control(r.agent, "finish")
+    return true
+  end
+  local ok, a, b = co_resume(r.co, c:agent(r.agent), wait)
+  local name = side.names.action_names[r.action]
+  if not ok then
+    fail_step(side, r.agent, string_format("%s run: %s", name, tostring(a)))
+    return true
+  end
+  if co_status(r.co) ~= "dead" then
+    if type(a) ~= "number" or a < 0 then
+      fail_step(side, r.agent, string_format("%s run: wait(%s): expected seconds >= 0", name, tostring(a)))
+      return true
+    end
+    r.wait = a
+    return false
+  end
+  if a == false then
+    fail_step(side, r.agent, string_format("%s: %s", name, tostring(b or "failed")))
+  else
+    c:control(r.agent, "finish")
+  end
+  return true
+end
+
+-- The step waits for Lua: ask a function `at` for its target, or start timing it.
+local function on_waiting(side, agent, action, rec)
+  local c, handle = side.crowd, side.crowd:agent(agent)
+  if side.pending_target[agent] then
+    side.pending_target[agent] = nil
+    local ok, p, y = pcall(rec.at_fn, handle)
+    local name = side.names.action_names[action]
+    if not ok then return fail_step(side, agent, name .. " at: " .. tostring(p)) end
+    local done, err
+    if type(p) == "string" and side.wside.place_ids[p] then
+      done, err = c:control(agent, "target", side.wside.place_ids[p])
+    elseif is_integer(p) and is_integer(y) then
+      done, err = c:control(agent, "target", nil, p, y)
+    else
+      done, err = false, "expected a place name or x, y, got " .. tostring(p)
+    end
+    if not done then fail_step(side, agent, name .. " at: " .. err) end
+    return
+  end
+  local ok, d = pcall(step_duration, side, rec, handle)
+  if not ok then return fail_step(side, agent, side.names.action_names[action] .. " duration: " .. d) end
+  local r = { agent = agent, action = action, wait = d, fresh = true,
+              co = rec.run and co_create(rec.run) or nil }
+  -- a script starts at once (it runs until its first wait); a duration waits
+  if r.co and r.wait <= 0 and resume(side, r) then return end
+  side.running[#side.running + 1] = r
+end
+
+-- Drops the running record of `agent` (its step ended in C).
+local function drop_running(side, agent)
+  local run = side.running
+  for k = 1, #run do
+    if run[k].agent == agent then table.remove(run, k) return end
+  end
+end
+
+-- The text of an event's reason.
+local function reason_text(side, agent, kind, reason, detail)
+  if kind == "no_plan" then return side.crowd:why(agent) or reason end
+  if reason == "script" then
+    return side.msgs_old[detail] or side.msgs[detail] or reason
+  end
+  local o = side.override[agent]
+  if o then
+    if kind == "step_failed" then return o end
+    if kind == "replanned" and reason == "higher_goal" then return "step_failed" end
+  end
+  return reason
+end
+
+-- Dispatches this frame's hooked events of one crowd, then advances the steps Lua was
+-- already timing (those the events did not end; new ones wait from the next frame).
+local function run_hooks(side, dt)
+  local c, acts = side.crowd, side.actions
+  local kinds = side.kinds
+  local k, agent, kind, reason, action, detail = c:next_hook(1, kinds)
+  while k do
+    do
+      local rec = acts[action]
+      if kind == "step_started" then
+        if rec.at_fn then side.pending_target[agent] = true end
+        if rec.on_start then
+          local ok, text = call_hook(side, rec.on_start, agent, action, "on_start")
+          if not ok then fail_step(side, agent, text) end
+        end
+      elseif kind == "waiting" then
+        on_waiting(side, agent, action, rec)
+      elseif kind == "step_finished" then
+        if rec.on_finish then
+          local ok, text = call_hook(side, rec.on_finish, agent, action, "on_finish")
+          if not ok then lua_event(side, agent, "hook_failed", action, text) end
+        end
+      elseif kind == "step_failed" then
+        side.pending_target[agent] = nil
+        drop_running(side, agent)
+        if rec.on_fail then
+          local ok, text = call_hook(side, rec.on_fail, agent, action, "on_fail",
+                                     reason_text(side, agent, kind, reason, detail))
+          if not ok then lua_event(side, agent, "hook_failed", action, text) end
+        end
+      end
+    end
+    k, agent, kind, reason, action, detail = c:next_hook(k + 1, kinds)
+  end
+  local list = side.running
+  if #list == 0 then return end
+  local kept = {}
+  for i = 1, #list do
+    local r = list[i]
+    if r.fresh then
+      r.fresh = nil
+      kept[#kept + 1] = r
+    else
+      r.wait = r.wait - dt
+      if r.wait > 0 or not resume(side, r) then kept[#kept + 1] = r end
+    end
+  end
+  side.running = kept
+end
+
+-- Keeps the last events of inspected agents.
+local function record_watched(side)
+  local c, watch = side.crowd, side.watch
+  for k = 1, c:event_count() do
+    local agent, kind, reason, _, goal, action = c:event(k)
+    local log = watch[agent]
+    if log then
+      if #log >= HISTORY then table.remove(log, 1) end
+      log[#log + 1] = { kind = kind, reason = reason, goal = side.goal_names[goal],
+                        action = side.names.action_names[action] }
+    end
+  end
+end
+
+-- world:update(dt): every crowd advances by dt seconds in C (creation order), then the
+-- hooks of this frame's events run.
+function World:update(dt)
+  local list = world_side(self).crowds
+  for i = 1, #list do
+    local c = list[i]
+    if c:is_open() then
+      local side = crowds[c]
+      if side.hooked then
+        side.msgs_old, side.msgs = side.msgs, side.msgs_old
+        for k in pairs(side.msgs) do side.msgs[k] = nil end
+        side.override, side.override_next = side.override_next, side.override
+        for k in pairs(side.override_next) do side.override_next[k] = nil end
+        side.extra, side.extra_next = side.extra_next, side.extra
+        for k = #side.extra_next, 1, -1 do side.extra_next[k] = nil end
+      end
+      c:update(dt)
+      if side.hooked then run_hooks(side, dt) end
+      if next(side.watch) then record_watched(side) end
+    end
+  end
+end
+
+---------------------------------------------------------------------------------------
+-- Events
+---------------------------------------------------------------------------------------
+
+-- world:events() -> iterator over this frame's events: crowds in creation order, each
+-- crowd's Lua-made events (hook_failed) first, then its C events in the C order. Each
+-- step yields the SAME reused table (copy what you keep):
+--   { agent = handle, crowd, kind, action = name|nil, goal = name|nil,
+--     reason = text|nil, detail = number (place id, plan length, ...), place = name|nil }
+function World:events()
+  local list = world_side(self).crowds
+  local ci, k, side, n, extra = 0, 0, nil, 0, nil
+  local ev = {}
+  return function()
+    while true do
+      if side and k < n then
+        k = k + 1
+        local c = side.crowd
+        ev.crowd = c
+        if k <= #extra then
+          local e = extra[k]
+          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, 0
+          ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
+          return ev
+        end
+        local agent, kind, reason, _, goal, action, detail = c:event(k - #extra)
+        ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
+        ev.action = action and side.names.action_names[action] or nil
+        ev.goal = goal and side.goal_names[goal] or nil
+        ev.reason = reason_text(side, agent, kind, reason, detail)
+        ev.place = nil
+        if (kind == "arrived" or kind == "blocked") and detail >= 0 then
+          ev.place = side.wside.place_names[detail + 1]
+        end
+        return ev
+      end
+      ci = ci + 1
+      local c = list[ci]
+      if not c then return nil end
+      side = crowds[c]
+      if c:is_open() then
+        extra = side.extra
+        k, n = 0, #extra + c:event_count()
+      else
+        n = 0
+      end
+    end
+  end
+end
+
+---------------------------------------------------------------------------------------
+-- Crowds and agents
+---------------------------------------------------------------------------------------
+
+local function crowd_side(c, level)
+  local s = crowds[c]
+  if not s then error("saspu.Crowd: not made by world:crowd", (level or 2) + 1) end
+  return s
+end
+
+-- crowd:spawn { start = name | { var = value }, state = { var = value }, x =, y =,
+--   home = place name } -> saspu.Agent. `state` overrides values of `start`.
+function Crowd:spawn(spec)
+  local side = crowd_side(self)
+  if type(spec) ~= "table" then error("saspu.Crowd:spawn: expected a table, got " .. type(spec), 2) end
+  refuse_unknown(spec, { start = true, state = true, x = true, y = true, home = true },
+                 "saspu.Crowd:spawn")
+  local dom = self:domain()
+  local start = spec.start
+  if type(start) == "string" and not dom:starts()[start] then
+    error(string_format("saspu.Crowd:spawn: start: unknown start '%s' of '%s'", start, side.names.name), 2)
+  elseif type(start) ~= "string" and type(start) ~= "table" then
+    error("saspu.Crowd:spawn: start: expected a start name or a state table, got " .. type(start), 2)
+  end
+  local ok, packed = pcall(dom.encode, dom, spec.state or start, start)
+  if not ok then error("saspu.Crowd:spawn: " .. tostring(packed):gsub("^saspu.Domain:encode: ", ""), 2) end
+  local x, y = spec.x or 1, spec.y or 1
+  check_cell(side.world, x, y, "saspu.Crowd:spawn")
+  local home
+  if spec.home ~= nil then
+    home = side.wside.place_ids[spec.home]
+    if not home then error(string_format("saspu.Crowd:spawn: home: unknown place '%s'", tostring(spec.home)), 2) end
+  end
+  local i = self:spawn_packed(packed, x, y, home)
+  return self:agent(i)
+end
+
+-- crowd:set_all(var, value): every agent's `var` (a world change).
+function Crowd:set_all(var, value)
+  local side = crowd_side(self)
+  local v, x = var_value(side.names, var, value)
+  if not v then error("saspu.Crowd:set_all: " .. x, 2) end
+  self:set_var_all(v, x)
+end
+
+-- crowd:goal_names() -> the behaviour's goals by index.
+function Crowd:goal_names()
+  local out = {}
+  for i, g in ipairs(crowd_side(self).goal_names) do out[i] = g end
+  return out
+end
+
+-- a:set(var, value): a world change for this agent.
+function Agent:set(var, value)
+  local c = self:crowd()
+  local v, x = var_value(crowd_side(c).names, var, value)
+  if not v then error("saspu.Agent:set: " .. x, 2) end
+  c:set_var(self:index(), v, x)
+end
+
+-- a:get(var) -> the value name of `var`.
+function Agent:get(var)
+  local c = self:crowd()
+  local n = crowd_side(c).names
+  local v = n.var_ids[var]
+  if not v then error(string_format("saspu.Agent:get: unknown variable '%s'", tostring(var)), 2) end
+  return n.value_names[v][c:state(self:index()):byte(v) + 1]
+end
+
+-- a:state() -> { var = value name }.
+function Agent:state()
+  local c = self:crowd()
+  return c:domain():decode(c:state(self:index()))
+end
+
+-- Where plan step `action` of this agent binds (a text for inspect).
+local function bound(side, rec, info)
+  if not rec or rec.bind == "none" then return nil end
+  if rec.bind == "place" then return side.wside.place_names[rec.arg] end
+  if rec.bind == "kind" then return "nearest " .. rec.arg end
+  if rec.bind == "home" then return info.home and side.wside.place_names[info.home] or "home" end
+  return "script"
+end
+
+-- a:inspect() -> { class, crowd, state, goal, phase, plan = { { action, done, at }... },
+--   step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
+--   last_action, events = the agent's last events since its first inspect }.
+function Agent:inspect()
+  local c = self:crowd()
+  local side = crowd_side(c)
+  local i = self:index()
+  local info = c:info(i, {})
+  local n = side.names
+  info.class = n.name
+  info.crowd = tostring(c)
+  info.state = self:state()
+  info.goal = info.goal and side.goal_names[info.goal] or nil
+  info.action = info.action and n.action_names[info.action] or nil
+  info.last_action = info.last_action and n.action_names[info.last_action] or nil
+  info.target = info.target and side.wside.place_names[info.target] or nil
+  info.home = info.home and side.wside.place_names[info.home] or nil
+  local ids = {}
+  local len = c:plan(i, ids)
+  local plan = {}
+  for k = 1, len do
+    local a = ids[k]
+    plan[k] = { action = n.action_names[a], done = ids.done[k], at = bound(side, side.actions[a], info) }
+  end
+  if info.step and plan[info.step] then
+    plan[info.step].at = info.target or (info.target_x and (info.target_x .. "," .. info.target_y))
+                         or plan[info.step].at
+  end
+  info.plan = len > 0 and plan or nil
+  local log = side.watch[i]
+  if not log then log = {} side.watch[i] = log end
+  local events = {}
+  for k, e in ipairs(log) do events[k] = { kind = e.kind, reason = e.reason, goal = e.goal, action = e.action } end
+  info.events = events
+  return info
+end
+
+---------------------------------------------------------------------------------------
+-- saspu.world
+---------------------------------------------------------------------------------------
+
+-- saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... } }
+-- -> saspu.World. Every field is optional; a place's kind defaults to its name and its
+-- name to "<kind><n>" (well1, well2, ...) when not given.
+function M.world(spec)
+  spec = spec or {}
+  if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end
+  refuse_unknown(spec, { grid = true, places = true }, "saspu.world")
+  local w = core.world(spec.grid)
+  worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {} }
+  if spec.places ~= nil then
+    if type(spec.places) ~= "table" then error("saspu.world: places: expected an array", 2) end
+    local counts = {}
+    for k, p in ipairs(spec.places) do
+      local path = "saspu.world: places[" .. k .. "]"
+      if type(p) ~= "table" then error(path .. ": expected a table", 2) end
+      refuse_unknown(p, { name = true, kind = true, x = true, y = true, capacity = true }, path)
+      local kind = p.kind or p.name
+      if type(kind) ~= "string" then error(path .. ": needs a kind or a name", 2) end
+      local name = p.name
+      if not name then
+        counts[kind] = (counts[kind] or 0) + 1
+        name = kind .. counts[kind]
+      end
+      local ok, err = pcall(World.place, w, name, p.x, p.y, { kind = kind, capacity = p.capacity })
+      if not ok then error(path .. ": " .. tostring(err):gsub("^saspu.World:place: ", ""), 2) end
+    end
+  end
+  return w
+end
+
+return M

@@ -1,0 +1,309 @@
+-- spec/agents_behaviour_spec.lua: behaviour tables (path errors), hooks only where declared, agent handles, inspection, stats and the allocation-free frame.
+local saspu = require "saspu"
+local support = require "support.agents"
+
+local run = support.run
+
+local function town()
+  local world = saspu.world { grid = saspu.grid(12, 12),
+                              places = { { name = "market", x = 3, y = 3 }, { kind = "well", x = 9, y = 9 } } }
+  return world
+end
+
+describe("world:crowd behaviour tables", function()
+  local dom = support.citizen()
+  local function refuses(behaviour, message)
+    assert.error_matches(function() town():crowd(dom, behaviour) end, message, 1, true)
+  end
+
+  it("names the path of a bad place", function()
+    refuses({ actions = { buy_food = { at = "markt" } } },
+            "behaviour.actions.buy_food.at: unknown place 'markt'")
+    refuses({ actions = { buy_food = { at = { kind = "pond" } } } },
+            "behaviour.actions.buy_food.at.kind: no place of kind 'pond'")
+    refuses({ actions = { buy_food = { at = 3 } } },
+            "behaviour.actions.buy_food.at: expected a place name")
+  end)
+
+  it("names the path of a bad value in a goal's when", function()
+    refuses({ goals = { { "work" }, { "have_a_meal", when = { rested = "maybe" } } } },
+            "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)")
+    refuses({ goals = { { { hungr = "fed" } } } },
+            "behaviour.goals[1][1].hungr: unknown variable 'hungr'")
+    refuses({ goals = { { "sleep" } } }, "behaviour.goals[1]: unknown goal 'sleep' of 'citizen'")
+    refuses({ goals = { { "work", priority = 1.5 } } }, "behaviour.goals[1].priority: expected an integer")
+  end)
+
+  it("refuses unknown fields and actions that are not in the domain", function()
+    refuses({ action = {} }, "behaviour: unknown field 'action'")
+    refuses({ select = function() end }, "behaviour.select: not supported yet")
+    refuses({ actions = { fly = { duration = 1 } } },
+            "behaviour.actions.fly: 'fly' is not an action of 'citizen'")
+    refuses({ actions = { eat = { duraton = 1 } } }, "behaviour.actions.eat: unknown field 'duraton'")
+    refuses({ goals = { { "work", prio = 1 } } }, "behaviour.goals[1]: unknown field 'prio'")
+  end)
+
+  it("checks durations and hooks", function()
+    refuses({ actions = { eat = { duration = -1 } } }, "behaviour.actions.eat.duration: must be 0 or more")
+    refuses({ actions = { eat = { duration = { 3, 1 } } } },
+            "behaviour.actions.eat.duration: expected { min, max } with 0 <= min <= max")
+    refuses({ actions = { eat = { duration = "long" } } },
+            "behaviour.actions.eat.duration: expected a number, { min, max } or a function, got string")
+    refuses({ actions = { eat = { on_start = true } } },
+            "behaviour.actions.eat.on_start: expected a function, got boolean")
+  end)
+
+  it("accepts booleans for true/false values", function()
+    local world = town()
+    local crowd = world:crowd(dom, { goals = { { "work", when = { rested = true } } } })
+    local a = crowd:spawn { start = "start_of_day" }
+    run(world, a, 2, 1)
+    assert.equal("true", a:get("working"))
+  end)
+end)
+
+describe("hooks", function()
+  it("run only for the actions that have them", function()
+    local dom = support.citizen()
+    local world = town()
+    local calls = { start = 0, finish = 0 }
+    local crowd = world:crowd(dom, {
+      actions = { eat = { duration = 1, on_start = function() calls.start = calls.start + 1 end,
+                          on_finish = function(agent) calls.finish = calls.finish + 1
+                            agent.data.ate = (agent.data.ate or 0) + 1 end },
+                  work = { duration = 2 } },
+      goals = { { "work" } },
+    })
+    local agents = {}
+    for i = 1, 20 do agents[i] = crowd:spawn { start = "start_of_day", x = i % 12 + 1, y = 1 } end
+    local events = 0
+    run(world, nil, 10, 0.5, function(ev) if ev.action == "eat" and ev.kind == "step_started" then events = events + 1 end end)
+    assert.equal(20, events)
+    assert.equal(20, calls.start)
+    assert.equal(20, calls.finish)
+    for _, a in ipairs(agents) do assert.equal(1, a.data.ate) end
+  end)
+
+  it("keeps the crowd running when a hook raises", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {
+      actions = { eat = { duration = 0.5, on_finish = function() error("indigestion") end } },
+      goals = { { "work" } },
+    })
+    local a = crowd:spawn { start = "start_of_day" }
+    local failed = {}
+    run(world, a, 6, 0.5, function(ev) if ev.kind == "hook_failed" then failed[#failed + 1] = ev.reason end end)
+    assert.equal(1, #failed)
+    assert.matches("eat on_finish: .*indigestion", failed[1])
+    assert.equal("true", a:get("working"))
+  end)
+
+  it("run as coroutines with wait(seconds)", function()
+    local dom = support.citizen()
+    local world = town()
+    local log = {}
+    local crowd = world:crowd(dom, {
+      actions = { work = { at = "market", run = function(agent, wait)
+        log[#log + 1] = "begin"
+        wait(1)
+        log[#log + 1] = "middle"
+        saspu.wait(0.5)
+        log[#log + 1] = "end"
+      end } },
+      goals = { { "work" } },
+    })
+    local a = crowd:spawn { start = "start_of_day", x = 3, y = 3 }
+    -- arrives in frame 2 and starts; wait(1) is 4 frames, wait(0.5) 2; the finish
+    -- is applied by the next update
+    local trace = run(world, a, 8, 0.25)
+    assert.truthy(trace:find("| arrived:work waiting:work | | | | | | ", 1, true))
+    assert.same({ "begin", "middle", "end" }, log)
+    assert.equal("step_finished:work goal_reached", run(world, a, 1, 0.25))
+    assert.equal("true", a:get("working"))
+  end)
+end)
+
+describe("saspu.Agent", function()
+  it("is one handle per agent and refuses once its crowd is closed", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, { goals = { { "work" } } })
+    local a = crowd:spawn { start = "start_of_day", x = 2, y = 2 }
+    assert.equal(a, crowd:agent(1))
+    assert.equal("saspu.Agent 1 of 'citizen'", tostring(a))
+    assert.equal("saspu.Crowd 'citizen' (1 agents, 1 goals)", tostring(crowd))
+    assert.matches("^saspu.World 12x12 %(2 places, 2 kinds, 1 crowds%)$", tostring(world))
+    crowd:close()
+    assert.equal("saspu.Agent 1 (crowd closed)", tostring(a))
+    assert.error_matches(function() a:inspect() end, "saspu.Agent: its crowd is closed", 1, true)
+    assert.error_matches(function() a:set("hunger", "fed") end, "saspu.Agent: its crowd is closed", 1, true)
+    assert.error_matches(function() return a.data end, "saspu.Agent: its crowd is closed", 1, true)
+    world:update(0.1) -- a closed crowd is skipped
+  end)
+
+  it("keeps its world and domain alive, and a closed world frees after its crowds", function()
+    local world = town()
+    local dom = support.citizen()
+    local crowd = world:crowd(dom, { goals = { { "work" } } })
+    local a = crowd:spawn { start = "start_of_day" }
+    dom:close()
+    world:close()
+    assert.equal("saspu.World (closed)", tostring(world))
+    collectgarbage()
+    assert.equal("start_of_day", "start_of_day")
+    crowd:update(1)
+    assert.equal("true", a:get("working"))
+    crowd:close()
+    crowd:close()
+  end)
+
+  it("refuses bad names in a:set and crowd:set_all", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {})
+    local a = crowd:spawn { start = "start_of_day" }
+    assert.error_matches(function() a:set("hungr", "fed") end, "saspu.Agent:set: unknown variable 'hungr'", 1, true)
+    assert.error_matches(function() crowd:set_all("hunger", "full") end,
+      "saspu.Crowd:set_all: 'full' is not a value of 'hunger' (no_food, has_food, fed)", 1, true)
+    crowd:set_all("hunger", "fed")
+    assert.equal("fed", a:get("hunger"))
+  end)
+end)
+
+describe("a:inspect and crowd:stats", function()
+  it("gives the state by names, the plan with targets, the step and the last events", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, { actions = { buy_food = { duration = 1, at = "market" } },
+                                     goals = { { "buy_supplies", priority = 3 } } })
+    local a = crowd:spawn { start = "start_of_day", x = 12, y = 12 }
+    a:inspect() -- start keeping its events
+    world:update(0.1)
+    local info = a:inspect()
+    assert.equal("citizen", info.class)
+    assert.equal("buy_supplies", info.goal)
+    assert.equal("walking", info.phase)
+    assert.equal("buy_food", info.action)
+    assert.equal("market", info.target)
+    assert.same({ { action = "buy_food", done = false, at = "market" },
+                  { action = "buy_drink", done = true } }, info.plan) -- no place: nearest, done first
+    assert.equal(dom:decode(dom:encode("start_of_day")).hunger, info.state.hunger)
+    assert.same({ "goal_chosen", "planned", "step_started" },
+                { info.events[1].kind, info.events[2].kind, info.events[3].kind })
+    local s = crowd:stats()
+    assert.equal(1, s.agents)
+    assert.equal(1, s.walking)
+    assert.equal(1, s.plans)
+    assert.is_true(s.bytes_per_agent > 0)
+  end)
+end)
+
+describe("world:update", function()
+  it("allocates nothing in Lua per frame for a crowd without hooks, after warm-up", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { duration = { 1, 3 }, at = "market" }, work = { duration = 2 } },
+      goals = { { "work", priority = 2 }, { "go_for_a_walk", priority = 1 } },
+    }, { capacity = 2000 })
+    for i = 1, 2000 do crowd:spawn { start = "start_of_day", x = i % 12 + 1, y = i % 11 + 1 } end
+    for _ = 1, 50 do world:update(0.1) end
+    collectgarbage()
+    collectgarbage("stop")
+    local before = collectgarbage("count")
+    for k = 1, 100 do
+      if k % 25 == 0 then crowd:set_all("working", false) end
+      world:update(0.1)
+    end
+    local grew = collectgarbage("count") - before
+    collectgarbage("restart")
+    assert.is_true(grew < 1, "grew by " .. grew .. " KiB")
+  end)
+end)
+
+describe("on_fail", function()
+  it("receives the failure's reason, a hook's own text included", function()
+    local dom = support.citizen()
+    local world = town()
+    local reasons, tries = {}, 0
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { run = function() tries = tries + 1 if tries == 1 then return false, "no coins" end end,
+                               on_fail = function(agent, reason) reasons[#reasons + 1] = reason end },
+                  buy_drink = { duration = 5, on_fail = function(agent, reason) reasons[#reasons + 1] = reason end } },
+      goals = { { "buy_supplies" } },
+    })
+    local a = crowd:spawn { start = "start_of_day" }
+    local trace = run(world, a, 2, 0.5)
+    assert.same({ "buy_food: no coins" }, reasons, trace)
+    -- the second try of buy_food succeeds; buy_drink runs 5 s: take its drink away
+    trace = run(world, a, 2, 0.5)
+    local info = a:inspect()
+    assert.equal("buy_drink", info.action, trace)
+    a:set("thirst", "hydrated")
+    run(world, a, 1, 0.5)
+    assert.equal("world_changed", reasons[#reasons])
+  end)
+end)
+
+describe("per-agent durations and targets", function()
+  it("draws a duration function per agent and walks to a cell an `at` function returns", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { duration = function(agent) return agent:index() end,
+                               at = function(agent) return 4, 4 + agent:index() end } },
+      goals = { { "buy_supplies" } },
+    })
+    local a1 = crowd:spawn { start = "start_of_day", x = 4, y = 4 }
+    local a2 = crowd:spawn { start = "start_of_day", x = 4, y = 4 }
+    local done = {}
+    run(world, nil, 24, 0.25, function(ev)
+      if ev.kind == "step_finished" and ev.action == "buy_food" then done[ev.agent:index()] = true end
+    end)
+    assert.same({ true, true }, done)
+    assert.equal(4, a1:inspect().x)
+    assert.equal(5, a1:inspect().y)
+    assert.equal(6, a2:inspect().y)
+  end)
+
+  it("finishes the agent with the shorter duration first", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { duration = function(agent) return 3 - agent:index() end } },
+      goals = { { "buy_supplies" } },
+    })
+    crowd:spawn { start = "start_of_day" }
+    crowd:spawn { start = "start_of_day" }
+    local order = {}
+    run(world, nil, 16, 0.25, function(ev)
+      if ev.kind == "step_finished" and ev.action == "buy_food" then order[#order + 1] = ev.agent:index() end
+    end)
+    assert.same({ 2, 1 }, order)
+  end)
+end)
+
+describe("crowd:spawn and saspu.world", function()
+  it("refuse bad input naming it", function()
+    local dom = support.citizen()
+    local world = town()
+    local crowd = world:crowd(dom, {})
+    assert.error_matches(function() crowd:spawn { start = "dawn" } end,
+                         "saspu.Crowd:spawn: start: unknown start 'dawn' of 'citizen'", 1, true)
+    assert.error_matches(function() crowd:spawn { start = "start_of_day", x = 13 } end,
+                         "saspu.Crowd:spawn: x = 13 is outside 1..12", 1, true)
+    assert.error_matches(function() world:crowd(dom, {}, { capacity = 0 }) end,
+                         "world:crowd: options.capacity must be a number >= 1", 1, true)
+    assert.error_matches(function() crowd:spawn { start = "start_of_day", home = "castle" } end,
+                         "saspu.Crowd:spawn: home: unknown place 'castle'", 1, true)
+    assert.error_matches(function() crowd:spawn { start = "start_of_day", z = 1 } end,
+                         "saspu.Crowd:spawn: unknown field 'z'", 1, true)
+    assert.error_matches(function() saspu.world { places = { { x = 1, y = 1 } } } end,
+                         "saspu.world: places[1]: needs a kind or a name", 1, true)
+    assert.error_matches(function() world:place("market", 1, 1) end,
+                         "saspu.World:place: a place is already named 'market'", 1, true)
+    assert.error_matches(function() world:place("out", 1, 40) end,
+                         "saspu.World:place: y = 40 is outside 1..12", 1, true)
+  end)
+end)

@@ -1,0 +1,34 @@
+-- spec/support/agents.lua: helpers for the agents specs: a town, a frame runner that records events as a trace.
+local saspu = require "saspu"
+
+local M = {}
+
+M.citizen = function() return saspu.domain_file("domains/citizen.lua") end
+M.horse = function() return saspu.domain_file("domains/horse_breeder.lua") end
+
+-- One event as text: kind[:action][/reason].
+local function event_text(ev)
+  local s = ev.kind
+  if ev.action then s = s .. ":" .. ev.action end
+  if ev.reason then s = s .. "/" .. ev.reason end
+  return s
+end
+M.event_text = event_text
+
+-- Runs `frames` updates of dt; returns the trace of `agent`'s events (every agent's
+-- when nil): events of a frame joined by spaces, frames by " | ".
+function M.run(world, agent, frames, dt, each)
+  local out = {}
+  for f = 1, frames do
+    world:update(dt)
+    local evs = {}
+    for ev in world:events() do
+      if each then each(ev) end
+      if agent == nil or ev.agent == agent then evs[#evs + 1] = event_text(ev) end
+    end
+    out[f] = table.concat(evs, " ")
+  end
+  return (table.concat(out, " | "):gsub("  +", " "))
+end
+
+return M
