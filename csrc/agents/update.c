@@ -17,6 +17,12 @@ enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
 #define prefetch(p) ((void)(p))
 #endif
 
+/* Requests agent j's record and population rows ahead of their use. */
+static void fetch_ahead(const SpCrowd *c, size_t j) {
+  prefetch(&c->agents[j]);
+  sp_population_prefetch(c->pop, j);
+}
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -44,7 +50,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   case PASS_CHOOSE:
     nd = with_flag(c->flags, lo, hi, F_NEED_GOAL, due);
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       sp_agent_choose(c, s, due[k]);
     }
     /* every agent waiting for a plan, also one left waiting by an update
@@ -54,7 +60,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   case PASS_TAKE:
     nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       flagged += (uint32_t)sp_agent_take_plan(c, s, due[k]);
     }
     break;
@@ -75,7 +81,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       due[nd++] = (uint32_t)i;
     }
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt);
     }
     break;
@@ -188,14 +194,6 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
   run_pass(c, PASS_CHOOSE);
   for (int round = 0; round <= c->goal_count && flagged_total(c) > 0; round++) {
     double tp = now_ms();
-    for (size_t t = 0; t < chunks; t++) {
-      if (c->chunks[t].flagged == 0) continue;
-      size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
-      if (hi > c->n) hi = c->n;
-      for (size_t i = lo; i < hi; i++)
-        if (c->flags[i] & F_PLANNING)
-          sp_population_mark_dirty(c->pop, i, 1, NULL);
-    }
     SpPlanOptions po = {c->workers, 0, 0, c->pool};
     if (c->pool == NULL) po.threads = 1;
     st = sp_population_plan(c->pop, &po, NULL, err);
