@@ -96,6 +96,10 @@ SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
  * no planning runs. */
 SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
                                   size_t count, SpError *err);
+/* The same for the `count` NPCs listed (one update of the shared count,
+ * so workers marking their own NPCs do not contend). */
+SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
+                                       size_t count, SpError *err);
 
 /* NPC i's current state and goal (m bytes each); i must be < n. */
 const SpValue *sp_population_state(const SpPopulation *pop, size_t i);

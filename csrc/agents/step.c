@@ -175,8 +175,6 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
                            sp_population_goal_write(c->pop, i), c->m);
     a->goal = (uint8_t)g;
     c->flags[i] |= F_PLANNING;
-    /* workers mark their own (disjoint) agents for the planner */
-    sp_population_mark_dirty(c->pop, i, 1, NULL);
     c->phase[i] = SP_PHASE_THINKING;
     return 1;
   }

@@ -29,13 +29,29 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The agents of [lo, hi) with `flag` set, in order. */
+/* The agents of [lo, hi) with `flag` set, in order; flags are read eight
+ * at a time (the array is padded to 8) and runs without it skipped. */
 static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
                         uint8_t flag, uint32_t *out) {
+  const uint64_t spread = 0x0101010101010101ull * flag;
   size_t n = 0;
-  for (size_t i = lo; i < hi; i++)
-    if (flags[i] & flag) out[n++] = (uint32_t)i;
+  for (size_t b = lo; b < hi; b += 8) {
+    uint64_t word;
+    memcpy(&word, flags + b, 8);
+    if ((word & spread) == 0) continue;
+    size_t e = b + 8 < hi ? b + 8 : hi;
+    for (size_t i = b; i < e; i++)
+      if (flags[i] & flag) out[n++] = (uint32_t)i;
+  }
   return n;
+}
+
+/* Agents of the chunk that now wait for a plan: marked for the planner by
+ * the worker itself (chunks are disjoint), counted for the rounds. */
+static uint32_t mark_waiting(SpCrowd *c, size_t lo, size_t hi, uint32_t *buf) {
+  size_t n = with_flag(c->flags, lo, hi, F_PLANNING, buf);
+  sp_population_mark_dirty_list(c->pop, buf, n, NULL);
+  return (uint32_t)n;
 }
 
 /* Runs the current pass over one chunk; returns the agents it flagged
@@ -55,14 +71,15 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     }
     /* every agent waiting for a plan, also one left waiting by an update
      * whose planning failed */
-    for (size_t i = lo; i < hi; i++) flagged += (c->flags[i] & F_PLANNING) != 0;
+    flagged = mark_waiting(c, lo, hi, due);
     break;
   case PASS_TAKE:
     nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      flagged += (uint32_t)sp_agent_take_plan(c, s, due[k]);
+      sp_agent_take_plan(c, s, due[k]);
     }
+    flagged = mark_waiting(c, lo, hi, due); /* their next goal */
     break;
   default: {
     /* first the agents with nothing due (a countdown that does not run

@@ -264,11 +264,16 @@ static SpStatus check_values(const SpPopulation *p, size_t first,
   return SP_OK;
 }
 
+/* Sets NPC i's dirty bit; 1 when it was clean (the caller counts). */
+static size_t set_dirty(SpPopulation *p, size_t i) {
+  if (p->status[i] & ST_DIRTY) return 0;
+  p->status[i] |= ST_DIRTY;
+  return 1;
+}
+
 static void mark(SpPopulation *p, size_t i) {
-  if (!(p->status[i] & ST_DIRTY)) {
-    p->status[i] |= ST_DIRTY;
+  if (set_dirty(p, i))
     atomic_fetch_add_explicit(&p->dirty_count, 1, memory_order_relaxed);
-  }
 }
 
 /* Copies count states into `dst` rows, marking the NPCs that change. */
@@ -339,7 +344,20 @@ SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
                                   size_t count, SpError *err) {
   sp_error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
-  for (size_t i = first; i < first + count; i++) mark(pop, i);
+  size_t fresh = 0;
+  for (size_t i = first; i < first + count; i++) fresh += set_dirty(pop, i);
+  atomic_fetch_add_explicit(&pop->dirty_count, fresh, memory_order_relaxed);
+  return SP_OK;
+}
+
+SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
+                                       size_t count, SpError *err) {
+  sp_error_clear(err);
+  for (size_t k = 0; k < count; k++)
+    if (!range_ok(pop, npcs[k], 1)) return range_error(pop, npcs[k], 1, err);
+  size_t fresh = 0;
+  for (size_t k = 0; k < count; k++) fresh += set_dirty(pop, npcs[k]);
+  atomic_fetch_add_explicit(&pop->dirty_count, fresh, memory_order_relaxed);
   return SP_OK;
 }
 
