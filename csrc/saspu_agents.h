@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /* Agents per unit of parallel work (events are kept per chunk, so their
- * order never depends on the thread count). */
+ * order never depends on the thread count); a multiple of 64. */
 #if !defined(SP_CROWD_CHUNK)
 #define SP_CROWD_CHUNK 1024
 #endif

@@ -8,6 +8,11 @@
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
 
+/* Workers write the flags, phases and population bytes of their own
+ * chunks: chunks must not share a cache line, and flags are read eight
+ * at a time from a chunk's start. */
+_Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
+
 /* Agents with work due are far apart in memory: their records are
  * requested this many agents before they are used. */
 #define PREFETCH_AHEAD 6
