@@ -134,15 +134,17 @@ static void report(const char *what, const Town *t, int threads,
 }
 
 /* No walking: every frame 1% of the agents restart their day (a world
- * change, then a replan), the rest count their actions down. */
-static void timed(size_t n, int threads, int frames) {
+ * change, then a replan), the rest count their actions down. The first
+ * `warm` frames are not timed: after 120 (4 s) steps end and start every
+ * frame (steady state); before, nothing is due for 0.5 s. */
+static void timed(size_t n, int threads, int warm, int frames) {
   Town t;
   town_new(&t, n, threads, 0);
   double *ms = malloc((size_t)frames * sizeof *ms);
   double *cpu = malloc((size_t)frames * sizeof *cpu);
   size_t events = 0;
-  for (int f = -5; f < frames; f++) {
-    for (size_t i = (size_t)(f + 5) % 100; i < n; i += 100)
+  for (int f = -warm; f < frames; f++) {
+    for (size_t i = (size_t)(f + warm) % 100; i < n; i += 100)
       sp_crowd_set_state(t.c, i, t.start, NULL);
     double t0 = now_ms(), c0 = cpu_ms();
     sp_crowd_update(t.c, 1.0f / 30.0f, NULL);
@@ -198,8 +200,8 @@ int main(int argc, char **argv) {
   if (frames < 3) frames = 3;
   print_machine();
   if (!*only || strcmp(only, "timed") == 0) {
-    timed(1000000, 1, frames);
-    timed(1000000, 2, frames);
+    timed(1000000, 1, 120, frames);
+    timed(1000000, 2, 120, frames);
   }
   if (!*only || strcmp(only, "walking") == 0) {
     walking(100000, 1, 200, 2 * frames);

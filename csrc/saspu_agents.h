@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /* Agents per unit of parallel work (events are kept per chunk, so their
- * order never depends on the thread count). */
+ * order never depends on the thread count); a multiple of 64. */
 #if !defined(SP_CROWD_CHUNK)
 #define SP_CROWD_CHUNK 1024
 #endif
@@ -257,8 +257,10 @@ typedef struct SpAgentEvent {
  * order, every pass visiting agents in chunks: agents that need a goal
  * choose one and are planned (through the population and its caches;
  * goals without a plan fall back down the list in rounds); then each
- * agent finishes, starts, walks and counts down its steps; then a serial
- * pass binds places in agent order (reservations). Events are ordered by
+ * agent finishes, starts, walks and counts down its steps (a step bound
+ * to unlimited places whose distance field is cached is bound there);
+ * then a serial pass binds the other places in agent order (capacities,
+ * new fields, failures). Events are ordered by
  * pass, then by chunk, then as they happened: the same for any thread
  * count. Allocates only while buffers grow to their working size (the
  * frame buffer holds one event per agent before anything moves). Fails

@@ -92,9 +92,14 @@ SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
                                     SpError *err);
 
 /* Marks NPCs first .. first+count-1 dirty (to replan them although
- * nothing changed). */
+ * nothing changed). Several threads may mark disjoint NPCs at once, while
+ * no planning runs. */
 SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
                                   size_t count, SpError *err);
+/* The same for the `count` NPCs listed (one update of the shared count,
+ * so workers marking their own NPCs do not contend). */
+SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
+                                       size_t count, SpError *err);
 
 /* NPC i's current state and goal (m bytes each); i must be < n. */
 const SpValue *sp_population_state(const SpPopulation *pop, size_t i);
@@ -162,6 +167,10 @@ typedef enum SpNpcStatus {
  * NPC is dirty; it is then about the previous (state, goal). */
 SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
                                     SpFailureCode *code, int *dirty);
+
+/* Asks the CPU for NPC i's state, status and stored plan ahead of use
+ * (a hint: callers visiting scattered NPCs issue it a few NPCs early). */
+void sp_population_prefetch(const SpPopulation *pop, size_t i);
 
 /* NPC i's plan: its length, or -1 when it has none (unplanned, no plan). */
 int sp_population_plan_length(const SpPopulation *pop, size_t i);

@@ -370,12 +370,54 @@ static void test_no_event_lost_silently(void **state) {
   assert_true(runs_setup > 0);
 }
 
+/* ---- memory ----------------------------------------------------------------- */
+
+/* A crowd of each paper domain keeps at most 96 bytes per agent, goals
+ * up to 16 included; past them refusals add 4 bytes per 32 goals. */
+static void test_bytes_per_agent(void **state) {
+  (void)state;
+  SpBuiltSpec *specs[] = {sp_builtin_horse_breeder(plain, 0),
+                          sp_builtin_horse_breeder(plain, 1),
+                          sp_builtin_citizen(plain),
+                          sp_builtin_acquisition_machine(plain)};
+  for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+    assert_non_null(specs[k]);
+    SpDomain *d;
+    assert_int_equal(sp_domain_compile(&specs[k]->spec, NULL, plain, &d, NULL),
+                     SP_OK);
+    SpWorld *w;
+    assert_int_equal(sp_world_new(NULL, plain, &w, NULL), SP_OK);
+    SpCrowdOptions o;
+    memset(&o, 0, sizeof o);
+    o.capacity = 10;
+    o.threads = 1;
+    SpCrowd *c;
+    assert_int_equal(sp_crowd_new(w, d, &o, plain, &c, NULL), SP_OK);
+    SpValue any[16];
+    memset(any, SP_ANY, sizeof any);
+    SpCrowdStats st;
+    for (int g = 0; g < 17; g++) {
+      sp_crowd_stats(c, &st);
+      assert_true(st.bytes_per_agent <= 96);
+      assert_int_equal(sp_crowd_add_goal(c, any, g, NULL, NULL, NULL), SP_OK);
+    }
+    size_t at16 = st.bytes_per_agent;
+    sp_crowd_stats(c, &st);
+    assert_int_equal(st.bytes_per_agent, at16 + 4);
+    sp_crowd_free(c);
+    sp_world_free(w);
+    sp_domain_free(d);
+    sp_builtin_free(specs[k]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_goal_reached_within_bound),
       cmocka_unit_test(test_same_events_on_a_grid),
       cmocka_unit_test(test_goal_past_16th_interrupts),
       cmocka_unit_test(test_no_event_lost_silently),
+      cmocka_unit_test(test_bytes_per_agent),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

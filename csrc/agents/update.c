@@ -8,6 +8,11 @@
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
 
+/* Workers write the flags, phases and population bytes of their own
+ * chunks: chunks must not share a cache line, and flags are read eight
+ * at a time from a chunk's start. */
+_Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
+
 /* Agents with work due are far apart in memory: their records are
  * requested this many agents before they are used. */
 #define PREFETCH_AHEAD 6
@@ -17,19 +22,41 @@ enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
 #define prefetch(p) ((void)(p))
 #endif
 
+/* Requests agent j's record and population rows ahead of their use. */
+static void fetch_ahead(const SpCrowd *c, size_t j) {
+  prefetch(&c->agents[j]);
+  sp_population_prefetch(c->pop, j);
+}
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The agents of [lo, hi) with `flag` set, in order. */
+/* The agents of [lo, hi) with `flag` set, in order; flags are read eight
+ * at a time (the array is padded to 8) and runs without it skipped. */
 static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
                         uint8_t flag, uint32_t *out) {
+  const uint64_t spread = 0x0101010101010101ull * flag;
   size_t n = 0;
-  for (size_t i = lo; i < hi; i++)
-    if (flags[i] & flag) out[n++] = (uint32_t)i;
+  for (size_t b = lo; b < hi; b += 8) {
+    uint64_t word;
+    memcpy(&word, flags + b, 8);
+    if ((word & spread) == 0) continue;
+    size_t e = b + 8 < hi ? b + 8 : hi;
+    for (size_t i = b; i < e; i++)
+      if (flags[i] & flag) out[n++] = (uint32_t)i;
+  }
   return n;
+}
+
+/* Agents of the chunk that now wait for a plan: marked for the planner by
+ * the worker itself (chunks are disjoint), counted for the rounds. */
+static uint32_t mark_waiting(SpCrowd *c, size_t lo, size_t hi, uint32_t *buf) {
+  size_t n = with_flag(c->flags, lo, hi, F_PLANNING, buf);
+  sp_population_mark_dirty_list(c->pop, buf, n, NULL);
+  return (uint32_t)n;
 }
 
 /* Runs the current pass over one chunk; returns the agents it flagged
@@ -44,19 +71,20 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   case PASS_CHOOSE:
     nd = with_flag(c->flags, lo, hi, F_NEED_GOAL, due);
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       sp_agent_choose(c, s, due[k]);
     }
     /* every agent waiting for a plan, also one left waiting by an update
      * whose planning failed */
-    for (size_t i = lo; i < hi; i++) flagged += (c->flags[i] & F_PLANNING) != 0;
+    flagged = mark_waiting(c, lo, hi, due);
     break;
   case PASS_TAKE:
     nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
-      flagged += (uint32_t)sp_agent_take_plan(c, s, due[k]);
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
+      sp_agent_take_plan(c, s, due[k]);
     }
+    flagged = mark_waiting(c, lo, hi, due); /* their next goal */
     break;
   default: {
     /* first the agents with nothing due (a countdown that does not run
@@ -75,7 +103,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       due[nd++] = (uint32_t)i;
     }
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) prefetch(&c->agents[due[k + PREFETCH_AHEAD]]);
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt);
     }
     break;
@@ -188,14 +216,6 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
   run_pass(c, PASS_CHOOSE);
   for (int round = 0; round <= c->goal_count && flagged_total(c) > 0; round++) {
     double tp = now_ms();
-    for (size_t t = 0; t < chunks; t++) {
-      if (c->chunks[t].flagged == 0) continue;
-      size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
-      if (hi > c->n) hi = c->n;
-      for (size_t i = lo; i < hi; i++)
-        if (c->flags[i] & F_PLANNING)
-          sp_population_mark_dirty(c->pop, i, 1, NULL);
-    }
     SpPlanOptions po = {c->workers, 0, 0, c->pool};
     if (c->pool == NULL) po.threads = 1;
     st = sp_population_plan(c->pop, &po, NULL, err);

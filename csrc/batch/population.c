@@ -58,7 +58,7 @@ struct SpPopulation {
   uint32_t *handle;
   uint8_t *slots;
 
-  size_t dirty_count;
+  atomic_size_t dirty_count; /* atomic: marks may come from several threads */
   size_t chunk_count;
   size_t cursor; /* chunk where the next call starts */
 
@@ -164,7 +164,7 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   memset(p->goals, 0, n * (size_t)p->m + 8u);
   memset(p->status, ST_DIRTY, n);
   memset(p->status + n, 0, 8);
-  p->dirty_count = n;
+  atomic_init(&p->dirty_count, n);
   *out = p;
   return SP_OK;
 }
@@ -265,11 +265,16 @@ static SpStatus check_values(const SpPopulation *p, size_t first,
   return SP_OK;
 }
 
+/* Sets NPC i's dirty bit; 1 when it was clean (the caller counts). */
+static size_t set_dirty(SpPopulation *p, size_t i) {
+  if (p->status[i] & ST_DIRTY) return 0;
+  p->status[i] |= ST_DIRTY;
+  return 1;
+}
+
 static void mark(SpPopulation *p, size_t i) {
-  if (!(p->status[i] & ST_DIRTY)) {
-    p->status[i] |= ST_DIRTY;
-    p->dirty_count++;
-  }
+  if (set_dirty(p, i))
+    atomic_fetch_add_explicit(&p->dirty_count, 1, memory_order_relaxed);
 }
 
 /* Copies count states into `dst` rows, marking the NPCs that change. */
@@ -340,7 +345,20 @@ SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
                                   size_t count, SpError *err) {
   sp_error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
-  for (size_t i = first; i < first + count; i++) mark(pop, i);
+  size_t fresh = 0;
+  for (size_t i = first; i < first + count; i++) fresh += set_dirty(pop, i);
+  atomic_fetch_add_explicit(&pop->dirty_count, fresh, memory_order_relaxed);
+  return SP_OK;
+}
+
+SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
+                                       size_t count, SpError *err) {
+  sp_error_clear(err);
+  for (size_t k = 0; k < count; k++)
+    if (!range_ok(pop, npcs[k], 1)) return range_error(pop, npcs[k], 1, err);
+  size_t fresh = 0;
+  for (size_t k = 0; k < count; k++) fresh += set_dirty(pop, npcs[k]);
+  atomic_fetch_add_explicit(&pop->dirty_count, fresh, memory_order_relaxed);
   return SP_OK;
 }
 
@@ -666,12 +684,12 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
   SpStatus st = choose_pool(pop, &o, &pool, &workers, err);
   if (st == SP_OK) st = workers_ensure(pop, workers, !o.no_cache, err);
   if (st != SP_OK) {
-    r.waiting = pop->dirty_count;
+    r.waiting = atomic_load(&pop->dirty_count);
     if (out != NULL) *out = r;
     return st;
   }
   r.threads = workers;
-  if (pop->dirty_count > 0 && pop->chunk_count > 0) {
+  if (atomic_load(&pop->dirty_count) > 0 && pop->chunk_count > 0) {
     Pass ps;
     memset(&ps, 0, sizeof ps);
     ps.pop = pop;
@@ -679,7 +697,7 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
     ps.budget_ns = o.budget_ns;
     ps.deadline = t0 + o.budget_ns;
     ps.start_chunk = pop->cursor;
-    ps.dirty_before = pop->dirty_count;
+    ps.dirty_before = atomic_load(&pop->dirty_count);
     atomic_init(&ps.next, 0);
     atomic_init(&ps.done, 0);
     atomic_init(&ps.stop, 0);
@@ -702,11 +720,11 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
       r.cache_hits += w->hits;
       r.cache_misses += w->misses;
     }
-    pop->dirty_count -= r.planned;
+    atomic_fetch_sub(&pop->dirty_count, r.planned);
     pop->hits += r.cache_hits;
     pop->misses += r.cache_misses;
   }
-  r.waiting = pop->dirty_count;
+  r.waiting = atomic_load(&pop->dirty_count);
   r.elapsed_ns = now_ns() - t0;
   if (out != NULL) *out = r;
   return SP_OK;
@@ -747,6 +765,18 @@ static const uint8_t *plan_ids(const SpPopulation *p, size_t i, int *len) {
   }
   *len = -1;
   return NULL;
+}
+
+void sp_population_prefetch(const SpPopulation *pop, size_t i) {
+#if defined(__GNUC__)
+  if (i >= pop->n) return;
+  __builtin_prefetch(pop->states + i * (size_t)pop->m);
+  __builtin_prefetch(pop->status + i);
+  __builtin_prefetch(pop->handle + i);
+  __builtin_prefetch(pop->slots + i * pop->slot_bytes);
+#else
+  (void)pop, (void)i;
+#endif
 }
 
 int sp_population_plan_length(const SpPopulation *pop, size_t i) {
@@ -845,7 +875,7 @@ SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
 void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
   memset(out, 0, sizeof *out);
   out->npcs = pop->n;
-  out->dirty = pop->dirty_count;
+  out->dirty = atomic_load(&pop->dirty_count);
   for (size_t i = 0; i < pop->n; i++) {
     switch (pop->status[i] & ST_KIND_MASK) {
     case ST_SLOT: out->planned++; break;
