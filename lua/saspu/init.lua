@@ -181,6 +181,10 @@ local saspu = {
 -- saspu.domain(spec) -> saspu.Domain; raises a path-naming error on bad input.
 saspu.domain = core.domain
 
+-- Goals are conditions: saspu.KEEP as a goal value keeps the variable's start value;
+-- saspu.ANY (255) is a packed goal's byte for a free variable.
+saspu.KEEP, saspu.ANY = core.KEEP, core.ANY
+
 -- Loads a text chunk with the environment `env`: loadfile's mode and env
 -- arguments where they exist (5.2+), else the text through loadstring and
 -- setfenv (5.1, LuaJIT), refusing precompiled chunks the same way.
@@ -231,6 +235,7 @@ end
 -- check between instructions sees it: it is checked against the budget first.
 function saspu.file_env(path)
   local env = copy(safe_basics)
+  env.KEEP = core.KEEP -- a goal value: the variable keeps its start value
   env.string, env.table, env.math = copy(string_lib), copy(table_lib), copy(math_lib)
   local rep = string_lib.rep
   env.string.rep = function(str, n, sep)
