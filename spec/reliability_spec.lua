@@ -1,6 +1,7 @@
 -- spec/reliability_spec.lua: no script crashes the binding: objects closed by code their own methods run, stale plans, message limits, collector-visible memory.
 local saspu = require "saspu"
 local fixtures = require "support.domains"
+local compat = require "support.compat"
 
 local HORSE = "domains/horse_breeder.lua"
 
@@ -16,9 +17,7 @@ local function under_closing_finalizer(target, rounds, f)
     if armed and target then target:close() end
     setmetatable({}, mt) -- the next cycle runs this finalizer again
   end
-  -- busted runs in generational mode: a full cycle after the switch sets the new pace
-  local mode = collectgarbage("incremental", 1, 1000)
-  collectgarbage()
+  local restore = compat.eager_collector()
   setmetatable({}, mt)
   local closed, completed = 0, 0
   for i = 1, rounds do
@@ -32,13 +31,13 @@ local function under_closing_finalizer(target, rounds, f)
       closed = closed + 1
     else
       stop = true
-      collectgarbage(mode)
+      restore()
       error(err, 0)
     end
   end
   stop = true
   collectgarbage()
-  collectgarbage(mode)
+  restore()
   return closed, completed
 end
 
@@ -132,8 +131,9 @@ describe("methods whose object is closed by code they run", function()
       read = function(g) return g:cost(1, 1), g:is_blocked(2, 2), g:memory(), tostring(g) end,
       stats = function(g) g:path(1, 1, 4, 1); return g:last_stats() end,
     })
-    -- the finalizer did close objects in the middle of calls (the check can fail)
-    assert.is_true(total_closed > 0)
+    -- the finalizer did close objects in the middle of calls (the check can fail);
+    -- before 5.3 (LuaJIT too) the collector rarely steps inside these short grid calls
+    if _VERSION >= "Lua 5.3" then assert.is_true(total_closed > 0) end
   end)
 
   it("raises instead of reading a domain closed by a `why` table's __newindex", function()
@@ -235,8 +235,12 @@ describe("messages", function()
 
   it("names a mark_dirty range without overflowing", function()
     local pop = saspu.population(fixtures.domain("horse_breeder"), 4)
-    assert.error_matches(function() pop:mark_dirty(2, math.maxinteger) end,
-      "9223372036854775807 NPCs from npc 2 are outside 1..4", 1, true)
+    if math.maxinteger then -- 5.3 and later: the largest integer itself
+      assert.error_matches(function() pop:mark_dirty(2, math.maxinteger) end,
+        "9223372036854775807 NPCs from npc 2 are outside 1..4", 1, true)
+    end
+    assert.error_matches(function() pop:mark_dirty(2, 2^53) end,
+      "npcs 2..9007199254740993 are outside 1..4", 1, true)
     assert.error_matches(function() pop:mark_dirty(3, 5) end, "npcs 3..7 are outside 1..4", 1, true)
   end)
 end)

@@ -336,6 +336,24 @@ int saspu_compat_absindex(lua_State *L, int idx)
   return idx > 0 || idx <= LUA_REGISTRYINDEX ? idx : lua_gettop(L) + idx + 1;
 }
 
+/* Tables keyed by a C address (a light userdata), as 5.2's rawgetp. */
+int saspu_compat_rawgetp(lua_State *L, int idx, const void *p)
+{
+  idx = saspu_compat_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)p);
+  lua_rawget(L, idx);
+  return lua_type(L, -1);
+}
+
+/* t[p] = the value on top, popped, as 5.2's rawsetp. */
+void saspu_compat_rawsetp(lua_State *L, int idx, const void *p)
+{
+  idx = saspu_compat_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)p);
+  lua_insert(L, -2);
+  lua_rawset(L, idx);
+}
+
 /* LUA_OPLE is "less than or equal" (5.1 has no __le call from C). */
 int saspu_compat_compare(lua_State *L, int a, int b, int op)
 {

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdarg.h>
 
+#include <stdint.h>
+
 #include "lua.h"
 #include "lauxlib.h"
 
@@ -49,6 +51,9 @@ int saspu_compat_typeerror(lua_State *L, int arg, const char *tname);
 /* ---- 5.1, LuaJIT, 5.2: integers, getters that return the type, %I ---- */
 typedef size_t saspu_compat_Unsigned; /* the unsigned twin of ptrdiff_t */
 #define lua_Unsigned saspu_compat_Unsigned
+#if !defined(LUA_MAXINTEGER)
+#define LUA_MAXINTEGER PTRDIFF_MAX /* lua_Integer is ptrdiff_t before 5.3 */
+#endif
 
 static inline int saspu_compat_getfield(lua_State *L, int idx, const char *k)
 {
@@ -125,8 +130,12 @@ void saspu_compat_setfuncs(lua_State *L, const luaL_Reg *l, int nup);
 void saspu_compat_setmetatable(lua_State *L, const char *tname);
 char *saspu_compat_buffinitsize(lua_State *L, luaL_Buffer *b, size_t size);
 void saspu_compat_pushresultsize(luaL_Buffer *b, size_t size);
+int saspu_compat_rawgetp(lua_State *L, int idx, const void *p);
+void saspu_compat_rawsetp(lua_State *L, int idx, const void *p);
 #if !defined(SASPU_COMPAT_IMPL)
 #define lua_absindex saspu_compat_absindex
+#define lua_rawgetp saspu_compat_rawgetp
+#define lua_rawsetp saspu_compat_rawsetp
 #define lua_compare saspu_compat_compare
 #define lua_rawlen(L, i) lua_objlen((L), (i))
 #define luaL_len saspu_compat_len

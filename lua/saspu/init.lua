@@ -177,7 +177,7 @@ local open = io.open
 local setfenv, loadstring = rawget(_G, "setfenv"), rawget(_G, "loadstring")
 local string_lib, table_lib, math_lib = string, table, math
 local getmetatable, collectgarbage, coroutine = getmetatable, collectgarbage, coroutine
-local sethook = debug.sethook
+local sethook, gethook = debug.sethook, debug.gethook
 
 local saspu = {
   _VERSION = "saspu " .. core._VERSION, -- the CMake project version
@@ -268,9 +268,11 @@ function saspu.load(path)
   -- LuaJIT does not call count hooks inside compiled traces: the file runs interpreted
   local jit = rawget(_G, "jit")
   if jit then jit.off(chunk, true) end
+  local hook_fn, hook_mask, hook_count = gethook()
   local co = coroutine.create(chunk)
   -- checked before every instruction: one instruction can at most double a string
   sethook(co, function()
+    if coroutine.running() ~= co then return end -- LuaJIT: the hook is the whole VM's
     steps = steps + 1
     if steps > max_steps then
       error(path .. ": ran over its budget of " .. max_steps .. " instructions", 0)
@@ -283,6 +285,8 @@ function saspu.load(path)
   string_mt.__index = env.string
   local ok, spec = coroutine.resume(co)
   string_mt.__index = string_index
+  -- LuaJIT's hooks belong to the whole VM, not the coroutine: put the caller's back
+  if jit then sethook(hook_fn, hook_mask, hook_count) end
   if not ok then
     error("saspu.load: " .. tostring(spec), 2) -- spec: "path:line: message"
   end

@@ -15,7 +15,7 @@
 -- in the legend".
 local type, pairs, ipairs, error, tostring, loadfile, require =
   type, pairs, ipairs, error, tostring, loadfile, require
-local open, concat, sort, mathtype = io.open, table.concat, table.sort, math.type
+local open, concat, sort, floor = io.open, table.concat, table.sort, math.floor
 
 local M = {}
 
@@ -43,7 +43,7 @@ local function check_legend(legend, where)
       fail(where, "legend['%s'].kind must be a non-empty string", letter)
     end
     local c = entry.capacity
-    if c ~= nil and (mathtype(c) ~= "integer" or c < 1) then
+    if c ~= nil and (type(c) ~= "number" or c ~= floor(c) or c < 1) then
       fail(where, "legend['%s'].capacity must be a positive integer, got %s", letter, tostring(c))
     end
   end

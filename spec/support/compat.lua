@@ -20,6 +20,25 @@ function M.is_integer(x)
   return type(x) == "number" and x == floor(x)
 end
 
+-- M.eager_collector() -> restore: makes the collector run a step at
+-- almost every allocation (pause 1%, step multiplier 1000), so finalizers
+-- run in the middle of C functions; restore() puts the old settings back.
+-- 5.4 switches to incremental mode for it (busted runs generational).
+function M.eager_collector()
+  if _VERSION >= "Lua 5.4" then
+    local mode = collectgarbage("incremental", 1, 1000)
+    collectgarbage()
+    return function() collectgarbage(mode) end
+  end
+  local pause = collectgarbage("setpause", 1)
+  local stepmul = collectgarbage("setstepmul", 1000)
+  collectgarbage()
+  return function()
+    collectgarbage("setpause", pause)
+    collectgarbage("setstepmul", stepmul)
+  end
+end
+
 -- M.heap_growth_kib(fn) -> how many KiB the Lua heap grew by while fn()
 -- ran with the collector stopped. fn runs once before, unmeasured, so
 -- one-off growth is not counted (5.2 and 5.3 shrink the stack and call
