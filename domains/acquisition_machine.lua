@@ -42,7 +42,8 @@ return {
     { name = "attack", var = "threatened", pre = "true", post = "false" },
   },
   goals = {
-    -- The machine's only goal, Harvest = <1,1,3,1,1,0,0>.
+    -- The machine's only goal, Harvest = <1,1,3,1,1,0,0>: total, so "keep" and "free"
+    -- (a left-out variable's readings) do not arise.
     harvest = { ore_found = "true", ore_shared = "true", harvest = "stored",
                 charged = "true", system = "operational", disturbance = "false",
                 threatened = "false" },

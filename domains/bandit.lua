@@ -45,6 +45,8 @@ return {
     { name = "stash_loot",      var = "loot",  pre = "in_bag", post = "stashed",
       prevail = { horse = "mounted" }, params = { "pos" } },
   },
+  -- Every goal is a condition: the variables it leaves out are free (don't care, the
+  -- default); none keeps a start value (saspu.KEEP), so "kept" below is the other reading.
   goals = {
     -- Rob a bank: the money stashed at the hideout. The teller is listed because he
     -- never calms down again; mask, gun and horse are left free (kept: the bandit ends

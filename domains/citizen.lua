@@ -41,17 +41,21 @@ return {
       params = { "item", "pos" } },
   },
   goals = {
-    -- The paper's three listed goals; variables left out keep their start value.
+    -- A goal is a condition: a variable it leaves out is free (don't care).
+    -- The paper's three listed goals are total states: where they write s0[v] the
+    -- variable keeps its start value (v = KEEP, the value saspu.KEEP).
     -- Work = <2,2,1,0,s0[debating],1,1>
     work = { hunger = "fed", thirst = "hydrated", has_item = "true", wandering = "false",
-             rested = "true", working = "true" },
+             debating = KEEP, rested = "true", working = "true" },
     -- BuySupplies = <1,1,s0,s0,s0,s0,0>
-    buy_supplies = { hunger = "has_food", thirst = "has_drink", working = "false" },
+    buy_supplies = { hunger = "has_food", thirst = "has_drink", has_item = KEEP,
+                     wandering = KEEP, debating = KEEP, rested = KEEP, working = "false" },
     -- EatAndDebateWhileWandering = <2,2,s0,1,1,s0,0>
-    eat_and_debate_while_wandering = { hunger = "fed", thirst = "hydrated",
+    eat_and_debate_while_wandering = { hunger = "fed", thirst = "hydrated", has_item = KEEP,
                                        wandering = "true", debating = "true",
-                                       working = "false" },
-    -- The paper uses 8 goals and lists 3. The five below are ours; each is a routine
+                                       rested = KEEP, working = "false" },
+    -- The paper uses 8 goals and lists 3. The five below are ours, conditions whose
+    -- left-out variables are free (none keeps a start value); each is a routine
     -- part of a citizen's day and has a plan from the start of the day (nothing can
     -- make a citizen un-rested again, so no goal asks for rested = false).
     -- A meal on its own: buy food, then eat it.

@@ -41,6 +41,8 @@ return {
     { name = "collect_tips",  var = "tips",  pre = "none", post = "collected",
       prevail = { show = "bowed" }, params = { "pos" } },
   },
+  -- Every goal is a condition: the variables it leaves out are free (don't care, the
+  -- default); none keeps a start value (saspu.KEEP), so "kept" below is the other reading.
   goals = {
     -- Dance: the number danced and the tips collected. The show is listed because it
     -- never goes back to "waiting"; the dress and the music are left free (kept: she

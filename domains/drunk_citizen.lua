@@ -46,6 +46,8 @@ return {
     { name = "sit_down",          var = "wandering", pre = "staggering", post = "seated",
       params = { "pos" } },
   },
+  -- Every goal is a condition: the variables it leaves out are free (don't care, the
+  -- default); none keeps a start value (saspu.KEEP), so "kept" below is the other reading.
   goals = {
     -- Forget: the memory gone. Drunkenness is listed because it never sobers up in
     -- this domain (the game resets it overnight); the bottle is left free (kept: he

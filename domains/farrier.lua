@@ -44,6 +44,8 @@ return {
     { name = "shoe_horse",  var = "horse", pre = "tied", post = "shod",
       prevail = { horseshoe = "ready" }, params = { "horse", "pos" } },
   },
+  -- Every goal is a condition: the variables it leaves out are free (don't care, the
+  -- default); none keeps a start value (saspu.KEEP), so "kept" below is the other reading.
   goals = {
     -- Forge horseshoes: a shoe ready and the tongs back on the rack. The forge is left
     -- free: keeping the start value banks it again, "don't care" leaves it hot.

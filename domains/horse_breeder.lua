@@ -41,15 +41,19 @@ return {
     { name = "fill_trough",    var = "water",    pre = "in_bucket", post = "in_trough",
       prevail = { bucket = "in_hands" }, params = { "pos" } },
   },
+  -- A goal is a condition: a variable it leaves out is free (don't care). The papers'
+  -- goals are total states; where they write s0[v], the variable keeps its start value
+  -- (v = KEEP, the value saspu.KEEP): the sub-goals must not undo the other's progress.
   goals = {
-    -- FeedHorses = <2,0,2>: feeder and trough filled, bucket back on the floor.
+    -- FeedHorses = <2,0,2>: feeder and trough filled, bucket back on the floor (total).
     feed_horses = { haystack = "in_feeder", bucket = "on_floor", water = "in_trough" },
-    -- FillFeeder = <2,0,s0[water]>: the water is left out.
-    fill_feeder = { haystack = "in_feeder", bucket = "on_floor" },
-    -- FillTrough = <s0[haystack],0,2>: the haystack is left out. The SSCI text writes
+    -- FillFeeder = <2,0,s0[water]>: the water keeps its start value (KEEP).
+    fill_feeder = { haystack = "in_feeder", bucket = "on_floor", water = KEEP },
+    -- FillTrough = <s0[haystack],0,2>: the haystack keeps its start value (KEEP): held
+    -- at the start, it is dropped for the bucket and taken again. The SSCI text writes
     -- <s0,1,2> (bucket in hands), but its worked example <0,0,0> -> <0,0,2> ends with
     -- drop_bucket, and every other goal leaves the hands free.
-    fill_trough = { bucket = "on_floor", water = "in_trough" },
+    fill_trough = { haystack = KEEP, bucket = "on_floor", water = "in_trough" },
   },
   starts = {
     -- The two starts of the paper's worked examples.

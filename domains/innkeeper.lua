@@ -51,6 +51,8 @@ return {
     { name = "hand_key",      var = "key",     pre = "in_hand", post = "given",
       prevail = { ledger = "signed", room = "made" }, params = { "guest", "pos" } },
   },
+  -- Every goal is a condition: the variables it leaves out are free (don't care, the
+  -- default); none keeps a start value (saspu.KEEP), so "kept" below is the other reading.
   goals = {
     -- Serve a drink: served and paid. The bottle is left free (kept: shelved again when
     -- it started on the shelf; don't care: it may stay in hand for the next customer).

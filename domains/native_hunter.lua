@@ -41,6 +41,8 @@ return {
     { name = "sell_pelt",     var = "pelt",  pre = "carried", post = "sold",
       params = { "pos" } },
   },
+  -- Every goal is a condition: the variables it leaves out are free (don't care, the
+  -- default); none keeps a start value (saspu.KEEP), so "kept" below is the other reading.
   goals = {
     -- Hunt: the pelt sold. The prey is listed because it never goes back to "unseen";
     -- the bow is left free (kept: slung again; don't care: may stay in hand).

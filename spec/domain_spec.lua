@@ -300,12 +300,12 @@ describe("saspu.Domain", function()
   end)
 
   describe("goals and starts", function()
-    it("returns the declared goals and starts", function()
+    it("returns the declared goals and starts, saspu.KEEP where a goal keeps a start value", function()
       local dom = fixtures.domain("horse_breeder")
       assert.same({
         feed_horses = { haystack = "in_feeder", bucket = "on_floor", water = "in_trough" },
-        fill_feeder = { haystack = "in_feeder", bucket = "on_floor" },
-        fill_trough = { bucket = "on_floor", water = "in_trough" },
+        fill_feeder = { haystack = "in_feeder", bucket = "on_floor", water = saspu.KEEP },
+        fill_trough = { haystack = saspu.KEEP, bucket = "on_floor", water = "in_trough" },
       }, dom:goals())
       assert.same({
         morning = { haystack = "stored", bucket = "on_floor", water = "in_source" },

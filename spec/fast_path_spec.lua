@@ -1,6 +1,7 @@
 -- spec/fast_path_spec.lua: the numeric fast path: dom:encode, dom:decode, dom:plan_ids with reused tables.
 local fixtures = require "support.domains"
 local compat = require "support.compat"
+local saspu = require "saspu"
 
 describe("saspu.Domain:encode", function()
   local dom = fixtures.domain("horse_breeder")
@@ -23,11 +24,25 @@ describe("saspu.Domain:encode", function()
     assert.equal("\1\0\2", dom:encode({ water = "in_trough" }, "holding_haystack"))
   end)
 
-  it("raises on a partial state without a base", function()
+  it("packs a partial goal without a base: byte 255 (saspu.ANY) for a free variable", function()
+    assert.equal(255, saspu.ANY)
+    assert.equal("\255\255\2", dom:encode { water = "in_trough" })
+    assert.equal("\2\0\2", dom:encode("feed_horses"))
+    assert.equal("\1\1\255", dom:encode { haystack = "in_hands", bucket = "in_hands" })
+  end)
+
+  it("raises on a kept variable without a base", function()
     assert.error_matches(function() dom:encode("fill_trough") end,
-      "saspu.Domain:encode: missing variable 'haystack' (give a base state)", 1, true)
-    assert.error_matches(function() dom:encode { water = "in_trough" } end,
-      "saspu.Domain:encode: missing variable 'haystack'", 1, true)
+      "saspu.Domain:encode: 'haystack' keeps its start value (saspu.KEEP): give the start as a base",
+      1, true)
+    assert.error_matches(function() dom:encode { water = "in_trough", bucket = saspu.KEEP } end,
+      "saspu.Domain:encode: 'bucket' keeps its start value", 1, true)
+    assert.equal("\0\0\2", dom:encode({ water = "in_trough", bucket = saspu.KEEP }, "morning"))
+  end)
+
+  it("raises on a partial base", function()
+    assert.error_matches(function() dom:encode("feed_horses", { water = "in_trough" }) end,
+      "saspu.Domain:encode: base: missing variable 'haystack' (a base gives every variable)", 1, true)
   end)
 
   it("raises on an unknown name", function()
@@ -50,11 +65,18 @@ describe("saspu.Domain:decode", function()
     assert.same(want, dom:decode({ 2, 1, 3 }))
   end)
 
+  it("leaves a packed goal's free variables out", function()
+    assert.same({ water = "in_trough" }, dom:decode("\255\255\2"))
+    assert.same({ bucket = "in_hands" }, dom:decode({ 0, 2, 0 }))
+    assert.same({ water = "in_trough" }, dom:decode(dom:encode { water = "in_trough" }))
+  end)
+
   it("raises on a value out of range", function()
     assert.error_matches(function() dom:decode("\3\0\0") end,
-      "saspu.Domain:decode: state: byte 1 is 3, out of range for 'haystack' (3 values)", 1, true)
+      "saspu.Domain:decode: state: byte 1 is 3, out of range for 'haystack' (3 values; 255: free)",
+      1, true)
     assert.error_matches(function() dom:decode({ 1, 3, 1 }) end,
-      "saspu.Domain:decode: state: [2] must be a value id of 'bucket' (1 to 2)", 1, true)
+      "saspu.Domain:decode: state: [2] must be a value id of 'bucket' (1 to 2; 0: free)", 1, true)
   end)
 end)
 
@@ -158,7 +180,7 @@ describe("saspu.Domain:plan_ids", function()
       { "a packed state of the wrong length", "\0\0", goal,
         "saspu.Domain:plan_ids: s0: packed state of 2 bytes, expected 3" },
       { "a packed value out of range", s0, "\2\2\2",
-        "saspu.Domain:plan_ids: goal: byte 2 is 2, out of range for 'bucket' (2 values)" },
+        "saspu.Domain:plan_ids: goal: byte 2 is 2, out of range for 'bucket' (2 values; 255: free)" },
       { "a value id out of range", { 1, 1, 4 }, goal,
         "saspu.Domain:plan_ids: s0: [3] must be a value id of 'water' (1 to 3)" },
       { "a short value-id array", { 1, 1 }, goal,

@@ -45,7 +45,10 @@ local function dump(spec)
   local function state(s)
     local out = {}
     for _, v in ipairs(spec.variables) do
-      if s[v.name] ~= nil then out[#out + 1] = " " .. v.name .. "=" .. tostring(s[v.name]) end
+      -- the header lists what a goal sets: saspu.KEEP (the start value) is left out
+      if s[v.name] ~= nil and s[v.name] ~= saspu.KEEP then
+        out[#out + 1] = " " .. v.name .. "=" .. tostring(s[v.name])
+      end
     end
     return table.concat(out)
   end

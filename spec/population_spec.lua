@@ -60,8 +60,8 @@ local function populate(dom, pairs_, n)
   local pop = saspu.population(dom, n)
   for i = 1, n do
     local pair = pairs_[(i - 1) % #pairs_ + 1]
-    if i % 3 == 0 then
-      pop:set(i, dom:encode(pair.start), dom:encode(pair.goal, pair.start))
+    if i % 3 == 0 then -- a named goal stays a name: it may keep start values (saspu.KEEP)
+      pop:set(i, dom:encode(pair.start), type(pair.goal) == "table" and dom:encode(pair.goal) or pair.goal)
     else
       pop:set(i, pair.start, pair.goal)
     end
@@ -284,9 +284,10 @@ describe("saspu.Population:set", function()
             { haystack = "in_feeder" })
     pop:set(3, dom:encode("holding_haystack"), dom:encode("feed_horses", "morning"))
     pop:set(4, "holding_haystack")
-    pop:set(4, nil, "fill_feeder") -- the goal's water comes from the NPC's state
-    assert.equal(dom:encode("fill_trough", "morning"), pop:goal(1))
-    assert.equal(dom:encode({ haystack = "in_feeder" }, "holding_haystack"), pop:goal(2))
+    pop:set(4, nil, "fill_feeder") -- the goal keeps the water of the NPC's state
+    assert.equal(dom:encode("fill_trough", "morning"), pop:goal(1)) -- keeps the haystack
+    assert.equal(dom:encode { haystack = "in_feeder" }, pop:goal(2)) -- the rest is free
+    assert.equal("\255\255\255", dom:encode {})
     assert.equal(dom:encode("fill_feeder", "holding_haystack"), pop:goal(4))
     pop:plan()
     assert.same(dom:plan("morning", "fill_trough"), pop:plan_of(1))
@@ -344,17 +345,20 @@ describe("the bulk setters", function()
     assert.same(dom:plan("start_of_day", "work"), pop:plan_of(6))
   end)
 
-  it("set_goal_all gives every NPC the goal, completed from its own state", function()
+  it("set_goal_all gives every NPC the goal, kept variables from its own state", function()
     local pop = saspu.population(dom, 3)
     local walking = dom:encode({ wandering = "true", thirst = "hydrated" }, "start_of_day")
     pop:set_states(1, day .. walking .. day)
-    pop:set_goal_all("join_a_debate") -- partial: debating = true only
+    pop:set_goal_all("join_a_debate") -- partial: debating = true only, the rest free
+    for i = 1, 3 do assert.equal(dom:encode("join_a_debate"), pop:goal(i)) end
+    pop:set_goal_all("join_a_debate", { keep = true }) -- the rest kept
     assert.equal(dom:encode("join_a_debate", "start_of_day"), pop:goal(1))
     assert.equal(dom:encode("join_a_debate", walking), pop:goal(2))
     pop:set_goal_all(work) -- total
     for i = 1, 3 do assert.equal(work, pop:goal(i)) end
-    pop:set_goal_all { hunger = "fed" }
-    assert.equal(dom:encode({ hunger = "fed" }, walking), pop:goal(2))
+    pop:set_goal_all { hunger = "fed", wandering = saspu.KEEP }
+    assert.equal("\2\255\255\1\255\255\255", pop:goal(2)) -- wandering kept: true
+    assert.equal("\2\255\255\0\255\255\255", pop:goal(3))
     pop:plan()
     assert.same({ "buy_food", "eat" }, pop:plan_of(3))
   end)

@@ -49,7 +49,7 @@ enum {
   UV_ACTION_IDS,   /* action name -> action index */
   UV_ACTION_NAMES, /* array of action names */
   UV_PARAMS,       /* array of parameter-name arrays, one per action */
-  UV_GOALS,        /* goal name -> packed goal (values, then a set/keep mask) */
+  UV_GOALS,        /* goal name -> packed goal (values, then GOAL_* marks) */
   UV_STARTS,       /* start name -> packed start (one byte per variable) */
   UV_SCRATCH,      /* userdata: the plan, s0 and goal buffers */
   UV_COUNT = UV_SCRATCH
@@ -68,7 +68,7 @@ typedef struct LDomain {
   uint16_t *counts; /* variable_count entries, same: value counts */
   SpValue *s0;    /* variable_count entries, same */
   SpValue *goal;  /* variable_count entries, same */
-  uint8_t *mask;  /* variable_count entries, same: which goal values were given */
+  uint8_t *mask;  /* variable_count entries, same: the goal's GOAL_* marks */
   int nvars;
   int nactions;
   size_t held; /* C bytes reported to accounting.c */
@@ -138,6 +138,19 @@ void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
                     Formatter f, const void *arg);
 const char *var_name(lua_State *L, const Names *n, int var);
 const char *shown_name(lua_State *L, int idx);
+
+/* ---- goals.c: goals as conditions. A goal's variables are marked
+ * set, free (left out: any end value) or kept (saspu.KEEP, or left out
+ * with { keep = true }: the start value). */
+enum { GOAL_FREE = 0, GOAL_SET = 1, GOAL_KEEP = 2 };
+void push_keep_marker(lua_State *L);
+int is_keep_marker(lua_State *L, int idx);
+void resolve_goal(SpValue *goal, const uint8_t *mark, const SpValue *s0, int nv,
+                  int keep_all);
+int goal_needs_start(const uint8_t *mark, int nv, int keep_all);
+void marks_of_goal(const SpValue *goal, uint8_t *mark, int nv);
+void read_named_goal(const char *packed, int nv, SpValue *goal, uint8_t *mark);
+int goal_options(lua_State *L, int arg);
 
 /* ---- accounting.c: C memory the collector cannot see */
 void open_accounting(lua_State *L);

@@ -324,7 +324,10 @@ static int push_state_copies(lua_State *L, int uv, int partial)
       if (partial && !p[d->nvars + v])
         continue;
       lua_rawgeti(L, n.var_names, v + 1);
-      push_value_name(L, &n, v, p[v]);
+      if (partial && p[d->nvars + v] == GOAL_KEEP)
+        push_keep_marker(L);
+      else
+        push_value_name(L, &n, v, p[v]);
       lua_rawset(L, -3);
     }
     lua_remove(L, -2);
@@ -335,7 +338,8 @@ static int push_state_copies(lua_State *L, int uv, int partial)
   return 1;
 }
 
-/* dom:goals() -> { name = partial state }, copies of the declared goals. */
+/* dom:goals() -> { name = partial state }, copies of the declared goals
+ * (saspu.KEEP where a goal keeps the start value). */
 static int l_goals(lua_State *L)
 {
   return push_state_copies(L, UV_GOALS, 1);

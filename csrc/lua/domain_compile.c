@@ -335,7 +335,8 @@ static int compile_actions(lua_State *L, const Names *n)
 
 /* Packs every named state of `field` (goals or starts) into a string kept
  * in a new table left on the stack: starts are total (one byte per
- * variable), goals partial (values, then a mask of the given variables). */
+ * variable), goals partial (values, then their GOAL_* marks: a left-out
+ * variable is free, one given as saspu.KEEP keeps its start value). */
 static void compile_states(lua_State *L, const Names *n, int nv, const char *field,
                            int partial, SpValue *buf)
 {

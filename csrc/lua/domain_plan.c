@@ -20,7 +20,8 @@ const char *failure_code_name(SpFailureCode c)
 
 /* Fills the table at `why` with the reason for a missing plan: message,
  * code, and the action, other_action, variable and value involved (by
- * name; nil when not relevant). `dom` is the stack index of the domain
+ * name; nil when not relevant), and free_variable: the variable's name
+ * when the goal leaves it free. `dom` is the stack index of the domain
  * userdata whose compiled form is `*domain` (fetched again after each Lua
  * point; `type` names its holder when it is gone: see binding.h). Every
  * value is on the stack before the first lua_setfield, which may run the
@@ -28,8 +29,8 @@ const char *failure_code_name(SpFailureCode c)
 void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
                  const char *type, int why, const SpFailure *f)
 {
-  static const char *const keys[6] = { "message", "code", "action", "other_action",
-                                       "variable", "value" };
+  static const char *const keys[7] = { "message", "code", "action", "other_action",
+                                       "variable", "value", "free_variable" };
   Names n;
   int top = lua_gettop(L), names, nactions, nvars, has_value, first, k;
   const SpDomain *cd;
@@ -62,7 +63,11 @@ void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
     push_value_name(L, &n, f->variable, f->value);
   else
     lua_pushnil(L);
-  for (k = 0; k < 6; k++) { /* in this order, from the slots above */
+  if (f->free_variable && f->variable >= 0 && f->variable < nvars)
+    lua_rawgeti(L, n.var_names, f->variable + 1);
+  else
+    lua_pushnil(L);
+  for (k = 0; k < 7; k++) { /* in this order, from the slots above */
     lua_pushvalue(L, first + k);
     lua_setfield(L, why, keys[k]);
   }
@@ -92,6 +97,7 @@ static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
   SpStatus st;
   f->code = SP_FAIL_NONE;
   f->action = f->other_action = f->variable = f->value = -1;
+  f->free_variable = 0;
   st = sp_plan(live_domain(L, d), d->ws, d->s0, d->goal, d->plan, &len, f);
   if (st == SP_OK)
     return len;
@@ -101,7 +107,7 @@ static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
 }
 
 static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
-                        const char *fname, const char *what);
+                        const char *fname, const char *what, int goal);
 
 /* Is the string at `arg` (not a declared name) a packed state? Then it is
  * read into vals; else raises "unknown <what> '...'" listing the names in
@@ -110,7 +116,7 @@ static void plan_packed_or_raise(lua_State *L, LDomain *d, int arg, SpValue *val
                                  const char *what)
 {
   if (lua_rawlen(L, arg) == (size_t)d->nvars) {
-    read_packed(L, d, arg, vals, "plan", what);
+    read_packed(L, d, arg, vals, "plan", what, vals == d->goal);
     return;
   }
   push_key_list(L, lua_gettop(L) - 1);
@@ -138,44 +144,43 @@ static void plan_start(lua_State *L, LDomain *d, const Names *n, int arg)
   }
 }
 
-/* Reads argument `arg` of dom:plan as a goal into d->goal; variables it
- * leaves out keep their start value. */
-static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg)
+/* Reads argument `arg` of dom:plan as a goal into d->goal: a condition,
+ * whose left-out variables are free (SP_ANY), or keep their start value
+ * with `keep`; a saspu.KEEP value keeps it too. */
+static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg, int keep)
 {
-  int v;
   if (lua_type(L, arg) == LUA_TSTRING) {
-    const uint8_t *p;
     push_uv(L, 1, UV_GOALS);
     lua_pushvalue(L, arg);
     if (lua_rawget(L, -2) != LUA_TSTRING) {
-      plan_packed_or_raise(L, d, arg, d->goal, "goal"); /* a packed goal is total */
+      plan_packed_or_raise(L, d, arg, d->goal, "goal"); /* byte 255: free */
+      marks_of_goal(d->goal, d->mask, d->nvars);
     } else {
-      p = (const uint8_t *)lua_tostring(L, -1);
-      for (v = 0; v < d->nvars; v++)
-        d->goal[v] = p[d->nvars + v] ? p[v] : d->s0[v];
+      read_named_goal(lua_tostring(L, -1), d->nvars, d->goal, d->mask);
     }
     lua_pop(L, 2);
   } else if (lua_type(L, arg) == LUA_TTABLE) {
     read_state(L, n, arg, d->nvars, d->goal, d->mask, "saspu.Domain:plan: goal");
-    for (v = 0; v < d->nvars; v++)
-      if (!d->mask[v])
-        d->goal[v] = d->s0[v];
   } else {
     luaL_typeerror(L, arg, "table or goal name");
   }
+  resolve_goal(d->goal, d->mask, d->s0, d->nvars, keep);
 }
 
-/* dom:plan(start, goal) -> { action names } | nil, why */
+/* dom:plan(start, goal [, opts]) -> { action names } | nil, why
+ * opts: { keep = true }: the variables the goal leaves out keep their
+ * start value (else they are free). */
 int l_plan(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
   SpFailure f;
   Names n;
-  int len, i, names;
-  lua_settop(L, 3);
+  int len, i, names, keep;
+  lua_settop(L, 4);
+  keep = goal_options(L, 4);
   push_names(L, &n);
   plan_start(L, d, &n, 2);
-  plan_goal(L, d, &n, 3);
+  plan_goal(L, d, &n, 3, keep);
   len = run_plan(L, d, &f);
   if (len < 0) {
     lua_pushnil(L);
@@ -226,9 +231,11 @@ int l_plan_order(lua_State *L)
 }
 
 /* Reads a numeric state (packed string, or array of 1-based value ids)
- * at `arg` into vals. Raises on a wrong length or a value out of range. */
+ * at `arg` into vals. Raises on a wrong length or a value out of range.
+ * A `goal` may leave variables free: byte 255 (saspu.ANY), or id 0 in an
+ * array; they are read as SP_ANY. */
 static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
-                        const char *fname, const char *what)
+                        const char *fname, const char *what, int goal)
 {
   int v, t = lua_type(L, arg);
   if (t == LUA_TSTRING) {
@@ -238,10 +245,10 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
       luaL_error(L, "saspu.Domain:%s: %s: packed state of %d bytes, expected %d",
                  fname, what, (int)len, d->nvars);
     for (v = 0; v < d->nvars; v++) {
-      if (p[v] >= d->counts[v])
-        luaL_error(L, "saspu.Domain:%s: %s: byte %d is %d, out of range for '%s' (%d values)",
+      if (p[v] >= d->counts[v] && !(goal && p[v] == SP_ANY))
+        luaL_error(L, "saspu.Domain:%s: %s: byte %d is %d, out of range for '%s' (%d values%s)",
                    fname, what, v + 1, (int)p[v], sp_variable_name(live_domain(L, d), v),
-                   (int)d->counts[v]);
+                   (int)d->counts[v], goal ? "; 255: free" : "");
       vals[v] = p[v];
     }
   } else if (t == LUA_TTABLE) {
@@ -260,11 +267,11 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
                    "state (dom:encode(state)) or an array of 1-based value ids ({ 1, 1, 3 })",
                    fname, what);
       x = lua_tointegerx(L, -1, &isnum);
-      if (!isnum || x < 1 || x > d->counts[v])
-        luaL_error(L, "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d)",
+      if (!isnum || x < (goal ? 0 : 1) || x > d->counts[v])
+        luaL_error(L, "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d%s)",
                    fname, what, v + 1, sp_variable_name(live_domain(L, d), v),
-                   (int)d->counts[v]);
-      vals[v] = (SpValue)(x - 1);
+                   (int)d->counts[v], goal ? "; 0: free" : "");
+      vals[v] = x == 0 ? SP_ANY : (SpValue)(x - 1);
       lua_pop(L, 1);
     }
   } else {
@@ -274,7 +281,8 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
 
 /* dom:plan_ids(s0, goal [, out [, why]]) -> count, out | nil, why
  * The fast path: states are packed strings (dom:encode) or arrays of
- * 1-based value ids, both total; out[1..count] receives 1-based action
+ * 1-based value ids, the goal's free variables byte 255 or id 0 (see
+ * read_packed); out[1..count] receives 1-based action
  * ids and entries after count are cleared. With the caller's `out` and
  * `why` tables nothing is allocated per call. */
 int l_plan_ids(lua_State *L)
@@ -283,8 +291,8 @@ int l_plan_ids(lua_State *L)
   SpFailure f;
   lua_Integer old, i;
   int len;
-  read_packed(L, d, 2, d->s0, "plan_ids", "s0");
-  read_packed(L, d, 3, d->goal, "plan_ids", "goal");
+  read_packed(L, d, 2, d->s0, "plan_ids", "s0", 0);
+  read_packed(L, d, 3, d->goal, "plan_ids", "goal", 1);
   lua_settop(L, 5);
   if (lua_isnil(L, 4)) {
     lua_newtable(L);
@@ -316,9 +324,10 @@ int l_plan_ids(lua_State *L)
   return 2;
 }
 
-/* Reads `arg` (a state table, a start name or a goal name) into d->s0,
- * taking the variables it leaves out from `base` (same forms, or a packed
- * state) when given. */
+/* Reads `arg` (a state table, a start name or a goal name) into d->s0.
+ * The variables it leaves out, and those it gives as saspu.KEEP, come
+ * from `base` (a start name, a total table, a packed state) when given;
+ * without a base, left-out variables are free: SP_ANY (a packed goal). */
 static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int base)
 {
   int v, t = lua_type(L, arg);
@@ -332,15 +341,18 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
       lua_pop(L, 2);
     }
     if (lua_type(L, base) == LUA_TSTRING && !is_start) {
-      read_packed(L, d, base, d->goal, "encode", "base");
+      read_packed(L, d, base, d->goal, "encode", "base", 0);
     } else {
       encode_state(L, d, n, base, 0);
       memcpy(d->goal, d->s0, (size_t)d->nvars);
+      for (v = 0; v < d->nvars; v++)
+        if (d->goal[v] == SP_ANY)
+          luaL_error(L, "saspu.Domain:encode: base: missing variable '%s' (a base gives "
+                     "every variable)", var_name(L, n, v));
     }
   }
-  memset(mask, 1, (size_t)d->nvars);
+  memset(mask, GOAL_SET, (size_t)d->nvars);
   if (t == LUA_TSTRING) {
-    const uint8_t *p;
     push_uv(L, 1, UV_STARTS);
     lua_pushvalue(L, arg);
     if (lua_rawget(L, -2) == LUA_TSTRING) {
@@ -351,9 +363,7 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
       if (lua_rawget(L, -2) != LUA_TSTRING)
         luaL_error(L, "saspu.Domain:encode: no start or goal named %s",
                    shown_name(L, arg));
-      p = (const uint8_t *)lua_tostring(L, -1);
-      memcpy(d->s0, p, (size_t)d->nvars);
-      memcpy(mask, p + d->nvars, (size_t)d->nvars);
+      read_named_goal(lua_tostring(L, -1), d->nvars, d->s0, mask);
       lua_pop(L, 2);
     }
     lua_pop(L, 2);
@@ -363,16 +373,17 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
     luaL_typeerror(L, arg, "table, start name or goal name");
   }
   for (v = 0; v < d->nvars; v++) {
-    if (mask[v])
+    if (mask[v] == GOAL_SET)
       continue;
-    if (!base)
-      luaL_error(L, "saspu.Domain:encode: missing variable '%s' (give a base state)",
-                 var_name(L, n, v));
-    d->s0[v] = d->goal[v];
+    if (!base && mask[v] == GOAL_KEEP)
+      luaL_error(L, "saspu.Domain:encode: '%s' keeps its start value (saspu.KEEP): "
+                 "give the start as a base", var_name(L, n, v));
+    d->s0[v] = base ? d->goal[v] : SP_ANY;
   }
 }
 
-/* dom:encode(state [, base]) -> packed string, one byte per variable. */
+/* dom:encode(state [, base]) -> packed string, one byte per variable:
+ * the 0-based value index, or 255 (saspu.ANY) for a goal's free one. */
 int l_encode(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
@@ -385,17 +396,20 @@ int l_encode(lua_State *L)
   return 1;
 }
 
-/* dom:decode(packed or value-id array) -> { var = value name }. */
+/* dom:decode(packed or value-id array) -> { var = value name }; a
+ * packed goal's free variables (byte 255) are absent. */
 int l_decode(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
   Names n;
   int v;
   lua_settop(L, 2);
-  read_packed(L, d, 2, d->s0, "decode", "state");
+  read_packed(L, d, 2, d->s0, "decode", "state", 1);
   push_names(L, &n);
   lua_createtable(L, 0, d->nvars);
   for (v = 0; v < d->nvars; v++) {
+    if (d->s0[v] == SP_ANY)
+      continue;
     lua_rawgeti(L, n.var_names, v + 1);
     push_value_name(L, &n, v, d->s0[v]);
     lua_rawset(L, -3);

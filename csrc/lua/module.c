@@ -37,6 +37,10 @@ int luaopen_saspu_core(lua_State *L)
   luaL_newlib(L, module_fns);
   lua_pushliteral(L, SASPU_VERSION); /* CMake's project version */
   lua_setfield(L, -2, "_VERSION");
+  push_keep_marker(L); /* a goal value: the variable keeps its start value */
+  lua_setfield(L, -2, "KEEP");
+  lua_pushinteger(L, SP_ANY); /* a packed goal's byte for a free variable */
+  lua_setfield(L, -2, "ANY");
   open_domain(L);
   open_grid(L);
   open_population(L);

@@ -203,8 +203,9 @@ void push_key_list(lua_State *L, int tbl)
 }
 
 /* Reads a state table at `tbl` into vals[0..nv-1]. Keys are variable
- * names, values value names. With `mask` (a partial state) mask[v] says
- * whether v was given; without it every variable must be given. */
+ * names, values value names. With `mask` (a goal) mask[v] is GOAL_SET,
+ * GOAL_KEEP (the value saspu.KEEP) or GOAL_FREE (left out); without it
+ * every variable must be given. */
 void read_state(lua_State *L, const Names *n, int tbl, int nv,
                        SpValue *vals, uint8_t *mask, const char *where)
 {
@@ -232,8 +233,16 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
       raise_error(L, where, "unknown variable %s (%s)", lua_tostring(L, -1),
                   lua_tostring(L, -2));
     }
+    if (is_keep_marker(L, key + 1)) { /* a goal's "the start value" */
+      if (!mask)
+        raise_error(L, where, "'%s': saspu.KEEP is for goals, a state gives every value",
+                    var_name(L, n, v));
+      seen[v] = GOAL_KEEP;
+      lua_pop(L, 1);
+      continue;
+    }
     vals[v] = (SpValue)read_value(L, n, v, key + 1, where, "");
-    seen[v] = 1;
+    seen[v] = GOAL_SET;
     lua_pop(L, 1);
   }
   if (!mask) {

@@ -137,16 +137,18 @@ static int packed_error(lua_State *L, const LPopulation *p, int arg, size_t firs
 
 /* Reads argument `arg` of a population method as a state into `out`:
  *   - a name: of a start (total) or, with `is_goal`, of a goal (partial);
- *   - a packed state of nvars bytes, as dom:encode makes (total);
+ *   - a packed state of nvars bytes, as dom:encode makes (total; a
+ *     goal's byte 255 leaves its variable free);
  *   - a table { var = value }: total for a start, partial for a goal.
  * Names are looked up first, so a name is never taken for bytes. Sets
- * p->mask[v] for the variables given; returns whether all were. `dom` is
- * the stack index of the domain userdata and `n` its names; `where`
- * prefixes errors inside a table. */
-static int pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
-                          int arg, int is_goal, SpValue *out, const char *where)
+ * p->mask to the goal's GOAL_* marks (every one GOAL_SET for a start).
+ * `dom` is the stack index of the domain userdata and `n` its names;
+ * `where` prefixes errors inside a table. */
+static void pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
+                           int arg, int is_goal, SpValue *out, const char *where)
 {
   int nv = p->nvars, v, t = lua_type(L, arg);
+  memset(p->mask, GOAL_SET, (size_t)nv);
   live_pop(L, p); /* p->domain lives as long as the population */
   if (t == LUA_TSTRING) {
     size_t len;
@@ -154,23 +156,22 @@ static int pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
     push_uv(L, dom, is_goal ? UV_GOALS : UV_STARTS);
     lua_pushvalue(L, arg);
     if (lua_rawget(L, -2) == LUA_TSTRING) {
-      const uint8_t *q = (const uint8_t *)lua_tostring(L, -1);
-      memcpy(out, q, (size_t)nv);
       if (is_goal)
-        memcpy(p->mask, q + nv, (size_t)nv);
+        read_named_goal(lua_tostring(L, -1), nv, out, p->mask);
       else
-        memset(p->mask, 1, (size_t)nv);
+        memcpy(out, lua_tostring(L, -1), (size_t)nv);
     } else if (len == (size_t)nv) {
       for (v = 0; v < nv; v++) {
         int x = (unsigned char)s[v], count = sp_variable_value_count(p->domain, v);
-        if (x >= count)
+        if (is_goal && x == SP_ANY)
+          p->mask[v] = GOAL_FREE;
+        else if (x >= count)
           luaL_argerror(L, arg, lua_pushfstring(L,
                         "packed %s: byte %d ('%s') is %d, out of range (%d values: 0..%d)",
                         is_goal ? "goal" : "start", v + 1, sp_variable_name(p->domain, v),
                         x, count, count - 1));
         out[v] = (SpValue)x;
       }
-      memset(p->mask, 1, (size_t)nv);
     } else {
       push_key_list(L, lua_gettop(L) - 1);
       shown_name(L, arg);
@@ -180,31 +181,11 @@ static int pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
     }
     lua_pop(L, 2);
   } else if (t == LUA_TTABLE) {
-    if (is_goal) {
-      memset(p->mask, 0, (size_t)nv);
-      read_state(L, n, arg, nv, out, p->mask, where);
-    } else {
-      read_state(L, n, arg, nv, out, NULL, where);
-      memset(p->mask, 1, (size_t)nv);
-    }
+    read_state(L, n, arg, nv, out, is_goal ? p->mask : NULL, where);
   } else {
     luaL_typeerror(L, arg, is_goal ? "goal name, packed state or table"
                                    : "start name, packed state or table");
   }
-  for (v = 0; v < nv; v++)
-    if (!p->mask[v])
-      return 0;
-  return 1;
-}
-
-/* Completes a partial goal: the variables p->mask leaves out take their
- * value from `base`. */
-static void complete_goal(const LPopulation *p, SpValue *goal, const SpValue *base)
-{
-  int v;
-  for (v = 0; v < p->nvars; v++)
-    if (!p->mask[v])
-      goal[v] = base[v];
 }
 
 /* Raises on a key of the options table at `arg` that is not in `allowed`. */
@@ -337,18 +318,21 @@ static int l_pop_domain(lua_State *L)
   return 1;
 }
 
-/* pop:set(i, start, goal): NPC i's state and goal; nil keeps the current
- * one. A goal that leaves variables out takes them from the start given,
- * or else from the NPC's current state. Everything is read and checked
- * before the NPC changes; it becomes dirty when something changed. */
+/* pop:set(i, start, goal [, opts]): NPC i's state and goal; nil keeps
+ * the current one. A goal is a condition: the variables it leaves out are
+ * free; with opts { keep = true } they, and those given as saspu.KEEP,
+ * keep the start given or else the NPC's current state. Everything is
+ * read and checked before the NPC changes; it becomes dirty when
+ * something changed. */
 static int l_pop_set(lua_State *L)
 {
   LPopulation *p = check_population(L, 1);
   size_t i = check_npc(L, p, 2);
-  int has_start, has_goal, dom;
+  int has_start, has_goal, dom, keep;
   Names n;
   SpError err;
-  lua_settop(L, 4);
+  lua_settop(L, 5);
+  keep = goal_options(L, 5);
   has_start = !lua_isnil(L, 3);
   has_goal = !lua_isnil(L, 4);
   lua_getiuservalue(L, 1, UV_POP_DOMAIN);
@@ -360,7 +344,7 @@ static int l_pop_set(lua_State *L)
     memcpy(p->s0, sp_population_state(p->pop, i), (size_t)p->nvars);
   if (has_goal) {
     pop_read_state(L, p, dom, &n, 4, 1, p->goal, "saspu.Population:set: goal");
-    complete_goal(p, p->goal, p->s0);
+    resolve_goal(p->goal, p->mask, p->s0, p->nvars, keep);
   }
   if (sp_population_set(live_pop(L, p), i, has_start ? p->s0 : NULL,
                         has_goal ? p->goal : NULL, &err) != SP_OK)
@@ -406,30 +390,33 @@ static int l_pop_set_goals(lua_State *L)
   return set_rows(L, 1);
 }
 
-/* pop:set_goal_all(goal): one goal for every NPC (a goal name, a packed
- * state or a table). Variables a partial goal leaves out take each NPC's
- * current state value. */
+/* pop:set_goal_all(goal [, opts]): one goal for every NPC (a goal name,
+ * a packed state or a table), free where it leaves variables out. The
+ * variables it keeps (saspu.KEEP, or left out with opts { keep = true })
+ * take each NPC's current state value. */
 static int l_pop_set_goal_all(lua_State *L)
 {
   LPopulation *p = check_population(L, 1);
   size_t i;
-  int dom, total;
+  int dom, keep;
   Names n;
   SpError err;
-  lua_settop(L, 2);
+  lua_settop(L, 3);
+  keep = goal_options(L, 3);
   lua_getiuservalue(L, 1, UV_POP_DOMAIN);
   dom = lua_gettop(L);
   push_names_at(L, dom, &n);
-  total = pop_read_state(L, p, dom, &n, 2, 1, p->goal, "saspu.Population:set_goal_all: goal");
+  pop_read_state(L, p, dom, &n, 2, 1, p->goal, "saspu.Population:set_goal_all: goal");
   live_pop(L, p);
-  if (total) {
+  if (!goal_needs_start(p->mask, p->nvars, keep)) {
+    resolve_goal(p->goal, p->mask, NULL, p->nvars, 0); /* reads no start */
     if (sp_population_set_goal_all(p->pop, p->goal, &err) != SP_OK)
       return packed_error(L, p, 2, 0, 1, "set_goal_all", &err);
     return 0;
   }
   for (i = 0; i < p->n; i++) {
     memcpy(p->row, p->goal, (size_t)p->nvars);
-    complete_goal(p, p->row, sp_population_state(p->pop, i));
+    resolve_goal(p->row, p->mask, sp_population_state(p->pop, i), p->nvars, keep);
     if (sp_population_set(p->pop, i, NULL, p->row, &err) != SP_OK)
       return pop_error(L, "set_goal_all", &err); /* checked above: not reached */
   }

@@ -67,6 +67,13 @@ size_t sp_failure_format(const SpDomain *d, const SpFailure *f, char *buf,
       n = snprintf(buf, size, "no order works: the plan's orders form a cycle");
     break;
   }
+  /* other reasons about a free variable say so too (UNREACHABLE did) */
+  if (n >= 0 && f->free_variable && f->variable >= 0 && f->code != SP_FAIL_UNREACHABLE) {
+    size_t at = (size_t)n < size ? (size_t)n : (size > 0 ? size - 1 : 0);
+    int m = snprintf(size > 0 ? buf + at : buf, size > at ? size - at : 0,
+                     " (the goal leaves %s free)", var);
+    n = m < 0 ? m : n + m;
+  }
   return n < 0 ? 0 : (size_t)n;
 }
 

@@ -12,8 +12,10 @@ local usage = {
   check = "saspu check [--json] FILE...\n  Compiles each domain file: validation, class, every class problem with its fix.\n"
     .. "  Exit status 0 when every file compiles (an outside domain needs allow_outside = true).",
   explain = "saspu explain FILE\n  The domain's class and why: cycles, requestable actions, problems and fixes.",
-  plan = "saspu plan FILE START GOAL\n  Plans from START to GOAL (declared names, or var=value,var=value) and prints\n"
-    .. "  the state after each step, or why there is no plan (exit status 1).",
+  plan = "saspu plan [--keep] FILE START GOAL\n  Plans from START to GOAL (declared names, or var=value,var=value) and prints\n"
+    .. "  the state after each step, or why there is no plan (exit status 1). The goal is a\n"
+    .. "  condition: variables it leaves out may end with any value; with --keep they keep\n"
+    .. "  their start value.",
   graph = "saspu graph [-o OUT.svg|OUT.png] FILE [START GOAL]\n  DOT of the value graphs and action graph "
     .. "(problems in red), or of the plan's\n  partial order with START GOAL; with -o, rendered by Graphviz's dot.",
   order = "saspu order FILE START GOAL\n  The plan and its partial order: pre, prevail, threat and restore edges.",
@@ -125,10 +127,12 @@ local function show_state(dom, state)
 end
 
 local function plan(args, out)
+  local keep = args[1] == "--keep"
+  if keep then table.remove(args, 1) end
   if #args ~= 3 then error(usage.plan, 0) end
   local dom = open(args[1], true)
   local start, goal = state_arg(args[2]), state_arg(args[3])
-  local steps, why = dom:plan(start, goal)
+  local steps, why = dom:plan(start, goal, { keep = keep })
   if not steps then
     out:write("no plan: ", why.message, "\n")
     return 1

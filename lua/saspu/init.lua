@@ -14,7 +14,7 @@
 --         prevail = { bucket = "on_floor" }, params = { "pos" } },
 --       ...
 --     },
---     goals  = { feed_horses = { haystack = "in_feeder", ... } },  -- partial states
+--     goals  = { feed_horses = { haystack = "in_feeder", ... } },  -- conditions (see below)
 --     starts = { morning = { haystack = "stored", ... } },         -- total states
 --     allow_outside = false,   -- true accepts a domain outside the tractable classes
 --   }
@@ -41,12 +41,16 @@
 --
 -- saspu.Domain (the compiled domain; closes with __gc or a to-be-closed variable):
 --   dom.class, dom.name          "SAS-PUC0" | "SAS-PUCS2" | "SAS-PUC*2" | "outside"; the name
---   dom:plan(start, goal)        -> { action names } | nil, why
+--   dom:plan(start, goal [, opts]) -> { action names } | nil, why
 --       start: { var = value } naming every variable, a name in `starts`, or a packed state
---       goal:  { var = value }, left-out variables keep their start value, a name in `goals`,
---              or a packed state (dom:encode; total)
+--       goal:  a condition: { var = value }, a name in `goals`, or a packed state
+--              (dom:encode). Left-out variables are free (may end with any value; byte 255,
+--              saspu.ANY, in a packed goal); a value saspu.KEEP (KEEP in a domain file)
+--              keeps the start value; opts { keep = true } keeps every left-out one too.
+--              The plan is a shortest one ending in any state matching the goal.
 --       why:   { message, code = "no_setter"|"unreachable"|"repeat"|"order",
---                action, other_action, variable, value }   (names, nil when not relevant)
+--                action, other_action, variable, value, free_variable }   (names, nil when
+--                not relevant; free_variable: the reason is about a variable left free)
 --   dom:explain()                -> text: the class and why (cycles, requestable actions); for
 --                                   an outside domain every problem, each fix naming every
 --                                   prevail to drop
@@ -66,12 +70,13 @@
 -- The numeric fast path, for scripts that plan every frame:
 --   dom:encode(state [, base])   -> packed state: a string of one byte per variable, each the
 --                                   0-based value index. `state` is a table, a start or a goal
---                                   name; variables it leaves out come from `base` (a packed
---                                   state, a table or a start name).
---   dom:decode(packed)           -> { var = value name }
+--                                   name; variables it leaves out (or keeps) come from `base`
+--                                   (a packed state, a total table or a start name); without
+--                                   a base, left-out ones are 255 (free; a KEEP raises).
+--   dom:decode(packed)           -> { var = value name }, a goal's free variables absent
 --   dom:plan_ids(s0, goal [, out [, why]]) -> count, out | nil, why
 --       s0 and goal: packed states, or arrays of 1-based value ids ({ 1, 1, 3 }) that the
---       script may keep and update in place. out[1..count] receives 1-based action ids
+--       script may keep and update in place; a goal's free variable is byte 255 or id 0. out[1..count] receives 1-based action ids
 --       (entries after count are cleared); `why` is filled like dom:plan's on failure.
 --       Passing the same `out` (and `why`) tables every call allocates nothing.
 --
@@ -89,14 +94,15 @@
 --       populations closes. tostring: "saspu.Population 'citizen' (1000000 NPCs)".
 -- NPC indices are 1-based. States and goals take the forms of dom:plan and dom:encode:
 --   start: a start name, a packed state (dom:encode), or a table naming every variable;
---   goal:  a goal name, a packed state, or a table; variables a goal leaves out keep the
---          start's value (at the time it is set).
+--   goal:  a goal name, a packed state, or a table: a condition as for dom:plan; KEEP
+--          variables (and, with opts { keep = true }, left-out ones) take the start's value
+--          at the time it is set.
 -- saspu.Population (closes with __gc, a to-be-closed variable or pop:close()):
---   pop:set(i, start, goal)        NPC i; nil keeps the current start or goal
+--   pop:set(i, start, goal [, opts]) NPC i; nil keeps the current start or goal
 --   pop:set_states(first, packed)  NPCs first .. first + #packed / m - 1, m bytes each
 --   pop:set_goals(first, packed)   (m = the domain's variable count; dom:encode's states,
 --                                   concatenated): a million NPCs load without a table each
---   pop:set_goal_all(goal)         the same goal for every NPC; variables it leaves out take
+--   pop:set_goal_all(goal [, opts]) the same goal for every NPC; variables it keeps take
 --                                  each NPC's current state value
 --   pop:mark_dirty([first [, count]])   replan NPCs although nothing changed (no argument:
 --                                  all of them). Setting a state or goal that changes an NPC
@@ -197,6 +203,10 @@ local saspu = {
 -- saspu.domain(spec) -> saspu.Domain; raises a path-naming error on bad input.
 saspu.domain = core.domain
 
+-- Goals are conditions: saspu.KEEP as a goal value keeps the variable's start value;
+-- saspu.ANY (255) is a packed goal's byte for a free variable.
+saspu.KEEP, saspu.ANY = core.KEEP, core.ANY
+
 -- Loads a text chunk with the environment `env`: loadfile's mode and env
 -- arguments where they exist (5.2+), else the text through loadstring and
 -- setfenv (5.1, LuaJIT), refusing precompiled chunks the same way.
@@ -247,6 +257,7 @@ end
 -- check between instructions sees it: it is checked against the budget first.
 function saspu.file_env(path)
   local env = copy(safe_basics)
+  env.KEEP = core.KEEP -- a goal value: the variable keeps its start value
   env.string, env.table, env.math = copy(string_lib), copy(table_lib), copy(math_lib)
   local rep = string_lib.rep
   env.string.rep = function(str, n, sep)

@@ -12,10 +12,13 @@
 -- next pop:plan replans it. A file that fails to load or compile leaves the running domain
 -- and populations untouched; reload returns false and the error.
 -- Other holders of NPCs (crowds, agents) plug in with live:on_reload(fn): fn(new_domain,
--- old_domain, translate) runs after the populations moved, where translate(packed) maps a
--- packed state of the old domain to the new one.
+-- old_domain, translate) runs after the populations moved, where translate(packed [, goal])
+-- maps a packed state (with goal = true: a packed goal, its free bytes kept) of the old
+-- domain to the new one.
 local setmetatable, pcall, ipairs, pairs, concat, char, byte, io_open =
   setmetatable, pcall, ipairs, pairs, table.concat, string.char, string.byte, io.open
+
+local ANY = 255 -- a packed goal's free variable (saspu.ANY)
 
 local M = {}
 
@@ -30,7 +33,7 @@ local function file_text(path)
   return text
 end
 
--- translate(packed) for old -> new: one byte map per new variable.
+-- translate(packed [, goal]) for old -> new: one byte map per new variable.
 local function translator(old, new)
   local old_vars, maps = {}, {}
   for i, v in ipairs(old:variables()) do
@@ -45,10 +48,11 @@ local function translator(old, new)
     end
     maps[i] = { from = from and from.index, map = map }
   end
-  return function(packed)
-    local out = {}
+  -- a goal's free variable (byte 255) stays free, and so is a variable new to it
+  return function(packed, goal)
+    local out, other = {}, goal and ANY or 0
     for i, m in ipairs(maps) do
-      out[i] = m.from and m.map[byte(packed, m.from)] or 0
+      out[i] = m.from and m.map[byte(packed, m.from)] or other
     end
     return char(table.unpack(out))
   end
@@ -79,7 +83,7 @@ function Live:reload()
     local states, goals = {}, {}
     for i = 1, n do
       states[i] = translate(pop:state(i))
-      goals[i] = translate(pop:goal(i))
+      goals[i] = translate(pop:goal(i), true)
     end
     local moved = self.saspu.population(new, n, entry.opts)
     moved:set_states(1, concat(states))

@@ -22,10 +22,14 @@
 -- build's ?.so to LUA_PATH / LUA_CPATH, e.g. eval "$(./dev env)"), then at the top of a
 -- spec `require "saspu.test"`: requiring it under busted registers the assertions.
 -- Outside busted a failed check raises an ordinary error with the same message.
--- `start` and `goal` take every form dom:plan accepts (tables or declared names).
+-- `start` and `goal` take every form dom:plan accepts (tables or declared names). A goal
+-- is a condition, as for dom:plan: the variables it leaves out may end with any value;
+-- a saspu.KEEP value must end as it started.
 local type, pairs, ipairs, tostring, error, pcall, require =
   type, pairs, ipairs, tostring, error, pcall, require
 local concat, find, format = table.concat, string.find, string.format
+
+local KEEP = require("saspu").KEEP
 
 local M = {}
 
@@ -86,6 +90,18 @@ local function start_state(dom, start)
   return dom:decode(dom:encode(start))
 end
 
+-- What a goal asks, as { var = value name } without its free variables: saspu.KEEP
+-- values read from the start.
+local function goal_condition(dom, start, goal)
+  local g = type(goal) == "string" and dom:goals()[goal] or goal
+  if type(g) == "string" then return dom:decode(g) end -- a packed goal
+  local s, partial = start_state(dom, start), {}
+  for var, value in pairs(g) do
+    if value == KEEP then partial[var] = s[var] else partial[var] = value end
+  end
+  return dom:decode(dom:encode(partial))
+end
+
 -- Applies `plan` (action names) to `start` checking every action; compares the
 -- result with `goal` (any dom:plan goal form) when given.
 local function check_replays(dom, start, plan, goal)
@@ -110,8 +126,7 @@ local function check_replays(dom, start, plan, goal)
     state[a.var] = a.post
   end
   if goal ~= nil then
-    local want = dom:decode(dom:encode(goal, dom:encode(start)))
-    for var, value in pairs(want) do
+    for var, value in pairs(goal_condition(dom, start, goal)) do
       if state[var] ~= value then
         return false, format("after %s: %s = %s, the goal wants %s", show_plan(plan), var,
           state[var], value)

@@ -4,6 +4,7 @@
 -- translates names, validates behaviours, and runs Lua for the events of actions that
 -- have hooks. A crowd without hooks never enters Lua during world:update.
 local core = require "saspu.core"
+local KEEP = core.KEEP
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local next, setmetatable, floor = next, setmetatable, math.floor
@@ -85,9 +86,13 @@ local function pack_condition(n, cond, path)
     if type(var) ~= "string" then
       error(string_format("%s: keys must be variable names, got %s", path, type(var)), 0)
     end
-    local v, x = var_value(n, var, value)
-    if not v then error(path .. "." .. var .. ": " .. x, 0) end
-    bytes[v] = x - 1
+    -- KEEP (a domain goal's "keep the start value") has no fixed value an agent's
+    -- standing goal could hold: for agents the variable does not matter
+    if value ~= KEEP then
+      local v, x = var_value(n, var, value)
+      if not v then error(path .. "." .. var .. ": " .. x, 0) end
+      bytes[v] = x - 1
+    end
   end
   return string_char(unpack(bytes))
 end

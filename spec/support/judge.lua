@@ -3,6 +3,7 @@
 -- Works on a compiled domain and its plain table. Every plan must replay (each action
 -- applicable), end in the goal, use no action twice and be as short as BFS allows.
 local bfs = require "support.bfs"
+local saspu = require "saspu"
 
 local ipairs, pairs, type, tostring = ipairs, pairs, type, tostring
 local concat, unpack = table.concat, table.unpack or unpack
@@ -87,7 +88,8 @@ end
 
 -- named(dom, spec, start, goal) -> result: a declared start and goal planned with
 -- dom:plan and judged under both readings of a goal's left-out variables: `keep`
--- (they keep their start value) and `free` (don't care). result = { plan, why,
+-- (they keep their start value) and `free` (don't care); a saspu.KEEP value is the start
+-- value under both. result = { plan, why,
 -- keep = BFS distance or nil, free = BFS distance or nil, problem = text or nil }.
 -- A plan is right when it replays, uses no action twice, and is as short as BFS
 -- under the reading whose goal it ends in.
@@ -100,7 +102,11 @@ function M.named(dom, spec, start_name, goal_name)
     from = from + s0 * S.weights[i]
     local g = goal[v.name]
     if type(g) == "boolean" then g = tostring(g) end
-    want_free[i] = g and S.value_index[i][g]
+    if g == saspu.KEEP then -- kept under both readings
+      want_free[i] = s0
+    else
+      want_free[i] = g and S.value_index[i][g]
+    end
     want_keep[i] = want_free[i] or s0
   end
   local dist = bfs.distances(S, from)
