@@ -1,4 +1,5 @@
 /* test_population.c: batch planning: results equal sp_plan's for any thread count and cache setting, budget, setters, errors, memory. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -748,6 +749,54 @@ static void test_thread_pool(void **state) {
   assert_int_equal(cnt.live, 0);
 }
 
+/* Threads of this process, from /proc/self/task. */
+static int live_threads(void) {
+  DIR *dir = opendir("/proc/self/task");
+  assert_non_null(dir);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL)
+    if (e->d_name[0] != '.') n++;
+  closedir(dir);
+  return n;
+}
+
+/* Shrinking joins the threads past the new size at once, allocates
+ * nothing, and the pool keeps running jobs on the workers left. */
+static void test_thread_pool_shrink(void **state) {
+  (void)state;
+  TestAlloc cnt;
+  test_alloc_init(&cnt, 0);
+  SpAllocator a = test_alloc_hook(&cnt);
+  int base = live_threads();
+  SpThreadPool *pool = NULL;
+  SpError err;
+  assert_int_equal(sp_thread_pool_new(8, a, &pool, &err), SP_OK);
+  assert_int_equal(live_threads(), base + 7);
+  Tally t;
+  memset(&t, 0, sizeof t);
+  sp_thread_pool_run(pool, 8, count_job, &t);
+  long calls = cnt.calls;
+  sp_thread_pool_shrink(pool, 3);
+  assert_int_equal(cnt.calls, calls);
+  assert_int_equal(sp_thread_pool_size(pool), 3);
+  assert_int_equal(live_threads(), base + 2);
+  sp_thread_pool_shrink(pool, 5); /* no growth */
+  assert_int_equal(sp_thread_pool_size(pool), 3);
+  for (int round = 0; round < 50; round++)
+    sp_thread_pool_run(pool, 8, count_job, &t);
+  assert_int_equal(t.count[2][0], 51);
+  assert_int_equal(t.count[3][0], 1);
+  sp_thread_pool_shrink(pool, 0); /* to one: the caller alone */
+  assert_int_equal(live_threads(), base);
+  sp_thread_pool_run(pool, 8, count_job, &t);
+  assert_int_equal(t.count[0][0], 52);
+  assert_int_equal(t.count[1][0], 51);
+  sp_thread_pool_free(pool);
+  assert_int_equal(live_threads(), base);
+  assert_int_equal(cnt.live, 0);
+}
+
 /* One pool shared by two populations of different domains. */
 static void test_shared_pool(void **state) {
   (void)state;
@@ -956,6 +1005,7 @@ int main(void) {
       cmocka_unit_test(test_cache_clear_and_capacity),
       cmocka_unit_test(test_bytes_per_npc),
       cmocka_unit_test(test_thread_pool),
+      cmocka_unit_test(test_thread_pool_shrink),
       cmocka_unit_test(test_shared_pool),
       cmocka_unit_test(test_no_allocation_when_planning),
       cmocka_unit_test(test_cache_grows_with_use),
