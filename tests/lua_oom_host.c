@@ -72,7 +72,7 @@ static lua_State *open_state(Budget *b) {
 
 /* Runs op k on fresh objects with the N-th allocation failing, then
  * again without; returns 1 once the op ran without reaching N. */
-static int run_once(int k, long n, int sticky, const char **name) {
+static int run_once(int k, long n, int sticky, char *name) {
   Budget b = {0, 0, 0, 0, 0};
   lua_State *L = open_state(&b);
   if (L == NULL) {
@@ -83,11 +83,11 @@ static int run_once(int k, long n, int sticky, const char **name) {
   lua_getfield(L, t, "ops");
   lua_rawgeti(L, -1, k);
   lua_rawgeti(L, -1, 1);
-  *name = lua_tostring(L, -1); /* anchored in the ops table */
-  lua_rawgeti(L, -2, 2);       /* t ops op name fn */
+  snprintf(name, 64, "%s", lua_tostring(L, -1)); /* outlives the state */
+  lua_rawgeti(L, -2, 2); /* t ops op name fn */
   lua_getfield(L, t, "setup");
   if (lua_pcall(L, 0, 1, 0) != 0) {
-    fail(*name, n, sticky, lua_tostring(L, -1));
+    fail(name, n, sticky, lua_tostring(L, -1));
     lua_close(L);
     return 1;
   }
@@ -102,21 +102,21 @@ static int run_once(int k, long n, int sticky, const char **name) {
   if (rc != 0) {
     const char *msg = lua_tostring(L, -1);
     if (!reached)
-      fail(*name, n, sticky, "an error without a failed allocation");
+      fail(name, n, sticky, "an error without a failed allocation");
     else if (msg == NULL || (!strstr(msg, "not enough memory") &&
                              !strstr(msg, "out of memory")))
-      fail(*name, n, sticky, msg ? msg : "(a non-string error)");
+      fail(name, n, sticky, msg ? msg : "(a non-string error)");
     lua_pop(L, 1);
   }
   /* the same objects work once memory is back */
   lua_pushvalue(L, fn);
   lua_pushvalue(L, objects);
-  if (lua_pcall(L, 1, 0, 0) != 0) fail(*name, n, sticky, lua_tostring(L, -1));
+  if (lua_pcall(L, 1, 0, 0) != 0) fail(name, n, sticky, lua_tostring(L, -1));
   lua_close(L);
   if (b.live != 0) {
     char what[64];
     snprintf(what, sizeof what, "%zu bytes live after lua_close", b.live);
-    fail(*name, n, sticky, what);
+    fail(name, n, sticky, what);
   }
   return !reached;
 }
@@ -131,9 +131,9 @@ int main(void) {
   long total = 0;
   for (int sticky = 0; sticky < 2; sticky++) {
     for (int k = 1; k <= ops; k++) {
-      const char *name = "?";
+      char name[64] = "?";
       long n = 1;
-      while (!run_once(k, n, sticky, &name) && n < 100000) n++;
+      while (!run_once(k, n, sticky, name) && n < 100000) n++;
       printf("%-18s %s: %ld allocation points\n", name,
              sticky ? "fails from N on" : "fails at N     ", n - 1);
       total += n;
