@@ -106,6 +106,9 @@ SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries,
   uint32_t want = c->reserved > c->capacity / 2u ? c->capacity
                                                  : 2u * c->reserved;
   if (want < entries) want = entries;
+  /* small plans: the whole capacity at once, as cheap as growing */
+  if ((size_t)c->capacity * (size_t)c->plan_stride <= SP_CACHE_EAGER_BYTES)
+    want = c->capacity;
   size_t slots = (size_t)c->slot_mask + 1u;
   if (slots < 2u * (size_t)want) {
     while (slots < 2u * (size_t)want) slots *= 2;

@@ -22,6 +22,12 @@ enum { SP_CACHE_PLAN = 1, SP_CACHE_NO_PLAN = 2 };
 #define SP_CACHE_CHUNK_BYTES 16384u
 #endif
 
+/* A cache whose full plan storage is at most this reserves all of it on
+ * the first reserve (the paper domains: tens of KB). */
+#if !defined(SP_CACHE_EAGER_BYTES)
+#define SP_CACHE_EAGER_BYTES 262144u
+#endif
+
 /* The low word of a slot: entry number + 1, and the "no plan" flag. */
 #define SP_CACHE_ENTRY_BITS 0x7FFFFFFFu
 #define SP_CACHE_FAILED_BIT 0x80000000u
