@@ -22,6 +22,15 @@ extern "C" {
 #define SP_PLAN_CACHE_MAX_CAPACITY (1u << 24)
 #endif
 
+/* Bound on the plan storage of one full cache, in bytes: a domain whose
+ * plans take more than SP_PLAN_CACHE_MAX_PLAN_BYTES / capacity bytes each
+ * gets a cache of fewer entries (at least 1). A cache only takes storage
+ * for the entries it holds (plus room for the NPCs of the next pass), so
+ * a few NPCs on a huge domain hold little. */
+#if !defined(SP_PLAN_CACHE_MAX_PLAN_BYTES)
+#define SP_PLAN_CACHE_MAX_PLAN_BYTES ((size_t)32 << 20)
+#endif
+
 /* NPCs per unit of work: workers take chunks of this many NPCs from a
  * shared counter, and a frame budget is checked once per chunk. A
  * multiple of 64, so no two workers write into one cache line. */
@@ -192,10 +201,14 @@ SpStatus sp_population_explain(SpPopulation *pop, size_t i,
                                SpFailure *failure, SpError *err);
 
 /* ---- caches --------------------------------------------------------- */
-/* Each worker owns one cache of `capacity` entries (default
- * SP_PLAN_CACHE_DEFAULT_CAPACITY, above) that only it reads
- * and fills during a plan call, so no locks are taken. A cache stops inserting when full:
- * entries are never evicted, which is what lets NPCs point at them.
+/* Each worker owns one cache of up to `capacity` entries (default
+ * SP_PLAN_CACHE_DEFAULT_CAPACITY, fewer on domains whose plans are long:
+ * SP_PLAN_CACHE_MAX_PLAN_BYTES) that only it reads and fills during a
+ * plan call, so no locks are taken. A cache takes storage as it fills:
+ * before a pass each worker's cache makes room for one entry per dirty
+ * NPC (at least doubling, up to the capacity), so a call with no new
+ * pairs allocates nothing. A cache stops inserting when full: entries
+ * are never evicted nor moved, which is what lets NPCs point at them.
  * Which worker met a pair first decides where it is cached, so hit and
  * miss counts (not plans) can vary with the thread count. */
 

@@ -36,6 +36,12 @@ void sp_thread_pool_free(SpThreadPool *pool);
 
 int sp_thread_pool_size(const SpThreadPool *pool);
 
+/* Stops and joins the threads of workers size..current-1, so the pool
+ * runs at most `size` workers (at least 1) from then on; allocates
+ * nothing. A size at or above the current one changes nothing. Must not
+ * be called while a job runs. */
+void sp_thread_pool_shrink(SpThreadPool *pool, int size);
+
 /* Runs job(arg, w) for w = 0..workers-1 (clamped to 1..size): w = 0 on
  * the calling thread, the others on pool threads; returns when all have
  * returned. Every write made by a worker happens before the return. */

@@ -143,7 +143,9 @@ describe("saspu.Population:plan", function()
     local r = pop:plan { threads = 1, cache = false }
     assert.same({ n, 0, 0 }, { r.planned, r.cache_hits, r.cache_misses })
     local reference = outcomes(pop)
-    for _, opts in ipairs { { threads = 2 }, { threads = 1 }, { threads = 2, cache = false },
+    -- oversubscribe: two workers even on a single core
+    for _, opts in ipairs { { threads = 2, oversubscribe = true }, { threads = 1 },
+                            { threads = 2, oversubscribe = true, cache = false },
                             { threads = 0 } } do
       pop:mark_dirty()
       r = pop:plan(opts)
@@ -255,7 +257,7 @@ describe("saspu.Population:plan", function()
   it("refuses bad options", function()
     local pop = saspu.population(fixtures.domain("horse_breeder"), 3)
     assert.error_matches(function() pop:plan { thread = 2 } end,
-                         "unknown option 'thread' (expected threads, cache, budget_ms, report)",
+                         "unknown option 'thread' (expected threads, oversubscribe, cache, budget_ms, report)",
                          1, true)
     assert.error_matches(function() pop:plan { threads = -1 } end,
                          "threads: expected an integer in 0..64, got -1", 1, true)
@@ -263,6 +265,8 @@ describe("saspu.Population:plan", function()
                          1, true)
     assert.error_matches(function() pop:plan { cache = 1 } end,
                          "cache: expected a boolean, got number", 1, true)
+    assert.error_matches(function() pop:plan { threads = 2, oversubscribe = 1 } end,
+                         "oversubscribe: expected a boolean, got number", 1, true)
     assert.error_matches(function() pop:plan { budget_ms = -1 } end,
                          "budget_ms: expected a number of milliseconds >= 0, got -1", 1, true)
     assert.error_matches(function() pop:plan { budget_ms = 0 / 0 } end, "budget_ms: expected", 1,
@@ -526,5 +530,43 @@ describe("saspu.clock_ns and saspu.cores", function()
     local t1 = saspu.clock_ns()
     assert.is_true(compat.is_integer(t0) and t1 >= t0)
     assert.is_true(saspu.cores() >= 1)
+  end)
+end)
+
+-- Threads of this process (Linux: /proc/self/status), or nil elsewhere.
+local function live_threads()
+  local f = io.open("/proc/self/status")
+  if not f then return nil end
+  local text = f:read("*a")
+  f:close()
+  return tonumber(text:match("Threads:%s*(%d+)"))
+end
+
+describe("the shared thread pool", function()
+  it("caps threads at the cores unless oversubscribe = true, and joins the extra threads "
+     .. "after 64 calls within the cores", function()
+    if not live_threads() then return end -- no /proc: nothing to count
+    local cores = saspu.cores()
+    local pop = saspu.population(fixtures.domain("citizen"), 10)
+    pop:plan { threads = cores } -- the pool at the cores (none on one core)
+    local at_cores = live_threads()
+    pop:mark_dirty()
+    assert.equal(cores, pop:plan({ threads = 64 }).threads)
+    assert.equal(at_cores, live_threads())
+    pop:mark_dirty()
+    local r = pop:plan { threads = cores + 3, oversubscribe = true }
+    assert.same({ 10, cores + 3 }, { r.planned, r.threads })
+    assert.equal(at_cores + 3, live_threads())
+    -- SASPU_POOL_IDLE_CALLS (64) calls in a row within the cores
+    for _ = 1, 63 do pop:plan { threads = 1 } end
+    assert.equal(at_cores + 3, live_threads())
+    pop:mark_dirty()
+    assert.equal(10, pop:plan().planned)
+    assert.equal(at_cores, live_threads())
+    -- and it grows again on request
+    pop:mark_dirty()
+    assert.equal(cores + 1, pop:plan({ threads = cores + 1, oversubscribe = true }).threads)
+    assert.equal(at_cores + 1, live_threads())
+    pop:close()
   end)
 end)

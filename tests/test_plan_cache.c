@@ -153,6 +153,8 @@ static void test_keys_distinguish_every_byte(void **state) {
   TestFixture f;
   test_fixture_open(&f, sp_builtin_multiprv_2_cycle(plain, 11)); /* 11 vars: 2 words */
   SpPlanCache *c = cache_for(&f, 256);
+  SpError err;
+  assert_int_equal(sp_plan_cache_reserve(c, 256, &err), SP_OK);
   assert_int_equal(c->key_words, 2);
   SpValue base0[11] = {0}, base1[11] = {0};
   uint64_t key[4], again[4];
@@ -196,6 +198,8 @@ static void test_probe_runs(void **state) {
   TestFixture f;
   test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
   SpPlanCache *c = cache_for(&f, 8);
+  SpError err;
+  assert_int_equal(sp_plan_cache_reserve(c, 8, &err), SP_OK);
   SpValue s0[7] = {0}, goal[7] = {0};
   uint64_t key[2];
   uint16_t plan[16] = {0};
@@ -303,7 +307,7 @@ static void test_capacity_limit_and_memory(void **state) {
     SpAllocator a = test_alloc_hook(&cnt);
     SpStatus st = sp_plan_cache_new(f.d, 100, a, &c, &err);
     if (st == SP_OK) {
-      assert_true(cnt.live == 1);
+      assert_true(cnt.live == 2); /* the struct and an empty table */
       assert_int_equal(cnt.bytes, sp_plan_cache_size_bytes(c));
       sp_plan_cache_free(c);
       assert_int_equal(cnt.live, 0);
@@ -314,14 +318,120 @@ static void test_capacity_limit_and_memory(void **state) {
     assert_null(c);
     assert_int_equal(cnt.live, 0);
   }
-  /* the struct and arrays start on cache lines */
+  /* reserving: a failure at any allocation leaves a working cache whose
+   * bytes are all counted, and the reserve succeeds once memory is back */
+  for (long k = 1;; k++) {
+    TestAlloc cnt;
+    test_alloc_init(&cnt, 0);
+    SpAllocator a = test_alloc_hook(&cnt);
+    assert_int_equal(sp_plan_cache_new(f.d, 3000, a, &c, &err), SP_OK);
+    cnt.fail_at = cnt.calls + k;
+    SpStatus st = sp_plan_cache_reserve(c, 3000, &err);
+    assert_int_equal(cnt.bytes, sp_plan_cache_size_bytes(c));
+    assert_true(c->reserved <= (c->slot_mask + 1u) / 2u);
+    if (st == SP_OK) {
+      assert_int_equal(c->reserved, 3000);
+      sp_plan_cache_free(c);
+      assert_int_equal(cnt.live, 0);
+      break;
+    }
+    assert_int_equal(st, SP_ERR_MEMORY);
+    assert_true(c->reserved < 3000);
+    cnt.fail_at = 0;
+    assert_int_equal(sp_plan_cache_reserve(c, 3000, &err), SP_OK);
+    assert_int_equal(c->reserved, 3000);
+    assert_int_equal(cnt.bytes, sp_plan_cache_size_bytes(c));
+    sp_plan_cache_free(c);
+    assert_int_equal(cnt.live, 0);
+  }
+  /* the struct and the table start on cache lines */
   c = cache_for(&f, 100);
+  assert_int_equal(sp_plan_cache_reserve(c, 100, &err), SP_OK);
   assert_int_equal((uintptr_t)c % 64, 0);
   assert_int_equal((uintptr_t)c->slots % 64, 0);
-  assert_int_equal((uintptr_t)c->plans % 64, 0);
   assert_true(c->slot_mask + 1u >= 200u);
   sp_plan_cache_free(c);
   sp_plan_cache_free(NULL);
+  test_fixture_close(&f);
+}
+
+/* The key of pair number k (distinct for k < 3125) of a 70-variable
+ * domain. */
+static uint64_t numbered_key(const SpPlanCache *c, uint32_t k, uint64_t *key) {
+  SpValue s0[70] = {0}, goal[70] = {0};
+  s0[0] = (SpValue)(k % 5);
+  s0[1] = (SpValue)(k / 5 % 5);
+  s0[2] = (SpValue)(k / 25 % 5);
+  goal[3] = (SpValue)(k / 125 % 5);
+  goal[4] = (SpValue)(k / 625);
+  return sp_plan_cache_key(c, s0, goal, key);
+}
+
+/* Growing keeps every entry where it was: entries stored one reserve at
+ * a time still give back their plans after many chunks and rehashes, and
+ * a cache takes storage only for what it holds. */
+static void test_growth_keeps_entries(void **state) {
+  (void)state;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_oneprv_5(plain, 70)); /* 280 actions */
+  SpPlanCache *c = cache_for(&f, 4000);
+  size_t empty = sp_plan_cache_size_bytes(c);
+  assert_int_equal(c->reserved, 0);
+  assert_true(empty < 4096);
+  SpError err;
+  uint64_t key[2 * 9];
+  uint16_t plan[280], out[280];
+  const SpPlanCache *stable = c;
+  const uint8_t *first_ids = NULL;
+  for (uint32_t k = 0; k < 3000; k++) {
+    assert_int_equal(sp_plan_cache_reserve(c, k + 1u, &err), SP_OK);
+    assert_true(c->reserved >= k + 1u);
+    uint64_t h = numbered_key(c, k, key);
+    int len = (int)(k % 200) + 1;
+    for (int t = 0; t < len; t++) plan[t] = (uint16_t)((k + (uint32_t)t) % 280);
+    assert_int_equal(
+        sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, len, NULL), k);
+    if (k == 0) first_ids = sp_plan_cache_entry_ids(c, 0);
+  }
+  assert_ptr_equal(c, stable);
+  assert_ptr_equal(sp_plan_cache_entry_ids(c, 0), first_ids); /* never moved */
+  for (uint32_t k = 0; k < 3000; k++) {
+    uint64_t h = numbered_key(c, k, key);
+    assert_int_equal(sp_plan_cache_find(c, key, h), k);
+    int len = sp_plan_cache_entry_plan(c, k, out);
+    assert_int_equal(len, (int)(k % 200) + 1);
+    for (int t = 0; t < len; t++)
+      assert_int_equal(out[t], (k + (uint32_t)t) % 280);
+  }
+  /* full: doubling stopped at the capacity, and the storage is about
+   * what 4000 entries need (plan, meta, failure, at most 4 table slots
+   * each), not more */
+  assert_int_equal(c->reserved, 4000);
+  size_t per_entry = 560 + 4 + sizeof(SpFailure) +
+                     4u * (size_t)c->slot_words * sizeof(uint64_t);
+  assert_true(sp_plan_cache_size_bytes(c) < 4000 * per_entry + 65536);
+  sp_plan_cache_free(c);
+  test_fixture_close(&f);
+}
+
+/* Plans of a huge domain: the capacity shrinks so that a full cache
+ * holds at most SP_PLAN_CACHE_MAX_PLAN_BYTES of plans. */
+static void test_capacity_bounded_by_plan_bytes(void **state) {
+  (void)state;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_oneprv_5(plain, 70)); /* 280 actions */
+  SpPlanCache *c = NULL;
+  SpError err;
+  assert_int_equal(sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY, plain, &c,
+                                     &err),
+                   SP_OK);
+  assert_int_equal(c->plan_stride, 560);
+  assert_int_equal(c->capacity, SP_PLAN_CACHE_MAX_PLAN_BYTES / 560);
+  assert_int_equal(sp_plan_cache_reserve(c, UINT32_MAX, &err), SP_OK);
+  assert_int_equal(c->reserved, c->capacity);
+  size_t plans = (size_t)c->chunk_count * c->chunk_bytes;
+  assert_true(plans < SP_PLAN_CACHE_MAX_PLAN_BYTES + SP_PLAN_CACHE_MAX_PLAN_BYTES / 4);
+  sp_plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -335,6 +445,8 @@ int main(void) {
       cmocka_unit_test(test_random_pairs_all_domains),
       cmocka_unit_test(test_worked_example_from_cache),
       cmocka_unit_test(test_capacity_limit_and_memory),
+      cmocka_unit_test(test_growth_keeps_entries),
+      cmocka_unit_test(test_capacity_bounded_by_plan_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
 /* test_population.c: batch planning: results equal sp_plan's for any thread count and cache setting, budget, setters, errors, memory. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -748,6 +749,54 @@ static void test_thread_pool(void **state) {
   assert_int_equal(cnt.live, 0);
 }
 
+/* Threads of this process, from /proc/self/task. */
+static int live_threads(void) {
+  DIR *dir = opendir("/proc/self/task");
+  assert_non_null(dir);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL)
+    if (e->d_name[0] != '.') n++;
+  closedir(dir);
+  return n;
+}
+
+/* Shrinking joins the threads past the new size at once, allocates
+ * nothing, and the pool keeps running jobs on the workers left. */
+static void test_thread_pool_shrink(void **state) {
+  (void)state;
+  TestAlloc cnt;
+  test_alloc_init(&cnt, 0);
+  SpAllocator a = test_alloc_hook(&cnt);
+  int base = live_threads();
+  SpThreadPool *pool = NULL;
+  SpError err;
+  assert_int_equal(sp_thread_pool_new(8, a, &pool, &err), SP_OK);
+  assert_int_equal(live_threads(), base + 7);
+  Tally t;
+  memset(&t, 0, sizeof t);
+  sp_thread_pool_run(pool, 8, count_job, &t);
+  long calls = cnt.calls;
+  sp_thread_pool_shrink(pool, 3);
+  assert_int_equal(cnt.calls, calls);
+  assert_int_equal(sp_thread_pool_size(pool), 3);
+  assert_int_equal(live_threads(), base + 2);
+  sp_thread_pool_shrink(pool, 5); /* no growth */
+  assert_int_equal(sp_thread_pool_size(pool), 3);
+  for (int round = 0; round < 50; round++)
+    sp_thread_pool_run(pool, 8, count_job, &t);
+  assert_int_equal(t.count[2][0], 51);
+  assert_int_equal(t.count[3][0], 1);
+  sp_thread_pool_shrink(pool, 0); /* to one: the caller alone */
+  assert_int_equal(live_threads(), base);
+  sp_thread_pool_run(pool, 8, count_job, &t);
+  assert_int_equal(t.count[0][0], 52);
+  assert_int_equal(t.count[1][0], 51);
+  sp_thread_pool_free(pool);
+  assert_int_equal(live_threads(), base);
+  assert_int_equal(cnt.live, 0);
+}
+
 /* One pool shared by two populations of different domains. */
 static void test_shared_pool(void **state) {
   (void)state;
@@ -831,6 +880,54 @@ static void test_no_allocation_when_planning(void **state) {
   test_fixture_close(&f);
 }
 
+/* Caches grow with what they hold: 10 NPCs on a 1000-action domain take
+ * a few entries, not capacity x plan size per worker; as new pairs come
+ * in over many calls, the caches grow while NPCs planned earlier keep
+ * pointing at their entries (never moved), and every plan stays
+ * sp_plan's. */
+static void test_cache_grows_with_use(void **state) {
+  (void)state;
+  TestFixture f;
+  test_fixture_open(&f, sp_builtin_oneprv_5(plain, 250)); /* 1000 actions */
+  size_t n = 3000;
+  SpPopulation *pop = population_with_pairs(&f, n, 71, plain);
+  SpPopulationStats s;
+  plan_with(pop, 2, 1, 0); /* workers without caches */
+  sp_population_stats(pop, &s);
+  size_t no_caches = s.bytes_workers;
+  /* 10 dirty NPCs: each worker reserves room for 10 entries */
+  SpError err;
+  assert_int_equal(sp_population_mark_dirty(pop, 0, 10, &err), SP_OK);
+  plan_with(pop, 2, 0, 0);
+  sp_population_stats(pop, &s);
+  size_t caches = s.bytes_workers - no_caches;
+  size_t stride = 2000; /* 1000 two-byte ids */
+  assert_true(caches < 2u * (16u * stride + 65536u));
+  /* what the old layout reserved: capacity x stride per worker */
+  assert_true(caches * 100u < 2u * SP_PLAN_CACHE_DEFAULT_CAPACITY * stride);
+  expect_matches_sp_plan(&f, pop);
+  /* new pairs for a slice at a time; the rest keep their entries */
+  SpValue *st = malloc(n * (size_t)f.m), *go = malloc(n * (size_t)f.m);
+  assert_non_null(st);
+  assert_non_null(go);
+  size_t before = s.cache_entries;
+  for (int round = 0; round < 12; round++) {
+    size_t first = (size_t)round * 250u;
+    random_pairs(&f, 250, 500 + (uint64_t)round, st, go);
+    assert_int_equal(sp_population_set_states(pop, first, 250, st, &err), SP_OK);
+    assert_int_equal(sp_population_set_goals(pop, first, 250, go, &err), SP_OK);
+    plan_with(pop, 1 + round % 2, 0, 0);
+    expect_matches_sp_plan(&f, pop);
+  }
+  sp_population_stats(pop, &s);
+  assert_true(s.cache_entries > before);
+  assert_true(s.in_cache > 0);
+  free(st);
+  free(go);
+  sp_population_free(pop);
+  test_fixture_close(&f);
+}
+
 /* Every allocation that can fail, fails once: creation leaks nothing;
  * a plan call that cannot set up reports it, leaves the NPCs as they
  * were, and a later call succeeds. */
@@ -908,8 +1005,10 @@ int main(void) {
       cmocka_unit_test(test_cache_clear_and_capacity),
       cmocka_unit_test(test_bytes_per_npc),
       cmocka_unit_test(test_thread_pool),
+      cmocka_unit_test(test_thread_pool_shrink),
       cmocka_unit_test(test_shared_pool),
       cmocka_unit_test(test_no_allocation_when_planning),
+      cmocka_unit_test(test_cache_grows_with_use),
       cmocka_unit_test(test_failing_allocator),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,8 +34,8 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->chunks != NULL)
     sp_mem_free(c->alloc, c->chunks, (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->beh != NULL)
-    sp_mem_free(c->alloc, c->beh,
-                (size_t)c->action_count * sizeof(SpActionBehaviour));
+    sp_mem_free(c->alloc, c->beh, /* the size it was allocated with */
+                (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   if (c->agents != NULL)
     sp_mem_free(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
   if (c->hot_block != NULL) sp_mem_free(c->alloc, c->hot_block, c->hot_bytes);

@@ -367,7 +367,9 @@ SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
 /* ------------------------------------------------------------------ */
 
 /* Makes sure records exist for `count` workers, each with a workspace and
- * scratch, and (with `cache`) a cache. Runs before any planning starts;
+ * scratch, and (with `cache`) a cache with room for an entry per dirty
+ * NPC (a worker stores at most one per NPC it plans, and caches must not
+ * allocate while workers run). Runs before any planning starts;
  * on failure what was added is released again only where it would be
  * half-built, and the population stays usable. */
 static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
@@ -406,10 +408,14 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
   if (cache) {
     for (int k = 0; k < count; k++) {
       Worker *w = p->workers[k];
-      if (w->cache != NULL) continue;
-      SpStatus st =
-          sp_plan_cache_new(p->domain, p->cache_capacity, p->alloc, &w->cache,
-                            err);
+      if (w->cache == NULL) {
+        SpStatus st = sp_plan_cache_new(p->domain, p->cache_capacity,
+                                        p->alloc, &w->cache, err);
+        if (st != SP_OK) return st;
+      }
+      size_t want = w->cache->count + atomic_load(&p->dirty_count);
+      if (want > UINT32_MAX) want = UINT32_MAX;
+      SpStatus st = sp_plan_cache_reserve(w->cache, (uint32_t)want, err);
       if (st != SP_OK) return st;
     }
   }
@@ -454,7 +460,8 @@ static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
     p->status[i] = ST_CACHE;
   } else {
     p->status[i] =
-        (uint8_t)(ST_NO_PLAN | (unsigned)c->failures[e].code << ST_CODE_SHIFT);
+        (uint8_t)(ST_NO_PLAN | (unsigned)sp_plan_cache_entry_failure(c, e)->code
+                  << ST_CODE_SHIFT);
     w->failures++;
   }
 }

@@ -31,6 +31,7 @@ struct SpThreadPool {
   int active;
   int pending;
   int quit;
+  int keep; /* threads with an index at or above it leave (shrinking) */
   SpThreadJob job;
   void *arg;
 };
@@ -46,9 +47,10 @@ static void *pool_thread_main(void *p) {
   unsigned long seen = 0;
   pthread_mutex_lock(&pool->mutex);
   for (;;) {
-    while (!pool->quit && pool->generation == seen)
+    while (!pool->quit && self->index < pool->keep &&
+           pool->generation == seen)
       pthread_cond_wait(&pool->wake, &pool->mutex);
-    if (pool->quit) break;
+    if (pool->quit || self->index >= pool->keep) break;
     seen = pool->generation;
     if (self->index >= pool->active) continue;
     SpThreadJob job = pool->job;
@@ -95,6 +97,7 @@ SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
   pool->alloc = alloc;
   pool->bytes = bytes;
   pool->size = size;
+  pool->keep = size;
   pool->threads = (PoolThread *)(pool + 1);
   if (pthread_mutex_init(&pool->mutex, NULL) != 0) {
     sp_mem_free(alloc, pool, bytes);
@@ -137,6 +140,19 @@ void sp_thread_pool_free(SpThreadPool *pool) {
 }
 
 int sp_thread_pool_size(const SpThreadPool *pool) { return pool->size; }
+
+void sp_thread_pool_shrink(SpThreadPool *pool, int size) {
+  if (size < 1) size = 1;
+  if (size >= pool->size) return;
+  pthread_mutex_lock(&pool->mutex);
+  pool->keep = size;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->mutex);
+  for (int i = size; i <= pool->started; i++)
+    pthread_join(pool->threads[i].tid, NULL);
+  pool->started = size - 1;
+  pool->size = size;
+}
 
 void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
                         void *arg) {

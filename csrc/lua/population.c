@@ -46,7 +46,15 @@ typedef struct LPool {
   SpThreadPool *pool;
   int closed;
   int cores; /* online cores, read once */
+  int idle;  /* plan calls in a row that wanted no more than the cores */
 } LPool;
+
+/* A pool grown past the cores (threads = n, oversubscribe = true) shrinks
+ * back to the cores after this many plan calls in a row that wanted no
+ * more, so the extra threads do not live on. */
+#if !defined(SASPU_POOL_IDLE_CALLS)
+#define SASPU_POOL_IDLE_CALLS 64
+#endif
 
 /* The saspu.Population at `idx`, open or closed. */
 static LPopulation *to_population(lua_State *L, int idx)
@@ -446,11 +454,13 @@ static int l_pop_mark_dirty(lua_State *L)
  * *threads, and pushes opts.report (or nil). budget_ms: nil or
  * math.huge for no budget; 0 for a budget already spent, which still
  * plans one chunk with a dirty NPC so that every call makes progress. */
-static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o, int *threads)
+static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o, int *threads,
+                               int *oversubscribe)
 {
-  static const char allowed[] = "threads, cache, budget_ms, report";
+  static const char allowed[] = "threads, oversubscribe, cache, budget_ms, report";
   int report = 0;
   *threads = 0;
+  *oversubscribe = 0;
   if (!lua_isnil(L, arg)) {
     luaL_checktype(L, arg, LUA_TTABLE);
     lua_pushnil(L);
@@ -458,6 +468,11 @@ static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o, int *thr
       const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
       if (strcmp(k, "threads") == 0) {
         *threads = (int)option_integer(L, arg, "threads", 0, SP_THREAD_POOL_MAX);
+      } else if (strcmp(k, "oversubscribe") == 0) {
+        if (!lua_isboolean(L, -1))
+          luaL_argerror(L, arg, lua_pushfstring(L, "oversubscribe: expected a boolean, got %s",
+                                                luaL_typename(L, -1)));
+        *oversubscribe = lua_toboolean(L, -1);
       } else if (strcmp(k, "cache") == 0) {
         if (!lua_isboolean(L, -1))
           luaL_argerror(L, arg, lua_pushfstring(L, "cache: expected a boolean, got %s",
@@ -507,9 +522,27 @@ static SpThreadPool *shared_pool(lua_State *L, LPool *h, int want)
   return fresh;
 }
 
+/* Counts a plan call of `threads` workers against the shared pool's
+ * extra threads: SASPU_POOL_IDLE_CALLS calls in a row within the cores
+ * join the threads past the cores. Allocates nothing. */
+static void pool_tidy(LPool *h, int threads)
+{
+  if (threads > h->cores) {
+    h->idle = 0;
+    return;
+  }
+  if (!h->pool || sp_thread_pool_size(h->pool) <= h->cores)
+    return;
+  if (++h->idle >= SASPU_POOL_IDLE_CALLS) {
+    sp_thread_pool_shrink(h->pool, h->cores);
+    h->idle = 0;
+  }
+}
+
 /* pop:plan([opts]) -> report
- * Plans the dirty NPCs in C on `threads` workers (0: every core; the
- * workers of all populations come from one shared pool), through the
+ * Plans the dirty NPCs in C on `threads` workers (0: every core; more
+ * than the cores only with oversubscribe = true; the workers of all
+ * populations come from one shared pool), through the
  * plan cache unless cache = false, until budget_ms is spent. The report
  * { planned, waiting, failures, cache_hits, cache_misses, elapsed_ms,
  * threads } is opts.report when given, so a frame loop that reuses its
@@ -521,15 +554,16 @@ static int l_pop_plan(lua_State *L)
   SpPlanOptions o;
   SpPlanReport r;
   SpError err;
-  int threads;
+  int threads, oversubscribe;
   lua_settop(L, 2);
   memset(&o, 0, sizeof o);
-  check_plan_options(L, 2, &o, &threads);
-  if (threads == 0)
+  check_plan_options(L, 2, &o, &threads, &oversubscribe);
+  if (threads == 0 || (threads > h->cores && !oversubscribe))
     threads = h->cores;
   if (threads > SP_THREAD_POOL_MAX)
     threads = SP_THREAD_POOL_MAX;
   o.threads = threads;
+  pool_tidy(h, threads);
   if (threads > 1)
     o.pool = shared_pool(L, h, threads);
   if (sp_population_plan(live_pop(L, p), &o, &r, &err) != SP_OK)
@@ -825,6 +859,7 @@ void open_population(lua_State *L)
   h = lua_newuserdatauv(L, sizeof *h, 0); /* module pool */
   h->pool = NULL;
   h->closed = 0;
+  h->idle = 0;
   h->cores = sp_online_cores();
   luaL_setmetatable(L, POOL_MT);
   luaL_newmetatable(L, POPULATION_MT);    /* module pool mt */
