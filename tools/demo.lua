@@ -25,7 +25,7 @@ local M = {}
 M.CLASSES = { "horse_breeder", "farrier", "native_hunter", "bandit", "innkeeper", "dancer",
               "drunk_citizen" }
 M.DT = 30            -- game seconds per frame
-M.START_HOUR = 5     -- the run starts at dawn
+M.START_HOUR = 5     -- the hour of frame 0 (--start; dawn by default)
 M.SPEED = 1.5        -- cells per game second (a cell is about a metre and a half)
 M.FRAMES = 2880      -- one game day
 M.SNAPSHOTS = { 6, 12, 15, 19, 22 } -- hours of the map pictures (and the last frame)
@@ -38,6 +38,7 @@ local USAGE = [[
 usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repository root)
   --npcs N      NPCs of the seven classes (default 3000)
   --frames F    frames to run; one frame is 30 game seconds (default 2880: one day from 05:00)
+  --start H     the game hour of the first frame (default 5); clock changes due earlier are made at once
   --seed S      random seed: spawn places, durations (default 1)
   --threads T   worker threads per crowd (default: every core)
   --every F     print one summary line every F frames (default 120: one game hour)
@@ -51,12 +52,14 @@ usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repos
 -- Options
 ---------------------------------------------------------------------------------------
 
-local NUMBER_OPTS = { npcs = true, frames = true, seed = true, threads = true, every = true, delay = true }
+local NUMBER_OPTS = { npcs = true, frames = true, seed = true, threads = true, every = true, delay = true,
+                     start = true }
 
 -- parse_args(argv) -> opts, or nil and an error message.
 function M.parse_args(argv)
   local o = { npcs = 3000, frames = M.FRAMES, seed = 1, threads = saspu.cores(), every = 120,
-              out = "build/demo", live = false, quiet = false, delay = 40 }
+              out = "build/demo", live = false, quiet = false, delay = 40,
+              start = M.START_HOUR }
   local i = 1
   while argv[i] do
     local a = argv[i]
@@ -72,8 +75,9 @@ function M.parse_args(argv)
         o.out = v
       else
         local n = tonumber(v)
-        if not n or n ~= floor(n) or n < 0 then
-          return nil, format("--%s expects a whole number >= 0, got '%s'", name, v)
+        if not n or (n ~= floor(n) and name ~= "start") or n < 0 or (name == "start" and n >= 24) then
+          return nil, format("--%s expects a %s, got '%s'", name,
+                             name == "start" and "game hour in [0, 24)" or "whole number >= 0", v)
         end
         o[name] = n
       end
@@ -156,6 +160,7 @@ end
 
 -- build(opts) -> the simulation state: world, town, crowds with their class data.
 function M.build(opts)
+  M.START_HOUR = opts.start or M.START_HOUR
   local t = town.load("domains/town/town.txt", "domains/town/legend.lua")
   local scale = max(1, ceil(opts.npcs / PEOPLE_PER_SEAT))
   local places, by_kind = {}, {}
@@ -186,7 +191,9 @@ function M.build(opts)
     cls.alarm_c = cls.alarm and compile_change(dom, cls.alarm, where .. ": alarm")
     cls.clock_c = {}
     for j, e in ipairs(cls.clock or {}) do
-      cls.clock_c[j] = { from = M.frame_of(e.hour), to = M.frame_of(e.hour + (e.spread or 0)),
+      -- a change due before the start hour is made at the first frame
+      local from = max(1, M.frame_of(e.hour))
+      cls.clock_c[j] = { from = from, to = max(from, M.frame_of(e.hour + (e.spread or 0))),
                          change = compile_change(dom, e.set, where .. ": clock[" .. j .. "]") }
     end
     local spawn = by_kind[cls.spawn] or error(where .. ": spawn: no place of kind " .. tostring(cls.spawn))
@@ -486,7 +493,7 @@ function M.report(s)
     add("ms per frame %-5s median %7.3f  p95 %7.3f  max %7.3f", key == "ms" and "total" or key,
         quantile(v, 0.5), quantile(v, 0.95), v[#v] or 0)
   end
-  add("%d frames (%s of game time) in %.1f s wall", s.frames, M.clock(s.frames), s.wall_s)
+  add("%d frames (game clock %s to %s) in %.1f s wall", s.frames, M.clock(0), M.clock(s.frames), s.wall_s)
   return lines
 end
 
