@@ -132,3 +132,34 @@ describe("domains/town/behaviours", function()
                    .. "a variable/value of the domain", err, 1, true)
   end)
 end)
+
+describe("crowd:next_event", function()
+  it("visits exactly the events of the kinds asked for, with c:event's values", function()
+    local world = town_world()
+    local cls = demo.load_class("innkeeper")
+    local dom = saspu.domain_file("domains/innkeeper.lua")
+    local crowd = world:crowd(dom, cls.behaviour, { speed = demo.SPEED, seed = 2 })
+    for _ = 1, 4 do crowd:spawn { start = "dawn", x = 30, y = 100 } end
+    local kinds = require("saspu.core").event_kinds()
+    local mask = kinds.step_finished + kinds.goal_reached
+    local seen = 0
+    for _ = 1, 60 do
+      world:update(demo.DT)
+      local want = {}
+      for k = 1, crowd:event_count() do
+        local _, kind = crowd:event(k)
+        if kind == "step_finished" or kind == "goal_reached" then want[#want + 1] = k end
+      end
+      local got, e = {}, 0
+      while true do
+        local k = crowd:next_event(e + 1, mask)
+        if not k then break end
+        assert.same({ crowd:event(k) }, { select(2, crowd:next_event(k, mask)) })
+        got[#got + 1], e = k, k
+      end
+      assert.same(want, got)
+      seen = seen + #got
+    end
+    assert.is_true(seen > 0)
+  end)
+end)

@@ -16,6 +16,7 @@ if not package.cpath:find("/saspu/core.so", 1, true) then
 end
 local saspu = require "saspu"
 local town = require "saspu.town"
+local KIND = require("saspu.core").event_kinds()
 
 local floor, ceil, max, min, abs = math.floor, math.ceil, math.max, math.min, math.abs
 local format, concat, sort = string.format, table.concat, table.sort
@@ -29,7 +30,8 @@ M.START_HOUR = 5     -- the hour of frame 0 (--start; dawn by default)
 M.SPEED = 1.5        -- cells per game second (a cell is about a metre and a half)
 M.FRAMES = 2880      -- one game day
 M.SNAPSHOTS = { 6, 12, 15, 19, 22 } -- hours of the map pictures (and the last frame)
-local PEOPLE_PER_SEAT = 100 -- places hold capacity x ceil(npcs / 100): the map is drawn for ~100
+local PEOPLE_PER_SEAT = 30 -- places hold capacity x ceil(npcs / 30): the map is drawn for ~30
+local RETRY = 300           -- game seconds a blocked NPC (a full place) waits before trying again
 local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard
 local ALARM_SAMPLE = 256    -- agents looked at per robbery (bounded cost at any crowd size)
 local PICTURE_POINTS = 20000 -- NPCs drawn per picture at most (evenly sampled)
@@ -181,7 +183,8 @@ function M.build(opts)
     local dom = saspu.domain_file("domains/" .. cls.domain .. ".lua")
     local where = "domains/town/behaviours/" .. cls.name .. ".lua"
     local c = world:crowd(dom, cls.behaviour, { capacity = counts[k], threads = opts.threads,
-                                                seed = opts.seed * 31 + k, speed = M.SPEED })
+                                                seed = opts.seed * 31 + k, speed = M.SPEED,
+                                                retry = RETRY, cooldown = RETRY })
     cls.dom, cls.crowd, cls.n = dom, c, counts[k]
     cls.goal_names = c:goal_names()
     cls.action_names = {}
@@ -202,7 +205,11 @@ function M.build(opts)
       local p = spawn[random(#spawn)]
       c:spawn_packed(packed, p.x, p.y)
     end
-    cls.stats = { plans = 0, replans = 0, reached = 0, steps = 0, no_plans = 0, alarmed = 0 }
+    cls.stats = { reached = 0, alarmed = 0 }
+    cls.last = { plans = 0, replans = 0, events = 0, steps = 0, no_plans = 0 }
+    -- the event kinds Lua reads for this class
+    cls.mask = KIND.goal_reached + KIND.replanned + (next(cls.finished_t) and KIND.step_finished or 0)
+               + (cls.robbery and KIND.step_started or 0)
   end
   local bank = by_kind.bank_counter[1]
   sim.bank_x, sim.bank_y = bank.x, bank.y
@@ -297,33 +304,29 @@ local function alarm(sim)
   return hit
 end
 
--- This frame's events of every crowd: counts, and the reactions the classes ask for.
+-- This frame's events that the classes react to, and the replans' reasons; C skips
+-- the others (c:next_event), so Lua's share stays small at a million NPCs. Plans, steps
+-- and event counts come from crowd:stats.
 local function read_events(sim, frame, acc)
   for k, cls in ipairs(sim.classes) do
-    local c, st = cls.crowd, cls.stats
-    for e = 1, c:event_count() do
-      local agent, kind, reason, _, goal, action = c:event(e)
-      acc.events = acc.events + 1
-      if kind == "step_finished" then
-        st.steps = st.steps + 1
-        local tm = cls.finished_t[cls.action_names[action]]
-        if tm then schedule(sim, frame, k, agent, tm[1], tm[2], tm[3]) end
-      elseif kind == "goal_reached" then
+    local c, st, mask = cls.crowd, cls.stats, cls.mask
+    local e = 0
+    while true do
+      local k2, agent, kind, reason, _, goal, action = c:next_event(e + 1, mask)
+      if not k2 then break end
+      e = k2
+      if kind == "goal_reached" then
         st.reached = st.reached + 1
         acc.reached = acc.reached + 1
         local tm = cls.reached_t[cls.goal_names[goal]]
         if tm then schedule(sim, frame, k, agent, tm[1], tm[2], tm[3]) end
-      elseif kind == "planned" then
-        st.plans = st.plans + 1
-        acc.plans = acc.plans + 1
+      elseif kind == "step_finished" then
+        local tm = cls.finished_t[cls.action_names[action]]
+        if tm then schedule(sim, frame, k, agent, tm[1], tm[2], tm[3]) end
       elseif kind == "replanned" then
-        st.replans = st.replans + 1
-        acc.replans = acc.replans + 1
         reason = reason or "?"
         acc.reasons[reason] = (acc.reasons[reason] or 0) + 1
-      elseif kind == "no_plan" then
-        st.no_plans = st.no_plans + 1
-      elseif kind == "step_started" and cls.robbery and cls.action_names[action] == cls.robbery then
+      elseif kind == "step_started" and cls.action_names[action] == cls.robbery then
         acc.robberies = acc.robberies + 1
         acc.alarmed = acc.alarmed + alarm(sim)
       end
@@ -336,9 +339,12 @@ end
 ---------------------------------------------------------------------------------------
 
 local PHASES = { "idle", "walking", "acting", "script", "blocked", "thinking" }
+-- summary counter -> crowd:stats field
+local COUNTED = { plans = "plans", replans = "replans", events = "events", steps = "steps_finished",
+                  no_plans = "no_plans" }
 
 local function new_acc()
-  return { events = 0, plans = 0, replans = 0, reached = 0, robberies = 0, alarmed = 0,
+  return { events = 0, plans = 0, replans = 0, steps = 0, no_plans = 0, reached = 0, robberies = 0, alarmed = 0,
            changes = 0, reasons = {}, frames = 0, ms = 0, plan = 0, walk = 0, lua = 0 }
 end
 
@@ -421,7 +427,16 @@ function M.run(opts, say)
     acc.changes = acc.changes + run_timers(sim, frame) + run_clock(sim, frame)
     local t2 = clock_ns()
     local plan = 0
-    for _, cls in ipairs(sim.classes) do plan = plan + cls.crowd:stats(stats).ms_planning end
+    for _, cls in ipairs(sim.classes) do
+      cls.crowd:stats(stats)
+      plan = plan + stats.ms_planning
+      -- the C counters are totals since the start: this frame's share
+      local last = cls.last
+      for key, field in pairs(COUNTED) do
+        acc[key] = acc[key] + stats[field] - last[key]
+        last[key] = stats[field]
+      end
+    end
     local ms_update = (t1 - t0) / 1e6
     local rec = { ms = (t2 - t0) / 1e6, plan = plan, walk = max(0, ms_update - plan), lua = (t2 - t1) / 1e6 }
     frames[frame] = rec
@@ -446,8 +461,8 @@ function M.run(opts, say)
                     wall_s = (clock_ns() - wall0) / 1e9, pictures = {} }
   for _, cls in ipairs(sim.classes) do
     local s = cls.crowd:stats()
-    summary.classes[cls.name] = { agents = cls.n, plans = cls.stats.plans, replans = cls.stats.replans,
-      reached = cls.stats.reached, steps = cls.stats.steps, no_plans = cls.stats.no_plans,
+    summary.classes[cls.name] = { agents = cls.n, plans = s.plans, replans = s.replans,
+      reached = cls.stats.reached, steps = s.steps_finished, no_plans = s.no_plans,
       alarmed = cls.stats.alarmed, bytes_per_agent = s.bytes_per_agent, phases = s }
   end
   if opts.out and pictures then
