@@ -1,0 +1,165 @@
+-- spec/demo_spec.lua: the town demo (tools/demo.lua) headless on a small crowd, the behaviour tables of domains/town/behaviours/, and a goal reached by every class.
+local saspu = require "saspu"
+local town = require "saspu.town"
+
+local demo = assert(loadfile("tools/demo.lua"))("--module")
+
+local function have_gnuplot()
+  local ok = os.execute("command -v gnuplot >/dev/null 2>&1")
+  return ok == true or ok == 0
+end
+
+-- A world of the town map with its places (capacities as drawn).
+local function town_world()
+  local t = town.load("domains/town/town.txt", "domains/town/legend.lua")
+  local places = {}
+  for k, p in ipairs(t.places) do
+    places[k] = { name = p.name, kind = p.kind, x = p.x, y = p.y, capacity = p.capacity }
+  end
+  return saspu.world { grid = town.grid(t), places = places }, t
+end
+
+describe("tools/demo.lua", function()
+  it("reads its options and refuses bad ones with the option's name", function()
+    local o = assert(demo.parse_args { "--npcs", "50", "--frames", "10", "--quiet", "--start", "18.5" })
+    assert.equal(50, o.npcs)
+    assert.equal(10, o.frames)
+    assert.equal(18.5, o.start)
+    assert.is_true(o.quiet)
+    local _, err = demo.parse_args { "--npcs", "many" }
+    assert.equal("--npcs expects a whole number >= 0, got 'many'", err)
+    _, err = demo.parse_args { "--npcs", "3" }
+    assert.equal("--npcs must be at least 7 (one NPC per class)", err)
+    _, err = demo.parse_args { "--fast" }
+    assert.equal("unknown option '--fast' (--help lists them)", err)
+    _, err = demo.parse_args { "--start", "24" }
+    assert.equal("--start expects a game hour in [0, 24), got '24'", err)
+  end)
+
+  it("maps frames to the game clock: 30 game seconds a frame, one day in 2,880 frames", function()
+    demo.START_HOUR = 5
+    assert.equal("05:00", demo.clock(0))
+    assert.equal("06:00", demo.clock(120))
+    assert.equal("05:00", demo.clock(demo.FRAMES))
+    assert.equal(120, demo.frame_of(6))
+  end)
+
+  it("runs 70 NPCs for 200 frames: every class plans and finishes steps, pictures when gnuplot is there", function()
+    local out = os.tmpname()
+    os.remove(out)
+    local lines = {}
+    local s = demo.run({ npcs = 70, frames = 200, seed = 3, threads = 1, every = 100, start = 18.5,
+                         out = out, quiet = false }, function(l) lines[#lines + 1] = l end)
+    assert.equal(3, #lines) -- the header and one line per 100 frames
+    assert.matches("^saspu town: 70 NPCs of 7 classes", lines[1])
+    assert.matches("^19:20 f100 ", lines[2])
+    local agents = 0
+    for _, name in ipairs(demo.CLASSES) do
+      local c = s.classes[name]
+      assert.is_true(c.plans > 0, name .. " made no plan")
+      assert.is_true(c.steps > 0, name .. " finished no step")
+      assert.equal(0, c.no_plans, name)
+      agents = agents + c.agents
+    end
+    assert.equal(70, agents)
+    assert.equal(200, #s.ms)
+    -- the bandits are armed at once (their 13:00 change is due before 18:30) and rob the bank
+    assert.is_true(s.total.robberies > 0)
+    local report = table.concat(demo.report(s), "\n")
+    assert.matches("drunk_citizen%s+33", report)
+    assert.matches("200 frames %(game clock 18:30 to 20:10%)", report)
+    if have_gnuplot() then
+      -- 19:00 is a snapshot hour; the last frame is always drawn; then ms per frame
+      assert.same({ out .. "/town_1900.png", out .. "/town_2010.png", out .. "/ms_per_frame.png" },
+                  s.pictures)
+      for _, p in ipairs(s.pictures) do
+        local f = assert(io.open(p, "rb"))
+        assert.equal("\137PNG", f:read(4))
+        f:close()
+      end
+    else
+      assert.same({}, s.pictures)
+    end
+    os.execute("rm -rf '" .. out .. "'")
+  end)
+end)
+
+describe("domains/town/behaviours", function()
+  for _, name in ipairs(demo.CLASSES) do
+    it(name .. " loads into a crowd on the town map and reaches a goal", function()
+      local cls = demo.load_class(name)
+      local world = town_world()
+      local dom = saspu.domain_file("domains/" .. cls.domain .. ".lua")
+      local crowd = world:crowd(dom, cls.behaviour, { speed = demo.SPEED, seed = 1 })
+      local starts = {}
+      for _, p in ipairs(select(2, town_world()).places) do
+        if p.kind == cls.spawn then starts[#starts + 1] = p end
+      end
+      assert.is_true(#starts > 0, "no place of the spawn kind " .. tostring(cls.spawn))
+      for k = 1, 3 do
+        local p = starts[(k - 1) % #starts + 1]
+        local a = crowd:spawn { start = cls.start, x = p.x, y = p.y }
+        -- the clock's changes at once: the bandit's gun, the dancer's music
+        for _, e in ipairs(cls.clock or {}) do
+          if e.hour < 24 then
+            for var, value in pairs(e.set) do a:set(var, value) end
+          end
+        end
+      end
+      local reached, kinds = 0, {}
+      for _ = 1, 600 do -- five game hours
+        world:update(demo.DT)
+        for ev in world:events() do
+          kinds[ev.kind] = true
+          if ev.kind == "goal_reached" then reached = reached + 1 end
+        end
+        if reached > 0 then break end
+      end
+      assert.is_true(reached > 0, name .. " reached no goal in five game hours")
+      assert.is_nil(kinds.no_plan)
+    end)
+  end
+
+  it("names the file and the bad value of a world change", function()
+    local cls = demo.load_class("farrier")
+    cls.reached.shoe_horse.set.horse = "flying"
+    local load_class = demo.load_class
+    demo.load_class = function(name) return name == "farrier" and cls or load_class(name) end
+    local ok, err = pcall(demo.build, { npcs = 7, seed = 1, threads = 1 })
+    demo.load_class = load_class
+    assert.is_false(ok)
+    assert.matches("domains/town/behaviours/farrier.lua: reached.shoe_horse: horse = flying is not "
+                   .. "a variable/value of the domain", err, 1, true)
+  end)
+end)
+
+describe("crowd:next_event", function()
+  it("visits exactly the events of the kinds asked for, with c:event's values", function()
+    local world = town_world()
+    local cls = demo.load_class("innkeeper")
+    local dom = saspu.domain_file("domains/innkeeper.lua")
+    local crowd = world:crowd(dom, cls.behaviour, { speed = demo.SPEED, seed = 2 })
+    for _ = 1, 4 do crowd:spawn { start = "dawn", x = 30, y = 100 } end
+    local kinds = require("saspu.core").event_kinds()
+    local mask = kinds.step_finished + kinds.goal_reached
+    local seen = 0
+    for _ = 1, 60 do
+      world:update(demo.DT)
+      local want = {}
+      for k = 1, crowd:event_count() do
+        local _, kind = crowd:event(k)
+        if kind == "step_finished" or kind == "goal_reached" then want[#want + 1] = k end
+      end
+      local got, e = {}, 0
+      while true do
+        local k = crowd:next_event(e + 1, mask)
+        if not k then break end
+        assert.same({ crowd:event(k) }, { select(2, crowd:next_event(k, mask)) })
+        got[#got + 1], e = k, k
+      end
+      assert.same(want, got)
+      seen = seen + #got
+    end
+    assert.is_true(seen > 0)
+  end)
+end)
