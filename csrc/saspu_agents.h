@@ -143,7 +143,11 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
 
 /* ---- goals ---------------------------------------------------------- */
 /* A goal is a condition (m values, SP_ANY where a variable does not
- * matter), a priority, and `when` (m values or NULL: always). An agent
+ * matter), a priority, and `when` (m values or NULL: always). The planner
+ * gets the condition itself: an agent's plan is a shortest one to ANY
+ * state matching it (a variable the goal leaves free may change on the
+ * way), and the goal counts as reached, or a world change as breaking
+ * the plan, by the same condition. An agent
  * takes the goal of highest priority (earlier added first among equals)
  * whose `when` holds, that its state does not satisfy yet, and that has a
  * plan; a goal without a plan gives a no_plan event and the next one is

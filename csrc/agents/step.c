@@ -73,12 +73,13 @@ static int effect_holds(const SpDomain *d, int act, const SpValue *state) {
   return state[sp_action_variable(d, act)] == sp_action_post(d, act);
 }
 
-/* The total goal the planner gets: the goal's values, and the agent's own
- * values where the goal says SP_ANY (keep them as they are). When the
- * planner takes SP_ANY itself, this becomes a plain copy of `cond`. */
-static void fill_goal_for_planning(const SpValue *cond, const SpValue *state,
-                                   SpValue *out, int m) {
-  for (int v = 0; v < m; v++) out[v] = cond[v] == SP_ANY ? state[v] : cond[v];
+/* The goal the planner gets is the condition itself: SP_ANY entries are
+ * free, so the plan is a shortest one to ANY state matching the goal
+ * (the planner never keeps a free variable at its start value unless that
+ * is cheapest). Every end-of-plan check uses the condition the same way
+ * (sp_agent_goal_holds). */
+static void fill_goal_for_planning(const SpValue *cond, SpValue *out, int m) {
+  memcpy(out, cond, (size_t)m);
 }
 
 static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
@@ -171,7 +172,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
       continue;
     }
     if (g < from) continue;
-    fill_goal_for_planning(c->goals[g].cond, state,
+    fill_goal_for_planning(c->goals[g].cond,
                            sp_population_goal_write(c->pop, i), c->m);
     a->goal = (uint8_t)g;
     c->flags[i] |= F_PLANNING;
