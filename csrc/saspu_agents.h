@@ -198,6 +198,20 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err);
 
 /* Scripted steps: the outcome is applied at the next update. */
 SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
+/* Fails the agent's running step, scripted or not (walking, acting, or
+ * waiting for the caller), e.g. when a hook of the step raised. The step
+ * waits in SP_PHASE_SCRIPT until the next update, which emits
+ * SP_EV_STEP_FAILED (SP_REASON_SCRIPT, `detail`) and releases its place;
+ * its effect is NOT applied, even if its duration would have run out in
+ * that update. The agent then replans (SP_EV_REPLANNED with
+ * SP_REASON_STEP_FAILED): a walking or acting step is ended by the goal
+ * pass of that update, which replans at once; a scripted step, as
+ * before, by its advance pass, and the replan comes with the update
+ * after. SP_ERR_STATE when no step
+ * runs: a step of duration 0 starts and finishes (effect applied) in the
+ * same update, so once the caller sees its SP_EV_STEP_STARTED it is over;
+ * its effect stays, and only the caller can undo it (a world change).
+ * sp_crowd_finish_step and sp_crowd_set_target refuse a failed step. */
 SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                             SpError *err);
 /* SP_BIND_SCRIPT steps: where to go (a place, or a cell with place =

@@ -187,6 +187,9 @@ int sp_agent_goal_holds(const SpValue *cond, const SpValue *state, int m);
 /* Pass 0: an agent flagged F_NEED_GOAL stops its step and picks its first
  * goal candidate; returns 1 when it now waits for a plan. */
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i);
+/* The caller's detail of a failed step (sp_crowd_fail_step), while
+ * F_FAIL is set. */
+int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i);
 /* After planning: takes the result; returns 1 when the agent waits for
  * another plan (the next goal candidate). */
 int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);

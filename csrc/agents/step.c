@@ -191,10 +191,22 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
   return 0;
 }
 
+int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i) {
+  int32_t d;
+  memcpy(&d, &c->time[i], sizeof d);
+  return d;
+}
+
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
+  int failed = (c->flags[i] & F_FAIL) != 0;
   c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
-  if (a->step != STEP_NONE) stop_step(c, s, i, (SpReason)a->why, 0);
+  /* a step the caller failed says so, even when a world change or a
+   * higher goal drops the plan in the same frame */
+  if (a->step != STEP_NONE && failed)
+    stop_step(c, s, i, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+  else if (a->step != STEP_NONE)
+    stop_step(c, s, i, (SpReason)a->why, 0);
   c->flags[i] &= (uint8_t)~F_HAS_PLAN;
   sp_agent_clear_refused(c, i);
   return next_candidate(c, s, i, 0, 0);
@@ -526,7 +538,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
       }
       if (c->flags[i] & F_FAIL) {
         c->flags[i] &= (uint8_t)~F_FAIL;
-        stop_step(c, s, i, SP_REASON_SCRIPT, (int32_t)c->time[i]);
+        stop_step(c, s, i, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
         need_goal(c, i, SP_REASON_STEP_FAILED);
       }
       return 0;

@@ -371,9 +371,25 @@ static int l_crowd_set_state(lua_State *L)
   return 0;
 }
 
-/* c:control(agent, op [, detail | place, x, y]) -> true | false, message:
- * op "finish" | "fail" (detail) | "target" (place id or nil, x, y) |
- * "rethink". Refusals (the agent is not waiting) come back as false. */
+/* c:control(agent, "fail", detail [, action]): 1 when the running step
+ * may be failed: any step, or only one of `action` when given (a step of
+ * duration 0 whose hook raised has finished already, and the agent may be
+ * on its next step). */
+static int fail_matches(lua_State *L, const LCrowd *c, size_t a)
+{
+  if (lua_isnoneornil(L, 5))
+    return 1;
+  int act = check_id(L, 5, c->nactions, "action");
+  SpAgentInfo in;
+  sp_crowd_inspect(c->c, a, &in);
+  return in.action == act;
+}
+
+/* c:control(agent, op [, detail [, action] | place, x, y]) -> true | false,
+ * message: op "finish" | "fail" (detail, and the action the step must be:
+ * any running step, walking or acting too) | "target" (place id or nil,
+ * x, y) | "rethink". Refusals (nothing to finish or fail) come back as
+ * false. */
 static int l_crowd_control(lua_State *L)
 {
   static const char *const ops[] = { "finish", "fail", "target", "rethink", NULL };
@@ -384,8 +400,16 @@ static int l_crowd_control(lua_State *L)
   SpStatus st;
   if (op == 0)
     st = sp_crowd_finish_step(c->c, a, &err);
-  else if (op == 1)
-    st = sp_crowd_fail_step(c->c, a, (int)luaL_checkinteger(L, 4), &err);
+  else if (op == 1) {
+    lua_Integer detail = luaL_checkinteger(L, 4);
+    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4, "detail out of range");
+    if (!fail_matches(L, c, a)) {
+      lua_pushboolean(L, 0);
+      lua_pushliteral(L, "the step of that action is not running");
+      return 2;
+    }
+    st = sp_crowd_fail_step(c->c, a, (int)detail, &err);
+  }
   else if (op == 2) {
     uint32_t place = SP_NO_PLACE;
     if (!lua_isnoneornil(L, 4))

@@ -329,8 +329,8 @@ function World:crowd(dom, behaviour, opts)
     goal_names = goal_names, hooked = beh.hooked, kinds = beh.kinds,
     running = {},        -- agents whose scripted step Lua is timing, in start order
     pending_target = {}, -- agent -> true while a function `at` has to be asked
-    msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail
-    override = {}, override_next = {},      -- agent -> reason text for its next failure
+    msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail (this frame's, last frame's)
+    failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
     rng = ((opts and opts.seed) or 1) * 2 + 1,
@@ -357,22 +357,23 @@ local function note(side, text)
   return side.next_msg
 end
 
--- Fails the agent's running step with `text`: a waiting (scripted) step fails in C with
--- reason "script"; a timed one is dropped through a rethink (the C API fails only waiting
--- steps), and its step_failed and replanned events then carry `text` and "step_failed".
--- A step that takes no time has already finished when its on_start runs: its effect
--- stays, and the agent only replans.
-local function fail_step(side, agent, text)
-  local c = side.crowd
-  if not c:control(agent, "fail", note(side, text)) then
-    if c:control(agent, "rethink") then side.override_next[agent] = text end
-  end
-end
-
 -- A Lua event made by this file, delivered with the next frame's events.
 local function lua_event(side, agent, kind, action, text)
   local q = side.extra_next
   q[#q + 1] = { agent = agent, kind = kind, action = action, reason = text }
+end
+
+-- Fails the agent's running step of `action` with `text`, walking, acting or waiting
+-- alike: the next update ends it with step_failed (reason `text`, its effect not
+-- applied), and the one after replans (replanned/step_failed). A step of duration 0 has
+-- already finished when its on_start runs (C starts and ends it in one update): its
+-- effect stays, and a hook_failed event carries `text` instead.
+local function fail_step(side, agent, action, text)
+  local c = side.crowd
+  side.failed[agent], side.any_failed = true, true
+  if not c:control(agent, "fail", note(side, text), action) then
+    lua_event(side, agent, "hook_failed", action, text)
+  end
 end
 
 local function call_hook(side, f, agent, action, name, ...)
@@ -408,19 +409,20 @@ local function resume(side, r)
   local ok, a, b = co_resume(r.co, c:agent(r.agent), wait)
   local name = side.names.action_names[r.action]
   if not ok then
-    fail_step(side, r.agent, string_format("%s run: %s", name, tostring(a)))
+    fail_step(side, r.agent, r.action, string_format("%s run: %s", name, tostring(a)))
     return true
   end
   if co_status(r.co) ~= "dead" then
     if type(a) ~= "number" or a < 0 then
-      fail_step(side, r.agent, string_format("%s run: wait(%s): expected seconds >= 0", name, tostring(a)))
+      fail_step(side, r.agent, r.action,
+                string_format("%s run: wait(%s): expected seconds >= 0", name, tostring(a)))
       return true
     end
     r.wait = a
     return false
   end
   if a == false then
-    fail_step(side, r.agent, string_format("%s: %s", name, tostring(b or "failed")))
+    fail_step(side, r.agent, r.action, string_format("%s: %s", name, tostring(b or "failed")))
   else
     c:control(r.agent, "finish")
   end
@@ -429,12 +431,16 @@ end
 
 -- The step waits for Lua: ask a function `at` for its target, or start timing it.
 local function on_waiting(side, agent, action, rec)
+  if side.failed[agent] then -- its on_start raised: the step ends at the next update
+    side.pending_target[agent] = nil
+    return
+  end
   local c, handle = side.crowd, side.crowd:agent(agent)
   if side.pending_target[agent] then
     side.pending_target[agent] = nil
     local ok, p, y = pcall(rec.at_fn, handle)
     local name = side.names.action_names[action]
-    if not ok then return fail_step(side, agent, name .. " at: " .. tostring(p)) end
+    if not ok then return fail_step(side, agent, action, name .. " at: " .. tostring(p)) end
     local done, err
     if type(p) == "string" and side.wside.place_ids[p] then
       done, err = c:control(agent, "target", side.wside.place_ids[p])
@@ -443,11 +449,13 @@ local function on_waiting(side, agent, action, rec)
     else
       done, err = false, "expected a place name or x, y, got " .. tostring(p)
     end
-    if not done then fail_step(side, agent, name .. " at: " .. err) end
+    if not done then fail_step(side, agent, action, name .. " at: " .. err) end
     return
   end
   local ok, d = pcall(step_duration, side, rec, handle)
-  if not ok then return fail_step(side, agent, side.names.action_names[action] .. " duration: " .. d) end
+  if not ok then
+    return fail_step(side, agent, action, side.names.action_names[action] .. " duration: " .. d)
+  end
   local r = { agent = agent, action = action, wait = d, fresh = true,
               co = rec.run and co_create(rec.run) or nil }
   -- a script starts at once (it runs until its first wait); a duration waits
@@ -466,14 +474,7 @@ end
 -- The text of an event's reason.
 local function reason_text(side, agent, kind, reason, detail)
   if kind == "no_plan" then return side.crowd:why(agent) or reason end
-  if reason == "script" then
-    return side.msgs_old[detail] or side.msgs[detail] or reason
-  end
-  local o = side.override[agent]
-  if o then
-    if kind == "step_failed" then return o end
-    if kind == "replanned" and reason == "higher_goal" then return "step_failed" end
-  end
+  if reason == "script" then return side.msgs_old[detail] or reason end
   return reason
 end
 
@@ -490,7 +491,7 @@ local function run_hooks(side, dt)
         if rec.at_fn then side.pending_target[agent] = true end
         if rec.on_start then
           local ok, text = call_hook(side, rec.on_start, agent, action, "on_start")
-          if not ok then fail_step(side, agent, text) end
+          if not ok then fail_step(side, agent, action, text) end
         end
       elseif kind == "waiting" then
         on_waiting(side, agent, action, rec)
@@ -550,10 +551,13 @@ function World:update(dt)
     if c:is_open() then
       local side = crowds[c]
       if side.hooked then
-        side.msgs_old, side.msgs = side.msgs, side.msgs_old
+        -- texts noted last frame name this update's step_failed events: ids restart
+        side.msgs_old, side.msgs, side.next_msg = side.msgs, side.msgs_old, 0
         for k in pairs(side.msgs) do side.msgs[k] = nil end
-        side.override, side.override_next = side.override_next, side.override
-        for k in pairs(side.override_next) do side.override_next[k] = nil end
+        if side.any_failed then
+          for k in pairs(side.failed) do side.failed[k] = nil end
+          side.any_failed = false
+        end
         side.extra, side.extra_next = side.extra_next, side.extra
         for k = #side.extra_next, 1, -1 do side.extra_next[k] = nil end
       end
