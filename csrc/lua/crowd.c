@@ -39,6 +39,25 @@ static LCrowd *check_crowd(lua_State *L, int idx)
   return c;
 }
 
+/* The crowd at `idx` again after a Lua point (binding.h): raises
+ * "saspu.Crowd was closed during the call" when it, or its world's grid,
+ * was closed meanwhile. */
+static SpCrowd *live_crowd(lua_State *L, int idx)
+{
+  LCrowd *c = lua_touserdata(L, idx);
+  if (!c->c)
+    closed_during_call(L, CROWD_MT);
+  if (sp_world_grid(c->world->w)) {
+    lua_getiuservalue(L, idx, UV_CROWD_WORLD);
+    lua_getiuservalue(L, -1, 1);
+    int open = grid_of(L, -1) != NULL;
+    lua_pop(L, 2);
+    if (!open)
+      closed_during_call(L, GRID_MT);
+  }
+  return c->c;
+}
+
 static int crowd_error(lua_State *L, const char *fname, const SpError *err)
 {
   if (err->status == SP_ERR_MEMORY)
@@ -65,11 +84,14 @@ static int check_id(lua_State *L, int arg, int n, const char *what)
   return (int)(i - 1);
 }
 
-/* Argument `arg`: a packed state of nvars bytes (0xFF allowed when `any`). */
+/* Argument `arg`: a packed state of nvars bytes (0xFF allowed when `any`)
+ * of the crowd at index 1 (a number converted to a string is a Lua point:
+ * the crowd is checked again after it). */
 static const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int any)
 {
   size_t len;
   const char *s = luaL_checklstring(L, arg, &len);
+  live_crowd(L, 1);
   if (len != (size_t)c->nvars)
     luaL_argerror(L, arg, lua_pushfstring(L, "a packed state has %d bytes, got %d",
                                           c->nvars, (int)len));
@@ -118,7 +140,7 @@ static int l_crowd(lua_State *L)
   }
   if (!d->domain)
     luaL_argerror(L, 2, "saspu.Domain is closed");
-  int na = sp_domain_action_count(d->domain);
+  int na = sp_domain_action_count(d->domain); /* a closed domain keeps its count */
   LCrowd *c = lua_newuserdatauv(L, sizeof *c + (size_t)(na ? na : 1) * sizeof(uint16_t),
                                 UV_CROWD_COUNT);
   memset(c, 0, sizeof *c);
@@ -132,6 +154,12 @@ static int l_crowd(lua_State *L)
   lua_setiuservalue(L, -2, UV_CROWD_HANDLES);
   lua_newtable(L);
   lua_setiuservalue(L, -2, UV_CROWD_DATA);
+  /* the options' metamethods and the allocations above were Lua points */
+  if (!d->domain)
+    closed_during_call(L, DOMAIN_MT);
+  if (!w->w || w->closed)
+    closed_during_call(L, WORLD_MT);
+  check_world(L, 1); /* and its grid */
   if (sp_crowd_new(w->w, d->domain, &o, core_allocator(L), &sc, &err) != SP_OK)
     return crowd_error(L, "new", &err); /* nothing was allocated */
   c->c = sc;
@@ -193,11 +221,13 @@ static int l_crowd_set_action(lua_State *L)
   b.min_duration = (float)luaL_checknumber(L, 3);
   b.max_duration = (float)luaL_checknumber(L, 4);
   b.bind = (SpBind)luaL_checkoption(L, 5, NULL, binds);
+  const char *kind = b.bind == SP_BIND_KIND ? luaL_checkstring(L, 6) : NULL;
+  live_crowd(L, 1); /* strings read from numbers were Lua points */
   if (b.bind == SP_BIND_PLACE) {
     LWorld *w = c->world;
     b.place = (uint32_t)check_id(L, 6, (int)sp_world_place_count(w->w), "place");
   } else if (b.bind == SP_BIND_KIND) {
-    b.kind = sp_world_find_kind(c->world->w, luaL_checkstring(L, 6));
+    b.kind = sp_world_find_kind(c->world->w, kind);
     luaL_argcheck(L, b.kind >= 0, 6, "no place of that kind");
   }
   b.interruptible = lua_toboolean(L, 7);
@@ -272,7 +302,9 @@ static int l_crowd_event(lua_State *L)
   lua_Integer k = luaL_checkinteger(L, 2);
   size_t n = sp_crowd_event_count(c->c);
   luaL_argcheck(L, k >= 1 && (lua_Unsigned)k <= n, 2, "no such event");
-  const SpAgentEvent *e = &sp_crowd_events(c->c)[k - 1];
+  /* a copy: pushing a name may run a finalizer that closes the crowd */
+  SpAgentEvent ev = sp_crowd_events(c->c)[k - 1];
+  const SpAgentEvent *e = &ev;
   lua_pushinteger(L, (lua_Integer)e->agent + 1);
   lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
   if (e->reason != SP_REASON_NONE)
@@ -305,7 +337,8 @@ static int l_crowd_next_hook(lua_State *L)
   size_t n = sp_crowd_event_count(c->c);
   const SpAgentEvent *ev = sp_crowd_events(c->c);
   for (size_t i = k < 1 ? 0 : (size_t)(k - 1); i < n; i++) {
-    const SpAgentEvent *e = &ev[i];
+    SpAgentEvent copy = ev[i]; /* the pushes below are Lua points */
+    const SpAgentEvent *e = &copy;
     if (!(e->flags & SP_EVENT_HOOK) || !((kinds >> e->kind) & 1))
       continue;
     lua_pushinteger(L, (lua_Integer)i + 1);
@@ -393,9 +426,9 @@ static int fail_matches(lua_State *L, const LCrowd *c, size_t a)
 static int l_crowd_control(lua_State *L)
 {
   static const char *const ops[] = { "finish", "fail", "target", "rethink", NULL };
+  int op = luaL_checkoption(L, 3, NULL, ops); /* a Lua point: before the crowd */
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
-  int op = luaL_checkoption(L, 3, NULL, ops);
   SpError err;
   SpStatus st;
   if (op == 0)
@@ -496,10 +529,11 @@ static int l_crowd_plan(lua_State *L)
     len = 0;
   lua_createtable(L, len, 0);
   for (int k = 0; k < len; k++) {
-    lua_pushinteger(L, c->plan[k] + 1);
-    lua_rawseti(L, 3, k + 1);
-    lua_pushboolean(L, sp_crowd_step_done(c->c, a, k));
+    SpCrowd *sc = live_crowd(L, 1); /* the table growing is a Lua point */
+    lua_pushboolean(L, sp_crowd_step_done(sc, a, k));
     lua_rawseti(L, 4, k + 1);
+    lua_pushinteger(L, c->plan[k] + 1); /* Lua-owned: valid after close */
+    lua_rawseti(L, 3, k + 1);
   }
   lua_setfield(L, 3, "done");
   lua_pushinteger(L, len);
