@@ -160,6 +160,23 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                            const SpValue *when, int *index, SpError *err);
 int sp_crowd_goal_count(const SpCrowd *c);
 
+/* Goals chosen by the caller (on != 0): an agent that needs a goal no
+ * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT
+ * (no step) after an SP_EV_WAITING event with SP_REASON_SELECT (flagged
+ * SP_EVENT_HOOK) until sp_crowd_select_goal. It needs one when it spawns,
+ * reaches its goal, has no plan for the one chosen (after the no_plan
+ * event), is idle and its state changes, or on sp_crowd_rethink; a world
+ * change or failed step that breaks its plan replans the SAME goal. A
+ * running plan is never interrupted by a higher goal of the list. */
+void sp_crowd_set_selector(SpCrowd *c, int on);
+/* The goal (index from sp_crowd_add_goal, or -1: nothing to do) of an
+ * agent waiting after SP_REASON_SELECT; applied at the next update: a
+ * goal is planned (goal_chosen, planned), one that holds already or -1
+ * leaves the agent idle (SP_EV_IDLE, all_satisfied / no_goal).
+ * SP_ERR_STATE when the agent does not wait for a goal. */
+SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
+                              SpError *err);
+
 /* ---- agents ---------------------------------------------------------- */
 
 typedef enum SpPhase {
@@ -252,6 +269,7 @@ typedef enum SpReason {
   SP_REASON_NO_GOAL,      /* idle: no goal applies */
   SP_REASON_NO_PLAN_ANY,  /* idle: no applicable goal has a plan */
   SP_REASON_COOLDOWN,     /* blocked: the only target is cooling down */
+  SP_REASON_SELECT,       /* waiting: the caller chooses the goal */
   SP_REASON_COUNT
 } SpReason;
 

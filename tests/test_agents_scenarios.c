@@ -345,6 +345,38 @@ static void test_fail_running_step(void **state) {
   scene_close(&s);
 }
 
+/* Goals chosen by the caller: the agent waits (select) until told, plans
+ * the goal it is given even when the list ranks another higher, and asks
+ * again once it is reached; -1 leaves it idle with a reason. */
+static void test_caller_selects_goals(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), NULL, 1);
+  SpValue work[8], supplies[8];
+  named_goal(&s, "work", work);
+  named_goal(&s, "buy_supplies", supplies);
+  int gw, gm;
+  sp_crowd_add_goal(s.c, work, 10, NULL, &gw, NULL);
+  sp_crowd_add_goal(s.c, supplies, 1, NULL, &gm, NULL);
+  sp_crowd_set_selector(s.c, 1);
+  size_t a = spawn(&s, "start_of_day", 0, 0);
+  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_ERR_STATE); /* not asked yet */
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "waiting/select");
+  assert_int_equal(sp_crowd_events(s.c)[0].flags, SP_EVENT_HOOK);
+  assert_int_equal(sp_crowd_select_goal(s.c, a, 7, NULL), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_OK);
+  run(&s, a, 2, 0.5f);
+  EXPECT_TRACE(&s, "goal_chosen@1 planned@1 step_started:buy_food@1 step_finished:buy_food@1 "
+                   "step_started:buy_drink@1 step_finished:buy_drink@1 goal_reached@1 | "
+                   "waiting/select");
+  assert_true(holds(supplies, sp_crowd_state(s.c, a), s.f.m));
+  assert_int_equal(sp_crowd_select_goal(s.c, a, -1, NULL), SP_OK);
+  run(&s, a, 2, 0.5f);
+  EXPECT_TRACE(&s, "idle/no_goal |");
+  scene_close(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_citizen_work),
@@ -354,6 +386,7 @@ int main(void) {
       cmocka_unit_test(test_unreachable_cooldown),
       cmocka_unit_test(test_full_place_next_one),
       cmocka_unit_test(test_fail_running_step),
+      cmocka_unit_test(test_caller_selects_goals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

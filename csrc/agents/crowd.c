@@ -368,6 +368,34 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
   return SP_OK;
 }
 
+void sp_crowd_set_selector(SpCrowd *c, int on) { c->selector = on != 0; }
+
+SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
+                              SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = agent_range(c, agent, err);
+  if (st != SP_OK) return st;
+  size_t i = agent;
+  Agent *a = &c->agents[i];
+  if (!c->selector || c->phase[i] != SP_PHASE_SCRIPT || a->step != STEP_NONE ||
+      (c->flags[i] & F_NEED_GOAL))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu is not waiting for a goal (phase "
+                        "%s)", agent, sp_phase_name((SpPhase)c->phase[i]));
+  if (goal < -1 || goal >= c->goal_count)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: goal %d does not exist (%d goals)", goal,
+                        c->goal_count);
+  int sorted = GOAL_NONE;
+  for (int g = 0; g < c->goal_count && goal >= 0; g++)
+    if (c->goals[g].index == goal) sorted = g;
+  a->goal = (uint8_t)sorted;
+  a->why = SP_REASON_SELECT;
+  c->flags[i] |= F_NEED_GOAL;
+  c->phase[i] = SP_PHASE_THINKING;
+  return SP_OK;
+}
+
 static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
   SpStatus st = agent_range(c, agent, err);
   if (st != SP_OK) return st;

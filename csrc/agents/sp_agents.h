@@ -148,6 +148,7 @@ struct SpCrowd {
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
+  int selector; /* goals chosen by the caller (sp_crowd_set_selector) */
   Goal goals[SP_CROWD_MAX_GOALS];
   int goal_count;
   SpValue *goal_block; /* the goals' values */

@@ -458,6 +458,31 @@ static int l_crowd_control(lua_State *L)
   return 2;
 }
 
+/* c:set_selector(on): goals chosen by the caller (c:select_goal). */
+static int l_crowd_set_selector(lua_State *L)
+{
+  sp_crowd_set_selector(check_crowd(L, 1)->c, lua_toboolean(L, 2));
+  return 0;
+}
+
+/* c:select_goal(agent, goal | nil) -> true | false, message: the goal
+ * (1-based, add_goal's order; nil: nothing to do) of an agent that waits
+ * for one (a "waiting" event with reason "select"). */
+static int l_crowd_select_goal(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int goal = lua_isnoneornil(L, 3) ? -1 : check_id(L, 3, sp_crowd_goal_count(c->c), "goal");
+  SpError err;
+  if (sp_crowd_select_goal(c->c, a, goal, &err) == SP_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  lua_pushstring(L, err.message);
+  return 2;
+}
+
 static void set_opt_id(lua_State *L, int t, const char *k, long v, long none)
 {
   if (v == none)
@@ -673,6 +698,8 @@ static const luaL_Reg crowd_methods[] = {
   { "set_var_all", l_crowd_set_var_all },
   { "set_state", l_crowd_set_state },
   { "control", l_crowd_control },
+  { "set_selector", l_crowd_set_selector },
+  { "select_goal", l_crowd_select_goal },
   { "info", l_crowd_info },
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },

@@ -99,7 +99,7 @@ end
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true }
 local GOAL_FIELDS = { [1] = true, priority = true, when = true }
-local BEHAVIOUR_FIELDS = { actions = true, goals = true }
+local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true }
 
 local function refuse_unknown(t, allowed, path)
   for k in pairs(t) do
@@ -218,12 +218,10 @@ end
 -- Validates a behaviour; returns { actions = { [id] = rec }, goals = { rec... }, hooked }.
 local function read_behaviour(b, n, wside)
   if type(b) ~= "table" then error("behaviour: expected a table, got " .. type(b), 0) end
-  if b.select ~= nil then
-    -- the C executor chooses goals itself; it has no per-agent choice to hand to Lua yet
-    error("behaviour.select: not supported yet: goals are chosen in C by priority and when", 0)
-  end
   refuse_unknown(b, BEHAVIOUR_FIELDS, "behaviour")
   local out = { actions = {}, goals = {}, hooked = false, kinds = 0 }
+  out.select = check_function(b.select, "behaviour.select")
+  if out.select then out.hooked, out.kinds = true, KIND_BIT.waiting end
   if b.actions ~= nil then
     if type(b.actions) ~= "table" then error("behaviour.actions: expected a table", 0) end
     -- declaration order of the domain, so errors and settings never depend on pairs()
@@ -318,15 +316,18 @@ function World:crowd(dom, behaviour, opts)
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
   end
-  local goal_names = {}
+  local goal_names, goal_ids = {}, {}
   for i, g in ipairs(beh.goals) do
     c:add_goal(g.cond, g.priority, g.when)
     goal_names[i] = g.name
+    goal_ids[g.name] = goal_ids[g.name] or i
   end
+  if beh.select then c:set_selector(true) end
   local side = {
     crowd = c, world = self, wside = ws, names = n, actions = beh.actions,
     handles = c:handles(), -- the crowd's own table of handles, read without a C call
-    goal_names = goal_names, hooked = beh.hooked, kinds = beh.kinds,
+    goal_names = goal_names, goal_ids = goal_ids, hooked = beh.hooked, kinds = beh.kinds,
+    select = beh.select, -- function(agent) -> a goal name or nil, when an agent needs one
     running = {},        -- agents whose scripted step Lua is timing, in start order
     pending_target = {}, -- agent -> true while a function `at` has to be asked
     msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail (this frame's, last frame's)
@@ -463,6 +464,33 @@ local function on_waiting(side, agent, action, rec)
   side.running[#side.running + 1] = r
 end
 
+-- The index of goal `name` for select: a behaviour goal, or a goal of the domain, added
+-- to the crowd on first use (priority 0). nil, message when there is none.
+local function selected_goal(side, name)
+  local id = side.goal_ids[name]
+  if id then return id end
+  local cond = type(name) == "string" and side.names.goals[name]
+  if not cond then return nil, string_format("unknown goal '%s' of '%s'", tostring(name), side.names.name) end
+  id = side.crowd:add_goal(pack_condition(side.names, cond, "select"), 0)
+  side.goal_names[id], side.goal_ids[name] = name, id
+  return id
+end
+
+-- An agent needs a goal: ask behaviour.select. An error, or a name that is no goal,
+-- leaves the agent idle (no_goal) after a hook_failed event; nil means nothing to do.
+local function on_select(side, agent)
+  local ok, name = pcall(side.select, side.handles[agent] or side.crowd:agent(agent))
+  local id, err
+  if not ok then
+    err = "select: " .. tostring(name)
+  elseif name ~= nil and name ~= false then
+    id, err = selected_goal(side, name)
+    if err then err = "select: " .. err end
+  end
+  if err then lua_event(side, agent, "hook_failed", nil, err) end
+  side.crowd:select_goal(agent, id)
+end
+
 -- Drops the running record of `agent` (its step ended in C).
 local function drop_running(side, agent)
   local run = side.running
@@ -485,7 +513,9 @@ local function run_hooks(side, dt)
   local kinds = side.kinds
   local k, agent, kind, reason, action, detail = c:next_hook(1, kinds)
   while k do
-    do
+    if action == 0 then -- an agent waits for its goal (the only hooked event without one)
+      on_select(side, agent)
+    else
       local rec = acts[action]
       if kind == "step_started" then
         if rec.at_fn then side.pending_target[agent] = true end
