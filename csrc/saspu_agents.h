@@ -143,7 +143,11 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
 
 /* ---- goals ---------------------------------------------------------- */
 /* A goal is a condition (m values, SP_ANY where a variable does not
- * matter), a priority, and `when` (m values or NULL: always). An agent
+ * matter), a priority, and `when` (m values or NULL: always). The planner
+ * gets the condition itself: an agent's plan is a shortest one to ANY
+ * state matching it (a variable the goal leaves free may change on the
+ * way), and the goal counts as reached, or a world change as breaking
+ * the plan, by the same condition. An agent
  * takes the goal of highest priority (earlier added first among equals)
  * whose `when` holds, that its state does not satisfy yet, and that has a
  * plan; a goal without a plan gives a no_plan event and the next one is
@@ -155,6 +159,23 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
 SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                            const SpValue *when, int *index, SpError *err);
 int sp_crowd_goal_count(const SpCrowd *c);
+
+/* Goals chosen by the caller (on != 0): an agent that needs a goal no
+ * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT
+ * (no step) after an SP_EV_WAITING event with SP_REASON_SELECT (flagged
+ * SP_EVENT_HOOK) until sp_crowd_select_goal. It needs one when it spawns,
+ * reaches its goal, has no plan for the one chosen (after the no_plan
+ * event), is idle and its state changes, or on sp_crowd_rethink; a world
+ * change or failed step that breaks its plan replans the SAME goal. A
+ * running plan is never interrupted by a higher goal of the list. */
+void sp_crowd_set_selector(SpCrowd *c, int on);
+/* The goal (index from sp_crowd_add_goal, or -1: nothing to do) of an
+ * agent waiting after SP_REASON_SELECT; applied at the next update: a
+ * goal is planned (goal_chosen, planned), one that holds already or -1
+ * leaves the agent idle (SP_EV_IDLE, all_satisfied / no_goal).
+ * SP_ERR_STATE when the agent does not wait for a goal. */
+SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
+                              SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
@@ -194,6 +215,20 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err);
 
 /* Scripted steps: the outcome is applied at the next update. */
 SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
+/* Fails the agent's running step, scripted or not (walking, acting, or
+ * waiting for the caller), e.g. when a hook of the step raised. The step
+ * waits in SP_PHASE_SCRIPT until the next update, which emits
+ * SP_EV_STEP_FAILED (SP_REASON_SCRIPT, `detail`) and releases its place;
+ * its effect is NOT applied, even if its duration would have run out in
+ * that update. The agent then replans (SP_EV_REPLANNED with
+ * SP_REASON_STEP_FAILED): a walking or acting step is ended by the goal
+ * pass of that update, which replans at once; a scripted step, as
+ * before, by its advance pass, and the replan comes with the update
+ * after. SP_ERR_STATE when no step
+ * runs: a step of duration 0 starts and finishes (effect applied) in the
+ * same update, so once the caller sees its SP_EV_STEP_STARTED it is over;
+ * its effect stays, and only the caller can undo it (a world change).
+ * sp_crowd_finish_step and sp_crowd_set_target refuse a failed step. */
 SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                             SpError *err);
 /* SP_BIND_SCRIPT steps: where to go (a place, or a cell with place =
@@ -234,6 +269,7 @@ typedef enum SpReason {
   SP_REASON_NO_GOAL,      /* idle: no goal applies */
   SP_REASON_NO_PLAN_ANY,  /* idle: no applicable goal has a plan */
   SP_REASON_COOLDOWN,     /* blocked: the only target is cooling down */
+  SP_REASON_SELECT,       /* waiting: the caller chooses the goal */
   SP_REASON_COUNT
 } SpReason;
 

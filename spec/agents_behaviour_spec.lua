@@ -37,7 +37,7 @@ describe("world:crowd behaviour tables", function()
 
   it("refuses unknown fields and actions that are not in the domain", function()
     refuses({ action = {} }, "behaviour: unknown field 'action'")
-    refuses({ select = function() end }, "behaviour.select: not supported yet")
+    refuses({ select = true }, "behaviour.select: expected a function, got boolean")
     refuses({ actions = { fly = { duration = 1 } } },
             "behaviour.actions.fly: 'fly' is not an action of 'citizen'")
     refuses({ actions = { eat = { duraton = 1 } } }, "behaviour.actions.eat: unknown field 'duraton'")
@@ -122,6 +122,67 @@ describe("hooks", function()
     assert.same({ "begin", "middle", "end" }, log)
     assert.equal("step_finished:work goal_reached", run(world, a, 1, 0.25))
     assert.equal("true", a:get("working"))
+  end)
+end)
+
+describe("behaviour.select", function()
+  it("is asked only when an agent needs a goal, and its goal is planned", function()
+    local dom = support.citizen()
+    local world = saspu.world {}
+    local asked = {}
+    local crowd = world:crowd(dom, {
+      actions = { eat = { duration = 1 } },
+      goals = { { "have_a_meal" }, { "work", priority = 5 } },
+      select = function(a)
+        asked[#asked + 1] = a:get("hunger")
+        -- the list's priority would pick work first: select decides
+        return ({ "have_a_meal", "work", "buy_supplies" })[#asked]
+      end,
+    })
+    local a = crowd:spawn { start = "start_of_day" }
+    assert.equal("waiting/select | goal_chosen planned step_started:buy_food "
+      .. "step_finished:buy_food step_started:eat | | step_finished:eat goal_reached | "
+      .. "waiting/select | goal_chosen planned step_started:buy_drink step_finished:buy_drink "
+      .. "step_started:take step_finished:take step_started:drink step_finished:drink "
+      .. "step_started:work step_finished:work goal_reached | waiting/select | "
+      -- a goal of the domain the behaviour does not list, without a plan: asked again
+      .. "no_plan/the goal needs hunger = no_food, but no action sets hunger to no_food "
+      .. "waiting/select | idle/no_goal", run(world, a, 9, 0.5))
+    assert.same({ "no_food", "fed", "fed", "fed" }, asked)
+    assert.equal("true", a:get("working"))
+    a:set("thirst", "no_drink") -- an idle agent whose state changes needs a goal
+    assert.equal("waiting/select", run(world, a, 1, 0.5))
+    assert.equal(5, #asked)
+  end)
+
+  it("keeps the chosen goal when a world change breaks the plan", function()
+    local dom = support.horse()
+    local world = saspu.world {}
+    local asked = 0
+    local crowd = world:crowd(dom, {
+      actions = { fill_trough = { duration = 1 } },
+      goals = { { "feed_horses" } },
+      select = function() asked = asked + 1; return "feed_horses" end,
+    })
+    local a = crowd:spawn { start = "morning" }
+    run(world, a, 2, 0.5)
+    assert.equal("fill_trough", a:inspect().action)
+    a:set("bucket", "on_floor")
+    assert.matches("^step_failed:fill_trough/world_changed replanned/world_changed ",
+                   run(world, a, 1, 0.5))
+    assert.equal(1, asked)
+  end)
+
+  it("reports a raising or wrong select with hook_failed and leaves the agent idle", function()
+    local dom = support.citizen()
+    local world = saspu.world {}
+    local crowd = world:crowd(dom, { select = function(a) return a.data.bad and "sleep" or error("no idea", 0) end })
+    local a = crowd:spawn { start = "start_of_day" }
+    assert.equal("waiting/select | hook_failed/select: no idea idle/no_goal", run(world, a, 2, 0.5))
+    a.data.bad = true
+    crowd:control(1, "rethink")
+    assert.equal("waiting/select | hook_failed/select: unknown goal 'sleep' of 'citizen' idle/no_goal",
+                 run(world, a, 2, 0.5))
   end)
 end)
 

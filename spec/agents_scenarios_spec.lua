@@ -70,6 +70,46 @@ describe("world:update and world:events", function()
     assert.equal("true", a:get("working"))
   end)
 
+  it("fails a walking step whose on_start raises: its place is released, on_fail gets the error", function()
+    local dom = support.citizen()
+    local world = saspu.world { grid = saspu.grid(12, 12),
+                                places = { { name = "market", x = 9, y = 3, capacity = 1 } } }
+    local calls, reasons = 0, {}
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { at = "market", duration = 1,
+        on_start = function() calls = calls + 1; if calls == 1 then error("stall shut", 0) end end,
+        on_fail = function(_, why) reasons[#reasons + 1] = why end } },
+      goals = { { "work", priority = 10 } },
+    })
+    local a = crowd:spawn { start = "start_of_day", x = 2, y = 3 }
+    assert.equal("goal_chosen planned step_started:buy_drink step_finished:buy_drink "
+      .. "step_started:take step_finished:take step_started:drink step_finished:drink "
+      .. "step_started:buy_food | step_failed:buy_food/buy_food on_start: stall shut "
+      .. "replanned/step_failed step_started:buy_food", run(world, a, 2, 0.5))
+    assert.same({ "buy_food on_start: stall shut" }, reasons)
+    assert.equal(1, select(5, world:place_info(1))) -- released, then taken again: not 2
+    assert.equal("no_food", a:get("hunger"))
+    run(world, a, 20, 0.5)
+    assert.equal("true", a:get("working"))
+  end)
+
+  it("keeps the effect of a step of duration 0 whose on_start raises, with hook_failed", function()
+    local dom = support.citizen()
+    local world = saspu.world {}
+    local crowd = world:crowd(dom, {
+      actions = { buy_food = { on_start = function() error("no coins", 0) end } },
+      goals = { { "work", priority = 10 } },
+    })
+    local a = crowd:spawn { start = "start_of_day" }
+    -- C starts and finishes the step in one update; its hook runs after it
+    assert.equal("goal_chosen planned step_started:buy_food step_finished:buy_food "
+      .. "step_started:buy_drink step_finished:buy_drink step_started:take step_finished:take "
+      .. "step_started:eat step_finished:eat step_started:drink step_finished:drink "
+      .. "step_started:work step_finished:work goal_reached | "
+      .. "hook_failed:buy_food/buy_food on_start: no coins idle/all_satisfied", run(world, a, 2, 0.5))
+    assert.equal("true", a:get("working"))
+  end)
+
   it("fails a coroutine step that returns false with its reason, then replans", function()
     local dom = support.citizen()
     local world = saspu.world {}

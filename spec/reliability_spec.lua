@@ -56,10 +56,10 @@ describe("methods whose object is closed by code they run", function()
 
   -- Every method of every type, closed by a finalizer at any allocation: each call
   -- completes or raises "closed"; valgrind (./dev test) checks no freed memory is read.
-  local function check_all(name, make, calls)
+  local function check_all(name, make, calls, rounds)
     for method, call in pairs(calls) do
       local h = holder(make)
-      local closed = under_closing_finalizer(h, 8, call)
+      local closed = under_closing_finalizer(h, rounds or 8, call)
       total_closed = total_closed + closed
       assert.is_true(closed >= 0, name .. ":" .. method)
     end
@@ -134,6 +134,96 @@ describe("methods whose object is closed by code they run", function()
     -- the finalizer did close objects in the middle of calls (the check can fail);
     -- before 5.3 (LuaJIT too) the collector rarely steps inside these short grid calls
     if _VERSION >= "Lua 5.3" then assert.is_true(total_closed > 0) end
+  end)
+
+  -- A small town: a world on a grid, a crowd with hooks and two agents that have run a
+  -- few frames. `target` picks what the finalizer closes: "world", "crowd", "grid".
+  local citizen = fixtures.domain("citizen")
+  local function town(target)
+    return function()
+      local g = saspu.grid_from_ascii("......\n.##...\n......\n")
+      local w = saspu.world { grid = g, places = { { name = "well", x = 5, y = 3, capacity = 1 } } }
+      local c = w:crowd(citizen, {
+        actions = { buy_food = { duration = 0.5, at = "well", on_start = function() end },
+                    eat = { run = function(_, wait) wait(0.2) end } },
+        goals = { { "work", priority = 2 }, { { hunger = "fed" }, priority = 1 } },
+      }, { capacity = 4 })
+      local a = c:spawn { start = "start_of_day", x = 1, y = 1 }
+      c:spawn { start = "start_of_day", x = 6, y = 1 }
+      for _ = 1, 3 do w:update(0.25) end
+      local t = { g = g, w = w, c = c, a = a }
+      t.close = function() ({ world = w, crowd = c, grid = g })[target]:close() end
+      return t
+    end
+  end
+
+  local function world_calls()
+    return {
+      place = function(t) t.w:place("well" .. tostring(t), 2, 3); t.w:add_place(7, 3, 3, 1) end,
+      read = function(t)
+        return t.w:place_info(1), t.w:place_count(), t.w:has_kind(12), t.w:grid(), tostring(t.w),
+               t.w:place_name(1), t.w:crowds()
+      end,
+      stats = function(t) t.w:field_budget(1048576); return t.w:stats(setmetatable({}, { __newindex = rawset })) end,
+      update = function(t) t.w:update(0.5); for ev in t.w:events() do local _ = ev.kind .. tostring(ev.reason) end end,
+      crowd = function(t) return t.w:crowd(t.c:domain(), { goals = { { "work" } } }, { capacity = 2, speed = 3 }) end,
+    }
+  end
+
+  local function crowd_calls()
+    return {
+      spawn = function(t) t.c:spawn { start = "start_of_day", x = 2, y = 3, home = "well" } end,
+      update = function(t)
+        t.c:update(0.25)
+        for k = 1, t.c:event_count() do t.c:event(k) end
+        local k = t.c:next_hook(1, -1)
+        while k do k = t.c:next_hook(k + 1, -1) end
+      end,
+      set = function(t)
+        t.c:set_all("hunger", "fed"); t.c:set_var(1, 1, 2); t.c:set_state(2, t.c:state(1))
+        t.c:set_state(1, t.c:domain():encode("start_of_day"))
+      end,
+      control = function(t) t.c:control(1, "rethink"); t.c:control(2, "fail", 3); t.c:control(1, "finish") end,
+      setup = function(t)
+        t.c:set_action(1, 0.5, 1, "kind", "well", false, false, false)
+        t.c:add_goal(t.c:state(1), 3)
+      end,
+      read = function(t)
+        local info = t.c:info(1, {})
+        local n = t.c:plan(1, {})
+        return info, n, t.c:why(1), t.c:stats(), t.c:goal_names(), tostring(t.c), #t.c, t.c:agent(2)
+      end,
+    }
+  end
+
+  local function agent_calls()
+    return {
+      set = function(t) t.a:set("hunger", "fed"); t.a:set("thirst", "hydrated") end,
+      get = function(t) return t.a:get("hunger"), t.a:state(), t.a.data, t.a:index(), tostring(t.a) end,
+      inspect = function(t) return t.a:inspect() end,
+      crowd = function(t) return t.a:crowd():size() end,
+    }
+  end
+
+  it("survives a finalizer closing a saspu.World, its grid or a saspu.Crowd in any method", function()
+    -- each object with what its methods read: its own C object and the grid below it
+    local before = total_closed
+    for _, target in ipairs { "world", "grid" } do check_all("World", town(target), world_calls(), 4) end
+    for _, target in ipairs { "crowd", "grid" } do check_all("Crowd", town(target), crowd_calls(), 4) end
+    check_all("Agent", town("crowd"), agent_calls(), 4)
+    if _VERSION >= "Lua 5.3" then assert.is_true(total_closed > before) end
+  end)
+
+  it("raises when a crowd is closed by an info table's __newindex or an option's __index", function()
+    local t = town("crowd")()
+    local out = setmetatable({}, { __newindex = function(o, k, v) t.c:close(); rawset(o, k, v) end })
+    local info = t.c:info(1, out)
+    assert.equal(out, info)
+    assert.equal("saspu.Crowd (closed)", tostring(t.c))
+    local t2 = town("world")()
+    local opts = setmetatable({}, { __index = function() t2.w:close() end })
+    assert.error_matches(function() require("saspu.core").crowd(t2.w, t2.c:domain(), opts) end,
+                         "saspu.World was closed during the call", 1, true)
   end)
 
   it("raises instead of reading a domain closed by a `why` table's __newindex", function()

@@ -93,6 +93,10 @@ static void disturb(Run *r, RdRng *rng, SpValue *shadow) {
     if (info.phase == SP_PHASE_SCRIPT && info.target_x < 0) {
       if (rd_chance(rng, 70)) sp_crowd_finish_step(r->c, i, NULL);
       else sp_crowd_fail_step(r->c, i, 7, NULL);
+    } else if (info.step >= 0 && info.phase != SP_PHASE_SCRIPT &&
+               rd_chance(rng, 3)) {
+      /* a step that is not scripted fails too (a hook raised) */
+      assert_int_equal(sp_crowd_fail_step(r->c, i, 8, NULL), SP_OK);
     }
     if (rd_chance(rng, 2)) {
       int v = rd_below(rng, r->m);

@@ -216,19 +216,25 @@ static void bound(Scene *s, const char *action, SpBind bind, uint32_t place,
   assert_int_equal(sp_crowd_set_action(s->c, sp_builtin_action(s->f.b, action), &b, NULL), SP_OK);
 }
 
+/* A Citizen in the town with the work goal and one market at (x, y). */
+static uint32_t town_market(Scene *s, int x, int y, int capacity) {
+  scene_open(s, sp_builtin_citizen(plain), town, 1);
+  int market;
+  uint32_t p;
+  sp_world_kind(s->w, "market", &market, NULL);
+  assert_int_equal(sp_world_add_place(s->w, market, x, y, capacity, &p, NULL), SP_OK);
+  SpValue goal[8];
+  named_goal(s, "work", goal);
+  sp_crowd_add_goal(s->c, goal, 10, NULL, NULL, NULL);
+  return p;
+}
+
 /* An unreachable place fails the step, cools the binding down, and the
  * agent waits out the cooldown instead of looping. */
 static void test_unreachable_cooldown(void **state) {
   (void)state;
   Scene s;
-  scene_open(&s, sp_builtin_citizen(plain), town, 1);
-  int market;
-  uint32_t p;
-  sp_world_kind(s.w, "market", &market, NULL);
-  assert_int_equal(sp_world_add_place(s.w, market, 0, 0, 0, &p, NULL), SP_OK);
-  SpValue goal[8];
-  named_goal(&s, "work", goal);
-  sp_crowd_add_goal(s.c, goal, 10, NULL, NULL, NULL);
+  uint32_t p = town_market(&s, 0, 0, 0);
   bound(&s, "buy_food", SP_BIND_PLACE, p, 0);
   size_t a = spawn(&s, "start_of_day", 9, 3);
   run(&s, a, 2, 0.5f);
@@ -297,6 +303,80 @@ static void test_full_place_next_one(void **state) {
   scene_close(&s);
 }
 
+/* Failing a step that is not scripted: an acting step fails at the next
+ * update with the caller's detail even though its time runs out in that
+ * update, and its effect is not applied; a walking step fails and frees
+ * its place; with no running step the call is refused. */
+static void test_fail_running_step(void **state) {
+  (void)state;
+  Scene s;
+  uint32_t p = town_market(&s, 9, 3, 1);
+  timed(&s, "buy_drink", 1.0f);
+  bound(&s, "buy_food", SP_BIND_PLACE, p, 0);
+  size_t a = spawn(&s, "start_of_day", 2, 3);
+  SpValue before[8];
+  memcpy(before, sp_crowd_state(s.c, a), (size_t)s.f.m);
+  assert_int_equal(sp_crowd_fail_step(s.c, a, 5, NULL), SP_ERR_STATE); /* nothing runs */
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_drink@0");
+  assert_int_equal(sp_crowd_fail_step(s.c, a, 42, NULL), SP_OK);
+  assert_int_equal(sp_crowd_finish_step(s.c, a, NULL), SP_ERR_STATE);
+  run(&s, a, 1, 1.0f); /* 1 s would finish it */
+  EXPECT_TRACE(&s, "step_failed:buy_drink/script@0 replanned/step_failed@0 "
+                   "step_started:buy_drink@0");
+  assert_int_equal(sp_crowd_events(s.c)[0].detail, 42);
+  assert_memory_equal(before, sp_crowd_state(s.c, a), (size_t)s.f.m);
+  run(&s, a, 1, 1.0f);
+  EXPECT_TRACE(&s, "step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 "
+                   "step_started:drink@0 step_finished:drink@0 step_started:buy_food@0");
+  SpAgentInfo info;
+  SpPlaceInfo pi;
+  sp_crowd_inspect(s.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_WALKING);
+  sp_world_place(s.w, p, &pi);
+  assert_int_equal(pi.reserved, 1);
+  assert_int_equal(sp_crowd_fail_step(s.c, a, -7, NULL), SP_OK);
+  run(&s, a, 1, 0.25f);
+  EXPECT_TRACE(&s, "step_failed:buy_food/script@0 replanned/step_failed@0 "
+                   "step_started:buy_food@0");
+  assert_int_equal(sp_crowd_events(s.c)[0].detail, -7);
+  sp_world_place(s.w, p, &pi);
+  assert_int_equal(pi.reserved, 1); /* released, then taken again: not 2 */
+  scene_close(&s);
+}
+
+/* Goals chosen by the caller: the agent waits (select) until told, plans
+ * the goal it is given even when the list ranks another higher, and asks
+ * again once it is reached; -1 leaves it idle with a reason. */
+static void test_caller_selects_goals(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), NULL, 1);
+  SpValue work[8], supplies[8];
+  named_goal(&s, "work", work);
+  named_goal(&s, "buy_supplies", supplies);
+  int gw, gm;
+  sp_crowd_add_goal(s.c, work, 10, NULL, &gw, NULL);
+  sp_crowd_add_goal(s.c, supplies, 1, NULL, &gm, NULL);
+  sp_crowd_set_selector(s.c, 1);
+  size_t a = spawn(&s, "start_of_day", 0, 0);
+  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_ERR_STATE); /* not asked yet */
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "waiting/select");
+  assert_int_equal(sp_crowd_events(s.c)[0].flags, SP_EVENT_HOOK);
+  assert_int_equal(sp_crowd_select_goal(s.c, a, 7, NULL), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_OK);
+  run(&s, a, 2, 0.5f);
+  EXPECT_TRACE(&s, "goal_chosen@1 planned@1 step_started:buy_food@1 step_finished:buy_food@1 "
+                   "step_started:buy_drink@1 step_finished:buy_drink@1 goal_reached@1 | "
+                   "waiting/select");
+  assert_true(holds(supplies, sp_crowd_state(s.c, a), s.f.m));
+  assert_int_equal(sp_crowd_select_goal(s.c, a, -1, NULL), SP_OK);
+  run(&s, a, 2, 0.5f);
+  EXPECT_TRACE(&s, "idle/no_goal |");
+  scene_close(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_citizen_work),
@@ -305,6 +385,8 @@ int main(void) {
       cmocka_unit_test(test_no_plan_falls_back),
       cmocka_unit_test(test_unreachable_cooldown),
       cmocka_unit_test(test_full_place_next_one),
+      cmocka_unit_test(test_fail_running_step),
+      cmocka_unit_test(test_caller_selects_goals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

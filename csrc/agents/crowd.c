@@ -368,6 +368,34 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
   return SP_OK;
 }
 
+void sp_crowd_set_selector(SpCrowd *c, int on) { c->selector = on != 0; }
+
+SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
+                              SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = agent_range(c, agent, err);
+  if (st != SP_OK) return st;
+  size_t i = agent;
+  Agent *a = &c->agents[i];
+  if (!c->selector || c->phase[i] != SP_PHASE_SCRIPT || a->step != STEP_NONE ||
+      (c->flags[i] & F_NEED_GOAL))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu is not waiting for a goal (phase "
+                        "%s)", agent, sp_phase_name((SpPhase)c->phase[i]));
+  if (goal < -1 || goal >= c->goal_count)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: goal %d does not exist (%d goals)", goal,
+                        c->goal_count);
+  int sorted = GOAL_NONE;
+  for (int g = 0; g < c->goal_count && goal >= 0; g++)
+    if (c->goals[g].index == goal) sorted = g;
+  a->goal = (uint8_t)sorted;
+  a->why = SP_REASON_SELECT;
+  c->flags[i] |= F_NEED_GOAL;
+  c->phase[i] = SP_PHASE_THINKING;
+  return SP_OK;
+}
+
 static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
   SpStatus st = agent_range(c, agent, err);
   if (st != SP_OK) return st;
@@ -377,6 +405,9 @@ static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu is not waiting for a script "
                         "(phase %s)", agent, sp_phase_name(c->phase[i]));
+  if (c->flags[i] & F_FAIL)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu: its step has failed", agent);
   return SP_OK;
 }
 
@@ -387,15 +418,31 @@ SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
   return st;
 }
 
+/* Any running step: it waits in SP_PHASE_SCRIPT for the next update
+ * (the detail rides in the time slot, bit for bit: the step no longer
+ * counts down). A scripted step ends in the advance pass, as it always
+ * has; another one is ended by the goal pass, which replans at once. */
 SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                             SpError *err) {
   sp_error_clear(err);
-  SpStatus st = waiting(c, agent, err);
-  if (st == SP_OK) {
-    c->flags[agent] |= F_FAIL;
-    c->time[agent] = (float)detail;
+  SpStatus st = agent_range(c, agent, err);
+  if (st != SP_OK) return st;
+  size_t i = agent;
+  int ph = c->phase[i];
+  if (c->agents[i].step == STEP_NONE ||
+      (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING && ph != SP_PHASE_SCRIPT))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu has no running step (phase %s)",
+                        agent, sp_phase_name((SpPhase)ph));
+  if (ph != SP_PHASE_SCRIPT && !(c->flags[i] & F_NEED_GOAL)) {
+    c->flags[i] |= F_NEED_GOAL;
+    c->agents[i].why = SP_REASON_STEP_FAILED;
   }
-  return st;
+  c->phase[i] = SP_PHASE_SCRIPT;
+  c->flags[i] = (uint8_t)((c->flags[i] | F_FAIL) & ~(F_FINISH | F_BIND));
+  int32_t d = (int32_t)detail;
+  memcpy(&c->time[i], &d, sizeof d);
+  return SP_OK;
 }
 
 SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
@@ -449,7 +496,7 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   out->steps_done = 0;
   for (int k = 0; has && k < out->plan_length; k++)
     out->steps_done += sp_crowd_step_done(c, agent, k);
-  out->time_left = c->time[agent];
+  out->time_left = c->flags[agent] & F_FAIL ? 0.0f : c->time[agent];
   out->x = a->x;
   out->y = a->y;
   out->target = a->target;

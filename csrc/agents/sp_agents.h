@@ -148,6 +148,7 @@ struct SpCrowd {
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
+  int selector; /* goals chosen by the caller (sp_crowd_set_selector) */
   Goal goals[SP_CROWD_MAX_GOALS];
   int goal_count;
   SpValue *goal_block; /* the goals' values */
@@ -187,6 +188,9 @@ int sp_agent_goal_holds(const SpValue *cond, const SpValue *state, int m);
 /* Pass 0: an agent flagged F_NEED_GOAL stops its step and picks its first
  * goal candidate; returns 1 when it now waits for a plan. */
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i);
+/* The caller's detail of a failed step (sp_crowd_fail_step), while
+ * F_FAIL is set. */
+int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i);
 /* After planning: takes the result; returns 1 when the agent waits for
  * another plan (the next goal candidate). */
 int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);

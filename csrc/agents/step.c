@@ -41,7 +41,8 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
   e->agent = (uint32_t)agent;
   e->kind = (uint8_t)kind;
   e->reason = (uint8_t)reason;
-  e->flags = action >= 0 && c->beh[action].has_hook ? SP_EVENT_HOOK : 0;
+  e->flags = action >= 0 ? (c->beh[action].has_hook ? SP_EVENT_HOOK : 0)
+                         : (reason == SP_REASON_SELECT ? SP_EVENT_HOOK : 0);
   e->goal = goal >= 0 && goal < c->goal_count ? (uint8_t)c->goals[goal].index
                                               : GOAL_NONE;
   e->action = (int16_t)action;
@@ -73,12 +74,13 @@ static int effect_holds(const SpDomain *d, int act, const SpValue *state) {
   return state[sp_action_variable(d, act)] == sp_action_post(d, act);
 }
 
-/* The total goal the planner gets: the goal's values, and the agent's own
- * values where the goal says SP_ANY (keep them as they are). When the
- * planner takes SP_ANY itself, this becomes a plain copy of `cond`. */
-static void fill_goal_for_planning(const SpValue *cond, const SpValue *state,
-                                   SpValue *out, int m) {
-  for (int v = 0; v < m; v++) out[v] = cond[v] == SP_ANY ? state[v] : cond[v];
+/* The goal the planner gets is the condition itself: SP_ANY entries are
+ * free, so the plan is a shortest one to ANY state matching the goal
+ * (the planner never keeps a free variable at its start value unless that
+ * is cheapest). Every end-of-plan check uses the condition the same way
+ * (sp_agent_goal_holds). */
+static void fill_goal_for_planning(const SpValue *cond, SpValue *out, int m) {
+  memcpy(out, cond, (size_t)m);
 }
 
 static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
@@ -114,7 +116,7 @@ void sp_agent_clear_refused(SpCrowd *c, size_t i) {
  * was not refused (no plan) since the agent last chose. */
 static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
   const Agent *a = &c->agents[i];
-  if (a->goal == GOAL_NONE) return 0;
+  if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
   int mine = c->goals[a->goal].priority;
   for (int g = 0; g < a->goal; g++) {
     if (c->goals[g].priority <= mine) break;
@@ -171,7 +173,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
       continue;
     }
     if (g < from) continue;
-    fill_goal_for_planning(c->goals[g].cond, state,
+    fill_goal_for_planning(c->goals[g].cond,
                            sp_population_goal_write(c->pop, i), c->m);
     a->goal = (uint8_t)g;
     c->flags[i] |= F_PLANNING;
@@ -190,12 +192,67 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
   return 0;
 }
 
+int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i) {
+  int32_t d;
+  memcpy(&d, &c->time[i], sizeof d);
+  return d;
+}
+
+/* Selector crowds: the agent waits for the caller's goal. */
+static int ask_caller(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  a->goal = GOAL_NONE;
+  a->why = SP_REASON_NONE;
+  c->phase[i] = SP_PHASE_SCRIPT;
+  sp_agent_emit(s, i, SP_EV_WAITING, SP_REASON_SELECT, -1, -1, 0);
+  return 0;
+}
+
+/* Selector crowds: plans the goal the caller chose (why SELECT), or the
+ * same goal again after a world change or a failed step; otherwise asks
+ * the caller. A chosen goal that holds, or none, leaves the agent idle. */
+static int choose_selected(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  SpReason why = (SpReason)a->why;
+  int again = why == SP_REASON_WORLD_CHANGED || why == SP_REASON_STEP_FAILED;
+  if (a->goal == GOAL_NONE || (why != SP_REASON_SELECT && !again)) {
+    if (why != SP_REASON_SELECT) return ask_caller(c, s, i);
+    a->pursued = GOAL_NONE;
+    c->phase[i] = SP_PHASE_IDLE;
+    a->why = SP_REASON_NONE;
+    sp_agent_emit(s, i, SP_EV_IDLE, SP_REASON_NO_GOAL, -1, -1, 0);
+    return 0;
+  }
+  const SpValue *state = sp_population_state(c->pop, i);
+  if (sp_agent_goal_holds(c->goals[a->goal].cond, state, c->m)) {
+    if (again) return ask_caller(c, s, i); /* the change reached it */
+    a->goal = a->pursued = GOAL_NONE;
+    c->phase[i] = SP_PHASE_IDLE;
+    a->why = SP_REASON_NONE;
+    sp_agent_emit(s, i, SP_EV_IDLE, SP_REASON_ALL_SATISFIED, -1, -1, 0);
+    return 0;
+  }
+  if (why == SP_REASON_SELECT) a->why = SP_REASON_NONE;
+  fill_goal_for_planning(c->goals[a->goal].cond,
+                         sp_population_goal_write(c->pop, i), c->m);
+  c->flags[i] |= F_PLANNING;
+  c->phase[i] = SP_PHASE_THINKING;
+  return 1;
+}
+
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
+  int failed = (c->flags[i] & F_FAIL) != 0;
   c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
-  if (a->step != STEP_NONE) stop_step(c, s, i, (SpReason)a->why, 0);
+  /* a step the caller failed says so, even when a world change or a
+   * higher goal drops the plan in the same frame */
+  if (a->step != STEP_NONE && failed)
+    stop_step(c, s, i, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+  else if (a->step != STEP_NONE)
+    stop_step(c, s, i, (SpReason)a->why, 0);
   c->flags[i] &= (uint8_t)~F_HAS_PLAN;
   sp_agent_clear_refused(c, i);
+  if (c->selector) return choose_selected(c, s, i);
   return next_candidate(c, s, i, 0, 0);
 }
 
@@ -235,6 +292,7 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
   a->reason = SP_REASON_NO_PLAN;
   sp_agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g, (int32_t)f.code);
+  if (c->selector) return ask_caller(c, s, i);
   set_refused(c, i, g);
   return next_candidate(c, s, i, g + 1, 1);
 }
@@ -525,7 +583,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
       }
       if (c->flags[i] & F_FAIL) {
         c->flags[i] &= (uint8_t)~F_FAIL;
-        stop_step(c, s, i, SP_REASON_SCRIPT, (int32_t)c->time[i]);
+        stop_step(c, s, i, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
         need_goal(c, i, SP_REASON_STEP_FAILED);
       }
       return 0;

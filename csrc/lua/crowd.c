@@ -39,6 +39,25 @@ static LCrowd *check_crowd(lua_State *L, int idx)
   return c;
 }
 
+/* The crowd at `idx` again after a Lua point (binding.h): raises
+ * "saspu.Crowd was closed during the call" when it, or its world's grid,
+ * was closed meanwhile. */
+static SpCrowd *live_crowd(lua_State *L, int idx)
+{
+  LCrowd *c = lua_touserdata(L, idx);
+  if (!c->c)
+    closed_during_call(L, CROWD_MT);
+  if (sp_world_grid(c->world->w)) {
+    lua_getiuservalue(L, idx, UV_CROWD_WORLD);
+    lua_getiuservalue(L, -1, 1);
+    int open = grid_of(L, -1) != NULL;
+    lua_pop(L, 2);
+    if (!open)
+      closed_during_call(L, GRID_MT);
+  }
+  return c->c;
+}
+
 static int crowd_error(lua_State *L, const char *fname, const SpError *err)
 {
   if (err->status == SP_ERR_MEMORY)
@@ -65,11 +84,14 @@ static int check_id(lua_State *L, int arg, int n, const char *what)
   return (int)(i - 1);
 }
 
-/* Argument `arg`: a packed state of nvars bytes (0xFF allowed when `any`). */
+/* Argument `arg`: a packed state of nvars bytes (0xFF allowed when `any`)
+ * of the crowd at index 1 (a number converted to a string is a Lua point:
+ * the crowd is checked again after it). */
 static const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int any)
 {
   size_t len;
   const char *s = luaL_checklstring(L, arg, &len);
+  live_crowd(L, 1);
   if (len != (size_t)c->nvars)
     luaL_argerror(L, arg, lua_pushfstring(L, "a packed state has %d bytes, got %d",
                                           c->nvars, (int)len));
@@ -118,7 +140,7 @@ static int l_crowd(lua_State *L)
   }
   if (!d->domain)
     luaL_argerror(L, 2, "saspu.Domain is closed");
-  int na = sp_domain_action_count(d->domain);
+  int na = sp_domain_action_count(d->domain); /* a closed domain keeps its count */
   LCrowd *c = lua_newuserdatauv(L, sizeof *c + (size_t)(na ? na : 1) * sizeof(uint16_t),
                                 UV_CROWD_COUNT);
   memset(c, 0, sizeof *c);
@@ -132,6 +154,12 @@ static int l_crowd(lua_State *L)
   lua_setiuservalue(L, -2, UV_CROWD_HANDLES);
   lua_newtable(L);
   lua_setiuservalue(L, -2, UV_CROWD_DATA);
+  /* the options' metamethods and the allocations above were Lua points */
+  if (!d->domain)
+    closed_during_call(L, DOMAIN_MT);
+  if (!w->w || w->closed)
+    closed_during_call(L, WORLD_MT);
+  check_world(L, 1); /* and its grid */
   if (sp_crowd_new(w->w, d->domain, &o, core_allocator(L), &sc, &err) != SP_OK)
     return crowd_error(L, "new", &err); /* nothing was allocated */
   c->c = sc;
@@ -193,11 +221,13 @@ static int l_crowd_set_action(lua_State *L)
   b.min_duration = (float)luaL_checknumber(L, 3);
   b.max_duration = (float)luaL_checknumber(L, 4);
   b.bind = (SpBind)luaL_checkoption(L, 5, NULL, binds);
+  const char *kind = b.bind == SP_BIND_KIND ? luaL_checkstring(L, 6) : NULL;
+  live_crowd(L, 1); /* strings read from numbers were Lua points */
   if (b.bind == SP_BIND_PLACE) {
     LWorld *w = c->world;
     b.place = (uint32_t)check_id(L, 6, (int)sp_world_place_count(w->w), "place");
   } else if (b.bind == SP_BIND_KIND) {
-    b.kind = sp_world_find_kind(c->world->w, luaL_checkstring(L, 6));
+    b.kind = sp_world_find_kind(c->world->w, kind);
     luaL_argcheck(L, b.kind >= 0, 6, "no place of that kind");
   }
   b.interruptible = lua_toboolean(L, 7);
@@ -300,7 +330,9 @@ static int l_crowd_event(lua_State *L)
   lua_Integer k = luaL_checkinteger(L, 2);
   size_t n = sp_crowd_event_count(c->c);
   luaL_argcheck(L, k >= 1 && (lua_Unsigned)k <= n, 2, "no such event");
-  return push_event(L, &sp_crowd_events(c->c)[k - 1]);
+  /* a copy: pushing a name may run a finalizer that closes the crowd */
+  SpAgentEvent e = sp_crowd_events(c->c)[k - 1];
+  return push_event(L, &e);
 }
 
 /* The 0-based index of the first event >= k (1-based) whose kind is in the
@@ -327,8 +359,9 @@ static int l_crowd_next_event(lua_State *L)
   size_t i = scan_events(L, c, 0);
   if (i >= sp_crowd_event_count(c->c))
     return 0;
+  SpAgentEvent e = sp_crowd_events(c->c)[i]; /* a copy: the pushes are Lua points */
   lua_pushinteger(L, (lua_Integer)i + 1);
-  return 1 + push_event(L, &sp_crowd_events(c->c)[i]);
+  return 1 + push_event(L, &e);
 }
 
 /* c:next_hook(k, kinds) -> k', agent, kind, reason|nil, action, detail:
@@ -342,11 +375,11 @@ static int l_crowd_next_hook(lua_State *L)
   size_t i = scan_events(L, c, 1);
   if (i >= sp_crowd_event_count(c->c))
     return 0;
-  const SpAgentEvent *e = &sp_crowd_events(c->c)[i];
+  SpAgentEvent e = sp_crowd_events(c->c)[i]; /* a copy: the pushes are Lua points */
   lua_pushinteger(L, (lua_Integer)i + 1);
-  push_event_head(L, e);
-  lua_pushinteger(L, e->action + 1);
-  lua_pushinteger(L, e->detail);
+  push_event_head(L, &e);
+  lua_pushinteger(L, e.action + 1);
+  lua_pushinteger(L, e.detail);
   return 6;
 }
 
@@ -399,21 +432,45 @@ static int l_crowd_set_state(lua_State *L)
   return 0;
 }
 
-/* c:control(agent, op [, detail | place, x, y]) -> true | false, message:
- * op "finish" | "fail" (detail) | "target" (place id or nil, x, y) |
- * "rethink". Refusals (the agent is not waiting) come back as false. */
+/* c:control(agent, "fail", detail [, action]): 1 when the running step
+ * may be failed: any step, or only one of `action` when given (a step of
+ * duration 0 whose hook raised has finished already, and the agent may be
+ * on its next step). */
+static int fail_matches(lua_State *L, const LCrowd *c, size_t a)
+{
+  if (lua_isnoneornil(L, 5))
+    return 1;
+  int act = check_id(L, 5, c->nactions, "action");
+  SpAgentInfo in;
+  sp_crowd_inspect(c->c, a, &in);
+  return in.action == act;
+}
+
+/* c:control(agent, op [, detail [, action] | place, x, y]) -> true | false,
+ * message: op "finish" | "fail" (detail, and the action the step must be:
+ * any running step, walking or acting too) | "target" (place id or nil,
+ * x, y) | "rethink". Refusals (nothing to finish or fail) come back as
+ * false. */
 static int l_crowd_control(lua_State *L)
 {
   static const char *const ops[] = { "finish", "fail", "target", "rethink", NULL };
+  int op = luaL_checkoption(L, 3, NULL, ops); /* a Lua point: before the crowd */
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
-  int op = luaL_checkoption(L, 3, NULL, ops);
   SpError err;
   SpStatus st;
   if (op == 0)
     st = sp_crowd_finish_step(c->c, a, &err);
-  else if (op == 1)
-    st = sp_crowd_fail_step(c->c, a, (int)luaL_checkinteger(L, 4), &err);
+  else if (op == 1) {
+    lua_Integer detail = luaL_checkinteger(L, 4);
+    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4, "detail out of range");
+    if (!fail_matches(L, c, a)) {
+      lua_pushboolean(L, 0);
+      lua_pushliteral(L, "the step of that action is not running");
+      return 2;
+    }
+    st = sp_crowd_fail_step(c->c, a, (int)detail, &err);
+  }
   else if (op == 2) {
     uint32_t place = SP_NO_PLACE;
     if (!lua_isnoneornil(L, 4))
@@ -425,6 +482,31 @@ static int l_crowd_control(lua_State *L)
   lua_pushboolean(L, st == SP_OK);
   if (st == SP_OK)
     return 1;
+  lua_pushstring(L, err.message);
+  return 2;
+}
+
+/* c:set_selector(on): goals chosen by the caller (c:select_goal). */
+static int l_crowd_set_selector(lua_State *L)
+{
+  sp_crowd_set_selector(check_crowd(L, 1)->c, lua_toboolean(L, 2));
+  return 0;
+}
+
+/* c:select_goal(agent, goal | nil) -> true | false, message: the goal
+ * (1-based, add_goal's order; nil: nothing to do) of an agent that waits
+ * for one (a "waiting" event with reason "select"). */
+static int l_crowd_select_goal(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int goal = lua_isnoneornil(L, 3) ? -1 : check_id(L, 3, sp_crowd_goal_count(c->c), "goal");
+  SpError err;
+  if (sp_crowd_select_goal(c->c, a, goal, &err) == SP_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
   lua_pushstring(L, err.message);
   return 2;
 }
@@ -500,10 +582,11 @@ static int l_crowd_plan(lua_State *L)
     len = 0;
   lua_createtable(L, len, 0);
   for (int k = 0; k < len; k++) {
-    lua_pushinteger(L, c->plan[k] + 1);
-    lua_rawseti(L, 3, k + 1);
-    lua_pushboolean(L, sp_crowd_step_done(c->c, a, k));
+    SpCrowd *sc = live_crowd(L, 1); /* the table growing is a Lua point */
+    lua_pushboolean(L, sp_crowd_step_done(sc, a, k));
     lua_rawseti(L, 4, k + 1);
+    lua_pushinteger(L, c->plan[k] + 1); /* Lua-owned: valid after close */
+    lua_rawseti(L, 3, k + 1);
   }
   lua_setfield(L, 3, "done");
   lua_pushinteger(L, len);
@@ -644,6 +727,8 @@ static const luaL_Reg crowd_methods[] = {
   { "set_var_all", l_crowd_set_var_all },
   { "set_state", l_crowd_set_state },
   { "control", l_crowd_control },
+  { "set_selector", l_crowd_set_selector },
+  { "select_goal", l_crowd_select_goal },
   { "info", l_crowd_info },
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },

@@ -56,6 +56,11 @@ static int l_world(lua_State *L)
     lua_pushboolean(L, 0);
   lua_setiuservalue(L, -2, UV_WORLD_GRID);
   SpWorld *sw = NULL;
+  if (grid) { /* the userdata above was a Lua point: the grid may be closed */
+    grid = grid_of(L, 1);
+    if (!grid)
+      closed_during_call(L, GRID_MT);
+  }
   if (sp_world_new(grid, core_allocator(L), &sw, &err) != SP_OK)
     return world_error(L, "new", &err);
   w->w = sw;
@@ -108,8 +113,8 @@ static int l_world_tostring(lua_State *L)
  * 1-based like the grid's; capacity 0 is unlimited. */
 static int l_world_add_place(lua_State *L)
 {
+  const char *kind = luaL_checkstring(L, 2); /* a Lua point: before the world */
   LWorld *w = check_world(L, 1);
-  const char *kind = luaL_checkstring(L, 2);
   lua_Integer x = luaL_checkinteger(L, 3), y = luaL_checkinteger(L, 4);
   lua_Integer cap = luaL_optinteger(L, 5, 0);
   SpError err;
@@ -152,8 +157,9 @@ static int l_world_place_count(lua_State *L)
 /* w:has_kind(name) -> whether some place is of kind `name`. */
 static int l_world_has_kind(lua_State *L)
 {
+  const char *kind = luaL_checkstring(L, 2); /* a Lua point: before the world */
   LWorld *w = check_world(L, 1);
-  lua_pushboolean(L, sp_world_find_kind(w->w, luaL_checkstring(L, 2)) >= 0);
+  lua_pushboolean(L, sp_world_find_kind(w->w, kind) >= 0);
   return 1;
 }
 

@@ -104,7 +104,7 @@ end
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true }
 local GOAL_FIELDS = { [1] = true, priority = true, when = true }
-local BEHAVIOUR_FIELDS = { actions = true, goals = true }
+local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true }
 
 local function refuse_unknown(t, allowed, path)
   for k in pairs(t) do
@@ -223,12 +223,10 @@ end
 -- Validates a behaviour; returns { actions = { [id] = rec }, goals = { rec... }, hooked }.
 local function read_behaviour(b, n, wside)
   if type(b) ~= "table" then error("behaviour: expected a table, got " .. type(b), 0) end
-  if b.select ~= nil then
-    -- the C executor chooses goals itself; it has no per-agent choice to hand to Lua yet
-    error("behaviour.select: not supported yet: goals are chosen in C by priority and when", 0)
-  end
   refuse_unknown(b, BEHAVIOUR_FIELDS, "behaviour")
   local out = { actions = {}, goals = {}, hooked = false, kinds = 0 }
+  out.select = check_function(b.select, "behaviour.select")
+  if out.select then out.hooked, out.kinds = true, KIND_BIT.waiting end
   if b.actions ~= nil then
     if type(b.actions) ~= "table" then error("behaviour.actions: expected a table", 0) end
     -- declaration order of the domain, so errors and settings never depend on pairs()
@@ -323,19 +321,22 @@ function World:crowd(dom, behaviour, opts)
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
   end
-  local goal_names = {}
+  local goal_names, goal_ids = {}, {}
   for i, g in ipairs(beh.goals) do
     c:add_goal(g.cond, g.priority, g.when)
     goal_names[i] = g.name
+    goal_ids[g.name] = goal_ids[g.name] or i
   end
+  if beh.select then c:set_selector(true) end
   local side = {
     crowd = c, world = self, wside = ws, names = n, actions = beh.actions,
     handles = c:handles(), -- the crowd's own table of handles, read without a C call
-    goal_names = goal_names, hooked = beh.hooked, kinds = beh.kinds,
+    goal_names = goal_names, goal_ids = goal_ids, hooked = beh.hooked, kinds = beh.kinds,
+    select = beh.select, -- function(agent) -> a goal name or nil, when an agent needs one
     running = {},        -- agents whose scripted step Lua is timing, in start order
     pending_target = {}, -- agent -> true while a function `at` has to be asked
-    msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail
-    override = {}, override_next = {},      -- agent -> reason text for its next failure
+    msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail (this frame's, last frame's)
+    failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
     rng = ((opts and opts.seed) or 1) * 2 + 1,
@@ -362,22 +363,23 @@ local function note(side, text)
   return side.next_msg
 end
 
--- Fails the agent's running step with `text`: a waiting (scripted) step fails in C with
--- reason "script"; a timed one is dropped through a rethink (the C API fails only waiting
--- steps), and its step_failed and replanned events then carry `text` and "step_failed".
--- A step that takes no time has already finished when its on_start runs: its effect
--- stays, and the agent only replans.
-local function fail_step(side, agent, text)
-  local c = side.crowd
-  if not c:control(agent, "fail", note(side, text)) then
-    if c:control(agent, "rethink") then side.override_next[agent] = text end
-  end
-end
-
 -- A Lua event made by this file, delivered with the next frame's events.
 local function lua_event(side, agent, kind, action, text)
   local q = side.extra_next
   q[#q + 1] = { agent = agent, kind = kind, action = action, reason = text }
+end
+
+-- Fails the agent's running step of `action` with `text`, walking, acting or waiting
+-- alike: the next update ends it with step_failed (reason `text`, its effect not
+-- applied), and the one after replans (replanned/step_failed). A step of duration 0 has
+-- already finished when its on_start runs (C starts and ends it in one update): its
+-- effect stays, and a hook_failed event carries `text` instead.
+local function fail_step(side, agent, action, text)
+  local c = side.crowd
+  side.failed[agent], side.any_failed = true, true
+  if not c:control(agent, "fail", note(side, text), action) then
+    lua_event(side, agent, "hook_failed", action, text)
+  end
 end
 
 local function call_hook(side, f, agent, action, name, ...)
@@ -413,19 +415,20 @@ local function resume(side, r)
   local ok, a, b = co_resume(r.co, c:agent(r.agent), wait)
   local name = side.names.action_names[r.action]
   if not ok then
-    fail_step(side, r.agent, string_format("%s run: %s", name, tostring(a)))
+    fail_step(side, r.agent, r.action, string_format("%s run: %s", name, tostring(a)))
     return true
   end
   if co_status(r.co) ~= "dead" then
     if type(a) ~= "number" or a < 0 then
-      fail_step(side, r.agent, string_format("%s run: wait(%s): expected seconds >= 0", name, tostring(a)))
+      fail_step(side, r.agent, r.action,
+                string_format("%s run: wait(%s): expected seconds >= 0", name, tostring(a)))
       return true
     end
     r.wait = a
     return false
   end
   if a == false then
-    fail_step(side, r.agent, string_format("%s: %s", name, tostring(b or "failed")))
+    fail_step(side, r.agent, r.action, string_format("%s: %s", name, tostring(b or "failed")))
   else
     c:control(r.agent, "finish")
   end
@@ -434,12 +437,16 @@ end
 
 -- The step waits for Lua: ask a function `at` for its target, or start timing it.
 local function on_waiting(side, agent, action, rec)
+  if side.failed[agent] then -- its on_start raised: the step ends at the next update
+    side.pending_target[agent] = nil
+    return
+  end
   local c, handle = side.crowd, side.crowd:agent(agent)
   if side.pending_target[agent] then
     side.pending_target[agent] = nil
     local ok, p, y = pcall(rec.at_fn, handle)
     local name = side.names.action_names[action]
-    if not ok then return fail_step(side, agent, name .. " at: " .. tostring(p)) end
+    if not ok then return fail_step(side, agent, action, name .. " at: " .. tostring(p)) end
     local done, err
     if type(p) == "string" and side.wside.place_ids[p] then
       done, err = c:control(agent, "target", side.wside.place_ids[p])
@@ -448,16 +455,45 @@ local function on_waiting(side, agent, action, rec)
     else
       done, err = false, "expected a place name or x, y, got " .. tostring(p)
     end
-    if not done then fail_step(side, agent, name .. " at: " .. err) end
+    if not done then fail_step(side, agent, action, name .. " at: " .. err) end
     return
   end
   local ok, d = pcall(step_duration, side, rec, handle)
-  if not ok then return fail_step(side, agent, side.names.action_names[action] .. " duration: " .. d) end
+  if not ok then
+    return fail_step(side, agent, action, side.names.action_names[action] .. " duration: " .. d)
+  end
   local r = { agent = agent, action = action, wait = d, fresh = true,
               co = rec.run and co_create(rec.run) or nil }
   -- a script starts at once (it runs until its first wait); a duration waits
   if r.co and r.wait <= 0 and resume(side, r) then return end
   side.running[#side.running + 1] = r
+end
+
+-- The index of goal `name` for select: a behaviour goal, or a goal of the domain, added
+-- to the crowd on first use (priority 0). nil, message when there is none.
+local function selected_goal(side, name)
+  local id = side.goal_ids[name]
+  if id then return id end
+  local cond = type(name) == "string" and side.names.goals[name]
+  if not cond then return nil, string_format("unknown goal '%s' of '%s'", tostring(name), side.names.name) end
+  id = side.crowd:add_goal(pack_condition(side.names, cond, "select"), 0)
+  side.goal_names[id], side.goal_ids[name] = name, id
+  return id
+end
+
+-- An agent needs a goal: ask behaviour.select. An error, or a name that is no goal,
+-- leaves the agent idle (no_goal) after a hook_failed event; nil means nothing to do.
+local function on_select(side, agent)
+  local ok, name = pcall(side.select, side.handles[agent] or side.crowd:agent(agent))
+  local id, err
+  if not ok then
+    err = "select: " .. tostring(name)
+  elseif name ~= nil and name ~= false then
+    id, err = selected_goal(side, name)
+    if err then err = "select: " .. err end
+  end
+  if err then lua_event(side, agent, "hook_failed", nil, err) end
+  side.crowd:select_goal(agent, id)
 end
 
 -- Drops the running record of `agent` (its step ended in C).
@@ -471,14 +507,7 @@ end
 -- The text of an event's reason.
 local function reason_text(side, agent, kind, reason, detail)
   if kind == "no_plan" then return side.crowd:why(agent) or reason end
-  if reason == "script" then
-    return side.msgs_old[detail] or side.msgs[detail] or reason
-  end
-  local o = side.override[agent]
-  if o then
-    if kind == "step_failed" then return o end
-    if kind == "replanned" and reason == "higher_goal" then return "step_failed" end
-  end
+  if reason == "script" then return side.msgs_old[detail] or reason end
   return reason
 end
 
@@ -489,13 +518,15 @@ local function run_hooks(side, dt)
   local kinds = side.kinds
   local k, agent, kind, reason, action, detail = c:next_hook(1, kinds)
   while k do
-    do
+    if action == 0 then -- an agent waits for its goal (the only hooked event without one)
+      on_select(side, agent)
+    else
       local rec = acts[action]
       if kind == "step_started" then
         if rec.at_fn then side.pending_target[agent] = true end
         if rec.on_start then
           local ok, text = call_hook(side, rec.on_start, agent, action, "on_start")
-          if not ok then fail_step(side, agent, text) end
+          if not ok then fail_step(side, agent, action, text) end
         end
       elseif kind == "waiting" then
         on_waiting(side, agent, action, rec)
@@ -555,10 +586,13 @@ function World:update(dt)
     if c:is_open() then
       local side = crowds[c]
       if side.hooked then
-        side.msgs_old, side.msgs = side.msgs, side.msgs_old
+        -- texts noted last frame name this update's step_failed events: ids restart
+        side.msgs_old, side.msgs, side.next_msg = side.msgs, side.msgs_old, 0
         for k in pairs(side.msgs) do side.msgs[k] = nil end
-        side.override, side.override_next = side.override_next, side.override
-        for k in pairs(side.override_next) do side.override_next[k] = nil end
+        if side.any_failed then
+          for k in pairs(side.failed) do side.failed[k] = nil end
+          side.any_failed = false
+        end
         side.extra, side.extra_next = side.extra_next, side.extra
         for k = #side.extra_next, 1, -1 do side.extra_next[k] = nil end
       end

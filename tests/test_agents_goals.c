@@ -1,0 +1,132 @@
+/* test_agents_goals.c: agents plan goal conditions as conditions: the shortest plan to any matching state, judged by breadth-first search. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oracle.h"
+#include "paper_facts.h"
+#include "saspu_agents.h"
+
+/* Goal conditions checked per domain (a stride over all of them). */
+#define GOALS_CHECKED 120
+
+static const SpAllocator plain = {NULL, NULL};
+
+/* Goal number g of the (values + 1)^m conditions: the last "value" of
+ * each digit is SP_ANY. */
+static void decode_goal(const SpDomain *d, long g, SpValue *out) {
+  for (int v = 0; v < sp_domain_variable_count(d); v++) {
+    int r = sp_variable_value_count(d, v) + 1;
+    out[v] = g % r == r - 1 ? SP_ANY : (SpValue)(g % r);
+    g /= r;
+  }
+}
+
+static int matches(const SpValue *cond, const SpValue *s, int m) {
+  for (int v = 0; v < m; v++)
+    if (cond[v] != SP_ANY && cond[v] != s[v]) return 0;
+  return 1;
+}
+
+/* One crowd per sampled goal condition, one agent per state: each agent's
+ * first plan has the BFS distance to the NEAREST state matching the goal
+ * (not to the state that keeps the free variables), a goal that no
+ * matching state can be reached from gives no_plan, and every planned
+ * agent ends in a matching state. Some agents must get a strictly shorter
+ * plan than "free variables kept" would give, or the check proves
+ * nothing about free variables. */
+static void test_shortest_to_condition(void **state) {
+  const PaperCount *p = *state;
+  SpBuiltSpec *b = p->build(plain);
+  SpDomain *d;
+  assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &d, NULL), SP_OK);
+  OracleSpace *o = oracle_space_new(d);
+  assert_non_null(o);
+  int m = sp_domain_variable_count(d);
+  long n = oracle_state_count(o), total = 1;
+  for (int v = 0; v < m; v++) total *= sp_variable_value_count(d, v) + 1;
+  long stride = total / GOALS_CHECKED + 1, goals = 0;
+  /* BFS distances: free[g * n + s] to the condition, kept[...] with the
+   * free variables kept at the start's values */
+  int *freed = malloc((size_t)(total / stride + 1) * (size_t)n * sizeof(int));
+  int *kept = malloc((size_t)(total / stride + 1) * (size_t)n * sizeof(int));
+  SpValue s0[16], cond[16], keep[16];
+  for (long s = 0; s < n; s++) {
+    oracle_state_decode(o, s, s0);
+    oracle_bfs(o, s0);
+    long k = 0;
+    for (long g = 0; g < total; g += stride, k++) {
+      decode_goal(d, g, cond);
+      for (int v = 0; v < m; v++) keep[v] = cond[v] == SP_ANY ? s0[v] : cond[v];
+      freed[k * n + s] = oracle_distance(o, cond);
+      kept[k * n + s] = oracle_distance(o, keep);
+    }
+    goals = k;
+  }
+  long shorter = 0, planned = 0, no_plan = 0;
+  for (long k = 0; k < goals; k++) {
+    decode_goal(d, k * stride, cond);
+    SpWorld *w;
+    SpCrowd *c;
+    SpCrowdOptions opt;
+    memset(&opt, 0, sizeof opt);
+    opt.capacity = (size_t)n;
+    opt.threads = 1;
+    assert_int_equal(sp_world_new(NULL, plain, &w, NULL), SP_OK);
+    assert_int_equal(sp_crowd_new(w, d, &opt, plain, &c, NULL), SP_OK);
+    assert_int_equal(sp_crowd_add_goal(c, cond, 1, NULL, NULL, NULL), SP_OK);
+    for (long s = 0; s < n; s++) {
+      oracle_state_decode(o, s, s0);
+      assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, NULL, NULL), SP_OK);
+    }
+    assert_int_equal(sp_crowd_update(c, 0.0f, NULL), SP_OK);
+    const SpAgentEvent *e = sp_crowd_events(c);
+    int *first = malloc((size_t)n * sizeof(int)); /* -2: no planning event */
+    for (long s = 0; s < n; s++) first[s] = -2;
+    for (size_t j = 0; j < sp_crowd_event_count(c); j++) {
+      if (first[e[j].agent] != -2) continue;
+      if (e[j].kind == SP_EV_PLANNED) first[e[j].agent] = e[j].detail;
+      if (e[j].kind == SP_EV_NO_PLAN) first[e[j].agent] = -1;
+    }
+    for (int f = 0; f < 4; f++) assert_int_equal(sp_crowd_update(c, 0.0f, NULL), SP_OK);
+    for (long s = 0; s < n; s++) {
+      int want = freed[k * n + s];
+      if (want == 0) continue; /* satisfied at the start: idle, no plan */
+      assert_int_equal(first[s], want);
+      if (want < 0) {
+        no_plan++;
+        continue;
+      }
+      planned++;
+      assert_true(matches(cond, sp_crowd_state(c, (size_t)s), m));
+      if (kept[k * n + s] < 0 || kept[k * n + s] > want) shorter++;
+    }
+    free(first);
+    sp_crowd_free(c);
+    sp_world_free(w);
+  }
+  printf("%s: %ld goals, %ld plans, %ld no_plan, %ld shorter than kept\n",
+         p->test, goals, planned, no_plan, shorter);
+  assert_true(planned > 0);
+  assert_true(shorter > 0);
+  free(freed);
+  free(kept);
+  oracle_space_free(o);
+  sp_domain_free(d);
+  sp_builtin_free(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      PAPER_COUNT_TEST(0, test_shortest_to_condition),
+      PAPER_COUNT_TEST(1, test_shortest_to_condition),
+      PAPER_COUNT_TEST(2, test_shortest_to_condition),
+      PAPER_COUNT_TEST(3, test_shortest_to_condition),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
