@@ -41,6 +41,7 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 #include "sp_partial.h"
+#include "sp_workspace.h"
 
 /* The hot steps are small functions with one caller each: HOT inlines
  * them, COLD keeps failure paths and rare cases out of the way. */
@@ -51,181 +52,6 @@
 #define HOT static inline
 #define COLD static
 #endif
-
-/* Action flags (16 bits, not 8: a char store may alias anything and makes
- * the compiler reload every pointer after it). */
-enum { FLAG_EMITTED = 1, FLAG_HELD = 2 };
-/* Variable flags. */
-enum { VAR_LOOP = 1, VAR_HELD = 2 };
-
-/* Per action; valid when stamp == gen. */
-typedef struct ActScratch {
-  uint32_t stamp;
-  int32_t indegree;
-  int32_t first_edge, last_edge; /* stored successors, in the order found */
-  uint16_t next;                  /* next on the timeline, SP_NONE16 last */
-  uint16_t flags;
-} ActScratch;
-
-/* A loop whose start value is requested: its first action is held back
- * until nothing else can run. */
-typedef struct Held {
-  uint16_t first, restore; /* its first and last actions */
-  uint16_t variable;
-  uint16_t pad;
-  uint32_t lo, hi; /* the requesters of s0[w]: requester list lo..hi-1 */
-} Held;
-
-/* Per variable; valid when stamp == gen (the variable has a timeline). */
-typedef struct VarScratch {
-  uint32_t stamp;
-  uint16_t first; /* the timeline's first action */
-  uint16_t flags; /* VAR_LOOP: it starts with the loop; VAR_HELD: the
-                     loop's start value is requested, a choice */
-} VarScratch;
-
-/* A stored order (timeline orders are not stored: see `next`). */
-typedef struct Edge {
-  int32_t next; /* next edge out of `from` */
-  uint16_t from, to;
-  uint16_t kind;
-} Edge;
-
-struct SpWorkspace {
-  SpAllocator alloc;
-  size_t size;
-  const SpDomain *domain;
-  uint32_t gen, visit_gen;
-
-  ActScratch *act;
-  VarScratch *var;
-  uint32_t *visit_stamp;     /* per action, for the safety search */
-  uint32_t *decided; /* per requester list entry: == gen when this
-                        start-value prevail is ordered against the loop */
-  uint8_t *value_max;        /* per variable: its largest value (constant) */
-  SpValue *goal_scratch[SP_GOAL_SCRATCH]; /* per variable, for partial.c */
-  int small_values;          /* every variable has at most 128 values */
-
-  uint16_t *touched; /* variables with a timeline */
-  int touched_count;
-  uint16_t *chosen; /* the actions of the plan, in discovery order */
-  int chosen_count;
-  Held *held; /* loops with start-value requesters */
-  int held_count;
-  uint16_t *stack;
-
-  Edge *edge;
-  int edge_count;
-  int link_count; /* timeline orders of the last plan */
-};
-
-/* ---- workspace ---------------------------------------------------------- */
-
-typedef struct Carve {
-  char *base;
-  size_t off;
-} Carve;
-
-static void *carve(Carve *c, size_t bytes) {
-  void *p = c->base ? c->base + c->off : NULL;
-  c->off += (bytes + 7u) & ~(size_t)7u;
-  return p;
-}
-
-/* Lays out every array; with base NULL only measures. Stored orders: two
- * per prevail while ordering, one more per prevail while scheduling. */
-static size_t workspace_layout(SpWorkspace *ws, const SpDomain *d, char *base) {
-  size_t na = (size_t)d->action_count + 1;
-  size_t nm = (size_t)d->variable_count + 1, np = (size_t)d->prevail_count + 1;
-  Carve c = {base, (sizeof(SpWorkspace) + 7u) & ~(size_t)7u};
-  SpWorkspace tmp;
-  if (ws == NULL) ws = &tmp;
-  ws->act = carve(&c, na * sizeof(ActScratch));
-  ws->var = carve(&c, nm * sizeof(VarScratch));
-  ws->visit_stamp = carve(&c, na * sizeof(uint32_t));
-  ws->decided = carve(&c, np * sizeof(uint32_t));
-  ws->value_max = carve(&c, nm + 8); /* room for 8-byte reads */
-  for (int k = 0; k < SP_GOAL_SCRATCH; k++)
-    ws->goal_scratch[k] = carve(&c, nm + 8);
-  ws->touched = carve(&c, nm * sizeof(uint16_t));
-  ws->chosen = carve(&c, na * sizeof(uint16_t));
-  ws->held = carve(&c, nm * sizeof(Held));
-  ws->stack = carve(&c, na * sizeof(uint16_t));
-  ws->edge = carve(&c, 3u * np * sizeof(Edge));
-  return c.off;
-}
-
-static void workspace_clear_stamps(SpWorkspace *ws) {
-  const SpDomain *d = ws->domain;
-  memset(ws->act, 0, (size_t)d->action_count * sizeof(ActScratch));
-  memset(ws->var, 0, (size_t)d->variable_count * sizeof(VarScratch));
-  memset(ws->visit_stamp, 0, (size_t)d->action_count * sizeof(uint32_t));
-  memset(ws->decided, 0, (size_t)d->prevail_count * sizeof(uint32_t));
-  ws->gen = 0;
-  ws->visit_gen = 0;
-}
-
-SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
-                          SpWorkspace **out, SpError *err) {
-  sp_error_clear(err);
-  *out = NULL;
-  size_t size = workspace_layout(NULL, d, NULL);
-  char *base = sp_mem_alloc(alloc, size);
-  if (base == NULL) return sp_error_memory(err);
-  memset(base, 0, size);
-  SpWorkspace *ws = (SpWorkspace *)base;
-  workspace_layout(ws, d, base);
-  ws->alloc = alloc;
-  ws->size = size;
-  ws->domain = d;
-  ws->small_values = 1;
-  for (int v = 0; v < d->variable_count; v++) { /* 2..255 values */
-    ws->value_max[v] = (uint8_t)(sp_vars(d)[v].value_count - 1);
-    if (ws->value_max[v] >= 128) ws->small_values = 0;
-  }
-  workspace_clear_stamps(ws);
-  *out = ws;
-  return SP_OK;
-}
-
-void sp_workspace_free(SpWorkspace *ws) {
-  if (ws == NULL) return;
-  sp_mem_free(ws->alloc, ws, ws->size);
-}
-
-size_t sp_workspace_size_bytes(const SpWorkspace *ws) { return ws->size; }
-
-SpValue *sp_workspace_goal_scratch(SpWorkspace *ws, int k) {
-  return ws->goal_scratch[k];
-}
-
-int sp_workspace_order_count(const SpWorkspace *ws) {
-  return ws->link_count + ws->edge_count;
-}
-
-/* The timeline orders come first, variable by variable in the order the
- * timelines were made; they are not stored, so finding one walks them
- * (this is for debugging: linear in the size of the plan). */
-SpOrder sp_workspace_order(const SpWorkspace *ws, int i) {
-  SpOrder o = {0, 0, SP_ORDER_PRE};
-  if (i >= ws->link_count) {
-    const Edge *e = &ws->edge[i - ws->link_count];
-    o.from = e->from;
-    o.to = e->to;
-    o.kind = (uint8_t)e->kind;
-    return o;
-  }
-  for (int t = 0; t < ws->touched_count; t++) {
-    uint16_t a = ws->var[ws->touched[t]].first;
-    for (uint16_t b = ws->act[a].next; b != SP_NONE16; a = b, b = ws->act[a].next)
-      if (i-- == 0) {
-        o.from = a;
-        o.to = b;
-        return o;
-      }
-  }
-  return o;
-}
 
 /* ---- one planning call ----------------------------------------------------- */
 
@@ -879,7 +705,7 @@ HOT void plan_begin(Plan *p) {
     p->failure->free_variable = 0;
   }
   if (++ws->gen == 0) { /* stamps wrapped: start afresh */
-    workspace_clear_stamps(ws);
+    sp_workspace_clear_stamps(ws);
     ws->gen = 1;
   }
   p->gen = ws->gen;
