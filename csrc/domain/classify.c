@@ -887,16 +887,3 @@ int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int 
   cl_graph_free(&g, d->alloc);
   return len;
 }
-
-/* ---- explanation ------------------------------------------------------ */
-
-size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size) {
-  SpClass cls;
-  size_t needed = 0;
-  if (sp_classify(d, d->alloc, &cls, buf, size, &needed) != SP_OK) {
-    int n = snprintf(buf, size, "%s (out of memory while explaining)",
-                     sp_class_name(d->class_));
-    return n < 0 ? 0 : (size_t)n;
-  }
-  return needed;
-}
