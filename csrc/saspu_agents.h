@@ -357,6 +357,51 @@ typedef struct SpCrowdStats {
 /* O(n) (counts phases). */
 void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out);
 
+/* ------------------------------------------------------------------ */
+/* Save and load                                                      */
+/* ------------------------------------------------------------------ */
+/* A save holds what the executor needs to resume exactly: the world's
+ * reservations and which distance fields were cached (not their
+ * contents), and per crowd its clock, goals, counters and every agent's
+ * record (state, goal, plan, step cursor and progress, position, target,
+ * draw counter, cooldown, refusals, flags). It does not hold what the
+ * game code builds: the grid, places and kinds, domains, action
+ * behaviours and crowd options; it keeps fingerprints of them and a load
+ * refuses a world that differs. Plan caches and fields rebuild. */
+#define SP_SAVE_VERSION 1
+
+/* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
+ * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to
+ * *out (*len bytes, allocated with the world's allocator: release it
+ * with sp_world_save_free). Call between updates. SP_ERR_STATE when a
+ * crowd lives elsewhere or the reservations show a crowd is missing;
+ * SP_ERR_MEMORY. */
+SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
+                       size_t count, const void *extra, size_t extra_len,
+                       void **out, size_t *len, SpError *err);
+void sp_world_save_free(const SpWorld *w, void *buf, size_t len);
+
+/* Reads a save back onto a world built the same way (same grid, places,
+ * crowds in the same order with the same domains, behaviours and
+ * options; capacities large enough): the whole input is validated before
+ * anything changes, so truncated, corrupted, wrong-version or mismatched
+ * input gives SP_ERR_INVALID with what and where (for instance "saved
+ * world: truncated at byte 1234 in crowd 2 'bandits' agent 17") and
+ * leaves everything as it was. On success the crowds' goals are the
+ * saved ones, their events of the last frame are gone (event count 0),
+ * and the fields that were cached are computed again. *extra /
+ * *extra_len (either may be NULL) point at the caller's bytes inside
+ * `data`. SP_ERR_MEMORY (nothing changed) when the refusal words or a
+ * scratch count cannot be allocated. */
+SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
+                       const void *data, size_t len, const void **extra,
+                       size_t *extra_len, SpError *err);
+/* The same checks without loading (to read the extra bytes first). */
+SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
+                             size_t count, const void *data, size_t len,
+                             const void **extra, size_t *extra_len,
+                             SpError *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -200,6 +200,15 @@ SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
 SpStatus sp_population_explain(SpPopulation *pop, size_t i,
                                SpFailure *failure, SpError *err);
 
+/* For loading a saved game: sets NPC i's last result (a plan of `len`
+ * action ids, at most the action count, each in range; or no plan with
+ * `code`; or unplanned) and its dirty flag, as sp_population_status_of
+ * and sp_population_plan_of reported them when it was saved. Checks
+ * nothing: the caller has validated the input. */
+void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
+                           SpFailureCode code, int dirty,
+                           const uint16_t *plan, int len);
+
 /* ---- caches --------------------------------------------------------- */
 /* Each worker owns one cache of up to `capacity` entries (default
  * SP_PLAN_CACHE_DEFAULT_CAPACITY, fewer on domains whose plans are long:

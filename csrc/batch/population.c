@@ -790,6 +790,30 @@ static void detach_from_caches(SpPopulation *p) {
   }
 }
 
+/* Writes NPC i's result as a saved game had it: the plan goes to the
+ * NPC's own slot (caches are not saved); the dirty count follows. */
+void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
+                           SpFailureCode code, int dirty,
+                           const uint16_t *plan, int len) {
+  uint8_t was = pop->status[i] & ST_DIRTY;
+  uint8_t s = ST_UNPLANNED;
+  if (status == SP_NPC_PLANNED) {
+    uint8_t *slot = pop->slots + i * pop->slot_bytes;
+    for (int k = 0; k < len; k++) {
+      if (pop->id_bytes == 1) slot[k] = (uint8_t)plan[k];
+      else memcpy(slot + 2 * (size_t)k, &plan[k], 2);
+    }
+    pop->handle[i] = (uint32_t)len;
+    s = ST_SLOT;
+  } else if (status == SP_NPC_NO_PLAN) {
+    s = (uint8_t)(ST_NO_PLAN | ((unsigned)code & 7u) << ST_CODE_SHIFT);
+  }
+  if (dirty) s |= ST_DIRTY;
+  pop->status[i] = s;
+  if (was && !dirty) atomic_fetch_sub(&pop->dirty_count, 1);
+  if (!was && dirty) atomic_fetch_add(&pop->dirty_count, 1);
+}
+
 void sp_population_cache_clear(SpPopulation *pop) {
   detach_from_caches(pop);
   for (int k = 0; k < pop->worker_count; k++)

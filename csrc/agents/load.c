@@ -1,0 +1,512 @@
+/* load.c: reads a saved world back: validates every byte first, then restores the world and its crowds. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sp_error.h"
+#include "sp_internal.h"
+#include "sp_save.h"
+
+/* The input is read twice by the same code: a first pass checks every
+ * byte and allocates what the load needs (the refusal words), a second
+ * pass, which can no longer fail, writes. So a load either succeeds or
+ * changes nothing, without a temporary copy of a million agents. */
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct Rd {
+  const uint8_t *p;
+  size_t len, at;
+  SpError *err;
+  int crowd;        /* 1-based while reading a crowd, else 0 */
+  const char *name; /* its domain's name */
+  size_t agent;     /* SP_NO_AGENT outside the agents */
+  int failed;
+} Rd;
+
+static void where(const Rd *r, char *buf, size_t size) {
+  if (r->crowd < 0) snprintf(buf, size, "the header");
+  else if (r->crowd == 0) snprintf(buf, size, "the world");
+  else if (r->agent == SP_NO_AGENT)
+    snprintf(buf, size, "crowd %d '%s'", r->crowd, r->name);
+  else
+    snprintf(buf, size, "crowd %d '%s' agent %zu", r->crowd, r->name,
+             r->agent + 1);
+}
+
+/* Records the first problem: "saved world: <where>: <what>". */
+static int bad(Rd *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int bad(Rd *r, const char *fmt, ...) {
+  if (r->failed) return 0;
+  r->failed = 1;
+  char what[160], at[128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  where(r, at, sizeof at);
+  if (r->crowd < 0) /* the header's problems concern the whole input */
+    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                 "saved world: %s", what);
+  else
+    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                 "saved world: %s: %s", at, what);
+  return 0;
+}
+
+static const uint8_t *take(Rd *r, size_t n) {
+  if (r->failed) return NULL;
+  if (n > r->len - r->at) {
+    char at[128];
+    where(r, at, sizeof at);
+    r->failed = 1;
+    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                 "saved world: truncated at byte %zu in %s", r->len, at);
+    return NULL;
+  }
+  const uint8_t *p = r->p + r->at;
+  r->at += n;
+  return p;
+}
+
+static uint64_t get(Rd *r, int bytes) {
+  const uint8_t *p = take(r, (size_t)bytes);
+  return p == NULL ? 0 : sp_save_get(p, bytes);
+}
+
+/* ------------------------------------------------------------------ */
+/* One load                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct Refusals {
+  uint32_t *hi; /* the crowd's new refused_hi (NULL for none) */
+  size_t words;
+} Refusals;
+
+typedef struct Load {
+  SpWorld *w;
+  SpCrowd *const *crowds;
+  size_t count;
+  int apply;
+  uint32_t *saved, *held; /* per place: saved reservations, the agents' */
+  size_t place_bytes;
+  Refusals *ref;          /* per crowd */
+  const uint8_t *extra;
+  size_t extra_len;
+} Load;
+
+static int place_ok(const Load *x, uint32_t p) {
+  return p == SP_NO_PLACE || p < x->w->place_count;
+}
+
+static int cell_ok(const Load *x, int cx, int cy) {
+  const SpGrid *g = x->w->grid;
+  return g != NULL ? sp_grid_contains(g, cx, cy) : cx <= 65534 && cy <= 65534;
+}
+
+/* The cached fields, computed again in the saved order with their saved
+ * last use, so the least-recently-used order goes on as it was. */
+static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
+                           uint64_t clock) {
+  for (size_t k = 0; k < w->field_count; k++) w->fields[k].key = UINT32_MAX;
+  if (w->grid == NULL) return;
+  w->grid_version = sp_grid_version(w->grid);
+  int width = sp_grid_width(w->grid);
+  for (uint32_t f = 0; f < count; f++) {
+    uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
+    uint64_t used = sp_save_get(list + 12u * f + 4, 8);
+    int cx, cy;
+    if (key & FIELD_CELL_KEY) {
+      uint32_t cell = key & ~FIELD_CELL_KEY;
+      cx = (int)(cell % (uint32_t)width), cy = (int)(cell / (uint32_t)width);
+    } else {
+      cx = w->places[key].x, cy = w->places[key].y;
+    }
+    sp_world_field_get(w, key, cx, cy); /* a failure only costs a recompute */
+    for (size_t k = 0; k < w->field_count; k++)
+      if (w->fields[k].key == key) w->fields[k].used = used;
+  }
+  w->clock = clock;
+}
+
+static int read_world(Load *x, Rd *r) {
+  SpWorld *w = x->w;
+  uint64_t grid = get(r, 8), places = get(r, 8);
+  uint32_t np = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if ((grid == 0) != (w->grid == NULL))
+    return bad(r, w->grid == NULL ? "the save has a grid, this world has none"
+                                  : "the save has no grid, this world has one");
+  if (grid != sp_save_grid_print(w->grid))
+    return bad(r, "the grid (size or cells) differs from the saved one");
+  if (np != w->place_count || places != sp_save_places_print(w))
+    return bad(r, "the places (names of kinds, cells, capacities) differ "
+                  "from the saved ones (%u saved, %zu here)", np,
+               w->place_count);
+  const uint8_t *res = take(r, 4u * (size_t)np);
+  uint64_t clock = get(r, 8);
+  uint32_t nf = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if (nf > 0 && w->grid == NULL) return bad(r, "fields saved without a grid");
+  size_t grid_cells = w->grid == NULL ? 0
+                      : (size_t)sp_grid_width(w->grid) * (size_t)sp_grid_height(w->grid);
+  const uint8_t *list = take(r, 12u * (size_t)nf);
+  if (r->failed) return 0;
+  for (uint32_t f = 0; f < nf; f++) {
+    uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
+    int ok = key & FIELD_CELL_KEY ? (key & ~FIELD_CELL_KEY) < grid_cells
+                                  : key < w->place_count;
+    if (!ok) return bad(r, "field %u: key %u is no place or cell", f + 1, key);
+  }
+  for (uint32_t p = 0; p < np; p++) {
+    x->saved[p] = (uint32_t)sp_save_get(res + 4u * p, 4);
+    if (x->apply) atomic_store(&w->places[p].reserved, (int)x->saved[p]);
+  }
+  if (x->apply) restore_fields(w, list, nf, clock);
+  return 1;
+}
+
+static int value_ok(const SpDomain *d, const uint8_t *row, int m, int any) {
+  for (int v = 0; v < m; v++)
+    if (row[v] >= sp_variable_value_count(d, v) && !(any && row[v] == SP_ANY))
+      return 0;
+  return 1;
+}
+
+static size_t words_for(int goals) {
+  return goals > REFUSED_LOW ? ((size_t)(goals - REFUSED_LOW) + 31u) / 32u : 0;
+}
+
+static int read_goals(Load *x, Rd *r, SpCrowd *c) {
+  int n = (int)get(r, 4);
+  if (r->failed) return 0;
+  if (n < 0 || n > SP_CROWD_MAX_GOALS)
+    return bad(r, "%d goals (at most %d)", n, SP_CROWD_MAX_GOALS);
+  size_t m = (size_t)c->m;
+  uint8_t seen[SP_CROWD_MAX_GOALS] = {0};
+  int last_pri = 0, last_index = -1;
+  for (int g = 0; g < n; g++) {
+    int pri = (int)(int32_t)get(r, 4), index = (int)get(r, 4);
+    const uint8_t *cond = take(r, 2u * m);
+    if (cond == NULL) return 0;
+    if (index < 0 || index >= n || seen[index])
+      return bad(r, "goal %d: index %d is out of range or repeated", g + 1,
+                 index);
+    seen[index] = 1;
+    if (g > 0 && (pri > last_pri || (pri == last_pri && index < last_index)))
+      return bad(r, "goal %d: goals are not in priority order", g + 1);
+    if (!value_ok(c->domain, cond, c->m, 1) ||
+        !value_ok(c->domain, cond + m, c->m, 1))
+      return bad(r, "goal %d: a value is out of range", g + 1);
+    last_pri = pri, last_index = index;
+    if (x->apply) {
+      Goal *dst = &c->goals[g];
+      dst->cond = c->goal_block + 2u * m * (size_t)index;
+      dst->when = dst->cond + m;
+      memcpy(dst->cond, cond, 2u * m);
+      dst->priority = pri;
+      dst->index = index;
+    }
+  }
+  if (x->apply) c->goal_count = n;
+  return n;
+}
+
+/* The result byte and plan of agent i, restored into the population. */
+static int read_result(Load *x, Rd *r, SpCrowd *c, size_t i, int *len) {
+  unsigned b = (unsigned)get(r, 1);
+  if (r->failed) return 0;
+  unsigned kind = b & 3u, code = (b >> 2) & 7u;
+  if (kind > SP_NPC_NO_PLAN || (b & 0x60u) || code > SP_FAIL_ORDER ||
+      (code != 0 && kind != SP_NPC_NO_PLAN))
+    return bad(r, "plan result byte 0x%02x is not valid", b);
+  *len = -1;
+  uint16_t *plan = c->cw[0].plan;
+  if (kind == SP_NPC_PLANNED) {
+    *len = (int)get(r, 2);
+    int id_bytes = c->action_count <= 255 ? 1 : 2;
+    if (r->failed) return 0;
+    if (*len > c->action_count)
+      return bad(r, "plan of %d steps (the domain has %d actions)", *len,
+                 c->action_count);
+    const uint8_t *ids = take(r, (size_t)*len * (size_t)id_bytes);
+    if (ids == NULL) return 0;
+    for (int k = 0; k < *len; k++) {
+      plan[k] = (uint16_t)sp_save_get(ids + (size_t)k * (size_t)id_bytes, id_bytes);
+      if (plan[k] >= c->action_count)
+        return bad(r, "plan step %d: action %u does not exist", k + 1, plan[k]);
+    }
+  }
+  if (x->apply)
+    sp_population_restore(c->pop, i, (SpNpcStatus)kind, (SpFailureCode)code,
+                          (b & 0x80u) != 0, plan, *len < 0 ? 0 : *len);
+  return 1;
+}
+
+/* Agent i: its fixed part (the layout of save.c's put_agent), refusal
+ * words, state and goal rows, and result. */
+static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
+                      size_t words) {
+  size_t m = (size_t)c->m;
+  const uint8_t *p = take(r, SAVE_AGENT_BYTES + 4u * words + 2u * m);
+  if (p == NULL) return 0;
+  Agent a;
+  a.target = (uint32_t)sp_save_get(p, 4);
+  a.draws = (uint32_t)sp_save_get(p + 4, 4);
+  a.done = (uint32_t)sp_save_get(p + 8, 4);
+  a.home = (uint32_t)sp_save_get(p + 12, 4);
+  a.cool_place = (uint32_t)sp_save_get(p + 16, 4);
+  uint32_t bits = (uint32_t)sp_save_get(p + 20, 4);
+  memcpy(&a.cool_until, &bits, 4);
+  uint16_t *half[7] = {&a.x, &a.y, &a.tx, &a.ty, &a.cursor, &a.step, &a.refused};
+  for (int k = 0; k < 7; k++) *half[k] = (uint16_t)sp_save_get(p + 24 + 2 * k, 2);
+  a.goal = p[38], a.why = p[39], a.reason = p[40], a.fcode = p[41];
+  int16_t *sh[4] = {&a.fail_action, &a.faction, &a.fother, &a.fvar};
+  for (int k = 0; k < 4; k++)
+    *sh[k] = (int16_t)(uint16_t)sp_save_get(p + 42 + 2 * k, 2);
+  a.fvalue = p[50], a.pursued = p[51];
+  uint32_t time = (uint32_t)sp_save_get(p + 52, 4);
+  uint8_t phase = p[56], flags = p[57];
+  const uint8_t *hi = p + SAVE_AGENT_BYTES, *state = hi + 4u * words;
+  if (phase == SP_PHASE_FREE || phase >= SP_PHASE_COUNT)
+    return bad(r, "phase %u does not exist", phase);
+  if ((a.goal != GOAL_NONE && a.goal >= goals) ||
+      (a.pursued != GOAL_NONE && a.pursued >= goals))
+    return bad(r, "goal %u or %u does not exist (%d goals)", a.goal,
+               a.pursued, goals);
+  if (a.why >= SP_REASON_COUNT || a.reason >= SP_REASON_COUNT)
+    return bad(r, "reason %u or %u does not exist", a.why, a.reason);
+  if (!place_ok(x, a.target) || !place_ok(x, a.home) || !place_ok(x, a.cool_place))
+    return bad(r, "place %u, %u or %u does not exist (%zu places)", a.target,
+               a.home, a.cool_place, x->w->place_count);
+  if (isnan(a.cool_until)) return bad(r, "its cooldown is not a number");
+  if (!cell_ok(x, a.x, a.y))
+    return bad(r, "cell (%u, %u) is outside the grid", a.x, a.y);
+  if ((a.tx == 0xFFFF) != (a.ty == 0xFFFF) ||
+      (a.tx != 0xFFFF && !cell_ok(x, a.tx, a.ty)))
+    return bad(r, "target cell (%u, %u) is outside the grid", a.tx, a.ty);
+  if ((flags & F_RESERVED) && a.target == SP_NO_PLACE)
+    return bad(r, "holds a reservation without a place");
+  if (!value_ok(c->domain, state, c->m, 0) ||
+      !value_ok(c->domain, state + m, c->m, 1))
+    return bad(r, "a state or goal value is out of range");
+  int len = -1;
+  if (!read_result(x, r, c, i, &len)) return 0;
+  if ((flags & F_HAS_PLAN) && (len < 0 || a.cursor > len))
+    return bad(r, "step cursor %u is past its plan (%d steps)", a.cursor, len);
+  if (a.step != STEP_NONE && (len < 0 || a.step >= len))
+    return bad(r, "running step %u is not in its plan (%d steps)", a.step, len);
+  if (flags & F_RESERVED) x->held[a.target]++;
+  if (!x->apply) return 1;
+  c->agents[i] = a;
+  memcpy(&c->time[i], &time, 4);
+  c->phase[i] = phase;
+  c->flags[i] = flags;
+  for (size_t k = 0; k < words; k++)
+    x->ref[r->crowd - 1].hi[i * words + k] = (uint32_t)sp_save_get(hi + 4 * k, 4);
+  memcpy(sp_population_state_write(c->pop, i), state, m);
+  memcpy(sp_population_goal_write(c->pop, i), state + m, m);
+  return 1;
+}
+
+static size_t refused_bytes(const SpCrowd *c, size_t words) {
+  return (c->capacity + 1) * words * sizeof(uint32_t);
+}
+
+static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
+  uint64_t dom = get(r, 8), setup = get(r, 8), n = get(r, 8), clock = get(r, 8);
+  unsigned selector = (unsigned)get(r, 1);
+  if (r->failed) return 0;
+  if (dom != sp_save_domain_print(c->domain))
+    return bad(r, "domain differs from the saved one");
+  if (setup != sp_save_setup_print(c))
+    return bad(r, "action behaviours or crowd options (seed, speed, "
+                  "cooldown, retry) differ from the saved ones");
+  if (n > c->capacity)
+    return bad(r, "%llu agents saved, the capacity is %zu",
+               (unsigned long long)n, c->capacity);
+  double clk;
+  memcpy(&clk, &clock, sizeof clk);
+  if (!isfinite(clk)) return bad(r, "its clock is not a number");
+  if (selector > 1) return bad(r, "selector byte %u is not 0 or 1", selector);
+  int goals = read_goals(x, r, c);
+  uint64_t counters[SAVE_COUNTERS];
+  for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = get(r, 8);
+  size_t words = (size_t)get(r, 4);
+  if (r->failed) return 0;
+  if (words != words_for(goals))
+    return bad(r, "%zu refusal words for %d goals", words, goals);
+  Refusals *ref = &x->ref[r->crowd - 1];
+  if (!x->apply && words > 0) {
+    ref->hi = sp_mem_alloc(c->alloc, refused_bytes(c, words));
+    if (ref->hi == NULL) {
+      r->failed = 1;
+      sp_error_memory(r->err);
+      return 0;
+    }
+    memset(ref->hi, 0, refused_bytes(c, words));
+  }
+  ref->words = words;
+  for (size_t i = 0; i < n; i++) {
+    r->agent = i;
+    if (!read_agent(x, r, c, i, goals, words)) return 0;
+  }
+  r->agent = SP_NO_AGENT;
+  if (!x->apply) return 1;
+  /* nothing below can fail: the first pass checked it all */
+  for (size_t i = n; i < c->n; i++) c->phase[i] = SP_PHASE_FREE, c->flags[i] = 0;
+  c->n = (size_t)n;
+  c->clock = clk;
+  c->selector = (int)selector;
+  c->plans = counters[0], c->replans = counters[1], c->no_plans = counters[2];
+  c->events = counters[3], c->steps_finished = counters[4];
+  c->events_lost = counters[5];
+  if (c->refused_hi != NULL)
+    sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
+  c->refused_hi = ref->hi;
+  c->refused_words = words;
+  ref->hi = NULL; /* the crowd owns it now */
+  /* derived, not saved: any_binding and any_interruptible come from the
+   * behaviours (fingerprinted); chunk flags are zero between updates;
+   * this frame's events belong to the frame before the save */
+  memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
+  c->ev_count = 0;
+  return 1;
+}
+
+/* Both passes over the payload. */
+static int read_payload(Load *x, Rd *r) {
+  if (!read_world(x, r)) return 0;
+  uint32_t count = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if (count != x->count)
+    return bad(r, "the save holds %u crowds, %zu were given", count, x->count);
+  for (size_t k = 0; k < x->count; k++) {
+    SpCrowd *c = x->crowds[k];
+    r->crowd = (int)k + 1;
+    r->name = sp_domain_name(c->domain);
+    if (c->world != x->w) return bad(r, "lives in another world");
+    if (!read_crowd(x, r, c)) return 0;
+  }
+  r->crowd = 0;
+  uint32_t extra = (uint32_t)get(r, 4);
+  x->extra = take(r, extra);
+  x->extra_len = extra;
+  if (r->failed) return 0;
+  if (r->at != r->len) return bad(r, "%zu bytes after the end", r->len - r->at);
+  for (size_t p = 0; p < x->w->place_count; p++)
+    if (x->saved[p] != x->held[p])
+      return bad(r, "place %zu: %u reservations saved, its agents hold %u",
+                 p, x->saved[p], x->held[p]);
+  return 1;
+}
+
+/* The header: magic, version, length and checksum. A save shorter than
+ * its header says is read as far as it goes, to say where it ends. */
+static int read_header(Load *x, Rd *r) {
+  if (r->len < SAVE_HEADER_BYTES) {
+    r->failed = 1;
+    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                 "saved world: truncated at byte %zu in the header (%u "
+                 "bytes)", r->len, SAVE_HEADER_BYTES);
+    return 0;
+  }
+  r->crowd = -1;
+  if (memcmp(r->p, SAVE_MAGIC, 8) != 0) return bad(r, "not a saspu save (bad magic)");
+  uint32_t version = (uint32_t)sp_save_get(r->p + 8, 4);
+  if (version != SP_SAVE_VERSION) {
+    r->failed = 1;
+    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                 "saved world: format version %u, this saspu reads %d",
+                 version, SP_SAVE_VERSION);
+    return 0;
+  }
+  if (sp_save_get(r->p + 12, 4) != 0)
+    return bad(r, "header flags 0x%08x are not 0",
+               (unsigned)sp_save_get(r->p + 12, 4));
+  uint64_t payload = sp_save_get(r->p + 16, 8);
+  uint64_t sum = sp_save_get(r->p + 24, 8);
+  r->at = SAVE_HEADER_BYTES;
+  size_t have = r->len - SAVE_HEADER_BYTES;
+  if (payload > have) {
+    r->crowd = 0;
+    read_payload(x, r); /* fails where the bytes end */
+    r->crowd = -1;
+    if (!r->failed)
+      bad(r, "truncated: %zu bytes, the header says %llu", r->len,
+          (unsigned long long)(payload + SAVE_HEADER_BYTES));
+    return 0;
+  }
+  if (payload < have)
+    return bad(r, "%llu bytes after the end", (unsigned long long)(have - payload));
+  if (sp_save_fnv(SAVE_FNV_START, r->p + SAVE_HEADER_BYTES, have) != sum)
+    return bad(r, "checksum mismatch (the data is corrupted)");
+  r->crowd = 0;
+  return 1;
+}
+
+static void load_free(Load *x) {
+  SpAllocator a = x->w->alloc;
+  if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
+  if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
+  if (x->ref == NULL) return;
+  for (size_t k = 0; k < x->count; k++)
+    if (x->ref[k].hi != NULL)
+      sp_mem_free(a, x->ref[k].hi, refused_bytes(x->crowds[k], x->ref[k].words));
+  sp_mem_free(a, x->ref, (x->count + 1) * sizeof(Refusals));
+}
+
+static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
+                     const void *data, size_t len, int apply,
+                     const void **extra, size_t *extra_len, SpError *err) {
+  SpError local;
+  if (err == NULL) err = &local;
+  sp_error_clear(err);
+  if (extra != NULL) *extra = NULL;
+  if (extra_len != NULL) *extra_len = 0;
+  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0};
+  x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
+  x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
+  x.held = sp_mem_alloc(w->alloc, x.place_bytes);
+  x.ref = sp_mem_alloc(w->alloc, (count + 1) * sizeof(Refusals));
+  if (x.ref != NULL) memset(x.ref, 0, (count + 1) * sizeof(Refusals));
+  if (x.saved == NULL || x.held == NULL || x.ref == NULL) {
+    load_free(&x);
+    return sp_error_memory(err);
+  }
+  memset(x.held, 0, x.place_bytes);
+  Rd r = {data, len, 0, err, 0, "", SP_NO_AGENT, 0};
+  int ok = read_header(&x, &r) && read_payload(&x, &r);
+  if (ok && apply) {
+    Rd again = {data, len, SAVE_HEADER_BYTES, err, 0, "", SP_NO_AGENT, 0};
+    x.apply = 1;
+    memset(x.held, 0, x.place_bytes);
+    read_payload(&x, &again);
+  }
+  if (ok && extra != NULL) *extra = x.extra;
+  if (ok && extra_len != NULL) *extra_len = x.extra_len;
+  load_free(&x);
+  return ok ? SP_OK : err->status;
+}
+
+SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
+                       const void *data, size_t len, const void **extra,
+                       size_t *extra_len, SpError *err) {
+  return load(w, crowds, count, data, len, 1, extra, extra_len, err);
+}
+
+SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
+                             size_t count, const void *data, size_t len,
+                             const void **extra, size_t *extra_len,
+                             SpError *err) {
+  /* apply = 0 writes nothing: the casts only share the code */
+  return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
+              extra, extra_len, err);
+}

@@ -1,0 +1,319 @@
+/* save.c: writes a world and its crowds to a checksummed byte buffer (the format is in sp_save.h). */
+#include <string.h>
+
+#include "sp_error.h"
+#include "sp_internal.h"
+#include "sp_save.h"
+
+/* ------------------------------------------------------------------ */
+/* Checksum and fingerprints                                          */
+/* ------------------------------------------------------------------ */
+
+uint64_t sp_save_fnv(uint64_t h, const void *p, size_t n) {
+  const uint8_t *b = p;
+  for (size_t k = 0; k < n; k++) {
+    h ^= b[k];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v) {
+  uint8_t b[8];
+  sp_save_put(b, v, 8);
+  return sp_save_fnv(h, b, 8);
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s) {
+  return sp_save_fnv(h, s, strlen(s) + 1);
+}
+
+uint64_t sp_save_grid_print(const SpGrid *g) {
+  if (g == NULL) return 0;
+  int w = sp_grid_width(g), hgt = sp_grid_height(g);
+  uint64_t h = fnv_u64(fnv_u64(SAVE_FNV_START, (uint64_t)w), (uint64_t)hgt);
+  for (int y = 0; y < hgt; y++) {
+    for (int x = 0; x < w; x++) {
+      double cost = sp_grid_cost(g, x, y);
+      uint64_t bits;
+      memcpy(&bits, &cost, sizeof bits);
+      h = fnv_u64(h, bits ^ (uint64_t)sp_grid_is_blocked(g, x, y));
+    }
+  }
+  return h | 1u; /* never 0, which means "no grid" */
+}
+
+uint64_t sp_save_places_print(const SpWorld *w) {
+  uint64_t h = fnv_u64(SAVE_FNV_START, (uint64_t)w->kind_count);
+  for (int k = 0; k < w->kind_count; k++) h = fnv_str(h, w->kinds[k]);
+  h = fnv_u64(h, w->place_count);
+  for (size_t k = 0; k < w->place_count; k++) {
+    const Place *p = &w->places[k];
+    h = fnv_u64(h, (uint64_t)(uint32_t)p->kind << 32 | (uint32_t)p->capacity);
+    h = fnv_u64(h, (uint64_t)(uint32_t)p->x << 32 | (uint32_t)p->y);
+  }
+  return h;
+}
+
+uint64_t sp_save_domain_print(const SpDomain *d) {
+  int m = sp_domain_variable_count(d), na = sp_domain_action_count(d);
+  uint64_t h = fnv_u64(SAVE_FNV_START, (uint64_t)m);
+  for (int v = 0; v < m; v++) {
+    h = fnv_str(h, sp_variable_name(d, v));
+    int nv = sp_variable_value_count(d, v);
+    h = fnv_u64(h, (uint64_t)nv);
+    for (int x = 0; x < nv; x++) h = fnv_str(h, sp_value_name(d, v, x));
+  }
+  h = fnv_u64(h, (uint64_t)na);
+  for (int a = 0; a < na; a++) {
+    h = fnv_str(h, sp_action_name(d, a));
+    h = fnv_u64(h, (uint64_t)sp_action_variable(d, a) << 32 |
+                       (uint64_t)sp_action_pre(d, a) << 16 |
+                       (uint64_t)sp_action_post(d, a));
+    int np = sp_action_prevail_count(d, a);
+    for (int j = 0; j < np; j++) {
+      SpCondition p = sp_action_prevail(d, a, j);
+      h = fnv_u64(h, (uint64_t)p.variable << 16 | (uint64_t)p.value);
+    }
+    h = fnv_u64(h, (uint64_t)np);
+  }
+  return h;
+}
+
+uint64_t sp_save_setup_print(const SpCrowd *c) {
+  uint64_t h = fnv_u64(SAVE_FNV_START, c->opt.seed);
+  h = fnv_u64(h, (uint64_t)sp_save_float_bits(c->opt.speed) << 32 |
+                     sp_save_float_bits(c->opt.cooldown));
+  h = fnv_u64(h, sp_save_float_bits(c->opt.retry));
+  for (int a = 0; a < c->action_count; a++) {
+    const SpActionBehaviour *b = &c->beh[a];
+    h = fnv_u64(h, (uint64_t)sp_save_float_bits(b->min_duration) << 32 |
+                       sp_save_float_bits(b->max_duration));
+    h = fnv_u64(h, (uint64_t)b->place << 32 | (uint32_t)b->kind);
+    h = fnv_u64(h, (uint64_t)b->bind | (uint64_t)(b->interruptible != 0) << 8 |
+                       (uint64_t)(b->scripted != 0) << 9 |
+                       (uint64_t)(b->has_hook != 0) << 10);
+  }
+  return h;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct Out {
+  SpAllocator alloc;
+  uint8_t *p;
+  size_t len, cap;
+  int oom;
+} Out;
+
+/* Room for n more bytes; NULL once the allocator failed. */
+static uint8_t *room(Out *o, size_t n) {
+  if (o->oom) return NULL;
+  if (o->len + n > o->cap) {
+    size_t nc = o->cap < 4096 ? 4096 : o->cap;
+    while (nc < o->len + n) nc *= 2;
+    uint8_t *p = sp_agents_realloc(o->alloc, o->p, o->cap, nc);
+    if (p == NULL) {
+      o->oom = 1;
+      return NULL;
+    }
+    o->p = p;
+    o->cap = nc;
+  }
+  uint8_t *at = o->p + o->len;
+  o->len += n;
+  return at;
+}
+
+static void put(Out *o, uint64_t v, int bytes) {
+  uint8_t *p = room(o, (size_t)bytes);
+  if (p != NULL) sp_save_put(p, v, bytes);
+}
+
+static void put_bytes(Out *o, const void *src, size_t n) {
+  uint8_t *p = room(o, n);
+  if (p != NULL && n > 0) memcpy(p, src, n);
+}
+
+/* The fixed part of agent i: every field of its record and its hot
+ * slots. Nothing is derived; the record is written field by field so
+ * the bytes do not depend on padding or byte order. */
+static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
+  const Agent *a = &c->agents[i];
+  uint32_t word[6] = {a->target, a->draws, a->done, a->home, a->cool_place,
+                      sp_save_float_bits(a->cool_until)};
+  for (int k = 0; k < 6; k++) sp_save_put(p + 4 * k, word[k], 4);
+  uint16_t half[7] = {a->x, a->y, a->tx, a->ty, a->cursor, a->step,
+                      a->refused};
+  for (int k = 0; k < 7; k++) sp_save_put(p + 24 + 2 * k, half[k], 2);
+  uint8_t *b = p + 38;
+  b[0] = a->goal, b[1] = a->why, b[2] = a->reason, b[3] = a->fcode;
+  int16_t sh[4] = {a->fail_action, a->faction, a->fother, a->fvar};
+  for (int k = 0; k < 4; k++) sp_save_put(p + 42 + 2 * k, (uint16_t)sh[k], 2);
+  p[50] = a->fvalue, p[51] = a->pursued;
+  sp_save_put(p + 52, sp_save_float_bits(c->time[i]), 4);
+  p[56] = c->phase[i], p[57] = c->flags[i];
+}
+
+static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
+  SpFailureCode code = SP_FAIL_NONE;
+  int dirty = 0;
+  SpNpcStatus st = sp_population_status_of(c->pop, i, &code, &dirty);
+  put(o, (uint64_t)st | (uint64_t)code << 2 | (uint64_t)(dirty != 0) << 7, 1);
+  if (st != SP_NPC_PLANNED) return;
+  int len = 0;
+  sp_population_plan_of(c->pop, i, plan, &len);
+  put(o, (uint64_t)len, 2);
+  int id_bytes = c->action_count <= 255 ? 1 : 2;
+  for (int k = 0; k < len; k++) put(o, plan[k], id_bytes);
+}
+
+static void put_crowd(const SpCrowd *c, Out *o) {
+  size_t m = (size_t)c->m;
+  put(o, sp_save_domain_print(c->domain), 8);
+  put(o, sp_save_setup_print(c), 8);
+  put(o, c->n, 8);
+  uint64_t clock;
+  memcpy(&clock, &c->clock, sizeof clock);
+  put(o, clock, 8);
+  put(o, (uint64_t)c->selector, 1);
+  put(o, (uint64_t)c->goal_count, 4);
+  for (int g = 0; g < c->goal_count; g++) {
+    put(o, (uint32_t)c->goals[g].priority, 4);
+    put(o, (uint32_t)c->goals[g].index, 4);
+    put_bytes(o, c->goals[g].cond, m);
+    put_bytes(o, c->goals[g].when, m);
+  }
+  uint64_t counters[SAVE_COUNTERS] = {c->plans,  c->replans,
+                                      c->no_plans, c->events,
+                                      c->steps_finished, c->events_lost};
+  for (int k = 0; k < SAVE_COUNTERS; k++) put(o, counters[k], 8);
+  put(o, c->refused_words, 4);
+  /* the plan buffer of worker 0 is free between updates */
+  uint16_t *plan = c->cw[0].plan;
+  for (size_t i = 0; i < c->n && !o->oom; i++) {
+    size_t words = c->refused_words;
+    uint8_t *p = room(o, SAVE_AGENT_BYTES + 4u * words + 2u * m);
+    if (p == NULL) break;
+    put_agent(c, i, p);
+    p += SAVE_AGENT_BYTES;
+    for (size_t k = 0; k < words; k++, p += 4)
+      sp_save_put(p, c->refused_hi[i * words + k], 4);
+    memcpy(p, sp_population_state(c->pop, i), m);
+    memcpy(p + m, sp_population_goal(c->pop, i), m);
+    put_result(c, i, plan, o);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* sp_world_save                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The reservations each place should have: the bound agents of the
+ * crowds given, counted into held[] (place_count entries). */
+void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
+                        uint32_t *held) {
+  for (size_t k = 0; k < count; k++) {
+    const SpCrowd *c = crowds[k];
+    for (size_t i = 0; i < c->n; i++)
+      if (c->flags[i] & F_RESERVED) held[c->agents[i].target]++;
+  }
+}
+
+/* Every reservation is some agent's: the crowds given must be all of the
+ * world's, or the save could not be loaded back consistently. */
+static SpStatus check_reservations(const SpWorld *w, const SpCrowd *const *crowds,
+                                   size_t count, SpError *err) {
+  size_t bytes = (w->place_count + 1) * sizeof(uint32_t);
+  uint32_t *held = sp_mem_alloc(w->alloc, bytes);
+  if (held == NULL) return sp_error_memory(err);
+  memset(held, 0, bytes);
+  sp_save_count_held(crowds, count, held);
+  SpStatus st = SP_OK;
+  for (size_t p = 0; p < w->place_count && st == SP_OK; p++) {
+    int reserved = atomic_load(&((Place *)&w->places[p])->reserved);
+    if ((uint32_t)reserved != held[p])
+      st = sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "save: place %zu has %d reservations but the crowds "
+                        "given hold %u (pass every crowd of the world)", p,
+                        reserved, held[p]);
+  }
+  sp_mem_free(w->alloc, held, bytes);
+  return st;
+}
+
+SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
+                       size_t count, const void *extra, size_t extra_len,
+                       void **out, size_t *len, SpError *err) {
+  sp_error_clear(err);
+  *out = NULL;
+  *len = 0;
+  for (size_t k = 0; k < count; k++)
+    if (crowds[k]->world != w)
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "save: crowd %zu lives in another world", k + 1);
+  if (extra_len > UINT32_MAX)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "save: %zu extra bytes is over the limit", extra_len);
+  SpStatus st = check_reservations(w, crowds, count, err);
+  if (st != SP_OK) return st;
+  Out o = {w->alloc, NULL, 0, 0, 0};
+  room(&o, SAVE_HEADER_BYTES);
+  put(&o, sp_save_grid_print(w->grid), 8);
+  put(&o, sp_save_places_print(w), 8);
+  put(&o, w->place_count, 4);
+  for (size_t p = 0; p < w->place_count; p++)
+    put(&o, (uint32_t)atomic_load(&((Place *)&w->places[p])->reserved), 4);
+  put(&o, w->clock, 8);
+  /* a grid changed since the last update drops every field then: none
+   * is worth recomputing on load */
+  int stale = w->grid != NULL && sp_grid_version(w->grid) != w->grid_version;
+  uint32_t fields = 0;
+  for (size_t k = 0; k < w->field_count && !stale; k++)
+    fields += w->fields[k].key != UINT32_MAX;
+  put(&o, fields, 4);
+  for (size_t k = 0; k < w->field_count && !stale; k++) {
+    if (w->fields[k].key == UINT32_MAX) continue;
+    put(&o, w->fields[k].key, 4);
+    put(&o, w->fields[k].used, 8);
+  }
+  put(&o, count, 4);
+  for (size_t k = 0; k < count; k++) put_crowd(crowds[k], &o);
+  put(&o, extra_len, 4);
+  put_bytes(&o, extra, extra_len);
+  if (o.oom) {
+    if (o.p != NULL) sp_mem_free(w->alloc, o.p, o.cap);
+    return sp_error_memory(err);
+  }
+  size_t payload = o.len - SAVE_HEADER_BYTES;
+  memcpy(o.p, SAVE_MAGIC, 8);
+  sp_save_put(o.p + 8, SP_SAVE_VERSION, 4);
+  sp_save_put(o.p + 12, 0, 4);
+  sp_save_put(o.p + 16, payload, 8);
+  sp_save_put(o.p + 24,
+              sp_save_fnv(SAVE_FNV_START, o.p + SAVE_HEADER_BYTES, payload), 8);
+  /* hand back exactly len bytes, so the caller frees what it got */
+  if (o.cap != o.len) {
+    uint8_t *p = sp_agents_realloc(w->alloc, o.p, o.cap, o.len);
+    if (p != NULL) o.p = p, o.cap = o.len;
+  }
+  if (o.cap != o.len) { /* the allocator could not shrink: copy */
+    uint8_t *p = sp_mem_alloc(w->alloc, o.len);
+    if (p == NULL) {
+      sp_mem_free(w->alloc, o.p, o.cap);
+      return sp_error_memory(err);
+    }
+    memcpy(p, o.p, o.len);
+    sp_mem_free(w->alloc, o.p, o.cap);
+    o.p = p;
+  }
+  *out = o.p;
+  *len = o.len;
+  return SP_OK;
+}
+
+void sp_world_save_free(const SpWorld *w, void *buf, size_t len) {
+  if (buf != NULL) sp_mem_free(w->alloc, buf, len);
+}

@@ -1,0 +1,494 @@
+/* test_agents_save.c: save and load of worlds: a loaded world resumes the same events and saves the same bytes; bad input changes nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "random_domain.h"
+#include "saspu_agents.h"
+#include "test_alloc.h"
+#include "test_fixture.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+static const char MAP[] =
+    "........................\n"
+    "....####........###.....\n"
+    "....#..........=====....\n"
+    "....#..####....#........\n"
+    "...........#...#...##...\n"
+    ".....22....#.......#....\n"
+    ".....22....#####...#....\n"
+    "...................#....\n"
+    "..###......====.........\n"
+    "....#...........#####...\n"
+    "....#...................\n"
+    "........................\n";
+
+#define CROWDS 4
+#define KINDS 3
+
+/* A world built by "game code" from a seed: a grid, places of three kinds
+ * (some with room for one or two), and four crowds (three paper domains
+ * and a random one) with walking, ranged durations, scripted and
+ * caller-targeted steps, named and random goals. */
+typedef struct Scene {
+  TestFixture f[CROWDS - 1];
+  RandomDomain rd;
+  SpDomain *rdom;
+  const SpDomain *dom[CROWDS];
+  SpGrid *grid;
+  SpWorld *w;
+  SpCrowd *c[CROWDS];
+  SpAllocator alloc;
+  int walls; /* the caller edits walls (every field is dropped then) */
+} Scene;
+
+static void random_cond(RdRng *rng, const SpDomain *d, SpValue *out, int any) {
+  for (int v = 0; v < sp_domain_variable_count(d); v++)
+    out[v] = rd_chance(rng, any) ? SP_ANY
+                                 : (SpValue)rd_below(rng, sp_variable_value_count(d, v));
+}
+
+static void crowd_setup(Scene *s, int k, RdRng *rng, size_t agents) {
+  const SpDomain *d = s->dom[k];
+  SpCrowdOptions o;
+  memset(&o, 0, sizeof o);
+  o.capacity = agents + 8;
+  o.threads = 1 + k % 2;
+  o.seed = rd_next(rng);
+  o.cooldown = 2.0f;
+  o.retry = 0.5f;
+  SpError err;
+  assert_int_equal(sp_crowd_new(s->w, d, &o, s->alloc, &s->c[k], &err), SP_OK);
+  SpCrowd *c = s->c[k];
+  int places = (int)sp_world_place_count(s->w);
+  for (int a = 0; a < sp_domain_action_count(d); a++) {
+    SpActionBehaviour b;
+    memset(&b, 0, sizeof b);
+    b.place = SP_NO_PLACE;
+    b.min_duration = (float)rd_below(rng, 4) * 0.15f;
+    b.max_duration = b.min_duration + (float)rd_below(rng, 3) * 0.2f;
+    int bind = rd_below(rng, 10);
+    b.bind = bind < 3 ? SP_BIND_NONE : bind < 6 ? SP_BIND_KIND
+             : bind < 8 ? SP_BIND_PLACE : bind < 9 ? SP_BIND_HOME : SP_BIND_SCRIPT;
+    b.kind = rd_below(rng, KINDS);
+    if (b.bind == SP_BIND_PLACE) b.place = (uint32_t)rd_below(rng, places);
+    b.interruptible = rd_chance(rng, 30);
+    b.scripted = rd_chance(rng, 10);
+    assert_int_equal(sp_crowd_set_action(c, a, &b, NULL), SP_OK);
+  }
+  SpValue cond[64], when[64];
+  if (k < CROWDS - 1) {
+    const SpBuiltSpec *bs = s->f[k].b;
+    for (int g = 0; g < bs->goal_count; g++) {
+      const SpNamedState *ng = &bs->goals[g];
+      for (int v = 0; v < s->f[k].m; v++)
+        cond[v] = ng->keep != NULL && ng->keep[v] ? SP_ANY : ng->values[v];
+      random_cond(rng, d, when, 85);
+      sp_crowd_add_goal(c, cond, rd_below(rng, 3), g == 0 ? NULL : when, NULL, NULL);
+    }
+  }
+  /* the random domain's crowd has over 16 goals: refusals past the
+   * agent record */
+  for (int g = 0; g < (k == CROWDS - 1 ? 20 : 3); g++) {
+    random_cond(rng, d, cond, 50);
+    random_cond(rng, d, when, 80);
+    sp_crowd_add_goal(c, cond, rd_below(rng, 3), when, NULL, NULL);
+  }
+  int width = sp_grid_width(s->grid), height = sp_grid_height(s->grid);
+  for (size_t i = 0; i < agents; i++) {
+    SpValue st[64];
+    for (int v = 0; v < sp_domain_variable_count(d); v++)
+      st[v] = (SpValue)rd_below(rng, sp_variable_value_count(d, v));
+    int x, y;
+    do {
+      x = rd_below(rng, width), y = rd_below(rng, height);
+    } while (sp_grid_is_blocked(s->grid, x, y));
+    uint32_t home = rd_chance(rng, 80) ? (uint32_t)rd_below(rng, places) : SP_NO_PLACE;
+    assert_int_equal(sp_crowd_spawn(c, st, x, y, home, NULL, NULL), SP_OK);
+  }
+}
+
+/* Builds the world of `seed` with `agents` agents per crowd. */
+static void scene_open(Scene *s, uint64_t seed, size_t agents, SpAllocator a) {
+  memset(s, 0, sizeof *s);
+  s->alloc = a;
+  s->walls = seed % 2 == 0;
+  test_fixture_open(&s->f[0], sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
+  test_fixture_open(&s->f[1], sp_builtin_citizen(plain));
+  test_fixture_open(&s->f[2], sp_builtin_acquisition_machine(plain));
+  for (int k = 0; k < CROWDS - 1; k++) s->dom[k] = s->f[k].d;
+  SpCompileOptions co = {1};
+  for (uint64_t t = seed;; t += 1000) {
+    random_domain_generate(&s->rd, t, RD_FLAVOR_ANY);
+    if (sp_domain_compile(&s->rd.spec, &co, plain, &s->rdom, NULL) == SP_OK) break;
+  }
+  s->dom[CROWDS - 1] = s->rdom;
+  assert_int_equal(sp_grid_new_ascii(MAP, strlen(MAP), plain, &s->grid, NULL), SP_OK);
+  assert_int_equal(sp_world_new(s->grid, a, &s->w, NULL), SP_OK);
+  static const char *const kinds[KINDS] = {"well", "inn", "forge"};
+  for (int k = 0; k < KINDS; k++)
+    assert_int_equal(sp_world_kind(s->w, kinds[k], NULL, NULL), SP_OK);
+  RdRng rng;
+  rd_seed(&rng, seed * 31 + 5);
+  for (int p = 0; p < 7; p++) {
+    int x, y;
+    do {
+      x = rd_below(&rng, 24), y = rd_below(&rng, 12);
+    } while (sp_grid_is_blocked(s->grid, x, y));
+    int cap = rd_chance(&rng, 50) ? 1 + rd_below(&rng, 2) : 0;
+    assert_int_equal(sp_world_add_place(s->w, p % KINDS, x, y, cap, NULL, NULL), SP_OK);
+  }
+  for (int k = 0; k < CROWDS; k++) crowd_setup(s, k, &rng, agents);
+}
+
+static void scene_close(Scene *s) {
+  for (int k = 0; k < CROWDS; k++) sp_crowd_free(s->c[k]);
+  sp_world_free(s->w);
+  sp_grid_free(s->grid);
+  sp_domain_free(s->rdom);
+  for (int k = 0; k < CROWDS - 1; k++) test_fixture_close(&s->f[k]);
+}
+
+/* The caller's part of a frame, drawn from rng: scripted steps finished
+ * or failed, targets given, running steps failed (a hook raised), agents'
+ * variables changed, and now and then a wall built or torn down. */
+static void disturb(Scene *s, RdRng *rng, int walls) {
+  for (int k = 0; k < CROWDS; k++) {
+    SpCrowd *c = s->c[k];
+    const SpDomain *d = s->dom[k];
+    for (size_t i = 0; i < sp_crowd_size(c); i++) {
+      SpAgentInfo info;
+      sp_crowd_inspect(c, i, &info);
+      if (info.phase == SP_PHASE_SCRIPT && info.step >= 0) {
+        int r = rd_below(rng, 10);
+        if (sp_crowd_set_target(c, i, r < 5 ? (uint32_t)rd_below(rng, 7) : SP_NO_PLACE,
+                                rd_below(rng, 24), rd_below(rng, 12), NULL) == SP_OK)
+          continue;
+        if (r < 7) sp_crowd_finish_step(c, i, NULL);
+        else sp_crowd_fail_step(c, i, 9, NULL);
+      } else if (info.step >= 0 && rd_chance(rng, 3)) {
+        assert_int_equal(sp_crowd_fail_step(c, i, 8, NULL), SP_OK);
+      }
+      if (rd_chance(rng, 2)) {
+        int v = rd_below(rng, sp_domain_variable_count(d));
+        sp_crowd_set_var(c, i, v, rd_below(rng, sp_variable_value_count(d, v)), NULL);
+      }
+    }
+  }
+  if (walls && rd_chance(rng, 5)) {
+    int x = rd_below(rng, 24), y = rd_below(rng, 12);
+    sp_grid_set_blocked(s->grid, x, y, !sp_grid_is_blocked(s->grid, x, y), NULL);
+  }
+}
+
+typedef struct Log {
+  SpAgentEvent *ev;
+  size_t n, cap;
+} Log;
+
+/* Runs `frames` frames of every crowd, appending their events to log
+ * (crowd number in the padding field). */
+static void run(Scene *s, RdRng *rng, int frames, Log *log) {
+  int walls = s->walls;
+  for (int f = 0; f < frames; f++) {
+    for (int k = 0; k < CROWDS; k++) {
+      assert_int_equal(sp_crowd_update(s->c[k], 0.1f, NULL), SP_OK);
+      size_t n = sp_crowd_event_count(s->c[k]);
+      if (log == NULL) continue;
+      if (log->n + n > log->cap) {
+        log->cap = (log->n + n) * 2;
+        log->ev = realloc(log->ev, log->cap * sizeof *log->ev);
+      }
+      memcpy(log->ev + log->n, sp_crowd_events(s->c[k]), n * sizeof *log->ev);
+      for (size_t e = 0; e < n; e++) log->ev[log->n + e].pad_ = (int16_t)k;
+      log->n += n;
+    }
+    disturb(s, rng, walls);
+  }
+}
+
+static void *save(Scene *s, size_t *len) {
+  void *buf;
+  SpError err;
+  SpStatus st = sp_world_save(s->w, (const SpCrowd *const *)s->c, CROWDS, "xy", 2,
+                              &buf, len, &err);
+  if (st != SP_OK) fail_msg("%s", err.message);
+  return buf;
+}
+
+static size_t count_kind(const Log *l, SpEventKind kind, SpReason reason) {
+  size_t n = 0;
+  for (size_t k = 0; k < l->n; k++)
+    n += l->ev[k].kind == kind && (reason == SP_REASON_COUNT || l->ev[k].reason == reason);
+  return n;
+}
+
+/* Run N frames, save, run M more (A); a fresh world built the same way
+ * loads the save and runs the same M frames (B): the same events, and at
+ * the end the same save, byte for byte. */
+static void test_round_trip_resumes_the_same_events(void **state) {
+  (void)state;
+  Log all = {NULL, 0, 0};
+  for (uint64_t seed = 1; seed <= 12; seed++) {
+    Scene a, b;
+    scene_open(&a, seed, 40, plain);
+    RdRng rng;
+    rd_seed(&rng, seed);
+    run(&a, &rng, 20 + (int)seed % 7, NULL);
+    size_t len;
+    void *saved = save(&a, &len);
+    RdRng at_save = rng;
+    /* the walls at the save: B's game code rebuilds its map to match */
+    unsigned char walls[24 * 12];
+    for (int c = 0; c < 24 * 12; c++) walls[c] = (unsigned char)sp_grid_is_blocked(a.grid, c % 24, c / 24);
+    Log la = {NULL, 0, 0}, lb = {NULL, 0, 0};
+    run(&a, &rng, 40, &la);
+
+    scene_open(&b, seed, 40, plain);
+    for (int c = 0; c < 24 * 12; c++) sp_grid_set_blocked(b.grid, c % 24, c / 24, walls[c], NULL);
+    /* B runs a few frames of its own first: the load replaces it all */
+    RdRng other;
+    rd_seed(&other, seed + 99);
+    run(&b, &other, 3, NULL);
+    for (int c = 0; c < 24 * 12; c++) sp_grid_set_blocked(b.grid, c % 24, c / 24, walls[c], NULL);
+    SpError err;
+    SpStatus st = sp_world_load(b.w, b.c, CROWDS, saved, len, NULL, NULL, &err);
+    if (st != SP_OK) fail_msg("seed %d: %s", (int)seed, err.message);
+    run(&b, &at_save, 40, &lb);
+    assert_int_equal(la.n, lb.n);
+    assert_memory_equal(la.ev, lb.ev, la.n * sizeof *la.ev);
+    size_t la_len, lb_len;
+    void *sa = save(&a, &la_len), *sb = save(&b, &lb_len);
+    assert_int_equal(la_len, lb_len);
+    assert_memory_equal(sa, sb, la_len);
+    sp_world_save_free(a.w, sa, la_len);
+    sp_world_save_free(b.w, sb, lb_len);
+    sp_world_save_free(a.w, saved, len);
+    for (size_t k = 0; k < la.n; k++) {
+      if (all.n == all.cap) all.cap = all.cap * 2 + 64,
+                            all.ev = realloc(all.ev, all.cap * sizeof *all.ev);
+      all.ev[all.n++] = la.ev[k];
+    }
+    free(la.ev);
+    free(lb.ev);
+    scene_close(&a);
+    scene_close(&b);
+  }
+  /* the runs exercised what a save must carry */
+  assert_true(count_kind(&all, SP_EV_ARRIVED, SP_REASON_COUNT) > 100);
+  assert_true(count_kind(&all, SP_EV_STEP_FINISHED, SP_REASON_COUNT) > 300);
+  assert_true(count_kind(&all, SP_EV_BLOCKED, SP_REASON_FULL) > 10);
+  assert_true(count_kind(&all, SP_EV_STEP_FAILED, SP_REASON_SCRIPT) > 20);
+  assert_true(count_kind(&all, SP_EV_REPLANNED, SP_REASON_WORLD_CHANGED) > 20);
+  assert_true(count_kind(&all, SP_EV_NO_PLAN, SP_REASON_COUNT) > 0);
+  free(all.ev);
+}
+
+/* FNV-1a 64 of the payload, written into the header (to make input
+ * that passes the checksum but says something wrong). */
+static void reseal(uint8_t *b, size_t len) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t k = 32; k < len; k++) h = (h ^ b[k]) * 0x100000001b3ull;
+  for (int k = 0; k < 8; k++) b[24 + k] = (uint8_t)(h >> (8 * k));
+}
+
+/* Loads `data` onto s expecting SP_ERR_INVALID (or SP_ERR_MEMORY with
+ * `memory`) with `text` in the message; s then saves exactly `before`. */
+static void refused(Scene *s, const void *data, size_t len, const char *text,
+                    const uint8_t *before, size_t before_len) {
+  SpError err;
+  SpStatus st = sp_world_load(s->w, s->c, CROWDS, data, len, NULL, NULL, &err);
+  if (st == SP_OK) fail_msg("loaded %zu bytes that should be refused", len);
+  assert_int_equal(st, SP_ERR_INVALID);
+  assert_true(strncmp(err.message, "saved world: ", 13) == 0);
+  if (text != NULL && strstr(err.message, text) == NULL)
+    fail_msg("message '%s' lacks '%s'", err.message, text);
+  size_t now_len;
+  void *now = save(s, &now_len);
+  assert_int_equal(now_len, before_len);
+  assert_memory_equal(now, before, before_len);
+  sp_world_save_free(s->w, now, now_len);
+}
+
+/* Every truncation and every flipped byte of a small world's save is
+ * refused, naming the problem, and leaves the world as it was. */
+static void test_bad_input_changes_nothing(void **state) {
+  (void)state;
+  Scene a, b;
+  scene_open(&a, 3, 3, plain);
+  RdRng rng;
+  rd_seed(&rng, 3);
+  run(&a, &rng, 15, NULL);
+  size_t len;
+  uint8_t *good = save(&a, &len);
+  /* b: the same world at another moment, whose save must not change */
+  scene_open(&b, 3, 3, plain);
+  rd_seed(&rng, 4);
+  run(&b, &rng, 7, NULL);
+  size_t blen;
+  uint8_t *before = save(&b, &blen);
+  uint8_t *bad = malloc(len);
+  for (size_t cut = 0; cut < len; cut++) {
+    memcpy(bad, good, len);
+    refused(&b, bad, cut, "truncated at byte", before, blen);
+  }
+  for (size_t at = 0; at < len; at++) {
+    memcpy(bad, good, len);
+    bad[at] ^= 0xFF;
+    refused(&b, bad, len, NULL, before, blen);
+  }
+  memcpy(bad, good, len);
+  refused(&b, bad, 20, "truncated at byte 20 in the header", before, blen);
+  refused(&b, bad, len - 3, "truncated at byte", before, blen);
+  bad[40] ^= 1;
+  refused(&b, bad, len, "checksum mismatch", before, blen);
+  memcpy(bad, good, len);
+  bad[8] = 3;
+  refused(&b, bad, len, "format version 3, this saspu reads 1", before, blen);
+  memcpy(bad, good, len);
+  memcpy(bad, "SASPUSAW", 8);
+  refused(&b, bad, len, "not a saspu save", before, blen);
+  /* input that passes the checksum but breaks a rule: any payload byte
+   * changed and resealed either loads (a counter, a clock) or is refused
+   * by name, and a refused one changes nothing */
+  size_t loaded = 0, refusals = 0;
+  for (size_t at = 32; at < len; at++) {
+    for (int bit = 0; bit < 8; bit += 3) {
+      memcpy(bad, good, len);
+      bad[at] ^= (uint8_t)(1u << bit);
+      reseal(bad, len);
+      SpError err;
+      if (sp_world_load_check(b.w, (const SpCrowd *const *)b.c, CROWDS, bad, len,
+                              NULL, NULL, &err) == SP_OK) {
+        loaded++;
+        continue;
+      }
+      refusals++;
+      refused(&b, bad, len, NULL, before, blen);
+    }
+  }
+  assert_true(refusals > 100);
+  assert_true(loaded > 100);
+  /* the load that succeeds makes b save what a saved */
+  SpError err;
+  assert_int_equal(sp_world_load(b.w, b.c, CROWDS, good, len, NULL, NULL, &err), SP_OK);
+  size_t now_len;
+  uint8_t *now = save(&b, &now_len);
+  assert_int_equal(now_len, len);
+  assert_memory_equal(now, good, len);
+  sp_world_save_free(b.w, now, now_len);
+  free(bad);
+  sp_world_save_free(b.w, before, blen);
+  sp_world_save_free(a.w, good, len);
+  scene_close(&a);
+  scene_close(&b);
+}
+
+/* A world that was not built the same way is refused by name. */
+static void test_mismatched_world(void **state) {
+  (void)state;
+  Scene a, b;
+  scene_open(&a, 5, 4, plain);
+  size_t len;
+  uint8_t *good = save(&a, &len);
+  scene_open(&b, 6, 4, plain); /* other places, options, random domain */
+  size_t blen;
+  uint8_t *before = save(&b, &blen);
+  refused(&b, good, len, "the places (names of kinds, cells, capacities) differ",
+          before, blen);
+  SpError err;
+  /* crowds in another order */
+  SpCrowd *swapped[CROWDS] = {a.c[1], a.c[0], a.c[2], a.c[3]};
+  assert_int_equal(sp_world_load(a.w, swapped, CROWDS, good, len, NULL, NULL, &err),
+                   SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "crowd 1 'citizen': domain differs from the saved one"));
+  assert_int_equal(sp_world_load(a.w, a.c, CROWDS - 1, good, len, NULL, NULL, &err),
+                   SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "the save holds 4 crowds, 3 were given"));
+  /* a behaviour changed by the game code */
+  SpActionBehaviour beh;
+  memset(&beh, 0, sizeof beh);
+  beh.place = SP_NO_PLACE;
+  beh.min_duration = beh.max_duration = 42.0f;
+  assert_int_equal(sp_crowd_set_action(a.c[2], 0, &beh, NULL), SP_OK);
+  assert_int_equal(sp_world_load(a.w, a.c, CROWDS, good, len, NULL, NULL, &err),
+                   SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "crowd 3 'acquisition_machine': action behaviours"));
+  /* a wall where the save had none */
+  sp_grid_set_blocked(a.grid, 0, 0, 1, NULL);
+  assert_int_equal(sp_world_load(a.w, a.c, CROWDS, good, len, NULL, NULL, &err),
+                   SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "the grid (size or cells) differs"));
+  /* saving only some crowds of a world with reservations is refused */
+  RdRng rng;
+  rd_seed(&rng, 1);
+  int partial = 0;
+  for (int f = 0; f < 40 && !partial; f++) {
+    run(&b, &rng, 1, NULL);
+    void *out;
+    size_t out_len;
+    SpStatus st = sp_world_save(b.w, (const SpCrowd *const *)b.c, 1, NULL, 0,
+                                &out, &out_len, &err);
+    if (st == SP_OK) sp_world_save_free(b.w, out, out_len);
+    else partial = strstr(err.message, "pass every crowd of the world") != NULL;
+  }
+  assert_true(partial);
+  sp_world_save_free(b.w, before, blen);
+  sp_world_save_free(a.w, good, len);
+  scene_close(&a);
+  scene_close(&b);
+}
+
+/* Every allocation failure during a load gives SP_ERR_MEMORY, changes
+ * nothing and leaks nothing. */
+static void test_load_allocation_failures(void **state) {
+  (void)state;
+  TestAlloc t;
+  test_alloc_init(&t, 0);
+  Scene a;
+  scene_open(&a, 7, 5, test_alloc_hook(&t));
+  RdRng rng;
+  rd_seed(&rng, 7);
+  run(&a, &rng, 10, NULL);
+  size_t len;
+  uint8_t *good = save(&a, &len);
+  run(&a, &rng, 5, NULL);
+  size_t blen;
+  uint8_t *before = save(&a, &blen);
+  int failures = 0;
+  for (long k = 1;; k++) {
+    t.fail_at = t.calls + k;
+    SpError err;
+    SpStatus st = sp_world_load(a.w, a.c, CROWDS, good, len, NULL, NULL, &err);
+    t.fail_at = 0;
+    if (st == SP_OK) break;
+    assert_int_equal(st, SP_ERR_MEMORY);
+    failures++;
+    size_t now_len;
+    uint8_t *now = save(&a, &now_len);
+    assert_int_equal(now_len, blen);
+    assert_memory_equal(now, before, blen);
+    sp_world_save_free(a.w, now, now_len);
+  }
+  assert_true(failures >= 4); /* scratch counts and refusal words */
+  sp_world_save_free(a.w, good, len);
+  sp_world_save_free(a.w, before, blen);
+  scene_close(&a);
+  assert_int_equal(t.live, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip_resumes_the_same_events),
+      cmocka_unit_test(test_bad_input_changes_nothing),
+      cmocka_unit_test(test_mismatched_world),
+      cmocka_unit_test(test_load_allocation_failures),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
