@@ -212,6 +212,7 @@ typedef struct LCrowd {
 LWorld *check_world(lua_State *L, int idx);
 void world_release(LWorld *w);
 void open_world(lua_State *L);
+void open_world_save(lua_State *L);
 void open_crowd(lua_State *L);
 void push_agent(lua_State *L, int crowd, size_t index);
 void push_agent_data(lua_State *L, int crowd, size_t index);
