@@ -1,6 +1,7 @@
 -- spec/save_spec.lua: world:save() / world:load(s): a Western town with hooks and scripted steps resumes the same events after a round trip; bad saves are refused by name and change nothing.
 local saspu = require "saspu"
 local town = require "saspu.town"
+local support = require "support.agents"
 
 local CLASSES = { "farrier", "innkeeper", "bandit", "horse_breeder", "native_hunter" }
 
@@ -90,6 +91,13 @@ local function count(log, kind)
 end
 
 describe("world:save and world:load", function()
+  it("run the README example as printed", function()
+    local lines = support.readme_example("### Saving and loading a world")
+    assert.equal("634\t5", lines[1])
+    assert.equal("false\tsaspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'",
+                 lines[2])
+  end)
+
   it("resume the same events as an uninterrupted run, and save the same bytes", function()
     local all = {}
     for seed = 1, 3 do

@@ -932,7 +932,8 @@ function World:load(s)
   local ws = world_side(self)
   if type(s) ~= "string" then error("saspu.World:load: expected a string, got " .. type(s), 2) end
   local list = open_crowds(ws)
-  local extra = core.world_load(self, list, s, true)
+  local checked, extra = pcall(core.world_load, self, list, s, true)
+  if not checked then error((tostring(extra):gsub("^[^\n]-:%d+: ", "")), 2) end
   local ok, parsed = pcall(function()
     if extra:sub(1, #SCRIPT_TAG) ~= SCRIPT_TAG then
       error("saved world: the script part is not saspu's (" .. SCRIPT_TAG .. ")", 0)
