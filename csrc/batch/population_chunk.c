@@ -239,6 +239,8 @@ COLDISH int table_miss(SpPopulation *p, Worker *w,
  * lanes (radix < SP_PLAN_TABLE_MAX_STATES fits them) and two folds. */
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
+_Static_assert(SP_PLAN_TABLE_MAX_STATES <= 32768u,
+               "table radixes must fit signed 16-bit lanes");
 typedef __m128i Radix;
 static inline Radix radix_load(const SpPlanTable *t) {
   return _mm_set_epi16((short)t->radix[7], (short)t->radix[6],

@@ -5,21 +5,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "saspu.h"
+#include "saspu_population.h" /* SP_PLAN_TABLE_MAX_STATES, SP_PLAN_TABLE_GOALS */
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* Domains with at most this many total states get a table. */
-#if !defined(SP_PLAN_TABLE_MAX_STATES)
-#define SP_PLAN_TABLE_MAX_STATES 4096u
-#endif
-
-/* Distinct goals a table has rows for; NPCs with further goals use the
- * hash caches only. Games give a class a few fixed goal conditions. */
-#if !defined(SP_PLAN_TABLE_GOALS)
-#define SP_PLAN_TABLE_GOALS 32
 #endif
 
 /* A table cell: 0 when empty, else SP_TABLE_FAILED | the NPC status byte
