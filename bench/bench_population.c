@@ -10,6 +10,7 @@
 #include "saspu.h"
 #include "saspu_population.h"
 #include "sp_builtin.h"
+#include "sp_population.h" /* sp_population_use_table: the baseline row */
 
 static const SpAllocator plain = {NULL, NULL};
 
@@ -60,7 +61,11 @@ static void die(const char *what, const SpError *err) {
  * several goals) or the starts (Acquisition Machine: several starts, one
  * goal) among those defined; taking every start makes the pool larger
  * than the paper's, so the cache sees more distinct pairs, not fewer. */
-static void workload_open(Workload *w, int which) {
+/* With `fixed`, the goals are the paper's as conditions instead (kept
+ * variables free: SP_ANY), as a game gives an NPC class a few fixed goals:
+ * the pool is every (start, goal) with a non-empty plan, and NPCs share a
+ * handful of goals whatever their starts. */
+static void workload_open(Workload *w, int which, int fixed) {
   SpError err;
   memset(w, 0, sizeof *w);
   w->b = build(which);
@@ -88,6 +93,8 @@ static void workload_open(Workload *w, int which) {
     }
     for (int g = 0; g < w->b->goal_count; g++) {
       sp_builtin_resolve_goal(w->b, &w->b->goals[g], s0, goal);
+      for (int v = 0; fixed && v < w->m; v++)
+        if (w->b->goals[g].keep != NULL && w->b->goals[g].keep[v]) goal[v] = SP_ANY;
       int len;
       if (sp_plan(w->d, ws, s0, goal, plan, &len, NULL) != SP_OK) continue;
       if (len == 0) continue; /* already there: not a planning request */
@@ -131,6 +138,12 @@ static void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
 /* Measurement                                                        */
 /* ------------------------------------------------------------------ */
 
+/* The rows of a table: cache off, the hash caches alone (the path before
+ * the direct table, kept as the baseline), and the cache as it runs by
+ * default (the direct table on small domains, hash caches behind it). */
+enum { MODE_OFF = 0, MODE_HASH, MODE_TABLE, MODE_COUNT };
+static const char *const mode_names[MODE_COUNT] = {"off", "hash", "on"};
+
 typedef struct Cell {
   double median_ms, min_ms, max_ms;
   double cpu_ms; /* median CPU time of the whole process (every thread) */
@@ -151,8 +164,9 @@ static double process_cpu_ms(void) {
  * with several threads includes waiting for a descheduled worker, the
  * CPU time does not. */
 static Cell measure(const Workload *w, SpPopulation *pop, SpValue *st,
-                    SpValue *go, size_t n, int threads, int no_cache,
-                    int frames) {
+                    SpValue *go, size_t n, int threads, int mode, int frames) {
+  int no_cache = mode == MODE_OFF;
+  sp_population_use_table(pop, mode == MODE_TABLE);
   double ms[64], cpu[64];
   Cell c;
   memset(&c, 0, sizeof c);
@@ -206,13 +220,17 @@ static int parse_thread_list(const char *s, int *opts) {
 
 static void usage(void) {
   printf("usage: bench_population [--out DIR] [--quick] [--frames K] [--domain NAME]\n"
-         "                       [--threads LIST]\n"
+         "                       [--threads LIST] [--goals fixed] [--npcs N]\n"
          "  --out DIR   where the CSV files go (default: bench/out next to this source)\n"
          "  --quick     NPC counts 100k and 1M only, 3 frames\n"
          "  --frames K  timed frames per cell (default 7, at most 60); the median is reported\n"
          "  --domain NAME  only horse_breeder, citizen or acquisition_machine\n"
          "  --threads LIST worker counts to measure, comma-separated (default: 1 and\n"
-         "                 the online cores), e.g. 1,2,4,8,16; at most %d entries\n",
+         "                 the online cores), e.g. 1,2,4,8,16; at most %d entries\n"
+         "  --goals fixed  the paper goals as conditions (kept variables free), so NPCs\n"
+         "                 share a few goals as in a game; default: kept variables take\n"
+         "                 the start's values (a goal per start)\n"
+         "  --npcs N    one population size only\n",
          THREAD_OPTS_MAX);
 }
 
@@ -225,6 +243,8 @@ int main(int argc, char **argv) {
   const char *out_dir = NULL, *only = NULL;
   int thread_opts[THREAD_OPTS_MAX];
   int thread_n = 0;
+  int fixed = 0;
+  size_t one_count[1];
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       out_dir = argv[++i];
@@ -242,6 +262,19 @@ int main(int argc, char **argv) {
         usage();
         return 2;
       }
+    } else if (strcmp(argv[i], "--goals") == 0 && i + 1 < argc &&
+               strcmp(argv[i + 1], "fixed") == 0) {
+      fixed = 1;
+      i++;
+    } else if (strcmp(argv[i], "--npcs") == 0 && i + 1 < argc) {
+      long v = atol(argv[++i]);
+      if (v < 1 || v > 100000000) {
+        usage();
+        return 2;
+      }
+      one_count[0] = (size_t)v;
+      counts = one_count;
+      count_n = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       counts = counts_quick;
       count_n = 2;
@@ -268,8 +301,11 @@ int main(int argc, char **argv) {
   printf("every NPC replans at every frame; its (s0, s*) pair changes at every frame;\n"
          "time = sp_population_plan for the whole population, median of %d frames\n"
          "after one warm-up frame; chunk %d NPCs; cache %d entries per worker;\n"
-         "cpu ms = CPU time of all threads over the call (median)\n\n",
-         frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY);
+         "cpu ms = CPU time of all threads over the call (median);\n"
+         "cache hash = the per-worker hash caches alone (the baseline), on = as by\n"
+         "default (direct table on small domains); goals: %s\n\n",
+         frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY,
+         fixed ? "fixed conditions (--goals fixed)" : "kept variables take the start's values");
 
   FILE *csv = bu_csv_open(dir, "population.csv",
                           "domain,game,npcs,cache,threads,median_ms,min_ms,max_ms,"
@@ -287,7 +323,7 @@ int main(int argc, char **argv) {
   size_t max_n = counts[count_n - 1];
   SpValue *st = malloc(max_n * 8), *go = malloc(max_n * 8);
   if (st == NULL || go == NULL) die("memory", NULL);
-  double at_max[PAPER_COUNT][2][THREAD_OPTS_MAX];
+  double at_max[PAPER_COUNT][MODE_COUNT][THREAD_OPTS_MAX];
   memset(at_max, 0, sizeof at_max);
 
   int ran[PAPER_COUNT] = {0};
@@ -295,7 +331,7 @@ int main(int argc, char **argv) {
     if (only != NULL && strcmp(only, papers[which].key) != 0) continue;
     ran[which] = 1;
     Workload w;
-    workload_open(&w, which);
+    workload_open(&w, which, fixed);
     printf("== %s (%s): %d variables, %d actions, %s; %zu solvable pairs, "
            "plans of %.2f actions on average\n",
            papers[which].key, papers[which].game, w.m,
@@ -303,26 +339,26 @@ int main(int argc, char **argv) {
            w.pairs, w.avg_len);
     printf("%10s %6s %7s %10s %10s %10s %9s %10s %12s\n", "npcs", "cache", "threads",
            "median ms", "min ms", "max ms", "ns/npc", "cpu ms", "hit rate");
-    double xs[2][THREAD_OPTS_MAX][8], ys[2][THREAD_OPTS_MAX][8];
+    double xs[MODE_COUNT][THREAD_OPTS_MAX][8], ys[MODE_COUNT][THREAD_OPTS_MAX][8];
     for (size_t ci = 0; ci < count_n; ci++) {
       size_t n = counts[ci];
       SpPopulation *pop = NULL;
       SpError err;
       if (sp_population_new(w.d, n, plain, &pop, &err) != SP_OK) die("population", &err);
-      for (int cache = 0; cache < 2; cache++) {
+      for (int cache = 0; cache < MODE_COUNT; cache++) {
         for (int ti = 0; ti < thread_n; ti++) {
           int threads = thread_opts[ti];
           if (cache) sp_population_cache_clear(pop);
-          Cell c = measure(&w, pop, st, go, n, threads, !cache, frames);
+          Cell c = measure(&w, pop, st, go, n, threads, cache, frames);
           SpPopulationStats s;
           sp_population_stats(pop, &s);
           double ns_per = c.median_ms * 1e6 / (double)n;
           double hit = c.hits + c.misses ? (double)c.hits / (double)(c.hits + c.misses) : 0;
           printf("%10zu %6s %7d %10.3f %10.3f %10.3f %9.2f %10.3f %11.4f%%\n", n,
-                 cache ? "on" : "off", threads, c.median_ms, c.min_ms, c.max_ms,
+                 mode_names[cache], threads, c.median_ms, c.min_ms, c.max_ms,
                  ns_per, c.cpu_ms, 100.0 * hit);
           fprintf(csv, "%s,%s,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.0f,%llu,%llu,%zu,%zu,%zu\n",
-                  papers[which].key, papers[which].game, n, cache ? "on" : "off",
+                  papers[which].key, papers[which].game, n, mode_names[cache],
                   threads, c.median_ms, c.min_ms, c.max_ms, c.cpu_ms, ns_per,
                   (double)n / (c.median_ms / 1e3), (unsigned long long)c.hits,
                   (unsigned long long)c.misses, c.failures, s.bytes_per_npc,
@@ -342,20 +378,25 @@ int main(int argc, char **argv) {
       }
       sp_population_free(pop);
     }
+    if (count_n < 2) { /* one size: no fit */
+      printf("\n");
+      workload_close(&w);
+      continue;
+    }
     printf("   linear fits, runtime (ms) = a + b x for x NPCs:\n");
     printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC)\n", "SSCI Table IV (8 cores)",
            papers[which].fit_a, papers[which].fit_b, papers[which].fit_b * 1e6);
-    for (int cache = 0; cache < 2; cache++) {
+    for (int cache = 0; cache < MODE_COUNT; cache++) {
       for (int ti = 0; ti < thread_n; ti++) {
         double coef[2] = {0, 0};
         double r2 = bu_fit_poly(xs[cache][ti], ys[cache][ti], count_n, 1, coef);
         char label[64];
-        snprintf(label, sizeof label, "saspu cache %s, %d thread%s", cache ? "on" : "off",
+        snprintf(label, sizeof label, "saspu cache %s, %d thread%s", mode_names[cache],
                  thread_opts[ti], thread_opts[ti] > 1 ? "s" : "");
         printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC), R^2 %.4f\n", label,
                coef[0], coef[1], coef[1] * 1e6, r2);
         fprintf(fits, "%s,%s,%s,%d,%.6f,%.6e,%.5f,%.4f,%.3e\n", papers[which].key,
-                papers[which].game, cache ? "on" : "off", thread_opts[ti], coef[0],
+                papers[which].game, mode_names[cache], thread_opts[ti], coef[0],
                 coef[1], r2, papers[which].fit_a, papers[which].fit_b);
       }
     }
@@ -367,9 +408,12 @@ int main(int argc, char **argv) {
          max_n, thread_opts[thread_n - 1]);
   for (int which = 0; which < PAPER_COUNT; which++) {
     if (!ran[which]) continue;
-    double on = at_max[which][1][thread_n - 1], off = at_max[which][0][thread_n - 1];
-    printf("   %-20s cache on %8.3f ms (%s); cold (cache off) %8.3f ms\n", papers[which].key,
-           on, on <= 16.7 ? "met" : "missed", off);
+    double on = at_max[which][MODE_TABLE][thread_n - 1];
+    double hash = at_max[which][MODE_HASH][thread_n - 1];
+    double off = at_max[which][MODE_OFF][thread_n - 1];
+    printf("   %-20s cache on %8.3f ms (%s); hash caches only %8.3f ms (on is %.2fx "
+           "faster); cold (cache off) %8.3f ms\n", papers[which].key, on,
+           on <= 16.7 ? "met" : "missed", hash, on > 0 ? hash / on : 0, off);
   }
   printf("\nCSV: %s/population.csv, %s/population_fit.csv\n", dir, dir);
   bu_load_average(load1);

@@ -31,6 +31,18 @@ extern "C" {
 #define SP_PLAN_CACHE_MAX_PLAN_BYTES ((size_t)32 << 20)
 #endif
 
+/* Domains of at most this many total states (and 8 variables) get a
+ * direct plan table in front of the caches (see "caches" below). */
+#if !defined(SP_PLAN_TABLE_MAX_STATES)
+#define SP_PLAN_TABLE_MAX_STATES 4096u
+#endif
+
+/* Goals the direct table has rows for; NPCs with further goals use the
+ * caches only. */
+#if !defined(SP_PLAN_TABLE_GOALS)
+#define SP_PLAN_TABLE_GOALS 32
+#endif
+
 /* NPCs per unit of work: workers take chunks of this many NPCs from a
  * shared counter, and a frame budget is checked once per chunk. A
  * multiple of 64, so no two workers write into one cache line. */
@@ -219,7 +231,18 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
  * pairs allocates nothing. A cache stops inserting when full: entries
  * are never evicted nor moved, which is what lets NPCs point at them.
  * Which worker met a pair first decides where it is cached, so hit and
- * miss counts (not plans) can vary with the thread count. */
+ * miss counts (not plans) can vary with the thread count.
+ *
+ * In front of the caches, a domain of at most SP_PLAN_TABLE_MAX_STATES
+ * total states and 8 variables (the paper domains) gets one direct table
+ * shared by all workers: a row per goal (the first SP_PLAN_TABLE_GOALS
+ * goals met since the caches were last cleared; a game's goal conditions
+ * are few), indexed by the start state's mixed-radix rank, whose cells
+ * point at cache entries. A cached frame then costs one load per NPC
+ * instead of a hash lookup; NPCs whose goal has no row, or whose cell is
+ * empty, go through the caches as before. The table is emptied with the
+ * caches (sp_population_cache_clear, sp_population_set_cache_capacity).
+ * Plans are the same either way. */
 
 /* Empties every cache; the NPCs that pointed into one get a copy of their
  * plan in their own slot first (O(n)), so no result is lost. */

@@ -85,39 +85,6 @@ static SpPopulation *population_with_pairs(const TestFixture *f, size_t n,
   return pop;
 }
 
-/* Every NPC's result equals sp_plan on its (state, goal): same status,
- * same failure code, same plan. Returns how many have no plan. */
-static size_t expect_matches_sp_plan(const TestFixture *f, const SpPopulation *pop) {
-  size_t n = sp_population_size(pop), none = 0;
-  uint16_t want[1024], got[1024];
-  for (size_t i = 0; i < n; i++) {
-    int wlen = 0, glen = -1, dirty = 1;
-    SpFailure fail;
-    SpStatus st = sp_plan(f->d, f->ws, sp_population_state(pop, i),
-                          sp_population_goal(pop, i), want, &wlen, &fail);
-    SpFailureCode code = SP_FAIL_NONE;
-    SpNpcStatus ns = sp_population_status_of(pop, i, &code, &dirty);
-    assert_false(dirty);
-    SpStatus gs = sp_population_plan_of(pop, i, got, &glen);
-    assert_int_equal(gs, st);
-    if (st == SP_OK) {
-      assert_int_equal(ns, SP_NPC_PLANNED);
-      assert_int_equal(code, SP_FAIL_NONE);
-      assert_int_equal(glen, wlen);
-      assert_memory_equal(got, want, (size_t)wlen * sizeof(uint16_t));
-      assert_int_equal(sp_population_plan_length(pop, i), wlen);
-    } else {
-      assert_int_equal(st, SP_NO_PLAN);
-      assert_int_equal(ns, SP_NPC_NO_PLAN);
-      assert_int_equal(code, fail.code);
-      assert_int_equal(glen, 0);
-      assert_int_equal(sp_population_plan_length(pop, i), -1);
-      none++;
-    }
-  }
-  return none;
-}
-
 /* Every NPC's result as a flat record: status, code, dirty, length, ids. */
 static uint16_t *snapshot(const SpPopulation *pop) {
   size_t n = sp_population_size(pop);
@@ -172,7 +139,7 @@ static void test_matches_sp_plan(void **state) {
     assert_int_equal(r.cache_hits + r.cache_misses, n);
     assert_true(r.cache_hits > 0);
     assert_true(r.threads >= 1);
-    size_t none = expect_matches_sp_plan(&f, pop);
+    size_t none = test_population_matches_sp_plan(&f, pop);
     assert_int_equal(r.failures, none);
     assert_true(none > 0 && none < n);
     SpPopulationStats s;
@@ -215,7 +182,7 @@ static void test_threads_and_cache_identical(void **state) {
         if (ref == NULL) {
           ref = snap;
           bytes = snapshot_bytes(pop);
-          expect_matches_sp_plan(&f, pop);
+          test_population_matches_sp_plan(&f, pop);
         } else {
           assert_memory_equal(snap, ref, bytes);
           free(snap);
@@ -245,7 +212,7 @@ static void test_wide_domain(void **state) {
   size_t n = 3000;
   SpPopulation *pop = population_with_pairs(&f, n, 5, plain);
   plan_with(pop, 2, 0, 0);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   uint16_t *ref = snapshot(pop);
   SpError err;
   assert_int_equal(sp_population_mark_dirty(pop, 0, n, &err), SP_OK);
@@ -258,7 +225,7 @@ static void test_wide_domain(void **state) {
   assert_int_equal(sp_population_set(pop, 17, s0, goal, &err), SP_OK);
   plan_with(pop, 2, 0, 0);
   assert_int_equal(sp_population_plan_length(pop, 17), 280);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   free(ref);
   free(snap);
   sp_population_free(pop);
@@ -351,7 +318,7 @@ static void test_budget_resumes(void **state) {
     assert_true(calls < 100);
   }
   assert_int_equal(calls, 21);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   /* two workers: still at least one chunk per call, all eventually */
   SpError err;
   assert_int_equal(sp_population_mark_dirty(pop, 0, n, &err), SP_OK);
@@ -363,7 +330,7 @@ static void test_budget_resumes(void **state) {
     if (r.waiting == 0) break;
     assert_true(calls < 100);
   }
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   /* a generous budget: one call */
   assert_int_equal(sp_population_mark_dirty(pop, 0, n, &err), SP_OK);
   SpPlanReport r = plan_with(pop, 2, 0, 10ull * 1000 * 1000 * 1000);
@@ -399,7 +366,7 @@ static void test_budget_no_starvation(void **state) {
   SpPlanReport r = plan_with(pop, 1, 0, 1);
   assert_int_equal(r.planned, SP_POPULATION_CHUNK);
   assert_int_equal(r.waiting, 0);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   sp_population_free(pop);
   test_fixture_close(&f);
 }
@@ -421,7 +388,7 @@ static void test_budget_skips_clean_chunks(void **state) {
     assert_int_equal(r.planned, 1);
     assert_int_equal(r.waiting, 0);
   }
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   sp_population_free(pop);
   test_fixture_close(&f);
 }
@@ -511,7 +478,7 @@ static void test_bulk_setters(void **state) {
     assert_memory_equal(sp_population_goal(pop, i), go + i * 7, 7);
   }
   plan_with(pop, 2, 0, 0);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   /* the SSCI setting: one goal for all */
   const SpNamedState *harvest = sp_builtin_goal(f.b, "harvest");
   assert_non_null(harvest);
@@ -520,7 +487,7 @@ static void test_bulk_setters(void **state) {
     assert_memory_equal(sp_population_goal(pop, i), harvest->values, 7);
   SpPlanReport r = plan_with(pop, 2, 0, 0);
   assert_true(r.planned > 0);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   /* empty ranges are fine, even at the end */
   assert_int_equal(sp_population_set_states(pop, n, 0, st, &err), SP_OK);
   assert_int_equal(sp_population_set_goals(pop, 0, 0, NULL, &err), SP_OK);
@@ -662,7 +629,7 @@ static void test_cache_clear_and_capacity(void **state) {
   snap = snapshot(pop);
   assert_memory_equal(snap, ref, bytes);
   free(snap);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   /* back to the default */
   assert_int_equal(sp_population_set_cache_capacity(pop, 0, &err), SP_OK);
   sp_population_stats(pop, &s);
@@ -816,8 +783,8 @@ static void test_shared_pool(void **state) {
     assert_int_equal(r.planned, 6000);
     assert_int_equal(sp_population_plan(p2, &o, &r, &err), SP_OK);
     assert_int_equal(r.planned, 6000);
-    expect_matches_sp_plan(&f1, p1);
-    expect_matches_sp_plan(&f2, p2);
+    test_population_matches_sp_plan(&f1, p1);
+    test_population_matches_sp_plan(&f2, p2);
     assert_int_equal(sp_population_mark_dirty(p1, 0, 6000, &err), SP_OK);
     assert_int_equal(sp_population_mark_dirty(p2, 0, 6000, &err), SP_OK);
   }
@@ -870,7 +837,7 @@ static void test_no_allocation_when_planning(void **state) {
       sp_population_explain(pop, 7, &fail, &err);
       assert_int_equal(cnt.calls, before);
     }
-    expect_matches_sp_plan(&f, pop);
+    test_population_matches_sp_plan(&f, pop);
   }
   free(st);
   free(go);
@@ -905,7 +872,7 @@ static void test_cache_grows_with_use(void **state) {
   assert_true(caches < 2u * (16u * stride + 65536u));
   /* what the old layout reserved: capacity x stride per worker */
   assert_true(caches * 100u < 2u * SP_PLAN_CACHE_DEFAULT_CAPACITY * stride);
-  expect_matches_sp_plan(&f, pop);
+  test_population_matches_sp_plan(&f, pop);
   /* new pairs for a slice at a time; the rest keep their entries */
   SpValue *st = malloc(n * (size_t)f.m), *go = malloc(n * (size_t)f.m);
   assert_non_null(st);
@@ -917,7 +884,7 @@ static void test_cache_grows_with_use(void **state) {
     assert_int_equal(sp_population_set_states(pop, first, 250, st, &err), SP_OK);
     assert_int_equal(sp_population_set_goals(pop, first, 250, go, &err), SP_OK);
     plan_with(pop, 1 + round % 2, 0, 0);
-    expect_matches_sp_plan(&f, pop);
+    test_population_matches_sp_plan(&f, pop);
   }
   sp_population_stats(pop, &s);
   assert_true(s.cache_entries > before);
@@ -980,7 +947,7 @@ static void test_failing_allocator(void **state) {
     cnt.fail_at = 0;
     assert_int_equal(sp_population_plan(pop, &o, &r, &err), SP_OK);
     assert_int_equal(r.planned, 3000);
-    expect_matches_sp_plan(&f, pop);
+    test_population_matches_sp_plan(&f, pop);
     sp_population_free(pop);
     assert_int_equal(cnt.live, 0);
   }

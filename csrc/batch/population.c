@@ -77,6 +77,7 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   memcpy(&p->last_mask, pattern, 8);
   p->chunk_count = (n + SP_POPULATION_CHUNK - 1) / SP_POPULATION_CHUNK;
   p->cache_capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
+  p->table_on = 1;
 
   size_t per_npc = 2u * (size_t)p->m + 1u + sizeof(uint32_t) + p->slot_bytes;
   if (n > 0 && per_npc > (SIZE_MAX - 4096u) / n) {
@@ -115,6 +116,7 @@ static void worker_release(SpPopulation *p, Worker *w) {
 void sp_population_free(SpPopulation *pop) {
   if (pop == NULL) return;
   sp_thread_pool_free(pop->own_pool);
+  sp_plan_table_free(pop->table);
   for (int k = 0; k < pop->worker_count; k++)
     worker_release(pop, pop->workers[k]);
   if (pop->worker_raw != NULL)
@@ -341,6 +343,11 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
     w->key = (uint64_t *)(scratch + plan_bytes);
     p->worker_count++;
   }
+  if (cache && !p->table_tried) {
+    SpStatus st = sp_plan_table_new(p->domain, p->alloc, &p->table, err);
+    if (st != SP_OK) return st;
+    p->table_tried = 1;
+  }
   if (cache) {
     for (int k = 0; k < count; k++) {
       Worker *w = p->workers[k];
@@ -374,181 +381,6 @@ typedef struct Pass {
   _Alignas(64) atomic_int stop;
 } Pass;
 
-/* Loads the packed key of (s0, goal). Reads whole words: the state arrays
- * have 8 spare bytes at the end, and the bytes past m are masked off. */
-static uint64_t load_key(const SpPopulation *p, const SpValue *s0,
-                         const SpValue *goal, uint64_t *key) {
-  int kw = p->key_words;
-  for (int k = 0; k < kw; k++) {
-    memcpy(&key[k], s0 + 8 * k, 8);
-    memcpy(&key[kw + k], goal + 8 * k, 8);
-  }
-  key[kw - 1] &= p->last_mask;
-  key[2 * kw - 1] &= p->last_mask;
-  return sp_plan_cache_hash(key, 2 * kw);
-}
-
-/* Stores a cache entry's result as NPC i's. */
-static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
-                              uint32_t e, size_t i, Worker *w) {
-  if (sp_plan_cache_entry_kind(c, e) == SP_CACHE_PLAN) {
-    p->handle[i] = (uint32_t)k * p->cache_capacity + e;
-    p->status[i] = ST_CACHE;
-  } else {
-    p->status[i] =
-        (uint8_t)(ST_NO_PLAN | (unsigned)sp_plan_cache_entry_failure(c, e)->code
-                  << ST_CODE_SHIFT);
-    w->failures++;
-  }
-}
-
-/* Plans NPC i afresh with worker k and stores the result; with the cache
- * on, `w->key` and `hash` are its packed key, and the result is offered
- * to the cache (an NPC points at the entry when it is stored). */
-static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
-                       size_t i, uint64_t hash) {
-  const size_t m = (size_t)p->m;
-  const SpValue *s0 = p->states + i * m;
-  const SpValue *goal = p->goals + i * m;
-  SpPlanCache *c = w->cache;
-  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
-  int len = 0;
-  SpStatus st = sp_plan(p->domain, w->ws, s0, goal, w->plan, &len, &f);
-  if (st == SP_OK) {
-    if (use_cache) {
-      uint32_t e = sp_plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN,
-                                        w->plan, len, NULL);
-      if (e != SP_CACHE_NONE) {
-        p->handle[i] = (uint32_t)k * p->cache_capacity + e;
-        p->status[i] = ST_CACHE;
-        return;
-      }
-    }
-    uint8_t *slot = p->slots + i * p->slot_bytes;
-    if (p->id_bytes == 1) {
-      for (int a = 0; a < len; a++) slot[a] = (uint8_t)w->plan[a];
-    } else {
-      memcpy(slot, w->plan, (size_t)len * sizeof(uint16_t));
-    }
-    p->handle[i] = (uint32_t)len;
-    p->status[i] = ST_SLOT;
-    return;
-  }
-  /* SP_NO_PLAN; states were validated when set, so never SP_ERR_STATE */
-  if (use_cache)
-    sp_plan_cache_insert(c, w->key, hash, SP_CACHE_NO_PLAN, NULL, 0, &f);
-  p->status[i] = (uint8_t)(ST_NO_PLAN | (unsigned)f.code << ST_CODE_SHIFT);
-  w->failures++;
-}
-
-/* Plans one dirty NPC with worker k: from the cache when it has the pair,
- * else afresh. Any state length. */
-static void plan_one(SpPopulation *p, Worker *w, int k, int use_cache,
-                     size_t i) {
-  const size_t m = (size_t)p->m;
-  uint64_t hash = 0;
-  w->planned++;
-  if (use_cache) {
-    hash = load_key(p, p->states + i * m, p->goals + i * m, w->key);
-    uint32_t e = sp_plan_cache_find(w->cache, w->key, hash);
-    if (e != SP_CACHE_NONE) {
-      w->hits++;
-      take_entry(p, w->cache, k, e, i, w);
-      return;
-    }
-    w->misses++;
-  }
-  plan_fresh(p, w, k, use_cache, i, hash);
-}
-
-/* The cache-on loop for states of at most 8 variables (every paper
- * domain), where a key is two words: the same lookup as
- * sp_plan_cache_find with everything the loop needs held in locals, so
- * the byte stores into `status` (which may alias anything) force no
- * reloads, and a plan hit is decided from the slot word alone. Misses go
- * through plan_fresh. Returns NPCs planned. */
-static size_t plan_chunk_small(SpPopulation *p, Worker *w, int k, size_t lo,
-                               size_t hi) {
-  SpPlanCache *c = w->cache;
-  const size_t m = (size_t)p->m;
-  const SpValue *const states = p->states, *const goals = p->goals;
-  uint8_t *const status = p->status;
-  uint32_t *const handle = p->handle;
-  const uint64_t mask = p->last_mask;
-  const uint64_t *const slots = c->slots;
-  const uint32_t slot_mask = c->slot_mask;
-  const uint32_t base = (uint32_t)k * p->cache_capacity;
-  size_t planned = 0, hits = 0;
-  for (size_t b = lo; b < hi; b += 8) {
-    size_t end = b + 8 < hi ? b + 8 : hi;
-    uint64_t word;
-    memcpy(&word, status + b, 8); /* 8 spare bytes after the array */
-    if (end - b == 8 && (word & DIRTY_WORD) == 0) continue;
-    for (size_t i = b; i < end; i++) {
-      if (!(status[i] & ST_DIRTY)) continue;
-      planned++;
-      uint64_t key[2];
-      memcpy(&key[0], states + i * m, 8);
-      memcpy(&key[1], goals + i * m, 8);
-      key[0] &= mask;
-      key[1] &= mask;
-      uint64_t hash = sp_plan_cache_hash(key, 2);
-      uint64_t tag = hash >> 32;
-      uint32_t at = (uint32_t)hash & slot_mask;
-      uint64_t found = 0; /* the slot's first word */
-      for (;;) {
-        const uint64_t *s = slots + (size_t)at * 3u;
-        if (s[0] == 0) break;
-        if ((s[0] >> 32) == tag && s[1] == key[0] && s[2] == key[1]) {
-          found = s[0];
-          break;
-        }
-        at = (at + 1) & slot_mask;
-      }
-      if (found != 0) {
-        uint32_t e = (uint32_t)(found & SP_CACHE_ENTRY_BITS) - 1u;
-        hits++;
-        if (!(found & SP_CACHE_FAILED_BIT)) {
-          handle[i] = base + e;
-          status[i] = ST_CACHE;
-        } else {
-          take_entry(p, c, k, e, i, w);
-        }
-        continue;
-      }
-      w->misses++;
-      c->misses++;
-      w->key[0] = key[0];
-      w->key[1] = key[1];
-      plan_fresh(p, w, k, 1, i, hash);
-    }
-  }
-  c->hits += hits;
-  w->hits += hits;
-  w->planned += planned;
-  return planned;
-}
-
-/* Plans the dirty NPCs of one chunk; returns how many. Skips clean NPCs
- * eight status bytes at a time (chunks start on multiples of 64). */
-static size_t plan_chunk(SpPopulation *p, Worker *w, int k, int use_cache,
-                         size_t chunk) {
-  size_t lo = chunk * SP_POPULATION_CHUNK;
-  size_t hi = lo + SP_POPULATION_CHUNK;
-  if (hi > p->n) hi = p->n;
-  if (use_cache && p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);
-  size_t before = w->planned;
-  for (size_t b = lo; b < hi; b += 8) {
-    size_t e = b + 8 < hi ? b + 8 : hi;
-    uint64_t word;
-    memcpy(&word, p->status + b, 8); /* 8 spare bytes after the array */
-    if (e - b == 8 && (word & DIRTY_WORD) == 0) continue;
-    for (size_t i = b; i < e; i++)
-      if (p->status[i] & ST_DIRTY) plan_one(p, w, k, use_cache, i);
-  }
-  return w->planned - before;
-}
-
 /* The job each worker runs: claim chunks in cursor order until they run
  * out, every dirty NPC is planned, or the budget is spent. A chunk is
  * claimed only after the checks, and every claimed chunk is planned, so
@@ -576,7 +408,7 @@ static void plan_job(void *arg, int k) {
     size_t t = atomic_fetch_add_explicit(&ps->next, 1, memory_order_relaxed);
     if (t >= p->chunk_count) break;
     size_t chunk = (ps->start_chunk + t) % p->chunk_count;
-    size_t got = plan_chunk(p, w, k, ps->use_cache, chunk);
+    size_t got = sp_population_plan_chunk(p, w, k, ps->use_cache, chunk);
     if (got == 0) {
       first = k == 0 && !w->planned;
       continue;
@@ -814,8 +646,11 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
   if (!was && dirty) atomic_fetch_add(&pop->dirty_count, 1);
 }
 
+void sp_population_use_table(SpPopulation *pop, int on) { pop->table_on = on; }
+
 void sp_population_cache_clear(SpPopulation *pop) {
   detach_from_caches(pop);
+  if (pop->table != NULL) sp_plan_table_clear(pop->table);
   for (int k = 0; k < pop->worker_count; k++)
     if (pop->workers[k]->cache != NULL)
       sp_plan_cache_clear(pop->workers[k]->cache);
@@ -827,6 +662,7 @@ SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
   SpStatus st = sp_plan_cache_capacity(&capacity, err);
   if (st != SP_OK) return st;
   detach_from_caches(pop);
+  if (pop->table != NULL) sp_plan_table_clear(pop->table);
   for (int k = 0; k < pop->worker_count; k++) {
     sp_plan_cache_free(pop->workers[k]->cache);
     pop->workers[k]->cache = NULL;

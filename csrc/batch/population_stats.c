@@ -23,6 +23,7 @@ void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
   out->cache_capacity = pop->cache_capacity;
   out->workers = pop->worker_count;
   size_t workers = pop->worker_raw_bytes;
+  if (pop->table != NULL) workers += pop->table->bytes;
   for (int k = 0; k < pop->worker_count; k++) {
     const Worker *w = pop->workers[k];
     workers += sp_workspace_size_bytes(w->ws) + w->scratch_bytes;

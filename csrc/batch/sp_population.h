@@ -8,6 +8,7 @@
 #include "saspu_population.h"
 #include "sp_internal.h"
 #include "sp_plan_cache.h"
+#include "sp_plan_table.h"
 
 /* The status byte of an NPC. */
 enum {
@@ -70,8 +71,24 @@ struct SpPopulation {
 
   SpThreadPool *own_pool;
 
+  /* the direct table of a small domain (cache on), shared by workers;
+   * NULL until the first cached call, or when the domain does not fit */
+  SpPlanTable *table;
+  int table_tried; /* creation attempted (a big domain gets none) */
+  int table_on;    /* 0: hash caches only (sp_population_use_table) */
+
   /* totals over calls, for the stats */
   uint64_t hits, misses;
 };
+
+/* Plans the dirty NPCs of chunk `chunk` with worker k; returns how many
+ * (population_chunk.c). */
+size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
+                                int use_cache, size_t chunk);
+
+/* 0: cached calls look plans up in the workers' hash caches only, as
+ * before the direct table existed (benchmarks compare the two; plans are
+ * the same either way). 1 (the default): the table where there is one. */
+void sp_population_use_table(SpPopulation *pop, int on);
 
 #endif

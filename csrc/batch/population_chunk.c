@@ -1,0 +1,361 @@
+/* population_chunk.c: one chunk of a population's planning pass (direct table, hash cache, or fresh plans). */
+#include <string.h>
+
+#include "sp_plan_cache.h"
+#include "sp_plan_table.h"
+#include "sp_population.h"
+
+/* The chunk loops stay separate functions (called once per chunk, so it
+ * costs nothing), which lets profilers count each path's instructions;
+ * COLDISH keeps a rare path out of a hot loop's registers. */
+#if defined(__GNUC__)
+#define LOOP static __attribute__((noinline))
+#define COLDISH static __attribute__((noinline))
+#else
+#define LOOP static
+#define COLDISH static
+#endif
+
+/* The end of the block of up to eight NPCs at b (chunks start on
+ * multiples of 64), or b itself when all eight are clean: one word load
+ * skips them (the status array has 8 spare bytes at its end). */
+static inline size_t block_end(const uint8_t *status, size_t b, size_t hi) {
+  size_t end = b + 8 < hi ? b + 8 : hi;
+  uint64_t word;
+  memcpy(&word, status + b, 8);
+  return end - b == 8 && (word & DIRTY_WORD) == 0 ? b : end;
+}
+
+/* NPC i's row of a state array of at most 8 variables as one word, the
+ * bytes past the row masked off (the arrays have 8 spare bytes). */
+static inline uint64_t row_word(const SpValue *rows, size_t i, size_t m,
+                                uint64_t mask) {
+  uint64_t x;
+  memcpy(&x, rows + i * m, 8);
+  return x & mask;
+}
+
+/* Loads the packed key of (s0, goal). Reads whole words: the state arrays
+ * have 8 spare bytes at the end, and the bytes past m are masked off. */
+static uint64_t load_key(const SpPopulation *p, const SpValue *s0,
+                         const SpValue *goal, uint64_t *key) {
+  int kw = p->key_words;
+  for (int k = 0; k < kw; k++) {
+    memcpy(&key[k], s0 + 8 * k, 8);
+    memcpy(&key[kw + k], goal + 8 * k, 8);
+  }
+  key[kw - 1] &= p->last_mask;
+  key[2 * kw - 1] &= p->last_mask;
+  return sp_plan_cache_hash(key, 2 * kw);
+}
+
+/* Stores a cache entry's result as NPC i's. */
+static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
+                              uint32_t e, size_t i, Worker *w) {
+  if (sp_plan_cache_entry_kind(c, e) == SP_CACHE_PLAN) {
+    p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+    p->status[i] = ST_CACHE;
+  } else {
+    p->status[i] =
+        (uint8_t)(ST_NO_PLAN | (unsigned)sp_plan_cache_entry_failure(c, e)->code
+                  << ST_CODE_SHIFT);
+    w->failures++;
+  }
+}
+
+/* Plans NPC i afresh with worker k and stores the result; with the cache
+ * on, `w->key` and `hash` are its packed key, and the result is offered
+ * to the cache (an NPC points at the entry when it is stored). */
+static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
+                       size_t i, uint64_t hash) {
+  const size_t m = (size_t)p->m;
+  const SpValue *s0 = p->states + i * m;
+  const SpValue *goal = p->goals + i * m;
+  SpPlanCache *c = w->cache;
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
+  int len = 0;
+  SpStatus st = sp_plan(p->domain, w->ws, s0, goal, w->plan, &len, &f);
+  if (st == SP_OK) {
+    if (use_cache) {
+      uint32_t e = sp_plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN,
+                                        w->plan, len, NULL);
+      if (e != SP_CACHE_NONE) {
+        p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+        p->status[i] = ST_CACHE;
+        return;
+      }
+    }
+    uint8_t *slot = p->slots + i * p->slot_bytes;
+    if (p->id_bytes == 1) {
+      for (int a = 0; a < len; a++) slot[a] = (uint8_t)w->plan[a];
+    } else {
+      memcpy(slot, w->plan, (size_t)len * sizeof(uint16_t));
+    }
+    p->handle[i] = (uint32_t)len;
+    p->status[i] = ST_SLOT;
+    return;
+  }
+  /* SP_NO_PLAN; states were validated when set, so never SP_ERR_STATE */
+  if (use_cache)
+    sp_plan_cache_insert(c, w->key, hash, SP_CACHE_NO_PLAN, NULL, 0, &f);
+  p->status[i] = (uint8_t)(ST_NO_PLAN | (unsigned)f.code << ST_CODE_SHIFT);
+  w->failures++;
+}
+
+/* Plans one dirty NPC with worker k: from the cache when it has the pair,
+ * else afresh. Any state length. */
+static void plan_one(SpPopulation *p, Worker *w, int k, int use_cache,
+                     size_t i) {
+  const size_t m = (size_t)p->m;
+  uint64_t hash = 0;
+  w->planned++;
+  if (use_cache) {
+    hash = load_key(p, p->states + i * m, p->goals + i * m, w->key);
+    uint32_t e = sp_plan_cache_find(w->cache, w->key, hash);
+    if (e != SP_CACHE_NONE) {
+      w->hits++;
+      take_entry(p, w->cache, k, e, i, w);
+      return;
+    }
+    w->misses++;
+  }
+  plan_fresh(p, w, k, use_cache, i, hash);
+}
+
+/* One dirty NPC of a one-word state through worker k's hash cache:
+ * the same lookup as sp_plan_cache_find on the packed words s and g,
+ * with a plan hit decided from the slot word alone; a miss goes through
+ * plan_fresh. Returns 1 on a hit. */
+static inline int lookup_small(SpPopulation *p, Worker *w, int k, size_t i,
+                               uint64_t s, uint64_t g) {
+  SpPlanCache *c = w->cache;
+  const uint64_t *const slots = c->slots;
+  const uint32_t slot_mask = c->slot_mask;
+  uint64_t key[2] = {s, g};
+  uint64_t hash = sp_plan_cache_hash(key, 2);
+  uint64_t tag = hash >> 32;
+  uint32_t at = (uint32_t)hash & slot_mask;
+  uint64_t found = 0; /* the slot's first word */
+  for (;;) {
+    const uint64_t *sl = slots + (size_t)at * 3u;
+    if (sl[0] == 0) break;
+    if ((sl[0] >> 32) == tag && sl[1] == s && sl[2] == g) {
+      found = sl[0];
+      break;
+    }
+    at = (at + 1) & slot_mask;
+  }
+  if (found != 0) {
+    uint32_t e = (uint32_t)(found & SP_CACHE_ENTRY_BITS) - 1u;
+    if (!(found & SP_CACHE_FAILED_BIT)) {
+      p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+      p->status[i] = ST_CACHE;
+    } else {
+      take_entry(p, c, k, e, i, w);
+    }
+    return 1;
+  }
+  w->misses++;
+  c->misses++;
+  w->key[0] = s;
+  w->key[1] = g;
+  plan_fresh(p, w, k, 1, i, hash);
+  return 0;
+}
+
+/* The cache-on loop for states of at most 8 variables (every paper
+ * domain), where a key is two words; everything the loop needs is held
+ * in locals, so the byte stores into `status` (which may alias
+ * anything) force no reloads. Returns NPCs planned. */
+LOOP size_t plan_chunk_small(SpPopulation *p, Worker *w, int k, size_t lo,
+                               size_t hi) {
+  const size_t m = (size_t)p->m;
+  const SpValue *const states = p->states, *const goals = p->goals;
+  const uint8_t *const status = p->status;
+  const uint64_t mask = p->last_mask;
+  size_t planned = 0, hits = 0;
+  for (size_t b = lo; b < hi; b += 8) {
+    size_t end = block_end(status, b, hi);
+    for (size_t i = b; i < end; i++) {
+      if (!(status[i] & ST_DIRTY)) continue;
+      planned++;
+      hits += (size_t)lookup_small(p, w, k, i, row_word(states, i, m, mask),
+                                   row_word(goals, i, m, mask));
+    }
+  }
+  w->cache->hits += hits;
+  w->hits += hits;
+  w->planned += planned;
+  return planned;
+}
+
+/* Goal rows a chunk remembers (worker-local, so the shared goal slots
+ * are read once per goal and chunk): direct-mapped by a hash of the goal
+ * word, so NPCs whose goals alternate pay no search. */
+enum { MEMO_BITS = 6, MEMO_SIZE = 1 << MEMO_BITS };
+typedef struct RowMemo {
+  uint64_t goal[MEMO_SIZE];
+  atomic_uint_least32_t *row[MEMO_SIZE]; /* NULL: empty, or no row */
+} RowMemo;
+
+static inline uint32_t memo_index(uint64_t g) {
+  return (uint32_t)((g * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS));
+}
+
+/* The row of goal g; a goal without a row (all rows taken) is looked up
+ * in the shared slots each time it comes back (rare: then the hash
+ * caches serve it anyway). */
+static atomic_uint_least32_t *memo_fill(SpPlanTable *t, RowMemo *mm,
+                                        uint64_t g) {
+  atomic_uint_least32_t *row = sp_plan_table_row(t, g);
+  uint32_t x = memo_index(g);
+  mm->goal[x] = g;
+  mm->row[x] = row;
+  return row;
+}
+
+/* An NPC the table did not answer: through the worker's hash cache (and
+ * the planner on a miss), then the result goes to `cell` (when there is
+ * one) unless it is the NPC's own slot copy (cache full). Kept out of
+ * the table loop, whose registers it would otherwise take. Returns 1
+ * when the hash cache had the pair. */
+COLDISH int table_miss(SpPopulation *p, Worker *w,
+                                                int k, size_t i, uint64_t s,
+                                                uint64_t g,
+                                                atomic_uint_least32_t *cell) {
+  int hit = lookup_small(p, w, k, i, s, g);
+  if (cell == NULL) return hit;
+  uint8_t kind = p->status[i] & ST_KIND_MASK;
+  if (kind == ST_CACHE)
+    atomic_store_explicit(cell, p->handle[i] + 1u, memory_order_relaxed);
+  else if (kind == ST_NO_PLAN)
+    atomic_store_explicit(cell, SP_TABLE_FAILED | p->status[i],
+                          memory_order_relaxed);
+  return hit;
+}
+
+/* A masked state word's mixed-radix rank: sum of byte v x radix v (the
+ * bytes past m are zero). On x86-64 one multiply-add of eight 16-bit
+ * lanes (radix < SP_PLAN_TABLE_MAX_STATES fits them) and two folds. */
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+_Static_assert(SP_PLAN_TABLE_MAX_STATES <= 32768u,
+               "table radixes must fit signed 16-bit lanes");
+typedef __m128i Radix;
+static inline Radix radix_load(const SpPlanTable *t) {
+  return _mm_set_epi16((short)t->radix[7], (short)t->radix[6],
+                       (short)t->radix[5], (short)t->radix[4],
+                       (short)t->radix[3], (short)t->radix[2],
+                       (short)t->radix[1], (short)t->radix[0]);
+}
+static inline uint32_t rank_of(uint64_t s, Radix r) {
+  __m128i v = _mm_unpacklo_epi8(_mm_cvtsi64_si128((long long)s),
+                                _mm_setzero_si128());
+  __m128i x = _mm_madd_epi16(v, r);
+  x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4E));
+  x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xB1));
+  return (uint32_t)_mm_cvtsi128_si32(x);
+}
+#else
+typedef struct Radix { uint32_t r[8]; } Radix;
+static inline Radix radix_load(const SpPlanTable *t) {
+  Radix r;
+  memcpy(r.r, t->radix, sizeof r.r);
+  return r;
+}
+static inline uint32_t rank_of(uint64_t s, Radix r) {
+  uint32_t x = 0;
+  for (int v = 0; v < 8; v++) x += (uint32_t)(s >> (8 * v) & 0xFFu) * r.r[v];
+  return x;
+}
+#endif
+
+/* The dirty flags of the eight NPCs at b, one bit per byte (the status
+ * array has 8 spare zero bytes, and chunks are multiples of 64, so the
+ * word never reaches into another chunk's NPCs). */
+static inline uint64_t dirty_bits(const uint8_t *status, size_t b) {
+  uint64_t word;
+  memcpy(&word, status + b, 8);
+  return word & DIRTY_WORD;
+}
+
+/* The byte index of the lowest set bit of a non-zero word. */
+static inline unsigned low_byte(uint64_t x) {
+#if defined(__GNUC__)
+  return (unsigned)__builtin_ctzll(x) >> 3;
+#else
+  unsigned n = 0;
+  while (!(x & 0xFFu)) x >>= 8, n++;
+  return n;
+#endif
+}
+
+/* The cache-on loop with the direct table (small domains): a start's
+ * rank in its goal's row gives the result in one load; an empty cell (or
+ * a goal without a row) goes through table_miss. Visits the dirty NPCs
+ * of each block of eight by their flag bits, and counts them with one
+ * multiply (the flags, shifted to bit 0 of each byte, summed into the top
+ * byte). Returns NPCs planned. */
+LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
+                             size_t hi) {
+  SpPlanTable *const t = p->table;
+  const size_t m = (size_t)p->m;
+  const SpValue *const states = p->states, *const goals = p->goals;
+  uint8_t *const status = p->status;
+  uint32_t *const handle = p->handle;
+  const uint64_t mask = p->last_mask;
+  const Radix radix = radix_load(t);
+  size_t planned = 0, hits = 0, missed = 0;
+  RowMemo mm;
+  memset(mm.row, 0, sizeof mm.row);
+  for (size_t b = lo; b < hi; b += 8) {
+    uint64_t dirty = dirty_bits(status, b);
+    planned += (size_t)(((dirty >> 7) * 0x0101010101010101ull) >> 56);
+    for (; dirty != 0; dirty &= dirty - 1u) {
+      size_t i = b + low_byte(dirty);
+      uint64_t s = row_word(states, i, m, mask);
+      uint64_t g = row_word(goals, i, m, mask);
+      uint32_t x = memo_index(g);
+      atomic_uint_least32_t *row = mm.row[x];
+      if (row == NULL || mm.goal[x] != g) row = memo_fill(t, &mm, g);
+      atomic_uint_least32_t *cell = NULL;
+      uint32_t v = 0;
+      if (row != NULL) { /* NULL: every row is another goal's */
+        cell = row + rank_of(s, radix);
+        v = atomic_load_explicit(cell, memory_order_relaxed);
+      }
+      if (v == 0) {
+        missed++;
+        hits += (size_t)table_miss(p, w, k, i, s, g, cell);
+      } else if (!(v & SP_TABLE_FAILED)) {
+        handle[i] = v - 1u;
+        status[i] = ST_CACHE;
+      } else {
+        status[i] = (uint8_t)v;
+        w->failures++;
+      }
+    }
+  }
+  w->cache->hits += hits;
+  w->hits += hits + (planned - missed);
+  w->planned += planned;
+  return planned;
+}
+
+size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
+                                int use_cache, size_t chunk) {
+  size_t lo = chunk * SP_POPULATION_CHUNK;
+  size_t hi = lo + SP_POPULATION_CHUNK;
+  if (hi > p->n) hi = p->n;
+  if (use_cache && p->table != NULL && p->table_on)
+    return plan_chunk_table(p, w, k, lo, hi);
+  if (use_cache && p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);
+  size_t before = w->planned;
+  for (size_t b = lo; b < hi; b += 8) {
+    size_t e = block_end(p->status, b, hi);
+    for (size_t i = b; i < e; i++)
+      if (p->status[i] & ST_DIRTY) plan_one(p, w, k, use_cache, i);
+  }
+  return w->planned - before;
+}
+
