@@ -193,15 +193,18 @@ static void out_of_range(void **state) {
   assert_string_equal(sp_builtin_western_name(SP_WESTERN_HORSE_BREEDER), "horse_breeder");
 }
 
+/* One test per class, named after it. */
+#define CAST_TEST(which, name) {"same_as_lua_" name, same_as_lua, NULL, NULL, (void *)(intptr_t)(which)}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_prestate(same_as_lua, (void *)(intptr_t)SP_WESTERN_HORSE_BREEDER),
-    cmocka_unit_test_prestate(same_as_lua, (void *)(intptr_t)SP_WESTERN_FARRIER),
-    cmocka_unit_test_prestate(same_as_lua, (void *)(intptr_t)SP_WESTERN_NATIVE_HUNTER),
-    cmocka_unit_test_prestate(same_as_lua, (void *)(intptr_t)SP_WESTERN_BANDIT),
-    cmocka_unit_test_prestate(same_as_lua, (void *)(intptr_t)SP_WESTERN_INNKEEPER),
-    cmocka_unit_test_prestate(same_as_lua, (void *)(intptr_t)SP_WESTERN_DANCER),
-    cmocka_unit_test_prestate(same_as_lua, (void *)(intptr_t)SP_WESTERN_DRUNK_CITIZEN),
+    CAST_TEST(SP_WESTERN_HORSE_BREEDER, "horse_breeder"),
+    CAST_TEST(SP_WESTERN_FARRIER, "farrier"),
+    CAST_TEST(SP_WESTERN_NATIVE_HUNTER, "native_hunter"),
+    CAST_TEST(SP_WESTERN_BANDIT, "bandit"),
+    CAST_TEST(SP_WESTERN_INNKEEPER, "innkeeper"),
+    CAST_TEST(SP_WESTERN_DANCER, "dancer"),
+    CAST_TEST(SP_WESTERN_DRUNK_CITIZEN, "drunk_citizen"),
     cmocka_unit_test(out_of_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
