@@ -3,11 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lua.h"
-#include "lauxlib.h"
-#include "lualib.h"
-
-int luaopen_saspu_core(lua_State *L);
+#include "lua_host.h"
 
 /* Counts live bytes and allocations; from the fail_at-th call on (only
  * that one unless `sticky`), a request to grow fails. Shrinking never
@@ -54,14 +50,7 @@ static void fail(const char *op, long n, int sticky, const char *what) {
 static lua_State *open_state(Budget *b) {
   lua_State *L = lua_newstate(budget_alloc, b);
   if (L == NULL) return NULL;
-  luaL_openlibs(L);
-  lua_getglobal(L, "package");
-  lua_pushstring(L, SASPU_SOURCE_DIR "/lua/?.lua;" SASPU_SOURCE_DIR "/lua/?/init.lua");
-  lua_setfield(L, -2, "path");
-  lua_getfield(L, -1, "preload");
-  lua_pushcfunction(L, luaopen_saspu_core);
-  lua_setfield(L, -2, "saspu.core");
-  lua_pop(L, 2);
+  lua_host_prepare(L);
   if (luaL_dofile(L, SASPU_SOURCE_DIR "/tests/lua/oom_ops.lua") != 0) {
     fprintf(stderr, "lua_oom_host: %s\n", lua_tostring(L, -1));
     lua_close(L);

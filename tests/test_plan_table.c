@@ -12,6 +12,7 @@
 #include "saspu_population.h"
 #include "sp_builtin.h"
 #include "sp_population.h"
+#include "population_checks.h"
 #include "test_fixture.h"
 
 static const SpAllocator plain = {NULL, NULL};
@@ -113,7 +114,7 @@ static void test_every_state_and_goal(void **state) {
     assert_non_null(pop->table);
     assert_int_equal(r.cache_misses, pairs);
     assert_int_equal(r.cache_hits, pairs);
-    assert_true(test_population_matches_sp_plan(&f, pop) < 2 * pairs);
+    assert_true(expect_matches_sp_plan(&f, pop) < 2 * pairs);
     /* the second copy came from the table: one cell per stored entry */
     SpPopulationStats s;
     sp_population_stats(pop, &s);
@@ -145,7 +146,7 @@ static void test_frames_threads_and_baseline(void **state) {
       sp_population_use_table(pop, frame != 3);
       load(&f, pop, &rng, goals, gc);
       plan(pop, frame % 2 ? 3 : 1);
-      test_population_matches_sp_plan(&f, pop);
+      expect_matches_sp_plan(&f, pop);
     }
     close_case(&f, pop, goals);
   }
@@ -169,7 +170,7 @@ static void test_more_goals_than_rows(void **state) {
   for (int frame = 0; frame < 3; frame++) {
     load(&f, pop, &rng, goals, gc);
     plan(pop, frame == 1 ? 2 : 1);
-    test_population_matches_sp_plan(&f, pop);
+    expect_matches_sp_plan(&f, pop);
   }
   free(goals);
   sp_population_free(pop);
@@ -190,15 +191,15 @@ static void test_clear_and_small_capacity(void **state) {
   load(&f, pop, &rng, goals, gc);
   plan(pop, 2);
   sp_population_cache_clear(pop);
-  test_population_matches_sp_plan(&f, pop);
+  expect_matches_sp_plan(&f, pop);
   load(&f, pop, &rng, goals, gc);
   plan(pop, 1);
-  test_population_matches_sp_plan(&f, pop);
+  expect_matches_sp_plan(&f, pop);
   assert_int_equal(sp_population_set_cache_capacity(pop, 1, &err), SP_OK);
   for (int frame = 0; frame < 2; frame++) {
     load(&f, pop, &rng, goals, gc);
     plan(pop, 1 + frame);
-    test_population_matches_sp_plan(&f, pop);
+    expect_matches_sp_plan(&f, pop);
   }
   SpPopulationStats s;
   sp_population_stats(pop, &s);

@@ -1,4 +1,4 @@
-/* sp_builtin.h: the paper domains and synthetic benchmark families as ready-made specs. */
+/* sp_builtin.h: the paper domains, the Western cast and synthetic benchmark families as ready-made specs. */
 #ifndef sp_builtin_h
 #define sp_builtin_h
 
@@ -75,6 +75,29 @@ SpBuiltSpec *sp_builtin_multiprv_2_cycle(SpAllocator a, int m);
  * on v_i (i < m-1) requires v_(i+1) = 2. Start "cnia" all 0, goal "cnia"
  * all 4. Class SAS-PUC0. */
 SpBuiltSpec *sp_builtin_oneprv_5(SpAllocator a, int m);
+
+/* The Western town's cast (Red Dead Redemption 2), the seven classes of
+ * domains/<class>.lua in the papers' order. csrc/builtin/western_cast.c is
+ * generated from those files by tools/gen_builtin.lua (never edit it):
+ * same names, actions, starts and goals; starts and goals sorted by name.
+ * A goal variable the file leaves out is SP_ANY (free, saspu's default
+ * reading), a KEEP one has keep[i] = 1. */
+enum {
+  SP_WESTERN_HORSE_BREEDER = 0,
+  SP_WESTERN_FARRIER,
+  SP_WESTERN_NATIVE_HUNTER,
+  SP_WESTERN_BANDIT,
+  SP_WESTERN_INNKEEPER,
+  SP_WESTERN_DANCER,
+  SP_WESTERN_DRUNK_CITIZEN,
+  SP_WESTERN_COUNT
+};
+
+/* One class of the cast, which in 0 .. SP_WESTERN_COUNT-1. */
+SpBuiltSpec *sp_builtin_western(SpAllocator a, int which);
+
+/* Its domain name ("farrier"), or NULL when `which` is out of range. */
+const char *sp_builtin_western_name(int which);
 
 /* Deep copy of a domain description and named states into one owned
  * block (names, arrays, everything). The builders use it; callers may use

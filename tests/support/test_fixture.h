@@ -4,7 +4,6 @@
 
 #include "random_domain.h" /* RdRng */
 #include "saspu.h"
-#include "saspu_population.h"
 #include "sp_builtin.h"
 
 typedef struct TestFixture {
@@ -30,11 +29,5 @@ void test_random_state(const SpDomain *d, RdRng *rng, SpValue *s);
 /* Writes state number k of d in mixed radix (v0 varies fastest) into s;
  * returns 0 when k is past the last state (s is then k modulo the count). */
 int test_decode_state(const SpDomain *d, long k, SpValue *s);
-
-/* Every NPC of pop has sp_plan's result on its (state, goal): same
- * status, failure code and plan, and is clean; fails the running test
- * otherwise. Returns how many NPCs have no plan. */
-size_t test_population_matches_sp_plan(const TestFixture *f,
-                                       const SpPopulation *pop);
 
 #endif
