@@ -17,14 +17,6 @@
 
 static const SpAllocator plain = {NULL, NULL};
 
-static SpBuiltSpec *paper_spec(int which) {
-  switch (which) {
-  case 0: return sp_builtin_horse_breeder(plain, SP_HORSE_SSCI);
-  case 1: return sp_builtin_citizen(plain);
-  default: return sp_builtin_acquisition_machine(plain);
-  }
-}
-
 /* Named goal g of f as a condition: kept variables free (SP_ANY). */
 static void condition_goal(const TestFixture *f, int g, SpValue *out) {
   const SpNamedState *named = &f->b->goals[g];
