@@ -343,7 +343,7 @@ local PHASES = { "idle", "walking", "acting", "script", "blocked", "thinking" }
 local COUNTED = { plans = "plans", replans = "replans", events = "events", steps = "steps_finished",
                   no_plans = "no_plans" }
 
-local function new_acc()
+function M.new_acc()
   return { events = 0, plans = 0, replans = 0, steps = 0, no_plans = 0, reached = 0, robberies = 0, alarmed = 0,
            changes = 0, reasons = {}, frames = 0, ms = 0, plan = 0, walk = 0, lua = 0 }
 end
@@ -396,6 +396,33 @@ local pictures = (function()
   return chunk and chunk() or nil
 end)()
 
+-- step(sim, frame, acc) -> { ms, plan, walk, lua }: one frame, the C update of every crowd
+-- (plan: population planning; walk: the rest of the update) and Lua's reactions (events,
+-- timers, the clock); acc gathers the frame's counters (new_acc).
+function M.step(sim, frame, acc)
+  local clock_ns, stats = saspu.clock_ns, sim.stats_buf or {}
+  sim.stats_buf = stats
+  local t0 = clock_ns()
+  sim.world:update(M.DT)
+  local t1 = clock_ns()
+  read_events(sim, frame, acc)
+  acc.changes = acc.changes + run_timers(sim, frame) + run_clock(sim, frame)
+  local t2 = clock_ns()
+  local plan = 0
+  for _, cls in ipairs(sim.classes) do
+    cls.crowd:stats(stats)
+    plan = plan + stats.ms_planning
+    -- the C counters are totals since the start: this frame's share
+    local last = cls.last
+    for key, field in pairs(COUNTED) do
+      acc[key] = acc[key] + stats[field] - last[key]
+      last[key] = stats[field]
+    end
+  end
+  local ms_update = (t1 - t0) / 1e6
+  return { ms = (t2 - t0) / 1e6, plan = plan, walk = max(0, ms_update - plan), lua = (t2 - t1) / 1e6 }
+end
+
 -- run(opts [, print]) -> the summary: { frames, classes = { [name] = stats+agents },
 -- ms = { frame list }, pictures = { paths }, wall_s }.
 function M.run(opts, say)
@@ -410,9 +437,8 @@ function M.run(opts, say)
     if pictures then pictures.write_map(sim, opts.out .. "/map.dat") end
   end
   local shots = {}
-  local acc, total = new_acc(), new_acc()
-  local clock_ns, stats = saspu.clock_ns, {}
-  local world = sim.world
+  local acc, total = M.new_acc(), M.new_acc()
+  local clock_ns = saspu.clock_ns
   local wall0 = clock_ns()
   if not opts.quiet and not opts.live then
     say(format("saspu town: %d NPCs of %d classes on the 256x256 map (%d places, capacity x%d), "
@@ -420,25 +446,7 @@ function M.run(opts, say)
       #sim.town.places, sim.scale, opts.frames, M.DT, opts.threads))
   end
   for frame = 1, opts.frames do
-    local t0 = clock_ns()
-    world:update(M.DT)
-    local t1 = clock_ns()
-    read_events(sim, frame, acc)
-    acc.changes = acc.changes + run_timers(sim, frame) + run_clock(sim, frame)
-    local t2 = clock_ns()
-    local plan = 0
-    for _, cls in ipairs(sim.classes) do
-      cls.crowd:stats(stats)
-      plan = plan + stats.ms_planning
-      -- the C counters are totals since the start: this frame's share
-      local last = cls.last
-      for key, field in pairs(COUNTED) do
-        acc[key] = acc[key] + stats[field] - last[key]
-        last[key] = stats[field]
-      end
-    end
-    local ms_update = (t1 - t0) / 1e6
-    local rec = { ms = (t2 - t0) / 1e6, plan = plan, walk = max(0, ms_update - plan), lua = (t2 - t1) / 1e6 }
+    local rec = M.step(sim, frame, acc)
     frames[frame] = rec
     acc.frames = acc.frames + 1
     for _, key in ipairs { "ms", "plan", "walk", "lua" } do acc[key] = acc[key] + rec[key] end
@@ -454,7 +462,7 @@ function M.run(opts, say)
         if type(v) == "number" then total[key] = total[key] + v end
       end
       for r, n in pairs(acc.reasons) do total.reasons[r] = (total.reasons[r] or 0) + n end
-      acc = new_acc()
+      acc = M.new_acc()
     end
   end
   local summary = { frames = opts.frames, npcs = sim.npcs, classes = {}, ms = frames, total = total,

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "saspu_agents.h"
@@ -25,8 +26,13 @@ typedef struct Place {
 typedef struct Field {
   uint32_t key;
   uint64_t used; /* the world's clock at the last lookup: LRU */
-  float *dist;   /* sp_grid_field_cells floats */
+  float *dist;   /* sp_grid_field_cells floats, then as many way bytes */
 } Field;
+
+/* A cell's way byte: the direction (0..7, the grid's order) of its first
+ * neighbour strictly nearer the target, or FIELD_NO_WAY. Walkers follow
+ * these bytes instead of comparing the eight neighbours at every cell. */
+#define FIELD_NO_WAY 0xFFu
 
 struct SpWorld {
   SpAllocator alloc;
@@ -40,7 +46,9 @@ struct SpWorld {
   /* distance fields: a small table searched linearly (few targets) */
   Field *fields;
   size_t field_count, field_cap;
-  size_t field_budget, field_bytes, field_size;
+  size_t field_budget, field_bytes, field_size; /* size: floats + ways */
+  size_t field_cells;
+  ptrdiff_t way_offset[8]; /* field index step of each direction */
   void *scratch; /* Dijkstra's open list */
   size_t scratch_bytes;
   uint64_t clock;
@@ -54,6 +62,11 @@ const float *sp_world_field_peek(const SpWorld *w, uint32_t key);
 /* The field to `key` at cell (x, y), computed and cached if needed (the
  * serial pass only). NULL on memory or a blocked/outside target. */
 const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y);
+/* The way bytes of a field returned by peek or get. */
+static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
+                                                 const float *field) {
+  return (const uint8_t *)(field + w->field_cells);
+}
 /* Drops every field when the grid changed since they were computed. */
 void sp_world_check_grid(SpWorld *w);
 void *sp_agents_realloc(SpAllocator a, void *p, size_t old, size_t size);

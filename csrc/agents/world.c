@@ -45,7 +45,9 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
   w->field_budget = SP_WORLD_FIELD_BUDGET;
   if (grid != NULL) {
     w->grid_version = sp_grid_version(grid);
-    w->field_size = sp_grid_field_cells(grid) * sizeof(float);
+    w->field_cells = sp_grid_field_cells(grid);
+    w->field_size = w->field_cells * (sizeof(float) + 1);
+    for (int d = 0; d < 8; d++) w->way_offset[d] = sp_grid_field_offset(grid, d);
     w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
     w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
     if (w->scratch == NULL) {
@@ -213,6 +215,29 @@ static double ms_since(const struct timespec *t0) {
          (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* Each open cell's way down the field: the first direction whose
+ * neighbour (reachable without cutting a corner) is strictly nearer than
+ * the best so far, as a walker comparing the neighbours would choose. */
+static void fill_ways(const SpWorld *w, float *dist) {
+  const SpGrid *g = w->grid;
+  uint8_t *way = (uint8_t *)(dist + w->field_cells);
+  memset(way, FIELD_NO_WAY, w->field_cells);
+  int width = sp_grid_width(g), height = sp_grid_height(g);
+  for (int y = 0; y < height; y++) {
+    for (int x = 0; x < width; x++) {
+      size_t cur = sp_grid_field_index(g, x, y);
+      float best = dist[cur];
+      uint8_t bd = FIELD_NO_WAY;
+      for (int d = 0; d < 8; d++) {
+        if (!sp_grid_field_step(g, 0, cur, d)) continue;
+        float nd = dist[(size_t)((ptrdiff_t)cur + w->way_offset[d])];
+        if (nd < best) best = nd, bd = (uint8_t)d;
+      }
+      way[cur] = bd;
+    }
+  }
+}
+
 /* Finds or computes the field. A new field takes a free buffer (one whose
  * key was dropped), a new buffer while the budget allows, or the least
  * recently used buffer. */
@@ -259,6 +284,7 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
     slot->key = UINT32_MAX;
     return NULL;
   }
+  fill_ways(w, slot->dist);
   w->computed++;
   slot->key = key;
   slot->used = w->clock;
