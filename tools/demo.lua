@@ -42,7 +42,7 @@ usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repos
   --frames F    frames to run; one frame is 30 game seconds (default 2880: one day from 05:00)
   --start H     the game hour of the first frame (default 5); clock changes due earlier are made at once
   --seed S      random seed: spawn places, durations (default 1)
-  --threads T   worker threads per crowd (default: every core)
+  --threads T   worker threads shared by the seven crowds (default: every core)
   --every F     print one summary line every F frames (default 120: one game hour)
   --out DIR     where the pictures and their data go (default build/demo)
   --live        redraw the busiest part of the map in the terminal (ANSI), NPCs as letters
@@ -172,7 +172,8 @@ function M.build(opts)
     local list = by_kind[p.kind]
     list[#list + 1] = p
   end
-  local world = saspu.world { grid = town.grid(t), places = places }
+  -- one pool of workers for the seven crowds: each pass of all of them is one parallel job
+  local world = saspu.world { grid = town.grid(t), places = places, threads = opts.threads }
   local random = rng(opts.seed)
   local classes = {}
   for k, name in ipairs(M.CLASSES) do classes[k] = M.load_class(name) end
@@ -182,7 +183,7 @@ function M.build(opts)
   for k, cls in ipairs(classes) do
     local dom = saspu.domain_file("domains/" .. cls.domain .. ".lua")
     local where = "domains/town/behaviours/" .. cls.name .. ".lua"
-    local c = world:crowd(dom, cls.behaviour, { capacity = counts[k], threads = opts.threads,
+    local c = world:crowd(dom, cls.behaviour, { capacity = counts[k],
                                                 seed = opts.seed * 31 + k, speed = M.SPEED,
                                                 retry = RETRY, cooldown = RETRY })
     cls.dom, cls.crowd, cls.n = dom, c, counts[k]
@@ -442,7 +443,7 @@ function M.run(opts, say)
   local wall0 = clock_ns()
   if not opts.quiet and not opts.live then
     say(format("saspu town: %d NPCs of %d classes on the 256x256 map (%d places, capacity x%d), "
-      .. "%d frames of %d game s, %d thread(s) per crowd", sim.npcs, #sim.classes,
+      .. "%d frames of %d game s, %d thread(s)", sim.npcs, #sim.classes,
       #sim.town.places, sim.scale, opts.frames, M.DT, opts.threads))
   end
   for frame = 1, opts.frames do

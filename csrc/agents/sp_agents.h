@@ -179,6 +179,7 @@ struct SpCrowd {
   double clock;
   /* the pass running now */
   int pass;
+  int in_pass; /* takes part in the pass of sp_crowds_update */
   float dt;
   atomic_size_t next_chunk;
   /* statistics */
