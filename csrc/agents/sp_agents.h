@@ -18,7 +18,15 @@ typedef struct Place {
   int x, y;
   int capacity;        /* 0: unlimited */
   atomic_int reserved; /* released by workers, taken in the serial pass */
+  uint32_t next_of_kind; /* the next place of its kind (id order), or none */
+  uint32_t field_slot;   /* 1 + its cached field's slot, 0: none */
 } Place;
+
+/* The first and last place of a kind: bindings by kind walk the kind's
+ * places only, in id order. */
+typedef struct KindChain {
+  uint32_t first, last;
+} KindChain;
 
 /* A cached distance field: to a place, or to a bare cell (key with the
  * top bit set). */
@@ -43,6 +51,8 @@ struct SpWorld {
   char **kinds;
   size_t *kind_bytes;
   int kind_count, kind_cap;
+  KindChain *chains; /* by kind; kinds at or past chain_cap have no place */
+  size_t chain_cap;
   /* distance fields: a small table searched linearly (few targets) */
   Field *fields;
   size_t field_count, field_cap;
@@ -62,6 +72,11 @@ const float *sp_world_field_peek(const SpWorld *w, uint32_t key);
 /* The field to `key` at cell (x, y), computed and cached if needed (the
  * serial pass only). NULL on memory or a blocked/outside target. */
 const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y);
+/* The first place of `kind` (follow Place.next_of_kind), or SP_NO_PLACE. */
+static inline uint32_t sp_world_first_of_kind(const SpWorld *w, int kind) {
+  return kind >= 0 && (size_t)kind < w->chain_cap ? w->chains[kind].first
+                                                  : SP_NO_PLACE;
+}
 /* The way bytes of a field returned by peek or get. */
 static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
                                                  const float *field) {

@@ -360,8 +360,8 @@ static int step_distance(SpCrowd *c, const Agent *a, int act) {
     return octile(a->x, a->y, w->places[p].x, w->places[p].y);
   if (b->bind == SP_BIND_KIND) {
     int best = INT32_MAX;
-    for (size_t k = 0; k < w->place_count; k++) {
-      if (w->places[k].kind != b->kind) continue;
+    for (uint32_t k = sp_world_first_of_kind(w, b->kind); k != SP_NO_PLACE;
+         k = w->places[k].next_of_kind) {
       int dd = octile(a->x, a->y, w->places[k].x, w->places[k].y);
       if (dd < best) best = dd;
     }
@@ -678,9 +678,9 @@ static uint32_t pick_place(const SpCrowd *c, const Agent *a,
   if (b->bind == SP_BIND_SCRIPT) p = a->target;
   if (b->bind == SP_BIND_KIND) {
     int best = INT32_MAX;
-    for (size_t k = 0; k < w->place_count; k++) {
+    for (uint32_t k = sp_world_first_of_kind(w, b->kind); k != SP_NO_PLACE;
+         k = w->places[k].next_of_kind) {
       const Place *pl = &w->places[k];
-      if (pl->kind != b->kind) continue;
       if (pl->capacity > 0) *limited = 1;
       if (cooling(c, a, (uint32_t)k)) { *saw_cool = 1; continue; }
       if (full(pl)) { *saw_full = 1; continue; }

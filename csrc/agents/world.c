@@ -73,6 +73,8 @@ void sp_world_free(SpWorld *w) {
   }
   if (w->places != NULL)
     sp_mem_free(w->alloc, w->places, w->place_cap * sizeof(Place));
+  if (w->chains != NULL)
+    sp_mem_free(w->alloc, w->chains, w->chain_cap * sizeof(KindChain));
   if (w->scratch != NULL) sp_mem_free(w->alloc, w->scratch, w->scratch_bytes);
   sp_mem_free(w->alloc, w, sizeof *w);
 }
@@ -153,12 +155,28 @@ SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
   if (!grow(w->alloc, &arr, &w->place_cap, w->place_count + 1, sizeof(Place)))
     return sp_error_memory(err);
   w->places = arr;
-  Place *p = &w->places[w->place_count];
+  size_t chains = w->chain_cap;
+  arr = w->chains;
+  if (!grow(w->alloc, &arr, &w->chain_cap, (size_t)kind + 1, sizeof(KindChain)))
+    return sp_error_memory(err);
+  w->chains = arr;
+  for (size_t k = chains; k < w->chain_cap; k++)
+    w->chains[k].first = w->chains[k].last = SP_NO_PLACE;
+  uint32_t pid = (uint32_t)w->place_count;
+  Place *p = &w->places[pid];
   p->kind = kind;
   p->x = x;
   p->y = y;
   p->capacity = capacity;
   atomic_init(&p->reserved, 0);
+  p->next_of_kind = SP_NO_PLACE;
+  p->field_slot = 0;
+  KindChain *ch = &w->chains[kind];
+  if (ch->last == SP_NO_PLACE)
+    ch->first = pid;
+  else
+    w->places[ch->last].next_of_kind = pid;
+  ch->last = pid;
   if (id != NULL) *id = (uint32_t)w->place_count;
   w->place_count++;
   return SP_OK;
@@ -195,17 +213,34 @@ void sp_world_stats(const SpWorld *w, SpWorldStats *out) {
 /* Distance fields                                                    */
 /* ------------------------------------------------------------------ */
 
-const float *sp_world_field_peek(const SpWorld *w, uint32_t key) {
+/* The slot holding the field to `key`, or NULL: a place's field through
+ * the place, a cell's by search (few). */
+static Field *find_field(const SpWorld *w, uint32_t key) {
+  if (key < w->place_count) {
+    uint32_t s = w->places[key].field_slot;
+    return s > 0 ? &w->fields[s - 1] : NULL;
+  }
   for (size_t k = 0; k < w->field_count; k++)
-    if (w->fields[k].key == key) return w->fields[k].dist;
+    if (w->fields[k].key == key) return &w->fields[k];
   return NULL;
+}
+
+/* Empties a slot: its key, and its place's link to it. */
+static void forget_field(SpWorld *w, Field *slot) {
+  if (slot->key < w->place_count) w->places[slot->key].field_slot = 0;
+  slot->key = UINT32_MAX;
+}
+
+const float *sp_world_field_peek(const SpWorld *w, uint32_t key) {
+  const Field *f = find_field(w, key);
+  return f != NULL ? f->dist : NULL;
 }
 
 void sp_world_check_grid(SpWorld *w) {
   if (w->grid == NULL || sp_grid_version(w->grid) == w->grid_version) return;
   w->grid_version = sp_grid_version(w->grid);
   /* keep the buffers, forget the keys: they are refilled on demand */
-  for (size_t k = 0; k < w->field_count; k++) w->fields[k].key = UINT32_MAX;
+  for (size_t k = 0; k < w->field_count; k++) forget_field(w, &w->fields[k]);
 }
 
 static double ms_since(const struct timespec *t0) {
@@ -243,11 +278,10 @@ static void fill_ways(const SpWorld *w, float *dist) {
  * recently used buffer. */
 const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   w->clock++;
-  for (size_t k = 0; k < w->field_count; k++) {
-    if (w->fields[k].key == key) {
-      w->fields[k].used = w->clock;
-      return w->fields[k].dist;
-    }
+  Field *found = find_field(w, key);
+  if (found != NULL) {
+    found->used = w->clock;
+    return found->dist;
   }
   if (w->grid == NULL) return NULL;
   Field *slot = NULL;
@@ -262,6 +296,8 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
       if (dist != NULL) {
         slot = &w->fields[w->field_count++];
         slot->dist = dist;
+        slot->key = UINT32_MAX;
+        slot->used = 0;
         w->field_bytes += w->field_size;
       }
     }
@@ -273,6 +309,7 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
       if (w->fields[k].used < slot->used) slot = &w->fields[k];
     w->evicted++;
   }
+  forget_field(w, slot);
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   SpGridPoint t = {x, y};
@@ -280,13 +317,12 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   SpStatus st = sp_grid_distance_field(w->grid, t, NULL, slot->dist,
                                        w->scratch, &gerr);
   w->ms_fields += ms_since(&t0);
-  if (st != SP_OK) {
-    slot->key = UINT32_MAX;
-    return NULL;
-  }
+  if (st != SP_OK) return NULL;
   fill_ways(w, slot->dist);
   w->computed++;
   slot->key = key;
+  if (key < w->place_count)
+    w->places[key].field_slot = (uint32_t)(slot - w->fields) + 1;
   slot->used = w->clock;
   return slot->dist;
 }
