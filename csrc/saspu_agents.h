@@ -380,6 +380,9 @@ typedef struct SpCrowdStats {
 
 /* O(n) (counts phases). */
 void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out);
+/* O(1): agents, the counters and the timings; phases and bytes are 0
+ * (for a per-frame read of a large crowd). */
+void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
 
 #ifdef __cplusplus
 }

@@ -89,6 +89,19 @@ describe("saspu.world { threads = n }", function()
     world:update(0.5) -- closed crowds are left out
   end)
 
+  it("reads a crowd's counters without counting phases", function()
+    local world, crowds = make(2)
+    for _ = 1, 5 do world:update(0.5) end
+    local full, quick = crowds[1]:stats(), crowds[1]:stats({}, true)
+    for _, k in ipairs { "agents", "plans", "replans", "no_plans", "events", "steps_finished",
+                         "events_lost", "ms_update", "ms_planning", "ms_binding" } do
+      assert.equal(full[k], quick[k], k)
+    end
+    assert.is_true(full.plans > 0)
+    assert.is_nil(quick.walking)
+    assert.is_nil(quick.bytes_per_agent)
+  end)
+
   it("allocates nothing in Lua per frame after warm-up", function()
     local world, crowds = make(2)
     crowds[2]:close()

@@ -539,10 +539,9 @@ SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   return f;
 }
 
-void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
+void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   memset(out, 0, sizeof *out);
   out->agents = c->n;
-  for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
   out->plans = c->plans;
   out->replans = c->replans;
   out->no_plans = c->no_plans;
@@ -552,7 +551,16 @@ void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;
   out->ms_binding = c->ms_binding;
+}
+
+void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
+  sp_crowd_counters(c, out);
+  for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
   SpPopulationStats ps;
+  out->replans = c->replans;
+  out->no_plans = c->no_plans;
+  out->events = c->events;
+  out->steps_finished = c->steps_finished;
   sp_population_stats(c->pop, &ps);
   out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
                          c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;

@@ -615,14 +615,19 @@ static int l_crowd_why(lua_State *L)
   return 1;
 }
 
-/* c:stats([out]) -> { agents, idle, walking, acting, ... (one per
- * phase), plans, replans, no_plans, events, steps_finished, events_lost, ms_update,
- * ms_planning, ms_binding, bytes_per_agent, bytes_total }. */
+/* c:stats([out [, counters]]) -> { agents, idle, walking, acting, ...
+ * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, ms_update,
+ * ms_planning, ms_binding, bytes_per_agent, bytes_total }. With counters
+ * true, O(1): no phases and no bytes (left as they were in out). */
 static int l_crowd_stats(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
   SpCrowdStats s;
-  sp_crowd_stats(c->c, &s);
+  int counters = lua_toboolean(L, 3);
+  if (counters)
+    sp_crowd_counters(c->c, &s);
+  else
+    sp_crowd_stats(c->c, &s);
   if (lua_istable(L, 2))
     lua_settop(L, 2);
   else {
@@ -630,7 +635,7 @@ static int l_crowd_stats(lua_State *L)
     lua_createtable(L, 0, 20);
   }
   set_int_field(L, 2, "agents", s.agents);
-  for (int p = SP_PHASE_IDLE; p < SP_PHASE_COUNT; p++)
+  for (int p = SP_PHASE_IDLE; p < SP_PHASE_COUNT && !counters; p++)
     set_int_field(L, 2, sp_phase_name((SpPhase)p), s.phase[p]);
   set_int_field(L, 2, "plans", (size_t)s.plans);
   set_int_field(L, 2, "replans", (size_t)s.replans);
@@ -644,8 +649,10 @@ static int l_crowd_stats(lua_State *L)
   lua_setfield(L, 2, "ms_planning");
   lua_pushnumber(L, s.ms_binding);
   lua_setfield(L, 2, "ms_binding");
-  set_int_field(L, 2, "bytes_per_agent", s.bytes_per_agent);
-  set_int_field(L, 2, "bytes_total", s.bytes_total);
+  if (!counters) {
+    set_int_field(L, 2, "bytes_per_agent", s.bytes_per_agent);
+    set_int_field(L, 2, "bytes_total", s.bytes_total);
+  }
   return 1;
 }
 
