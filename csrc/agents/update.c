@@ -265,19 +265,23 @@ static int frame_begin(SpCrowd *c, float dt) {
   return 1;
 }
 
-/* Reservations and fields, in agent order (serial). */
+/* Reservations and fields, in agent order (serial); binding touches only
+ * the agent bound, so a chunk's agents to bind are listed first and their
+ * records fetched ahead. */
 static void bind_pass(SpCrowd *c) {
   double tb = now_ms();
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   Sink serial = {c, -1};
+  uint32_t due[SP_CROWD_CHUNK];
   for (size_t t = 0; t < chunks; t++) {
     if (c->chunks[t].flagged == 0) continue;
     size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
     if (hi > c->n) hi = c->n;
-    for (size_t i = lo; i < hi; i++) {
-      if (!(c->flags[i] & F_BIND)) continue;
+    size_t nd = with_flag(c->flags, lo, hi, F_BIND, due);
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       size_t before = c->ev_count;
-      sp_agent_bind(c, serial, i);
+      sp_agent_bind(c, serial, due[k]);
       count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
