@@ -173,6 +173,10 @@ int sp_crowd_goal_count(const SpCrowd *c);
  * reaches its goal, has no plan for the one chosen (after the no_plan
  * event), is idle and its state changes, or on sp_crowd_rethink; a world
  * change or failed step that breaks its plan replans the SAME goal. A
+ * state change between sp_crowd_select_goal and the update that applies
+ * it drops the answer (it was for the old state): that update asks again
+ * (SP_EV_WAITING, SP_REASON_SELECT) instead of planning or idling. Only
+ * the agents whose state changed are asked; the others cost nothing. A
  * running plan is never interrupted by a higher goal of the list. */
 void sp_crowd_set_selector(SpCrowd *c, int on);
 /* The goal (index from sp_crowd_add_goal, or -1: nothing to do) of an

@@ -299,10 +299,18 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
 }
 
 /* After a state change: an idle agent looks for a goal again; one whose
- * remaining plan no longer works replans (world_changed). */
+ * remaining plan no longer works replans (world_changed). With a
+ * selector, an answer the caller gave for the old state and that waits
+ * for the next update is dropped: the agent is asked again. */
 static void changed(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
-  if (c->flags[i] & F_NEED_GOAL) return;
+  if (c->flags[i] & F_NEED_GOAL) {
+    if (c->selector && a->why == SP_REASON_SELECT) {
+      a->goal = GOAL_NONE;
+      a->why = SP_REASON_NONE;
+    }
+    return;
+  }
   if (c->phase[i] == SP_PHASE_IDLE) {
     c->flags[i] |= F_NEED_GOAL;
     a->why = SP_REASON_NONE;
