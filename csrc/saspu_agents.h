@@ -25,6 +25,12 @@ extern "C" {
 #define SP_CROWD_CHUNK 1024
 #endif
 
+/* Fewer agents waiting for a plan than this are planned on the calling
+ * thread (waking the workers would cost more). */
+#if !defined(SP_CROWD_PLAN_PARALLEL_MIN)
+#define SP_CROWD_PLAN_PARALLEL_MIN 256
+#endif
+
 /* Most goals a crowd may list. */
 #if !defined(SP_CROWD_MAX_GOALS)
 #define SP_CROWD_MAX_GOALS 254
@@ -167,6 +173,10 @@ int sp_crowd_goal_count(const SpCrowd *c);
  * reaches its goal, has no plan for the one chosen (after the no_plan
  * event), is idle and its state changes, or on sp_crowd_rethink; a world
  * change or failed step that breaks its plan replans the SAME goal. A
+ * state change between sp_crowd_select_goal and the update that applies
+ * it drops the answer (it was for the old state): that update asks again
+ * (SP_EV_WAITING, SP_REASON_SELECT) instead of planning or idling. Only
+ * the agents whose state changed are asked; the others cost nothing. A
  * running plan is never interrupted by a higher goal of the list. */
 void sp_crowd_set_selector(SpCrowd *c, int on);
 /* The goal (index from sp_crowd_add_goal, or -1: nothing to do) of an
@@ -309,6 +319,24 @@ typedef struct SpAgentEvent {
  * many were lost. No event is ever dropped without this error. */
 SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
 
+/* sp_crowd_update of several crowds at once, as one frame: each pass
+ * (goal choice, each planning round, advance) of every crowd runs in one
+ * parallel job on their pool, so the workers are woken and joined a few
+ * times a frame rather than a few times per crowd; then each crowd's
+ * serial binding pass, in list order. Every crowd must run on the same
+ * pool (SpCrowdOptions.pool, or all on none) and be listed once
+ * (SP_ERR_INVALID, nothing changed). Each crowd's events are ordered as
+ * by sp_crowd_update and do not depend on the thread count; they may
+ * differ from updating the crowds one after another where crowds meet:
+ * a crowd's advance pass here runs before the binding passes of the
+ * crowds listed earlier (their reservations and new fields are seen at
+ * the next frame). Planning a pass's few waiting agents (fewer than
+ * SP_CROWD_PLAN_PARALLEL_MIN) and a pass with one chunk of work run on
+ * the calling thread. Fails as sp_crowd_update, every crowd at the same
+ * point; ms_update of each crowd is the whole call. */
+SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
+                          SpError *err);
+
 /* This frame's events (valid until the next update). */
 size_t sp_crowd_event_count(const SpCrowd *c);
 const SpAgentEvent *sp_crowd_events(const SpCrowd *c);
@@ -356,6 +384,9 @@ typedef struct SpCrowdStats {
 
 /* O(n) (counts phases). */
 void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out);
+/* O(1): agents, the counters and the timings; phases and bytes are 0
+ * (for a per-frame read of a large crowd). */
+void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
 
 /* ------------------------------------------------------------------ */
 /* Save and load                                                      */

@@ -155,6 +155,33 @@ describe("behaviour.select", function()
     assert.equal(5, #asked)
   end)
 
+  it("is asked again when the state changes after it answered, before the update", function()
+    local dom = support.citizen()
+    local world = saspu.world {}
+    local asked = {}
+    local crowd = world:crowd(dom, {
+      goals = { { "quench_thirst" } },
+      select = function(a)
+        asked[#asked + 1] = a:get("working")
+        if a:get("working") == "true" then return "quench_thirst" end
+      end,
+    })
+    local a = crowd:spawn { start = "start_of_day" }
+    -- asked, answers nothing; the script then sets working before the update that
+    -- would leave the agent idle: that update asks again, for the new state
+    assert.equal("waiting/select", run(world, a, 1, 0.5))
+    a:set("working", true)
+    assert.equal("waiting/select | goal_chosen planned step_started:end_work "
+      .. "step_finished:end_work step_started:buy_drink step_finished:buy_drink "
+      .. "step_started:drink step_finished:drink goal_reached", run(world, a, 2, 0.5))
+    assert.same({ "false", "true" }, asked)
+    -- setting a value the agent already has is no change: not asked
+    assert.equal("waiting/select", run(world, a, 1, 0.5))
+    a:set("working", false)
+    assert.equal("idle/no_goal", run(world, a, 1, 0.5))
+    assert.same({ "false", "true", "false" }, asked)
+  end)
+
   it("keeps the chosen goal when a world change breaks the plan", function()
     local dom = support.horse()
     local world = saspu.world {}

@@ -377,6 +377,51 @@ static void test_caller_selects_goals(void **state) {
   scene_close(&s);
 }
 
+/* A state change while the caller's answer waits for the update (the
+ * answer was for the old state) asks again, whether the answer was
+ * nothing or a goal; a change that leaves the state as it was, or comes
+ * before the agent is asked, changes nothing; an idle agent whose state
+ * changes is asked again. */
+static void test_caller_asked_again_after_change(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, sp_builtin_citizen(plain), NULL, 1);
+  SpValue supplies[8];
+  named_goal(&s, "buy_supplies", supplies);
+  int gm;
+  sp_crowd_add_goal(s.c, supplies, 1, NULL, &gm, NULL);
+  sp_crowd_set_selector(s.c, 1);
+  size_t a = spawn(&s, "start_of_day", 0, 0);
+  int wander = sp_crowd_state(s.c, a)[3];
+  assert_int_equal(sp_crowd_set_var(s.c, a, 3, 1 - wander, NULL), SP_OK); /* not asked yet */
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "waiting/select");
+  /* nothing chosen, then the state changes: asked again, not idle */
+  assert_int_equal(sp_crowd_select_goal(s.c, a, -1, NULL), SP_OK);
+  assert_int_equal(sp_crowd_set_var(s.c, a, 3, wander, NULL), SP_OK);
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "waiting/select");
+  /* a goal chosen, then the state changes: asked again */
+  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_OK);
+  assert_int_equal(sp_crowd_set_var(s.c, a, 3, 1 - wander, NULL), SP_OK);
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "waiting/select");
+  /* setting a value it already has is no change: the answer stands */
+  assert_int_equal(sp_crowd_select_goal(s.c, a, -1, NULL), SP_OK);
+  assert_int_equal(sp_crowd_set_var(s.c, a, 3, 1 - wander, NULL), SP_OK);
+  run(&s, a, 2, 0.5f);
+  EXPECT_TRACE(&s, "idle/no_goal |");
+  /* idle, then a change: asked again; this time the goal is planned */
+  assert_int_equal(sp_crowd_set_var(s.c, a, 3, wander, NULL), SP_OK);
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "waiting/select");
+  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_OK);
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_food@0 step_finished:buy_food@0 "
+                   "step_started:buy_drink@0 step_finished:buy_drink@0 goal_reached@0");
+  scene_close(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_citizen_work),
@@ -387,6 +432,7 @@ int main(void) {
       cmocka_unit_test(test_full_place_next_one),
       cmocka_unit_test(test_fail_running_step),
       cmocka_unit_test(test_caller_selects_goals),
+      cmocka_unit_test(test_caller_asked_again_after_change),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

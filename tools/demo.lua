@@ -42,7 +42,7 @@ usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repos
   --frames F    frames to run; one frame is 30 game seconds (default 2880: one day from 05:00)
   --start H     the game hour of the first frame (default 5); clock changes due earlier are made at once
   --seed S      random seed: spawn places, durations (default 1)
-  --threads T   worker threads per crowd (default: every core)
+  --threads T   worker threads shared by the seven crowds (default: every core)
   --every F     print one summary line every F frames (default 120: one game hour)
   --out DIR     where the pictures and their data go (default build/demo)
   --live        redraw the busiest part of the map in the terminal (ANSI), NPCs as letters
@@ -172,7 +172,8 @@ function M.build(opts)
     local list = by_kind[p.kind]
     list[#list + 1] = p
   end
-  local world = saspu.world { grid = town.grid(t), places = places }
+  -- one pool of workers for the seven crowds: each pass of all of them is one parallel job
+  local world = saspu.world { grid = town.grid(t), places = places, threads = opts.threads }
   local random = rng(opts.seed)
   local classes = {}
   for k, name in ipairs(M.CLASSES) do classes[k] = M.load_class(name) end
@@ -182,7 +183,7 @@ function M.build(opts)
   for k, cls in ipairs(classes) do
     local dom = saspu.domain_file("domains/" .. cls.domain .. ".lua")
     local where = "domains/town/behaviours/" .. cls.name .. ".lua"
-    local c = world:crowd(dom, cls.behaviour, { capacity = counts[k], threads = opts.threads,
+    local c = world:crowd(dom, cls.behaviour, { capacity = counts[k],
                                                 seed = opts.seed * 31 + k, speed = M.SPEED,
                                                 retry = RETRY, cooldown = RETRY })
     cls.dom, cls.crowd, cls.n = dom, c, counts[k]
@@ -343,7 +344,7 @@ local PHASES = { "idle", "walking", "acting", "script", "blocked", "thinking" }
 local COUNTED = { plans = "plans", replans = "replans", events = "events", steps = "steps_finished",
                   no_plans = "no_plans" }
 
-local function new_acc()
+function M.new_acc()
   return { events = 0, plans = 0, replans = 0, steps = 0, no_plans = 0, reached = 0, robberies = 0, alarmed = 0,
            changes = 0, reasons = {}, frames = 0, ms = 0, plan = 0, walk = 0, lua = 0 }
 end
@@ -396,6 +397,33 @@ local pictures = (function()
   return chunk and chunk() or nil
 end)()
 
+-- step(sim, frame, acc) -> { ms, plan, walk, lua }: one frame, the C update of every crowd
+-- (plan: population planning; walk: the rest of the update) and Lua's reactions (events,
+-- timers, the clock); acc gathers the frame's counters (new_acc).
+function M.step(sim, frame, acc)
+  local clock_ns, stats = saspu.clock_ns, sim.stats_buf or {}
+  sim.stats_buf = stats
+  local t0 = clock_ns()
+  sim.world:update(M.DT)
+  local t1 = clock_ns()
+  read_events(sim, frame, acc)
+  acc.changes = acc.changes + run_timers(sim, frame) + run_clock(sim, frame)
+  local t2 = clock_ns()
+  local plan = 0
+  for _, cls in ipairs(sim.classes) do
+    cls.crowd:stats(stats, true) -- counters only: no O(n) count of phases
+    plan = plan + stats.ms_planning
+    -- the C counters are totals since the start: this frame's share
+    local last = cls.last
+    for key, field in pairs(COUNTED) do
+      acc[key] = acc[key] + stats[field] - last[key]
+      last[key] = stats[field]
+    end
+  end
+  local ms_update = (t1 - t0) / 1e6
+  return { ms = (t2 - t0) / 1e6, plan = plan, walk = max(0, ms_update - plan), lua = (t2 - t1) / 1e6 }
+end
+
 -- run(opts [, print]) -> the summary: { frames, classes = { [name] = stats+agents },
 -- ms = { frame list }, pictures = { paths }, wall_s }.
 function M.run(opts, say)
@@ -410,35 +438,16 @@ function M.run(opts, say)
     if pictures then pictures.write_map(sim, opts.out .. "/map.dat") end
   end
   local shots = {}
-  local acc, total = new_acc(), new_acc()
-  local clock_ns, stats = saspu.clock_ns, {}
-  local world = sim.world
+  local acc, total = M.new_acc(), M.new_acc()
+  local clock_ns = saspu.clock_ns
   local wall0 = clock_ns()
   if not opts.quiet and not opts.live then
     say(format("saspu town: %d NPCs of %d classes on the 256x256 map (%d places, capacity x%d), "
-      .. "%d frames of %d game s, %d thread(s) per crowd", sim.npcs, #sim.classes,
+      .. "%d frames of %d game s, %d thread(s)", sim.npcs, #sim.classes,
       #sim.town.places, sim.scale, opts.frames, M.DT, opts.threads))
   end
   for frame = 1, opts.frames do
-    local t0 = clock_ns()
-    world:update(M.DT)
-    local t1 = clock_ns()
-    read_events(sim, frame, acc)
-    acc.changes = acc.changes + run_timers(sim, frame) + run_clock(sim, frame)
-    local t2 = clock_ns()
-    local plan = 0
-    for _, cls in ipairs(sim.classes) do
-      cls.crowd:stats(stats)
-      plan = plan + stats.ms_planning
-      -- the C counters are totals since the start: this frame's share
-      local last = cls.last
-      for key, field in pairs(COUNTED) do
-        acc[key] = acc[key] + stats[field] - last[key]
-        last[key] = stats[field]
-      end
-    end
-    local ms_update = (t1 - t0) / 1e6
-    local rec = { ms = (t2 - t0) / 1e6, plan = plan, walk = max(0, ms_update - plan), lua = (t2 - t1) / 1e6 }
+    local rec = M.step(sim, frame, acc)
     frames[frame] = rec
     acc.frames = acc.frames + 1
     for _, key in ipairs { "ms", "plan", "walk", "lua" } do acc[key] = acc[key] + rec[key] end
@@ -454,7 +463,7 @@ function M.run(opts, say)
         if type(v) == "number" then total[key] = total[key] + v end
       end
       for r, n in pairs(acc.reasons) do total.reasons[r] = (total.reasons[r] or 0) + n end
-      acc = new_acc()
+      acc = M.new_acc()
     end
   end
   local summary = { frames = opts.frames, npcs = sim.npcs, classes = {}, ms = frames, total = total,

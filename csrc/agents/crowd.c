@@ -299,10 +299,18 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
 }
 
 /* After a state change: an idle agent looks for a goal again; one whose
- * remaining plan no longer works replans (world_changed). */
+ * remaining plan no longer works replans (world_changed). With a
+ * selector, an answer the caller gave for the old state and that waits
+ * for the next update is dropped: the agent is asked again. */
 static void changed(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
-  if (c->flags[i] & F_NEED_GOAL) return;
+  if (c->flags[i] & F_NEED_GOAL) {
+    if (c->selector && a->why == SP_REASON_SELECT) {
+      a->goal = GOAL_NONE;
+      a->why = SP_REASON_NONE;
+    }
+    return;
+  }
   if (c->phase[i] == SP_PHASE_IDLE) {
     c->flags[i] |= F_NEED_GOAL;
     a->why = SP_REASON_NONE;
@@ -539,10 +547,9 @@ SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   return f;
 }
 
-void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
+void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   memset(out, 0, sizeof *out);
   out->agents = c->n;
-  for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
   out->plans = c->plans;
   out->replans = c->replans;
   out->no_plans = c->no_plans;
@@ -552,7 +559,16 @@ void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;
   out->ms_binding = c->ms_binding;
+}
+
+void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
+  sp_crowd_counters(c, out);
+  for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
   SpPopulationStats ps;
+  out->replans = c->replans;
+  out->no_plans = c->no_plans;
+  out->events = c->events;
+  out->steps_finished = c->steps_finished;
   sp_population_stats(c->pop, &ps);
   out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
                          c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;

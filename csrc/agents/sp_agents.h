@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "saspu_agents.h"
@@ -17,7 +18,15 @@ typedef struct Place {
   int x, y;
   int capacity;        /* 0: unlimited */
   atomic_int reserved; /* released by workers, taken in the serial pass */
+  uint32_t next_of_kind; /* the next place of its kind (id order), or none */
+  uint32_t field_slot;   /* 1 + its cached field's slot, 0: none */
 } Place;
+
+/* The first and last place of a kind: bindings by kind walk the kind's
+ * places only, in id order. */
+typedef struct KindChain {
+  uint32_t first, last;
+} KindChain;
 
 /* A cached distance field: to a place, or to a bare cell (key with the
  * top bit set). */
@@ -25,8 +34,13 @@ typedef struct Place {
 typedef struct Field {
   uint32_t key;
   uint64_t used; /* the world's clock at the last lookup: LRU */
-  float *dist;   /* sp_grid_field_cells floats */
+  float *dist;   /* sp_grid_field_cells floats, then as many way bytes */
 } Field;
+
+/* A cell's way byte: the direction (0..7, the grid's order) of its first
+ * neighbour strictly nearer the target, or FIELD_NO_WAY. Walkers follow
+ * these bytes instead of comparing the eight neighbours at every cell. */
+#define FIELD_NO_WAY 0xFFu
 
 struct SpWorld {
   SpAllocator alloc;
@@ -37,10 +51,14 @@ struct SpWorld {
   char **kinds;
   size_t *kind_bytes;
   int kind_count, kind_cap;
+  KindChain *chains; /* by kind; kinds at or past chain_cap have no place */
+  size_t chain_cap;
   /* distance fields: a small table searched linearly (few targets) */
   Field *fields;
   size_t field_count, field_cap;
-  size_t field_budget, field_bytes, field_size;
+  size_t field_budget, field_bytes, field_size; /* size: floats + ways */
+  size_t field_cells;
+  ptrdiff_t way_offset[8]; /* field index step of each direction */
   void *scratch; /* Dijkstra's open list */
   size_t scratch_bytes;
   uint64_t clock;
@@ -54,6 +72,16 @@ const float *sp_world_field_peek(const SpWorld *w, uint32_t key);
 /* The field to `key` at cell (x, y), computed and cached if needed (the
  * serial pass only). NULL on memory or a blocked/outside target. */
 const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y);
+/* The first place of `kind` (follow Place.next_of_kind), or SP_NO_PLACE. */
+static inline uint32_t sp_world_first_of_kind(const SpWorld *w, int kind) {
+  return kind >= 0 && (size_t)kind < w->chain_cap ? w->chains[kind].first
+                                                  : SP_NO_PLACE;
+}
+/* The way bytes of a field returned by peek or get. */
+static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
+                                                 const float *field) {
+  return (const uint8_t *)(field + w->field_cells);
+}
 /* Drops every field when the grid changed since they were computed. */
 void sp_world_check_grid(SpWorld *w);
 void *sp_agents_realloc(SpAllocator a, void *p, size_t old, size_t size);
@@ -166,6 +194,7 @@ struct SpCrowd {
   double clock;
   /* the pass running now */
   int pass;
+  int in_pass; /* takes part in the pass of sp_crowds_update */
   float dt;
   atomic_size_t next_chunk;
   /* statistics */

@@ -360,8 +360,8 @@ static int step_distance(SpCrowd *c, const Agent *a, int act) {
     return octile(a->x, a->y, w->places[p].x, w->places[p].y);
   if (b->bind == SP_BIND_KIND) {
     int best = INT32_MAX;
-    for (size_t k = 0; k < w->place_count; k++) {
-      if (w->places[k].kind != b->kind) continue;
+    for (uint32_t k = sp_world_first_of_kind(w, b->kind); k != SP_NO_PLACE;
+         k = w->places[k].next_of_kind) {
       int dd = octile(a->x, a->y, w->places[k].x, w->places[k].y);
       if (dd < best) best = dd;
     }
@@ -511,44 +511,51 @@ static uint32_t field_key(const SpCrowd *c, const Agent *a) {
 static int walk(SpCrowd *c, size_t i, float dt) {
   Agent *a = &c->agents[i];
   if (a->x == a->tx && a->y == a->ty) return 1;
-  c->time[i] += c->opt.speed * dt;
-  const SpGrid *g = c->world->grid;
-  const float *f = NULL;
-  if (g != NULL) {
-    f = sp_world_field_peek(c->world, field_key(c, a));
-    if (f == NULL) {
+  float t = c->time[i] + c->opt.speed * dt;
+  c->time[i] = t;
+  const SpWorld *w = c->world;
+  const SpGrid *g = w->grid;
+  static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+  static const int dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+  if (g == NULL) {
+    for (; t >= 1.0f; t -= 1.0f) {
+      a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
+      a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
+      if (a->x == a->tx && a->y == a->ty) {
+        c->time[i] = 0.0f;
+        return 1;
+      }
+    }
+    c->time[i] = t;
+    return 0;
+  }
+  const float *f = sp_world_field_peek(w, field_key(c, a));
+  if (f == NULL) {
+    c->flags[i] |= F_BIND;
+    return 0;
+  }
+  /* one way byte per cell walked (the field's precomputed descent) */
+  const uint8_t *way = sp_world_field_ways(w, f);
+  int x = a->x, y = a->y;
+  size_t cur = sp_grid_field_index(g, x, y);
+  for (; t >= 1.0f; t -= 1.0f) {
+    unsigned d = way[cur];
+    if (d == FIELD_NO_WAY) { /* no way down: the serial pass judges */
+      a->x = (uint16_t)x, a->y = (uint16_t)y;
+      c->time[i] = t;
       c->flags[i] |= F_BIND;
       return 0;
     }
-  }
-  while (c->time[i] >= 1.0f) {
-    if (g != NULL) {
-      size_t cur = sp_grid_field_index(g, a->x, a->y);
-      float best = f[cur];
-      int bd = -1;
-      for (int dir = 0; dir < 8; dir++) {
-        if (!sp_grid_field_step(g, 0, cur, dir)) continue;
-        size_t nb = (size_t)((ptrdiff_t)cur + sp_grid_field_offset(g, dir));
-        if (f[nb] < best) best = f[nb], bd = dir;
-      }
-      if (bd < 0) { /* no way down: the serial pass judges reachability */
-        c->flags[i] |= F_BIND;
-        return 0;
-      }
-      static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-      static const int dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
-      a->x = (uint16_t)(a->x + dx[bd]);
-      a->y = (uint16_t)(a->y + dy[bd]);
-    } else {
-      a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
-      a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
-    }
-    c->time[i] -= 1.0f;
-    if (a->x == a->tx && a->y == a->ty) {
+    cur = (size_t)((ptrdiff_t)cur + w->way_offset[d]);
+    x += dx[d], y += dy[d];
+    if (x == a->tx && y == a->ty) {
+      a->x = (uint16_t)x, a->y = (uint16_t)y;
       c->time[i] = 0.0f;
       return 1;
     }
   }
+  a->x = (uint16_t)x, a->y = (uint16_t)y;
+  c->time[i] = t;
   return 0;
 }
 
@@ -671,9 +678,9 @@ static uint32_t pick_place(const SpCrowd *c, const Agent *a,
   if (b->bind == SP_BIND_SCRIPT) p = a->target;
   if (b->bind == SP_BIND_KIND) {
     int best = INT32_MAX;
-    for (size_t k = 0; k < w->place_count; k++) {
+    for (uint32_t k = sp_world_first_of_kind(w, b->kind); k != SP_NO_PLACE;
+         k = w->places[k].next_of_kind) {
       const Place *pl = &w->places[k];
-      if (pl->kind != b->kind) continue;
       if (pl->capacity > 0) *limited = 1;
       if (cooling(c, a, (uint32_t)k)) { *saw_cool = 1; continue; }
       if (full(pl)) { *saw_full = 1; continue; }

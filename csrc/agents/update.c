@@ -170,14 +170,8 @@ static int frame_append(SpCrowd *c, const SpAgentEvent *e, size_t n) {
   return 1;
 }
 
-/* Runs a pass on the workers and merges its events in chunk order. */
-static void run_pass(SpCrowd *c, int pass) {
-  c->pass = pass;
-  atomic_store(&c->next_chunk, 0);
-  if (c->pool != NULL && c->workers > 1)
-    sp_thread_pool_run(c->pool, c->workers, pass_job, c);
-  else
-    pass_job(c, 0);
+/* Merges the events of the pass just run in chunk order (serial). */
+static void pass_merge(SpCrowd *c) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   for (size_t t = 0; t < chunks; t++) {
     ChunkRec *r = &c->chunks[t];
@@ -188,70 +182,194 @@ static void run_pass(SpCrowd *c, int pass) {
   for (int k = 0; k < c->workers; k++) c->cw[k].ev_count = 0;
 }
 
+/* Chunks the pass will visit: every chunk, or for PASS_TAKE those with
+ * agents waiting for a plan. */
+static size_t pass_chunks(const SpCrowd *c, int pass) {
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  if (pass != PASS_TAKE) return chunks;
+  size_t busy = 0;
+  for (size_t t = 0; t < chunks; t++) busy += c->chunks[t].flagged > 0;
+  return busy;
+}
+
+/* Several crowds' share of one pass: each worker runs the pass over the
+ * crowds in order, claiming chunks of one until none is left. */
+typedef struct Batch {
+  SpCrowd *const *crowds;
+  size_t count;
+} Batch;
+
+static void batch_job(void *arg, int worker) {
+  const Batch *b = arg;
+  for (size_t k = 0; k < b->count; k++) {
+    SpCrowd *c = b->crowds[k];
+    if (c->in_pass && worker < c->workers) pass_job(c, worker);
+  }
+}
+
+/* Runs a pass over the crowds (all on `pool`, or NULL) with in_pass set,
+ * in one parallel job: one wake and join for all of them, none when a
+ * single chunk has work (the order of events never depends on who runs
+ * a chunk). */
+static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
+                      int pass) {
+  size_t work = 0;
+  int workers = 1;
+  for (size_t k = 0; k < count; k++) {
+    SpCrowd *c = crowds[k];
+    if (!c->in_pass) continue;
+    c->pass = pass;
+    atomic_store(&c->next_chunk, 0);
+    work += pass_chunks(c, pass);
+    if (c->workers > workers) workers = c->workers;
+  }
+  Batch b = {crowds, count};
+  if (pool != NULL && workers > 1 && work > 1)
+    sp_thread_pool_run(pool, workers, batch_job, &b);
+  else
+    batch_job(&b, 0);
+  for (size_t k = 0; k < count; k++)
+    if (crowds[k]->in_pass) pass_merge(crowds[k]);
+}
+
 static size_t flagged_total(const SpCrowd *c) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK, sum = 0;
   for (size_t t = 0; t < chunks; t++) sum += c->chunks[t].flagged;
   return sum;
 }
 
-SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
-  sp_error_clear(err);
-  double t0 = now_ms();
+/* Plans the agents waiting for a plan; few are planned on the calling
+ * thread (waking the workers would cost more than the plans). */
+static SpStatus plan_waiting(SpCrowd *c, size_t waiting, SpError *err) {
+  double tp = now_ms();
+  SpPlanOptions po = {c->workers, 0, 0, c->pool};
+  if (c->pool == NULL || waiting < SP_CROWD_PLAN_PARALLEL_MIN) po.threads = 1;
+  SpStatus st = sp_population_plan(c->pop, &po, NULL, err);
+  c->ms_planning += now_ms() - tp;
+  return st;
+}
+
+/* Sets up a crowd's frame; 0 when the frame buffer cannot hold one event
+ * per agent (nothing changed). */
+static int frame_begin(SpCrowd *c, float dt) {
   atomic_store(&c->lost, 0);
   c->ev_count = 0;
   /* room for one event per agent before anything changes: a frame of a
    * warm crowd rarely needs more, so growing mid-frame (which may fail
    * and lose events) is rare */
-  if (c->ev_cap < c->n && !reserve_events(c, c->n))
-    return sp_error_memory(err);
+  if (c->ev_cap < c->n && !reserve_events(c, c->n)) return 0;
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
   sp_world_check_grid(c->world);
-  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
-  SpStatus st = SP_OK;
+  return 1;
+}
 
-  /* goals, then planning rounds: each round plans every agent waiting
-   * for a plan; agents whose goal has none move to the next goal */
-  run_pass(c, PASS_CHOOSE);
-  for (int round = 0; round <= c->goal_count && flagged_total(c) > 0; round++) {
-    double tp = now_ms();
-    SpPlanOptions po = {c->workers, 0, 0, c->pool};
-    if (c->pool == NULL) po.threads = 1;
-    st = sp_population_plan(c->pop, &po, NULL, err);
-    c->ms_planning += now_ms() - tp;
-    if (st != SP_OK) return st; /* setting up workers: nothing changed */
-    run_pass(c, PASS_TAKE);
-  }
-
-  run_pass(c, PASS_ADVANCE);
-
-  /* reservations and fields, in agent order */
+/* Reservations and fields, in agent order (serial); binding touches only
+ * the agent bound, so a chunk's agents to bind are listed first and their
+ * records fetched ahead. */
+static void bind_pass(SpCrowd *c) {
   double tb = now_ms();
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   Sink serial = {c, -1};
+  uint32_t due[SP_CROWD_CHUNK];
   for (size_t t = 0; t < chunks; t++) {
     if (c->chunks[t].flagged == 0) continue;
     size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
     if (hi > c->n) hi = c->n;
-    for (size_t i = lo; i < hi; i++) {
-      if (!(c->flags[i] & F_BIND)) continue;
+    size_t nd = with_flag(c->flags, lo, hi, F_BIND, due);
+    for (size_t k = 0; k < nd; k++) {
+      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       size_t before = c->ev_count;
-      sp_agent_bind(c, serial, i);
+      sp_agent_bind(c, serial, due[k]);
       count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
   }
   c->ms_binding = now_ms() - tb;
-  c->ms_update = now_ms() - t0;
+}
+
+/* Events lost this frame (memory), added to the crowd's total. */
+static size_t frame_lost(SpCrowd *c) {
   size_t lost = atomic_load(&c->lost);
-  if (lost > 0) {
-    c->events_lost += lost;
-    return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
-                        "crowd: out of memory for events: %zu of this "
-                        "frame's events were lost (the agents moved on)",
-                        lost);
+  c->events_lost += lost;
+  return lost;
+}
+
+static SpStatus lost_error(size_t lost, SpError *err) {
+  return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
+                      "crowd: out of memory for events: %zu of this "
+                      "frame's events were lost (the agents moved on)",
+                      lost);
+}
+
+SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
+  return sp_crowds_update(&c, 1, dt, err);
+}
+
+/* Checks a list of crowds for sp_crowds_update. */
+static SpStatus check_crowds(SpCrowd *const *crowds, size_t count,
+                             SpError *err) {
+  for (size_t k = 0; k < count; k++) {
+    if (crowds[k]->pool != crowds[0]->pool)
+      return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                          "crowds: crowd %zu does not run on the first "
+                          "crowd's thread pool", k + 1);
+    for (size_t j = 0; j < k; j++)
+      if (crowds[j] == crowds[k])
+        return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                            "crowds: crowd %zu is listed twice (also %zu)",
+                            k + 1, j + 1);
   }
   return SP_OK;
+}
+
+SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
+                          SpError *err) {
+  sp_error_clear(err);
+  if (count == 0) return SP_OK;
+  double t0 = now_ms();
+  SpStatus st = check_crowds(crowds, count, err);
+  if (st != SP_OK) return st;
+  SpThreadPool *pool = crowds[0]->pool;
+  for (size_t k = 0; k < count; k++) {
+    SpCrowd *c = crowds[k];
+    if (c->ev_cap < c->n && !reserve_events(c, c->n))
+      return sp_error_memory(err);
+  }
+  for (size_t k = 0; k < count; k++) {
+    frame_begin(crowds[k], dt);
+    crowds[k]->in_pass = 1;
+  }
+
+  /* goals, then planning rounds: each round plans every agent waiting
+   * for a plan; agents whose goal has none move to the next goal */
+  run_batch(crowds, count, pool, PASS_CHOOSE);
+  for (int round = 0;; round++) {
+    int any = 0;
+    for (size_t k = 0; k < count; k++) {
+      SpCrowd *c = crowds[k];
+      size_t waiting = round <= c->goal_count ? flagged_total(c) : 0;
+      c->in_pass = waiting > 0;
+      if (waiting == 0) continue;
+      any = 1;
+      st = plan_waiting(c, waiting, err);
+      if (st != SP_OK) return st; /* setting up workers: nothing changed */
+    }
+    if (!any) break;
+    run_batch(crowds, count, pool, PASS_TAKE);
+  }
+
+  for (size_t k = 0; k < count; k++) crowds[k]->in_pass = 1;
+  run_batch(crowds, count, pool, PASS_ADVANCE);
+  size_t lost = 0;
+  for (size_t k = 0; k < count; k++) {
+    bind_pass(crowds[k]);
+    lost += frame_lost(crowds[k]);
+  }
+  double ms = now_ms() - t0;
+  for (size_t k = 0; k < count; k++) crowds[k]->ms_update = ms;
+  return lost > 0 ? lost_error(lost, err) : SP_OK;
 }
 
 size_t sp_crowd_event_count(const SpCrowd *c) { return c->ev_count; }

@@ -45,7 +45,9 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
   w->field_budget = SP_WORLD_FIELD_BUDGET;
   if (grid != NULL) {
     w->grid_version = sp_grid_version(grid);
-    w->field_size = sp_grid_field_cells(grid) * sizeof(float);
+    w->field_cells = sp_grid_field_cells(grid);
+    w->field_size = w->field_cells * (sizeof(float) + 1);
+    for (int d = 0; d < 8; d++) w->way_offset[d] = sp_grid_field_offset(grid, d);
     w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
     w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
     if (w->scratch == NULL) {
@@ -71,6 +73,8 @@ void sp_world_free(SpWorld *w) {
   }
   if (w->places != NULL)
     sp_mem_free(w->alloc, w->places, w->place_cap * sizeof(Place));
+  if (w->chains != NULL)
+    sp_mem_free(w->alloc, w->chains, w->chain_cap * sizeof(KindChain));
   if (w->scratch != NULL) sp_mem_free(w->alloc, w->scratch, w->scratch_bytes);
   sp_mem_free(w->alloc, w, sizeof *w);
 }
@@ -151,12 +155,28 @@ SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
   if (!grow(w->alloc, &arr, &w->place_cap, w->place_count + 1, sizeof(Place)))
     return sp_error_memory(err);
   w->places = arr;
-  Place *p = &w->places[w->place_count];
+  size_t chains = w->chain_cap;
+  arr = w->chains;
+  if (!grow(w->alloc, &arr, &w->chain_cap, (size_t)kind + 1, sizeof(KindChain)))
+    return sp_error_memory(err);
+  w->chains = arr;
+  for (size_t k = chains; k < w->chain_cap; k++)
+    w->chains[k].first = w->chains[k].last = SP_NO_PLACE;
+  uint32_t pid = (uint32_t)w->place_count;
+  Place *p = &w->places[pid];
   p->kind = kind;
   p->x = x;
   p->y = y;
   p->capacity = capacity;
   atomic_init(&p->reserved, 0);
+  p->next_of_kind = SP_NO_PLACE;
+  p->field_slot = 0;
+  KindChain *ch = &w->chains[kind];
+  if (ch->last == SP_NO_PLACE)
+    ch->first = pid;
+  else
+    w->places[ch->last].next_of_kind = pid;
+  ch->last = pid;
   if (id != NULL) *id = (uint32_t)w->place_count;
   w->place_count++;
   return SP_OK;
@@ -193,17 +213,34 @@ void sp_world_stats(const SpWorld *w, SpWorldStats *out) {
 /* Distance fields                                                    */
 /* ------------------------------------------------------------------ */
 
-const float *sp_world_field_peek(const SpWorld *w, uint32_t key) {
+/* The slot holding the field to `key`, or NULL: a place's field through
+ * the place, a cell's by search (few). */
+static Field *find_field(const SpWorld *w, uint32_t key) {
+  if (key < w->place_count) {
+    uint32_t s = w->places[key].field_slot;
+    return s > 0 ? &w->fields[s - 1] : NULL;
+  }
   for (size_t k = 0; k < w->field_count; k++)
-    if (w->fields[k].key == key) return w->fields[k].dist;
+    if (w->fields[k].key == key) return &w->fields[k];
   return NULL;
+}
+
+/* Empties a slot: its key, and its place's link to it. */
+static void forget_field(SpWorld *w, Field *slot) {
+  if (slot->key < w->place_count) w->places[slot->key].field_slot = 0;
+  slot->key = UINT32_MAX;
+}
+
+const float *sp_world_field_peek(const SpWorld *w, uint32_t key) {
+  const Field *f = find_field(w, key);
+  return f != NULL ? f->dist : NULL;
 }
 
 void sp_world_check_grid(SpWorld *w) {
   if (w->grid == NULL || sp_grid_version(w->grid) == w->grid_version) return;
   w->grid_version = sp_grid_version(w->grid);
   /* keep the buffers, forget the keys: they are refilled on demand */
-  for (size_t k = 0; k < w->field_count; k++) w->fields[k].key = UINT32_MAX;
+  for (size_t k = 0; k < w->field_count; k++) forget_field(w, &w->fields[k]);
 }
 
 static double ms_since(const struct timespec *t0) {
@@ -213,16 +250,38 @@ static double ms_since(const struct timespec *t0) {
          (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* Each open cell's way down the field: the first direction whose
+ * neighbour (reachable without cutting a corner) is strictly nearer than
+ * the best so far, as a walker comparing the neighbours would choose. */
+static void fill_ways(const SpWorld *w, float *dist) {
+  const SpGrid *g = w->grid;
+  uint8_t *way = (uint8_t *)(dist + w->field_cells);
+  memset(way, FIELD_NO_WAY, w->field_cells);
+  int width = sp_grid_width(g), height = sp_grid_height(g);
+  for (int y = 0; y < height; y++) {
+    for (int x = 0; x < width; x++) {
+      size_t cur = sp_grid_field_index(g, x, y);
+      float best = dist[cur];
+      uint8_t bd = FIELD_NO_WAY;
+      for (int d = 0; d < 8; d++) {
+        if (!sp_grid_field_step(g, 0, cur, d)) continue;
+        float nd = dist[(size_t)((ptrdiff_t)cur + w->way_offset[d])];
+        if (nd < best) best = nd, bd = (uint8_t)d;
+      }
+      way[cur] = bd;
+    }
+  }
+}
+
 /* Finds or computes the field. A new field takes a free buffer (one whose
  * key was dropped), a new buffer while the budget allows, or the least
  * recently used buffer. */
 const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   w->clock++;
-  for (size_t k = 0; k < w->field_count; k++) {
-    if (w->fields[k].key == key) {
-      w->fields[k].used = w->clock;
-      return w->fields[k].dist;
-    }
+  Field *found = find_field(w, key);
+  if (found != NULL) {
+    found->used = w->clock;
+    return found->dist;
   }
   if (w->grid == NULL) return NULL;
   Field *slot = NULL;
@@ -237,6 +296,8 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
       if (dist != NULL) {
         slot = &w->fields[w->field_count++];
         slot->dist = dist;
+        slot->key = UINT32_MAX;
+        slot->used = 0;
         w->field_bytes += w->field_size;
       }
     }
@@ -248,6 +309,7 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
       if (w->fields[k].used < slot->used) slot = &w->fields[k];
     w->evicted++;
   }
+  forget_field(w, slot);
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   SpGridPoint t = {x, y};
@@ -255,12 +317,12 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   SpStatus st = sp_grid_distance_field(w->grid, t, NULL, slot->dist,
                                        w->scratch, &gerr);
   w->ms_fields += ms_since(&t0);
-  if (st != SP_OK) {
-    slot->key = UINT32_MAX;
-    return NULL;
-  }
+  if (st != SP_OK) return NULL;
+  fill_ways(w, slot->dist);
   w->computed++;
   slot->key = key;
+  if (key < w->place_count)
+    w->places[key].field_slot = (uint32_t)(slot - w->fields) + 1;
   slot->used = w->clock;
   return slot->dist;
 }

@@ -195,6 +195,7 @@ void open_population(lua_State *L);
  * last crowd frees it (crowds must be freed before their world). */
 typedef struct LWorld {
   SpWorld *w;
+  SpThreadPool *pool; /* saspu.world{threads = n}: shared by its crowds */
   int closed;
   int users; /* open crowds */
 } LWorld;
@@ -207,9 +208,12 @@ typedef struct LCrowd {
   const SpDomain *domain;
   int nvars, nactions;
   uint16_t *plan; /* nactions entries (at least 1), after the struct */
+  int on_world_pool; /* runs on its world's pool (options without threads) */
 } LCrowd;
 
 LWorld *check_world(lua_State *L, int idx);
+/* The open crowd at idx (its world's grid open too), or raises. */
+LCrowd *check_crowd(lua_State *L, int idx);
 void world_release(LWorld *w);
 void open_world(lua_State *L);
 void open_world_save(lua_State *L);

@@ -23,7 +23,7 @@ static LCrowd *to_crowd(lua_State *L, int idx)
 }
 
 /* The open crowd at `idx` whose world (and its grid) is still open. */
-static LCrowd *check_crowd(lua_State *L, int idx)
+LCrowd *check_crowd(lua_State *L, int idx)
 {
   LCrowd *c = to_crowd(L, idx);
   if (!c->c)
@@ -116,8 +116,8 @@ static double opt_number_field(lua_State *L, int t, const char *k, double dflt, 
 }
 
 /* saspu.core.crowd(world, dom [, opts]) -> saspu.Crowd. opts: capacity
- * (default 1024), threads (0: every core; default 1), seed, speed,
- * cooldown, retry, cache_capacity. */
+ * (default 1024), threads (0: every core; default: the world's pool when
+ * it has one, else 1), seed, speed, cooldown, retry, cache_capacity. */
 static int l_crowd(lua_State *L)
 {
   LWorld *w = check_world(L, 1);
@@ -128,9 +128,12 @@ static int l_crowd(lua_State *L)
   memset(&o, 0, sizeof o);
   o.capacity = 1024;
   o.threads = 1;
+  int own_threads = 0;
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
     o.capacity = (size_t)opt_number_field(L, 3, "capacity", 1024, 1);
+    own_threads = lua_getfield(L, 3, "threads") != LUA_TNIL;
+    lua_pop(L, 1);
     o.threads = (int)opt_number_field(L, 3, "threads", 1, 0);
     o.seed = (uint64_t)opt_number_field(L, 3, "seed", 0, 0);
     o.speed = (float)opt_number_field(L, 3, "speed", 0, 0);
@@ -160,10 +163,15 @@ static int l_crowd(lua_State *L)
   if (!w->w || w->closed)
     closed_during_call(L, WORLD_MT);
   check_world(L, 1); /* and its grid */
+  if (!own_threads && w->pool) {
+    o.pool = w->pool;
+    o.threads = sp_thread_pool_size(w->pool);
+  }
   if (sp_crowd_new(w->w, d->domain, &o, core_allocator(L), &sc, &err) != SP_OK)
     return crowd_error(L, "new", &err); /* nothing was allocated */
   c->c = sc;
   c->world = w;
+  c->on_world_pool = o.pool != NULL;
   w->users++;
   c->owner = d;
   d->users++;
@@ -607,14 +615,19 @@ static int l_crowd_why(lua_State *L)
   return 1;
 }
 
-/* c:stats([out]) -> { agents, idle, walking, acting, ... (one per
- * phase), plans, replans, no_plans, events, steps_finished, events_lost, ms_update,
- * ms_planning, ms_binding, bytes_per_agent, bytes_total }. */
+/* c:stats([out [, counters]]) -> { agents, idle, walking, acting, ...
+ * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, ms_update,
+ * ms_planning, ms_binding, bytes_per_agent, bytes_total }. With counters
+ * true, O(1): no phases and no bytes (left as they were in out). */
 static int l_crowd_stats(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
   SpCrowdStats s;
-  sp_crowd_stats(c->c, &s);
+  int counters = lua_toboolean(L, 3);
+  if (counters)
+    sp_crowd_counters(c->c, &s);
+  else
+    sp_crowd_stats(c->c, &s);
   if (lua_istable(L, 2))
     lua_settop(L, 2);
   else {
@@ -622,7 +635,7 @@ static int l_crowd_stats(lua_State *L)
     lua_createtable(L, 0, 20);
   }
   set_int_field(L, 2, "agents", s.agents);
-  for (int p = SP_PHASE_IDLE; p < SP_PHASE_COUNT; p++)
+  for (int p = SP_PHASE_IDLE; p < SP_PHASE_COUNT && !counters; p++)
     set_int_field(L, 2, sp_phase_name((SpPhase)p), s.phase[p]);
   set_int_field(L, 2, "plans", (size_t)s.plans);
   set_int_field(L, 2, "replans", (size_t)s.replans);
@@ -636,8 +649,10 @@ static int l_crowd_stats(lua_State *L)
   lua_setfield(L, 2, "ms_planning");
   lua_pushnumber(L, s.ms_binding);
   lua_setfield(L, 2, "ms_binding");
-  set_int_field(L, 2, "bytes_per_agent", s.bytes_per_agent);
-  set_int_field(L, 2, "bytes_total", s.bytes_total);
+  if (!counters) {
+    set_int_field(L, 2, "bytes_per_agent", s.bytes_per_agent);
+    set_int_field(L, 2, "bytes_total", s.bytes_total);
+  }
   return 1;
 }
 

@@ -6,7 +6,8 @@
 /* The user values of a saspu.World. */
 enum {
   UV_WORLD_GRID = 1, /* the saspu.Grid (or false): keeps it alive */
-  UV_WORLD_COUNT = UV_WORLD_GRID
+  UV_WORLD_BATCH,    /* update_crowds' list of SpCrowd pointers (or nil) */
+  UV_WORLD_COUNT = UV_WORLD_BATCH
 };
 
 /* The saspu.World at `idx`, open or closed. */
@@ -38,11 +39,29 @@ static int world_error(lua_State *L, const char *fname, const SpError *err)
   return luaL_error(L, "saspu.World:%s: %s", fname, err->message);
 }
 
-/* saspu.core.world([grid]) -> saspu.World. */
+/* Frees the C world and its pool (no crowd uses them any more). */
+static void world_free(LWorld *w)
+{
+  sp_world_free(w->w);
+  w->w = NULL;
+  sp_thread_pool_free(w->pool);
+  w->pool = NULL;
+}
+
+/* saspu.core.world([grid [, threads]]) -> saspu.World. With threads (0:
+ * every core) the world owns a pool of that many workers, which its
+ * crowds share unless their options name threads. */
 static int l_world(lua_State *L)
 {
   SpGrid *grid = NULL;
   SpError err;
+  lua_Integer threads = -1;
+  if (!lua_isnoneornil(L, 2)) {
+    threads = luaL_checkinteger(L, 2);
+    if (threads < 0 || threads > SP_THREAD_POOL_MAX)
+      luaL_argerror(L, 2, lua_pushfstring(L, "threads must be 0 (every core) to %d",
+                                          SP_THREAD_POOL_MAX));
+  }
   if (!lua_isnoneornil(L, 1)) {
     grid = grid_of(L, 1);
     luaL_argcheck(L, grid != NULL, 1, "saspu.Grid is closed");
@@ -64,16 +83,19 @@ static int l_world(lua_State *L)
   if (sp_world_new(grid, core_allocator(L), &sw, &err) != SP_OK)
     return world_error(L, "new", &err);
   w->w = sw;
+  if (threads >= 0 &&
+      sp_thread_pool_new((int)threads, core_allocator(L), &w->pool, &err) != SP_OK) {
+    world_free(w);
+    return world_error(L, "new", &err);
+  }
   return 1;
 }
 
 /* A crowd lets go of its world: the last one frees a closed world. */
 void world_release(LWorld *w)
 {
-  if (--w->users == 0 && w->closed) {
-    sp_world_free(w->w);
-    w->w = NULL;
-  }
+  if (--w->users == 0 && w->closed)
+    world_free(w);
 }
 
 /* __gc, __close and w:close(): frees the world now, or once its last
@@ -83,10 +105,8 @@ static int l_world_close(lua_State *L)
   LWorld *w = to_world(L, 1);
   if (w->w && !w->closed) {
     w->closed = 1;
-    if (w->users == 0) {
-      sp_world_free(w->w);
-      w->w = NULL;
-    }
+    if (w->users == 0)
+      world_free(w);
   }
   return 0;
 }
@@ -206,6 +226,69 @@ static int l_world_stats(lua_State *L)
   return 1;
 }
 
+/* w:threads() -> the workers of the world's pool, or nil without one. */
+static int l_world_threads(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  if (w->pool)
+    lua_pushinteger(L, sp_thread_pool_size(w->pool));
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
+/* Room for n crowd pointers in the world's batch buffer (a Lua point:
+ * may allocate; grows only, so warm frames allocate nothing). */
+static SpCrowd **batch_buffer(lua_State *L, size_t n)
+{
+  SpCrowd **buf = NULL;
+  lua_getiuservalue(L, 1, UV_WORLD_BATCH);
+  if (lua_type(L, -1) == LUA_TUSERDATA && lua_rawlen(L, -1) >= n * sizeof *buf)
+    buf = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (buf == NULL) {
+    buf = lua_newuserdatauv(L, (n ? n : 1) * sizeof *buf, 0);
+    lua_setiuservalue(L, 1, UV_WORLD_BATCH);
+  }
+  return buf;
+}
+
+/* w:update_crowds(dt, list): one frame of the open crowds in `list` (an
+ * array of this world's crowds): those on the world's pool together in
+ * one sp_crowds_update (each pass of all of them runs as one parallel
+ * job), then the others one by one, in list order. */
+static int l_world_update_crowds(lua_State *L)
+{
+  check_world(L, 1);
+  double dt = luaL_checknumber(L, 2);
+  luaL_argcheck(L, dt >= 0, 2, "dt must be 0 or more");
+  luaL_checktype(L, 3, LUA_TTABLE);
+  size_t n = (size_t)lua_rawlen(L, 3);
+  SpCrowd **batch = batch_buffer(L, n);
+  LWorld *w = check_world(L, 1); /* again: the buffer was a Lua point */
+  size_t nb = 0;
+  SpError err;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t k = 1; k <= n; k++) {
+      lua_rawgeti(L, 3, (lua_Integer)k);
+      LCrowd *c = luaL_testudata(L, -1, CROWD_MT);
+      if (!c || !c->c || c->world != w)
+        return luaL_error(L, "saspu.World:update_crowds: list[%d] is not an "
+                          "open crowd of this world", (int)k);
+      check_crowd(L, -1); /* and its world's grid */
+      lua_pop(L, 1);
+      if (pass == 0 && c->on_world_pool)
+        batch[nb++] = c->c;
+      if (pass == 1 && !c->on_world_pool &&
+          sp_crowd_update(c->c, (float)dt, &err) != SP_OK)
+        return world_error(L, "update_crowds", &err);
+    }
+    if (pass == 0 && sp_crowds_update(batch, nb, (float)dt, &err) != SP_OK)
+      return world_error(L, "update_crowds", &err);
+  }
+  return 0;
+}
+
 static const luaL_Reg world_meta[] = {
   { "__gc", l_world_close },
   { "__close", l_world_close },
@@ -221,6 +304,8 @@ static const luaL_Reg world_methods[] = {
   { "grid", l_world_grid },
   { "field_budget", l_world_field_budget },
   { "stats", l_world_stats },
+  { "threads", l_world_threads },
+  { "update_crowds", l_world_update_crowds },
   { "close", l_world_close },
   { NULL, NULL }
 };

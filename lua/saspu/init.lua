@@ -171,18 +171,21 @@
 -- Each grid makes one search workspace on its first search and reuses it.
 --
 -- Agents (lua/saspu/world.lua; README "Agents"): NPCs that carry out their plans, moved in C.
---   saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... } }
---                                -> saspu.World (grid and places optional)
+--   saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... },
+--                 threads = n } -> saspu.World (all optional; threads: one pool of n workers,
+--                                  0: every core, shared by the world's crowds)
 --   world:place(name, x, y [, { capacity =, kind = }]) -> place id   (kind defaults to name)
 --   world:crowd(dom, behaviour [, opts]) -> saspu.Crowd
 --       behaviour: { actions = { name = { duration, at, interruptible, on_start, on_finish,
 --                    on_fail, run } }, goals = { { "goal" | { var = value }, priority =,
 --                    when = { var = value } }, ... } }
---       opts: { capacity = 1024, threads = 1 (0: every core), seed, speed = 4 cells/s,
---               cooldown = 5 s, retry = 1 s, cache_capacity }
+--       opts: { capacity = 1024, threads = 1 (0: every core; default: the world's pool when
+--               saspu.world got threads), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s,
+--               cache_capacity }
 --   world:update(dt), world:events() (a reused event table), world:stats(), world:close()
+--   world:threads() -> the world's pool size or nil; world:update_crowds(dt, list) (C only)
 --   crowd:spawn { start =, state =, x =, y =, home = } -> saspu.Agent; crowd:set_all(var, value);
---   crowd:agent(i), crowd:stats(), crowd:size(), #crowd, crowd:close()
+--   crowd:agent(i), crowd:stats([out [, counters]]), crowd:size(), #crowd, crowd:close()
 --   a:set(var, value), a:get(var), a:state(), a:inspect(), a.data, a:index(), a:crowd()
 --   saspu.wait(seconds) inside a `run` coroutine.
 local core = require "saspu.core"

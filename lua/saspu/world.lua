@@ -577,28 +577,55 @@ local function record_watched(side)
   end
 end
 
+-- Before a hooked crowd's update: texts noted last frame name this update's step_failed
+-- events (ids restart); last frame's failures and Lua-made events are dropped.
+local function before_update(side)
+  side.msgs_old, side.msgs, side.next_msg = side.msgs, side.msgs_old, 0
+  for k in pairs(side.msgs) do side.msgs[k] = nil end
+  if side.any_failed then
+    for k in pairs(side.failed) do side.failed[k] = nil end
+    side.any_failed = false
+  end
+  side.extra, side.extra_next = side.extra_next, side.extra
+  for k = #side.extra_next, 1, -1 do side.extra_next[k] = nil end
+end
+
+local function after_update(side, dt)
+  if side.hooked then run_hooks(side, dt) end
+  if next(side.watch) then record_watched(side) end
+end
+
 -- world:update(dt): every crowd advances by dt seconds in C (creation order), then the
--- hooks of this frame's events run.
+-- hooks of this frame's events run. A world made with `threads` updates its crowds in
+-- C together (world:update_crowds: each pass of all of them is one parallel job), then
+-- runs every crowd's hooks in creation order; a hook's change to another crowd is then
+-- seen at the next frame. Without threads each crowd's hooks run before the next crowd's
+-- update.
 function World:update(dt)
-  local list = world_side(self).crowds
+  local ws = world_side(self)
+  local list = ws.crowds
+  if ws.threads then
+    local open = ws.open
+    for i = #open, 1, -1 do open[i] = nil end
+    for i = 1, #list do
+      local c = list[i]
+      if c:is_open() then
+        local side = crowds[c]
+        if side.hooked then before_update(side) end
+        open[#open + 1] = c
+      end
+    end
+    self:update_crowds(dt, open)
+    for i = 1, #open do after_update(crowds[open[i]], dt) end
+    return
+  end
   for i = 1, #list do
     local c = list[i]
     if c:is_open() then
       local side = crowds[c]
-      if side.hooked then
-        -- texts noted last frame name this update's step_failed events: ids restart
-        side.msgs_old, side.msgs, side.next_msg = side.msgs, side.msgs_old, 0
-        for k in pairs(side.msgs) do side.msgs[k] = nil end
-        if side.any_failed then
-          for k in pairs(side.failed) do side.failed[k] = nil end
-          side.any_failed = false
-        end
-        side.extra, side.extra_next = side.extra_next, side.extra
-        for k = #side.extra_next, 1, -1 do side.extra_next[k] = nil end
-      end
+      if side.hooked then before_update(side) end
       c:update(dt)
-      if side.hooked then run_hooks(side, dt) end
-      if next(side.watch) then record_watched(side) end
+      after_update(side, dt)
     end
   end
 end
@@ -953,15 +980,22 @@ end
 -- saspu.world
 ---------------------------------------------------------------------------------------
 
--- saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... } }
--- -> saspu.World. Every field is optional; a place's kind defaults to its name and its
--- name to "<kind><n>" (well1, well2, ...) when not given.
+-- saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... },
+-- threads = n } -> saspu.World. Every field is optional; a place's kind defaults to its
+-- name and its name to "<kind><n>" (well1, well2, ...) when not given. With threads (0:
+-- every core) the world owns one pool of workers that every crowd of the world uses
+-- unless its options name threads, and world:update runs the crowds' passes together.
 function M.world(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end
-  refuse_unknown(spec, { grid = true, places = true }, "saspu.world")
-  local w = core.world(spec.grid)
-  worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {} }
+  refuse_unknown(spec, { grid = true, places = true, threads = true }, "saspu.world")
+  local threads = spec.threads
+  if threads ~= nil and (not is_integer(threads) or threads < 0) then
+    error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
+  end
+  local w = core.world(spec.grid, threads)
+  worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {}, threads = threads ~= nil,
+                open = {} }
   if spec.places ~= nil then
     if type(spec.places) ~= "table" then error("saspu.world: places: expected an array", 2) end
     local counts = {}

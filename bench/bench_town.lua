@@ -1,0 +1,76 @@
+-- bench/bench_town.lua: the Western town of ./dev demo (seven crowds on the 256x256 map, the demo's own frame): median ms per frame split into planning / walking / Lua, at several sizes, 1 vs 2 threads in one process.
+-- Run: lua5.4 bench/bench_town.lua [sizes] [warm-up frames] [frames]   (from the repo root, with
+-- build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory). sizes is a comma
+-- list (default 10000,100000,1000000). Frames are 30 game seconds from 05:00, as in the demo.
+local build = os.getenv("SASPU_BUILD_DIR") or "build"
+package.cpath = build .. "/?.so;" .. package.cpath
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+local saspu = require "saspu"
+local demo = assert(loadfile("tools/demo.lua"))("--module")
+
+local SIZES = {}
+for n in (arg[1] or "10000,100000,1000000"):gmatch("%d+") do SIZES[#SIZES + 1] = tonumber(n) end
+local WARM = tonumber(arg[2]) or 60
+local FRAMES = tonumber(arg[3]) or 120
+local KEYS = { "ms", "plan", "walk", "lua", "cpu" }
+
+local function median(t)
+  local s = {}
+  for i = 1, #t do s[i] = t[i] end
+  table.sort(s)
+  return s[math.floor((#s + 1) / 2)]
+end
+
+local function machine()
+  local f = io.open("/proc/cpuinfo")
+  local model = f and f:read("*a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
+  if f then f:close() end
+  return string.format("%s, %d online cores", model, saspu.cores())
+end
+
+-- The demo's town for `npcs` NPCs on `threads` threads (no pictures, no output).
+local function town(npcs, threads)
+  return demo.build { npcs = npcs, threads = threads, seed = 1, start = demo.START_HOUR }
+end
+
+print(string.format("machine: %s", machine()))
+print(string.format("town: 7 crowds, 256x256 map, frames of %d game s from %02d:00; %d warm-up "
+  .. "frames, then %d timed (medians; the two towns' frames alternate)", demo.DT, demo.START_HOUR,
+  WARM, FRAMES))
+print(string.format("%9s %7s | %8s %8s %8s %8s | %8s | %s", "NPCs", "threads", "total", "plan",
+                    "walk", "lua", "cpu", "ms per frame (cpu: CPU ms, all threads)"))
+for _, n in ipairs(SIZES) do
+  -- both towns live side by side and alternate frames, so load from other jobs on the
+  -- machine falls on both alike; the ratio is the median of per-frame ratios
+  local towns = { town(n, 1), town(n, 2) }
+  local rec, ratio = { {}, {} }, {}
+  for f = 1, WARM + FRAMES do
+    local r = {}
+    for k = 1, 2 do
+      -- cpu: the process's CPU time in the frame (all threads): the work, whatever
+      -- share of the cores the machine's other jobs leave
+      local c0 = os.clock()
+      r[k] = demo.step(towns[k], f, demo.new_acc())
+      r[k].cpu = (os.clock() - c0) * 1e3
+    end
+    if f > WARM then
+      for k = 1, 2 do
+        for _, key in ipairs(KEYS) do
+          rec[k][key] = rec[k][key] or {}
+          local list = rec[k][key]
+          list[#list + 1] = r[k][key]
+        end
+      end
+      ratio[#ratio + 1] = r[1].ms / math.max(r[2].ms, 1e-6)
+    end
+  end
+  for k = 1, 2 do
+    print(string.format("%9d %7d | %8.2f %8.2f %8.2f %8.2f | %8.2f |", n, k, median(rec[k].ms),
+                        median(rec[k].plan), median(rec[k].walk), median(rec[k].lua),
+                        median(rec[k].cpu)))
+  end
+  print(string.format("%9d  1 vs 2 threads: %.2fx (median of per-frame ratios)", n, median(ratio)))
+  towns = nil -- luacheck: ignore
+  collectgarbage()
+  collectgarbage()
+end

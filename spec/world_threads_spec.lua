@@ -1,0 +1,114 @@
+-- spec/world_threads_spec.lua: saspu.world { threads = n }: one pool for the world's crowds, their passes run together, the same events for any thread count, bad values refused.
+local saspu = require "saspu"
+local support = require "support.agents"
+local compat = require "support.compat"
+
+-- Two crowds of citizens in a world (threads = nil: none), the second with a hook; a
+-- crowd with `own` threads as a third. Returns the world, the crowds and the hook count.
+local function make(threads, own)
+  local dom = support.citizen()
+  local world = saspu.world { grid = saspu.grid(16, 16), threads = threads,
+                              places = { { name = "market", x = 3, y = 3, capacity = 40 },
+                                         { kind = "well", x = 12, y = 12 } } }
+  local hooks = { n = 0 }
+  local beh = {
+    actions = { buy_food = { duration = { 1, 3 }, at = "market" }, work = { duration = { 1, 2 } },
+                have_a_walk = { duration = 1, at = { kind = "well" } } },
+    goals = { { "work", priority = 2 }, { "buy_supplies", priority = 1 } },
+  }
+  local hooked = {
+    actions = { work = { duration = { 1, 2 } },
+                buy_food = { duration = 2, at = "market", on_start = function() hooks.n = hooks.n + 1 end } },
+    goals = { { "work", priority = 1 }, { "have_a_meal", priority = 1 } },
+  }
+  local crowds = { world:crowd(dom, beh, { capacity = 1500, seed = 3 }),
+                   world:crowd(dom, hooked, { capacity = 1200, seed = 4 }) }
+  if own then crowds[3] = world:crowd(dom, beh, { capacity = 1100, seed = 5, threads = own }) end
+  local counts = { 1500, 1200, 1100 } -- two chunks of agents each (SP_CROWD_CHUNK 1024)
+  for k, c in ipairs(crowds) do
+    for i = 1, counts[k] do
+      c:spawn { start = "start_of_day", x = (i * 7) % 16 + 1, y = (i * k) % 16 + 1 }
+    end
+  end
+  return world, crowds, hooks
+end
+
+-- 30 frames: every event as text, crowd by crowd, and the hook calls.
+local function trace(world, crowds, hooks)
+  local out = {}
+  for f = 1, 30 do
+    if f % 10 == 0 then crowds[1]:set_all("working", false) end
+    world:update(0.5)
+    for ev in world:events() do out[#out + 1] = ev.agent:index() .. support.event_text(ev) end
+  end
+  out[#out + 1] = "hooks " .. hooks.n
+  return table.concat(out, " ")
+end
+
+describe("saspu.world { threads = n }", function()
+  it("owns one pool that its crowds use unless they name threads", function()
+    local world = make(2)
+    assert.equal(2, world:threads())
+    assert.is_nil(make(nil):threads())
+    assert.equal(saspu.cores(), make(0):threads())
+  end)
+
+  it("gives the same events for 1, 2 and 4 threads, hooks included", function()
+    local base = trace(make(1))
+    assert.is_true(#base > 100000)
+    assert.is_true(base:find("hooks [1-9]") ~= nil)
+    assert.equal(base, trace(make(2)))
+    assert.equal(base, trace(make(4)))
+  end)
+
+  it("updates crowds on their own pool too, after the shared ones", function()
+    local base = trace(make(1, 1))
+    assert.equal(base, trace(make(2, 2)))
+    -- the third crowd moves like it does alone in a world without a pool
+    local _, crowds = make(2, 2)
+    local world = crowds[1]:world()
+    world:update(0.5)
+    assert.is_true(crowds[3]:stats().plans > 0)
+  end)
+
+  it("refuses bad thread counts and bad lists", function()
+    assert.error_matches(function() saspu.world { threads = -1 } end,
+                         "saspu.world: threads must be an integer >= 0 (0: every core), got -1", 1, true)
+    assert.error_matches(function() saspu.world { threads = 1.5 } end, "threads must be an integer", 1, true)
+    local world, crowds = make(2)
+    local other = make(2)
+    assert.error_matches(function() other:update_crowds(0.5, { crowds[1] }) end,
+                         "list[1] is not an open crowd of this world", 1, true)
+    assert.error_matches(function() world:update_crowds(0.5, { crowds[1], "x" }) end,
+                         "list[2] is not an open crowd of this world", 1, true)
+    assert.error_matches(function() world:update_crowds(0.5, { crowds[1], crowds[1] }) end,
+                         "crowd 2 is listed twice (also 1)", 1, true)
+    crowds[2]:close()
+    assert.error_matches(function() world:update_crowds(0.5, { crowds[2] }) end,
+                         "list[1] is not an open crowd of this world", 1, true)
+    world:update(0.5) -- closed crowds are left out
+  end)
+
+  it("reads a crowd's counters without counting phases", function()
+    local world, crowds = make(2)
+    for _ = 1, 5 do world:update(0.5) end
+    local full, quick = crowds[1]:stats(), crowds[1]:stats({}, true)
+    for _, k in ipairs { "agents", "plans", "replans", "no_plans", "events", "steps_finished",
+                         "events_lost", "ms_update", "ms_planning", "ms_binding" } do
+      assert.equal(full[k], quick[k], k)
+    end
+    assert.is_true(full.plans > 0)
+    assert.is_nil(quick.walking)
+    assert.is_nil(quick.bytes_per_agent)
+  end)
+
+  it("allocates nothing in Lua per frame after warm-up", function()
+    local world, crowds = make(2)
+    crowds[2]:close()
+    for _ = 1, 30 do world:update(0.5) end
+    local grew = compat.heap_growth_kib(function()
+      for _ = 1, 60 do world:update(0.5) end
+    end)
+    assert.is_true(grew < 1, "grew by " .. grew .. " KiB")
+  end)
+end)

@@ -1,0 +1,221 @@
+/* test_agents_batch.c: several crowds updated together on one pool (sp_crowds_update): events independent of the thread count, equal to one-by-one updates where crowds do not meet, bad lists refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent_trace.h"
+#include "random_domain.h"
+#include "saspu_agents.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+#define CROWDS 3
+#define FRAMES 25
+
+/* Three crowds of random domains in one world. With `grid`, a 24x24 map
+ * with walls and two small places of one kind that every crowd's
+ * actions may bind (crowds then meet: capacities, fields). */
+typedef struct Town {
+  RandomDomain rd[CROWDS];
+  SpDomain *d[CROWDS];
+  SpCrowd *c[CROWDS];
+  SpGrid *grid;
+  SpWorld *w;
+  SpThreadPool *pool;
+  int ok;
+} Town;
+
+static void town_open(Town *t, uint64_t seed, int threads, int grid) {
+  memset(t, 0, sizeof *t);
+  if (grid) {
+    assert_int_equal(sp_grid_new(24, 24, 1.0, plain, &t->grid, NULL), SP_OK);
+    for (int y = 2; y < 20; y++) sp_grid_set_blocked(t->grid, 12, y, 1, NULL);
+  }
+  assert_int_equal(sp_world_new(t->grid, plain, &t->w, NULL), SP_OK);
+  int kind = 0;
+  if (grid) {
+    sp_world_kind(t->w, "well", &kind, NULL);
+    sp_world_add_place(t->w, kind, 3, 3, 2, NULL, NULL);
+    sp_world_add_place(t->w, kind, 20, 20, 3, NULL, NULL);
+  }
+  if (threads > 0)
+    assert_int_equal(sp_thread_pool_new(threads, plain, &t->pool, NULL), SP_OK);
+  RdRng rng;
+  rd_seed(&rng, seed * 13 + 5);
+  t->ok = 1;
+  for (int k = 0; k < CROWDS; k++) {
+    random_domain_generate(&t->rd[k], seed * 3 + (uint64_t)k, RD_FLAVOR_ANY);
+    SpCompileOptions co = {1};
+    if (sp_domain_compile(&t->rd[k].spec, &co, plain, &t->d[k], NULL) != SP_OK) {
+      t->ok = 0;
+      return;
+    }
+    SpCrowdOptions o;
+    memset(&o, 0, sizeof o);
+    o.capacity = 1500;
+    o.threads = threads > 0 ? threads : 1;
+    o.pool = t->pool;
+    o.seed = seed + (uint64_t)k;
+    assert_int_equal(sp_crowd_new(t->w, t->d[k], &o, plain, &t->c[k], NULL), SP_OK);
+    int m = sp_domain_variable_count(t->d[k]);
+    for (int g = 0; g < 2; g++) {
+      SpValue cond[RD_MAX_VARIABLES];
+      for (int v = 0; v < m; v++)
+        cond[v] = rd_chance(&rng, 50) ? SP_ANY
+                                      : (SpValue)rd_below(&rng, sp_variable_value_count(t->d[k], v));
+      sp_crowd_add_goal(t->c[k], cond, g, NULL, NULL, NULL);
+    }
+    for (int a = 0; a < sp_domain_action_count(t->d[k]); a++) {
+      SpActionBehaviour b;
+      memset(&b, 0, sizeof b);
+      b.place = SP_NO_PLACE;
+      b.min_duration = (float)rd_below(&rng, 3) * 0.1f;
+      b.max_duration = b.min_duration + 0.2f;
+      b.interruptible = rd_chance(&rng, 30);
+      if (grid && rd_chance(&rng, 40)) b.bind = SP_BIND_KIND, b.kind = kind;
+      sp_crowd_set_action(t->c[k], a, &b, NULL);
+    }
+    for (size_t i = 0; i < 1500 - 500 * (size_t)k; i++) {
+      SpValue s[RD_MAX_VARIABLES];
+      for (int v = 0; v < m; v++)
+        s[v] = (SpValue)rd_below(&rng, sp_variable_value_count(t->d[k], v));
+      int x = grid ? rd_below(&rng, 10) : 0, y = grid ? rd_below(&rng, 24) : 0;
+      assert_int_equal(sp_crowd_spawn(t->c[k], s, x, y, SP_NO_PLACE, NULL, NULL), SP_OK);
+    }
+  }
+}
+
+static void town_close(Town *t) {
+  for (int k = 0; k < CROWDS; k++) {
+    sp_crowd_free(t->c[k]);
+    sp_domain_free(t->d[k]);
+  }
+  sp_world_free(t->w);
+  sp_thread_pool_free(t->pool);
+  sp_grid_free(t->grid);
+}
+
+/* A few world changes per frame, the same for every run of a seed. */
+static void disturb(Town *t, RdRng *rng) {
+  for (int k = 0; k < CROWDS; k++) {
+    size_t n = sp_crowd_size(t->c[k]);
+    int m = sp_domain_variable_count(t->d[k]);
+    for (int j = 0; j < 20; j++) {
+      size_t i = (size_t)rd_below(rng, (int)n);
+      int v = rd_below(rng, m);
+      sp_crowd_set_var(t->c[k], i, v, rd_below(rng, sp_variable_value_count(t->d[k], v)), NULL);
+    }
+  }
+}
+
+/* The events of every frame, crowd after crowd, copied; `together`
+ * updates the crowds with sp_crowds_update, else one by one. */
+static SpAgentEvent *run(uint64_t seed, int threads, int grid, int together,
+                         size_t *count) {
+  Town t;
+  town_open(&t, seed, threads, grid);
+  SpAgentEvent *all = NULL;
+  *count = 0;
+  RdRng rng;
+  rd_seed(&rng, seed);
+  for (int f = 0; t.ok && f < FRAMES; f++) {
+    if (together) {
+      assert_int_equal(sp_crowds_update(t.c, CROWDS, 0.25f, NULL), SP_OK);
+    } else {
+      for (int k = 0; k < CROWDS; k++)
+        assert_int_equal(sp_crowd_update(t.c[k], 0.25f, NULL), SP_OK);
+    }
+    for (int k = 0; k < CROWDS; k++) {
+      size_t n = sp_crowd_event_count(t.c[k]);
+      all = realloc(all, (*count + n + 1) * sizeof *all);
+      memcpy(all + *count, sp_crowd_events(t.c[k]), n * sizeof *all);
+      *count += n;
+    }
+    disturb(&t, &rng);
+  }
+  int ok = t.ok;
+  town_close(&t);
+  if (!ok) {
+    free(all);
+    return NULL;
+  }
+  return all;
+}
+
+static SpAgentEvent *record_grid(uint64_t seed, int threads, size_t *count) {
+  return run(seed, threads, 1, 1, count);
+}
+
+static SpAgentEvent *record_plain(uint64_t seed, int threads, size_t *count) {
+  return run(seed, threads, 0, 1, count);
+}
+
+/* Crowds that meet at small places on a map with walls, and crowds with
+ * no places: the same events for 1, 2 and 4 workers. */
+static void test_same_events_any_threads(void **state) {
+  (void)state;
+  assert_true(agent_same_events_any_threads(record_grid, 1, 4, 2000));
+  assert_true(agent_same_events_any_threads(record_plain, 1, 4, 2000));
+}
+
+/* Without places to share, updating together changes nothing: the events
+ * are those of one-by-one updates (each crowd on its own). */
+static void test_together_equals_one_by_one(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    size_t n1 = 0, n2 = 0;
+    SpAgentEvent *a = run(seed, 2, 0, 1, &n1);
+    SpAgentEvent *b = run(seed, 2, 0, 0, &n2);
+    if (a != NULL) {
+      assert_non_null(b);
+      assert_true(n1 > 2000);
+      assert_int_equal(n1, n2);
+      assert_memory_equal(a, b, n1 * sizeof *a);
+    }
+    free(a);
+    free(b);
+  }
+}
+
+/* A crowd on another pool, or listed twice: SP_ERR_INVALID, and no crowd
+ * moved (the next frame is the first). */
+static void test_bad_lists(void **state) {
+  (void)state;
+  Town t, u;
+  town_open(&t, 2, 2, 0);
+  town_open(&u, 2, 2, 0);
+  assert_true(t.ok && u.ok);
+  SpError err;
+  SpCrowd *mixed[2] = {t.c[0], u.c[1]};
+  assert_int_equal(sp_crowds_update(mixed, 2, 0.25f, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "crowd 2 does not run on the first"));
+  SpCrowd *twice[3] = {t.c[0], t.c[1], t.c[0]};
+  assert_int_equal(sp_crowds_update(twice, 3, 0.25f, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "crowd 3 is listed twice"));
+  assert_int_equal(sp_crowds_update(NULL, 0, 0.25f, &err), SP_OK);
+  /* nothing moved: t's first frame equals u's */
+  assert_int_equal(sp_crowds_update(t.c, CROWDS, 0.25f, NULL), SP_OK);
+  assert_int_equal(sp_crowds_update(u.c, CROWDS, 0.25f, NULL), SP_OK);
+  for (int k = 0; k < CROWDS; k++) {
+    size_t n = sp_crowd_event_count(t.c[k]);
+    assert_true(n > 0);
+    assert_int_equal(n, sp_crowd_event_count(u.c[k]));
+    assert_memory_equal(sp_crowd_events(t.c[k]), sp_crowd_events(u.c[k]),
+                        n * sizeof(SpAgentEvent));
+  }
+  town_close(&t);
+  town_close(&u);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_same_events_any_threads),
+      cmocka_unit_test(test_together_equals_one_by_one),
+      cmocka_unit_test(test_bad_lists),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
