@@ -115,7 +115,7 @@ static int cell_ok(const Load *x, int cx, int cy) {
  * last use, so the least-recently-used order goes on as it was. */
 static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
                            uint64_t clock) {
-  for (size_t k = 0; k < w->field_count; k++) w->fields[k].key = UINT32_MAX;
+  sp_world_forget_fields(w);
   if (w->grid == NULL) return;
   w->grid_version = sp_grid_version(w->grid);
   int width = sp_grid_width(w->grid);

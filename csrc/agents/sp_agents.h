@@ -84,6 +84,8 @@ static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
 }
 /* Drops every field when the grid changed since they were computed. */
 void sp_world_check_grid(SpWorld *w);
+/* Drops every cached field's key (and its place's link to it). */
+void sp_world_forget_fields(SpWorld *w);
 void *sp_agents_realloc(SpAllocator a, void *p, size_t old, size_t size);
 
 /* ------------------------------------------------------------------ */

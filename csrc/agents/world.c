@@ -236,11 +236,15 @@ const float *sp_world_field_peek(const SpWorld *w, uint32_t key) {
   return f != NULL ? f->dist : NULL;
 }
 
+void sp_world_forget_fields(SpWorld *w) {
+  /* keep the buffers, forget the keys: they are refilled on demand */
+  for (size_t k = 0; k < w->field_count; k++) forget_field(w, &w->fields[k]);
+}
+
 void sp_world_check_grid(SpWorld *w) {
   if (w->grid == NULL || sp_grid_version(w->grid) == w->grid_version) return;
   w->grid_version = sp_grid_version(w->grid);
-  /* keep the buffers, forget the keys: they are refilled on demand */
-  for (size_t k = 0; k < w->field_count; k++) forget_field(w, &w->fields[k]);
+  sp_world_forget_fields(w);
 }
 
 static double ms_since(const struct timespec *t0) {
