@@ -815,6 +815,8 @@ local OPS = { op_domain, op_domain_call, op_domain_call, op_population, op_popul
               op_collector }
 
 local function run(src, max_ops)
+  -- the caller's collector settings come back at the end (5.4: its mode too)
+  local saved_mode = _VERSION >= "Lua 5.4" and collectgarbage("incremental") or nil
   local saved_pause = collectgarbage("setpause", 100)
   R = { src = src, findings = {}, finalizers = 0,
         pools = { dom = {}, pop = {}, grid = {}, world = {}, crowd = {}, agent = {} } }
@@ -839,8 +841,8 @@ local function run(src, max_ops)
   R = nil
   collectgarbage()
   collectgarbage()
-  if _VERSION >= "Lua 5.4" then collectgarbage("incremental") end
   collectgarbage("setpause", saved_pause)
+  if saved_mode then collectgarbage(saved_mode) end
   return findings
 end
 
