@@ -381,7 +381,7 @@ describe("crowd:spawn and saspu.world", function()
     assert.error_matches(function() crowd:spawn { start = "start_of_day", x = 13 } end,
                          "saspu.Crowd:spawn: x = 13 is outside 1..12", 1, true)
     assert.error_matches(function() world:crowd(dom, {}, { capacity = 0 }) end,
-                         "world:crowd: options.capacity must be a number >= 1", 1, true)
+                         "world:crowd: options.capacity must be a number in 1..2147483648", 1, true)
     assert.error_matches(function() crowd:spawn { start = "start_of_day", home = "castle" } end,
                          "saspu.Crowd:spawn: home: unknown place 'castle'", 1, true)
     assert.error_matches(function() crowd:spawn { start = "start_of_day", z = 1 } end,

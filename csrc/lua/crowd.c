@@ -1,7 +1,9 @@
 /* crowd.c: saspu.Crowd: the agents of one domain in a world, updated in C; the low-level methods that lua/saspu/world.lua builds behaviours on. */
+#include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
+#include "saspu_threads.h"
 
 /* Ids cross this boundary 1-based (agents, actions, variables, values,
  * goals, places); every conversion happens here. Packed states are
@@ -104,12 +106,23 @@ static const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int a
   return (const SpValue *)s;
 }
 
-static double opt_number_field(lua_State *L, int t, const char *k, double dflt, double lo)
+/* Bounds of the options that have none of their own: a seed exact in a
+ * double; speeds and times far beyond any game's, finite as floats. */
+#define OPT_MAX_SEED 9007199254740992.0 /* 2^53 */
+#define OPT_MAX_FLOAT 1e9
+
+/* An option in lo..hi (NaN and infinities fail both tests), checked
+ * before any cast to a C integer or float can overflow. */
+static double opt_number_field(lua_State *L, int t, const char *k, double dflt, double lo,
+                               double hi)
 {
   double x = dflt;
   if (lua_getfield(L, t, k) != LUA_TNIL) {
-    if (!lua_isnumber(L, -1) || (x = lua_tonumber(L, -1)) < lo)
-      luaL_error(L, "world:crowd: options.%s must be a number >= %d", k, (int)lo);
+    if (!lua_isnumber(L, -1) || !((x = lua_tonumber(L, -1)) >= lo && x <= hi)) {
+      char range[64];
+      snprintf(range, sizeof range, "%.15g..%.15g", lo, hi);
+      luaL_error(L, "world:crowd: options.%s must be a number in %s", k, range);
+    }
   }
   lua_pop(L, 1);
   return x;
@@ -131,15 +144,17 @@ static int l_crowd(lua_State *L)
   int own_threads = 0;
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
-    o.capacity = (size_t)opt_number_field(L, 3, "capacity", 1024, 1);
+    o.capacity = (size_t)opt_number_field(L, 3, "capacity", 1024, 1,
+                                          (double)SP_POPULATION_MAX_NPCS);
     own_threads = lua_getfield(L, 3, "threads") != LUA_TNIL;
     lua_pop(L, 1);
-    o.threads = (int)opt_number_field(L, 3, "threads", 1, 0);
-    o.seed = (uint64_t)opt_number_field(L, 3, "seed", 0, 0);
-    o.speed = (float)opt_number_field(L, 3, "speed", 0, 0);
-    o.cooldown = (float)opt_number_field(L, 3, "cooldown", 0, 0);
-    o.retry = (float)opt_number_field(L, 3, "retry", 0, 0);
-    o.cache_capacity = (uint32_t)opt_number_field(L, 3, "cache_capacity", 0, 0);
+    o.threads = (int)opt_number_field(L, 3, "threads", 1, 0, SP_THREAD_POOL_MAX);
+    o.seed = (uint64_t)opt_number_field(L, 3, "seed", 0, 0, OPT_MAX_SEED);
+    o.speed = (float)opt_number_field(L, 3, "speed", 0, 0, OPT_MAX_FLOAT);
+    o.cooldown = (float)opt_number_field(L, 3, "cooldown", 0, 0, OPT_MAX_FLOAT);
+    o.retry = (float)opt_number_field(L, 3, "retry", 0, 0, OPT_MAX_FLOAT);
+    o.cache_capacity = (uint32_t)opt_number_field(L, 3, "cache_capacity", 0, 0,
+                                                  SP_PLAN_CACHE_MAX_CAPACITY);
   }
   if (!d->domain)
     luaL_argerror(L, 2, "saspu.Domain is closed");

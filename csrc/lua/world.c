@@ -17,18 +17,25 @@ static LWorld *to_world(lua_State *L, int idx)
 }
 
 /* The open world at `idx`, with an open grid if it has one. */
+/* 1 when the open world at idx has no grid or an open one: a closed grid
+ * is freed, and the world's pointer to it must not be followed. */
+static int world_grid_open(lua_State *L, int idx, const LWorld *w)
+{
+  if (!sp_world_grid(w->w))
+    return 1;
+  lua_getiuservalue(L, idx, UV_WORLD_GRID);
+  int open = grid_of(L, -1) != NULL;
+  lua_pop(L, 1);
+  return open;
+}
+
 LWorld *check_world(lua_State *L, int idx)
 {
   LWorld *w = to_world(L, idx);
   if (!w->w || w->closed)
     luaL_argerror(L, idx, "saspu.World is closed");
-  if (sp_world_grid(w->w)) {
-    lua_getiuservalue(L, idx, UV_WORLD_GRID);
-    int open = grid_of(L, -1) != NULL;
-    lua_pop(L, 1);
-    if (!open)
-      luaL_argerror(L, idx, "saspu.World: its grid is closed");
-  }
+  if (!world_grid_open(L, idx, w))
+    luaL_argerror(L, idx, "saspu.World: its grid is closed");
   return w;
 }
 
@@ -116,6 +123,10 @@ static int l_world_tostring(lua_State *L)
   LWorld *w = to_world(L, 1);
   if (!w->w || w->closed) {
     lua_pushliteral(L, "saspu.World (closed)");
+    return 1;
+  }
+  if (!world_grid_open(L, 1, w)) {
+    lua_pushliteral(L, "saspu.World (its grid is closed)");
     return 1;
   }
   const SpGrid *g = sp_world_grid(w->w);

@@ -520,6 +520,9 @@ local function run_hooks(side, dt)
   while k do
     if action == 0 then -- an agent waits for its goal (the only hooked event without one)
       on_select(side, agent)
+    elseif not acts[action] then
+      -- hooked through c:set_action alone: no Lua part to run; a step waiting for Lua ends
+      if kind == "waiting" then c:control(agent, "finish") end
     else
       local rec = acts[action]
       if kind == "step_started" then
