@@ -575,6 +575,7 @@ local function op_world()
     if chance(12) then places[i].name = junk() end
   end
   local spec = { grid = grid, places = places }
+  if chance(3) then spec.threads = num(1, 2) end
   if chance(10) then spec = junk() end
   local ok, w = try("saspu.world", saspu.world, spec)
   if ok and w then keep("world", w) end
@@ -697,10 +698,29 @@ local function op_update()
   check_places()
 end
 
+-- A save loads back onto its own world; a damaged one is refused and
+-- leaves the world saving the same bytes.
+local function save_and_load(w)
+  local ok, s = try("world:save", w.save, w)
+  if not ok or type(s) ~= "string" then return end
+  if chance(2) then
+    local okl, err = pcall(w.load, w, s)
+    if not okl then finding("world:load of its own fresh save: " .. tostring(err)) end
+    return
+  end
+  local at = pick(#s)
+  local bad = chance(2) and s:sub(1, at - 1)
+    or s:sub(1, at - 1) .. string.char((s:byte(at) + pick(255)) % 256) .. s:sub(at + 1)
+  local okl = pcall(w.load, w, bad)
+  local oka, after = pcall(w.save, w)
+  if not okl and oka and after ~= s then finding("a refused world:load changed the world") end
+end
+
 local function op_world_call()
   local w = any(pool("world"))
   if not w then return op_world() end
-  local k = pick(6)
+  local k = pick(7)
+  if k == 7 then return save_and_load(w) end
   if k == 1 then
     try("world:place", w.place, w, chance(3) and junk() or "p" .. pick(20), num(1, 12), num(1, 8),
         chance(2) and { capacity = num(0, 3), kind = chance(2) and "spot" or "well" } or nil)
