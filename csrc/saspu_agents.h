@@ -53,7 +53,10 @@ extern "C" {
  * and share its places. The world does not own the grid; the grid must
  * outlive it. Grid changes are noticed at the next update (through
  * sp_grid_version) and drop every field. Not thread safe: one thread at a
- * time calls the world and its crowds. */
+ * time calls the world and its crowds. Their workers never call an
+ * allocator from two threads at once (one lock per world), so the
+ * allocators given to a world and its crowds need not be thread-safe
+ * (the Lua binding passes Lua's own). */
 typedef struct SpWorld SpWorld;
 
 /* grid may be NULL: agents then walk straight (8 neighbours, no walls). */

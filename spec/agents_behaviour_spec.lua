@@ -384,6 +384,8 @@ describe("crowd:spawn and saspu.world", function()
                          "world:crowd: options.capacity must be a number in 1..2147483648", 1, true)
     assert.error_matches(function() crowd:spawn { start = "start_of_day", home = "castle" } end,
                          "saspu.Crowd:spawn: home: unknown place 'castle'", 1, true)
+    assert.error_matches(function() crowd:spawn { start = "start_of_day", state = 7 } end,
+                         "saspu.Crowd:spawn: state: expected a table of variable = value, got number", 1, true)
     assert.error_matches(function() crowd:spawn { start = "start_of_day", z = 1 } end,
                          "saspu.Crowd:spawn: unknown field 'z'", 1, true)
     assert.error_matches(function() saspu.world { places = { { x = 1, y = 1 } } } end,

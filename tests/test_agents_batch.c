@@ -1,6 +1,7 @@
 /* test_agents_batch.c: several crowds updated together on one pool (sp_crowds_update): events independent of the thread count, equal to one-by-one updates where crowds do not meet, bad lists refused. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,28 @@
 #include "saspu_agents.h"
 
 static const SpAllocator plain = {NULL, NULL};
+
+/* An allocator that counts calls entered while another thread is inside
+ * it: the world's crowds must never do that (Lua's allocator, which the
+ * binding passes, is not thread-safe). It lingers inside to widen the
+ * window a race needs. */
+static atomic_int alloc_inside, alloc_overlaps, alloc_calls;
+
+static void *one_at_a_time(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud, (void)osize;
+  if (atomic_exchange(&alloc_inside, 1)) atomic_fetch_add(&alloc_overlaps, 1);
+  atomic_fetch_add(&alloc_calls, 1);
+  for (volatile int spin = 0; spin < 20000; spin++) {
+  }
+  void *p = NULL;
+  if (nsize == 0) free(ptr);
+  else p = realloc(ptr, nsize);
+  atomic_store(&alloc_inside, 0);
+  return p;
+}
+
+/* The allocator of the world and crowds town_open builds. */
+static SpAllocator town_alloc = {NULL, NULL};
 
 #define CROWDS 3
 #define FRAMES 25
@@ -35,7 +58,7 @@ static void town_open(Town *t, uint64_t seed, int threads, int grid) {
     assert_int_equal(sp_grid_new(24, 24, 1.0, plain, &t->grid, NULL), SP_OK);
     for (int y = 2; y < 20; y++) sp_grid_set_blocked(t->grid, 12, y, 1, NULL);
   }
-  assert_int_equal(sp_world_new(t->grid, plain, &t->w, NULL), SP_OK);
+  assert_int_equal(sp_world_new(t->grid, town_alloc, &t->w, NULL), SP_OK);
   int kind = 0;
   if (grid) {
     sp_world_kind(t->w, "well", &kind, NULL);
@@ -60,7 +83,7 @@ static void town_open(Town *t, uint64_t seed, int threads, int grid) {
     o.threads = threads > 0 ? threads : 1;
     o.pool = t->pool;
     o.seed = seed + (uint64_t)k;
-    assert_int_equal(sp_crowd_new(t->w, t->d[k], &o, plain, &t->c[k], NULL), SP_OK);
+    assert_int_equal(sp_crowd_new(t->w, t->d[k], &o, town_alloc, &t->c[k], NULL), SP_OK);
     int m = sp_domain_variable_count(t->d[k]);
     for (int g = 0; g < 2; g++) {
       SpValue cond[RD_MAX_VARIABLES];
@@ -211,11 +234,28 @@ static void test_bad_lists(void **state) {
   town_close(&u);
 }
 
+/* Crowds updated together on 4 workers grow their event buffers from the
+ * workers, one at a time through the world's lock. */
+static void test_allocator_one_thread_at_a_time(void **state) {
+  (void)state;
+  town_alloc = (SpAllocator){one_at_a_time, NULL};
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    atomic_store(&alloc_calls, 0);
+    size_t n = 0;
+    free(run(seed, 4, 1, 1, &n));
+    free(run(seed, 4, 0, 1, &n));
+    assert_true(atomic_load(&alloc_calls) > 0);
+  }
+  town_alloc = plain;
+  assert_int_equal(atomic_load(&alloc_overlaps), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_events_any_threads),
       cmocka_unit_test(test_together_equals_one_by_one),
       cmocka_unit_test(test_bad_lists),
+      cmocka_unit_test(test_allocator_one_thread_at_a_time),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,7 +42,6 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_population_free(c->pop);
-  pthread_mutex_destroy(&c->grow_lock);
   sp_mem_free(c->alloc, c, sizeof *c);
 }
 
@@ -54,7 +53,6 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
   SpCrowd *c = sp_mem_alloc(alloc, sizeof *c);
   if (c == NULL) return sp_error_memory(err);
   memset(c, 0, sizeof *c);
-  pthread_mutex_init(&c->grow_lock, NULL);
   atomic_init(&c->lost, 0);
   atomic_init(&c->next_chunk, 0);
   c->alloc = alloc;

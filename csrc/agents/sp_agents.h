@@ -64,6 +64,10 @@ struct SpWorld {
   uint64_t clock;
   uint64_t computed, evicted;
   double ms_fields;
+  /* Held by a worker growing an event buffer: the crowds of a world
+   * update together and share one allocator, which need not be
+   * thread-safe (Lua's is not), so one lock per world, not per crowd. */
+  pthread_mutex_t alloc_lock;
 };
 
 /* The field to place/cell `key`, or NULL when none is cached. Read-only:
@@ -187,7 +191,6 @@ struct SpCrowd {
   SpThreadPool *own_pool, *pool;
   int workers;
   CrowdWorker cw[SP_THREAD_POOL_MAX];
-  pthread_mutex_t grow_lock;
   atomic_size_t lost; /* events this frame whose buffer could not grow */
   size_t chunk_count;
   ChunkRec *chunks;

@@ -26,10 +26,10 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
   }
   if (*count == *cap) {
     size_t nc = *cap < 256 ? 256 : *cap * 2;
-    if (s.worker >= 0) pthread_mutex_lock(&c->grow_lock);
+    if (s.worker >= 0) pthread_mutex_lock(&c->world->alloc_lock);
     void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                                 nc * sizeof(SpAgentEvent));
-    if (s.worker >= 0) pthread_mutex_unlock(&c->grow_lock);
+    if (s.worker >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
     if (p == NULL) {
       atomic_fetch_add(&c->lost, 1);
       return;

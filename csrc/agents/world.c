@@ -42,6 +42,7 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
   memset(w, 0, sizeof *w);
   w->alloc = alloc;
   w->grid = grid;
+  pthread_mutex_init(&w->alloc_lock, NULL);
   w->field_budget = SP_WORLD_FIELD_BUDGET;
   if (grid != NULL) {
     w->grid_version = sp_grid_version(grid);
@@ -51,6 +52,7 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
     w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
     w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
     if (w->scratch == NULL) {
+      pthread_mutex_destroy(&w->alloc_lock);
       sp_mem_free(alloc, w, sizeof *w);
       return sp_error_memory(err);
     }
@@ -76,6 +78,7 @@ void sp_world_free(SpWorld *w) {
   if (w->chains != NULL)
     sp_mem_free(w->alloc, w->chains, w->chain_cap * sizeof(KindChain));
   if (w->scratch != NULL) sp_mem_free(w->alloc, w->scratch, w->scratch_bytes);
+  pthread_mutex_destroy(&w->alloc_lock);
   sp_mem_free(w->alloc, w, sizeof *w);
 }
 

@@ -707,6 +707,9 @@ function Crowd:spawn(spec)
   elseif type(start) ~= "string" and type(start) ~= "table" then
     error("saspu.Crowd:spawn: start: expected a start name or a state table, got " .. type(start), 2)
   end
+  if spec.state ~= nil and type(spec.state) ~= "table" then
+    error("saspu.Crowd:spawn: state: expected a table of variable = value, got " .. type(spec.state), 2)
+  end
   local ok, packed = pcall(dom.encode, dom, spec.state or start, start)
   if not ok then error("saspu.Crowd:spawn: " .. tostring(packed):gsub("^saspu.Domain:encode: ", ""), 2) end
   local x, y = spec.x or 1, spec.y or 1
