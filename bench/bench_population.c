@@ -9,6 +9,7 @@
 #include "bench_util.h"
 #include "saspu.h"
 #include "saspu_population.h"
+#include "saspu_threads.h"
 #include "sp_builtin.h"
 #include "sp_population.h" /* sp_population_use_table: the baseline row */
 
@@ -194,6 +195,59 @@ static Cell measure(const Workload *w, SpPopulation *pop, SpValue *st,
   return c;
 }
 
+/* The streaming floor of a cached frame: the same bytes moved, nothing
+ * planned. Each worker reads its slice's states and goals (m <= 8 bytes
+ * each per NPC) and writes a status byte and a 4-byte handle per NPC, as a
+ * frame served wholly from a cache at best does. The arrays are
+ * rewritten between frames (not timed), as load_frame does. */
+typedef struct Stream {
+  const SpValue *st, *go;
+  uint8_t *status;
+  uint32_t *handle;
+  size_t n, m;
+  int workers;
+} Stream;
+
+static void stream_job(void *arg, int worker) {
+  const Stream *j = arg;
+  size_t lo = j->n * (size_t)worker / (size_t)j->workers;
+  size_t hi = j->n * (size_t)(worker + 1) / (size_t)j->workers;
+  uint64_t x = 0;
+  for (size_t i = lo; i < hi; i++) {
+    /* one 8-byte load covers a state of m <= 8 values (arrays padded) */
+    uint64_t a, b;
+    memcpy(&a, j->st + i * j->m, 8);
+    memcpy(&b, j->go + i * j->m, 8);
+    x ^= a ^ (b >> 3);
+    j->status[i] = (uint8_t)x;
+    j->handle[i] = (uint32_t)x;
+  }
+}
+
+static double streaming_floor_ms(size_t n, size_t m, int threads, int frames) {
+  SpValue *st = malloc(n * m + 8), *go = malloc(n * m + 8);
+  uint8_t *status = malloc(n);
+  uint32_t *handle = malloc(n * sizeof *handle);
+  SpThreadPool *pool = NULL;
+  if (st == NULL || go == NULL || status == NULL || handle == NULL ||
+      sp_thread_pool_new(threads, plain, &pool, NULL) != SP_OK)
+    die("memory for the streaming floor", NULL);
+  Stream j = {st, go, status, handle, n, m, threads};
+  double ms[64];
+  for (int f = 0; f <= frames; f++) {
+    for (size_t i = 0; i < n * m + 8; i++) st[i] = (SpValue)(i + (size_t)f), go[i] = (SpValue)(i * 3u);
+    uint64_t t0 = bu_now_ns();
+    sp_thread_pool_run(pool, threads, stream_job, &j);
+    if (f > 0) ms[f - 1] = (double)(bu_now_ns() - t0) / 1e6;
+  }
+  sp_thread_pool_free(pool);
+  free(st);
+  free(go);
+  free(status);
+  free(handle);
+  return bu_stats(ms, (size_t)frames).median;
+}
+
 static void source_dir(char *buf, size_t size) {
   const char *slash = strrchr(__FILE__, '/');
   if (slash == NULL) snprintf(buf, size, ".");
@@ -326,12 +380,13 @@ int main(int argc, char **argv) {
   double at_max[PAPER_COUNT][MODE_COUNT][THREAD_OPTS_MAX];
   memset(at_max, 0, sizeof at_max);
 
-  int ran[PAPER_COUNT] = {0};
+  int ran[PAPER_COUNT] = {0}, vars_of[PAPER_COUNT] = {0};
   for (int which = 0; which < PAPER_COUNT; which++) {
     if (only != NULL && strcmp(only, papers[which].key) != 0) continue;
     ran[which] = 1;
     Workload w;
     workload_open(&w, which, fixed);
+    vars_of[which] = w.m;
     printf("== %s (%s): %d variables, %d actions, %s; %zu solvable pairs, "
            "plans of %.2f actions on average\n",
            papers[which].key, papers[which].game, w.m,
@@ -414,6 +469,17 @@ int main(int argc, char **argv) {
     printf("   %-20s cache on %8.3f ms (%s); hash caches only %8.3f ms (on is %.2fx "
            "faster); cold (cache off) %8.3f ms\n", papers[which].key, on,
            on <= 16.7 ? "met" : "missed", hash, on > 0 ? hash / on : 0, off);
+  }
+  printf("streaming floor at %zu NPCs, %d threads (read state + goal, write status +\n"
+         "handle, nothing planned; the least a cached frame can cost here):\n",
+         max_n, thread_opts[thread_n - 1]);
+  for (int which = 0; which < PAPER_COUNT; which++) {
+    if (!ran[which]) continue;
+    double fl = streaming_floor_ms(max_n, (size_t)vars_of[which],
+                                   thread_opts[thread_n - 1], frames);
+    double on = at_max[which][MODE_TABLE][thread_n - 1];
+    printf("   %-20s floor %8.3f ms (%.2f ns per NPC); cache on is %.2fx the floor\n",
+           papers[which].key, fl, fl * 1e6 / (double)max_n, fl > 0 ? on / fl : 0);
   }
   printf("\nCSV: %s/population.csv, %s/population_fit.csv\n", dir, dir);
   bu_load_average(load1);
