@@ -243,7 +243,9 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   int failed = (c->flags[i] & F_FAIL) != 0;
-  c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP);
+  /* the running step ends here, so a binding it asked for is void too (a
+   * target the caller gave, then a world change, in one frame) */
+  c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP | F_BIND);
   /* a step the caller failed says so, even when a world change or a
    * higher goal drops the plan in the same frame */
   if (a->step != STEP_NONE && failed)
