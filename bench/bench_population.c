@@ -140,10 +140,15 @@ static void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
 /* ------------------------------------------------------------------ */
 
 /* The rows of a table: cache off, the hash caches alone (the path before
- * the direct table, kept as the baseline), and the cache as it runs by
- * default (the direct table on small domains, hash caches behind it). */
-enum { MODE_OFF = 0, MODE_HASH, MODE_TABLE, MODE_COUNT };
-static const char *const mode_names[MODE_COUNT] = {"off", "hash", "on"};
+ * the direct table), the direct table with mixed-radix ranks one NPC at a
+ * time (the path before the bit-packed layout), and the cache as it runs
+ * by default (the bit-packed table on small domains, with pext where the
+ * CPU has a fast one; hash caches behind it). The older paths are kept
+ * as baselines measured in the same process. */
+enum { MODE_OFF = 0, MODE_HASH, MODE_RADIX, MODE_TABLE, MODE_COUNT };
+static const char *const mode_names[MODE_COUNT] = {"off", "hash", "radix", "on"};
+static const int mode_table[MODE_COUNT] = {SP_TABLE_OFF, SP_TABLE_OFF, SP_TABLE_RADIX,
+                                           SP_TABLE_AUTO};
 
 typedef struct Cell {
   double median_ms, min_ms, max_ms;
@@ -167,7 +172,7 @@ static double process_cpu_ms(void) {
 static Cell measure(const Workload *w, SpPopulation *pop, SpValue *st,
                     SpValue *go, size_t n, int threads, int mode, int frames) {
   int no_cache = mode == MODE_OFF;
-  sp_population_use_table(pop, mode == MODE_TABLE);
+  sp_population_use_table(pop, mode_table[mode]);
   double ms[64], cpu[64];
   Cell c;
   memset(&c, 0, sizeof c);
@@ -257,6 +262,25 @@ static void source_dir(char *buf, size_t size) {
 /* Most entries of --threads. */
 enum { THREAD_OPTS_MAX = 8 };
 
+/* Parses "hash,on" into a mask of modes; 0 when malformed. */
+static unsigned parse_modes(const char *s) {
+  unsigned mask = 0;
+  while (*s) {
+    size_t len = strcspn(s, ",");
+    int found = 0;
+    for (int k = 0; k < MODE_COUNT; k++) {
+      if (strlen(mode_names[k]) == len && strncmp(s, mode_names[k], len) == 0) {
+        mask |= 1u << k;
+        found = 1;
+      }
+    }
+    if (!found) return 0;
+    s += len;
+    if (*s == ',') s++;
+  }
+  return mask;
+}
+
 /* Parses "1,2,8" into opts; returns the count, or 0 when malformed. */
 static int parse_thread_list(const char *s, int *opts) {
   int n = 0;
@@ -284,7 +308,9 @@ static void usage(void) {
          "  --goals fixed  the paper goals as conditions (kept variables free), so NPCs\n"
          "                 share a few goals as in a game; default: kept variables take\n"
          "                 the start's values (a goal per start)\n"
-         "  --npcs N    one population size only\n",
+         "  --npcs N    one population size only\n"
+         "  --cache LIST   rows to measure, comma-separated among off, hash, radix, on\n"
+         "                 (default: all)\n",
          THREAD_OPTS_MAX);
 }
 
@@ -298,6 +324,7 @@ int main(int argc, char **argv) {
   int thread_opts[THREAD_OPTS_MAX];
   int thread_n = 0;
   int fixed = 0;
+  unsigned modes = (1u << MODE_COUNT) - 1u;
   size_t one_count[1];
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
@@ -313,6 +340,12 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       thread_n = parse_thread_list(argv[++i], thread_opts);
       if (thread_n == 0) {
+        usage();
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
+      modes = parse_modes(argv[++i]);
+      if (modes == 0) {
         usage();
         return 2;
       }
@@ -356,10 +389,11 @@ int main(int argc, char **argv) {
          "time = sp_population_plan for the whole population, median of %d frames\n"
          "after one warm-up frame; chunk %d NPCs; cache %d entries per worker;\n"
          "cpu ms = CPU time of all threads over the call (median);\n"
-         "cache hash = the per-worker hash caches alone (the baseline), on = as by\n"
-         "default (direct table on small domains); goals: %s\n\n",
+         "cache hash = the per-worker hash caches alone, radix = the direct table\n"
+         "with mixed-radix ranks one NPC at a time (the baselines), on = as by default\n"
+         "(bit-packed direct table on small domains, pext: %s); goals: %s\n\n",
          frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY,
-         fixed ? "fixed conditions (--goals fixed)" : "kept variables take the start's values");
+         sp_population_fast_pext() ? "yes" : "no", fixed ? "fixed conditions (--goals fixed)" : "kept variables take the start's values");
 
   FILE *csv = bu_csv_open(dir, "population.csv",
                           "domain,game,npcs,cache,threads,median_ms,min_ms,max_ms,"
@@ -401,6 +435,7 @@ int main(int argc, char **argv) {
       SpError err;
       if (sp_population_new(w.d, n, plain, &pop, &err) != SP_OK) die("population", &err);
       for (int cache = 0; cache < MODE_COUNT; cache++) {
+        if (!(modes >> cache & 1u)) continue;
         for (int ti = 0; ti < thread_n; ti++) {
           int threads = thread_opts[ti];
           if (cache) sp_population_cache_clear(pop);
@@ -442,6 +477,7 @@ int main(int argc, char **argv) {
     printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC)\n", "SSCI Table IV (8 cores)",
            papers[which].fit_a, papers[which].fit_b, papers[which].fit_b * 1e6);
     for (int cache = 0; cache < MODE_COUNT; cache++) {
+      if (!(modes >> cache & 1u)) continue;
       for (int ti = 0; ti < thread_n; ti++) {
         double coef[2] = {0, 0};
         double r2 = bu_fit_poly(xs[cache][ti], ys[cache][ti], count_n, 1, coef);
@@ -465,10 +501,12 @@ int main(int argc, char **argv) {
     if (!ran[which]) continue;
     double on = at_max[which][MODE_TABLE][thread_n - 1];
     double hash = at_max[which][MODE_HASH][thread_n - 1];
+    double radix = at_max[which][MODE_RADIX][thread_n - 1];
     double off = at_max[which][MODE_OFF][thread_n - 1];
     printf("   %-20s cache on %8.3f ms (%s); hash caches only %8.3f ms (on is %.2fx "
-           "faster); cold (cache off) %8.3f ms\n", papers[which].key, on,
-           on <= 16.7 ? "met" : "missed", hash, on > 0 ? hash / on : 0, off);
+           "faster); radix table %8.3f ms (on is %.2fx faster); cold (cache off) "
+           "%8.3f ms\n", papers[which].key, on, on <= 16.7 ? "met" : "missed", hash,
+           on > 0 ? hash / on : 0, radix, on > 0 ? radix / on : 0, off);
   }
   printf("streaming floor at %zu NPCs, %d threads (read state + goal, write status +\n"
          "handle, nothing planned; the least a cached frame can cost here):\n",

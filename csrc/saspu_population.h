@@ -37,6 +37,15 @@ extern "C" {
 #define SP_PLAN_TABLE_MAX_STATES 4096u
 #endif
 
+/* Where every value of a small domain fits in few bits (at most
+ * SP_PLAN_TABLE_MAX_STATES bit-packed starts, and at most this many bits
+ * for a packed goal, one more per variable than a start), the table
+ * finds a goal's row with one load from a map of 2^bits entries (2 bytes
+ * each) instead of a search. */
+#if !defined(SP_PLAN_TABLE_GOAL_BITS)
+#define SP_PLAN_TABLE_GOAL_BITS 18
+#endif
+
 /* Goals the direct table has rows for; NPCs with further goals use the
  * caches only. */
 #if !defined(SP_PLAN_TABLE_GOALS)

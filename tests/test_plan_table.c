@@ -111,8 +111,8 @@ static void test_every_state_and_goal(void **state) {
     SpPopulationStats s;
     sp_population_stats(pop, &s);
     size_t cells = 0;
-    for (size_t c = 0; c < (size_t)SP_PLAN_TABLE_GOALS * pop->table->states; c++)
-      cells += atomic_load(&pop->table->cells[c]) != 0;
+    for (size_t c = 0; c < pop->table->cell_count; c++)
+      cells += atomic_load(&pop->table->cells[c]) != SP_TABLE_EMPTY;
     assert_int_equal(cells, s.cache_entries);
     assert_true(cells > 0);
     free(goal);

@@ -77,7 +77,8 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   memcpy(&p->last_mask, pattern, 8);
   p->chunk_count = (n + SP_POPULATION_CHUNK - 1) / SP_POPULATION_CHUNK;
   p->cache_capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
-  p->table_on = 1;
+  p->table_mode = SP_TABLE_AUTO;
+  p->fast_pext = sp_population_fast_pext();
 
   size_t per_npc = 2u * (size_t)p->m + 1u + sizeof(uint32_t) + p->slot_bytes;
   if (n > 0 && per_npc > (SIZE_MAX - 4096u) / n) {
@@ -344,7 +345,8 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
     p->worker_count++;
   }
   if (cache && !p->table_tried) {
-    SpStatus st = sp_plan_table_new(p->domain, p->alloc, &p->table, err);
+    SpStatus st = sp_plan_table_new(p->domain, p->table_mode != SP_TABLE_RADIX,
+                                    p->alloc, &p->table, err);
     if (st != SP_OK) return st;
     p->table_tried = 1;
   }
@@ -646,7 +648,16 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
   if (!was && dirty) atomic_fetch_add(&pop->dirty_count, 1);
 }
 
-void sp_population_use_table(SpPopulation *pop, int on) { pop->table_on = on; }
+void sp_population_use_table(SpPopulation *pop, int mode) {
+  pop->table_mode = mode;
+  if (mode == SP_TABLE_OFF || pop->table == NULL) return;
+  if (pop->table->bits == (mode != SP_TABLE_RADIX)) return;
+  /* the other layout, where it may fit: made by the next cached call
+   * (cells only point into the caches, which keep every entry) */
+  sp_plan_table_free(pop->table);
+  pop->table = NULL;
+  pop->table_tried = 0;
+}
 
 void sp_population_cache_clear(SpPopulation *pop) {
   detach_from_caches(pop);

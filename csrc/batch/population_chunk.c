@@ -10,10 +10,10 @@
  * COLDISH keeps a rare path out of a hot loop's registers. */
 #if defined(__GNUC__)
 #define LOOP static __attribute__((noinline))
-#define COLDISH static __attribute__((noinline))
+#define COLDISH __attribute__((noinline))
 #else
 #define LOOP static
-#define COLDISH static
+#define COLDISH
 #endif
 
 /* The end of the block of up to eight NPCs at b (chunks start on
@@ -216,18 +216,17 @@ static atomic_uint_least32_t *memo_fill(SpPlanTable *t, RowMemo *mm,
 
 /* An NPC the table did not answer: through the worker's hash cache (and
  * the planner on a miss), then the result goes to `cell` (when there is
- * one) unless it is the NPC's own slot copy (cache full). Kept out of
- * the table loop, whose registers it would otherwise take. Returns 1
- * when the hash cache had the pair. */
-COLDISH int table_miss(SpPopulation *p, Worker *w,
-                                                int k, size_t i, uint64_t s,
-                                                uint64_t g,
-                                                atomic_uint_least32_t *cell) {
+ * one) unless it is the NPC's own slot copy (cache full). A function of
+ * its own, out of the table loops, whose registers it would otherwise
+ * take. */
+COLDISH int sp_population_table_miss(SpPopulation *p, Worker *w, int k,
+                                     size_t i, uint64_t s, uint64_t g,
+                                     atomic_uint_least32_t *cell) {
   int hit = lookup_small(p, w, k, i, s, g);
   if (cell == NULL) return hit;
   uint8_t kind = p->status[i] & ST_KIND_MASK;
   if (kind == ST_CACHE)
-    atomic_store_explicit(cell, p->handle[i] + 1u, memory_order_relaxed);
+    atomic_store_explicit(cell, p->handle[i], memory_order_relaxed);
   else if (kind == ST_NO_PLAN)
     atomic_store_explicit(cell, SP_TABLE_FAILED | p->status[i],
                           memory_order_relaxed);
@@ -270,32 +269,10 @@ static inline uint32_t rank_of(uint64_t s, Radix r) {
 }
 #endif
 
-/* The dirty flags of the eight NPCs at b, one bit per byte (the status
- * array has 8 spare zero bytes, and chunks are multiples of 64, so the
- * word never reaches into another chunk's NPCs). */
-static inline uint64_t dirty_bits(const uint8_t *status, size_t b) {
-  uint64_t word;
-  memcpy(&word, status + b, 8);
-  return word & DIRTY_WORD;
-}
-
-/* The byte index of the lowest set bit of a non-zero word. */
-static inline unsigned low_byte(uint64_t x) {
-#if defined(__GNUC__)
-  return (unsigned)__builtin_ctzll(x) >> 3;
-#else
-  unsigned n = 0;
-  while (!(x & 0xFFu)) x >>= 8, n++;
-  return n;
-#endif
-}
-
-/* The cache-on loop with the direct table (small domains): a start's
- * rank in its goal's row gives the result in one load; an empty cell (or
- * a goal without a row) goes through table_miss. Visits the dirty NPCs
- * of each block of eight by their flag bits, and counts them with one
- * multiply (the flags, shifted to bit 0 of each byte, summed into the top
- * byte). Returns NPCs planned. */
+/* The cache-on loop with the mixed-radix table: a start's rank in its
+ * goal's row gives the result in one load; an empty cell (or a goal
+ * without a row) goes through sp_population_table_miss. Visits the dirty
+ * NPCs of each block of eight by their flag bits. Returns NPCs planned. */
 LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
                              size_t hi) {
   SpPlanTable *const t = p->table;
@@ -309,26 +286,26 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
   RowMemo mm;
   memset(mm.row, 0, sizeof mm.row);
   for (size_t b = lo; b < hi; b += 8) {
-    uint64_t dirty = dirty_bits(status, b);
-    planned += (size_t)(((dirty >> 7) * 0x0101010101010101ull) >> 56);
+    uint64_t dirty = sp_dirty_bits(status, b);
+    planned += sp_dirty_count(dirty);
     for (; dirty != 0; dirty &= dirty - 1u) {
-      size_t i = b + low_byte(dirty);
+      size_t i = b + sp_low_byte(dirty);
       uint64_t s = row_word(states, i, m, mask);
       uint64_t g = row_word(goals, i, m, mask);
       uint32_t x = memo_index(g);
       atomic_uint_least32_t *row = mm.row[x];
       if (row == NULL || mm.goal[x] != g) row = memo_fill(t, &mm, g);
       atomic_uint_least32_t *cell = NULL;
-      uint32_t v = 0;
+      uint32_t v = SP_TABLE_EMPTY;
       if (row != NULL) { /* NULL: every row is another goal's */
         cell = row + rank_of(s, radix);
         v = atomic_load_explicit(cell, memory_order_relaxed);
       }
-      if (v == 0) {
+      if (v == SP_TABLE_EMPTY) {
         missed++;
-        hits += (size_t)table_miss(p, w, k, i, s, g, cell);
+        hits += (size_t)sp_population_table_miss(p, w, k, i, s, g, cell);
       } else if (!(v & SP_TABLE_FAILED)) {
-        handle[i] = v - 1u;
+        handle[i] = v;
         status[i] = ST_CACHE;
       } else {
         status[i] = (uint8_t)v;
@@ -347,8 +324,12 @@ size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
   size_t lo = chunk * SP_POPULATION_CHUNK;
   size_t hi = lo + SP_POPULATION_CHUNK;
   if (hi > p->n) hi = p->n;
-  if (use_cache && p->table != NULL && p->table_on)
-    return plan_chunk_table(p, w, k, lo, hi);
+  if (use_cache && p->table != NULL && p->table_mode != SP_TABLE_OFF) {
+    if (!p->table->bits) return plan_chunk_table(p, w, k, lo, hi);
+    if (p->table_mode == SP_TABLE_AUTO && p->fast_pext)
+      return sp_population_plan_bits_pext(p, w, k, lo, hi);
+    return sp_population_plan_bits(p, w, k, lo, hi);
+  }
   if (use_cache && p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);
   size_t before = w->planned;
   for (size_t b = lo; b < hi; b += 8) {

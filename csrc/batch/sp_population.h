@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "saspu_population.h"
 #include "sp_internal.h"
@@ -22,6 +23,42 @@ enum {
 };
 
 #define DIRTY_WORD 0x8080808080808080ull
+
+/* The dirty flags of the eight NPCs at b, one bit per byte (the status
+ * array has 8 spare zero bytes, and chunks are multiples of 64, so the
+ * word never reaches into another chunk's NPCs). */
+static inline uint64_t sp_dirty_bits(const uint8_t *status, size_t b) {
+  uint64_t word;
+  memcpy(&word, status + b, 8);
+  return word & DIRTY_WORD;
+}
+
+/* How many of the eight flags of sp_dirty_bits are set: shifted to bit 0
+ * of each byte and summed into the top byte by one multiply. */
+static inline size_t sp_dirty_count(uint64_t dirty) {
+  return (size_t)(((dirty >> 7) * 0x0101010101010101ull) >> 56);
+}
+
+/* The byte index of the lowest set bit of a non-zero word. */
+static inline unsigned sp_low_byte(uint64_t x) {
+#if defined(__GNUC__)
+  return (unsigned)__builtin_ctzll(x) >> 3;
+#else
+  unsigned n = 0;
+  while (!(x & 0xFFu)) x >>= 8, n++;
+  return n;
+#endif
+}
+
+/* How cached calls use the direct table (sp_population_use_table). */
+enum {
+  SP_TABLE_OFF = 0,      /* the per-worker hash caches alone */
+  SP_TABLE_AUTO = 1,     /* default: bit-packed where it fits, pext if fast */
+  SP_TABLE_RADIX = 2,    /* mixed-radix ranks, one NPC at a time (as before
+                            the bit-packed layout; the baseline) */
+  SP_TABLE_PORTABLE = 3  /* bit-packed, ranks packed by a byte loop (what a
+                            CPU without a fast pext runs) */
+};
 
 /* One worker's state. Records lie 64 bytes apart in a 64-aligned array
  * (WORKER_STRIDE), so the counters a worker bumps while planning never
@@ -75,7 +112,8 @@ struct SpPopulation {
    * NULL until the first cached call, or when the domain does not fit */
   SpPlanTable *table;
   int table_tried; /* creation attempted (a big domain gets none) */
-  int table_on;    /* 0: hash caches only (sp_population_use_table) */
+  int table_mode;  /* SP_TABLE_*, set by sp_population_use_table */
+  int fast_pext;   /* the CPU has a fast BMI2 pext */
 
   /* totals over calls, for the stats */
   uint64_t hits, misses;
@@ -86,9 +124,28 @@ struct SpPopulation {
 size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
                                 int use_cache, size_t chunk);
 
-/* 0: cached calls look plans up in the workers' hash caches only, as
- * before the direct table existed (benchmarks compare the two; plans are
- * the same either way). 1 (the default): the table where there is one. */
-void sp_population_use_table(SpPopulation *pop, int on);
+/* NPC i, which the table did not answer: through worker k's hash cache
+ * (the planner on a miss); the result goes to `cell` when there is one.
+ * s and g are the masked state and goal words. Returns 1 when the hash
+ * cache had the pair (population_chunk.c). */
+int sp_population_table_miss(SpPopulation *p, Worker *w, int k, size_t i,
+                             uint64_t s, uint64_t g,
+                             atomic_uint_least32_t *cell);
+
+/* The cache-on loops of the bit-packed table over NPCs lo..hi of one
+ * chunk: with BMI2 pext (only where sp_population_fast_pext) or portable
+ * (population_bits.c). Return NPCs planned. */
+size_t sp_population_plan_bits(SpPopulation *p, Worker *w, int k, size_t lo,
+                               size_t hi);
+size_t sp_population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
+                                    size_t lo, size_t hi);
+/* 1 when this CPU runs pext in hardware fast (BMI2, not AMD Zen 1/2). */
+int sp_population_fast_pext(void);
+
+/* How cached calls use the direct table: SP_TABLE_* (benchmarks and
+ * tests compare the paths; plans are the same on every one). Changing
+ * between the layouts drops the table; the next cached call makes the
+ * other. SP_TABLE_AUTO by default. */
+void sp_population_use_table(SpPopulation *pop, int mode);
 
 #endif
