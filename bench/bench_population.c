@@ -145,10 +145,14 @@ static void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
  * by default (the bit-packed table on small domains, with pext where the
  * CPU has a fast one; hash caches behind it). The older paths are kept
  * as baselines measured in the same process. */
-enum { MODE_OFF = 0, MODE_HASH, MODE_RADIX, MODE_TABLE, MODE_COUNT };
-static const char *const mode_names[MODE_COUNT] = {"off", "hash", "radix", "on"};
+/* `bytes` is the bit-packed table with ranks packed by the byte loop
+ * instead of pext (the reference path; by default a CPU without a fast
+ * pext runs `radix`). */
+enum { MODE_OFF = 0, MODE_HASH, MODE_RADIX, MODE_BYTES, MODE_TABLE, MODE_COUNT };
+static const char *const mode_names[MODE_COUNT] = {"off", "hash", "radix", "bytes",
+                                                   "on"};
 static const int mode_table[MODE_COUNT] = {SP_TABLE_OFF, SP_TABLE_OFF, SP_TABLE_RADIX,
-                                           SP_TABLE_AUTO};
+                                           SP_TABLE_PORTABLE, SP_TABLE_AUTO};
 
 typedef struct Cell {
   double median_ms, min_ms, max_ms;
@@ -309,7 +313,8 @@ static void usage(void) {
          "                 share a few goals as in a game; default: kept variables take\n"
          "                 the start's values (a goal per start)\n"
          "  --npcs N    one population size only\n"
-         "  --cache LIST   rows to measure, comma-separated among off, hash, radix, on\n"
+         "  --cache LIST   rows to measure, comma-separated among off, hash, radix,\n"
+         "                 bytes, on\n"
          "                 (default: all)\n",
          THREAD_OPTS_MAX);
 }
@@ -390,8 +395,9 @@ int main(int argc, char **argv) {
          "after one warm-up frame; chunk %d NPCs; cache %d entries per worker;\n"
          "cpu ms = CPU time of all threads over the call (median);\n"
          "cache hash = the per-worker hash caches alone, radix = the direct table\n"
-         "with mixed-radix ranks one NPC at a time (the baselines), on = as by default\n"
-         "(bit-packed direct table on small domains, pext: %s); goals: %s\n\n",
+         "with mixed-radix ranks one NPC at a time (the baselines), bytes = the\n"
+         "bit-packed table with ranks packed by a byte loop, on = as by default\n"
+         "(bit-packed table with pext where the CPU has a fast one: %s); goals: %s\n\n",
          frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY,
          sp_population_fast_pext() ? "yes" : "no", fixed ? "fixed conditions (--goals fixed)" : "kept variables take the start's values");
 

@@ -246,8 +246,12 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
  * total states and 8 variables (the paper domains) gets one direct table
  * shared by all workers: a row per goal (the first SP_PLAN_TABLE_GOALS
  * goals met since the caches were last cleared; a game's goal conditions
- * are few), indexed by the start state's mixed-radix rank, whose cells
- * point at cache entries. A cached frame then costs one load per NPC
+ * are few), indexed by the start state's rank, whose cells point at cache
+ * entries. Where every variable's values fit in few bits (at most
+ * SP_PLAN_TABLE_GOAL_BITS for a goal), the rank and the goal's row come
+ * from the state and goal packed bit by bit (one BMI2 pext each where
+ * the CPU has a fast one, checked at run time), else from a mixed-radix
+ * rank and a goal search. A cached frame then costs a few loads per NPC
  * instead of a hash lookup; NPCs whose goal has no row, or whose cell is
  * empty, go through the caches as before. The table is emptied with the
  * caches (sp_population_cache_clear, sp_population_set_cache_capacity).

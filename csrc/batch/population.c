@@ -305,6 +305,13 @@ SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
 /* Workers                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Whether table mode `mode` uses the bit-packed layout: by default only
+ * where pext is fast (the byte loop that packs ranks elsewhere costs more
+ * than mixed-radix ranks; it is kept as the pext path's reference). */
+static int wants_bits(const SpPopulation *p, int mode) {
+  return mode == SP_TABLE_PORTABLE || (mode == SP_TABLE_AUTO && p->fast_pext);
+}
+
 /* Makes sure records exist for `count` workers, each with a workspace and
  * scratch, and (with `cache`) a cache with room for an entry per dirty
  * NPC (a worker stores at most one per NPC it plans, and caches must not
@@ -345,7 +352,7 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
     p->worker_count++;
   }
   if (cache && !p->table_tried) {
-    SpStatus st = sp_plan_table_new(p->domain, p->table_mode != SP_TABLE_RADIX,
+    SpStatus st = sp_plan_table_new(p->domain, wants_bits(p, p->table_mode),
                                     p->alloc, &p->table, err);
     if (st != SP_OK) return st;
     p->table_tried = 1;
@@ -651,7 +658,7 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
 void sp_population_use_table(SpPopulation *pop, int mode) {
   pop->table_mode = mode;
   if (mode == SP_TABLE_OFF || pop->table == NULL) return;
-  if (pop->table->bits == (mode != SP_TABLE_RADIX)) return;
+  if (pop->table->bits == wants_bits(pop, mode)) return;
   /* the other layout, where it may fit: made by the next cached call
    * (cells only point into the caches, which keep every entry) */
   sp_plan_table_free(pop->table);

@@ -4,7 +4,8 @@
 #include "sp_plan_table.h"
 #include "sp_population.h"
 
-#if defined(__GNUC__) && defined(__x86_64__)
+/* SP_NO_PEXT builds only the byte loop (as on other CPUs and compilers). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(SP_NO_PEXT)
 #include <immintrin.h>
 #define HAVE_PEXT 1
 #endif

@@ -326,7 +326,7 @@ size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
   if (hi > p->n) hi = p->n;
   if (use_cache && p->table != NULL && p->table_mode != SP_TABLE_OFF) {
     if (!p->table->bits) return plan_chunk_table(p, w, k, lo, hi);
-    if (p->table_mode == SP_TABLE_AUTO && p->fast_pext)
+    if (p->table_mode == SP_TABLE_AUTO) /* bits only with a fast pext */
       return sp_population_plan_bits_pext(p, w, k, lo, hi);
     return sp_population_plan_bits(p, w, k, lo, hi);
   }

@@ -53,11 +53,12 @@ static inline unsigned sp_low_byte(uint64_t x) {
 /* How cached calls use the direct table (sp_population_use_table). */
 enum {
   SP_TABLE_OFF = 0,      /* the per-worker hash caches alone */
-  SP_TABLE_AUTO = 1,     /* default: bit-packed where it fits, pext if fast */
+  SP_TABLE_AUTO = 1,     /* default: bit-packed where it fits and the CPU
+                            has a fast pext, else as SP_TABLE_RADIX */
   SP_TABLE_RADIX = 2,    /* mixed-radix ranks, one NPC at a time (as before
                             the bit-packed layout; the baseline) */
-  SP_TABLE_PORTABLE = 3  /* bit-packed, ranks packed by a byte loop (what a
-                            CPU without a fast pext runs) */
+  SP_TABLE_PORTABLE = 3  /* bit-packed, ranks packed by a byte loop (the
+                            pext path's reference; any CPU) */
 };
 
 /* One worker's state. Records lie 64 bytes apart in a 64-aligned array
