@@ -1,6 +1,7 @@
 /* population_bits_loop.h: the body of the bit-packed table's chunk loop, included once per way of packing ranks (population_bits.c). */
 /* The includer defines BITS_ATTR (function attributes), BITS_ONE,
- * BITS_SLOW and BITS_LOOP (the names) and BITS_RANK(s) / BITS_GOAL(g) (a
+ * BITS_SLOW and BITS_LOOP (the names), BITS_UNROLL (a pragma for the run
+ * of 64, or nothing) and BITS_RANK(s) / BITS_GOAL(g) (a
  * state word's rank and a goal word's id, from the BitsView v); this
  * file undefines them at its end. No include guard: meant to be
  * included twice. */
@@ -34,13 +35,13 @@ BITS_ATTR static inline unsigned BITS_ONE(size_t i, const SpValue *sp,
   return 0;
 }
 
-/* The NPCs of block b whose cells were empty (bit j of `miss` for NPC
- * b + j): their words packed again, then bits_miss; counted in run. */
+/* The NPCs from b whose cells were empty (bit j of `miss` for NPC b + j):
+ * their words packed again, then bits_miss; counted in run. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 BITS_ATTR static void BITS_SLOW(SpPopulation *p, Worker *w, int k,
-                                const BitsView *v, size_t b, unsigned miss,
+                                const BitsView *v, size_t b, uint64_t miss,
                                 BitsRun *run) {
   for (size_t i = b; miss != 0; i++, miss >>= 1) {
     if (!(miss & 1u)) continue;
@@ -53,43 +54,46 @@ BITS_ATTR static void BITS_SLOW(SpPopulation *p, Worker *w, int k,
   }
 }
 
-/* Blocks of eight NPCs: all dirty (the common case) in a fixed run of
- * eight whose status bytes are first set to "cached plan" by one store
- * (a failure rewrites its byte; BITS_SLOW writes each NPC's it plans),
- * else by their flag bits. */
+/* Runs of 64 NPCs all dirty (the common case: chunks start on multiples
+ * of 64) go straight through, their status bytes first set to "cached
+ * plan" at once (a failure rewrites its byte; BITS_SLOW writes each NPC's
+ * it plans); other NPCs in blocks of eight, by their flag bits. */
 BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
                            size_t hi) {
   const BitsView v = bits_view(p);
-  const uint64_t cached_word = 0x0101010101010101ull * ST_CACHE;
   BitsRun run = {0, 0, 0, 0};
-  for (size_t b = lo; b < hi; b += 8) {
-    uint64_t dirty = sp_dirty_bits(v.status, b);
-    unsigned miss = 0;
+  size_t b = lo;
+  while (b < hi) {
     const SpValue *sp = v.states + b * v.m, *gp = v.goals + b * v.m;
-    if (dirty == DIRTY_WORD) {
-      run.planned += 8;
-      memcpy(v.status + b, &cached_word, 8);
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 8
-#endif
-      for (unsigned j = 0; j < 8; j++, sp += v.m, gp += v.m)
-        miss |= BITS_ONE(b + j, sp, gp, &v, 1, &run.failures) << j;
-    } else {
-      run.planned += sp_dirty_count(dirty);
-      for (; dirty != 0; dirty &= dirty - 1u) {
-        unsigned j = sp_low_byte(dirty);
-        miss |= BITS_ONE(b + j, sp + j * v.m, gp + j * v.m, &v, 0,
-                         &run.failures)
-                << j;
-      }
+    if (b % 64 == 0 && hi - b >= 64 && all_dirty_64(v.status, b)) {
+      uint64_t miss = 0;
+      run.planned += 64;
+      memset(v.status + b, ST_CACHE, 64);
+      BITS_UNROLL
+      for (unsigned j = 0; j < 64; j++, sp += v.m, gp += v.m)
+        miss |= (uint64_t)BITS_ONE(b + j, sp, gp, &v, 1, &run.failures) << j;
+      if (miss != 0) BITS_SLOW(p, w, k, &v, b, miss, &run);
+      b += 64;
+      continue;
+    }
+    uint64_t dirty = sp_dirty_bits(v.status, b);
+    uint64_t miss = 0;
+    run.planned += sp_dirty_count(dirty);
+    for (; dirty != 0; dirty &= dirty - 1u) {
+      unsigned j = sp_low_byte(dirty);
+      miss |= (uint64_t)BITS_ONE(b + j, sp + j * v.m, gp + j * v.m, &v, 0,
+                                 &run.failures)
+              << j;
     }
     if (miss != 0) BITS_SLOW(p, w, k, &v, b, miss, &run);
+    b += 8;
   }
   bits_done(w, &run);
   return run.planned;
 }
 
 #undef BITS_ATTR
+#undef BITS_UNROLL
 #undef BITS_ONE
 #undef BITS_SLOW
 #undef BITS_LOOP
