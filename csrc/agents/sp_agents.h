@@ -23,9 +23,11 @@ typedef struct Place {
 } Place;
 
 /* The first and last place of a kind: bindings by kind walk the kind's
- * places only, in id order. */
+ * places only, in id order. limited: some place of the kind has a
+ * capacity, so binding one depends on the agents bound before. */
 typedef struct KindChain {
   uint32_t first, last;
+  int limited;
 } KindChain;
 
 /* A cached distance field: to a place, or to a bare cell (key with the
@@ -80,6 +82,10 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y);
 static inline uint32_t sp_world_first_of_kind(const SpWorld *w, int kind) {
   return kind >= 0 && (size_t)kind < w->chain_cap ? w->chains[kind].first
                                                   : SP_NO_PLACE;
+}
+/* 1 when some place of `kind` has a capacity. */
+static inline int sp_world_kind_limited(const SpWorld *w, int kind) {
+  return kind >= 0 && (size_t)kind < w->chain_cap && w->chains[kind].limited;
 }
 /* The way bytes of a field returned by peek or get. */
 static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
@@ -231,9 +237,6 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
 /* Pass 2: advances by dt; returns 1 when the agent needs the serial
  * binding pass. */
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt);
-/* Workers: binds the running step where the order of agents cannot
- * matter; returns 0 to leave it to sp_agent_bind. */
-int sp_agent_bind_fast(SpCrowd *c, size_t i);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still

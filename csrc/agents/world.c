@@ -163,8 +163,10 @@ SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
   if (!grow(w->alloc, &arr, &w->chain_cap, (size_t)kind + 1, sizeof(KindChain)))
     return sp_error_memory(err);
   w->chains = arr;
-  for (size_t k = chains; k < w->chain_cap; k++)
+  for (size_t k = chains; k < w->chain_cap; k++) {
     w->chains[k].first = w->chains[k].last = SP_NO_PLACE;
+    w->chains[k].limited = 0;
+  }
   uint32_t pid = (uint32_t)w->place_count;
   Place *p = &w->places[pid];
   p->kind = kind;
@@ -180,6 +182,7 @@ SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
   else
     w->places[ch->last].next_of_kind = pid;
   ch->last = pid;
+  if (capacity > 0) ch->limited = 1;
   if (id != NULL) *id = (uint32_t)w->place_count;
   w->place_count++;
   return SP_OK;
