@@ -235,8 +235,24 @@ int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i);
  * another plan (the next goal candidate). */
 int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
 /* Pass 2: advances by dt; returns 1 when the agent needs the serial
- * binding pass. */
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt);
+ * binding pass. walked: WALK_NOT, or how its walk of this frame, done
+ * already by sp_agent_walk_many, ended. */
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked);
+
+/* ---- walking (walk.c) ------------------------------------------------ */
+
+enum { WALK_NOT = 0, WALK_STAYED, WALK_ARRIVED };
+/* The distance field a walker follows: its place, or its target cell. */
+uint32_t sp_agent_field_key(const SpCrowd *c, const Agent *a);
+/* Walks agent i for dt toward its target cell; 1 on arrival. Needs a
+ * field (with a grid): without one the agent asks the serial pass
+ * (F_BIND). */
+int sp_agent_walk(SpCrowd *c, size_t i, float dt);
+/* Walks, as sp_agent_walk, those of the n agents listed that walk now
+ * (walking, no F_BIND) on a grid; walked[k] gets WALK_NOT for the others,
+ * else WALK_STAYED or WALK_ARRIVED. */
+void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
+                        uint8_t *walked);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still

@@ -546,69 +546,6 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Walking                                                            */
-/* ------------------------------------------------------------------ */
-
-static uint32_t field_key(const SpCrowd *c, const Agent *a) {
-  if (a->target != SP_NO_PLACE) return a->target;
-  return FIELD_CELL_KEY |
-         (uint32_t)(a->ty * sp_grid_width(c->world->grid) + a->tx);
-}
-
-/* Moves toward the target; returns 1 on arrival. Needs a field (with a
- * grid): without one the agent asks the serial pass (F_BIND). */
-static int walk(SpCrowd *c, size_t i, float dt) {
-  Agent *a = &c->agents[i];
-  if (a->x == a->tx && a->y == a->ty) return 1;
-  float t = c->time[i] + c->opt.speed * dt;
-  c->time[i] = t;
-  const SpWorld *w = c->world;
-  const SpGrid *g = w->grid;
-  static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-  static const int dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
-  if (g == NULL) {
-    for (; t >= 1.0f; t -= 1.0f) {
-      a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
-      a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
-      if (a->x == a->tx && a->y == a->ty) {
-        c->time[i] = 0.0f;
-        return 1;
-      }
-    }
-    c->time[i] = t;
-    return 0;
-  }
-  const float *f = sp_world_field_peek(w, field_key(c, a));
-  if (f == NULL) {
-    c->flags[i] |= F_BIND;
-    return 0;
-  }
-  /* one way byte per cell walked (the field's precomputed descent) */
-  const uint8_t *way = sp_world_field_ways(w, f);
-  int x = a->x, y = a->y;
-  size_t cur = sp_grid_field_index(g, x, y);
-  for (; t >= 1.0f; t -= 1.0f) {
-    unsigned d = way[cur];
-    if (d == FIELD_NO_WAY) { /* no way down: the serial pass judges */
-      a->x = (uint16_t)x, a->y = (uint16_t)y;
-      c->time[i] = t;
-      c->flags[i] |= F_BIND;
-      return 0;
-    }
-    cur = (size_t)((ptrdiff_t)cur + w->way_offset[d]);
-    x += dx[d], y += dy[d];
-    if (x == a->tx && y == a->ty) {
-      a->x = (uint16_t)x, a->y = (uint16_t)y;
-      c->time[i] = 0.0f;
-      return 1;
-    }
-  }
-  a->x = (uint16_t)x, a->y = (uint16_t)y;
-  c->time[i] = t;
-  return 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* One frame of one agent                                             */
 /* ------------------------------------------------------------------ */
 
@@ -616,7 +553,7 @@ static int walk(SpCrowd *c, size_t i, float dt) {
  * matter; returns 0 to leave it to sp_agent_bind. */
 static int bind_fast(SpCrowd *c, Plan *plan);
 
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
   Agent *a = &c->agents[i];
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   Plan plan = plan_view(c, s, i);
@@ -650,7 +587,9 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
       return 0;
     case SP_PHASE_WALKING:
       if (c->flags[i] & F_BIND) return 1;
-      if (!walk(c, i, round == 0 ? dt : 0.0f)) return (c->flags[i] & F_BIND) != 0;
+      if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
+                                           : !sp_agent_walk(c, i, round == 0 ? dt : 0.0f))
+        return (c->flags[i] & F_BIND) != 0;
       sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
                     (int32_t)a->target);
       start_acting(c, s, &plan);
@@ -793,7 +732,7 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   if ((c->flags[i] & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
                                   a->target == SP_NO_PLACE)) {
     /* bound already: (re)compute the field and check the way */
-    if (!reachable(c, a, field_key(c, a), a->tx, a->ty)) {
+    if (!reachable(c, a, sp_agent_field_key(c, a), a->tx, a->ty)) {
       unreachable(c, s, &plan, a->target);
       return;
     }

@@ -66,6 +66,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   if (hi > c->n) hi = c->n;
   uint32_t flagged = 0;
   uint32_t due[SP_CROWD_CHUNK];
+  uint8_t walked[SP_CROWD_CHUNK];
   size_t nd = 0;
   switch (c->pass) {
   case PASS_CHOOSE:
@@ -102,9 +103,10 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       }
       due[nd++] = (uint32_t)i;
     }
+    if (nd > 0) sp_agent_walk_many(c, due, nd, dt, walked);
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt);
+      flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt, walked[k]);
     }
     break;
   }

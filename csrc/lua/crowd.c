@@ -406,6 +406,61 @@ static int l_crowd_next_hook(lua_State *L)
   return 6;
 }
 
+/* Pushes an optional id (1-based), or false. */
+static void push_id_or_false(lua_State *L, int id)
+{
+  if (id >= 0)
+    lua_pushinteger(L, id + 1);
+  else
+    lua_pushboolean(L, 0);
+}
+
+/* c:events_of(kinds, out) -> n: the events of the last update whose kind
+ * is in `kinds` (next_event's mask), in order, five entries each in
+ * out[1 .. 5n]: agent, kind, reason | false, goal | false, action |
+ * false, as c:event gives them. One call reads a frame's events: a script
+ * reacting to thousands per frame pays no call per event. Events are
+ * copied a block at a time, the crowd fetched again after each block's
+ * pushes (Lua points). */
+#define EVENTS_BLOCK 64
+static int l_crowd_events_of(lua_State *L)
+{
+  SpCrowd *sc = check_crowd(L, 1)->c;
+  lua_Integer kinds = luaL_checkinteger(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  SpAgentEvent block[EVENTS_BLOCK];
+  size_t next = 0;
+  lua_Integer out = 0;
+  for (;;) {
+    size_t count = sp_crowd_event_count(sc), got = 0;
+    const SpAgentEvent *ev = sp_crowd_events(sc);
+    for (; next < count && got < EVENTS_BLOCK; next++)
+      if ((kinds >> ev[next].kind) & 1)
+        block[got++] = ev[next];
+    if (got == 0)
+      break;
+    for (size_t k = 0; k < got; k++) {
+      const SpAgentEvent *e = &block[k];
+      lua_pushinteger(L, (lua_Integer)e->agent + 1);
+      lua_rawseti(L, 3, ++out);
+      lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
+      lua_rawseti(L, 3, ++out);
+      if (e->reason != SP_REASON_NONE)
+        lua_pushstring(L, sp_reason_name((SpReason)e->reason));
+      else
+        lua_pushboolean(L, 0);
+      lua_rawseti(L, 3, ++out);
+      push_id_or_false(L, e->goal != 0xFF ? e->goal : -1);
+      lua_rawseti(L, 3, ++out);
+      push_id_or_false(L, e->action);
+      lua_rawseti(L, 3, ++out);
+    }
+    sc = live_crowd(L, 1);
+  }
+  lua_pushinteger(L, out / 5);
+  return 1;
+}
+
 /* saspu.core.event_kinds() -> { kind name -> its bit in next_hook's mask }. */
 static int l_event_kinds(lua_State *L)
 {
@@ -753,6 +808,7 @@ static const luaL_Reg crowd_methods[] = {
   { "event", l_crowd_event },
   { "next_hook", l_crowd_next_hook },
   { "next_event", l_crowd_next_event },
+  { "events_of", l_crowd_events_of },
   { "set_var", l_crowd_set_var },
   { "set_var_all", l_crowd_set_var_all },
   { "set_state", l_crowd_set_state },
