@@ -206,6 +206,8 @@ struct SpCrowd {
   /* the pass running now */
   int pass;
   int in_pass; /* takes part in the pass of sp_crowds_update */
+  int serial_pass; /* the pass runs on the calling thread: events go to ev */
+  size_t ev_mark;  /* ev_count when the pass began */
   float dt;
   atomic_size_t next_chunk;
   /* statistics */

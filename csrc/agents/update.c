@@ -105,8 +105,13 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     }
     if (nd > 0) sp_agent_walk_many(c, due, nd, dt, walked);
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt, walked[k]);
+      size_t ahead = k + PREFETCH_AHEAD;
+      if (ahead < nd && walked[ahead] != WALK_STAYED) fetch_ahead(c, due[ahead]);
+      /* a walker still on its way has nothing more to do this frame */
+      if (walked[k] == WALK_STAYED)
+        flagged += (c->flags[due[k]] & F_BIND) != 0;
+      else
+        flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt, walked[k]);
     }
     break;
   }
@@ -120,7 +125,9 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
 static void pass_job(void *arg, int worker) {
   SpCrowd *c = arg;
   CrowdWorker *w = &c->cw[worker];
-  Sink s = {c, worker};
+  /* a pass on the calling thread alone writes the frame's buffer itself:
+   * its chunks run in order, so there is nothing to merge */
+  Sink s = {c, c->serial_pass ? -1 : worker};
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   for (;;) {
     size_t t = atomic_fetch_add_explicit(&c->next_chunk, 1, memory_order_relaxed);
@@ -226,12 +233,24 @@ static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     if (c->workers > workers) workers = c->workers;
   }
   Batch b = {crowds, count};
-  if (pool != NULL && workers > 1 && work > 1)
+  int parallel = pool != NULL && workers > 1 && work > 1;
+  for (size_t k = 0; k < count; k++) {
+    crowds[k]->serial_pass = !parallel;
+    crowds[k]->ev_mark = crowds[k]->ev_count;
+  }
+  if (parallel)
     sp_thread_pool_run(pool, workers, batch_job, &b);
   else
     batch_job(&b, 0);
-  for (size_t k = 0; k < count; k++)
-    if (crowds[k]->in_pass) pass_merge(crowds[k]);
+  for (size_t k = 0; k < count; k++) {
+    SpCrowd *c = crowds[k];
+    if (!c->in_pass) continue;
+    if (parallel)
+      pass_merge(c);
+    else
+      count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
+    c->serial_pass = 0;
+  }
 }
 
 static size_t flagged_total(const SpCrowd *c) {
