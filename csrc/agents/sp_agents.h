@@ -41,7 +41,8 @@ typedef struct Field {
 
 /* A cell's way byte: the direction (0..7, the grid's order) of its first
  * neighbour strictly nearer the target, or FIELD_NO_WAY. Walkers follow
- * these bytes instead of comparing the eight neighbours at every cell. */
+ * these bytes instead of comparing the eight neighbours at every cell;
+ * each cell's count of steps to the target follows (hop counts). */
 #define FIELD_NO_WAY 0xFFu
 
 struct SpWorld {
@@ -61,6 +62,7 @@ struct SpWorld {
   size_t field_budget, field_bytes, field_size; /* size: floats + ways */
   size_t field_cells;
   ptrdiff_t way_offset[8]; /* field index step of each direction */
+  size_t hops_offset;      /* bytes from a field to its hop counts */
   void *scratch; /* Dijkstra's open list */
   size_t scratch_bytes;
   uint64_t clock;
@@ -91,6 +93,13 @@ static inline int sp_world_kind_limited(const SpWorld *w, int kind) {
 static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
                                                  const float *field) {
   return (const uint8_t *)(field + w->field_cells);
+}
+/* Its hop counts: way steps from each cell to the target, or
+ * FIELD_HOPS_FAR. */
+#define FIELD_HOPS_FAR 0xFFFEu
+static inline const uint16_t *sp_world_field_hops(const SpWorld *w,
+                                                  const float *field) {
+  return (const uint16_t *)((const char *)field + w->hops_offset);
 }
 /* Drops every field when the grid changed since they were computed. */
 void sp_world_check_grid(SpWorld *w);

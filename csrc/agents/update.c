@@ -89,15 +89,17 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     break;
   default: {
     /* first the agents with nothing due (a countdown that does not run
-     * out) in one tight sweep over the hot arrays; then the others, in
-     * agent order, their records fetched a few agents ahead */
+     * out: a blocked agent's wait, or an action no goal interrupts) in one
+     * tight sweep over the hot arrays; then the others, in agent order,
+     * their records fetched a few agents ahead */
     float dt = c->dt, *time = c->time;
     const uint8_t *phase = c->phase;
     int quick = !c->any_interruptible;
     for (size_t i = lo; i < hi; i++) {
       uint8_t ph = phase[i];
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
-      if (ph == SP_PHASE_ACTING && quick && time[i] > dt) {
+      if (((ph == SP_PHASE_ACTING && quick) || ph == SP_PHASE_BLOCKED) &&
+          time[i] > dt) {
         time[i] -= dt;
         continue;
       }

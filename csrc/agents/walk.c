@@ -44,11 +44,21 @@ static int lane_start(SpCrowd *c, size_t i, float dt, Lane *l) {
    * field has */
   int cells = t < (float)w->field_cells ? (int)t : (int)w->field_cells;
   if (cells <= 0) return WALK_STAYED;
+  size_t at = sp_grid_field_index(w->grid, a->x, a->y);
+  size_t goal = sp_grid_field_index(w->grid, a->tx, a->ty);
+  /* near enough to arrive this frame: the ways lead to the target cell
+   * (the field's own: its count is 0), no need to step them */
+  const uint16_t *hops = sp_world_field_hops(w, f);
+  if (hops[at] <= (unsigned)cells && hops[goal] == 0) {
+    a->x = a->tx, a->y = a->ty;
+    c->time[i] = 0.0f;
+    return WALK_ARRIVED;
+  }
   l->way = sp_world_field_ways(w, f);
   l->off = w->way_offset;
   l->x = a->x, l->y = a->y;
-  l->cur = (ptrdiff_t)sp_grid_field_index(w->grid, a->x, a->y);
-  l->goal = (ptrdiff_t)sp_grid_field_index(w->grid, a->tx, a->ty);
+  l->cur = (ptrdiff_t)at;
+  l->goal = (ptrdiff_t)goal;
   l->k = 0;
   l->cells = cells;
   l->t = t;

@@ -47,7 +47,9 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
   if (grid != NULL) {
     w->grid_version = sp_grid_version(grid);
     w->field_cells = sp_grid_field_cells(grid);
-    w->field_size = w->field_cells * (sizeof(float) + 1);
+    /* floats, way bytes, then (2-aligned) hop counts */
+    w->hops_offset = (w->field_cells * (sizeof(float) + 1) + 1u) & ~(size_t)1u;
+    w->field_size = w->hops_offset + w->field_cells * sizeof(uint16_t);
     for (int d = 0; d < 8; d++) w->way_offset[d] = sp_grid_field_offset(grid, d);
     w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
     w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
@@ -283,6 +285,38 @@ static void fill_ways(const SpWorld *w, float *dist) {
   }
 }
 
+/* Each cell's count of way steps to the target (FIELD_HOPS_FAR when its
+ * ways end elsewhere, or when there are that many or more): a walker with
+ * as many cells to go this frame arrives without stepping. A cell's ways
+ * are followed to a cell already counted, then the cells passed are
+ * numbered back, so each cell is followed once. Uses the world's scratch
+ * (free between distance fields) as the stack. */
+#define HOPS_UNSET 0xFFFFu
+static void fill_hops(const SpWorld *w, float *dist, size_t target) {
+  const uint8_t *way = sp_world_field_ways(w, dist);
+  uint16_t *hops = (uint16_t *)((char *)dist + w->hops_offset);
+  uint32_t *stack = w->scratch;
+  size_t cells = w->field_cells;
+  for (size_t k = 0; k < cells; k++) hops[k] = HOPS_UNSET;
+  hops[target] = 0;
+  for (size_t k = 0; k < cells; k++) {
+    size_t n = 0, cur = k;
+    while (hops[cur] == HOPS_UNSET) {
+      if (way[cur] == FIELD_NO_WAY) {
+        hops[cur] = FIELD_HOPS_FAR;
+        break;
+      }
+      stack[n++] = (uint32_t)cur;
+      cur = (size_t)((ptrdiff_t)cur + w->way_offset[way[cur]]);
+    }
+    unsigned h = hops[cur];
+    while (n > 0) {
+      h = h >= FIELD_HOPS_FAR - 1u ? FIELD_HOPS_FAR : h + 1u;
+      hops[stack[--n]] = (uint16_t)h;
+    }
+  }
+}
+
 /* Finds or computes the field. A new field takes a free buffer (one whose
  * key was dropped), a new buffer while the budget allows, or the least
  * recently used buffer. */
@@ -329,6 +363,7 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   w->ms_fields += ms_since(&t0);
   if (st != SP_OK) return NULL;
   fill_ways(w, slot->dist);
+  fill_hops(w, slot->dist, sp_grid_field_index(w->grid, x, y));
   w->computed++;
   slot->key = key;
   if (key < w->place_count)
