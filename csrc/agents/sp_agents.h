@@ -224,6 +224,19 @@ struct SpCrowd {
   double ms_update, ms_planning, ms_binding;
 };
 
+/* Requests agent j's record ahead of its use: both of its ends, as a
+ * 52-byte record often straddles two cache lines. */
+#if defined(__GNUC__)
+#define sp_prefetch(p) __builtin_prefetch(p)
+#else
+#define sp_prefetch(p) ((void)(p))
+#endif
+static inline void sp_agent_prefetch(const SpCrowd *c, size_t j) {
+  const char *r = (const char *)&c->agents[j];
+  sp_prefetch(r);
+  sp_prefetch(r + sizeof(Agent) - 1);
+}
+
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 
 /* Where events go: a worker's buffer (parallel passes) or, with worker

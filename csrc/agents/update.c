@@ -16,15 +16,10 @@ _Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
 /* Agents with work due are far apart in memory: their records are
  * requested this many agents before they are used. */
 #define PREFETCH_AHEAD 6
-#if defined(__GNUC__)
-#define prefetch(p) __builtin_prefetch(p)
-#else
-#define prefetch(p) ((void)(p))
-#endif
 
 /* Requests agent j's record and population rows ahead of their use. */
 static void fetch_ahead(const SpCrowd *c, size_t j) {
-  prefetch(&c->agents[j]);
+  sp_agent_prefetch(c, j);
   sp_population_prefetch(c->pop, j);
 }
 

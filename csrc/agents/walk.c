@@ -126,11 +126,6 @@ int sp_agent_walk(SpCrowd *c, size_t i, float dt) {
 /* Agents' records are requested this many agents before a lane takes
  * them (the turns of the agents read them next, from the cache). */
 #define RECORD_AHEAD 8
-#if defined(__GNUC__)
-#define prefetch(p) __builtin_prefetch(p)
-#else
-#define prefetch(p) ((void)(p))
-#endif
 
 void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
                         uint8_t *walked) {
@@ -142,7 +137,7 @@ void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
   for (;;) {
     while (active < WALK_LANES && next < n) {
       size_t k = next++, i = due[k];
-      if (k + RECORD_AHEAD < n) prefetch(&c->agents[due[k + RECORD_AHEAD]]);
+      if (k + RECORD_AHEAD < n) sp_agent_prefetch(c, due[k + RECORD_AHEAD]);
       if (c->phase[i] != SP_PHASE_WALKING || (c->flags[i] & F_BIND)) continue;
       int r = lane_start(c, i, dt, &lane[active]);
       if (r != WALK_NOT) {
