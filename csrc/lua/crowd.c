@@ -434,9 +434,13 @@ static int l_crowd_events_of(lua_State *L)
   for (;;) {
     size_t count = sp_crowd_event_count(sc), got = 0;
     const SpAgentEvent *ev = sp_crowd_events(sc);
-    for (; next < count && got < EVENTS_BLOCK; next++)
-      if ((kinds >> ev[next].kind) & 1)
-        block[got++] = ev[next];
+    /* every event is copied, the count moves on the kind's bit: few of a
+     * frame's events are asked for, and a branch on each would guess
+     * wrong often */
+    for (; next < count && got < EVENTS_BLOCK; next++) {
+      block[got] = ev[next];
+      got += (size_t)((kinds >> ev[next].kind) & 1);
+    }
     if (got == 0)
       break;
     for (size_t k = 0; k < got; k++) {
