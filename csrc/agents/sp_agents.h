@@ -63,6 +63,9 @@ struct SpWorld {
   size_t field_cells;
   ptrdiff_t way_offset[8]; /* field index step of each direction */
   size_t hops_offset;      /* bytes from a field to its hop counts */
+  size_t skip_offset;      /* and to its skips */
+  ptrdiff_t index_origin, index_row; /* cell (0, 0)'s index, a row's */
+  int skips_ok;            /* the grid's layout allows skips */
   void *scratch; /* Dijkstra's open list */
   size_t scratch_bytes;
   uint64_t clock;
@@ -100,6 +103,13 @@ static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
 static inline const uint16_t *sp_world_field_hops(const SpWorld *w,
                                                   const float *field) {
   return (const uint16_t *)((const char *)field + w->hops_offset);
+}
+/* Its skips (when w->skips_ok): each cell's index FIELD_SKIP way steps
+ * on, where its hop count is past FIELD_SKIP and not FIELD_HOPS_FAR. */
+#define FIELD_SKIP 16
+static inline const uint32_t *sp_world_field_skips(const SpWorld *w,
+                                                   const float *field) {
+  return (const uint32_t *)((const char *)field + w->skip_offset);
 }
 /* Drops every field when the grid changed since they were computed. */
 void sp_world_check_grid(SpWorld *w);

@@ -26,6 +26,8 @@ typedef struct Lane {
 
 enum { LANE_ON = 0, LANE_NO_WAY, LANE_ARRIVED, LANE_TIRED };
 
+static int lane_end(SpCrowd *c, size_t i, const Lane *l, int how);
+
 /* Sets up agent i's walk of this frame: WALK_ARRIVED or WALK_STAYED when
  * it is settled at once, WALK_NOT when the lane must step. */
 static int lane_start(SpCrowd *c, size_t i, float dt, Lane *l) {
@@ -62,6 +64,23 @@ static int lane_start(SpCrowd *c, size_t i, float dt, Lane *l) {
   l->k = 0;
   l->cells = cells;
   l->t = t;
+  /* far from the target on ways that lead there: FIELD_SKIP cells at a
+   * time (it does not arrive this frame), then the cell's coordinates */
+  if (hops[at] != FIELD_HOPS_FAR && hops[goal] == 0 && w->skips_ok &&
+      cells >= FIELD_SKIP) {
+    const uint32_t *skip = sp_world_field_skips(w, f);
+    while (cells - l->k >= FIELD_SKIP) {
+      l->cur = skip[l->cur];
+      l->k += FIELD_SKIP;
+    }
+    ptrdiff_t rel = l->cur - w->index_origin;
+    l->x = (int)(rel % w->index_row);
+    l->y = (int)(rel / w->index_row);
+    if (l->k == cells) {
+      lane_end(c, i, l, LANE_TIRED);
+      return WALK_STAYED;
+    }
+  }
   return WALK_NOT;
 }
 

@@ -47,10 +47,18 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
   if (grid != NULL) {
     w->grid_version = sp_grid_version(grid);
     w->field_cells = sp_grid_field_cells(grid);
-    /* floats, way bytes, then (2-aligned) hop counts */
+    /* floats, way bytes, then (aligned) hop counts and skips */
     w->hops_offset = (w->field_cells * (sizeof(float) + 1) + 1u) & ~(size_t)1u;
-    w->field_size = w->hops_offset + w->field_cells * sizeof(uint16_t);
+    w->skip_offset =
+        (w->hops_offset + w->field_cells * sizeof(uint16_t) + 3u) & ~(size_t)3u;
+    w->field_size = w->skip_offset + w->field_cells * sizeof(uint32_t);
     for (int d = 0; d < 8; d++) w->way_offset[d] = sp_grid_field_offset(grid, d);
+    /* a cell's coordinates from its index: rows of way_offset[S] cells,
+     * east one index on */
+    w->index_origin = (ptrdiff_t)sp_grid_field_index(grid, 0, 0);
+    w->index_row = w->way_offset[2];
+    w->skips_ok = w->way_offset[0] == 1 && w->index_row > sp_grid_width(grid) &&
+                  w->field_cells <= UINT32_MAX;
     w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
     w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
     if (w->scratch == NULL) {
@@ -317,6 +325,26 @@ static void fill_hops(const SpWorld *w, float *dist, size_t target) {
   }
 }
 
+/* Each cell's index FIELD_SKIP way steps on (composing one step with
+ * itself: 1, 2, 4, 8, 16), for walkers with far to go; meaningful where
+ * the ways lead on that far (hop count past FIELD_SKIP, not
+ * FIELD_HOPS_FAR). A cell without a way maps to itself. */
+static void fill_skips(const SpWorld *w, float *dist) {
+  if (!w->skips_ok) return;
+  const uint8_t *way = sp_world_field_ways(w, dist);
+  uint32_t *skip = (uint32_t *)((char *)dist + w->skip_offset);
+  uint32_t *tmp = w->scratch;
+  size_t cells = w->field_cells;
+  for (size_t k = 0; k < cells; k++)
+    skip[k] = (uint32_t)(way[k] == FIELD_NO_WAY
+                             ? (ptrdiff_t)k
+                             : (ptrdiff_t)k + w->way_offset[way[k]]);
+  for (int twice = 0; twice < 2; twice++) {
+    for (size_t k = 0; k < cells; k++) tmp[k] = skip[skip[k]];
+    for (size_t k = 0; k < cells; k++) skip[k] = tmp[tmp[k]];
+  }
+}
+
 /* Finds or computes the field. A new field takes a free buffer (one whose
  * key was dropped), a new buffer while the budget allows, or the least
  * recently used buffer. */
@@ -364,6 +392,7 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   if (st != SP_OK) return NULL;
   fill_ways(w, slot->dist);
   fill_hops(w, slot->dist, sp_grid_field_index(w->grid, x, y));
+  fill_skips(w, slot->dist);
   w->computed++;
   slot->key = key;
   if (key < w->place_count)
