@@ -199,7 +199,38 @@ describe("crowd:events_of", function()
     assert.is_true(seen > 100)
     assert.is_true(stale > 0) -- a shorter frame after a longer one was read
     assert.error_matches(function() crowd:events_of(1) end, "table expected", 1, true)
+    assert.error_matches(function() crowd:events_of(1, out, { 0 }) end, "actions[1] is not an action id",
+                         1, true)
+  end)
+
+  it("keeps, given a list of actions, the events of those actions and the events of none", function()
+    local world, crowd, kinds = class_crowd("farrier", 4, 40)
+    local mask = kinds.step_started + kinds.step_finished + kinds.goal_reached + kinds.replanned
+    local out, seen, dropped = {}, 0, 0
+    for frame = 1, 80 do
+      world:update(demo.DT)
+      local keep = { frame % 5 + 1, frame % 3 + 2 }
+      local want = {}
+      for k = 1, crowd:event_count() do
+        local agent, kind, reason, _, goal, action = crowd:event(k)
+        if kinds[kind] and (mask % (2 * kinds[kind])) >= kinds[kind] then
+          if not action or action == keep[1] or action == keep[2] then
+            for _, v in ipairs { agent, kind, reason or false, goal or false, action or false } do
+              want[#want + 1] = v
+            end
+          else
+            dropped = dropped + 1
+          end
+        end
+      end
+      local n = crowd:events_of(mask, out, keep)
+      local got = {}
+      for j = 1, 5 * n do got[j] = out[j] end
+      assert.same(want, got)
+      seen = seen + n
+    end
+    assert.is_true(seen > 50 and dropped > 50)
     crowd:close()
-    assert.error_matches(function() crowd:events_of(1, out) end, "saspu.Crowd is closed", 1, true)
+    assert.error_matches(function() crowd:events_of(1, {}) end, "saspu.Crowd is closed", 1, true)
   end)
 end)

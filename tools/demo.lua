@@ -216,6 +216,11 @@ function M.build(opts)
     -- the event kinds Lua reads for this class
     cls.mask = KIND.goal_reached + KIND.replanned + (next(cls.finished_t) and KIND.step_finished or 0)
                + (cls.robbery and KIND.step_started or 0)
+    -- and of the step events, only those of the actions with a reaction (C drops the others)
+    cls.actions = {}
+    for a, name in ipairs(cls.action_names) do
+      if cls.finished_t[name] or name == cls.robbery then cls.actions[#cls.actions + 1] = a end
+    end
   end
   local bank = by_kind.bank_counter[1]
   sim.bank_x, sim.bank_y = bank.x, bank.y
@@ -345,7 +350,7 @@ local function read_events(sim, frame, acc)
   for k, cls in ipairs(sim.classes) do
     local st, reached_t, finished_t = cls.stats, cls.reached_by_goal, cls.finished_by_action
     local reached = 0
-    for j = 1, 5 * cls.crowd:events_of(cls.mask, ev), 5 do
+    for j = 1, 5 * cls.crowd:events_of(cls.mask, ev, cls.actions), 5 do
       local agent, kind = ev[j], ev[j + 1]
       if kind == "goal_reached" then
         reached = reached + 1

@@ -415,19 +415,61 @@ static void push_id_or_false(lua_State *L, int id)
     lua_pushboolean(L, 0);
 }
 
-/* c:events_of(kinds, out) -> n: the events of the last update whose kind
- * is in `kinds` (next_event's mask), in order, five entries each in
- * out[1 .. 5n]: agent, kind, reason | false, goal | false, action |
- * false, as c:event gives them. One call reads a frame's events: a script
- * reacting to thousands per frame pays no call per event. Events are
- * copied a block at a time, the crowd fetched again after each block's
- * pushes (Lua points). */
+/* The 0-based action ids listed (1-based) at `arg`, at most
+ * EVENTS_ACTIONS; returns how many. */
+#define EVENTS_ACTIONS 64
+static int check_action_list(lua_State *L, int arg, const LCrowd *c,
+                             int *ids)
+{
+  luaL_checktype(L, arg, LUA_TTABLE);
+  int n = (int)lua_rawlen(L, arg);
+  luaL_argcheck(L, n <= EVENTS_ACTIONS, arg, "at most 64 actions");
+  int actions = sp_domain_action_count(sp_crowd_domain(c->c));
+  for (int k = 0; k < n; k++) {
+    lua_rawgeti(L, arg, k + 1);
+    lua_Integer a = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (a < 1 || a > actions)
+      luaL_argerror(L, arg, lua_pushfstring(L, "actions[%d] is not an action id", k + 1));
+    ids[k] = (int)a - 1;
+  }
+  return n;
+}
+
+/* Keeps the events of block[0..n) that have no action or one of ids. */
+static size_t of_actions(SpAgentEvent *block, size_t n, const int *ids,
+                         int count)
+{
+  size_t kept = 0;
+  for (size_t k = 0; k < n; k++) {
+    int in = block[k].action < 0;
+    for (int j = 0; j < count && !in; j++)
+      in = block[k].action == ids[j];
+    if (in)
+      block[kept++] = block[k];
+  }
+  return kept;
+}
+
+/* c:events_of(kinds, out [, actions]) -> n: the events of the last
+ * update whose kind is in `kinds` (next_event's mask), in order, five
+ * entries each in out[1 .. 5n]: agent, kind, reason | false, goal |
+ * false, action | false, as c:event gives them. With `actions` (a list
+ * of at most 64 action ids) an event of an action passes only for those;
+ * events without one pass by their kind. One call reads a frame's
+ * events: a script reacting to thousands per frame pays no call per
+ * event. Events are copied a block at a time, the crowd fetched again
+ * after each block's pushes (Lua points). */
 #define EVENTS_BLOCK 64
 static int l_crowd_events_of(lua_State *L)
 {
-  SpCrowd *sc = check_crowd(L, 1)->c;
+  LCrowd *c = check_crowd(L, 1);
   lua_Integer kinds = luaL_checkinteger(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
+  int ids[EVENTS_ACTIONS];
+  int filter = !lua_isnoneornil(L, 4);
+  int nids = filter ? check_action_list(L, 4, c, ids) : 0;
+  SpCrowd *sc = c->c;
   SpAgentEvent block[EVENTS_BLOCK];
   size_t next = 0;
   lua_Integer out = 0;
@@ -443,6 +485,8 @@ static int l_crowd_events_of(lua_State *L)
     }
     if (got == 0)
       break;
+    if (filter)
+      got = of_actions(block, got, ids, nids);
     for (size_t k = 0; k < got; k++) {
       const SpAgentEvent *e = &block[k];
       lua_pushinteger(L, (lua_Integer)e->agent + 1);
