@@ -244,7 +244,7 @@ static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     if (!c->in_pass) continue;
     if (parallel)
       pass_merge(c);
-    else
+    else if (c->ev_count > c->ev_mark) /* no buffer yet: ev is NULL */
       count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
     c->serial_pass = 0;
   }
