@@ -90,7 +90,9 @@ size_t sp_world_place_count(const SpWorld *w);
 SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out);
 
 /* Memory the distance-field cache may use (0: SP_WORLD_FIELD_BUDGET). At
- * least one field is always kept. */
+ * least one field is always kept. A field takes 11 bytes per cell of the
+ * grid with its border (distance, way, step count to the target, cell 16
+ * steps on). */
 void sp_world_set_field_budget(SpWorld *w, size_t bytes);
 
 typedef struct SpWorldStats {

@@ -19,6 +19,16 @@ local function town_world()
   return saspu.world { grid = town.grid(t), places = places }, t
 end
 
+-- A crowd of class `name` in the town world: n agents at dawn by the stables.
+local function class_crowd(name, seed, n)
+  local world = town_world()
+  local cls = demo.load_class(name)
+  local dom = saspu.domain_file("domains/" .. name .. ".lua")
+  local crowd = world:crowd(dom, cls.behaviour, { speed = demo.SPEED, seed = seed })
+  for _ = 1, n do crowd:spawn { start = "dawn", x = 30, y = 100 } end
+  return world, crowd, require("saspu.core").event_kinds()
+end
+
 describe("tools/demo.lua", function()
   it("reads its options and refuses bad ones with the option's name", function()
     local o = assert(demo.parse_args { "--npcs", "50", "--frames", "10", "--quiet", "--start", "18.5" })
@@ -135,12 +145,7 @@ end)
 
 describe("crowd:next_event", function()
   it("visits exactly the events of the kinds asked for, with c:event's values", function()
-    local world = town_world()
-    local cls = demo.load_class("innkeeper")
-    local dom = saspu.domain_file("domains/innkeeper.lua")
-    local crowd = world:crowd(dom, cls.behaviour, { speed = demo.SPEED, seed = 2 })
-    for _ = 1, 4 do crowd:spawn { start = "dawn", x = 30, y = 100 } end
-    local kinds = require("saspu.core").event_kinds()
+    local world, crowd, kinds = class_crowd("innkeeper", 2, 4)
     local mask = kinds.step_finished + kinds.goal_reached
     local seen = 0
     for _ = 1, 60 do
@@ -161,5 +166,71 @@ describe("crowd:next_event", function()
       seen = seen + #got
     end
     assert.is_true(seen > 0)
+  end)
+end)
+
+describe("crowd:events_of", function()
+  it("gives the events of the kinds asked for, in order, five entries each as c:event has them", function()
+    local world, crowd, kinds = class_crowd("farrier", 3, 40)
+    local masks = { kinds.step_finished + kinds.replanned, kinds.step_started + kinds.blocked
+                    + kinds.step_failed, 0 }
+    local out, seen, stale = {}, 0, 0
+    for frame = 1, 80 do
+      world:update(demo.DT)
+      local mask = masks[frame % #masks + 1]
+      local want = {}
+      for k = 1, crowd:event_count() do
+        local agent, kind, reason, _, goal, action = crowd:event(k)
+        if kinds[kind] and (mask % (2 * kinds[kind])) >= kinds[kind] then
+          for _, v in ipairs { agent, kind, reason or false, goal or false, action or false } do
+            want[#want + 1] = v
+          end
+        end
+      end
+      local n = crowd:events_of(mask, out)
+      assert.equal(#want / 5, n)
+      -- entries past 5n are left from an earlier call: compare the first 5n only
+      local got = {}
+      for j = 1, 5 * n do got[j] = out[j] end
+      assert.same(want, got)
+      seen = seen + n
+      if #out > 5 * n then stale = stale + 1 end
+    end
+    assert.is_true(seen > 100)
+    assert.is_true(stale > 0) -- a shorter frame after a longer one was read
+    assert.error_matches(function() crowd:events_of(1) end, "table expected", 1, true)
+    assert.error_matches(function() crowd:events_of(1, out, { 0 }) end, "actions[1] is not an action id",
+                         1, true)
+  end)
+
+  it("keeps, given a list of actions, the events of those actions and the events of none", function()
+    local world, crowd, kinds = class_crowd("farrier", 4, 40)
+    local mask = kinds.step_started + kinds.step_finished + kinds.goal_reached + kinds.replanned
+    local out, seen, dropped = {}, 0, 0
+    for frame = 1, 80 do
+      world:update(demo.DT)
+      local keep = { frame % 5 + 1, frame % 3 + 2 }
+      local want = {}
+      for k = 1, crowd:event_count() do
+        local agent, kind, reason, _, goal, action = crowd:event(k)
+        if kinds[kind] and (mask % (2 * kinds[kind])) >= kinds[kind] then
+          if not action or action == keep[1] or action == keep[2] then
+            for _, v in ipairs { agent, kind, reason or false, goal or false, action or false } do
+              want[#want + 1] = v
+            end
+          else
+            dropped = dropped + 1
+          end
+        end
+      end
+      local n = crowd:events_of(mask, out, keep)
+      local got = {}
+      for j = 1, 5 * n do got[j] = out[j] end
+      assert.same(want, got)
+      seen = seen + n
+    end
+    assert.is_true(seen > 50 and dropped > 50)
+    crowd:close()
+    assert.error_matches(function() crowd:events_of(1, {}) end, "saspu.Crowd is closed", 1, true)
   end)
 end)

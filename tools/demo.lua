@@ -35,6 +35,7 @@ local RETRY = 300           -- game seconds a blocked NPC (a full place) waits b
 local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard
 local ALARM_SAMPLE = 256    -- agents looked at per robbery (bounded cost at any crowd size)
 local PICTURE_POINTS = 20000 -- NPCs drawn per picture at most (evenly sampled)
+local MAX_SPARE_LISTS = 64  -- emptied timer lists kept for reuse
 
 local USAGE = [[
 usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repository root)
@@ -192,6 +193,10 @@ function M.build(opts)
     for a, act in ipairs(dom:actions()) do cls.action_names[a] = act.name end
     cls.finished_t = compile_timed(dom, cls.finished, where .. ": finished")
     cls.reached_t = compile_timed(dom, cls.reached, where .. ": reached")
+    -- the same by goal / action id, as events carry them
+    cls.reached_by_goal, cls.finished_by_action = {}, {}
+    for g, name in ipairs(cls.goal_names) do cls.reached_by_goal[g] = cls.reached_t[name] end
+    for a, name in ipairs(cls.action_names) do cls.finished_by_action[a] = cls.finished_t[name] end
     cls.alarm_c = cls.alarm and compile_change(dom, cls.alarm, where .. ": alarm")
     cls.clock_c = {}
     for j, e in ipairs(cls.clock or {}) do
@@ -211,10 +216,17 @@ function M.build(opts)
     -- the event kinds Lua reads for this class
     cls.mask = KIND.goal_reached + KIND.replanned + (next(cls.finished_t) and KIND.step_finished or 0)
                + (cls.robbery and KIND.step_started or 0)
+    -- and of the step events, only those of the actions with a reaction (C drops the others)
+    cls.actions = {}
+    for a, name in ipairs(cls.action_names) do
+      if cls.finished_t[name] or name == cls.robbery then cls.actions[#cls.actions + 1] = a end
+    end
   end
   local bank = by_kind.bank_counter[1]
   sim.bank_x, sim.bank_y = bank.x, bank.y
-  sim.timers = {}      -- frame -> flat { class, agent, change index, ... }
+  sim.timers = {}      -- frame -> { packed timer (pack_timer), ... }
+  sim.event_buf = {}   -- crowd:events_of's output, reused every frame
+  sim.spare_lists = {} -- emptied timer lists, for reuse
   sim.changes = {}     -- change index -> { var, value, ... }
   return sim
 end
@@ -240,6 +252,13 @@ local function apply(cls, agent, change)
   for j = 1, #change, 2 do c:set_var(agent, change[j], change[j + 1]) end
 end
 
+-- A timer as one number: change index, class and agent (exact below 2^53 as a float,
+-- so on every Lua version): a third of the stores and memory of three entries.
+local AGENT_SPAN, CLASS_SPAN = 2 ^ 32, 8
+local function pack_timer(k, agent, ch)
+  return (ch * CLASS_SPAN + (k - 1)) * AGENT_SPAN + agent
+end
+
 -- Schedules `change` of class k's agent `agent` between lo and hi game seconds from now.
 local function schedule(sim, frame, k, agent, lo, hi, change)
   local at = frame + max(1, floor((lo + (hi - lo) * sim.random()) / M.DT + 0.5))
@@ -247,19 +266,37 @@ local function schedule(sim, frame, k, agent, lo, hi, change)
   if not ch then
     sim.change_ids = sim.change_ids or {}
     ch = #sim.changes + 1
+    assert(ch < 2 ^ 53 / AGENT_SPAN / CLASS_SPAN, "demo: too many distinct timed changes")
     sim.changes[ch], sim.change_ids[change] = change, ch
   end
   local list = sim.timers[at]
-  if not list then list = {} sim.timers[at] = list end
-  list[#list + 1], list[#list + 2], list[#list + 3] = k, agent, ch
+  if not list then
+    -- a list already run, emptied: its grown array part is reused (a fresh one grows
+    -- by reallocations that touch new pages, a cost at a million NPCs)
+    local spare = sim.spare_lists
+    list = spare[#spare] or {}
+    spare[#spare] = nil
+    sim.timers[at] = list
+  end
+  list[#list + 1] = pack_timer(k, agent, ch)
 end
 
 local function run_timers(sim, frame)
   local list = sim.timers[frame]
   if not list then return 0 end
   sim.timers[frame] = nil
-  for j = 1, #list, 3 do apply(sim.classes[list[j]], list[j + 1], sim.changes[list[j + 2]]) end
-  return #list / 3
+  local n, classes, changes = #list, sim.classes, sim.changes
+  for j = 1, n do
+    local v = list[j]
+    local agent = v % AGENT_SPAN
+    local rest = (v - agent) / AGENT_SPAN
+    local k = rest % CLASS_SPAN
+    apply(classes[k + 1], agent, changes[(rest - k) / CLASS_SPAN])
+  end
+  for j = n, 1, -1 do list[j] = nil end
+  local spare = sim.spare_lists
+  if #spare < MAX_SPARE_LISTS then spare[#spare + 1] = list end
+  return n
 end
 
 -- The clock's changes: an entry spread over [from, to) frames reaches a slice of the
@@ -305,33 +342,33 @@ local function alarm(sim)
   return hit
 end
 
--- This frame's events that the classes react to, and the replans' reasons; C skips
--- the others (c:next_event), so Lua's share stays small at a million NPCs. Plans, steps
--- and event counts come from crowd:stats.
+-- This frame's events that the classes react to, and the replans' reasons: one
+-- c:events_of call per class reads them (C skips the others), so Lua's share stays small
+-- at a million NPCs. Plans, steps and event counts come from crowd:stats.
 local function read_events(sim, frame, acc)
+  local ev = sim.event_buf
   for k, cls in ipairs(sim.classes) do
-    local c, st, mask = cls.crowd, cls.stats, cls.mask
-    local e = 0
-    while true do
-      local k2, agent, kind, reason, _, goal, action = c:next_event(e + 1, mask)
-      if not k2 then break end
-      e = k2
+    local st, reached_t, finished_t = cls.stats, cls.reached_by_goal, cls.finished_by_action
+    local reached = 0
+    for j = 1, 5 * cls.crowd:events_of(cls.mask, ev, cls.actions), 5 do
+      local agent, kind = ev[j], ev[j + 1]
       if kind == "goal_reached" then
-        st.reached = st.reached + 1
-        acc.reached = acc.reached + 1
-        local tm = cls.reached_t[cls.goal_names[goal]]
+        reached = reached + 1
+        local tm = reached_t[ev[j + 3]]
         if tm then schedule(sim, frame, k, agent, tm[1], tm[2], tm[3]) end
       elseif kind == "step_finished" then
-        local tm = cls.finished_t[cls.action_names[action]]
+        local tm = finished_t[ev[j + 4]]
         if tm then schedule(sim, frame, k, agent, tm[1], tm[2], tm[3]) end
       elseif kind == "replanned" then
-        reason = reason or "?"
+        local reason = ev[j + 2] or "?"
         acc.reasons[reason] = (acc.reasons[reason] or 0) + 1
-      elseif kind == "step_started" and cls.action_names[action] == cls.robbery then
+      elseif kind == "step_started" and cls.action_names[ev[j + 4]] == cls.robbery then
         acc.robberies = acc.robberies + 1
         acc.alarmed = acc.alarmed + alarm(sim)
       end
     end
+    st.reached = st.reached + reached
+    acc.reached = acc.reached + reached
   end
 end
 

@@ -23,9 +23,11 @@ typedef struct Place {
 } Place;
 
 /* The first and last place of a kind: bindings by kind walk the kind's
- * places only, in id order. */
+ * places only, in id order. limited: some place of the kind has a
+ * capacity, so binding one depends on the agents bound before. */
 typedef struct KindChain {
   uint32_t first, last;
+  int limited;
 } KindChain;
 
 /* A cached distance field: to a place, or to a bare cell (key with the
@@ -39,7 +41,8 @@ typedef struct Field {
 
 /* A cell's way byte: the direction (0..7, the grid's order) of its first
  * neighbour strictly nearer the target, or FIELD_NO_WAY. Walkers follow
- * these bytes instead of comparing the eight neighbours at every cell. */
+ * these bytes instead of comparing the eight neighbours at every cell;
+ * each cell's count of steps to the target follows (hop counts). */
 #define FIELD_NO_WAY 0xFFu
 
 struct SpWorld {
@@ -59,6 +62,10 @@ struct SpWorld {
   size_t field_budget, field_bytes, field_size; /* size: floats + ways */
   size_t field_cells;
   ptrdiff_t way_offset[8]; /* field index step of each direction */
+  size_t hops_offset;      /* bytes from a field to its hop counts */
+  size_t skip_offset;      /* and to its skips */
+  ptrdiff_t index_origin, index_row; /* cell (0, 0)'s index, a row's */
+  int skips_ok;            /* the grid's layout allows skips */
   void *scratch; /* Dijkstra's open list */
   size_t scratch_bytes;
   uint64_t clock;
@@ -81,10 +88,28 @@ static inline uint32_t sp_world_first_of_kind(const SpWorld *w, int kind) {
   return kind >= 0 && (size_t)kind < w->chain_cap ? w->chains[kind].first
                                                   : SP_NO_PLACE;
 }
+/* 1 when some place of `kind` has a capacity. */
+static inline int sp_world_kind_limited(const SpWorld *w, int kind) {
+  return kind >= 0 && (size_t)kind < w->chain_cap && w->chains[kind].limited;
+}
 /* The way bytes of a field returned by peek or get. */
 static inline const uint8_t *sp_world_field_ways(const SpWorld *w,
                                                  const float *field) {
   return (const uint8_t *)(field + w->field_cells);
+}
+/* Its hop counts: way steps from each cell to the target, or
+ * FIELD_HOPS_FAR. */
+#define FIELD_HOPS_FAR 0xFFFEu
+static inline const uint16_t *sp_world_field_hops(const SpWorld *w,
+                                                  const float *field) {
+  return (const uint16_t *)((const char *)field + w->hops_offset);
+}
+/* Its skips (when w->skips_ok): each cell's index FIELD_SKIP way steps
+ * on, where its hop count is past FIELD_SKIP and not FIELD_HOPS_FAR. */
+#define FIELD_SKIP 16
+static inline const uint32_t *sp_world_field_skips(const SpWorld *w,
+                                                   const float *field) {
+  return (const uint32_t *)((const char *)field + w->skip_offset);
 }
 /* Drops every field when the grid changed since they were computed. */
 void sp_world_check_grid(SpWorld *w);
@@ -200,12 +225,27 @@ struct SpCrowd {
   /* the pass running now */
   int pass;
   int in_pass; /* takes part in the pass of sp_crowds_update */
+  int serial_pass; /* the pass runs on the calling thread: events go to ev */
+  size_t ev_mark;  /* ev_count when the pass began */
   float dt;
   atomic_size_t next_chunk;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
 };
+
+/* Requests agent j's record ahead of its use: both of its ends, as a
+ * 52-byte record often straddles two cache lines. */
+#if defined(__GNUC__)
+#define sp_prefetch(p) __builtin_prefetch(p)
+#else
+#define sp_prefetch(p) ((void)(p))
+#endif
+static inline void sp_agent_prefetch(const SpCrowd *c, size_t j) {
+  const char *r = (const char *)&c->agents[j];
+  sp_prefetch(r);
+  sp_prefetch(r + sizeof(Agent) - 1);
+}
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 
@@ -229,11 +269,24 @@ int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i);
  * another plan (the next goal candidate). */
 int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
 /* Pass 2: advances by dt; returns 1 when the agent needs the serial
- * binding pass. */
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt);
-/* Workers: binds the running step where the order of agents cannot
- * matter; returns 0 to leave it to sp_agent_bind. */
-int sp_agent_bind_fast(SpCrowd *c, size_t i);
+ * binding pass. walked: WALK_NOT, or how its walk of this frame, done
+ * already by sp_agent_walk_many, ended. */
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked);
+
+/* ---- walking (walk.c) ------------------------------------------------ */
+
+enum { WALK_NOT = 0, WALK_STAYED, WALK_ARRIVED };
+/* The distance field a walker follows: its place, or its target cell. */
+uint32_t sp_agent_field_key(const SpCrowd *c, const Agent *a);
+/* Walks agent i for dt toward its target cell; 1 on arrival. Needs a
+ * field (with a grid): without one the agent asks the serial pass
+ * (F_BIND). */
+int sp_agent_walk(SpCrowd *c, size_t i, float dt);
+/* Walks, as sp_agent_walk, those of the n agents listed that walk now
+ * (walking, no F_BIND) on a grid; walked[k] gets WALK_NOT for the others,
+ * else WALK_STAYED or WALK_ARRIVED. */
+void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
+                        uint8_t *walked);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still

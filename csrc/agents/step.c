@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
@@ -60,18 +61,62 @@ int sp_agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
   return 1;
 }
 
+/* Conditions and effects read the domain's tables directly: these run
+ * for every step of every agent due, and the accessors are calls into
+ * another stage. */
 static int conds_hold(const SpDomain *d, int act, const SpValue *state) {
-  if (state[sp_action_variable(d, act)] != sp_action_pre(d, act)) return 0;
-  int k = sp_action_prevail_count(d, act);
-  for (int j = 0; j < k; j++) {
-    SpCondition p = sp_action_prevail(d, act, j);
-    if (state[p.variable] != p.value) return 0;
-  }
+  const SpActionInfo *a = &sp_actions(d)[act];
+  if (state[a->variable] != a->pre) return 0;
+  const SpPrevail *p = sp_prevails(d) + a->prevail_base;
+  for (unsigned j = 0; j < a->prevail_count; j++)
+    if (state[p[j].variable] != p[j].value) return 0;
   return 1;
 }
 
 static int effect_holds(const SpDomain *d, int act, const SpValue *state) {
-  return state[sp_action_variable(d, act)] == sp_action_post(d, act);
+  const SpActionInfo *a = &sp_actions(d)[act];
+  return state[a->variable] == a->post;
+}
+
+/* Does action act: its variable takes its post value. */
+static void apply_effect(const SpDomain *d, int act, SpValue *state) {
+  const SpActionInfo *a = &sp_actions(d)[act];
+  state[a->variable] = a->post;
+}
+
+/* ------------------------------------------------------------------ */
+/* The plan at hand                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The plan of one agent, read from the population at most once per call:
+ * a step read through the population tests the status and may look up a
+ * plan cache, and a frame reads several steps of each agent due. */
+#define PLAN_UNREAD (-2)
+typedef struct Plan {
+  const SpCrowd *c;
+  size_t i;
+  uint16_t *ids; /* a worker's buffer (action_count + 1 ids) */
+  int len;       /* -1: no plan; PLAN_UNREAD until read */
+} Plan;
+
+static Plan plan_view(const SpCrowd *c, Sink s, size_t i) {
+  Plan p = {c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan, PLAN_UNREAD};
+  return p;
+}
+
+static void plan_read(Plan *p) {
+  if (sp_population_plan_of(p->c->pop, p->i, p->ids, &p->len) != SP_OK)
+    p->len = -1;
+}
+
+static inline int plan_len(Plan *p) {
+  if (p->len == PLAN_UNREAD) plan_read(p);
+  return p->len;
+}
+
+/* The action at plan position k, or -1. */
+static inline int plan_act(Plan *p, int k) {
+  return k >= 0 && k < plan_len(p) ? p->ids[k] : -1;
 }
 
 /* The goal the planner gets is the condition itself: SP_ANY entries are
@@ -138,10 +183,11 @@ void sp_agent_release(SpCrowd *c, size_t i) {
 }
 
 /* Ends the running step without its effect. */
-static void stop_step(SpCrowd *c, Sink s, size_t i, SpReason why,
+static void stop_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
                       int32_t detail) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
-  int act = sp_population_plan_step(c->pop, i, a->step);
+  int act = plan_act(plan, a->step);
   sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
   sp_agent_release(c, i);
   a->reason = (uint8_t)why;
@@ -248,10 +294,11 @@ int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP | F_BIND);
   /* a step the caller failed says so, even when a world change or a
    * higher goal drops the plan in the same frame */
+  Plan plan = plan_view(c, s, i);
   if (a->step != STEP_NONE && failed)
-    stop_step(c, s, i, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+    stop_step(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
   else if (a->step != STEP_NONE)
-    stop_step(c, s, i, (SpReason)a->why, 0);
+    stop_step(c, s, &plan, (SpReason)a->why, 0);
   c->flags[i] &= (uint8_t)~F_HAS_PLAN;
   sp_agent_clear_refused(c, i);
   if (c->selector) return choose_selected(c, s, i);
@@ -313,22 +360,19 @@ static void normalize(Agent *a) {
 /* 1 when doing plan position p now and then the other pending steps in
  * plan order (skipping those whose effect holds) reaches the goal. With
  * p < 0 only the pending steps are replayed. */
-static int replay_ok(SpCrowd *c, size_t i, int p, SpValue *st) {
+static int replay_ok(SpCrowd *c, Plan *plan, int p, SpValue *st) {
   const SpDomain *d = c->domain;
-  Agent *a = &c->agents[i];
-  int len = sp_population_plan_length(c->pop, i);
-  if (p >= 0) {
-    int act = sp_population_plan_step(c->pop, i, p);
-    st[sp_action_variable(d, act)] = (SpValue)sp_action_post(d, act);
-  }
+  Agent *a = &c->agents[plan->i];
+  int len = plan_len(plan);
+  if (p >= 0) apply_effect(d, plan_act(plan, p), st);
   for (int k = a->cursor; k < len; k++) {
     int rel = k - a->cursor;
     if (k == p || (rel < DONE_WINDOW && (a->done >> rel) & 1u)) continue;
     if (k == a->step) continue;
-    int act = sp_population_plan_step(c->pop, i, k);
+    int act = plan->ids[k];
     if (effect_holds(d, act, st)) continue;
     if (!conds_hold(d, act, st)) return 0;
-    st[sp_action_variable(d, act)] = (SpValue)sp_action_post(d, act);
+    apply_effect(d, act, st);
   }
   return sp_agent_goal_holds(c->goals[a->goal].cond, st, c->m);
 }
@@ -337,13 +381,14 @@ int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   Agent *a = &c->agents[i];
   if (!(c->flags[i] & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
   memcpy(scratch, sp_population_state(c->pop, i), (size_t)c->m);
+  Sink serial = {c, -1};
+  Plan plan = plan_view(c, serial, i);
   if (a->step != STEP_NONE) {
-    int act = sp_population_plan_step(c->pop, i, a->step);
+    int act = plan_act(&plan, a->step);
     if (!conds_hold(c->domain, act, scratch)) return 0;
-    scratch[sp_action_variable(c->domain, act)] =
-        (SpValue)sp_action_post(c->domain, act);
+    apply_effect(c->domain, act, scratch);
   }
-  return replay_ok(c, i, -1, scratch);
+  return replay_ok(c, &plan, -1, scratch);
 }
 
 static int octile(int x0, int y0, int x1, int y1) {
@@ -372,17 +417,17 @@ static int step_distance(SpCrowd *c, const Agent *a, int act) {
   return 0;
 }
 
-static void complete_step(SpCrowd *c, Sink s, size_t i) {
+static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
-  int act = sp_population_plan_step(c->pop, i, a->step);
+  int act = plan_act(plan, a->step);
   SpValue *state = sp_population_state_write(c->pop, i);
   if (!conds_hold(c->domain, act, state)) {
-    stop_step(c, s, i, SP_REASON_CONDITIONS, 0);
+    stop_step(c, s, plan, SP_REASON_CONDITIONS, 0);
     need_goal(c, i, SP_REASON_STEP_FAILED);
     return;
   }
-  state[sp_action_variable(c->domain, act)] =
-      (SpValue)sp_action_post(c->domain, act);
+  apply_effect(c->domain, act, state);
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
   sp_agent_release(c, i);
@@ -406,9 +451,10 @@ static float draw(const SpCrowd *c, const SpActionBehaviour *b, size_t i,
   return b->min_duration + u * (b->max_duration - b->min_duration);
 }
 
-static void start_acting(SpCrowd *c, Sink s, size_t i) {
+static void start_acting(SpCrowd *c, Sink s, Plan *plan) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
-  int act = sp_population_plan_step(c->pop, i, a->step);
+  int act = plan_act(plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
   if (b->scripted) {
     c->phase[i] = SP_PHASE_SCRIPT;
@@ -424,16 +470,17 @@ enum { SEL_NOTHING = 0, SEL_BIND, SEL_GO };
 /* Picks the next step among the ready ones (conditions hold, and the rest
  * of the plan still works after it), nearest target first, plan order
  * among equals; skips steps whose effect holds. */
-static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
+static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
   const SpDomain *d = c->domain;
   const SpValue *state = sp_population_state(c->pop, i);
-  int len = sp_population_plan_length(c->pop, i);
+  int len = plan_len(plan);
   /* skip only the next step in plan order: a later step whose effect
    * holds now may still be needed once an earlier one undoes it */
   normalize(a);
   while (a->cursor < len) {
-    int act = sp_population_plan_step(c->pop, i, a->cursor);
+    int act = plan->ids[a->cursor];
     if (!effect_holds(d, act, state)) break;
     a->done |= 1u;
     sp_agent_emit(s, i, SP_EV_STEP_SKIPPED, 0, act, a->goal, 0);
@@ -453,19 +500,19 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
     return SEL_NOTHING;
   }
   int pick = -1;
-  int first = sp_population_plan_step(c->pop, i, a->cursor);
+  int first = plan->ids[a->cursor];
   if (!c->any_binding && conds_hold(d, first, state)) {
     pick = a->cursor;
   } else {
     int best = INT32_MAX;
     for (int k = 0; k < DONE_WINDOW && a->cursor + k < len; k++) {
       if ((a->done >> k) & 1u) continue;
-      int act = sp_population_plan_step(c->pop, i, a->cursor + k);
+      int act = plan->ids[a->cursor + k];
       if (!conds_hold(d, act, state)) continue;
       int dist = step_distance(c, a, act);
       if (dist >= best) continue;
       memcpy(scratch, state, (size_t)c->m);
-      if (k > 0 && !replay_ok(c, i, a->cursor + k, scratch)) continue;
+      if (k > 0 && !replay_ok(c, plan, a->cursor + k, scratch)) continue;
       best = dist;
       pick = a->cursor + k;
     }
@@ -478,12 +525,12 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
     need_goal(c, i, SP_REASON_STEP_FAILED);
     return SEL_NOTHING;
   }
-  int act = sp_population_plan_step(c->pop, i, pick);
+  int act = plan->ids[pick];
   a->step = (uint16_t)pick;
   a->draws++;
   sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
   switch (c->beh[act].bind) {
-  case SP_BIND_NONE: start_acting(c, s, i); return SEL_GO;
+  case SP_BIND_NONE: start_acting(c, s, plan); return SEL_GO;
   case SP_BIND_SCRIPT:
     c->phase[i] = SP_PHASE_SCRIPT;
     a->target = SP_NO_PLACE;
@@ -499,81 +546,23 @@ static int select_next(SpCrowd *c, Sink s, size_t i, SpValue *scratch) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Walking                                                            */
-/* ------------------------------------------------------------------ */
-
-static uint32_t field_key(const SpCrowd *c, const Agent *a) {
-  if (a->target != SP_NO_PLACE) return a->target;
-  return FIELD_CELL_KEY |
-         (uint32_t)(a->ty * sp_grid_width(c->world->grid) + a->tx);
-}
-
-/* Moves toward the target; returns 1 on arrival. Needs a field (with a
- * grid): without one the agent asks the serial pass (F_BIND). */
-static int walk(SpCrowd *c, size_t i, float dt) {
-  Agent *a = &c->agents[i];
-  if (a->x == a->tx && a->y == a->ty) return 1;
-  float t = c->time[i] + c->opt.speed * dt;
-  c->time[i] = t;
-  const SpWorld *w = c->world;
-  const SpGrid *g = w->grid;
-  static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-  static const int dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
-  if (g == NULL) {
-    for (; t >= 1.0f; t -= 1.0f) {
-      a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
-      a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
-      if (a->x == a->tx && a->y == a->ty) {
-        c->time[i] = 0.0f;
-        return 1;
-      }
-    }
-    c->time[i] = t;
-    return 0;
-  }
-  const float *f = sp_world_field_peek(w, field_key(c, a));
-  if (f == NULL) {
-    c->flags[i] |= F_BIND;
-    return 0;
-  }
-  /* one way byte per cell walked (the field's precomputed descent) */
-  const uint8_t *way = sp_world_field_ways(w, f);
-  int x = a->x, y = a->y;
-  size_t cur = sp_grid_field_index(g, x, y);
-  for (; t >= 1.0f; t -= 1.0f) {
-    unsigned d = way[cur];
-    if (d == FIELD_NO_WAY) { /* no way down: the serial pass judges */
-      a->x = (uint16_t)x, a->y = (uint16_t)y;
-      c->time[i] = t;
-      c->flags[i] |= F_BIND;
-      return 0;
-    }
-    cur = (size_t)((ptrdiff_t)cur + w->way_offset[d]);
-    x += dx[d], y += dy[d];
-    if (x == a->tx && y == a->ty) {
-      a->x = (uint16_t)x, a->y = (uint16_t)y;
-      c->time[i] = 0.0f;
-      return 1;
-    }
-  }
-  a->x = (uint16_t)x, a->y = (uint16_t)y;
-  c->time[i] = t;
-  return 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* One frame of one agent                                             */
 /* ------------------------------------------------------------------ */
 
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
+/* Workers: binds the running step where the order of agents cannot
+ * matter; returns 0 to leave it to sp_agent_bind. */
+static int bind_fast(SpCrowd *c, Plan *plan);
+
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
   Agent *a = &c->agents[i];
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
+  Plan plan = plan_view(c, s, i);
   int guard = c->action_count + 4;
   for (int round = 0; round < guard; round++) {
     switch (c->phase[i]) {
     case SP_PHASE_ACTING:
       if (round == 0) {
-        int act = sp_population_plan_step(c->pop, i, a->step);
+        int act = plan_act(&plan, a->step);
         if (c->beh[act].interruptible &&
             higher_goal(c, i, sp_population_state(c->pop, i))) {
           need_goal(c, i, SP_REASON_HIGHER_GOAL);
@@ -582,27 +571,28 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
         c->time[i] -= dt;
       }
       if (c->time[i] > 0.0f) return 0;
-      complete_step(c, s, i);
+      complete_step(c, s, &plan);
       break;
     case SP_PHASE_SCRIPT:
       if (c->flags[i] & F_FINISH) {
         c->flags[i] &= (uint8_t)~F_FINISH;
-        complete_step(c, s, i);
+        complete_step(c, s, &plan);
         break;
       }
       if (c->flags[i] & F_FAIL) {
         c->flags[i] &= (uint8_t)~F_FAIL;
-        stop_step(c, s, i, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+        stop_step(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
         need_goal(c, i, SP_REASON_STEP_FAILED);
       }
       return 0;
     case SP_PHASE_WALKING:
       if (c->flags[i] & F_BIND) return 1;
-      if (!walk(c, i, round == 0 ? dt : 0.0f)) return (c->flags[i] & F_BIND) != 0;
-      sp_agent_emit(s, i, SP_EV_ARRIVED, 0,
-                    sp_population_plan_step(c->pop, i, a->step), a->goal,
+      if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
+                                           : !sp_agent_walk(c, i, round == 0 ? dt : 0.0f))
+        return (c->flags[i] & F_BIND) != 0;
+      sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
                     (int32_t)a->target);
-      start_acting(c, s, i);
+      start_acting(c, s, &plan);
       break;
     case SP_PHASE_BLOCKED:
       if (round == 0) c->time[i] -= dt;
@@ -611,8 +601,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt) {
       break;
     case SP_PHASE_THINKING: {
       if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
-      int r = select_next(c, s, i, w->state);
-      if (r == SEL_BIND) return !sp_agent_bind_fast(c, i);
+      int r = select_next(c, s, &plan, w->state);
+      if (r == SEL_BIND) return !bind_fast(c, &plan);
       if (r == SEL_NOTHING) return 0;
       break;
     }
@@ -635,10 +625,11 @@ static int full(const Place *p) {
 }
 
 /* Waits without replanning: the step did not start after all. */
-static void block(SpCrowd *c, Sink s, size_t i, SpReason why, uint32_t p,
+static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
                   float wait) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
-  stop_step(c, s, i, why, (int32_t)p);
+  stop_step(c, s, plan, why, (int32_t)p);
   sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
   c->flags[i] &= (uint8_t)~F_BIND;
   c->phase[i] = SP_PHASE_BLOCKED;
@@ -646,9 +637,10 @@ static void block(SpCrowd *c, Sink s, size_t i, SpReason why, uint32_t p,
 }
 
 /* Unreachable: fail, cool the binding down, replan. */
-static void unreachable(SpCrowd *c, Sink s, size_t i, uint32_t p) {
+static void unreachable(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
-  stop_step(c, s, i, SP_REASON_UNREACHABLE, (int32_t)p);
+  stop_step(c, s, plan, SP_REASON_UNREACHABLE, (int32_t)p);
   sp_agent_emit(s, i, SP_EV_BLOCKED, SP_REASON_UNREACHABLE, a->fail_action,
                 a->goal, (int32_t)p);
   a->cool_place = p;
@@ -710,12 +702,15 @@ static void take_place(SpCrowd *c, size_t i, uint32_t p) {
  * reaches the agent. Emits nothing (only failures do). Returns 0 to leave
  * the step to the serial pass. Fields are only read here, so their LRU
  * order counts the serial lookups alone. */
-int sp_agent_bind_fast(SpCrowd *c, size_t i) {
+static int bind_fast(SpCrowd *c, Plan *plan) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
   const SpWorld *w = c->world;
-  int act = sp_population_plan_step(c->pop, i, a->step);
+  int act = plan_act(plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
   if ((c->flags[i] & F_RESERVED) || b->bind == SP_BIND_SCRIPT) return 0;
+  /* a kind with a capacity somewhere is limited whichever place wins */
+  if (b->bind == SP_BIND_KIND && sp_world_kind_limited(w, b->kind)) return 0;
   int saw_full, saw_cool, limited;
   uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
   if (limited || p >= w->place_count || cooling(c, a, p)) return 0;
@@ -731,13 +726,14 @@ int sp_agent_bind_fast(SpCrowd *c, size_t i) {
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpWorld *w = c->world;
-  int act = sp_population_plan_step(c->pop, i, a->step);
+  Plan plan = plan_view(c, s, i);
+  int act = plan_act(&plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
   if ((c->flags[i] & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
                                   a->target == SP_NO_PLACE)) {
     /* bound already: (re)compute the field and check the way */
-    if (!reachable(c, a, field_key(c, a), a->tx, a->ty)) {
-      unreachable(c, s, i, a->target);
+    if (!reachable(c, a, sp_agent_field_key(c, a), a->tx, a->ty)) {
+      unreachable(c, s, &plan, a->target);
       return;
     }
     c->flags[i] &= (uint8_t)~F_BIND;
@@ -748,26 +744,26 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   if (b->bind == SP_BIND_KIND && p == SP_NO_PLACE && (saw_full || saw_cool)) {
     float wait = saw_cool && !saw_full
                      ? (float)((double)a->cool_until - c->clock) : 0.0f;
-    block(c, s, i, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
+    block(c, s, &plan, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
           SP_NO_PLACE, wait);
     return;
   }
   if (p == SP_NO_PLACE || p >= w->place_count) {
-    unreachable(c, s, i, SP_NO_PLACE);
+    unreachable(c, s, &plan, SP_NO_PLACE);
     return;
   }
   if (cooling(c, a, p)) {
-    block(c, s, i, SP_REASON_COOLDOWN, p,
+    block(c, s, &plan, SP_REASON_COOLDOWN, p,
           (float)((double)a->cool_until - c->clock));
     return;
   }
   Place *pl = &w->places[p];
   if (full(pl)) {
-    block(c, s, i, SP_REASON_FULL, p, 0.0f);
+    block(c, s, &plan, SP_REASON_FULL, p, 0.0f);
     return;
   }
   if (!reachable(c, a, p, pl->x, pl->y)) {
-    unreachable(c, s, i, p);
+    unreachable(c, s, &plan, p);
     return;
   }
   take_place(c, i, p);

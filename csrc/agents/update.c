@@ -16,15 +16,10 @@ _Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
 /* Agents with work due are far apart in memory: their records are
  * requested this many agents before they are used. */
 #define PREFETCH_AHEAD 6
-#if defined(__GNUC__)
-#define prefetch(p) __builtin_prefetch(p)
-#else
-#define prefetch(p) ((void)(p))
-#endif
 
 /* Requests agent j's record and population rows ahead of their use. */
 static void fetch_ahead(const SpCrowd *c, size_t j) {
-  prefetch(&c->agents[j]);
+  sp_agent_prefetch(c, j);
   sp_population_prefetch(c->pop, j);
 }
 
@@ -66,6 +61,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   if (hi > c->n) hi = c->n;
   uint32_t flagged = 0;
   uint32_t due[SP_CROWD_CHUNK];
+  uint8_t walked[SP_CROWD_CHUNK];
   size_t nd = 0;
   switch (c->pass) {
   case PASS_CHOOSE:
@@ -88,23 +84,31 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     break;
   default: {
     /* first the agents with nothing due (a countdown that does not run
-     * out) in one tight sweep over the hot arrays; then the others, in
-     * agent order, their records fetched a few agents ahead */
+     * out: a blocked agent's wait, or an action no goal interrupts) in one
+     * tight sweep over the hot arrays; then the others, in agent order,
+     * their records fetched a few agents ahead */
     float dt = c->dt, *time = c->time;
     const uint8_t *phase = c->phase;
     int quick = !c->any_interruptible;
     for (size_t i = lo; i < hi; i++) {
       uint8_t ph = phase[i];
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
-      if (ph == SP_PHASE_ACTING && quick && time[i] > dt) {
+      if (((ph == SP_PHASE_ACTING && quick) || ph == SP_PHASE_BLOCKED) &&
+          time[i] > dt) {
         time[i] -= dt;
         continue;
       }
       due[nd++] = (uint32_t)i;
     }
+    if (nd > 0) sp_agent_walk_many(c, due, nd, dt, walked);
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt);
+      size_t ahead = k + PREFETCH_AHEAD;
+      if (ahead < nd && walked[ahead] != WALK_STAYED) fetch_ahead(c, due[ahead]);
+      /* a walker still on its way has nothing more to do this frame */
+      if (walked[k] == WALK_STAYED)
+        flagged += (c->flags[due[k]] & F_BIND) != 0;
+      else
+        flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt, walked[k]);
     }
     break;
   }
@@ -118,7 +122,9 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
 static void pass_job(void *arg, int worker) {
   SpCrowd *c = arg;
   CrowdWorker *w = &c->cw[worker];
-  Sink s = {c, worker};
+  /* a pass on the calling thread alone writes the frame's buffer itself:
+   * its chunks run in order, so there is nothing to merge */
+  Sink s = {c, c->serial_pass ? -1 : worker};
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   for (;;) {
     size_t t = atomic_fetch_add_explicit(&c->next_chunk, 1, memory_order_relaxed);
@@ -224,12 +230,24 @@ static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     if (c->workers > workers) workers = c->workers;
   }
   Batch b = {crowds, count};
-  if (pool != NULL && workers > 1 && work > 1)
+  int parallel = pool != NULL && workers > 1 && work > 1;
+  for (size_t k = 0; k < count; k++) {
+    crowds[k]->serial_pass = !parallel;
+    crowds[k]->ev_mark = crowds[k]->ev_count;
+  }
+  if (parallel)
     sp_thread_pool_run(pool, workers, batch_job, &b);
   else
     batch_job(&b, 0);
-  for (size_t k = 0; k < count; k++)
-    if (crowds[k]->in_pass) pass_merge(crowds[k]);
+  for (size_t k = 0; k < count; k++) {
+    SpCrowd *c = crowds[k];
+    if (!c->in_pass) continue;
+    if (parallel)
+      pass_merge(c);
+    else if (c->ev_count > c->ev_mark) /* no buffer yet: ev is NULL */
+      count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
+    c->serial_pass = 0;
+  }
 }
 
 static size_t flagged_total(const SpCrowd *c) {

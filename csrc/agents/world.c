@@ -47,8 +47,18 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
   if (grid != NULL) {
     w->grid_version = sp_grid_version(grid);
     w->field_cells = sp_grid_field_cells(grid);
-    w->field_size = w->field_cells * (sizeof(float) + 1);
+    /* floats, way bytes, then (aligned) hop counts and skips */
+    w->hops_offset = (w->field_cells * (sizeof(float) + 1) + 1u) & ~(size_t)1u;
+    w->skip_offset =
+        (w->hops_offset + w->field_cells * sizeof(uint16_t) + 3u) & ~(size_t)3u;
+    w->field_size = w->skip_offset + w->field_cells * sizeof(uint32_t);
     for (int d = 0; d < 8; d++) w->way_offset[d] = sp_grid_field_offset(grid, d);
+    /* a cell's coordinates from its index: rows of way_offset[S] cells,
+     * east one index on */
+    w->index_origin = (ptrdiff_t)sp_grid_field_index(grid, 0, 0);
+    w->index_row = w->way_offset[2];
+    w->skips_ok = w->way_offset[0] == 1 && w->index_row > sp_grid_width(grid) &&
+                  w->field_cells <= UINT32_MAX;
     w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
     w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
     if (w->scratch == NULL) {
@@ -163,8 +173,10 @@ SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
   if (!grow(w->alloc, &arr, &w->chain_cap, (size_t)kind + 1, sizeof(KindChain)))
     return sp_error_memory(err);
   w->chains = arr;
-  for (size_t k = chains; k < w->chain_cap; k++)
+  for (size_t k = chains; k < w->chain_cap; k++) {
     w->chains[k].first = w->chains[k].last = SP_NO_PLACE;
+    w->chains[k].limited = 0;
+  }
   uint32_t pid = (uint32_t)w->place_count;
   Place *p = &w->places[pid];
   p->kind = kind;
@@ -180,6 +192,7 @@ SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
   else
     w->places[ch->last].next_of_kind = pid;
   ch->last = pid;
+  if (capacity > 0) ch->limited = 1;
   if (id != NULL) *id = (uint32_t)w->place_count;
   w->place_count++;
   return SP_OK;
@@ -280,6 +293,58 @@ static void fill_ways(const SpWorld *w, float *dist) {
   }
 }
 
+/* Each cell's count of way steps to the target (FIELD_HOPS_FAR when its
+ * ways end elsewhere, or when there are that many or more): a walker with
+ * as many cells to go this frame arrives without stepping. A cell's ways
+ * are followed to a cell already counted, then the cells passed are
+ * numbered back, so each cell is followed once. Uses the world's scratch
+ * (free between distance fields) as the stack. */
+#define HOPS_UNSET 0xFFFFu
+static void fill_hops(const SpWorld *w, float *dist, size_t target) {
+  const uint8_t *way = sp_world_field_ways(w, dist);
+  uint16_t *hops = (uint16_t *)((char *)dist + w->hops_offset);
+  uint32_t *stack = w->scratch;
+  size_t cells = w->field_cells;
+  for (size_t k = 0; k < cells; k++) hops[k] = HOPS_UNSET;
+  hops[target] = 0;
+  for (size_t k = 0; k < cells; k++) {
+    size_t n = 0, cur = k;
+    while (hops[cur] == HOPS_UNSET) {
+      if (way[cur] == FIELD_NO_WAY) {
+        hops[cur] = FIELD_HOPS_FAR;
+        break;
+      }
+      stack[n++] = (uint32_t)cur;
+      cur = (size_t)((ptrdiff_t)cur + w->way_offset[way[cur]]);
+    }
+    unsigned h = hops[cur];
+    while (n > 0) {
+      h = h >= FIELD_HOPS_FAR - 1u ? FIELD_HOPS_FAR : h + 1u;
+      hops[stack[--n]] = (uint16_t)h;
+    }
+  }
+}
+
+/* Each cell's index FIELD_SKIP way steps on (composing one step with
+ * itself: 1, 2, 4, 8, 16), for walkers with far to go; meaningful where
+ * the ways lead on that far (hop count past FIELD_SKIP, not
+ * FIELD_HOPS_FAR). A cell without a way maps to itself. */
+static void fill_skips(const SpWorld *w, float *dist) {
+  if (!w->skips_ok) return;
+  const uint8_t *way = sp_world_field_ways(w, dist);
+  uint32_t *skip = (uint32_t *)((char *)dist + w->skip_offset);
+  uint32_t *tmp = w->scratch;
+  size_t cells = w->field_cells;
+  for (size_t k = 0; k < cells; k++)
+    skip[k] = (uint32_t)(way[k] == FIELD_NO_WAY
+                             ? (ptrdiff_t)k
+                             : (ptrdiff_t)k + w->way_offset[way[k]]);
+  for (int twice = 0; twice < 2; twice++) {
+    for (size_t k = 0; k < cells; k++) tmp[k] = skip[skip[k]];
+    for (size_t k = 0; k < cells; k++) skip[k] = tmp[tmp[k]];
+  }
+}
+
 /* Finds or computes the field. A new field takes a free buffer (one whose
  * key was dropped), a new buffer while the budget allows, or the least
  * recently used buffer. */
@@ -326,6 +391,8 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   w->ms_fields += ms_since(&t0);
   if (st != SP_OK) return NULL;
   fill_ways(w, slot->dist);
+  fill_hops(w, slot->dist, sp_grid_field_index(w->grid, x, y));
+  fill_skips(w, slot->dist);
   w->computed++;
   slot->key = key;
   if (key < w->place_count)

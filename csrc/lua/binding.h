@@ -214,6 +214,13 @@ typedef struct LCrowd {
 LWorld *check_world(lua_State *L, int idx);
 /* The open crowd at idx (its world's grid open too), or raises. */
 LCrowd *check_crowd(lua_State *L, int idx);
+/* The crowd at idx again after a Lua point: raises when it, or its
+ * world's grid, was closed meanwhile. */
+SpCrowd *live_crowd(lua_State *L, int idx);
+/* crowd_events.c: adds the event readers to the methods table on top;
+ * saspu.core.event_kinds(). */
+void open_crowd_events(lua_State *L);
+int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);
 void open_world_save(lua_State *L);

@@ -44,7 +44,7 @@ LCrowd *check_crowd(lua_State *L, int idx)
 /* The crowd at `idx` again after a Lua point (binding.h): raises
  * "saspu.Crowd was closed during the call" when it, or its world's grid,
  * was closed meanwhile. */
-static SpCrowd *live_crowd(lua_State *L, int idx)
+SpCrowd *live_crowd(lua_State *L, int idx)
 {
   LCrowd *c = lua_touserdata(L, idx);
   if (!c->c)
@@ -307,114 +307,6 @@ static int l_crowd_update(lua_State *L)
   if (sp_crowd_update(c->c, (float)dt, &err) != SP_OK)
     return crowd_error(L, "update", &err);
   return 0;
-}
-
-/* c:event_count() -> events of the last update. */
-static int l_crowd_event_count(lua_State *L)
-{
-  lua_pushinteger(L, (lua_Integer)sp_crowd_event_count(check_crowd(L, 1)->c));
-  return 1;
-}
-
-/* Pushes event e's agent (1-based), kind name and reason name (or nil). */
-static void push_event_head(lua_State *L, const SpAgentEvent *e)
-{
-  lua_pushinteger(L, (lua_Integer)e->agent + 1);
-  lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
-  if (e->reason != SP_REASON_NONE)
-    lua_pushstring(L, sp_reason_name((SpReason)e->reason));
-  else
-    lua_pushnil(L);
-}
-
-/* Pushes event e as c:event returns it (after the agent's index). */
-static int push_event(lua_State *L, const SpAgentEvent *e)
-{
-  push_event_head(L, e);
-  lua_pushboolean(L, e->flags & SP_EVENT_HOOK);
-  if (e->goal != 0xFF)
-    lua_pushinteger(L, e->goal + 1);
-  else
-    lua_pushnil(L);
-  if (e->action >= 0)
-    lua_pushinteger(L, e->action + 1);
-  else
-    lua_pushnil(L);
-  lua_pushinteger(L, e->detail);
-  return 7;
-}
-
-/* c:event(k) -> agent, kind, reason|nil, hook, goal|nil, action|nil,
- * detail: event k (1-based) of the last update, ids 1-based. Pushes
- * only interned names and numbers: nothing is allocated. */
-static int l_crowd_event(lua_State *L)
-{
-  LCrowd *c = check_crowd(L, 1);
-  lua_Integer k = luaL_checkinteger(L, 2);
-  size_t n = sp_crowd_event_count(c->c);
-  luaL_argcheck(L, k >= 1 && (lua_Unsigned)k <= n, 2, "no such event");
-  /* a copy: pushing a name may run a finalizer that closes the crowd */
-  SpAgentEvent e = sp_crowd_events(c->c)[k - 1];
-  return push_event(L, &e);
-}
-
-/* The 0-based index of the first event >= k (1-based) whose kind is in the
- * bit mask `kinds` (and that carries SP_EVENT_HOOK when `hooked`), or n. */
-static size_t scan_events(lua_State *L, const LCrowd *c, int hooked)
-{
-  lua_Integer k = luaL_checkinteger(L, 2);
-  lua_Integer kinds = luaL_checkinteger(L, 3);
-  size_t n = sp_crowd_event_count(c->c);
-  const SpAgentEvent *ev = sp_crowd_events(c->c);
-  size_t i = k < 1 ? 0 : (size_t)(k - 1);
-  for (; i < n; i++)
-    if ((!hooked || (ev[i].flags & SP_EVENT_HOOK)) && ((kinds >> ev[i].kind) & 1))
-      break;
-  return i;
-}
-
-/* c:next_event(k, kinds) -> k', then c:event(k')'s values: the first event
- * k' >= k whose kind is in `kinds` (next_hook's mask), or nothing. Lets a
- * script read only the kinds it reacts to; the others are skipped in C. */
-static int l_crowd_next_event(lua_State *L)
-{
-  LCrowd *c = check_crowd(L, 1);
-  size_t i = scan_events(L, c, 0);
-  if (i >= sp_crowd_event_count(c->c))
-    return 0;
-  SpAgentEvent e = sp_crowd_events(c->c)[i]; /* a copy: the pushes are Lua points */
-  lua_pushinteger(L, (lua_Integer)i + 1);
-  return 1 + push_event(L, &e);
-}
-
-/* c:next_hook(k, kinds) -> k', agent, kind, reason|nil, action, detail:
- * the first event k' >= k (1-based) of an action with hooks whose kind is
- * in `kinds` (a bit mask over the event kinds: goal_chosen = bit 0, in the
- * order of saspu_agents.h), or nothing. The hook pass skips every other
- * event in C. */
-static int l_crowd_next_hook(lua_State *L)
-{
-  LCrowd *c = check_crowd(L, 1);
-  size_t i = scan_events(L, c, 1);
-  if (i >= sp_crowd_event_count(c->c))
-    return 0;
-  SpAgentEvent e = sp_crowd_events(c->c)[i]; /* a copy: the pushes are Lua points */
-  lua_pushinteger(L, (lua_Integer)i + 1);
-  push_event_head(L, &e);
-  lua_pushinteger(L, e.action + 1);
-  lua_pushinteger(L, e.detail);
-  return 6;
-}
-
-/* saspu.core.event_kinds() -> { kind name -> its bit in next_hook's mask }. */
-static int l_event_kinds(lua_State *L)
-{
-  lua_createtable(L, 0, SP_EV_COUNT);
-  for (int k = 0; k < SP_EV_COUNT; k++) {
-    lua_pushinteger(L, (lua_Integer)1 << k);
-    lua_setfield(L, -2, sp_event_kind_name((SpEventKind)k));
-  }
-  return 1;
 }
 
 /* c:set_var(agent, var, value): ids 1-based. */
@@ -749,10 +641,6 @@ static const luaL_Reg crowd_methods[] = {
   { "add_goal", l_crowd_add_goal },
   { "spawn_packed", l_crowd_spawn },
   { "update", l_crowd_update },
-  { "event_count", l_crowd_event_count },
-  { "event", l_crowd_event },
-  { "next_hook", l_crowd_next_hook },
-  { "next_event", l_crowd_next_event },
   { "set_var", l_crowd_set_var },
   { "set_var_all", l_crowd_set_var_all },
   { "set_state", l_crowd_set_state },
@@ -781,6 +669,7 @@ void open_crowd(lua_State *L)
   luaL_newmetatable(L, CROWD_MT);   /* module mt */
   luaL_setfuncs(L, crowd_meta, 0);
   luaL_newlib(L, crowd_methods);    /* module mt methods */
+  open_crowd_events(L);             /* adds the event readers */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, -3, "Crowd");     /* module mt */

@@ -791,6 +791,8 @@ local function op_agent_call()
   elseif k == 10 then
     try("crowd:next_hook", c.next_hook, c, num(0, 20), num(0, 255))
     try("crowd:next_event", c.next_event, c, num(0, 20), num(0, 255))
+    try("crowd:events_of", c.events_of, c, num(0, 8191), chance(3) and hostile_table() or {},
+        chance(2) and { num(0, 14), num(1, 12) } or nil)
     try("crowd:event", c.event, c, num(1, 20))
     try("#crowd", function() return #c end)
     try("tostring(crowd)", tostring, c)

@@ -1,0 +1,180 @@
+/* walk.c: walkers follow the way bytes of their target's distance field, several walkers stepping in turn so their memory loads overlap. */
+#include <string.h>
+
+#include "sp_agents.h"
+
+uint32_t sp_agent_field_key(const SpCrowd *c, const Agent *a) {
+  if (a->target != SP_NO_PLACE) return a->target;
+  return FIELD_CELL_KEY |
+         (uint32_t)(a->ty * sp_grid_width(c->world->grid) + a->tx);
+}
+
+static const int DX[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+static const int DY[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+
+/* One walker on a grid: its cell (index and coordinates), the target's
+ * index, the whole cells it may walk this frame and those walked. */
+typedef struct Lane {
+  const uint8_t *way;
+  const ptrdiff_t *off;
+  ptrdiff_t cur, goal;
+  int x, y;
+  int k, cells;
+  float t;    /* cells' worth of progress, before walking */
+  size_t due; /* its index in the list walked */
+} Lane;
+
+enum { LANE_ON = 0, LANE_NO_WAY, LANE_ARRIVED, LANE_TIRED };
+
+static int lane_end(SpCrowd *c, size_t i, const Lane *l, int how);
+
+/* Sets up agent i's walk of this frame: WALK_ARRIVED or WALK_STAYED when
+ * it is settled at once, WALK_NOT when the lane must step. */
+static int lane_start(SpCrowd *c, size_t i, float dt, Lane *l) {
+  Agent *a = &c->agents[i];
+  if (a->x == a->tx && a->y == a->ty) return WALK_ARRIVED;
+  float t = c->time[i] + c->opt.speed * dt;
+  c->time[i] = t;
+  const SpWorld *w = c->world;
+  const float *f = sp_world_field_peek(w, sp_agent_field_key(c, a));
+  if (f == NULL) {
+    c->flags[i] |= F_BIND;
+    return WALK_STAYED;
+  }
+  /* a whole number of cells: t - k is exact for the t a frame gives, as
+   * subtracting 1 k times was; a descent ends within as many cells as the
+   * field has */
+  int cells = t < (float)w->field_cells ? (int)t : (int)w->field_cells;
+  if (cells <= 0) return WALK_STAYED;
+  size_t at = sp_grid_field_index(w->grid, a->x, a->y);
+  size_t goal = sp_grid_field_index(w->grid, a->tx, a->ty);
+  /* near enough to arrive this frame: the ways lead to the target cell
+   * (the field's own: its count is 0), no need to step them */
+  const uint16_t *hops = sp_world_field_hops(w, f);
+  if (hops[at] <= (unsigned)cells && hops[goal] == 0) {
+    a->x = a->tx, a->y = a->ty;
+    c->time[i] = 0.0f;
+    return WALK_ARRIVED;
+  }
+  l->way = sp_world_field_ways(w, f);
+  l->off = w->way_offset;
+  l->x = a->x, l->y = a->y;
+  l->cur = (ptrdiff_t)at;
+  l->goal = (ptrdiff_t)goal;
+  l->k = 0;
+  l->cells = cells;
+  l->t = t;
+  /* far from the target on ways that lead there: FIELD_SKIP cells at a
+   * time (it does not arrive this frame), then the cell's coordinates */
+  if (hops[at] != FIELD_HOPS_FAR && hops[goal] == 0 && w->skips_ok &&
+      cells >= FIELD_SKIP) {
+    const uint32_t *skip = sp_world_field_skips(w, f);
+    while (cells - l->k >= FIELD_SKIP) {
+      l->cur = skip[l->cur];
+      l->k += FIELD_SKIP;
+    }
+    ptrdiff_t rel = l->cur - w->index_origin;
+    l->x = (int)(rel % w->index_row);
+    l->y = (int)(rel / w->index_row);
+    if (l->k == cells) {
+      lane_end(c, i, l, LANE_TIRED);
+      return WALK_STAYED;
+    }
+  }
+  return WALK_NOT;
+}
+
+/* One cell down the field (the way byte of the cell), or why not. */
+static inline int lane_step(Lane *l) {
+  unsigned d = l->way[l->cur];
+  if (d == FIELD_NO_WAY) return LANE_NO_WAY;
+  l->cur += l->off[d];
+  l->x += DX[d], l->y += DY[d];
+  l->k++;
+  if (l->cur == l->goal) return LANE_ARRIVED;
+  return l->k == l->cells ? LANE_TIRED : LANE_ON;
+}
+
+/* Writes a finished lane back to agent i. */
+static int lane_end(SpCrowd *c, size_t i, const Lane *l, int how) {
+  Agent *a = &c->agents[i];
+  a->x = (uint16_t)l->x, a->y = (uint16_t)l->y;
+  if (how == LANE_ARRIVED) {
+    c->time[i] = 0.0f;
+    return WALK_ARRIVED;
+  }
+  c->time[i] = l->t - (float)l->k;
+  if (how == LANE_NO_WAY) c->flags[i] |= F_BIND; /* the serial pass judges */
+  return WALK_STAYED;
+}
+
+/* Without a grid: straight toward the target, a cell at a time. */
+static int walk_open(SpCrowd *c, size_t i, float dt) {
+  Agent *a = &c->agents[i];
+  if (a->x == a->tx && a->y == a->ty) return 1;
+  float t = c->time[i] + c->opt.speed * dt;
+  for (; t >= 1.0f; t -= 1.0f) {
+    a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
+    a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
+    if (a->x == a->tx && a->y == a->ty) {
+      c->time[i] = 0.0f;
+      return 1;
+    }
+  }
+  c->time[i] = t;
+  return 0;
+}
+
+int sp_agent_walk(SpCrowd *c, size_t i, float dt) {
+  if (c->world->grid == NULL) return walk_open(c, i, dt);
+  Lane l;
+  int r = lane_start(c, i, dt, &l);
+  if (r != WALK_NOT) return r == WALK_ARRIVED;
+  int how;
+  do how = lane_step(&l);
+  while (how == LANE_ON);
+  return lane_end(c, i, &l, how) == WALK_ARRIVED;
+}
+
+/* Walkers step in turn, WALK_LANES at a time: each cell's way byte is a
+ * load the next cell depends on, so a lone walker waits on memory at every
+ * cell while several walkers' loads overlap. A walk reads only its own
+ * agent and the (read-only) fields, so walking before the agents' turns
+ * ends as walking in their turns would. */
+#define WALK_LANES 8
+/* Agents' records are requested this many agents before a lane takes
+ * them (the turns of the agents read them next, from the cache). */
+#define RECORD_AHEAD 8
+
+void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
+                        uint8_t *walked) {
+  memset(walked, WALK_NOT, n);
+  if (c->world->grid == NULL) return;
+  Lane lane[WALK_LANES];
+  int active = 0;
+  size_t next = 0;
+  for (;;) {
+    while (active < WALK_LANES && next < n) {
+      size_t k = next++, i = due[k];
+      if (k + RECORD_AHEAD < n) sp_agent_prefetch(c, due[k + RECORD_AHEAD]);
+      if (c->phase[i] != SP_PHASE_WALKING || (c->flags[i] & F_BIND)) continue;
+      int r = lane_start(c, i, dt, &lane[active]);
+      if (r != WALK_NOT) {
+        walked[k] = (uint8_t)r;
+        continue;
+      }
+      lane[active++].due = k;
+    }
+    if (active == 0) return;
+    for (int j = 0; j < active;) {
+      int how = lane_step(&lane[j]);
+      if (how == LANE_ON) {
+        j++;
+        continue;
+      }
+      size_t k = lane[j].due;
+      walked[k] = (uint8_t)lane_end(c, due[k], &lane[j], how);
+      lane[j] = lane[--active];
+    }
+  }
+}
