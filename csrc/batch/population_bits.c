@@ -101,7 +101,7 @@ static void bits_done(Worker *w, const BitsRun *run) {
 #define BITS_GOAL(g) _pext_u64(g, v->goal_bits)
 #include "population_bits_loop.h"
 
-/* Zen 1 and 2 run pext in microcode (tens of cycles): the byte loop wins. */
+/* Zen 1 and 2 run pext in microcode (tens of cycles): mixed-radix ranks win there. */
 int sp_population_fast_pext(void) {
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("bmi2")) return 0;
