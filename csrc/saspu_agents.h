@@ -365,6 +365,9 @@ typedef struct SpAgentInfo {
 } SpAgentInfo;
 
 SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out);
+/* The agent's cell (0-based), alone: a cheap read for scripts that look
+ * at many agents per frame. SP_ERR_STATE when there is no such agent. */
+SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y);
 const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
 /* The agent's plan (action ids), as for sp_population_plan_of. */
 SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,

@@ -84,6 +84,9 @@ local function random_run(domain_file, n, frames, seed, threads, check)
         assert.same(model[i], agents[i]:state())
         local info = crowd:info(i, {})
         if info.phase == "idle" then assert.equal("idle", last[i]) end
+        local x, y = crowd:position(i)
+        assert.same({ info.x, info.y }, { x, y })
+        assert.same({ x, y }, { agents[i]:position() })
       end
     end
     -- world changes and failures for the next frame

@@ -150,6 +150,9 @@ static void walk_town(uint64_t seed, int threads, float speed) {
       int at = cells < len[i] ? cells : len[i];
       SpAgentInfo info;
       assert_int_equal(sp_crowd_inspect(c, i, &info), SP_OK);
+      int px = -1, py = -1; /* the cheap read agrees with inspect */
+      assert_int_equal(sp_crowd_position(c, i, &px, &py), SP_OK);
+      assert_true(px == info.x && py == info.y);
       size_t want = path[i][at];
       if (sp_grid_field_index(g, info.x, info.y) != want)
         fail_msg("seed %llu agent %zu frame %d: at (%d, %d), the descent is at cell %d of %d",

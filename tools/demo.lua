@@ -320,15 +320,14 @@ end
 -- A robbery starts: agents near the bank (of ALARM_SAMPLE drawn at random) get their
 -- class's alarm change; returns how many.
 local function alarm(sim)
-  local info, hit = sim.info or {}, 0
-  sim.info = info
+  local hit = 0
   for _ = 1, ALARM_SAMPLE do
     local r = sim.random(sim.npcs)
     for _, cls in ipairs(sim.classes) do
       if r <= cls.n then
         if cls.alarm_c then
-          cls.crowd:info(r, info)
-          if abs(info.x - sim.bank_x) + abs(info.y - sim.bank_y) <= ALARM_RADIUS then
+          local x, y = cls.crowd:position(r)
+          if abs(x - sim.bank_x) + abs(y - sim.bank_y) <= ALARM_RADIUS then
             apply(cls, r, cls.alarm_c)
             cls.stats.alarmed = cls.stats.alarmed + 1
             hit = hit + 1
@@ -414,16 +413,16 @@ end
 local function write_positions(sim, path)
   local f = assert(io.open(path, "w"))
   local stride = max(1, ceil(sim.npcs / PICTURE_POINTS))
-  local info, seen = {}, {}
+  local seen = {}
   for k, cls in ipairs(sim.classes) do
     for a = 1, cls.n, stride do
-      cls.crowd:info(a, info)
+      local x, y = cls.crowd:position(a)
       -- NPCs sharing a cell spread on a sunflower spiral around it, so a crowd shows
-      local cell = info.y * 65536 + info.x
+      local cell = y * 65536 + x
       local j = (seen[cell] or 0) + 1
       seen[cell] = j
       local r, th = 0.45 * math.sqrt(j - 1), (j - 1) * 2.39996
-      f:write(format("%.2f %.2f %d\n", info.x + r * math.cos(th), info.y + r * math.sin(th), k))
+      f:write(format("%.2f %.2f %d\n", x + r * math.cos(th), y + r * math.sin(th), k))
     end
   end
   f:close()

@@ -514,6 +514,13 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   return SP_OK;
 }
 
+SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y) {
+  if (agent >= c->n) return SP_ERR_STATE;
+  *x = c->agents[agent].x;
+  *y = c->agents[agent].y;
+  return SP_OK;
+}
+
 const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
   return sp_population_state(c->pop, agent);
 }

@@ -475,6 +475,19 @@ static int l_crowd_info(lua_State *L)
   return 1;
 }
 
+/* c:position(agent) -> x, y: the agent's cell (1-based) without the table
+ * that info fills, for scripts that read many agents per frame. */
+static int l_crowd_position(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int x = 0, y = 0;
+  sp_crowd_position(c->c, a, &x, &y);
+  lua_pushinteger(L, x + 1);
+  lua_pushinteger(L, y + 1);
+  return 2;
+}
+
 /* c:state(agent) -> packed state. */
 static int l_crowd_state(lua_State *L)
 {
@@ -648,6 +661,7 @@ static const luaL_Reg crowd_methods[] = {
   { "set_selector", l_crowd_set_selector },
   { "select_goal", l_crowd_select_goal },
   { "info", l_crowd_info },
+  { "position", l_crowd_position },
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },
   { "why", l_crowd_why },

@@ -761,6 +761,11 @@ function Agent:state()
   return c:domain():decode(c:state(self:index()))
 end
 
+-- a:position() -> x, y: the agent's cell (a cheap read, no table).
+function Agent:position()
+  return self:crowd():position(self:index())
+end
+
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
   if not rec or rec.bind == "none" then return nil end

@@ -764,6 +764,7 @@ local function op_agent_call()
     try("agent:state", a.state, a)
   elseif k == 4 then
     try("agent:inspect", a.inspect, a)
+    try("agent:position", a.position, a)
   elseif k == 5 then
     -- fail or finish the running step, as a hook would, or retarget it
     local ops = { "fail", "finish", "target", "rethink", "nonsense" }
@@ -772,6 +773,7 @@ local function op_agent_call()
     try("crowd:set_all", c.set_all, c, vars and vars[1].name or junk(), junk())
     try("crowd:stats", c.stats, c)
     try("crowd:info", c.info, c, num(1, 70), chance(3) and hostile_table() or {})
+    try("crowd:position", c.position, c, num(1, 70))
   elseif k == 7 then
     local goal = dom and select(2, pcall(dom.encode, dom, some_goal(dom))) or junk()
     try("crowd:add_goal", c.add_goal, c, goal, num(0, 5), chance(3) and junk() or nil)
