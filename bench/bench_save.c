@@ -2,67 +2,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "bench_util.h"
-#include "saspu_agents.h"
-#include "sp_builtin.h"
+#include "citizen_town.h"
 
-static const SpAllocator plain = {NULL, NULL};
-
-typedef struct Town {
-  SpBuiltSpec *b;
-  SpDomain *d;
-  SpGrid *g;
-  SpWorld *w;
-  SpCrowd *c;
-} Town;
-
-/* n citizens on a 256x256 grid with 50 markets (as bench_agents'
- * walking town); the same calls build the same world. */
-static void town_new(Town *t, size_t n) {
-  memset(t, 0, sizeof *t);
-  t->b = sp_builtin_citizen(plain);
-  sp_domain_compile(&t->b->spec, NULL, plain, &t->d, NULL);
-  sp_grid_new(256, 256, 1.0, plain, &t->g, NULL);
-  sp_world_new(t->g, plain, &t->w, NULL);
-  int market = 0;
-  sp_world_kind(t->w, "market", &market, NULL);
-  uint64_t rng = 7;
-  for (int k = 0; k < 50; k++)
-    sp_world_add_place(t->w, market, bu_rng_below(&rng, 256), bu_rng_below(&rng, 256),
-                       k % 5 == 0 ? 4 : 0, NULL, NULL);
-  SpCrowdOptions o;
-  memset(&o, 0, sizeof o);
-  o.capacity = n;
-  o.threads = 2;
-  o.speed = 8.0f;
-  sp_crowd_new(t->w, t->d, &o, plain, &t->c, NULL);
-  const SpNamedState *gw = sp_builtin_goal(t->b, "work");
-  SpValue goal[7];
-  for (int v = 0; v < 7; v++) goal[v] = gw->keep && gw->keep[v] ? SP_ANY : gw->values[v];
-  sp_crowd_add_goal(t->c, goal, 10, NULL, NULL, NULL);
-  for (int a = 0; a < sp_domain_action_count(t->d); a++) {
-    SpActionBehaviour bh;
-    memset(&bh, 0, sizeof bh);
-    bh.min_duration = 0.5f;
-    bh.max_duration = 3.0f;
-    bh.place = SP_NO_PLACE;
-    if (a == 0 || a == 2) bh.bind = SP_BIND_KIND, bh.kind = market;
-    sp_crowd_set_action(t->c, a, &bh, NULL);
-  }
-  const SpValue *start = sp_builtin_start(t->b, "start_of_day")->values;
-  for (size_t i = 0; i < n; i++)
-    sp_crowd_spawn(t->c, start, (int)(i * 7 % 256), (int)(i * 13 % 256), SP_NO_PLACE,
-                   NULL, NULL);
-}
-
-static void town_free(Town *t) {
-  sp_crowd_free(t->c);
-  sp_world_free(t->w);
-  sp_grid_free(t->g);
-  sp_domain_free(t->d);
-  sp_builtin_free(t->b);
+/* n walking citizens with 50 markets, every fifth holding 4 (so the save
+ * has reservations); the same calls build the same world. */
+static void town_new(CitizenTown *t, size_t n) {
+  CitizenTownOptions o = {n, 2, 1, 5};
+  citizen_town_new(t, &o);
 }
 
 static double median(double *v, int n) {
@@ -81,7 +29,7 @@ int main(int argc, char **argv) {
   bu_load_average(load);
   printf("bench_save: %s, %d online cores, load average %.2f\n", model, bu_core_count(),
          load[0]);
-  Town a, b;
+  CitizenTown a, b;
   town_new(&a, n);
   for (int f = 0; f < 12; f++) sp_crowd_update(a.c, 0.25f, NULL); /* plans, walks, acts */
   double frame[32], save_ms[32], load_ms[32], check_ms[32];
@@ -130,7 +78,7 @@ int main(int argc, char **argv) {
          reps, fm, sm, sm / fm, sm * 1e6 / (double)n, lm, lm / fm, lm * 1e6 / (double)n,
          fields_ms, cm);
   sp_world_save_free(a.w, buf, len);
-  town_free(&a);
-  town_free(&b);
+  citizen_town_free(&a);
+  citizen_town_free(&b);
   return 0;
 }
