@@ -314,8 +314,9 @@ typedef struct SpAgentEvent {
  * new fields, failures). Events are ordered by
  * pass, then by chunk, then as they happened: the same for any thread
  * count. Allocates only while buffers grow to their working size (the
- * frame buffer holds one event per agent before anything moves). Fails
- * only with SP_ERR_MEMORY: (a) when the frame buffer cannot be set up,
+ * frame buffer holds one event per agent before anything moves). A dt
+ * that is negative, infinite or NaN is refused (SP_ERR_INVALID, nothing
+ * changed). Otherwise fails only with SP_ERR_MEMORY: (a) when the frame buffer cannot be set up,
  * before any agent changed; (a') when the planning workers cannot be set
  * up, after the goal choices (their events are there; those agents wait
  * and are planned at the next update); (b) after the frame, when an

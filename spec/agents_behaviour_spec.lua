@@ -236,6 +236,25 @@ describe("saspu.Agent", function()
     world:update(0.1) -- a closed crowd is skipped
   end)
 
+  it("refuses a dt that is negative, infinite or not a number, and the world still saves and loads", function()
+    local dom = support.citizen()
+    for _, threads in ipairs { false, 1 } do
+      local world = saspu.world { grid = saspu.grid(12, 12), places = { { name = "market", x = 3, y = 3 } },
+                                  threads = threads or nil }
+      local crowd = world:crowd(dom, { goals = { { "work" } } })
+      crowd:spawn { start = "start_of_day", x = 2, y = 2 }
+      world:update(0.5)
+      for _, dt in ipairs { -1, math.huge, -math.huge, 0 / 0, 1e300 } do
+        assert.error_matches(function() world:update(dt) end,
+                             "dt must be a finite number of seconds, 0 or more", 1, true)
+      end
+      assert.error_matches(function() crowd:update(math.huge) end,
+                           "dt must be a finite number of seconds, 0 or more", 1, true)
+      world:update(0) -- 0 is a frame where no time passes
+      world:load(world:save()) -- the clock is still a number
+    end
+  end)
+
   it("keeps its world and domain alive, and a closed world frees after its crowds", function()
     local world = town()
     local dom = support.citizen()

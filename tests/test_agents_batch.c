@@ -1,4 +1,5 @@
 /* test_agents_batch.c: several crowds updated together on one pool (sp_crowds_update): events independent of the thread count, equal to one-by-one updates where crowds do not meet, bad lists refused. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -204,8 +205,9 @@ static void test_together_equals_one_by_one(void **state) {
   }
 }
 
-/* A crowd on another pool, or listed twice: SP_ERR_INVALID, and no crowd
- * moved (the next frame is the first). */
+/* A crowd on another pool, listed twice, or a dt that is negative,
+ * infinite or NaN: SP_ERR_INVALID, and no crowd moved (the next frame is
+ * the first). */
 static void test_bad_lists(void **state) {
   (void)state;
   Town t, u;
@@ -220,6 +222,12 @@ static void test_bad_lists(void **state) {
   assert_int_equal(sp_crowds_update(twice, 3, 0.25f, &err), SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "crowd 3 is listed twice"));
   assert_int_equal(sp_crowds_update(NULL, 0, 0.25f, &err), SP_OK);
+  const float bad_dt[3] = {-0.25f, INFINITY, NAN};
+  for (int k = 0; k < 3; k++) {
+    assert_int_equal(sp_crowds_update(t.c, CROWDS, bad_dt[k], &err), SP_ERR_INVALID);
+    assert_non_null(strstr(err.message, "dt must be a finite number of seconds"));
+    assert_int_equal(sp_crowd_update(t.c[0], bad_dt[k], &err), SP_ERR_INVALID);
+  }
   /* nothing moved: t's first frame equals u's */
   assert_int_equal(sp_crowds_update(t.c, CROWDS, 0.25f, NULL), SP_OK);
   assert_int_equal(sp_crowds_update(u.c, CROWDS, 0.25f, NULL), SP_OK);

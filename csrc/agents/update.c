@@ -1,5 +1,6 @@
 /* update.c: one frame of a crowd: goal choice, planning rounds, the parallel advance pass, the serial binding pass, and event merging. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -345,6 +346,10 @@ static SpStatus check_crowds(SpCrowd *const *crowds, size_t count,
 SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
                           SpError *err) {
   sp_error_clear(err);
+  if (!(dt >= 0.0f) || isinf(dt)) /* the clock must stay a saved number */
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                        "dt must be a finite number of seconds, 0 or more "
+                        "(got %g)", (double)dt);
   if (count == 0) return SP_OK;
   double t0 = now_ms();
   SpStatus st = check_crowds(crowds, count, err);

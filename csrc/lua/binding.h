@@ -217,6 +217,9 @@ LCrowd *check_crowd(lua_State *L, int idx);
 /* The crowd at idx again after a Lua point: raises when it, or its
  * world's grid, was closed meanwhile. */
 SpCrowd *live_crowd(lua_State *L, int idx);
+/* Argument `arg`: a frame's dt in seconds, finite and 0 or more (a float
+ * once converted: an infinite step would make the crowd's clock unsavable). */
+float check_dt(lua_State *L, int arg);
 /* crowd_events.c: adds the event readers to the methods table on top;
  * saspu.core.event_kinds(). */
 void open_crowd_events(lua_State *L);

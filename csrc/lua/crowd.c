@@ -1,4 +1,5 @@
 /* crowd.c: saspu.Crowd: the agents of one domain in a world, updated in C; the low-level methods that lua/saspu/world.lua builds behaviours on. */
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -297,14 +298,20 @@ static int l_crowd_spawn(lua_State *L)
   return 1;
 }
 
+float check_dt(lua_State *L, int arg)
+{
+  double dt = luaL_checknumber(L, arg);
+  luaL_argcheck(L, dt >= 0 && dt <= FLT_MAX, arg, "dt must be a finite number of seconds, 0 or more");
+  return (float)dt;
+}
+
 /* c:update(dt): one frame of every agent, in C. */
 static int l_crowd_update(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
-  double dt = luaL_checknumber(L, 2);
+  float dt = check_dt(L, 2);
   SpError err;
-  luaL_argcheck(L, dt >= 0, 2, "dt must be 0 or more");
-  if (sp_crowd_update(c->c, (float)dt, &err) != SP_OK)
+  if (sp_crowd_update(c->c, dt, &err) != SP_OK)
     return crowd_error(L, "update", &err);
   return 0;
 }

@@ -271,8 +271,7 @@ static SpCrowd **batch_buffer(lua_State *L, size_t n)
 static int l_world_update_crowds(lua_State *L)
 {
   check_world(L, 1);
-  double dt = luaL_checknumber(L, 2);
-  luaL_argcheck(L, dt >= 0, 2, "dt must be 0 or more");
+  float dt = check_dt(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   size_t n = (size_t)lua_rawlen(L, 3);
   SpCrowd **batch = batch_buffer(L, n);
@@ -291,10 +290,10 @@ static int l_world_update_crowds(lua_State *L)
       if (pass == 0 && c->on_world_pool)
         batch[nb++] = c->c;
       if (pass == 1 && !c->on_world_pool &&
-          sp_crowd_update(c->c, (float)dt, &err) != SP_OK)
+          sp_crowd_update(c->c, dt, &err) != SP_OK)
         return world_error(L, "update_crowds", &err);
     }
-    if (pass == 0 && sp_crowds_update(batch, nb, (float)dt, &err) != SP_OK)
+    if (pass == 0 && sp_crowds_update(batch, nb, dt, &err) != SP_OK)
       return world_error(L, "update_crowds", &err);
   }
   return 0;
