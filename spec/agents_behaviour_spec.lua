@@ -253,6 +253,10 @@ describe("saspu.Agent", function()
       world:update(0) -- 0 is a frame where no time passes
       world:load(world:save()) -- the clock is still a number
     end
+    local empty = saspu.world { grid = saspu.grid(4, 4) }
+    assert.error_matches(function() empty:update(0 / 0) end,
+                         "saspu.World:update: dt must be a finite number of seconds, 0 or more, got", 1, true)
+    assert.error_matches(function() empty:update() end, "got nil", 1, true)
   end)
 
   it("keeps its world and domain alive, and a closed world frees after its crowds", function()

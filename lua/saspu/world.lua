@@ -604,8 +604,13 @@ end
 -- runs every crowd's hooks in creation order; a hook's change to another crowd is then
 -- seen at the next frame. Without threads each crowd's hooks run before the next crowd's
 -- update.
+local FLOAT_MAX = 3.4028234663852886e38 -- C keeps dt as a float
 function World:update(dt)
   local ws = world_side(self)
+  if type(dt) ~= "number" or not (dt >= 0 and dt <= FLOAT_MAX) then
+    -- checked here too, so a world without open crowds says so as well
+    error("saspu.World:update: dt must be a finite number of seconds, 0 or more, got " .. tostring(dt), 2)
+  end
   local list = ws.crowds
   if ws.threads then
     local open = ws.open
