@@ -188,7 +188,7 @@
 --   crowd:agent(i), crowd:stats([out [, counters]]), crowd:size(), #crowd, crowd:close()
 --   a:set(var, value), a:get(var), a:state(), a:inspect(), a.data, a:index(), a:crowd()
 --   saspu.wait(seconds) inside a `run` coroutine.
-local core = require "saspu.core"
+local core = require("saspu.native").load() -- saspu.core, or which Lua it was built for
 local graph = require "saspu.graph"
 
 local loadfile, type, error, pcall, pairs, tostring = loadfile, type, error, pcall, pairs, tostring
