@@ -101,6 +101,8 @@ typedef struct Load {
   const uint8_t *extra;
   size_t extra_len;
   int selector;           /* the crowd being read: as saved */
+  size_t *agents;         /* per crowd: saved agents and goals, or NULL */
+  int *goals;
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
@@ -334,6 +336,10 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
     r->agent = i;
     if (!read_agent(x, r, c, i, goals, words)) return 0;
   }
+  if (x->agents != NULL) {
+    x->agents[r->crowd - 1] = (size_t)n;
+    x->goals[r->crowd - 1] = goals;
+  }
   r->agent = SP_NO_AGENT;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
@@ -446,13 +452,14 @@ static void load_free(Load *x) {
 
 static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                      const void *data, size_t len, int apply,
-                     const void **extra, size_t *extra_len, SpError *err) {
+                     const void **extra, size_t *extra_len, size_t *agents,
+                     int *goals, SpError *err) {
   SpError local;
   if (err == NULL) err = &local;
   sp_error_clear(err);
   if (extra != NULL) *extra = NULL;
   if (extra_len != NULL) *extra_len = 0;
-  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0};
+  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals};
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
   x.held = sp_mem_alloc(w->alloc, x.place_bytes);
@@ -480,7 +487,8 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
 SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                        const void *data, size_t len, const void **extra,
                        size_t *extra_len, SpError *err) {
-  return load(w, crowds, count, data, len, 1, extra, extra_len, err);
+  return load(w, crowds, count, data, len, 1, extra, extra_len, NULL, NULL,
+              err);
 }
 
 SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
@@ -489,5 +497,13 @@ SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
                              SpError *err) {
   /* apply = 0 writes nothing: the casts only share the code */
   return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
-              extra, extra_len, err);
+              extra, extra_len, NULL, NULL, err);
+}
+
+SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
+                              size_t count, const void *data, size_t len,
+                              const void **extra, size_t *extra_len,
+                              size_t *agents, int *goals, SpError *err) {
+  return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
+              extra, extra_len, agents, goals, err);
 }
