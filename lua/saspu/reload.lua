@@ -18,6 +18,9 @@
 local setmetatable, pcall, ipairs, pairs, concat, char, byte, io_open =
   setmetatable, pcall, ipairs, pairs, table.concat, string.char, string.byte, io.open
 
+-- Lua 5.1 has only the global unpack (busted adds table.unpack, so specs would not see it)
+local unpack = table.unpack or unpack
+
 local ANY = 255 -- a packed goal's free variable (saspu.ANY)
 
 local M = {}
@@ -54,7 +57,7 @@ local function translator(old, new)
     for i, m in ipairs(maps) do
       out[i] = m.from and m.map[byte(packed, m.from)] or other
     end
-    return char(table.unpack(out))
+    return char(unpack(out))
   end
 end
 
