@@ -170,7 +170,7 @@
 -- ("x0 = 0 is outside 1..128"); a blocked endpoint or an unreachable target returns nil.
 -- Each grid makes one search workspace on its first search and reuses it.
 --
--- Agents (lua/saspu/world.lua; README "Agents"): NPCs that carry out their plans, moved in C.
+-- Agents (lua/saspu/world.lua; docs/agents.md): NPCs that carry out their plans, moved in C.
 --   saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... },
 --                 threads = n } -> saspu.World (all optional; threads: one pool of n workers,
 --                                  0: every core, shared by the world's crowds)
