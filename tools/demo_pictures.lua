@@ -256,7 +256,7 @@ local function frame_commands(add, sim, out, frames, demo)
   add("set key outside bottom center horizontal maxrows 3")
   add("set logscale y 10")
   add("set format y '%%g'")
-  add("set yrange [%g:%g]", 10 ^ math.floor(math.log(max(low, 1e-4), 10)), max(top * 1.5, 30))
+  add("set yrange [%g:%g]", 10 ^ math.floor(math.log(max(low, 1e-4)) / math.log(10)), max(top * 1.5, 30))
   add("set xrange [%g:%g]", x0, x1)
   local tics = {}
   for h = math.ceil(x0), math.floor(x1), 2 do tics[#tics + 1] = format("'%02d:00' %d", h % 24, h) end
