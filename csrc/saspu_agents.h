@@ -14,10 +14,8 @@
 extern "C" {
 #endif
 
-/* In goal and `when` conditions: this variable does not matter. */
-#if !defined(SP_ANY)
-#define SP_ANY 0xFF
-#endif
+/* In goal and `when` conditions, SP_ANY (saspu.h): this variable does not
+ * matter. */
 
 /* Agents per unit of parallel work (events are kept per chunk, so their
  * order never depends on the thread count); a multiple of 64. */
