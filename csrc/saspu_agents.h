@@ -386,7 +386,13 @@ typedef struct SpCrowdStats {
   double ms_update;   /* last update, all passes */
   double ms_planning; /* last update, population planning */
   double ms_binding;  /* last update, the serial binding pass */
-  size_t bytes_per_agent;   /* crowd record + population per NPC */
+  /* What the crowd holds in memory (a large array counts its pages in
+   * memory only, so these agree with the process's resident set): in
+   * all, and per agent the part that grows with the agents (records,
+   * the population's per-NPC arrays, the event buffers, which follow the
+   * frames' events), rounded up; with no agent, the records an agent
+   * will add. */
+  size_t bytes_per_agent;
   size_t bytes_total;
   uint64_t events_lost; /* events an update could not store (memory) */
 } SpCrowdStats;

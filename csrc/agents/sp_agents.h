@@ -178,6 +178,7 @@ typedef struct CrowdWorker {
   uint16_t *plan;  /* action_count + 1 */
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
+  size_t ev_peak; /* most events one pass of this frame left here */
   size_t planned;
 } CrowdWorker;
 
@@ -246,6 +247,10 @@ static inline void sp_agent_prefetch(const SpCrowd *c, size_t j) {
   sp_prefetch(r);
   sp_prefetch(r + sizeof(Agent) - 1);
 }
+
+/* Shrinks the event buffers that the last frame used less than a quarter
+ * of (crowd.c; serial, before a frame's first event). */
+void sp_crowd_trim_events(SpCrowd *c);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

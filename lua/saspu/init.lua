@@ -126,7 +126,7 @@
 --   pop:stats([out])               -> { npcs, dirty, planned, no_plan, unplanned, in_cache,
 --                                       cache_hits, cache_misses, cache_rejected, cache_entries,
 --                                       cache_capacity, workers, bytes_per_npc, bytes_npcs,
---                                       bytes_workers, bytes_total }
+--                                       bytes_workers, bytes_total, bytes_resident }
 --   pop:size(), #pop, pop:domain(), pop:clear_cache(), pop:close()
 -- A plan read while the NPC is dirty is the one of its previous state and goal.
 --   local pop = saspu.population(dom, 100000)
