@@ -27,6 +27,9 @@ local function is_integer(x)
 end
 local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume,
   coroutine.status, coroutine.yield
+local co_running, co_isyieldable, co_close = coroutine.running, coroutine.isyieldable,
+  coroutine.close
+local huge = math.huge
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
@@ -42,9 +45,9 @@ local crowds = setmetatable({}, { __mode = "k" })
 
 local M = {}
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Names of a domain
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 -- { var_ids, var_names, value_ids[v], value_names[v], action_ids, action_names, goals }
 local function domain_names(dom)
@@ -97,9 +100,9 @@ local function pack_condition(n, cond, path)
   return string_char(unpack(bytes))
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Behaviour tables
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true }
@@ -257,9 +260,9 @@ local function read_behaviour(b, n, wside)
   return out
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Worlds
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 -- Checks a 1-based cell of `world` (inside its grid and open, when it has one); raises
 -- "<where>: x = 40 is outside 1..32" at the caller's caller.
@@ -285,8 +288,22 @@ local function world_side(w)
   return s
 end
 
--- world:place(name, x, y [, opts]) -> place id. opts: { capacity = n, kind = k }; the
--- kind defaults to the name. A name may be used once.
+--- Part of module saspu: worlds, crowds and agents written in Lua (LDoc merges it, config.ld).
+-- @module saspu
+
+--- @type World
+
+--- Adds a named place. Agents go to it by name (`at = "well"`) or by kind
+-- (`at = { kind = "well" }`: the nearest with room).
+-- @tparam string name unique in the world
+-- @tparam int x
+-- @tparam int y
+-- @tparam[opt] table opts `{ capacity = agents at once (0, the default: unlimited), kind = name }`
+-- @treturn int the place id, 1-based
+-- @raise "saspu.World:place: a place is already named 'well'";
+-- "saspu.World:place: x = 9 is outside 1..4"; "saspu.World:place: cell (2, 3) is blocked";
+-- "saspu.World:place: capacity must be an integer >= 0 (0: unlimited)";
+-- "saspu.World:place: name must be a string"; "saspu.World:place: opts: unknown field 'k'".
 function World:place(name, x, y, opts)
   local s = world_side(self)
   if type(name) ~= "string" then error("saspu.World:place: name must be a string", 2) end
@@ -306,12 +323,33 @@ function World:place(name, x, y, opts)
   return id
 end
 
--- world:place_name(id) -> the place's name.
+--- A place's name.
+-- @tparam int id
+-- @treturn string the name, or nil for an id that is not a place
+-- @raise "saspu.World: not made by saspu.world".
 function World:place_name(id)
   return world_side(self).place_names[id]
 end
 
--- world:crowd(dom, behaviour [, opts]) -> saspu.Crowd. opts as core.crowd's.
+--- Makes a crowd: the agents of one domain, with a behaviour (docs/agents.md).
+-- `behaviour.actions[name]`: `duration` (seconds, `{ min, max }` drawn per step, or
+-- `function(agent)`), `at` (a place name, `{ kind = k }` for the nearest with room,
+-- `"home"`, or `function(agent)` returning a place name or `x, y`), `interruptible`,
+-- hooks `on_start(agent)`, `on_finish(agent)`, `on_fail(agent, reason)`, or
+-- `run(agent, wait)` (a coroutine; `return false, "reason"` fails the step). Actions left
+-- out take no time and no place. `behaviour.goals`: `{ "goal_name" | { var = value },
+-- priority = n, when = { var = value } }`, each a condition (left-out variables free).
+-- `behaviour.select = function(agent)` chooses goals instead of priorities (a goal name
+-- or nil), called only when an agent needs a goal.
+-- @tparam Domain dom
+-- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f }`
+-- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
+-- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity }`
+-- @treturn Crowd
+-- @raise errors that name the path: "behaviour.actions.buy_food.at: unknown place 'markt'",
+-- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
+-- "behaviour.actions.nosuch: 'nosuch' is not an action of 'horse_breeder'",
+-- "behaviour: unknown field 'x'"; bad options of the crowd.
 function World:crowd(dom, behaviour, opts)
   local ws = world_side(self)
   local n = domain_names(dom)
@@ -346,16 +384,18 @@ function World:crowd(dom, behaviour, opts)
   return c
 end
 
--- world:crowds() -> the crowds in creation order.
+--- The world's crowds, in creation order (closed ones included).
+-- @treturn {Crowd,...} a new array
+-- @raise "saspu.World: not made by saspu.world".
 function World:crowds()
   local out = {}
   for i, c in ipairs(world_side(self).crowds) do out[i] = c end
   return out
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Hooks and scripted steps (run after the C update, only for hooked crowds)
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 local function note(side, text)
   side.next_msg = side.next_msg + 1
@@ -382,18 +422,61 @@ local function fail_step(side, agent, action, text)
   end
 end
 
+-- The text of a value a script gave (an error object, a result) that never raises: an
+-- object whose __tostring raises or returns no string gets a placeholder.
+local function describe(v)
+  local ok, text = pcall(tostring, v)
+  if ok and type(text) == "string" then return text end
+  return "(a " .. type(v) .. " whose __tostring failed)"
+end
+
+-- Its type and value: `string "5"`, `number inf`, `nil nil`.
+local function typed(v)
+  if type(v) == "string" then return "string " .. string_format("%q", v) end
+  return type(v) .. " " .. describe(v)
+end
+
+-- True when a yield here would suspend the caller of world:update (which then runs in a
+-- coroutine and may yield through pcall: 5.2, 5.3, 5.4 and LuaJIT).
+local function yieldable()
+  if co_isyieldable then return co_isyieldable() end
+  local co, main = co_running()
+  return co ~= nil and not main
+end
+
+-- pcall for a script's function during world:update: an error, or a yield (only `run`
+-- may wait), gives false and a message; the frame goes on either way.
+local function protected(f, ...)
+  if not yieldable() then return pcall(f, ...) end
+  local co = co_create(f)
+  local ok, a, b = co_resume(co, ...)
+  if ok and co_status(co) ~= "dead" then
+    if co_close then co_close(co) end
+    return false, "yielded (only a run script may wait)"
+  end
+  return ok, a, b
+end
+
 local function call_hook(side, f, agent, action, name, ...)
-  local ok, err = pcall(f, side.handles[agent] or side.crowd:agent(agent), ...)
+  local ok, err = protected(f, side.handles[agent] or side.crowd:agent(agent), ...)
   if ok then return true end
-  local text = string_format("%s %s: %s", side.names.action_names[action], name, tostring(err))
+  local text = string_format("%s %s: %s", side.names.action_names[action], name, describe(err))
   return false, text
 end
+
+-- A coordinate a script may give: a whole number a cell can have (1 .. 65535).
+local function cell_ok(x) return is_integer(x) and x >= 1 and x <= 65535 end
+
+-- A number of seconds a script may give: finite, 0 or more.
+local function seconds_ok(d) return type(d) == "number" and d >= 0 and d < huge end
 
 -- The draw of a scripted step's duration: the function's, or uniform in [min, max].
 local function step_duration(side, rec, handle)
   if rec.duration_fn then
     local d = rec.duration_fn(handle)
-    if type(d) ~= "number" or d < 0 then error("duration returned " .. tostring(d), 0) end
+    if not seconds_ok(d) then
+      error("duration returned " .. typed(d) .. " (expected a finite number of seconds, 0 or more)", 0)
+    end
     return d
   end
   if rec.max <= rec.min then return rec.min end
@@ -401,6 +484,7 @@ local function step_duration(side, rec, handle)
   return rec.min + (rec.max - rec.min) * (side.rng / 2147483648)
 end
 
+-- saspu.wait (documented in init.lua, where it is exported)
 local function wait(seconds) return co_yield(seconds) end
 M.wait = wait
 
@@ -415,20 +499,21 @@ local function resume(side, r)
   local ok, a, b = co_resume(r.co, c:agent(r.agent), wait)
   local name = side.names.action_names[r.action]
   if not ok then
-    fail_step(side, r.agent, r.action, string_format("%s run: %s", name, tostring(a)))
+    fail_step(side, r.agent, r.action, string_format("%s run: %s", name, describe(a)))
     return true
   end
   if co_status(r.co) ~= "dead" then
-    if type(a) ~= "number" or a < 0 then
-      fail_step(side, r.agent, r.action,
-                string_format("%s run: wait(%s): expected seconds >= 0", name, tostring(a)))
+    if not seconds_ok(a) then
+      if co_close then co_close(r.co) end
+      fail_step(side, r.agent, r.action, string_format(
+        "%s run: wait(%s): expected a finite number of seconds, 0 or more", name, typed(a)))
       return true
     end
     r.wait = a
     return false
   end
   if a == false then
-    fail_step(side, r.agent, r.action, string_format("%s: %s", name, tostring(b or "failed")))
+    fail_step(side, r.agent, r.action, string_format("%s: %s", name, describe(b or "failed")))
   else
     c:control(r.agent, "finish")
   end
@@ -444,23 +529,24 @@ local function on_waiting(side, agent, action, rec)
   local c, handle = side.crowd, side.crowd:agent(agent)
   if side.pending_target[agent] then
     side.pending_target[agent] = nil
-    local ok, p, y = pcall(rec.at_fn, handle)
+    local ok, p, y = protected(rec.at_fn, handle)
     local name = side.names.action_names[action]
-    if not ok then return fail_step(side, agent, action, name .. " at: " .. tostring(p)) end
+    if not ok then return fail_step(side, agent, action, name .. " at: " .. describe(p)) end
     local done, err
     if type(p) == "string" and side.wside.place_ids[p] then
       done, err = c:control(agent, "target", side.wside.place_ids[p])
-    elseif is_integer(p) and is_integer(y) then
+    elseif cell_ok(p) and cell_ok(y) then -- the grid's own bounds are C's to check
       done, err = c:control(agent, "target", nil, p, y)
     else
-      done, err = false, "expected a place name or x, y, got " .. tostring(p)
+      done, err = false, string_format("returned %s, %s (expected a place name, or the x, y "
+                                       .. "of a cell on the grid)", typed(p), typed(y))
     end
     if not done then fail_step(side, agent, action, name .. " at: " .. err) end
     return
   end
-  local ok, d = pcall(step_duration, side, rec, handle)
+  local ok, d = protected(step_duration, side, rec, handle)
   if not ok then
-    return fail_step(side, agent, action, side.names.action_names[action] .. " duration: " .. d)
+    return fail_step(side, agent, action, side.names.action_names[action] .. " duration: " .. describe(d))
   end
   local r = { agent = agent, action = action, wait = d, fresh = true,
               co = rec.run and co_create(rec.run) or nil }
@@ -484,10 +570,10 @@ end
 -- An agent needs a goal: ask behaviour.select. An error, or a name that is no goal,
 -- leaves the agent idle (no_goal) after a hook_failed event; nil means nothing to do.
 local function on_select(side, agent)
-  local ok, name = pcall(side.select, side.handles[agent] or side.crowd:agent(agent))
+  local ok, name = protected(side.select, side.handles[agent] or side.crowd:agent(agent))
   local id, err
   if not ok then
-    err = "select: " .. tostring(name)
+    err = "select: " .. describe(name)
   elseif name ~= nil and name ~= false then
     id, err = selected_goal(side, name)
     if err then err = "select: " .. err end
@@ -598,19 +684,10 @@ local function after_update(side, dt)
   if next(side.watch) then record_watched(side) end
 end
 
--- world:update(dt): every crowd advances by dt seconds in C (creation order), then the
--- hooks of this frame's events run. A world made with `threads` updates its crowds in
--- C together (world:update_crowds: each pass of all of them is one parallel job), then
--- runs every crowd's hooks in creation order; a hook's change to another crowd is then
--- seen at the next frame. Without threads each crowd's hooks run before the next crowd's
--- update.
+-- world:update_crowds runs each pass of all the pool's crowds as one parallel job; a
+-- hook's change to another crowd is then seen at the next frame.
 local FLOAT_MAX = 3.4028234663852886e38 -- C keeps dt as a float
-function World:update(dt)
-  local ws = world_side(self)
-  if type(dt) ~= "number" or not (dt >= 0 and dt <= FLOAT_MAX) then
-    -- checked here too, so a world without open crowds says so as well
-    error("saspu.World:update: dt must be a finite number of seconds, 0 or more, got " .. tostring(dt), 2)
-  end
+local function update_all(self, ws, dt)
   local list = ws.crowds
   if ws.threads then
     local open = ws.open
@@ -638,15 +715,60 @@ function World:update(dt)
   end
 end
 
----------------------------------------------------------------------------------------
--- Events
----------------------------------------------------------------------------------------
+--- One frame: every open crowd advances by dt seconds in C (choose goals, plan, walk,
+-- act, apply effects, replan), then the Lua hooks of this frame's events run. With
+-- `threads` the crowds update together and then each runs its hooks in creation order;
+-- without, each crowd's hooks run before the next crowd's update. A hook that raises,
+-- yields (outside `run`), or closes, loads, saves or updates the world fails its step
+-- (`step_failed` or `hook_failed` at the next update); the frame's other hooks run and
+-- the crowd keeps running.
+-- @tparam number dt seconds, finite, 0 or more
+-- @raise "saspu.World:update: dt must be a finite number of seconds, 0 or more, got -1".
+function World:update(dt)
+  local ws = world_side(self)
+  if type(dt) ~= "number" or not (dt >= 0 and dt <= FLOAT_MAX) then
+    -- checked here too, so a world without open crowds says so as well
+    error("saspu.World:update: dt must be a finite number of seconds, 0 or more, got " .. tostring(dt), 2)
+  end
+  if ws.updating then error("saspu.World:update: called from a hook during world:update", 2) end
+  ws.updating = true
+  local ok, err = pcall(update_all, self, ws, dt)
+  ws.updating = false
+  if not ok then error(err, 0) end
+end
 
--- world:events() -> iterator over this frame's events: crowds in creation order, each
--- crowd's Lua-made events (hook_failed) first, then its C events in the C order. Each
--- step yields the SAME reused table (copy what you keep):
---   { agent = handle, crowd, kind, action = name|nil, goal = name|nil,
---     reason = text|nil, detail = number (place id, plan length, ...), place = name|nil }
+-- While world:update runs its hooks, nothing may close, load or update the world or
+-- its crowds: the hook that tries fails (hook_failed) and the frame goes on.
+local function not_updating(ws, what)
+  if ws and ws.updating then
+    error(what .. ": not allowed from a hook during world:update (do it after update returns)", 3)
+  end
+end
+
+local world_close, crowd_close = World.close, Crowd.close
+function World:close()
+  not_updating(worlds[self], "saspu.World:close")
+  return world_close(self)
+end
+function Crowd:close()
+  local side = crowds[self]
+  not_updating(side and side.wside, "saspu.Crowd:close")
+  return crowd_close(self)
+end
+
+-- ------------------------------------------------------------------------------------
+-- Events
+-- ------------------------------------------------------------------------------------
+
+--- Iterates this frame's events: crowds in creation order, each crowd's Lua-made
+-- events (`hook_failed`) first, then its C events in the C order (the same for any
+-- thread count). Each step yields the SAME reused table, so
+-- copy what you keep: `{ agent = Agent, crowd, kind, action = name, goal = name,
+-- reason = text, detail = number, place = name }`. Kinds: `goal_chosen`, `planned`,
+-- `replanned`, `step_started`, `step_finished`, `step_failed`, `step_skipped`,
+-- `arrived`, `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `hook_failed`.
+-- @treturn function the iterator: `for ev in world:events() do ... end`
+-- @raise "saspu.World: not made by saspu.world".
 function World:events()
   local list = world_side(self).crowds
   local ci, k, side, n, extra = 0, 0, nil, 0, nil
@@ -688,9 +810,9 @@ function World:events()
   end
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Crowds and agents
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 local function crowd_side(c, level)
   local s = crowds[c]
@@ -698,8 +820,16 @@ local function crowd_side(c, level)
   return s
 end
 
--- crowd:spawn { start = name | { var = value }, state = { var = value }, x =, y =,
---   home = place name } -> saspu.Agent. `state` overrides values of `start`.
+--- @type Crowd
+
+--- Spawns an agent.
+-- @tparam table spec `{ start = start name | { var = value }, state = { var = value }
+-- (overrides values of start), x = 1, y = 1, home = place name }`
+-- @treturn Agent
+-- @raise "saspu.Crowd:spawn: start: unknown start 'x' of 'horse_breeder'";
+-- "saspu.Crowd:spawn: x = 99 is outside 1..4"; "saspu.Crowd:spawn: home: unknown place 'h'";
+-- "saspu.Crowd:spawn: unknown field 'k'"; "saspu.Crowd:spawn: crowd: full (capacity 1)";
+-- a value error naming the variable.
 function Crowd:spawn(spec)
   local side = crowd_side(self)
   if type(spec) ~= "table" then error("saspu.Crowd:spawn: expected a table, got " .. type(spec), 2) end
@@ -728,7 +858,11 @@ function Crowd:spawn(spec)
   return self:agent(i)
 end
 
--- crowd:set_all(var, value): every agent's `var` (a world change).
+--- Sets `var` of every agent: a world change (plans it breaks replan with `world_changed`).
+-- @tparam string var
+-- @param value a value of var
+-- @raise "saspu.Crowd:set_all: 'x' is not a value of 'bucket' (on_floor, in_hands)";
+-- "saspu.Crowd:set_all: unknown variable 'v'".
 function Crowd:set_all(var, value)
   local side = crowd_side(self)
   local v, x = var_value(side.names, var, value)
@@ -736,14 +870,23 @@ function Crowd:set_all(var, value)
   self:set_var_all(v, x)
 end
 
--- crowd:goal_names() -> the behaviour's goals by index.
+--- The behaviour's goals by index (the names in events).
+-- @treturn {string,...}
+-- @raise "saspu.Crowd: not made by world:crowd".
 function Crowd:goal_names()
   local out = {}
   for i, g in ipairs(crowd_side(self).goal_names) do out[i] = g end
   return out
 end
 
--- a:set(var, value): a world change for this agent.
+--- @type Agent
+
+--- Sets one variable of the agent: a world change (a plan it breaks replans with
+-- `world_changed`).
+-- @tparam string var
+-- @param value a value of var
+-- @raise "saspu.Agent:set: unknown variable 'nosuch'"; a value that is not var's;
+-- "saspu.Agent: its crowd is closed".
 function Agent:set(var, value)
   local c = self:crowd()
   local v, x = var_value(crowd_side(c).names, var, value)
@@ -751,7 +894,10 @@ function Agent:set(var, value)
   c:set_var(self:index(), v, x)
 end
 
--- a:get(var) -> the value name of `var`.
+--- One variable of the agent's state.
+-- @tparam string var
+-- @return the value, in its declared form
+-- @raise "saspu.Agent:get: unknown variable 'nosuch'"; "saspu.Agent: its crowd is closed".
 function Agent:get(var)
   local c = self:crowd()
   local n = crowd_side(c).names
@@ -760,13 +906,18 @@ function Agent:get(var)
   return n.value_names[v][c:state(self:index()):byte(v) + 1]
 end
 
--- a:state() -> { var = value name }.
+--- The agent's state.
+-- @treturn table `{ var = value }`
+-- @raise "saspu.Agent: its crowd is closed".
 function Agent:state()
   local c = self:crowd()
   return c:domain():decode(c:state(self:index()))
 end
 
--- a:position() -> x, y: the agent's cell (a cheap read, no table).
+--- The agent's cell, without a table.
+-- @treturn int x
+-- @treturn int y
+-- @raise "saspu.Agent: its crowd is closed".
 function Agent:position()
   return self:crowd():position(self:index())
 end
@@ -780,9 +931,11 @@ local function bound(side, rec, info)
   return "script"
 end
 
--- a:inspect() -> { class, crowd, state, goal, phase, plan = { { action, done, at }... },
---   step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
---   last_action, events = the agent's last events since its first inspect }.
+--- Everything about the agent, by names, for debugging.
+-- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },
+-- step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
+-- last_action, events }`; `events` are the agent's last events since its first inspect
+-- @raise "saspu.Agent: its crowd is closed".
 function Agent:inspect()
   local c = self:crowd()
   local side = crowd_side(c)
@@ -817,9 +970,9 @@ function Agent:inspect()
   return info
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Save and load
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- The C save (csrc/agents/save.c) carries every agent; the script side of each crowd
 -- rides in its "extra" bytes: goal names (select may add goals), the duration draws,
 -- the steps Lua is timing, targets still to ask, texts of failures not yet reported and
@@ -901,10 +1054,23 @@ local function reader(s)
   return r
 end
 
--- Parses one crowd's script side; checks its actions against the behaviour.
-local function read_side(side, r, k)
+-- Parses one crowd's script side; checks it against the behaviour and against the saved
+-- crowd (`agents` agents, `goals` goals): every agent it names exists, every action is one
+-- of the crowd's, every goal name is one of the saved goals.
+local function read_side(side, r, k, agents, goals)
   local p = { goal_names = {}, msgs = {}, running = {}, pending = {}, failed = {}, extra = {} }
-  for i = 1, r.int(0, "goal count") do p.goal_names[i] = r.str() end
+  local function bad(fmt, ...)
+    error(string_format("saved world: crowd %d '%s': the script part: " .. fmt, k,
+                        side.names.name, ...), 0)
+  end
+  local function agent()
+    local a = r.int(1, "agent")
+    if a > agents then bad("agent %d does not exist (%d agents saved)", a, agents) end
+    return a
+  end
+  local count = r.int(0, "goal count")
+  if count ~= goals then bad("%d goal names for %d saved goals", count, goals) end
+  for i = 1, count do p.goal_names[i] = r.str() end
   p.rng = r.int(0, "draw state")
   p.next_msg = r.int(0, "message count")
   for _ = 1, r.int(0, "message count") do
@@ -912,28 +1078,49 @@ local function read_side(side, r, k)
     p.msgs[id] = r.str()
   end
   for i = 1, r.int(0, "running count") do
-    local rec = { agent = r.int(1, "agent"), action = r.int(1, "action"), wait = r.num(),
+    local rec = { agent = agent(), action = r.int(1, "action"), wait = r.num(),
                   fresh = r.int(0, "flag") == 1 or nil, co = r.int(0, "flag") == 1 }
     local act = side.actions[rec.action]
     if not act or not act.scripted or (rec.co and not act.run) then
-      error(string_format("saved world: crowd %d '%s': action %d is not a scripted step of "
-                          .. "its behaviour", k, side.names.name, rec.action), 0)
+      bad("action %d is not a scripted step of its behaviour", rec.action)
+    end
+    if not (rec.wait >= 0 and rec.wait < huge) then
+      bad("agent %d waits %s seconds", rec.agent, tostring(rec.wait))
     end
     p.running[i] = rec
   end
   for _, set in ipairs { p.pending, p.failed } do
-    for _ = 1, r.int(0, "agent count") do set[r.int(1, "agent")] = true end
+    for _ = 1, r.int(0, "agent count") do set[agent()] = true end
   end
   for i = 1, r.int(0, "event count") do
-    local e = { agent = r.int(1, "agent"), kind = r.str(), action = r.int(0, "action"),
+    local e = { agent = agent(), kind = r.str(), action = r.int(0, "action"),
                 reason = r.str() }
-    if e.action == 0 then e.action = nil end
+    if e.kind ~= "hook_failed" then bad("event kind '%s' is not one saspu makes in Lua", e.kind) end
+    if e.action == 0 then
+      e.action = nil
+    elseif not side.names.action_names[e.action] then
+      bad("action %d does not exist", e.action)
+    end
     p.extra[i] = e
   end
   return p
 end
 
-local function apply_side(side, p)
+-- Restores the parsed script side (the C load is done). A running record whose agent is
+-- not waiting in that scripted step (a save edited by hand) is dropped, and said so in
+-- `report`: its agent goes on as the C part says.
+local function apply_side(side, p, report)
+  local info = {}
+  for i = #p.running, 1, -1 do
+    local rec = p.running[i]
+    side.crowd:info(rec.agent, info)
+    if info.phase ~= "script" or info.action ~= rec.action then
+      table.remove(p.running, i)
+      report[#report + 1] = string_format("crowd '%s' agent %d: dropped the timing of step '%s' "
+                                          .. "(the agent is not waiting in it)", side.names.name,
+                                          rec.agent, side.names.action_names[rec.action])
+    end
+  end
   side.goal_names, side.goal_ids = p.goal_names, {}
   for i, name in ipairs(p.goal_names) do side.goal_ids[name] = side.goal_ids[name] or i end
   side.rng, side.next_msg, side.msgs, side.msgs_old = p.rng, p.next_msg, p.msgs, {}
@@ -957,25 +1144,37 @@ local function open_crowds(ws)
   return out
 end
 
--- world:save() -> string: the world, every open crowd (in creation order) and their
--- script side. Call it between updates.
+--- Saves the world and every open crowd to a string (docs/saves.md). Call it between
+-- updates. `a.data` tables and inspection history are not saved.
+-- @treturn string
+-- @raise "saspu.World: not made by saspu.world"; "saspu.World is closed".
 function World:save()
   local ws = world_side(self)
+  not_updating(ws, "saspu.World:save")
   local list = open_crowds(ws)
   local out = { SCRIPT_TAG }
   for _, c in ipairs(list) do save_side(crowds[c], out) end
   return core.world_save(self, list, concat(out))
 end
 
--- world:load(s): restores a save onto this world, which the same game code built (the
--- same grid, places, and crowds in the same order with the same domains, behaviours and
--- options). Everything is checked before anything changes: a save that does not fit
--- raises "saspu.World:load: saved world: ..." and leaves the world as it was.
+--- Restores a save onto this world, which the same game code built: the same grid,
+-- places, and crowds in the same order with the same domains, behaviours and options.
+-- The agents then resume exactly. Everything is checked before anything changes: every
+-- saved agent against what the update relies on (a save edited by hand is refused naming
+-- the crowd, the agent and the field), and the script part against the saved crowds.
+-- @tparam string s a string from `World:save`
+-- @treturn {string,...} a report: one line per thing the load dropped (a step timing
+-- whose agent was not waiting in it); empty for a save as `World:save` wrote it
+-- @raise "saspu.World:load: expected a string, got TYPE";
+-- "saspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'";
+-- "saspu.World:load: saved world: crowd 2 'farrier': domain differs from the saved one";
+-- "...: format version 3, this saspu reads 1"; a checksum mismatch. The world is left as it was.
 function World:load(s)
   local ws = world_side(self)
+  not_updating(ws, "saspu.World:load")
   if type(s) ~= "string" then error("saspu.World:load: expected a string, got " .. type(s), 2) end
   local list = open_crowds(ws)
-  local checked, extra = pcall(core.world_load, self, list, s, true)
+  local checked, extra, agents, goals = pcall(core.world_load, self, list, s, true)
   if not checked then error((tostring(extra):gsub("^[^\n]-:%d+: ", "")), 2) end
   local ok, parsed = pcall(function()
     if extra:sub(1, #SCRIPT_TAG) ~= SCRIPT_TAG then
@@ -983,24 +1182,22 @@ function World:load(s)
     end
     local r = reader(extra:sub(#SCRIPT_TAG + 1))
     local all = {}
-    for k, c in ipairs(list) do all[k] = read_side(crowds[c], r, k) end
+    for k, c in ipairs(list) do all[k] = read_side(crowds[c], r, k, agents[k], goals[k]) end
     if r.left() ~= 0 then error("saved world: the script part has bytes after the end", 0) end
     return all
   end)
   if not ok then error("saspu.World:load: " .. tostring(parsed), 2) end
   core.world_load(self, list, s)
-  for k, c in ipairs(list) do apply_side(crowds[c], parsed[k]) end
+  local report = {}
+  for k, c in ipairs(list) do apply_side(crowds[c], parsed[k], report) end
+  return report
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- saspu.world
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
--- saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... },
--- threads = n } -> saspu.World. Every field is optional; a place's kind defaults to its
--- name and its name to "<kind><n>" (well1, well2, ...) when not given. With threads (0:
--- every core) the world owns one pool of workers that every crowd of the world uses
--- unless its options name threads, and world:update runs the crowds' passes together.
+-- saspu.world (documented in init.lua, where it is exported)
 function M.world(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end
