@@ -21,12 +21,15 @@
  *            per agent SAVE_AGENT_BYTES (sp_save_agent), the refusal
  *            words, m state bytes, m goal bytes, u8 result (SpNpcStatus
  *            | failure code << 2 | dirty << 7) and, with a plan, u16
- *            length and its ids (1 byte each under 256 actions, else 2)
+ *            length and its ids (1 byte each under 256 actions, else 2);
+ *            then u32 free slots and their indices (the order spawns
+ *            reuse them, last first). A despawned slot keeps the record
+ *            of its last agent with phase SP_PHASE_FREE and flags 0. 
  *   extra:   u32 bytes, then the caller's own bytes (the Lua side's)
  * Every number is little-endian. */
 #define SAVE_MAGIC "SASPUSAV"
 #define SAVE_HEADER_BYTES 32u
-#define SAVE_AGENT_BYTES 58u
+#define SAVE_AGENT_BYTES 62u /* the record, time, phase, flags, generation */
 #define SAVE_COUNTERS 6
 #define SAVE_FNV_START 0xcbf29ce484222325ull
 
