@@ -1,30 +1,25 @@
 -- lua/saspu/test.lua: assertions for scripters' own specs of saspu domains (busted or plain Lua).
+
+--- Assertions for your own specs of saspu domains, under busted or in plain Lua.
 --
---   local check = require "saspu.test"
---   check.plans_to(dom, "morning", "fill_feeder", { "take_haystack", "fill_feeder" })
---   check.has_no_plan(dom, "morning", { haystack = "in_feeder", bucket = "in_hands",
---                                       water = "in_source" }, "each need the other")
---   check.replays(dom, "morning", { "take_haystack", "fill_feeder" }, "fill_feeder")
+-- From another project's specs nothing here needs this repository's .busted: make
+-- `require "saspu"` work (install saspu, or `eval "$(./dev env)"`), then
+-- `local check = require "saspu.test"`. Under busted, requiring it also registers each
+-- check as a luassert assertion (`assert.plans_to(dom, start, goal, { ... })`), so that
+-- a failed check is reported as a test failure; outside busted a failed check raises an
+-- ordinary error with the same message, at the caller's line.
 --
--- Checks that do not pin the exact order of the plan:
---   check.reaches(dom, start, goal)                      a plan exists and replays to the goal
---   check.contains(dom, start, goal, { "fill_bucket" })  the plan uses these actions (any order)
---   check.plan_length(dom, start, goal, 3)               the plan has exactly 3 actions
+-- `start` and `goal` take every form `Domain:plan` accepts (tables, declared names,
+-- packed states). A goal is a condition: the variables it leaves out may end with any
+-- value; a `saspu.KEEP` value must end as it started.
 --
--- Under busted the same checks are also registered as luassert assertions, and a
--- failed check is reported as a test failure:
---   assert.plans_to(dom, start, goal, { ... })
---   assert.has_no_plan(dom, start, goal, "because text")
---   assert.replays(dom, start, { actions }, goal)  every action applies in turn; the goal holds
---   assert.reaches(dom, start, goal), assert.contains(...), assert.plan_length(...)
--- From another project's specs: nothing here needs this repository's .busted. Make
--- `require "saspu"` work (install saspu, or add its lua/?.lua, lua/?/init.lua and the
--- build's ?.so to LUA_PATH / LUA_CPATH, e.g. eval "$(./dev env)"), then at the top of a
--- spec `require "saspu.test"`: requiring it under busted registers the assertions.
--- Outside busted a failed check raises an ordinary error with the same message.
--- `start` and `goal` take every form dom:plan accepts (tables or declared names). A goal
--- is a condition, as for dom:plan: the variables it leaves out may end with any value;
--- a saspu.KEEP value must end as it started.
+--     local check = require "saspu.test"
+--     check.plans_to(dom, "morning", "fill_trough",
+--                    { "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket" })
+--     check.has_no_plan(dom, "morning", { haystack = "in_feeder", bucket = "in_hands",
+--                                         water = "in_source" }, "each need the other")
+--     check.plan_length(dom, "morning", { water = "in_trough" }, 3)
+-- @module saspu.test
 local type, pairs, ipairs, tostring, error, pcall, require =
   type, pairs, ipairs, tostring, error, pcall, require
 local concat, find, format = table.concat, string.find, string.format
@@ -33,7 +28,11 @@ local KEEP = require("saspu").KEEP
 
 local M = {}
 
--- "{ a, b, c }" for a plan, "nil" for none.
+--- A plan as text, for messages: `"{ a, b, c }"`, or `"nil"` for none.
+-- @function show_plan
+-- @tparam {string,...} plan
+-- @treturn string
+-- @raise nothing.
 local function show_plan(plan)
   if plan == nil then return "nil" end
   local names = {}
@@ -58,7 +57,17 @@ local function describe_case(dom, start, goal)
   return format("%s from %s to %s", tostring(dom), show(start), show(goal))
 end
 
--- Each check returns ok, message, result.
+-- Each check returns ok, message, result; M's functions below raise on a failure.
+
+--- Checks that the plan from start to goal is exactly `expected`.
+-- @function plans_to
+-- @tparam Domain dom
+-- @param start a start (table, name or packed state)
+-- @param goal a goal (condition table, name or packed state)
+-- @tparam {string,...} expected action names, in order
+-- @treturn {string,...} the plan
+-- @raise "DOMAIN from 'morning' to 'feed_horses': expected the plan { ... }, got { ... }"
+-- (or "got no plan: REASON"); the errors of `Domain:plan` for bad input.
 local function check_plans_to(dom, start, goal, expected)
   local plan, why = dom:plan(start, goal)
   if plan == nil then
@@ -72,6 +81,14 @@ local function check_plans_to(dom, start, goal, expected)
   return true, nil, plan
 end
 
+--- Checks that there is no plan, and that the reason's message contains `because`.
+-- @function has_no_plan
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @tparam[opt] string because text the reason must contain (plain text, not a pattern)
+-- @treturn table the `why` table
+-- @raise "...: expected no plan, got { ... }"; "...: expected no plan because of 'X', got: REASON".
 local function check_has_no_plan(dom, start, goal, because)
   local plan, why = dom:plan(start, goal)
   if plan ~= nil then
@@ -102,8 +119,16 @@ local function goal_condition(dom, start, goal)
   return dom:decode(dom:encode(partial))
 end
 
--- Applies `plan` (action names) to `start` checking every action; compares the
--- result with `goal` (any dom:plan goal form) when given.
+--- Checks that the actions apply in turn from start (each pre and prevail holds) and,
+-- with a goal, that the final state meets it.
+-- @function replays
+-- @tparam Domain dom
+-- @param start
+-- @tparam {string,...} plan action names
+-- @param[opt] goal
+-- @treturn table the final state, `{ var = value }`
+-- @raise "step 2 'fill_trough': needs water = in_bucket, but it is in_source" (or a
+-- prevail, or an unknown action); "after { ... }: water = in_bucket, the goal wants in_trough".
 local function check_replays(dom, start, plan, goal)
   local info = {}
   for _, a in ipairs(dom:actions()) do info[a.name] = a end
@@ -136,6 +161,13 @@ local function check_replays(dom, start, plan, goal)
   return true, nil, state
 end
 
+--- Checks that a plan exists and replays to the goal, whatever its order.
+-- @function reaches
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @treturn {string,...} the plan
+-- @raise "...: expected a plan, got none: REASON"; a failed replay as `replays`'.
 local function check_reaches(dom, start, goal)
   local plan, why = dom:plan(start, goal)
   if plan == nil then
@@ -147,6 +179,14 @@ local function check_reaches(dom, start, goal)
   return true, nil, plan
 end
 
+--- Checks that the plan reaches the goal and uses these actions, in any order.
+-- @function contains
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @tparam {string,...} actions
+-- @treturn {string,...} the plan
+-- @raise "...: expected the plan to use 'X', got { ... }"; the failures of `reaches`.
 local function check_contains(dom, start, goal, actions)
   local ok, message, plan = check_reaches(dom, start, goal)
   if not ok then return false, message end
@@ -161,6 +201,14 @@ local function check_contains(dom, start, goal, actions)
   return true, nil, plan
 end
 
+--- Checks that the plan reaches the goal in exactly `length` actions.
+-- @function plan_length
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @tparam int length
+-- @treturn {string,...} the plan
+-- @raise "...: expected a plan of 4 actions, got 3: { ... }"; the failures of `reaches`.
 local function check_plan_length(dom, start, goal, length)
   local ok, message, plan = check_reaches(dom, start, goal)
   if not ok then return false, message end
