@@ -489,6 +489,13 @@ SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
                              size_t count, const void *data, size_t len,
                              const void **extra, size_t *extra_len,
                              SpError *err);
+/* sp_world_load_check that also tells, per crowd k, how many agents and
+ * goals the save holds (agents[k], goals[k]: count entries each), so the
+ * caller can check its own part against them before loading. */
+SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
+                              size_t count, const void *data, size_t len,
+                              const void **extra, size_t *extra_len,
+                              size_t *agents, int *goals, SpError *err);
 
 #ifdef __cplusplus
 }

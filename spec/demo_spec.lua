@@ -272,7 +272,21 @@ describe("tools/demo_pictures.lua", function()
     os.remove(dir)
     assert.equal(10, dots) -- every third NPC
     -- (3, 2) holds the first 25 and the 27th; the 26th, 28th, 29th and 30th stand alone
-    assert.same({ "3 2 26 1" }, cells)
+    local r, a = pictures.disc(26)
+    assert.same({ string.format("3 2 26 1 %.2f %d", r, math.floor((1 - a) * 255) * 16777216 + 0x8c510a) },
+                cells)
+  end)
+
+  it("shades a pile wider and darker the more NPCs share the cell, the radius capped", function()
+    local last_r, last_a = 0, 0
+    for _, n in ipairs { 2, 4, 16, 64 } do
+      local r, a = pictures.disc(n)
+      assert.is_true(r > last_r and a > last_a, tostring(n))
+      last_r, last_a = r, a
+    end
+    local r, a = pictures.disc(1000000)
+    assert.equal(5, r)
+    assert.is_true(a < 1)
   end)
 
   it("plots ms per frame on a log axis with the median and the 95th percentile", function()

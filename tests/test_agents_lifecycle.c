@@ -9,6 +9,7 @@
 
 #include "saspu_agents.h"
 #include "saspu_grid.h"
+#include "sp_save.h" /* sp_crowd_check */
 #include "test_alloc.h"
 #include "test_fixture.h"
 
@@ -85,9 +86,16 @@ static int reserved(const Town *t) {
 
 /* Updates until agent i's event `kind` (of any action when act < 0);
  * returns the event's detail, fails after `frames` frames. */
+/* One frame, then every invariant of the crowd and its places. */
+static void frame(Town *t, float dt) {
+  SpError err;
+  assert_int_equal(sp_crowd_update(t->c, dt, NULL), SP_OK);
+  if (sp_crowd_check(t->c, &err) != SP_OK) fail_msg("%s", err.message);
+}
+
 static int32_t until(Town *t, size_t i, SpEventKind kind, int act, int frames) {
   for (int f = 0; f < frames; f++) {
-    assert_int_equal(sp_crowd_update(t->c, 0.25f, NULL), SP_OK);
+    frame(t, 0.25f);
     const SpAgentEvent *ev = sp_crowd_events(t->c);
     for (size_t k = 0; k < sp_crowd_event_count(t->c); k++)
       if (ev[k].agent == i && ev[k].kind == kind && (act < 0 || ev[k].action == act))
@@ -124,7 +132,7 @@ static void test_despawn_frees_the_slot(void **state) {
   assert_int_equal(sp_crowd_set_var(t.c, a, 0, 1, &err), SP_ERR_STATE);
   /* no event of the slot while it is free */
   for (int f = 0; f < 20; f++) {
-    assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+    frame(&t, 0.25f);
     const SpAgentEvent *ev = sp_crowd_events(t.c);
     for (size_t k = 0; k < sp_crowd_event_count(t.c); k++) assert_int_not_equal(ev[k].agent, a);
   }
@@ -132,7 +140,7 @@ static void test_despawn_frees_the_slot(void **state) {
   size_t c = spawn(&t, 2, 5);
   assert_int_equal(c, a);
   assert_int_equal(sp_crowd_size(t.c), 2);
-  assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+  frame(&t, 0.25f);
   const SpAgentEvent *ev = sp_crowd_events(t.c);
   int seen = 0;
   for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
@@ -154,7 +162,7 @@ static void test_despawn_out_of_memory(void **state) {
     Town t;
     town_open(&t, 0, 0, test_alloc_hook(&ta));
     size_t a = spawn(&t, 0, 0);
-    assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+    frame(&t, 0.25f);
     ta.fail_at = ta.calls + fail;
     SpError err;
     SpStatus st = sp_crowd_despawn(t.c, a, &err);
@@ -232,7 +240,7 @@ static void test_teleport(void **state) {
   assert_true(x == 0 && y == 0);
   /* mid-walk: the walk goes on from the new cell, the place stays bound */
   for (;;) {
-    assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+    frame(&t, 0.25f);
     SpAgentInfo info;
     sp_crowd_inspect(t.c, a, &info);
     if (info.phase == SP_PHASE_WALKING && info.action == t.buy && info.target == t.market) break;
@@ -240,7 +248,7 @@ static void test_teleport(void **state) {
   assert_int_equal(sp_crowd_teleport(t.c, a, 10, 3, &err), SP_OK);
   assert_int_equal(reserved(&t), 1);
   /* one cell from the market at 4 cells a second: arrives in one frame */
-  assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+  frame(&t, 0.25f);
   SpAgentInfo info;
   sp_crowd_inspect(t.c, a, &info);
   assert_int_equal(info.phase, SP_PHASE_ACTING);
@@ -268,7 +276,7 @@ static void engine_moves(int with_grid) {
   assert_int_equal(reserved(&t), 1);
   /* waiting: frames go by, it stays put, nothing happens */
   for (int f = 0; f < 5; f++) {
-    assert_int_equal(sp_crowd_update(t.c, 1.0f, NULL), SP_OK);
+    frame(&t, 1.0f);
     assert_int_equal(sp_crowd_event_count(t.c), 0);
   }
   assert_int_equal(sp_crowd_position(t.c, a, &x, &y), SP_OK);
@@ -286,7 +294,7 @@ static void engine_moves(int with_grid) {
   size_t b = spawn(&t, 5, 5);
   until(&t, b, SP_EV_MOVE, t.buy, 40);
   assert_int_equal(sp_crowd_move_failed(t.c, b, 42, &err), SP_OK);
-  assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+  frame(&t, 0.25f);
   const SpAgentEvent *ev = sp_crowd_events(t.c);
   int failed = 0;
   for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)

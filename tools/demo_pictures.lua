@@ -42,6 +42,14 @@ local function jitter(j)
   return r * math.cos(th), r * math.sin(th)
 end
 
+-- P.disc(count) -> radius in cells, opacity: the shading of a cell that `count` NPCs
+-- share. Both grow with log2(count), the radius capped so that a pile of thousands
+-- still leaves its building visible; the opacity says the rest.
+function P.disc(count)
+  local l = math.log(count) / math.log(2)
+  return min(5, 0.6 + 0.8 * l), min(0.8, 0.12 + 0.06 * l)
+end
+
 -- write_positions(sim, path): the NPCs of one moment for a map picture: "x y class" lines
 -- (a sample of at most PICTURE_POINTS), and beside them (path with "npcs" -> "cells")
 -- every occupied cell with at least two NPCs: "x y count class" (count of every NPC,
@@ -81,7 +89,9 @@ function P.write_positions(sim, path)
     for k, n in pairs(c.by) do
       if n > best or (n == best and k < bk) then best, bk = n, k end
     end
-    f:write(format("%d %d %d %d\n", c.x, c.y, c.n, bk))
+    local r, a = P.disc(c.n)
+    f:write(format("%d %d %d %d %.2f %d\n", c.x, c.y, c.n, bk, r,
+                   floor((1 - a) * 255) * 16777216 + tonumber(COLOURS[bk]:sub(2), 16)))
   end
   f:close()
 end
@@ -173,14 +183,13 @@ local function map_commands(add, sim, out, shots)
     local cells = shot.path:gsub("npcs_([^/]*)$", "cells_%1")
     add("set output '%s'", png)
     add("set title \"saspu town at %s: %d NPCs (%s); shading: NPCs sharing a cell, "
-        .. "darker and wider for more\"", shot.clock, sim.npcs,
+        .. "wider and darker for more\"", shot.clock, sim.npcs,
         sim.npcs > P.PICTURE_POINTS and format("dots: a sample of %d", P.PICTURE_POINTS) or "a dot each")
     local parts = {
       format("'%s/map.dat' matrix with image notitle", out),
       format("'%s/places.dat' using 1:2 with points pt 4 ps 0.7 lc rgb '#6b5846' title 'places'", out),
       -- the shading: a translucent disc per crowded cell, radius growing with log2(count)
-      format("'%s' using ($1-1):($2-1):(0.6+1.1*log($3)/log(2)):4 with circles lc variable "
-        .. "fs transparent solid 0.3 noborder notitle", cells),
+      format("'%s' using ($1-1):($2-1):5:6 with circles lc rgb variable fs solid noborder notitle", cells),
     }
     for k, cls in ipairs(sim.classes) do
       parts[#parts + 1] = format("'%s' using ($3==%d?$1-1:NaN):($2-1) with points pt 7 ps 0.45 lt %d title '%s'",
@@ -191,20 +200,28 @@ local function map_commands(add, sim, out, shots)
     for i, l in ipairs(labels) do taken[i] = l end
     for line in io.lines(cells) do piles[#piles + 1] = line end
     for k = 1, min(PILE_LABELS, #piles) do
-      local x, y, n = piles[#piles - k + 1]:match("^(%d+) (%d+) (%d+)")
-      n = tonumber(n)
+      local x, y, n, _, r = piles[#piles - k + 1]:match("^(%d+) (%d+) (%d+) (%d+) (%S+)")
+      n, r = tonumber(n), tonumber(r)
       if n >= PILE_MIN then
         -- beside the disc: right, left, above or below, where it covers no label
         local text = n .. " NPCs"
-        local w, r = #text * CHAR_W + 1, 0.6 + 1.1 * math.log(n) / math.log(2)
+        local w = #text * CHAR_W + 1
         local label
-        for _, d in ipairs { { r + w / 2, 0 }, { -r - w / 2, 0 }, { 0, -r - LINE_H / 2 }, { 0, r + LINE_H / 2 } } do
-          label = { x = x + d[1], y = y + d[2], w = w, h = LINE_H }
-          if not P.overlaps(label, taken) then break end
+        for far = 0, 2 do
+          local dx, dy = r + w / 2 + far * w, r + LINE_H / 2 + far * LINE_H
+          for _, d in ipairs { { dx, 0 }, { -dx, 0 }, { 0, -dy }, { 0, dy } } do
+            -- kept inside the map
+            local lx = max(w / 2, min(sim.town.width - w / 2, x + d[1]))
+            local try = { x = lx, y = y + d[2], w = w, h = LINE_H }
+            if not P.overlaps(try, taken) then label = try break end
+          end
+          if label then break end
         end
-        taken[#taken + 1] = label
-        add("set label %d '%s' at %g,%g center front boxed font 'sans,8' tc rgb '#000000'",
-            #labels + k, text, label.x - 1, label.y - 1)
+        if label then -- else no room near it: the pile goes without its count
+          taken[#taken + 1] = label
+          add("set label %d '%s' at %g,%g center front boxed font 'sans,8' tc rgb '#000000'",
+              #labels + k, text, label.x - 1, label.y - 1)
+        end
       end
     end
     add("plot %s", concat(parts, ", "))

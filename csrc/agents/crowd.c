@@ -464,6 +464,9 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
   sp_error_clear(err);
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
+  if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu: its step has finished", agent);
   Agent *a = &c->agents[agent];
   int act = sp_population_plan_step(c->pop, agent, a->step);
   if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)

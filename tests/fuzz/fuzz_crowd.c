@@ -6,6 +6,7 @@
 
 #include "random_domain.h"
 #include "saspu_agents.h"
+#include "sp_save.h"
 #include "test_alloc.h"
 
 enum { MAX_AGENTS = 48, MAX_PLACES = 12 };
@@ -270,6 +271,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     default:
       sp_crowd_rethink(c, agent, &err);
       break;
+    }
+    /* whatever the calls did, a save of the crowd now would load: the
+     * invariants a load checks (sp_save.h) hold */
+    if (sp_crowd_check(c, &err) != SP_OK) {
+      fprintf(stderr, "fuzz_crowd: after op %d: %s\n", op, err.message);
+      abort();
     }
   }
   sp_crowd_free(c);
