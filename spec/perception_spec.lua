@@ -15,12 +15,22 @@ local function cheb(ax, ay, x, y)
 end
 
 -- The brute-force answer: indices of agents within r, nearest first, by index.
-local function brute(crowd, x, y, r, max)
+local function brute(crowd, x, y, r, max, handles)
   local hits = {}
-  for i = 1, crowd:size() do
-    local ax, ay = crowd:position(i)
-    local d = cheb(ax, ay, x, y)
-    if d <= r then hits[#hits + 1] = { d, i } end
+  if handles then -- some despawned: only the live ones count
+    for _, h in ipairs(handles) do
+      if h:alive() then
+        local ax, ay = h:position()
+        local d = cheb(ax, ay, x, y)
+        if d <= r then hits[#hits + 1] = { d, h:index() } end
+      end
+    end
+  else
+    for i = 1, crowd:size() do
+      local ax, ay = crowd:position(i)
+      local d = cheb(ax, ay, x, y)
+      if d <= r then hits[#hits + 1] = { d, i } end
+    end
   end
   table.sort(hits, function(a, b)
     if a[1] ~= b[1] then return a[1] < b[1] end
@@ -48,7 +58,7 @@ local function walking_world(seed, n, w, h, opts)
     actions = { buy_food = { duration = { 0.5, 2 }, at = { kind = "market" } },
                 work = { duration = 1, at = "p2" }, buy_drink = { duration = 1, at = "p3" } },
     goals = { { "have_a_meal", priority = 2 }, { { thirst = "hydrated" }, priority = 1 } },
-  }, { capacity = n, seed = seed, speed = 6 })
+  }, { capacity = n + 100, seed = seed, speed = 6 })
   for _ = 1, n do
     local x, y
     repeat x, y = rand(1, w), rand(1, h) until not g:is_blocked(x, y)
@@ -82,6 +92,42 @@ describe("crowd:near", function()
       end
       assert.is_true(moved > crowd:size() / 4, "the agents walked")
     end
+  end)
+
+  it("follows teleports, despawns and spawns into freed slots", function()
+    local world, crowd, rand = walking_world(21, 200, 30, 24)
+    local g = world:grid()
+    local handles, out = {}, {}
+    for i = 1, crowd:size() do handles[i] = crowd:agent(i) end
+    local function open_cell()
+      local x, y
+      repeat x, y = rand(1, 30), rand(1, 24) until not g:is_blocked(x, y)
+      return x, y
+    end
+    for frame = 1, 10 do
+      world:update(0.3)
+      for _ = 1, 15 do
+        local h = handles[rand(1, #handles)]
+        if h:alive() then
+          if rand(1, 3) == 1 then h:despawn() else h:teleport(open_cell()) end
+        end
+      end
+      for _ = 1, 6 do
+        local x, y = open_cell()
+        handles[#handles + 1] = crowd:spawn { start = "start_of_day", x = x, y = y }
+      end
+      for _ = 1, 25 do
+        local x, y, r = rand(1, 30), rand(1, 24), rand(0, 10)
+        local max = frame % 2 == 0 and rand(1, 8) or 0
+        local n = crowd:near(x, y, r, out, max)
+        local want = brute(crowd, x, y, r, max, handles)
+        assert.equal(#want, n, string.format("frame %d (%d, %d) r %d", frame, x, y, r))
+        for k = 1, n do assert.equal(want[k], out[k]) end
+      end
+    end
+    local gone = 0
+    for _, h in ipairs(handles) do gone = gone + (h:alive() and 0 or 1) end
+    assert.is_true(gone > 10, "some agents were despawned")
   end)
 
   it("answers the same on a world with two threads", function()

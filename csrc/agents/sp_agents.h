@@ -178,6 +178,7 @@ typedef struct CrowdWorker {
   uint16_t *plan;  /* action_count + 1 */
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
+  size_t ev_peak; /* most events one pass of this frame left here */
   size_t planned;
 } CrowdWorker;
 
@@ -221,6 +222,12 @@ struct SpCrowd {
    * NULL while the crowd has at most REFUSED_LOW goals */
   uint32_t *refused_hi;
   size_t refused_words;
+  /* slots freed by sp_crowd_despawn: per slot its generation, and a
+   * stack of free slots; both NULL until the crowd's first despawn
+   * (capacity + 1 entries each, one allocation) */
+  uint32_t *gens;
+  uint32_t *free_slots;
+  size_t free_count;
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -278,6 +285,12 @@ static inline void sp_index_note(SpCrowd *c, size_t i) {
   cell[i] = k;
   c->chunks[i / SP_CROWD_CHUNK].moved = 1;
 }
+/* Agent i was despawned: out of the index at the next query. */
+static inline void sp_index_drop(SpCrowd *c, size_t i) {
+  if (c->index.cell == NULL) return;
+  c->index.cell[i] = UINT32_MAX;
+  c->chunks[i / SP_CROWD_CHUNK].moved = 1;
+}
 /* Makes the index current (creating it on first use). SP_ERR_MEMORY
  * leaves the crowd as it was. */
 SpStatus sp_index_ready(SpCrowd *c, SpError *err);
@@ -287,6 +300,16 @@ int sp_index_any(const SpCrowd *c, int x, int y, int r);
 void sp_index_free(SpCrowd *c);
 /* Every agent's key again from its record (after a load). */
 void sp_index_reset(SpCrowd *c);
+
+/* Shrinks the event buffers that the last frame used less than a quarter
+ * of (crowd.c; serial, before a frame's first event). */
+void sp_crowd_trim_events(SpCrowd *c);
+/* SP_OK when slot i holds a live agent, else SP_ERR_STATE naming it. */
+SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err);
+/* Allocates the slot bookkeeping (gens, free_slots) if not yet there;
+ * 0 on memory. Invisible otherwise: every generation starts at 0. */
+int sp_crowd_slots_ready(SpCrowd *c);
+void sp_crowd_slots_free(SpCrowd *c);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

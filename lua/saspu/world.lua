@@ -377,6 +377,7 @@ function World:crowd(dom, behaviour, opts)
     failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
+    engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -749,7 +750,7 @@ local function update_all(self, ws, dt)
       local c = list[i]
       if c:is_open() then
         local side = crowds[c]
-        if side.hooked then before_update(side) end
+        if side.hooked or side.engine then before_update(side) end
         open[#open + 1] = c
       end
     end
@@ -761,7 +762,7 @@ local function update_all(self, ws, dt)
     local c = list[i]
     if c:is_open() then
       local side = crowds[c]
-      if side.hooked then before_update(side) end
+      if side.hooked or side.engine then before_update(side) end
       c:update(dt)
       after_update(side, dt)
     end
@@ -817,9 +818,12 @@ end
 -- events (`hook_failed`) first, then its C events in the C order (the same for any
 -- thread count). Each step yields the SAME reused table, so
 -- copy what you keep: `{ agent = Agent, crowd, kind, action = name, goal = name,
--- reason = text, detail = number, place = name }`. Kinds: `goal_chosen`, `planned`,
+-- reason = text, detail = number, place = name, x, y }` (`x, y`: the target cell of a
+-- `move`, else nil). Kinds: `goal_chosen`, `planned`,
 -- `replanned`, `step_started`, `step_finished`, `step_failed`, `step_skipped`,
--- `arrived`, `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `hook_failed`.
+-- `arrived`, `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds
+-- with movement = "engine"), `hook_failed`. Events of agents despawned after the update
+-- are skipped.
 -- @treturn function the iterator: `for ev in world:events() do ... end`
 -- @raise "saspu.World: not made by saspu.world".
 function World:events()
@@ -832,32 +836,37 @@ function World:events()
         k = k + 1
         local c = side.crowd
         ev.crowd = c
+        ev.x, ev.y = nil, nil
         if k <= #extra then
           local e = extra[k]
           ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, 0
           ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
           return ev
         end
-        local agent, kind, reason, _, goal, action, detail = c:event(k - #extra)
-        ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
-        ev.action = action and side.names.action_names[action] or nil
-        ev.goal = goal and side.goal_names[goal] or nil
-        ev.reason = reason_text(side, agent, kind, reason, detail)
-        ev.place = nil
-        if (kind == "arrived" or kind == "blocked") and detail >= 0 then
-          ev.place = side.wside.place_names[detail + 1]
+        local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
+        if live then -- events of agents despawned since are skipped
+          ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
+          ev.action = action and side.names.action_names[action] or nil
+          ev.goal = goal and side.goal_names[goal] or nil
+          ev.reason = reason_text(side, agent, kind, reason, detail)
+          ev.place = nil
+          if (kind == "arrived" or kind == "blocked" or kind == "move") and detail >= 0 then
+            ev.place = side.wside.place_names[detail + 1]
+          end
+          if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
+          return ev
         end
-        return ev
-      end
-      ci = ci + 1
-      local c = list[ci]
-      if not c then return nil end
-      side = crowds[c]
-      if c:is_open() then
-        extra = side.extra
-        k, n = 0, #extra + c:event_count()
       else
-        n = 0
+        ci = ci + 1
+        local c = list[ci]
+        if not c then return nil end
+        side = crowds[c]
+        if c:is_open() then
+          extra = side.extra
+          k, n = 0, #extra + c:event_count()
+        else
+          n = 0
+        end
       end
     end
   end
@@ -974,6 +983,10 @@ end
 function Agent:position()
   return self:crowd():position(self:index())
 end
+
+-- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
+require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
+                                            drop_running = drop_running })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
