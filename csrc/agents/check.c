@@ -136,6 +136,11 @@ static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
     if (v->phase == SP_PHASE_WALKING && !(v->flags & F_BIND) && a->tx == 0xFFFF)
       return wrong(buf, size, "field 'tx, ty': walking without a target cell");
     break;
+  case SP_PHASE_MOVING:
+    if (!step || !has || a->tx == 0xFFFF)
+      return wrong(buf, size, "field 'step': moving without a running step of "
+                   "a plan and its target cell");
+    break;
   case SP_PHASE_SCRIPT:
     if (step != has || (!step && !cv->selector))
       return wrong(buf, size, "field 'step': waiting for the script without a "
@@ -166,8 +171,13 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
                                 char *buf, size_t size) {
   const Agent *a = v->a;
   uint8_t fl = v->flags;
-  if (v->phase == SP_PHASE_FREE || v->phase >= SP_PHASE_COUNT)
+  if (v->phase >= SP_PHASE_COUNT)
     return wrong(buf, size, "field 'phase': phase %u does not exist", v->phase);
+  /* a despawned slot keeps its last agent's record, read by no pass */
+  if (v->phase == SP_PHASE_FREE)
+    return fl != 0 ? wrong(buf, size, "field 'flags': a despawned slot with "
+                           "flags 0x%02x", fl)
+                   : NULL;
   const char *why = check_indices(cv, a, buf, size);
   if (why == NULL) why = check_plan(v, (fl & F_HAS_PLAN) != 0, buf, size);
   if (why != NULL) return why;
@@ -178,7 +188,8 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
     return wrong(buf, size, "field 'flags': waits for a plan without a goal, "
                  "or while it has a step or a plan");
   if ((fl & (F_FINISH | F_FAIL)) &&
-      ((fl & F_FINISH && fl & F_FAIL) || !step || v->phase != SP_PHASE_SCRIPT))
+      ((fl & F_FINISH && fl & F_FAIL) || !step ||
+       (v->phase != SP_PHASE_SCRIPT && v->phase != SP_PHASE_MOVING)))
     return wrong(buf, size, "field 'flags': a finished or failed script step "
                  "that is not waiting for the script");
   if ((fl & F_RESERVED) && (!step || a->target == SP_NO_PLACE || a->tx == 0xFFFF))

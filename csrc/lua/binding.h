@@ -211,6 +211,14 @@ typedef struct LCrowd {
   int on_world_pool; /* runs on its world's pool (options without threads) */
 } LCrowd;
 
+/* The saspu.Agent userdata: a slot of its crowd (user value 1) and the
+ * slot's generation when the handle was made: a handle whose generation
+ * is not the slot's any more is of a despawned agent. */
+typedef struct LAgent {
+  size_t index;
+  uint32_t gen;
+} LAgent;
+
 LWorld *check_world(lua_State *L, int idx);
 /* The open crowd at idx (its world's grid open too), or raises. */
 LCrowd *check_crowd(lua_State *L, int idx);
@@ -223,6 +231,10 @@ float check_dt(lua_State *L, int arg);
 /* crowd_events.c: adds the event readers to the methods table on top;
  * saspu.core.event_kinds(). */
 void open_crowd_events(lua_State *L);
+/* crowd_sense.c: crowd:near and the crowd's sensors and facts. */
+void open_crowd_sense(lua_State *L);
+int check_radius(lua_State *L, int arg);
+int check_coord(lua_State *L, int arg);
 int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);

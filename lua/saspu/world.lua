@@ -377,6 +377,7 @@ function World:crowd(dom, behaviour, opts)
     failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
+    engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -391,6 +392,63 @@ function World:crowds()
   local out = {}
   for i, c in ipairs(world_side(self).crowds) do out[i] = c end
   return out
+end
+
+-- ------------------------------------------------------------------------------------
+-- Perception
+-- ------------------------------------------------------------------------------------
+
+local near_found = {} -- crowd:near's answer, reused
+
+--- The agents near a cell, nearest first.
+-- Distance is Chebyshev: max(|dx|, |dy|) <= r, the steps of the 8-neighbour walk on open
+-- ground. Agents at the same distance come in crowd order (creation), then by index.
+-- @tparam int x a cell, 1-based
+-- @tparam int y
+-- @tparam number r the radius in cells, >= 0 (a fraction is cut)
+-- @tparam[opt] Crowd crowd only this crowd of the world
+-- @treturn {Agent,...} the handles, a new table
+-- @raise "saspu.World:near: x and y must be integers, got 1.5, 1";
+-- "saspu.World:near: r must be a number >= 0, got -1";
+-- "saspu.World:near: crowd is not a crowd of this world".
+function World:near(x, y, r, crowd)
+  local ws = world_side(self)
+  if not is_integer(x) or not is_integer(y) then
+    error(string_format("saspu.World:near: x and y must be integers, got %s, %s", tostring(x),
+                        tostring(y)), 2)
+  end
+  if type(r) ~= "number" or r ~= r or r < 0 then
+    error("saspu.World:near: r must be a number >= 0, got " .. tostring(r), 2)
+  end
+  local list = ws.crowds
+  if crowd ~= nil then
+    local side = crowds[crowd]
+    if not side or side.world ~= self then
+      error("saspu.World:near: crowd is not a crowd of this world", 2)
+    end
+    list = { crowd }
+  end
+  local hits = {}
+  for ci = 1, #list do
+    local c = list[ci]
+    if c:is_open() then
+      for k = 1, c:near(x, y, r, near_found) do
+        local i = near_found[k]
+        local ax, ay = c:position(i)
+        local dx, dy = ax - x, ay - y
+        if dx < 0 then dx = -dx end
+        if dy < 0 then dy = -dy end
+        hits[#hits + 1] = { dx > dy and dx or dy, ci, i, c }
+      end
+    end
+  end
+  table.sort(hits, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    if a[2] ~= b[2] then return a[2] < b[2] end
+    return a[3] < b[3]
+  end)
+  for k = 1, #hits do hits[k] = hits[k][4]:agent(hits[k][3]) end
+  return hits
 end
 
 -- ------------------------------------------------------------------------------------
@@ -696,7 +754,7 @@ local function update_all(self, ws, dt)
       local c = list[i]
       if c:is_open() then
         local side = crowds[c]
-        if side.hooked then before_update(side) end
+        if side.hooked or side.engine then before_update(side) end
         open[#open + 1] = c
       end
     end
@@ -708,7 +766,7 @@ local function update_all(self, ws, dt)
     local c = list[i]
     if c:is_open() then
       local side = crowds[c]
-      if side.hooked then before_update(side) end
+      if side.hooked or side.engine then before_update(side) end
       c:update(dt)
       after_update(side, dt)
     end
@@ -764,9 +822,12 @@ end
 -- events (`hook_failed`) first, then its C events in the C order (the same for any
 -- thread count). Each step yields the SAME reused table, so
 -- copy what you keep: `{ agent = Agent, crowd, kind, action = name, goal = name,
--- reason = text, detail = number, place = name }`. Kinds: `goal_chosen`, `planned`,
+-- reason = text, detail = number, place = name, x, y }` (`x, y`: the target cell of a
+-- `move`, else nil). Kinds: `goal_chosen`, `planned`,
 -- `replanned`, `step_started`, `step_finished`, `step_failed`, `step_skipped`,
--- `arrived`, `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `hook_failed`.
+-- `arrived`, `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds
+-- with movement = "engine"), `hook_failed`. Events of agents despawned after the update
+-- are skipped.
 -- @treturn function the iterator: `for ev in world:events() do ... end`
 -- @raise "saspu.World: not made by saspu.world".
 function World:events()
@@ -779,32 +840,37 @@ function World:events()
         k = k + 1
         local c = side.crowd
         ev.crowd = c
+        ev.x, ev.y = nil, nil
         if k <= #extra then
           local e = extra[k]
           ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, 0
           ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
           return ev
         end
-        local agent, kind, reason, _, goal, action, detail = c:event(k - #extra)
-        ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
-        ev.action = action and side.names.action_names[action] or nil
-        ev.goal = goal and side.goal_names[goal] or nil
-        ev.reason = reason_text(side, agent, kind, reason, detail)
-        ev.place = nil
-        if (kind == "arrived" or kind == "blocked") and detail >= 0 then
-          ev.place = side.wside.place_names[detail + 1]
+        local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
+        if live then -- events of agents despawned since are skipped
+          ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
+          ev.action = action and side.names.action_names[action] or nil
+          ev.goal = goal and side.goal_names[goal] or nil
+          ev.reason = reason_text(side, agent, kind, reason, detail)
+          ev.place = nil
+          if (kind == "arrived" or kind == "blocked" or kind == "move") and detail >= 0 then
+            ev.place = side.wside.place_names[detail + 1]
+          end
+          if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
+          return ev
         end
-        return ev
-      end
-      ci = ci + 1
-      local c = list[ci]
-      if not c then return nil end
-      side = crowds[c]
-      if c:is_open() then
-        extra = side.extra
-        k, n = 0, #extra + c:event_count()
       else
-        n = 0
+        ci = ci + 1
+        local c = list[ci]
+        if not c then return nil end
+        side = crowds[c]
+        if c:is_open() then
+          extra = side.extra
+          k, n = 0, #extra + c:event_count()
+        else
+          n = 0
+        end
       end
     end
   end
@@ -921,6 +987,10 @@ end
 function Agent:position()
   return self:crowd():position(self:index())
 end
+
+-- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
+require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
+                                            drop_running = drop_running })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
