@@ -12,7 +12,8 @@ local HORSE = "domains/horse_breeder.lua"
 -- closed their object during the call (a false "closed": must be none). Restores the
 -- collector afterwards.
 local function under_closing_finalizer(target, rounds, f)
-  local stop, armed, fired = false, true, false
+  local stop, armed = false, true
+  local fired -- set by the finalizer when it closed the object of the running call
   local mt = {}
   mt.__gc = function()
     if stop then return end
