@@ -27,6 +27,7 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
 void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
   sp_thread_pool_free(c->own_pool);
+  sp_index_free(c);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
@@ -299,6 +300,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
+  sp_index_note(c, i);
   if (agent != NULL) *agent = i;
   return SP_OK;
 }
