@@ -581,7 +581,7 @@ static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
   size_t keep = EV_KEEP_MIN;
   while (keep < 2u * used) keep *= 2u;
   if (keep >= *cap) return;
-  void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+  void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                               keep * sizeof(SpAgentEvent));
   if (p == NULL) return;
   *buf = p;

@@ -163,7 +163,7 @@ static int reserve_events(SpCrowd *c, size_t want) {
   if (want <= c->ev_cap) return 1;
   size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
   while (nc < want) nc *= 2;
-  void *p = sp_agents_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
+  void *p = sp_mem_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
                               nc * sizeof *c->ev);
   if (p == NULL) return 0;
   c->ev = p;
