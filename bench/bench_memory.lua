@@ -1,5 +1,5 @@
--- bench/bench_memory.lua: memory comes back: a game loads level after level (a world of N walking citizens on a 256x256 grid, a few frames, a save), closes it, collects; RSS before, at the peak and after each level (MB).
--- Run: lua5.4 bench/bench_memory.lua [agents] [levels]   (from the repo root, with build/
+-- bench/bench_memory.lua: does memory come back? A game loads level after level (a world of N walking citizens on a 256x256 grid, script data on every fourth agent, a few frames, a save), closes it, collects; RSS before, at the peak and after each level (MB).
+-- Run: lua5.4 bench/bench_memory.lua [agents] [levels] [nodata]   (from the repo root, with build/
 -- holding saspu/core.so; SASPU_BUILD_DIR names another build directory).
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
@@ -8,6 +8,7 @@ local saspu = require "saspu"
 
 local N = tonumber(arg[1]) or 1000000
 local LEVELS = tonumber(arg[2]) or 3
+local DATA = arg[3] ~= "nodata" -- agent handles and `data` tables made by the script
 
 local function rss_mb()
   local f = assert(io.open("/proc/self/statm"))
@@ -41,7 +42,13 @@ local function level()
   local crowd = world:crowd(dom, { actions = actions, goals = { { "work" } } },
                             { capacity = N, threads = 2, seed = 1, speed = 4 })
   for i = 1, N do crowd:spawn_packed(packed, i % 256 + 1, i // 256 % 256 + 1) end
-  for _ = 1, 4 do world:update(0.5) end
+  if DATA then
+    for i = 1, N, 4 do crowd:agent(i).data.level = i end
+  end
+  for _ = 1, 4 do
+    world:update(0.5)
+    for _ in world:events() do end
+  end
   local saved = world:save()
   local peak = rss_mb()
   crowd:close()
@@ -60,8 +67,10 @@ for l = 1, LEVELS do
   collectgarbage()
   collectgarbage()
   local after = rss_mb()
+  local lua_mb = collectgarbage("count") / 1024
   worst = math.max(worst, after - before)
   print(string.format("level %d: peak %.1f MB (save %.1f MB); after close and collect %.1f MB "
-                      .. "(%+.1f MB from before)", l, peak, bytes / 1e6, after, after - before))
+                      .. "(%+.1f MB from before; Lua's own heap %.1f MB)", l, peak, bytes / 1e6,
+                      after, after - before, lua_mb))
 end
 print(string.format("worst RSS after a level, from before: %+.1f MB", worst))

@@ -42,9 +42,7 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_population_free(c->pop);
-  size_t big = (c->capacity + 1) * sizeof(Agent) + c->hot_bytes;
   sp_mem_free(c->alloc, c, sizeof *c);
-  sp_mem_release(big);
 }
 
 SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,

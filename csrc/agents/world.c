@@ -89,9 +89,7 @@ void sp_world_free(SpWorld *w) {
     sp_mem_free(w->alloc, w->chains, w->chain_cap * sizeof(KindChain));
   if (w->scratch != NULL) sp_mem_free(w->alloc, w->scratch, w->scratch_bytes);
   pthread_mutex_destroy(&w->alloc_lock);
-  size_t big = w->field_bytes + w->scratch_bytes;
   sp_mem_free(w->alloc, w, sizeof *w);
-  sp_mem_release(big);
 }
 
 SpGrid *sp_world_grid(const SpWorld *w) { return w->grid; }

@@ -122,10 +122,8 @@ void sp_population_free(SpPopulation *pop) {
     worker_release(pop, pop->workers[k]);
   if (pop->worker_raw != NULL)
     sp_mem_free(pop->alloc, pop->worker_raw, pop->worker_raw_bytes);
-  size_t big = pop->block_bytes;
   sp_mem_free(pop->alloc, pop->block, pop->block_bytes);
   sp_mem_free(pop->alloc, pop, sizeof *pop);
-  sp_mem_release(big);
 }
 
 const SpDomain *sp_population_domain(const SpPopulation *pop) {

@@ -2,9 +2,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <string.h>
 
 #include "sp_error.h"
@@ -62,14 +59,6 @@ void *sp_mem_alloc(SpAllocator a, size_t n) {
   if (n == 0) n = 1;
   if (a.fn == NULL) return malloc(n);
   return a.fn(a.ud, NULL, 0, n);
-}
-
-void sp_mem_release(size_t bytes) {
-#if defined(__GLIBC__)
-  if (bytes >= SP_MEM_TRIM_MIN) malloc_trim(0);
-#else
-  (void)bytes;
-#endif
 }
 
 void sp_mem_free(SpAllocator a, void *p, size_t n) {

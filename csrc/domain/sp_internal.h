@@ -96,14 +96,5 @@ static inline const char *sp_names(const SpDomain *d) {
 /* Allocation through the hook; fn NULL means realloc/free. */
 void *sp_mem_alloc(SpAllocator a, size_t n);
 void sp_mem_free(SpAllocator a, void *p, size_t n);
-/* After freeing `bytes` of large arrays (a closed crowd, world or
- * population): hands the C library's free memory back to the system, so a
- * game that loads level after level does not grow (glibc keeps freed
- * blocks below its mmap threshold, which rises after each large free).
- * Nothing below SP_MEM_TRIM_MIN bytes, and nothing off glibc. */
-#if !defined(SP_MEM_TRIM_MIN)
-#define SP_MEM_TRIM_MIN ((size_t)1 << 20)
-#endif
-void sp_mem_release(size_t bytes);
 
 #endif
