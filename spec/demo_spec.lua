@@ -231,6 +231,6 @@ describe("crowd:events_of", function()
     end
     assert.is_true(seen > 50 and dropped > 50)
     crowd:close()
-    assert.error_matches(function() crowd:events_of(1, {}) end, "saspu.Crowd is closed", 1, true)
+    assert.error_matches(function() crowd:events_of(1, {}) end, "saspu.Crowd: closed", 1, true)
   end)
 end)

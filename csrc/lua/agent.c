@@ -17,8 +17,30 @@ static size_t agent_crowd(lua_State *L, int idx)
   lua_getiuservalue(L, idx, 1);
   LCrowd *c = lua_touserdata(L, -1);
   if (!c->c)
-    luaL_error(L, "saspu.Agent: its crowd is closed");
+    luaL_error(L, "saspu.Agent: closed (its crowd is closed)");
   return i;
+}
+
+/* a:is_open() -> true while its crowd is open. */
+static int l_agent_is_open(lua_State *L)
+{
+  to_agent(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushboolean(L, ((LCrowd *)lua_touserdata(L, -1))->c != NULL);
+  return 1;
+}
+
+/* a:position() -> x, y: the agent's cell (a cheap read, no table). */
+static int l_agent_position(lua_State *L)
+{
+  size_t i = agent_crowd(L, 1);
+  LCrowd *c = lua_touserdata(L, -1);
+  int x, y;
+  if (sp_crowd_position(c->c, i, &x, &y) != SP_OK)
+    return luaL_error(L, "saspu.Agent: agent %I is gone", (lua_Integer)i + 1);
+  lua_pushinteger(L, x + 1);
+  lua_pushinteger(L, y + 1);
+  return 2;
 }
 
 /* a:crowd() -> the saspu.Crowd. */
@@ -31,7 +53,7 @@ static int l_agent_crowd(lua_State *L)
 /* a:index() -> the agent's 1-based index in its crowd. */
 static int l_agent_index(lua_State *L)
 {
-  lua_pushinteger(L, (lua_Integer)*to_agent(L, 1) + 1);
+  lua_pushinteger(L, (lua_Integer)agent_crowd(L, 1) + 1);
   return 1;
 }
 
@@ -66,6 +88,8 @@ static int l_agent_tostring(lua_State *L)
 static const luaL_Reg agent_methods[] = {
   { "crowd", l_agent_crowd },
   { "index", l_agent_index },
+  { "is_open", l_agent_is_open },
+  { "position", l_agent_position },
   { NULL, NULL }
 };
 

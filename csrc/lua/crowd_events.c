@@ -19,6 +19,25 @@ static void push_event_head(lua_State *L, const SpAgentEvent *e)
     lua_pushnil(L);
 }
 
+/* 1 when event e's detail is a place id: arrived, blocked, and a step
+ * failed for its place (full, unreachable, cooling down). */
+static int detail_is_place(const SpAgentEvent *e)
+{
+  return e->kind == SP_EV_ARRIVED || e->kind == SP_EV_BLOCKED ||
+         (e->kind == SP_EV_STEP_FAILED &&
+          (e->reason == SP_REASON_FULL || e->reason == SP_REASON_UNREACHABLE ||
+           e->reason == SP_REASON_COOLDOWN));
+}
+
+/* Event e's detail as Lua sees it: a place id 1-based (0: none), the
+ * plan's length, or the number the core gave. */
+static lua_Integer lua_detail(const SpAgentEvent *e)
+{
+  if (detail_is_place(e))
+    return e->detail < 0 ? 0 : (lua_Integer)e->detail + 1;
+  return e->detail;
+}
+
 /* Pushes event e as c:event returns it (after the agent's index). */
 static int push_event(lua_State *L, const SpAgentEvent *e)
 {
@@ -32,12 +51,13 @@ static int push_event(lua_State *L, const SpAgentEvent *e)
     lua_pushinteger(L, e->action + 1);
   else
     lua_pushnil(L);
-  lua_pushinteger(L, e->detail);
+  lua_pushinteger(L, lua_detail(e));
   return 7;
 }
 
 /* c:event(k) -> agent, kind, reason|nil, hook, goal|nil, action|nil,
- * detail: event k (1-based) of the last update, ids 1-based. Pushes
+ * detail: event k (1-based) of the last update, ids 1-based (a place
+ * in detail too: 0 for none). Pushes
  * only interned names and numbers: nothing is allocated. */
 static int l_crowd_event(lua_State *L)
 {

@@ -167,6 +167,65 @@ static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg, int kee
   resolve_goal(d->goal, d->mask, d->s0, d->nvars, keep);
 }
 
+static const char *const BLOCKER_KINDS[] = { "none", "nothing_sets", "no_way_out", "order" };
+
+/* Pushes the name of value x of variable v (nil when either is -1). */
+static void push_opt_value(lua_State *L, const Names *n, int v, int x)
+{
+  if (v < 0 || x < 0)
+    lua_pushnil(L);
+  else
+    push_value_name(L, n, v, x);
+}
+
+/* why.blocker = { kind, variable, current, needs, action (nil: the goal
+ * itself), missing (the missing link as a phrase), link = { variable,
+ * from, to }, message }: what blocks d->s0 -> d->goal, in the domain's
+ * words (sp_plan_blocker). `n` holds the domain's name tables. */
+static void set_blocker(lua_State *L, LDomain *d, const Names *n, int why,
+                        const SpFailure *f)
+{
+  SpBlocker b;
+  int t;
+  const SpDomain *cd = live_domain(L, d);
+  void *scratch = lua_newuserdatauv(L, sp_blocker_scratch_size(cd), 0);
+  sp_plan_blocker(live_domain(L, d), d->s0, d->goal, f, scratch, &b);
+  lua_createtable(L, 0, 8);
+  t = lua_gettop(L);
+  lua_pushstring(L, BLOCKER_KINDS[b.kind]);
+  lua_setfield(L, t, "kind");
+  if (b.variable >= 0) {
+    lua_rawgeti(L, n->var_names, b.variable + 1);
+    lua_setfield(L, t, "variable");
+  }
+  push_opt_value(L, n, b.variable, b.current);
+  lua_setfield(L, t, "current");
+  push_opt_value(L, n, b.variable, b.needed);
+  lua_setfield(L, t, "needs");
+  if (b.action >= 0) {
+    push_uv(L, 1, UV_ACTION_NAMES);
+    lua_rawgeti(L, -1, b.action + 1);
+    lua_setfield(L, t, "action");
+    lua_pop(L, 1);
+  }
+  push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_blocker, &b);
+  lua_setfield(L, t, "message");
+  if (b.link_to >= 0) {
+    push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_link, &b);
+    lua_setfield(L, t, "missing");
+    lua_createtable(L, 0, 3);
+    lua_rawgeti(L, n->var_names, b.variable + 1);
+    lua_setfield(L, -2, "variable");
+    push_value_name(L, n, b.variable, b.link_from);
+    lua_setfield(L, -2, "from");
+    push_value_name(L, n, b.variable, b.link_to);
+    lua_setfield(L, -2, "to");
+    lua_setfield(L, t, "link");
+  }
+  lua_setfield(L, why, "blocker");
+  lua_pop(L, 1); /* the scratch */
+}
+
 /* dom:plan(start, goal [, opts]) -> { action names } | nil, why
  * opts: { keep = true }: the variables the goal leaves out keep their
  * start value (else they are free). */
@@ -184,8 +243,9 @@ int l_plan(lua_State *L)
   len = run_plan(L, d, &f);
   if (len < 0) {
     lua_pushnil(L);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
     fill_why(L, d, lua_gettop(L), &f);
+    set_blocker(L, d, &n, lua_gettop(L), &f);
     return 2;
   }
   push_uv(L, 1, UV_ACTION_NAMES);

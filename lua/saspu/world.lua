@@ -504,9 +504,58 @@ local function drop_running(side, agent)
   end
 end
 
+-- A "why" reads as its message.
+local WHY_MT = { __tostring = function(w) return w.message end }
+local names_of_domain = setmetatable({}, { __mode = "k" })
+
+-- What blocks the goal of agent i's last no_plan, named (see Crowd:why); nil when its
+-- last failure is no no_plan or that goal has a plan now. With at_no_plan: as recorded
+-- at that no_plan (for its event; no goal).
+local function why_of(c, i, at_no_plan)
+  local b = c:blocker(i, at_no_plan)
+  if not b or b.kind == "none" then return nil end
+  local side = crowds[c]
+  local n = side and side.names
+  if not n then
+    local dom = c:domain()
+    n = names_of_domain[dom] or domain_names(dom)
+    names_of_domain[dom] = n
+  end
+  local var, values = b.variable, b.variable and n.value_names[b.variable]
+  local w = { kind = b.kind, message = b.message, missing = b.link, planner = b.planner,
+              goal = side and side.goal_names[b.goal] or b.goal,
+              variable = var and n.var_names[var],
+              current = values and b.current and values[b.current],
+              needs = values and b.needed and values[b.needed],
+              action = b.action and n.action_names[b.action] or nil }
+  if b.link_to then
+    w.link = { variable = w.variable, from = values[b.link_from], to = values[b.link_to] }
+  end
+  return setmetatable(w, WHY_MT)
+end
+
+--- What blocks the goal of an agent's last `no_plan`, in the domain's words.
+-- Judged from the agent's state now, so never stale: nil once that goal has a plan (or
+-- when the agent's last failure was no `no_plan`).
+-- @function Crowd:why
+-- @tparam int i the agent's index
+-- @treturn table|nil `{ kind, goal, variable, current, needs, action, missing, link,
+--   message, planner }`: `variable` is at `current` and has no way toward `needs`, the
+--   value every plan needs (the goal's own value, or a prevail of `action` on the only
+--   way to it); `missing` is the link that would open the way ("an action setting outlaw
+--   from escaped to at_large", `link = { variable, from, to }`); `kind` is
+--   `"no_way_out"`, `"nothing_sets"` or `"order"` (every value is reachable, but no order
+--   of the needed actions works: `planner` says why); `tostring(why)` is `message`.
+function Crowd:why(i)
+  return why_of(self, i)
+end
+
 -- The text of an event's reason.
 local function reason_text(side, agent, kind, reason, detail)
-  if kind == "no_plan" then return side.crowd:why(agent) or reason end
+  if kind == "no_plan" then
+    local w = why_of(side.crowd, agent, true)
+    return w and w.message or reason
+  end
   if reason == "script" then return side.msgs_old[detail] or reason end
   return reason
 end
@@ -642,11 +691,21 @@ end
 -- Events
 ---------------------------------------------------------------------------------------
 
--- world:events() -> iterator over this frame's events: crowds in creation order, each
--- crowd's Lua-made events (hook_failed) first, then its C events in the C order. Each
--- step yields the SAME reused table (copy what you keep):
---   { agent = handle, crowd, kind, action = name|nil, goal = name|nil,
---     reason = text|nil, detail = number (place id, plan length, ...), place = name|nil }
+-- Events whose C detail is a place (0-based there): reasons of step_failed that name one.
+local PLACE_REASONS = { full = true, unreachable = true, cooldown = true }
+
+--- This frame's events.
+-- Crowds in creation order, each crowd's Lua-made events (`hook_failed`) first, then its
+-- C events in the C order (the same for any thread count). Each step yields the SAME
+-- reused table (copy what you keep).
+-- @function World:events
+-- @treturn function an iterator of `{ agent, crowd, class, kind, action, goal, reason,
+--   place, detail, why }`: `agent` a `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the
+--   domain's name; `action` and `goal` names or nil; `reason` a text or nil; `place` the
+--   name of the place the event is about (`arrived`, `blocked`, and `step_failed` for
+--   `full`, `unreachable`, `cooldown`), else nil; `detail` the place's id (1-based, as
+--   `world:place` returns it) with `place`, the plan's length for `planned` and
+--   `replanned`, else nil; `why` for `no_plan`: the blocker (see `Crowd:why`).
 function World:events()
   local list = world_side(self).crowds
   local ci, k, side, n, extra = 0, 0, nil, 0, nil
@@ -659,18 +718,25 @@ function World:events()
         ev.crowd = c
         if k <= #extra then
           local e = extra[k]
-          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, 0
+          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
           ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
+          ev.class = side.names.name
+          ev.why = nil
           return ev
         end
         local agent, kind, reason, _, goal, action, detail = c:event(k - #extra)
-        ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
+        ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
         ev.action = action and side.names.action_names[action] or nil
         ev.goal = goal and side.goal_names[goal] or nil
-        ev.reason = reason_text(side, agent, kind, reason, detail)
-        ev.place = nil
-        if (kind == "arrived" or kind == "blocked") and detail >= 0 then
-          ev.place = side.wside.place_names[detail + 1]
+        local why = kind == "no_plan" and why_of(c, agent, true) or nil
+        if why then why.goal = side.goal_names[goal] end
+        ev.why = why
+        ev.reason = why and why.message or reason_text(side, agent, kind, reason, detail)
+        ev.place, ev.detail = nil, nil
+        if kind == "planned" or kind == "replanned" then
+          ev.detail = detail
+        elseif (kind == "arrived" or kind == "blocked" or PLACE_REASONS[reason]) and detail >= 1 then
+          ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
         end
         return ev
       end
@@ -766,11 +832,6 @@ function Agent:state()
   return c:domain():decode(c:state(self:index()))
 end
 
--- a:position() -> x, y: the agent's cell (a cheap read, no table).
-function Agent:position()
-  return self:crowd():position(self:index())
-end
-
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
   if not rec or rec.bind == "none" then return nil end
@@ -809,6 +870,7 @@ function Agent:inspect()
                          or plan[info.step].at
   end
   info.plan = len > 0 and plan or nil
+  info.why = info.last_reason == "no_plan" and why_of(c, i) or nil
   local log = side.watch[i]
   if not log then log = {} side.watch[i] = log end
   local events = {}
@@ -991,6 +1053,38 @@ function World:load(s)
   core.world_load(self, list, s)
   for k, c in ipairs(list) do apply_side(crowds[c], parsed[k]) end
 end
+
+---------------------------------------------------------------------------------------
+-- Closed objects and error positions
+---------------------------------------------------------------------------------------
+-- Every method of a closed world, crowd or agent handle raises "saspu.World: closed"
+-- (Crowd, Agent likewise); the C methods check for themselves. An error from a method
+-- written here names the caller's line: the method runs under pcall, and a position in
+-- saspu's own files is dropped before the message is raised again at level 2.
+
+local function strip_own(msg)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("^[^\n]-saspu/[%w_]+%.lua:%d+: ", ""))
+end
+
+local function guard(methods, names, what)
+  local is_open = methods.is_open
+  for _, name in ipairs(names) do
+    local f = methods[name]
+    methods[name] = function(self, ...)
+      if not is_open(self) then error(what .. ": closed", 2) end
+      local ok, a, b = pcall(f, self, ...)
+      if not ok then error(strip_own(a), 2) end
+      return a, b
+    end
+  end
+end
+
+guard(World, { "place", "place_name", "crowd", "crowds", "update", "events", "save", "load" },
+      "saspu.World")
+guard(Crowd, { "spawn", "set_all", "goal_names", "why" }, "saspu.Crowd")
+guard(Agent, { "set", "get", "state", "inspect" }, "saspu.Agent")
+M.strip_own = strip_own
 
 ---------------------------------------------------------------------------------------
 -- saspu.world
