@@ -13,11 +13,7 @@
 #include "sp_builtin.h"
 #include "sp_population.h" /* sp_population_use_table: the baseline row */
 
-static const SpAllocator plain = {NULL, NULL};
-
-/* ------------------------------------------------------------------ */
-/* Workload: the solvable (s0, s*) pairs a domain's NPCs rotate among  */
-/* ------------------------------------------------------------------ */
+#include "bench_population.h"
 
 typedef struct Paper {
   const char *key;   /* short name in tables and CSV */
@@ -32,107 +28,23 @@ static const Paper papers[] = {
 };
 enum { PAPER_COUNT = 3 };
 
-typedef struct Workload {
-  SpBuiltSpec *b;
-  SpDomain *d;
-  int m;
-  size_t pairs;
-  SpValue *starts; /* pairs x m */
-  SpValue *goals;
-  double avg_len;
-} Workload;
-
-static SpBuiltSpec *build(int which) {
-  switch (which) {
-  case 0: return sp_builtin_horse_breeder(plain, SP_HORSE_SSCI);
-  case 1: return sp_builtin_citizen(plain);
-  default: return sp_builtin_acquisition_machine(plain);
+/* The cold-gap rows (cold_gap.c) for each domain that runs: n NPCs. */
+static void cold_gap_rows(const char *only, int fixed, size_t n, int frames) {
+  printf("cold frame against the single plan on the same pairs: %zu NPCs, one\n"
+         "thread, cache off, thread CPU time, median of %d frames; `frame` =\n"
+         "sp_population_plan per NPC, `stream` = sp_plan on the frame's NPCs in\n"
+         "order, `repeated` = sp_plan on each pair 64 times in a row (bench_cold's\n"
+         "figure), median over the pairs\n", n, frames);
+  printf("   %-20s %8s %10s %10s %11s %10s %10s\n", "domain", "frame ns",
+         "stream ns", "repeat ns", "frame/rep", "frame/str", "str/rep");
+  for (int which = 0; which < PAPER_COUNT; which++) {
+    if (only != NULL && strcmp(only, papers[which].key) != 0) continue;
+    Workload w;
+    workload_open(&w, which, fixed);
+    cold_gap(&w, papers[which].key, n, frames);
+    workload_close(&w);
+    fflush(stdout);
   }
-}
-
-static void die(const char *what, const SpError *err) {
-  fprintf(stderr, "bench_population: %s: %s\n", what,
-          err != NULL ? err->message : "failed");
-  exit(1);
-}
-
-/* Every total start state of the domain against every goal the paper
- * names for it (a goal's kept variables take the start's values): the
- * solvable ones are the pool. SSCI varies the goals (Citizen: one start,
- * several goals) or the starts (Acquisition Machine: several starts, one
- * goal) among those defined; taking every start makes the pool larger
- * than the paper's, so the cache sees more distinct pairs, not fewer. */
-/* With `fixed`, the goals are the paper's as conditions instead (kept
- * variables free: SP_ANY), as a game gives an NPC class a few fixed goals:
- * the pool is every (start, goal) with a non-empty plan, and NPCs share a
- * handful of goals whatever their starts. */
-static void workload_open(Workload *w, int which, int fixed) {
-  SpError err;
-  memset(w, 0, sizeof *w);
-  w->b = build(which);
-  if (w->b == NULL) die("builder", NULL);
-  if (sp_domain_compile(&w->b->spec, NULL, plain, &w->d, &err) != SP_OK)
-    die("compile", &err);
-  w->m = sp_domain_variable_count(w->d);
-  long states = 1;
-  for (int v = 0; v < w->m; v++) states *= sp_variable_value_count(w->d, v);
-  size_t cap = (size_t)states * (size_t)w->b->goal_count;
-  w->starts = malloc(cap * (size_t)w->m);
-  w->goals = malloc(cap * (size_t)w->m);
-  if (w->starts == NULL || w->goals == NULL) die("memory", NULL);
-  SpWorkspace *ws = NULL;
-  if (sp_workspace_new(w->d, plain, &ws, &err) != SP_OK) die("workspace", &err);
-  uint16_t plan[64];
-  long total_len = 0;
-  SpValue s0[16], goal[16];
-  for (long k = 0; k < states; k++) {
-    long r = k;
-    for (int v = 0; v < w->m; v++) {
-      long c = sp_variable_value_count(w->d, v);
-      s0[v] = (SpValue)(r % c);
-      r /= c;
-    }
-    for (int g = 0; g < w->b->goal_count; g++) {
-      sp_builtin_resolve_goal(w->b, &w->b->goals[g], s0, goal);
-      for (int v = 0; fixed && v < w->m; v++)
-        if (w->b->goals[g].keep != NULL && w->b->goals[g].keep[v]) goal[v] = SP_ANY;
-      int len;
-      if (sp_plan(w->d, ws, s0, goal, plan, &len, NULL) != SP_OK) continue;
-      if (len == 0) continue; /* already there: not a planning request */
-      memcpy(w->starts + w->pairs * (size_t)w->m, s0, (size_t)w->m);
-      memcpy(w->goals + w->pairs * (size_t)w->m, goal, (size_t)w->m);
-      w->pairs++;
-      total_len += len;
-    }
-  }
-  w->avg_len = w->pairs ? (double)total_len / (double)w->pairs : 0;
-  sp_workspace_free(ws);
-}
-
-static void workload_close(Workload *w) {
-  free(w->starts);
-  free(w->goals);
-  sp_domain_free(w->d);
-  sp_builtin_free(w->b);
-}
-
-/* Frame f's pairs: NPC i takes pair (i * 7 + f * 13 + i / pairs) mod
- * pairs, so every NPC's pair changes at every frame and all pairs are
- * used about equally. Written into packed arrays, then set in bulk (the
- * NPCs whose pair is unchanged are marked dirty too: every NPC replans
- * at every frame, as in SSCI). Not timed. */
-static void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
-                       SpValue *go, size_t n, int frame) {
-  size_t m = (size_t)w->m;
-  for (size_t i = 0; i < n; i++) {
-    size_t p = (i * 7u + (size_t)frame * 13u + i / w->pairs) % w->pairs;
-    memcpy(st + i * m, w->starts + p * m, m);
-    memcpy(go + i * m, w->goals + p * m, m);
-  }
-  SpError err;
-  if (sp_population_set_states(pop, 0, n, st, &err) != SP_OK) die("set", &err);
-  if (sp_population_set_goals(pop, 0, n, go, &err) != SP_OK) die("set", &err);
-  if (sp_population_mark_dirty(pop, 0, n, &err) != SP_OK) die("dirty", &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -315,7 +227,9 @@ static void usage(void) {
          "  --npcs N    one population size only\n"
          "  --cache LIST   rows to measure, comma-separated among off, hash, radix,\n"
          "                 bytes, on\n"
-         "                 (default: all)\n",
+         "                 (default: all)\n"
+         "  --cold-gap     only the cold frame against the single plan on the same\n"
+         "                 pairs (100k NPCs unless --npcs; printed after a full run too)\n",
          THREAD_OPTS_MAX);
 }
 
@@ -328,7 +242,7 @@ int main(int argc, char **argv) {
   const char *out_dir = NULL, *only = NULL;
   int thread_opts[THREAD_OPTS_MAX];
   int thread_n = 0;
-  int fixed = 0;
+  int fixed = 0, gap_only = 0;
   unsigned modes = (1u << MODE_COUNT) - 1u;
   size_t one_count[1];
   for (int i = 1; i < argc; i++) {
@@ -367,6 +281,8 @@ int main(int argc, char **argv) {
       one_count[0] = (size_t)v;
       counts = one_count;
       count_n = 1;
+    } else if (strcmp(argv[i], "--cold-gap") == 0) {
+      gap_only = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       counts = counts_quick;
       count_n = 2;
@@ -390,6 +306,12 @@ int main(int argc, char **argv) {
          cores, load0[0], load0[1], load0[2]);
   if (load0[0] > 0.5)
     printf("warning: the machine is busy; timings with %d threads suffer most\n", cores);
+  if (gap_only) {
+    cold_gap_rows(only, fixed, count_n == 1 ? counts[0] : 100000, frames);
+    bu_load_average(load1);
+    printf("load average at end: %.2f %.2f %.2f\n", load1[0], load1[1], load1[2]);
+    return 0;
+  }
   printf("every NPC replans at every frame; its (s0, s*) pair changes at every frame;\n"
          "time = sp_population_plan for the whole population, median of %d frames\n"
          "after one warm-up frame; chunk %d NPCs; cache %d entries per worker;\n"
@@ -525,6 +447,8 @@ int main(int argc, char **argv) {
     printf("   %-20s floor %8.3f ms (%.2f ns per NPC); cache on is %.2fx the floor\n",
            papers[which].key, fl, fl * 1e6 / (double)max_n, fl > 0 ? on / fl : 0);
   }
+  printf("\n");
+  cold_gap_rows(only, fixed, 100000, frames);
   printf("\nCSV: %s/population.csv, %s/population_fit.csv\n", dir, dir);
   bu_load_average(load1);
   printf("load average at end: %.2f %.2f %.2f\n", load1[0], load1[1], load1[2]);

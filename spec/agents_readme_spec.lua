@@ -1,9 +1,9 @@
--- spec/agents_readme_spec.lua: the README's Agents example runs as printed and ends as it says.
-local support = require "support.agents"
+-- spec/agents_readme_spec.lua: the Agents guide's first example (docs/agents.md) runs as printed and ends as it says.
+local docs = require "support.docs"
 
-describe("README Agents example", function()
+describe("docs/agents.md example", function()
   it("runs and reaches its goals", function()
-    local lines = support.readme_example("## Agents")
+    local lines = docs.example("docs/agents.md", "# Agents (saspu.world): NPCs that carry out their plans")
     assert.equal("true\t1", lines[#lines])
     assert.truthy(#lines > 10)
   end)

@@ -43,6 +43,19 @@ describe("saspu.live", function()
     assert.same({ "fill_feeder" }, pop:plan_of(3))
     os.remove(path)
   end)
+  it("reloads where table.unpack does not exist (Lua 5.1 outside busted)", function()
+    local live = saspu.live("domains/horse_breeder.lua")
+    local pop = live:population("breeders", 3)
+    pop:set_goal_all("fill_trough")
+    local saved = table.unpack
+    table.unpack = nil -- luacheck: ignore
+    local ok, reloaded, err = pcall(live.reload, live)
+    table.unpack = saved -- luacheck: ignore
+    assert.is_true(ok, tostring(reloaded))
+    assert.is_true(reloaded, err)
+    assert.equal(3, live:population("breeders"):size())
+  end)
+
   it("keeps the running version when the new file has an error", function()
     local path = os.tmpname()
     write(path, horse_text())

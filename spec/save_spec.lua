@@ -1,7 +1,7 @@
 -- spec/save_spec.lua: world:save() / world:load(s): a Western town with hooks and scripted steps resumes the same events after a round trip; bad saves are refused by name and change nothing.
 local saspu = require "saspu"
 local town = require "saspu.town"
-local support = require "support.agents"
+local docs = require "support.docs"
 
 local CLASSES = { "farrier", "innkeeper", "bandit", "horse_breeder", "native_hunter" }
 
@@ -91,8 +91,8 @@ local function count(log, kind)
 end
 
 describe("world:save and world:load", function()
-  it("run the README example as printed", function()
-    local lines = support.readme_example("### Saving and loading a world")
+  it("run the guide's example as printed (docs/saves.md)", function()
+    local lines = docs.example("docs/saves.md", "# Saving and loading a world")
     assert.equal("634\t5", lines[1])
     assert.equal("false\tsaspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'",
                  lines[2])

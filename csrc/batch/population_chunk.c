@@ -319,6 +319,49 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
   return planned;
 }
 
+/* The cache-off loop (a cold frame): every dirty NPC of the chunk goes
+ * straight to the planner, visited by the flag bits of its block of
+ * eight, its plan copied into its slot. Only the failure code is kept,
+ * which sp_plan sets on every call. Returns NPCs planned. */
+LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo,
+                            size_t hi) {
+  const SpDomain *const d = p->domain;
+  SpWorkspace *const ws = w->ws;
+  const size_t m = (size_t)p->m, slot_bytes = p->slot_bytes;
+  const SpValue *const states = p->states, *const goals = p->goals;
+  uint8_t *const status = p->status;
+  uint32_t *const handle = p->handle;
+  uint8_t *const slots = p->slots;
+  uint16_t *const plan = w->plan;
+  const int narrow = p->id_bytes == 1;
+  size_t planned = 0, failures = 0;
+  SpFailure f;
+  for (size_t b = lo; b < hi; b += 8) {
+    uint64_t dirty = sp_dirty_bits(status, b);
+    planned += sp_dirty_count(dirty);
+    for (; dirty != 0; dirty &= dirty - 1u) {
+      size_t i = b + sp_low_byte(dirty);
+      int len = 0;
+      if (sp_plan(d, ws, states + i * m, goals + i * m, plan, &len, &f) != SP_OK) {
+        status[i] = (uint8_t)(ST_NO_PLAN | (unsigned)f.code << ST_CODE_SHIFT);
+        failures++;
+        continue;
+      }
+      uint8_t *slot = slots + i * slot_bytes;
+      if (narrow) {
+        for (int a = 0; a < len; a++) slot[a] = (uint8_t)plan[a];
+      } else {
+        memcpy(slot, plan, (size_t)len * sizeof(uint16_t));
+      }
+      handle[i] = (uint32_t)len;
+      status[i] = ST_SLOT;
+    }
+  }
+  w->failures += failures;
+  w->planned += planned;
+  return planned;
+}
+
 size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
                                 int use_cache, size_t chunk) {
   size_t lo = chunk * SP_POPULATION_CHUNK;
@@ -330,7 +373,8 @@ size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
       return sp_population_plan_bits_pext(p, w, k, lo, hi);
     return sp_population_plan_bits(p, w, k, lo, hi);
   }
-  if (use_cache && p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);
+  if (!use_cache) return plan_chunk_cold(p, w, lo, hi);
+  if (p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);
   size_t before = w->planned;
   for (size_t b = lo; b < hi; b += 8) {
     size_t e = block_end(p->status, b, hi);

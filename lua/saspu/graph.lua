@@ -126,7 +126,16 @@ local function action_graph(out, actions, marks)
   out[#out + 1] = "  }"
 end
 
--- graph.domain(dom) -> DOT text of the value graphs and the action graph.
+--- Part of module saspu: the Domain methods written in Lua (LDoc merges it, config.ld).
+-- @module saspu
+
+--- @type Domain
+
+--- A Graphviz DOT picture of the domain: its value graphs, its action graph and, for a
+-- domain outside the classes, every problem in red (`saspu graph -o x.svg` renders it).
+-- @function Domain:graph
+-- @treturn string DOT text
+-- @raise "saspu.Domain is closed".
 function M.domain(dom)
   local actions = dom:actions()
   local marks = problem_marks(dom)
@@ -154,7 +163,13 @@ local order_style = {
 }
 M.order_kinds = { "pre", "prevail", "threat", "restore" }
 
--- graph.plan(dom, start, goal) -> DOT text of the plan's partial order | nil, why.
+--- A Graphviz DOT picture of the shortest plan's partial order (pre edges black,
+-- prevail dashed blue, threat dotted red, restore bold green).
+-- @function Domain:plan_graph
+-- @param start as for `Domain:plan`
+-- @param goal as for `Domain:plan`
+-- @treturn string DOT text; or `nil`, `why` as `Domain:plan`'s
+-- @raise the errors of `Domain:plan_order`.
 function M.plan(dom, start, goal)
   local plan, orders = dom:plan_order(start, goal)
   if plan == nil then return nil, orders end

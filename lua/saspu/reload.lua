@@ -18,6 +18,9 @@
 local setmetatable, pcall, ipairs, pairs, concat, char, byte, io_open =
   setmetatable, pcall, ipairs, pairs, table.concat, string.char, string.byte, io.open
 
+-- Lua 5.1 has only the global unpack (busted adds table.unpack, so specs would not see it)
+local unpack = table.unpack or unpack
+
 local ANY = 255 -- a packed goal's free variable (saspu.ANY)
 
 local M = {}
@@ -54,11 +57,24 @@ local function translator(old, new)
     for i, m in ipairs(maps) do
       out[i] = m.from and m.map[byte(packed, m.from)] or other
     end
-    return char(table.unpack(out))
+    return char(unpack(out))
   end
 end
 
--- live:population(key [, n [, opts]]) -> the population kept under key (created with n NPCs).
+--- Part of module saspu: the object of `saspu.live` (LDoc merges it, config.ld).
+-- @module saspu
+
+--- A domain file that hot-reloads with its populations (made by `live`).
+-- Fields: `live.domain` (the running `Domain`) and `live.path`.
+-- @type Live
+
+--- The population kept under `key`, made with n NPCs on first use; a reload carries it
+-- over to the new domain (every NPC dirty, states and goals moved by name).
+-- @param key any table key
+-- @tparam[opt] int n NPCs, to make it when there is none under `key`
+-- @tparam[opt] table opts as `population`'s
+-- @treturn Population the population, or nil when there is none and no n
+-- @raise the errors of `population`.
 function Live:population(key, n, opts)
   local entry = self.populations[key]
   if entry == nil and n ~= nil then
@@ -68,11 +84,22 @@ function Live:population(key, n, opts)
   return entry and entry.pop
 end
 
+--- Adds a function run after every successful reload, once the populations moved:
+-- `fn(new_domain, old_domain, translate)`, where `translate(packed [, goal])` maps a
+-- packed state (with goal true: a packed goal, free bytes kept) of the old domain to the
+-- new one. Crowds and agents plug in here.
+-- @tparam function fn
+-- @raise nothing; an error raised by fn comes out of the reload that runs it.
 function Live:on_reload(fn)
   self.hooks[#self.hooks + 1] = fn
 end
 
--- live:reload() -> true | false, error message (the running version stays).
+--- Compiles the file again and moves every population to the new domain.
+-- Each NPC's state and goal are carried over by variable and value name (a name the new
+-- file no longer has takes the variable's first value); the old domain is closed.
+-- @treturn boolean true; or false and the error, the running version left as it was
+-- when the file fails to load or compile
+-- @raise nothing for a bad file (it returns false); errors of the `on_reload` functions.
 function Live:reload()
   local ok, new = pcall(self.saspu.domain_file, self.path)
   if not ok then return false, new end
@@ -99,7 +126,9 @@ function Live:reload()
   return true
 end
 
--- live:reload_if_changed() -> nil when the file is unchanged, else live:reload()'s results.
+--- Reloads when the file's text changed since the last load.
+-- @treturn boolean nil when the file is unchanged or unreadable, else `Live:reload`'s results
+-- @raise as `Live:reload`.
 function Live:reload_if_changed()
   local text = file_text(self.path)
   if text == nil or text == self.text then return nil end

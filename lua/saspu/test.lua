@@ -1,30 +1,25 @@
 -- lua/saspu/test.lua: assertions for scripters' own specs of saspu domains (busted or plain Lua).
+
+--- Assertions for your own specs of saspu domains, under busted or in plain Lua.
 --
---   local check = require "saspu.test"
---   check.plans_to(dom, "morning", "fill_feeder", { "take_haystack", "fill_feeder" })
---   check.has_no_plan(dom, "morning", { haystack = "in_feeder", bucket = "in_hands",
---                                       water = "in_source" }, "each need the other")
---   check.replays(dom, "morning", { "take_haystack", "fill_feeder" }, "fill_feeder")
+-- From another project's specs nothing here needs this repository's .busted: make
+-- `require "saspu"` work (install saspu, or `eval "$(./dev env)"`), then
+-- `local check = require "saspu.test"`. Under busted, requiring it also registers each
+-- check as a luassert assertion (`assert.plans_to(dom, start, goal, { ... })`), so that
+-- a failed check is reported as a test failure; outside busted a failed check raises an
+-- ordinary error with the same message, at the caller's line.
 --
--- Checks that do not pin the exact order of the plan:
---   check.reaches(dom, start, goal)                      a plan exists and replays to the goal
---   check.contains(dom, start, goal, { "fill_bucket" })  the plan uses these actions (any order)
---   check.plan_length(dom, start, goal, 3)               the plan has exactly 3 actions
+-- `start` and `goal` take every form `Domain:plan` accepts (tables, declared names,
+-- packed states). A goal is a condition: the variables it leaves out may end with any
+-- value; a `saspu.KEEP` value must end as it started.
 --
--- Under busted the same checks are also registered as luassert assertions, and a
--- failed check is reported as a test failure:
---   assert.plans_to(dom, start, goal, { ... })
---   assert.has_no_plan(dom, start, goal, "because text")
---   assert.replays(dom, start, { actions }, goal)  every action applies in turn; the goal holds
---   assert.reaches(dom, start, goal), assert.contains(...), assert.plan_length(...)
--- From another project's specs: nothing here needs this repository's .busted. Make
--- `require "saspu"` work (install saspu, or add its lua/?.lua, lua/?/init.lua and the
--- build's ?.so to LUA_PATH / LUA_CPATH, e.g. eval "$(./dev env)"), then at the top of a
--- spec `require "saspu.test"`: requiring it under busted registers the assertions.
--- Outside busted a failed check raises an ordinary error with the same message.
--- `start` and `goal` take every form dom:plan accepts (tables or declared names). A goal
--- is a condition, as for dom:plan: the variables it leaves out may end with any value;
--- a saspu.KEEP value must end as it started.
+--     local check = require "saspu.test"
+--     check.plans_to(dom, "morning", "fill_trough",
+--                    { "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket" })
+--     check.has_no_plan(dom, "morning", { haystack = "in_feeder", bucket = "in_hands",
+--                                         water = "in_source" }, "each need the other")
+--     check.plan_length(dom, "morning", { water = "in_trough" }, 3)
+-- @module saspu.test
 local type, pairs, ipairs, tostring, error, pcall, require =
   type, pairs, ipairs, tostring, error, pcall, require
 local concat, find, format = table.concat, string.find, string.format
@@ -33,7 +28,11 @@ local KEEP = require("saspu").KEEP
 
 local M = {}
 
--- "{ a, b, c }" for a plan, "nil" for none.
+--- A plan as text, for messages: `"{ a, b, c }"`, or `"nil"` for none.
+-- @function show_plan
+-- @tparam {string,...} plan
+-- @treturn string
+-- @raise nothing.
 local function show_plan(plan)
   if plan == nil then return "nil" end
   local names = {}
@@ -58,7 +57,17 @@ local function describe_case(dom, start, goal)
   return format("%s from %s to %s", tostring(dom), show(start), show(goal))
 end
 
--- Each check returns ok, message, result.
+-- Each check returns ok, message, result; M's functions below raise on a failure.
+
+--- Checks that the plan from start to goal is exactly `expected`.
+-- @function plans_to
+-- @tparam Domain dom
+-- @param start a start (table, name or packed state)
+-- @param goal a goal (condition table, name or packed state)
+-- @tparam {string,...} expected action names, in order
+-- @treturn {string,...} the plan
+-- @raise "DOMAIN from 'morning' to 'feed_horses': expected the plan { ... }, got { ... }"
+-- (or "got no plan: REASON"); the errors of `Domain:plan` for bad input.
 local function check_plans_to(dom, start, goal, expected)
   local plan, why = dom:plan(start, goal)
   if plan == nil then
@@ -72,6 +81,14 @@ local function check_plans_to(dom, start, goal, expected)
   return true, nil, plan
 end
 
+--- Checks that there is no plan, and that the reason's message contains `because`.
+-- @function has_no_plan
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @tparam[opt] string because text the reason must contain (plain text, not a pattern)
+-- @treturn table the `why` table
+-- @raise "...: expected no plan, got { ... }"; "...: expected no plan because of 'X', got: REASON".
 local function check_has_no_plan(dom, start, goal, because)
   local plan, why = dom:plan(start, goal)
   if plan ~= nil then
@@ -102,8 +119,16 @@ local function goal_condition(dom, start, goal)
   return dom:decode(dom:encode(partial))
 end
 
--- Applies `plan` (action names) to `start` checking every action; compares the
--- result with `goal` (any dom:plan goal form) when given.
+--- Checks that the actions apply in turn from start (each pre and prevail holds) and,
+-- with a goal, that the final state meets it.
+-- @function replays
+-- @tparam Domain dom
+-- @param start
+-- @tparam {string,...} plan action names
+-- @param[opt] goal
+-- @treturn table the final state, `{ var = value }`
+-- @raise "step 2 'fill_trough': needs water = in_bucket, but it is in_source" (or a
+-- prevail, or an unknown action); "after { ... }: water = in_bucket, the goal wants in_trough".
 local function check_replays(dom, start, plan, goal)
   local info = {}
   for _, a in ipairs(dom:actions()) do info[a.name] = a end
@@ -136,6 +161,13 @@ local function check_replays(dom, start, plan, goal)
   return true, nil, state
 end
 
+--- Checks that a plan exists and replays to the goal, whatever its order.
+-- @function reaches
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @treturn {string,...} the plan
+-- @raise "...: expected a plan, got none: REASON"; a failed replay as `replays`'.
 local function check_reaches(dom, start, goal)
   local plan, why = dom:plan(start, goal)
   if plan == nil then
@@ -147,6 +179,14 @@ local function check_reaches(dom, start, goal)
   return true, nil, plan
 end
 
+--- Checks that the plan reaches the goal and uses these actions, in any order.
+-- @function contains
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @tparam {string,...} actions
+-- @treturn {string,...} the plan
+-- @raise "...: expected the plan to use 'X', got { ... }"; the failures of `reaches`.
 local function check_contains(dom, start, goal, actions)
   local ok, message, plan = check_reaches(dom, start, goal)
   if not ok then return false, message end
@@ -161,6 +201,14 @@ local function check_contains(dom, start, goal, actions)
   return true, nil, plan
 end
 
+--- Checks that the plan reaches the goal in exactly `length` actions.
+-- @function plan_length
+-- @tparam Domain dom
+-- @param start
+-- @param goal
+-- @tparam int length
+-- @treturn {string,...} the plan
+-- @raise "...: expected a plan of 4 actions, got 3: { ... }"; the failures of `reaches`.
 local function check_plan_length(dom, start, goal, length)
   local ok, message, plan = check_reaches(dom, start, goal)
   if not ok then return false, message end
@@ -193,6 +241,157 @@ if has_luassert and type(luassert) == "table" and luassert.register then
   end
 else
   luassert = nil
+end
+
+-- ------------------------------------------------------------------------------------
+-- Worlds: run one for a while, then check what its agents did
+-- ------------------------------------------------------------------------------------
+
+-- The events `run` recorded, per world (weak: a dropped world takes its log with it).
+local logs = setmetatable({}, { __mode = "k" })
+
+local EVENT_FIELDS = { "agent", "crowd", "class", "kind", "action", "goal", "reason", "place",
+                       "detail", "why" }
+
+-- A copy of a reused event table, with the world's clock.
+local function copy_event(ev, time)
+  local out = { time = time }
+  for _, k in ipairs(EVENT_FIELDS) do out[k] = ev[k] end
+  return out
+end
+
+local function log_of(world)
+  local log = logs[world]
+  if not log then log = { clock = 0 } logs[world] = log end
+  return log
+end
+
+-- One event as text for messages: "3.5 s agent 2 step_failed buy_food (full)".
+local function event_text(ev)
+  local idx = ev.agent and ev.agent.index and ev.agent:index() or "?"
+  return format("%.2f s agent %s %s%s%s%s", ev.time, tostring(idx), ev.kind,
+    ev.action and (" " .. ev.action) or "", ev.goal and (" goal " .. ev.goal) or "",
+    ev.reason and (" (" .. tostring(ev.reason) .. ")") or "")
+end
+
+--- Runs a world for `seconds` in frames of `dt`, collecting its events.
+-- Every event is copied (with `time`, the seconds since the first `run` of this world)
+-- and kept for `assert_events` and `assert_no_failures`.
+--     local events = check.run(world, 10)          -- ten seconds at 0.1 s a frame
+-- @function run
+-- @tparam World world
+-- @tparam number seconds how long to run
+-- @tparam[opt=0.1] number dt the frame time
+-- @tparam[opt] function stop called with each event copy; true stops the run after its frame
+-- @treturn {table,...} the events of this run, in order
+-- @raise "saspu.test.run: seconds must be a number >= 0, got nil".
+function M.run(world, seconds, dt, stop)
+  dt = dt or 0.1
+  if type(seconds) ~= "number" or seconds < 0 then
+    error("saspu.test.run: seconds must be a number >= 0, got " .. tostring(seconds), 2)
+  end
+  if type(dt) ~= "number" or dt <= 0 then
+    error("saspu.test.run: dt must be a number > 0, got " .. tostring(dt), 2)
+  end
+  local log, out, done = log_of(world), {}, false
+  local frames = math.floor(seconds / dt + 0.5)
+  for _ = 1, frames do
+    world:update(dt)
+    log.clock = log.clock + dt
+    for ev in world:events() do
+      local e = copy_event(ev, log.clock)
+      out[#out + 1] = e
+      log[#log + 1] = e
+      if stop and stop(e) then done = true end
+    end
+    if done then break end
+  end
+  return out
+end
+
+-- The recorded events of one agent.
+local function events_of(agent)
+  local world = agent:crowd():world()
+  local mine = {}
+  for _, e in ipairs(log_of(world)) do
+    if e.agent == agent then mine[#mine + 1] = e end
+  end
+  return mine
+end
+
+local function last_lines(events, n)
+  local lines = {}
+  for i = math.max(1, #events - n + 1), #events do lines[#lines + 1] = "  " .. event_text(events[i]) end
+  return #lines > 0 and concat(lines, "\n") or "  (no events)"
+end
+
+--- Runs the agent's world until the agent reaches `goal` (a `goal_reached` event of that
+-- goal), for at most `seconds`; fails naming the agent's last events and, when it had no
+-- plan, what blocks it.
+--     check.assert_reaches(a, "work", 30)
+-- @function assert_reaches
+-- @tparam Agent agent
+-- @tparam string goal the goal's name (as the behaviour lists it)
+-- @tparam number seconds the longest wait
+-- @tparam[opt=0.1] number dt the frame time
+-- @treturn number the seconds it took
+-- @raise "expected agent 1 (citizen) to reach 'work' within 5 s; its last events: ...".
+function M.assert_reaches(agent, goal, seconds, dt)
+  local world = agent:crowd():world()
+  local start = log_of(world).clock
+  local reached
+  M.run(world, seconds, dt, function(e)
+    if e.agent == agent and e.kind == "goal_reached" and e.goal == goal then
+      reached = reached or e.time
+      return true
+    end
+  end)
+  if reached then return reached - start end
+  local why = agent:inspect().why
+  error(format("expected agent %d (%s) to reach '%s' within %s s; its last events:\n%s%s",
+    agent:index(), agent:inspect().class, tostring(goal), tostring(seconds),
+    last_lines(events_of(agent), 8), why and ("\n  blocked: " .. why.message) or ""), 2)
+end
+
+--- Checks that the agent's recorded events contain these kinds in this order (others
+-- may come between them).
+--     check.assert_events(a, { "goal_chosen", "planned", "step_started", "goal_reached" })
+-- @function assert_events
+-- @tparam Agent agent
+-- @tparam {string,...} kinds event kinds, optionally "kind:action" ("step_started:eat")
+-- @treturn {table,...} the agent's recorded events
+-- @raise "expected agent 1's events to go on with 'goal_reached' after 'planned'; its events: ...".
+function M.assert_events(agent, kinds)
+  local mine, k = events_of(agent), 1
+  for _, e in ipairs(mine) do
+    local want = kinds[k]
+    if want and (want == e.kind or want == e.kind .. ":" .. tostring(e.action)) then k = k + 1 end
+  end
+  if k <= #kinds then
+    error(format("expected agent %d's events to go on with '%s'%s; its events:\n%s",
+      agent:index(), kinds[k], k > 1 and (" after '" .. kinds[k - 1] .. "'") or "",
+      last_lines(mine, 12)), 2)
+  end
+  return mine
+end
+
+-- Kinds that mean something went wrong.
+local FAILURES = { step_failed = true, no_plan = true, hook_failed = true }
+
+--- Checks that no recorded event of the world is a failure: `step_failed`, `no_plan`,
+-- `hook_failed`, or `blocked` for any reason but `full` (a wait).
+--     check.run(world, 60); check.assert_no_failures(world)
+-- @function assert_no_failures
+-- @tparam World world
+-- @raise "expected no failures, got 2: ...".
+function M.assert_no_failures(world)
+  local bad = {}
+  for _, e in ipairs(log_of(world)) do
+    if FAILURES[e.kind] or (e.kind == "blocked" and e.reason ~= "full") then bad[#bad + 1] = e end
+  end
+  if #bad > 0 then
+    error(format("expected no failures, got %d:\n%s", #bad, last_lines(bad, 10)), 2)
+  end
 end
 
 for name, check in pairs(checks) do

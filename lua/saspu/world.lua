@@ -30,6 +30,7 @@ local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.re
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
+local duration_draw = core.duration_draw
 local KIND_BIT = core.event_kinds()
 
 local ANY = 0xFF
@@ -42,9 +43,9 @@ local crowds = setmetatable({}, { __mode = "k" })
 
 local M = {}
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Names of a domain
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 -- { var_ids, var_names, value_ids[v], value_names[v], action_ids, action_names, goals }
 local function domain_names(dom)
@@ -97,9 +98,9 @@ local function pack_condition(n, cond, path)
   return string_char(unpack(bytes))
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Behaviour tables
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true }
@@ -257,9 +258,9 @@ local function read_behaviour(b, n, wside)
   return out
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Worlds
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 -- Checks a 1-based cell of `world` (inside its grid and open, when it has one); raises
 -- "<where>: x = 40 is outside 1..32" at the caller's caller.
@@ -285,8 +286,22 @@ local function world_side(w)
   return s
 end
 
--- world:place(name, x, y [, opts]) -> place id. opts: { capacity = n, kind = k }; the
--- kind defaults to the name. A name may be used once.
+--- Part of module saspu: worlds, crowds and agents written in Lua (LDoc merges it, config.ld).
+-- @module saspu
+
+--- @type World
+
+--- Adds a named place. Agents go to it by name (`at = "well"`) or by kind
+-- (`at = { kind = "well" }`: the nearest with room).
+-- @tparam string name unique in the world
+-- @tparam int x
+-- @tparam int y
+-- @tparam[opt] table opts `{ capacity = agents at once (0, the default: unlimited), kind = name }`
+-- @treturn int the place id, 1-based
+-- @raise "saspu.World:place: a place is already named 'well'";
+-- "saspu.World:place: x = 9 is outside 1..4"; "saspu.World:place: cell (2, 3) is blocked";
+-- "saspu.World:place: capacity must be an integer >= 0 (0: unlimited)";
+-- "saspu.World:place: name must be a string"; "saspu.World:place: opts: unknown field 'k'".
 function World:place(name, x, y, opts)
   local s = world_side(self)
   if type(name) ~= "string" then error("saspu.World:place: name must be a string", 2) end
@@ -306,12 +321,33 @@ function World:place(name, x, y, opts)
   return id
 end
 
--- world:place_name(id) -> the place's name.
+--- A place's name.
+-- @tparam int id
+-- @treturn string the name, or nil for an id that is not a place
+-- @raise "saspu.World: not made by saspu.world".
 function World:place_name(id)
   return world_side(self).place_names[id]
 end
 
--- world:crowd(dom, behaviour [, opts]) -> saspu.Crowd. opts as core.crowd's.
+--- Makes a crowd: the agents of one domain, with a behaviour (docs/agents.md).
+-- `behaviour.actions[name]`: `duration` (seconds, `{ min, max }` drawn per step, or
+-- `function(agent)`), `at` (a place name, `{ kind = k }` for the nearest with room,
+-- `"home"`, or `function(agent)` returning a place name or `x, y`), `interruptible`,
+-- hooks `on_start(agent)`, `on_finish(agent)`, `on_fail(agent, reason)`, or
+-- `run(agent, wait)` (a coroutine; `return false, "reason"` fails the step). Actions left
+-- out take no time and no place. `behaviour.goals`: `{ "goal_name" | { var = value },
+-- priority = n, when = { var = value } }`, each a condition (left-out variables free).
+-- `behaviour.select = function(agent)` chooses goals instead of priorities (a goal name
+-- or nil), called only when an agent needs a goal.
+-- @tparam Domain dom
+-- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f }`
+-- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
+-- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity }`
+-- @treturn Crowd
+-- @raise errors that name the path: "behaviour.actions.buy_food.at: unknown place 'markt'",
+-- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
+-- "behaviour.actions.nosuch: 'nosuch' is not an action of 'horse_breeder'",
+-- "behaviour: unknown field 'x'"; bad options of the crowd.
 function World:crowd(dom, behaviour, opts)
   local ws = world_side(self)
   local n = domain_names(dom)
@@ -346,16 +382,18 @@ function World:crowd(dom, behaviour, opts)
   return c
 end
 
--- world:crowds() -> the crowds in creation order.
+--- The world's crowds, in creation order (closed ones included).
+-- @treturn {Crowd,...} a new array
+-- @raise "saspu.World: not made by saspu.world".
 function World:crowds()
   local out = {}
   for i, c in ipairs(world_side(self).crowds) do out[i] = c end
   return out
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Hooks and scripted steps (run after the C update, only for hooked crowds)
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 local function note(side, text)
   side.next_msg = side.next_msg + 1
@@ -397,10 +435,12 @@ local function step_duration(side, rec, handle)
     return d
   end
   if rec.max <= rec.min then return rec.min end
-  side.rng = (side.rng * 1103515245 + 12345) % 2147483648
-  return rec.min + (rec.max - rec.min) * (side.rng / 2147483648)
+  local d
+  side.rng, d = duration_draw(side.rng, rec.min, rec.max) -- in C: the same on every Lua
+  return d
 end
 
+-- saspu.wait (documented in init.lua, where it is exported)
 local function wait(seconds) return co_yield(seconds) end
 M.wait = wait
 
@@ -546,6 +586,7 @@ end
 --   from escaped to at_large", `link = { variable, from, to }`); `kind` is
 --   `"no_way_out"`, `"nothing_sets"` or `"order"` (every value is reachable, but no order
 --   of the needed actions works: `planner` says why); `tostring(why)` is `message`.
+-- @raise "saspu.Crowd: closed"; "agent 9 is outside 1..1".
 function Crowd:why(i)
   return why_of(self, i)
 end
@@ -647,13 +688,17 @@ local function after_update(side, dt)
   if next(side.watch) then record_watched(side) end
 end
 
--- world:update(dt): every crowd advances by dt seconds in C (creation order), then the
--- hooks of this frame's events run. A world made with `threads` updates its crowds in
--- C together (world:update_crowds: each pass of all of them is one parallel job), then
--- runs every crowd's hooks in creation order; a hook's change to another crowd is then
--- seen at the next frame. Without threads each crowd's hooks run before the next crowd's
--- update.
+-- world:update_crowds runs each pass of all the pool's crowds as one parallel job; a
+-- hook's change to another crowd is then seen at the next frame.
 local FLOAT_MAX = 3.4028234663852886e38 -- C keeps dt as a float
+
+--- One frame: every open crowd advances by dt seconds in C (choose goals, plan, walk,
+-- act, apply effects, replan), then the Lua hooks of this frame's events run. With
+-- `threads` the crowds update together and then each runs its hooks in creation order;
+-- without, each crowd's hooks run before the next crowd's update. A hook that raises
+-- fails its step (`step_failed` at the next update); the crowd keeps running.
+-- @tparam number dt seconds, finite, 0 or more
+-- @raise "saspu.World:update: dt must be a finite number of seconds, 0 or more, got -1".
 function World:update(dt)
   local ws = world_side(self)
   if type(dt) ~= "number" or not (dt >= 0 and dt <= FLOAT_MAX) then
@@ -687,25 +732,27 @@ function World:update(dt)
   end
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Events
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
--- Events whose C detail is a place (0-based there): reasons of step_failed that name one.
+-- Events whose C detail is a place (1-based from c:event): reasons of step_failed that name one.
 local PLACE_REASONS = { full = true, unreachable = true, cooldown = true }
 
---- This frame's events.
--- Crowds in creation order, each crowd's Lua-made events (`hook_failed`) first, then its
--- C events in the C order (the same for any thread count). Each step yields the SAME
--- reused table (copy what you keep).
--- @function World:events
--- @treturn function an iterator of `{ agent, crowd, class, kind, action, goal, reason,
---   place, detail, why }`: `agent` a `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the
---   domain's name; `action` and `goal` names or nil; `reason` a text or nil; `place` the
---   name of the place the event is about (`arrived`, `blocked`, and `step_failed` for
---   `full`, `unreachable`, `cooldown`), else nil; `detail` the place's id (1-based, as
---   `world:place` returns it) with `place`, the plan's length for `planned` and
---   `replanned`, else nil; `why` for `no_plan`: the blocker (see `Crowd:why`).
+--- Iterates this frame's events: crowds in creation order, each crowd's Lua-made
+-- events (`hook_failed`) first, then its C events in the C order (the same for any
+-- thread count). Each step yields the SAME reused table, so copy what you keep:
+-- `{ agent, crowd, class, kind, action, goal, reason, place, detail, why }`: `agent` a
+-- `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the domain's name; `action` and
+-- `goal` names or nil; `reason` a text or nil; `place` the name of the place the event is
+-- about (`arrived`, `blocked`, and `step_failed` for `full`, `unreachable`, `cooldown`),
+-- else nil; `detail` the place's id (1-based, as `world:place` returns it) with `place`,
+-- the plan's length for `planned` and `replanned`, else nil; `why` for `no_plan`: the
+-- blocker (see `Crowd:why`). Kinds: `goal_chosen`, `planned`, `replanned`,
+-- `step_started`, `step_finished`, `step_failed`, `step_skipped`, `arrived`,
+-- `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `hook_failed`.
+-- @treturn function the iterator: `for ev in world:events() do ... end`
+-- @raise "saspu.World: closed"; "saspu.World: not made by saspu.world".
 function World:events()
   local list = world_side(self).crowds
   local ci, k, side, n, extra = 0, 0, nil, 0, nil
@@ -754,9 +801,9 @@ function World:events()
   end
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Crowds and agents
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
 local function crowd_side(c, level)
   local s = crowds[c]
@@ -764,8 +811,16 @@ local function crowd_side(c, level)
   return s
 end
 
--- crowd:spawn { start = name | { var = value }, state = { var = value }, x =, y =,
---   home = place name } -> saspu.Agent. `state` overrides values of `start`.
+--- @type Crowd
+
+--- Spawns an agent.
+-- @tparam table spec `{ start = start name | { var = value }, state = { var = value }
+-- (overrides values of start), x = 1, y = 1, home = place name }`
+-- @treturn Agent
+-- @raise "saspu.Crowd:spawn: start: unknown start 'x' of 'horse_breeder'";
+-- "saspu.Crowd:spawn: x = 99 is outside 1..4"; "saspu.Crowd:spawn: home: unknown place 'h'";
+-- "saspu.Crowd:spawn: unknown field 'k'"; "saspu.Crowd:spawn: crowd: full (capacity 1)";
+-- a value error naming the variable.
 function Crowd:spawn(spec)
   local side = crowd_side(self)
   if type(spec) ~= "table" then error("saspu.Crowd:spawn: expected a table, got " .. type(spec), 2) end
@@ -794,7 +849,11 @@ function Crowd:spawn(spec)
   return self:agent(i)
 end
 
--- crowd:set_all(var, value): every agent's `var` (a world change).
+--- Sets `var` of every agent: a world change (plans it breaks replan with `world_changed`).
+-- @tparam string var
+-- @param value a value of var
+-- @raise "saspu.Crowd:set_all: 'x' is not a value of 'bucket' (on_floor, in_hands)";
+-- "saspu.Crowd:set_all: unknown variable 'v'".
 function Crowd:set_all(var, value)
   local side = crowd_side(self)
   local v, x = var_value(side.names, var, value)
@@ -802,14 +861,23 @@ function Crowd:set_all(var, value)
   self:set_var_all(v, x)
 end
 
--- crowd:goal_names() -> the behaviour's goals by index.
+--- The behaviour's goals by index (the names in events).
+-- @treturn {string,...}
+-- @raise "saspu.Crowd: not made by world:crowd".
 function Crowd:goal_names()
   local out = {}
   for i, g in ipairs(crowd_side(self).goal_names) do out[i] = g end
   return out
 end
 
--- a:set(var, value): a world change for this agent.
+--- @type Agent
+
+--- Sets one variable of the agent: a world change (a plan it breaks replans with
+-- `world_changed`).
+-- @tparam string var
+-- @param value a value of var
+-- @raise "saspu.Agent:set: unknown variable 'nosuch'"; a value that is not var's;
+-- "saspu.Agent: closed".
 function Agent:set(var, value)
   local c = self:crowd()
   local v, x = var_value(crowd_side(c).names, var, value)
@@ -817,7 +885,10 @@ function Agent:set(var, value)
   c:set_var(self:index(), v, x)
 end
 
--- a:get(var) -> the value name of `var`.
+--- One variable of the agent's state.
+-- @tparam string var
+-- @return the value, in its declared form
+-- @raise "saspu.Agent:get: unknown variable 'nosuch'"; "saspu.Agent: closed".
 function Agent:get(var)
   local c = self:crowd()
   local n = crowd_side(c).names
@@ -826,7 +897,9 @@ function Agent:get(var)
   return n.value_names[v][c:state(self:index()):byte(v) + 1]
 end
 
--- a:state() -> { var = value name }.
+--- The agent's state.
+-- @treturn table `{ var = value }`
+-- @raise "saspu.Agent: closed".
 function Agent:state()
   local c = self:crowd()
   return c:domain():decode(c:state(self:index()))
@@ -841,9 +914,11 @@ local function bound(side, rec, info)
   return "script"
 end
 
--- a:inspect() -> { class, crowd, state, goal, phase, plan = { { action, done, at }... },
---   step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
---   last_action, events = the agent's last events since its first inspect }.
+--- Everything about the agent, by names, for debugging.
+-- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },
+-- step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
+-- last_action, events }`; `events` are the agent's last events since its first inspect
+-- @raise "saspu.Agent: closed".
 function Agent:inspect()
   local c = self:crowd()
   local side = crowd_side(c)
@@ -879,9 +954,9 @@ function Agent:inspect()
   return info
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Save and load
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- The C save (csrc/agents/save.c) carries every agent; the script side of each crowd
 -- rides in its "extra" bytes: goal names (select may add goals), the duration draws,
 -- the steps Lua is timing, targets still to ask, texts of failures not yet reported and
@@ -1019,8 +1094,10 @@ local function open_crowds(ws)
   return out
 end
 
--- world:save() -> string: the world, every open crowd (in creation order) and their
--- script side. Call it between updates.
+--- Saves the world and every open crowd to a string (docs/saves.md). Call it between
+-- updates. `a.data` tables and inspection history are not saved.
+-- @treturn string
+-- @raise "saspu.World: not made by saspu.world"; "saspu.World: closed".
 function World:save()
   local ws = world_side(self)
   local list = open_crowds(ws)
@@ -1029,10 +1106,14 @@ function World:save()
   return core.world_save(self, list, concat(out))
 end
 
--- world:load(s): restores a save onto this world, which the same game code built (the
--- same grid, places, and crowds in the same order with the same domains, behaviours and
--- options). Everything is checked before anything changes: a save that does not fit
--- raises "saspu.World:load: saved world: ..." and leaves the world as it was.
+--- Restores a save onto this world, which the same game code built: the same grid,
+-- places, and crowds in the same order with the same domains, behaviours and options.
+-- The agents then resume exactly. Everything is checked before anything changes.
+-- @tparam string s a string from `World:save`
+-- @raise "saspu.World:load: expected a string, got TYPE";
+-- "saspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'";
+-- "saspu.World:load: saved world: crowd 2 'farrier': domain differs from the saved one";
+-- "...: format version 3, this saspu reads 1"; a checksum mismatch. The world is left as it was.
 function World:load(s)
   local ws = world_side(self)
   if type(s) ~= "string" then error("saspu.World:load: expected a string, got " .. type(s), 2) end
@@ -1054,9 +1135,9 @@ function World:load(s)
   for k, c in ipairs(list) do apply_side(crowds[c], parsed[k]) end
 end
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Closed objects and error positions
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- Every method of a closed world, crowd or agent handle raises "saspu.World: closed"
 -- (Crowd, Agent likewise); the C methods check for themselves. An error from a method
 -- written here names the caller's line: the method runs under pcall, and a position in
@@ -1086,15 +1167,11 @@ guard(Crowd, { "spawn", "set_all", "goal_names", "why" }, "saspu.Crowd")
 guard(Agent, { "set", "get", "state", "inspect" }, "saspu.Agent")
 M.strip_own = strip_own
 
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 -- saspu.world
----------------------------------------------------------------------------------------
+-- ------------------------------------------------------------------------------------
 
--- saspu.world { grid = g, places = { { name =, kind =, x =, y =, capacity = }, ... },
--- threads = n } -> saspu.World. Every field is optional; a place's kind defaults to its
--- name and its name to "<kind><n>" (well1, well2, ...) when not given. With threads (0:
--- every core) the world owns one pool of workers that every crowd of the world uses
--- unless its options name threads, and world:update runs the crowds' passes together.
+-- saspu.world (documented in init.lua, where it is exported)
 function M.world(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end

@@ -1,6 +1,5 @@
 -- spec/support/agents.lua: helpers for the agents specs: a town, a frame runner that records events as a trace.
 local saspu = require "saspu"
-local compat = require "support.compat"
 
 local M = {}
 
@@ -30,23 +29,6 @@ function M.run(world, agent, frames, dt, each)
     out[f] = table.concat(evs, " ")
   end
   return (table.concat(out, " | "):gsub("  +", " "))
-end
-
--- Runs the first ```lua block after `heading` in README.md; returns the lines it printed.
-function M.readme_example(heading)
-  local f = assert(io.open("README.md"))
-  local text = f:read("*a")
-  f:close()
-  local section = text:match(heading .. ".-```lua\n(.-)```")
-  assert(type(section) == "string", "README: no example after " .. heading)
-  local lines = {}
-  local env = setmetatable({ print = function(...)
-    local t = { n = select("#", ...), ... }
-    for i = 1, t.n do t[i] = tostring(t[i]) end
-    lines[#lines + 1] = table.concat(t, "\t", 1, t.n)
-  end }, { __index = _G })
-  assert(compat.load_text(section, "README", env))()
-  return lines
 end
 
 return M
