@@ -234,3 +234,92 @@ describe("crowd:events_of", function()
     assert.error_matches(function() crowd:events_of(1, {}) end, "saspu.Crowd: closed", 1, true)
   end)
 end)
+
+describe("tools/demo_pictures.lua", function()
+  local pictures = assert(loadfile("tools/demo_pictures.lua"))()
+
+  it("names every kind of place on the map once per group, no two labels over each other", function()
+    local t = town.load("domains/town/town.txt", "domains/town/legend.lua")
+    local labels = pictures.place_labels(t.places)
+    local named, kinds = {}, {}
+    for _, l in ipairs(labels) do named[l.text] = true end
+    for _, p in ipairs(t.places) do kinds[(p.kind:gsub("_", " "))] = true end
+    assert.same(kinds, named)
+    assert.is_true(#labels < #t.places) -- the ten homes, six inn rooms, ... share labels
+    for i, l in ipairs(labels) do
+      local others = {}
+      for j, o in ipairs(labels) do if j ~= i then others[#others + 1] = o end end
+      assert.is_false(pictures.overlaps(l, others), l.text)
+    end
+  end)
+
+  it("counts every NPC of a crowded cell, and draws a sample of dots", function()
+    local world = saspu.world { grid = saspu.grid(8, 8) }
+    local dom = saspu.domain_file "domains/horse_breeder.lua"
+    local crowd = world:crowd(dom, {})
+    for i = 1, 30 do crowd:spawn { start = "morning", x = i <= 25 and 3 or i - 24, y = 2 } end
+    local sim = { npcs = 30, classes = { { n = 30, crowd = crowd } } }
+    local dir = os.tmpname()
+    local saved = pictures.PICTURE_POINTS
+    pictures.PICTURE_POINTS = 10
+    pictures.write_positions(sim, dir .. "npcs_1200.dat")
+    pictures.PICTURE_POINTS = saved
+    local dots, cells = 0, {}
+    for _ in io.lines(dir .. "npcs_1200.dat") do dots = dots + 1 end
+    for line in io.lines(dir .. "cells_1200.dat") do cells[#cells + 1] = line end
+    os.remove(dir .. "npcs_1200.dat")
+    os.remove(dir .. "cells_1200.dat")
+    os.remove(dir)
+    assert.equal(10, dots) -- every third NPC
+    -- (3, 2) holds the first 25 and the 27th; the 26th, 28th, 29th and 30th stand alone
+    local r, a = pictures.disc(26)
+    assert.same({ string.format("3 2 26 1 %.2f %d", r, math.floor((1 - a) * 255) * 16777216 + 0x8c510a) },
+                cells)
+  end)
+
+  it("shades a pile wider and darker the more NPCs share the cell, the radius capped", function()
+    local last_r, last_a = 0, 0
+    for _, n in ipairs { 2, 4, 16, 64 } do
+      local r, a = pictures.disc(n)
+      assert.is_true(r > last_r and a > last_a, tostring(n))
+      last_r, last_a = r, a
+    end
+    local r, a = pictures.disc(1000000)
+    assert.equal(5, r)
+    assert.is_true(a < 1)
+  end)
+
+  it("plots ms per frame on a log axis with the median and the 95th percentile", function()
+    local frames = {}
+    for i = 1, 240 do
+      local ms = i % 10 == 0 and 40 or 0.2 + (i % 7) / 100
+      frames[i] = { ms = ms, plan = 0, walk = ms * 0.8, lua = ms * 0.1 }
+    end
+    local totals = {}
+    for i, f in ipairs(frames) do totals[i] = f.ms end
+    assert.equal(0.23, pictures.quantile(totals, 0.5))
+    assert.equal(40, pictures.quantile(totals, 0.95))
+    local out = os.tmpname()
+    os.remove(out)
+    os.execute("mkdir -p '" .. out .. "'")
+    local t = town.load("domains/town/town.txt", "domains/town/legend.lua")
+    local written = pictures.draw({ npcs = 3, town = t, classes = {} }, out, {}, frames,
+                                  { START_HOUR = 5, DT = 30 })
+    local f = io.open(out .. "/hours.dat")
+    local hours = 0
+    for _ in f:lines() do hours = hours + 1 end
+    f:close()
+    assert.equal(1 + 2 + 1, hours) -- a header, two game hours, the end of the last step
+    if have_gnuplot() then
+      assert.same({ out .. "/ms_per_frame.png" }, written)
+      f = assert(io.open(out .. "/town.gp"))
+      local gp = f:read("*a")
+      f:close()
+      assert.truthy(gp:find("set logscale y", 1, true))
+      assert.truthy(gp:find("median of all frames (0.230 ms)", 1, true))
+      assert.truthy(gp:find("95th percentile (40.000 ms)", 1, true))
+      assert.truthy(gp:find("log scale", 1, true))
+    end
+    os.execute("rm -rf '" .. out .. "'")
+  end)
+end)

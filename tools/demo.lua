@@ -34,7 +34,6 @@ local PEOPLE_PER_SEAT = 30 -- places hold capacity x ceil(npcs / 30): the map is
 local RETRY = 300           -- game seconds a blocked NPC (a full place) waits before trying again
 local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard
 local ALARM_SAMPLE = 256    -- agents looked at per robbery (bounded cost at any crowd size)
-local PICTURE_POINTS = 20000 -- NPCs drawn per picture at most (evenly sampled)
 local MAX_SPARE_LISTS = 64  -- emptied timer lists kept for reuse
 
 local USAGE = [[
@@ -409,25 +408,6 @@ local function summary_line(sim, frame, acc)
     acc.robberies, acc.alarmed, acc.changes, acc.plan / f, acc.walk / f, acc.lua / f)
 end
 
--- Writes the positions of (at most PICTURE_POINTS) NPCs: "x y class" lines.
-local function write_positions(sim, path)
-  local f = assert(io.open(path, "w"))
-  local stride = max(1, ceil(sim.npcs / PICTURE_POINTS))
-  local seen = {}
-  for k, cls in ipairs(sim.classes) do
-    for a = 1, cls.n, stride do
-      local x, y = cls.crowd:position(a)
-      -- NPCs sharing a cell spread on a sunflower spiral around it, so a crowd shows
-      local cell = y * 65536 + x
-      local j = (seen[cell] or 0) + 1
-      seen[cell] = j
-      local r, th = 0.45 * math.sqrt(j - 1), (j - 1) * 2.39996
-      f:write(format("%.2f %.2f %d\n", x + r * math.cos(th), y + r * math.sin(th), k))
-    end
-  end
-  f:close()
-end
-
 local pictures = (function()
   local chunk = loadfile("tools/demo_pictures.lua")
   return chunk and chunk() or nil
@@ -487,9 +467,9 @@ function M.run(opts, say)
     frames[frame] = rec
     acc.frames = acc.frames + 1
     for _, key in ipairs { "ms", "plan", "walk", "lua" } do acc[key] = acc[key] + rec[key] end
-    if opts.out and (snaps[frame] or frame == opts.frames) then
+    if opts.out and pictures and (snaps[frame] or frame == opts.frames) then
       local path = format("%s/npcs_%s.dat", opts.out, M.clock(frame):gsub(":", ""))
-      write_positions(sim, path)
+      pictures.write_positions(sim, path)
       shots[#shots + 1] = { path = path, clock = M.clock(frame) }
     end
     if live then live(frame) end
