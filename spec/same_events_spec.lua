@@ -13,7 +13,10 @@ local function exists(path)
 end
 
 local root = read_all("pwd"):gsub("%s+$", "")
-local main_build = os.getenv("SASPU_BUILD_DIR") or "build"
+-- SASPU_BUILD_DIR is the 5.4 build only when this run is on 5.4 (./dev runs the specs
+-- on each Lua with that Lua's build there)
+local on_54 = (os.getenv("SASPU_LUA") or "lua5.4") == "lua5.4"
+local main_build = on_54 and os.getenv("SASPU_BUILD_DIR") or "build"
 if main_build:sub(1, 1) ~= "/" then main_build = root .. "/" .. main_build end
 
 -- interpreter, build dir (./dev's run_specs_on names them so)
