@@ -175,6 +175,9 @@ void push_names(lua_State *L, Names *n);
 const char *failure_code_name(SpFailureCode c);
 void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
                  const char *type, int why, const SpFailure *f);
+void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
+                     const char *type, int why, const SpValue *s0,
+                     const SpValue *goal, const SpFailure *f);
 void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to);
 int l_plan(lua_State *L);
 int l_plan_ids(lua_State *L);
