@@ -116,6 +116,10 @@ typedef struct SpCrowdOptions {
   float cooldown;    /* seconds a failed binding is avoided (0: 5) */
   float retry;       /* seconds a blocked agent waits to retry (0: 1) */
   uint32_t cache_capacity; /* per-worker plan cache (0: default) */
+  int engine_moves;  /* 1: the caller moves agents (movement "engine"):
+                        a step bound to a target emits SP_EV_MOVE and waits
+                        in SP_PHASE_MOVING for sp_crowd_arrived or
+                        sp_crowd_move_failed; 0: saspu walks the grid */
 } SpCrowdOptions;
 
 /* Creates a crowd of up to opts->capacity agents of domain d in world w.
@@ -202,6 +206,8 @@ typedef enum SpPhase {
   SP_PHASE_SCRIPT,   /* waiting for the caller (scripted step or target) */
   SP_PHASE_BLOCKED,  /* waiting to retry (full or unreachable target) */
   SP_PHASE_THINKING, /* choosing a goal or planning (until next update) */
+  SP_PHASE_MOVING,   /* the caller moves it (engine_moves): waits for
+                        sp_crowd_arrived / sp_crowd_move_failed */
   SP_PHASE_COUNT
 } SpPhase;
 
@@ -211,7 +217,46 @@ const char *sp_phase_name(SpPhase p);
  * SP_NO_PLACE); it chooses a goal at the next update. */
 SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
                         uint32_t home, size_t *agent, SpError *err);
+/* Live agents (spawned and not despawned). */
 size_t sp_crowd_size(const SpCrowd *c);
+/* Agent slots in use or freed: agent indices are below this; a freed
+ * slot (sp_crowd_despawn) is reused by a later spawn, last freed first. */
+size_t sp_crowd_slots(const SpCrowd *c);
+
+/* Removes an agent, O(1): its reservation is released, it emits no more
+ * events, its slot's generation goes up (so a caller's handle of
+ * (index, generation) never reaches an agent spawned later in the slot)
+ * and the per-frame passes skip the slot at the cost of one byte read.
+ * The first despawn of a crowd allocates its slot bookkeeping (8 bytes
+ * per agent of capacity): SP_ERR_MEMORY then, nothing changed.
+ * SP_ERR_STATE (nothing changed) when there is no live agent `agent`. */
+SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err);
+/* 1 when slot `agent` holds a live agent. */
+int sp_crowd_alive(const SpCrowd *c, size_t agent);
+/* The slot's generation: 0 until its first despawn, +1 per despawn. */
+uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent);
+
+/* Puts the agent on cell (x, y) now (0-based; with a grid, inside it and
+ * open, else SP_ERR_STATE and nothing changed). A walk goes on from the
+ * new cell toward the same target (a place stays bound and reserved; a
+ * target it cannot reach from there fails as unreachable when it walks);
+ * other phases only change position. */
+SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
+                           SpError *err);
+
+/* Crowds with engine_moves: the agent waiting in SP_PHASE_MOVING is at
+ * its target. Applied at the next update (its position becomes the
+ * target cell, SP_EV_ARRIVED, the step acts). SP_ERR_STATE when no move
+ * is pending (or one was answered already). */
+SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err);
+/* The pending move could not be done: at the next update the step fails
+ * as an unreachable target would (SP_EV_STEP_FAILED with reason
+ * SP_REASON_SCRIPT and `detail`, the place cools down, the agent
+ * replans). SP_ERR_STATE as sp_crowd_arrived. */
+SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
+                              SpError *err);
+/* The target cell of the agent's move or walk (0-based), or -1, -1. */
+SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int *y);
 
 /* World changes. A change that breaks the rest of the running plan
  * (simulated from the new state) makes the agent replan with reason
@@ -267,6 +312,8 @@ typedef enum SpEventKind {
   SP_EV_BLOCKED,       /* reason: unreachable or full */
   SP_EV_IDLE,          /* reason: why there is nothing to do */
   SP_EV_WAITING,       /* a scripted step or target waits for the caller */
+  SP_EV_MOVE,          /* engine_moves: move the agent to its target cell
+                          (sp_crowd_target_cell); detail: the place or -1 */
   SP_EV_COUNT
 } SpEventKind;
 
@@ -300,7 +347,7 @@ typedef struct SpAgentEvent {
   uint8_t flags;  /* SP_EVENT_HOOK */
   uint8_t goal;   /* goal index (order of sp_crowd_add_goal), 0xFF none */
   int16_t action; /* -1 none */
-  int16_t pad_;
+  uint16_t gen;   /* low 16 bits of the agent's slot generation */
   int32_t detail; /* place id, failure code, or the caller's detail */
 } SpAgentEvent;
 
@@ -420,11 +467,12 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * reservations and which distance fields were cached (not their
  * contents), and per crowd its clock, goals, counters and every agent's
  * record (state, goal, plan, step cursor and progress, position, target,
- * draw counter, cooldown, refusals, flags). It does not hold what the
+ * draw counter, cooldown, refusals, flags), the despawned slots and their
+ * generations. It does not hold what the
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 1
+#define SP_SAVE_VERSION 2
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to
@@ -457,6 +505,13 @@ SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
                              size_t count, const void *data, size_t len,
                              const void **extra, size_t *extra_len,
                              SpError *err);
+/* sp_world_load_check that also tells, per crowd k, how many agents and
+ * goals the save holds (agents[k], goals[k]: count entries each), so the
+ * caller can check its own part against them before loading. */
+SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
+                              size_t count, const void *data, size_t len,
+                              const void **extra, size_t *extra_len,
+                              size_t *agents, int *goals, SpError *err);
 
 #ifdef __cplusplus
 }

@@ -63,7 +63,8 @@ describe("an agent of a closed crowd", function()
     local a = crowd:spawn { start = "start_of_day" }
     crowd:close()
     assert.is_false(a:is_open())
-    assert.same({}, not_refusing(core.Agent, a, "saspu.Agent: closed", { is_open = true }))
+    assert.same({}, not_refusing(core.Agent, a, "saspu.Agent: closed",
+                                { is_open = true, alive = true }))
     for _, m in ipairs { "get", "set", "state", "inspect", "position", "index", "crowd" } do
       local msg = message_of(function() local r = a[m](a, "hunger", "fed"); return r end)
       assert.matches("saspu.Agent: closed", msg, 1, true)

@@ -10,6 +10,7 @@
 #include "agent_trace.h"
 #include "random_domain.h"
 #include "saspu_agents.h"
+#include "sp_save.h"
 #include "test_alloc.h"
 
 static const SpAllocator plain = {NULL, NULL};
@@ -134,6 +135,13 @@ static void check_frame(Run *r, SpValue *shadow, uint8_t *idle_said) {
   }
 }
 
+/* The invariants a load checks (sp_save.h) hold between any two calls:
+ * the update never leaves a state a save of it could not load. */
+static void expect_consistent(const SpCrowd *c) {
+  SpError err;
+  if (sp_crowd_check(c, &err) != SP_OK) fail_msg("%s", err.message);
+}
+
 static void test_invariants(void **state) {
   (void)state;
   uint64_t finished = 0, started = 0;
@@ -149,12 +157,14 @@ static void test_invariants(void **state) {
     for (int f = 0; f < 60; f++) {
       assert_int_equal(sp_crowd_update(r.c, 0.1f, NULL), SP_OK);
       check_frame(&r, shadow, idle_said);
+      expect_consistent(r.c);
       const SpAgentEvent *e = sp_crowd_events(r.c);
       for (size_t k = 0; k < sp_crowd_event_count(r.c); k++) {
         finished += e[k].kind == SP_EV_STEP_FINISHED;
         started += e[k].kind == SP_EV_STEP_STARTED;
       }
       disturb(&r, &rng, shadow);
+      expect_consistent(r.c);
     }
     free(shadow);
     free(idle_said);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 
 #include "random_domain.h"
 #include "saspu_agents.h"
+#include "sp_save.h"
 #include "test_alloc.h"
 #include "test_fixture.h"
 
@@ -193,12 +195,14 @@ typedef struct Log {
 } Log;
 
 /* Runs `frames` frames of every crowd, appending their events to log
- * (crowd number in the padding field). */
+ * (crowd number in the generation field: these crowds never despawn). */
 static void run(Scene *s, RdRng *rng, int frames, Log *log) {
   int walls = s->walls;
   for (int f = 0; f < frames; f++) {
     for (int k = 0; k < CROWDS; k++) {
       assert_int_equal(sp_crowd_update(s->c[k], 0.1f, NULL), SP_OK);
+      SpError err; /* what a load checks holds after every update */
+      if (sp_crowd_check(s->c[k], &err) != SP_OK) fail_msg("%s", err.message);
       size_t n = sp_crowd_event_count(s->c[k]);
       if (log == NULL) continue;
       if (log->n + n > log->cap) {
@@ -206,7 +210,7 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
         log->ev = realloc(log->ev, log->cap * sizeof *log->ev);
       }
       memcpy(log->ev + log->n, sp_crowd_events(s->c[k]), n * sizeof *log->ev);
-      for (size_t e = 0; e < n; e++) log->ev[log->n + e].pad_ = (int16_t)k;
+      for (size_t e = 0; e < n; e++) log->ev[log->n + e].gen = (uint16_t)k;
       log->n += n;
     }
     disturb(s, rng, walls);
@@ -350,7 +354,7 @@ static void test_bad_input_changes_nothing(void **state) {
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
   bad[8] = 3;
-  refused(&b, bad, len, "format version 3, this saspu reads 1", before, blen);
+  refused(&b, bad, len, "format version 3, this saspu reads 2", before, blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -388,6 +392,258 @@ static void test_bad_input_changes_nothing(void **state) {
   sp_world_save_free(a.w, good, len);
   scene_close(&a);
   scene_close(&b);
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Crafted saves: each field against the others                       */
+/* ------------------------------------------------------------------ */
+
+static uint64_t get_le(const uint8_t *p, int bytes) {
+  uint64_t v = 0;
+  for (int k = 0; k < bytes; k++) v |= (uint64_t)p[k] << (8 * k);
+  return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int bytes) {
+  for (int k = 0; k < bytes; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* Where agent i of crowd k starts in save b, walking the layout of
+ * sp_save.h; *places gets where the world's reservation counts start. */
+static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
+                       size_t *places) {
+  size_t at = 32;
+  uint32_t np = (uint32_t)get_le(b + at + 16, 4);
+  *places = at + 20;
+  at += 20 + 4u * np + 8;
+  at += 4 + 12u * (size_t)get_le(b + at, 4);
+  at += 4; /* crowd count */
+  for (int k = 0; k <= crowd; k++) {
+    size_t m = (size_t)sp_domain_variable_count(s->dom[k]);
+    int idb = sp_domain_action_count(s->dom[k]) <= 255 ? 1 : 2;
+    uint64_t n = get_le(b + at + 16, 8);
+    at += 33;
+    at += 4 + (size_t)get_le(b + at, 4) * (8 + 2 * m);
+    at += 48;
+    size_t words = (size_t)get_le(b + at, 4);
+    at += 4;
+    for (size_t j = 0; j < n; j++) {
+      if (k == crowd && j == i) return at;
+      at += SAVE_AGENT_BYTES + 4 * words + 2 * m;
+      unsigned res = b[at++];
+      if ((res & 3u) == SP_NPC_PLANNED) at += 2 + (size_t)get_le(b + at, 2) * (size_t)idb;
+    }
+    at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
+  }
+  return 0;
+}
+
+/* An agent of the save in a state pick() accepts: its crowd, index and
+ * offset, or 0 (crowd -1) when none is. */
+typedef int (*Pick)(const uint8_t *rec);
+static size_t find_agent(const Scene *s, const uint8_t *b, Pick pick,
+                         int *crowd, size_t *agent) {
+  size_t places;
+  for (int k = 0; k < CROWDS; k++)
+    for (size_t i = 0; i < sp_crowd_size(s->c[k]); i++) {
+      size_t at = agent_at(s, b, k, i, &places);
+      if (pick(b + at)) {
+        *crowd = k, *agent = i;
+        return at;
+      }
+    }
+  *crowd = -1;
+  return 0;
+}
+
+enum { R_TARGET = 0, R_TIME = 20, R_TX = 28, R_CURSOR = 32, R_STEP = 34,
+       R_GOAL = 38, R_FACTION = 44, R_FOTHER = 46, R_FVAR = 48,
+       R_FVALUE = 50, R_HOT_TIME = 52, R_PHASE = 56, R_FLAGS = 57 };
+
+static int any_agent(const uint8_t *r) { (void)r; return 1; }
+static int planned(const uint8_t *r) {
+  return (r[R_FLAGS] & (F_HAS_PLAN | F_NEED_GOAL)) == F_HAS_PLAN;
+}
+static int acting(const uint8_t *r) {
+  return planned(r) && r[R_PHASE] == SP_PHASE_ACTING && !(r[R_FLAGS] & F_RESERVED);
+}
+static int walking(const uint8_t *r) {
+  return planned(r) && r[R_PHASE] == SP_PHASE_WALKING &&
+         !(r[R_FLAGS] & (F_BIND | F_RESERVED));
+}
+static int reserved(const uint8_t *r) { return planned(r) && (r[R_FLAGS] & F_RESERVED); }
+
+/* One crafted class: the agent pick() finds gets `bytes` of `value` at
+ * `field` of its record (a hot field when hot), the save is resealed and
+ * its load refused, naming the agent and `text`. */
+typedef struct Craft {
+  const char *what;
+  Pick pick;
+  int field, bytes;
+  uint64_t value;
+  uint8_t set_flags, phase; /* also or'ed into the flags; a phase (0: same) */
+  const char *text;
+  uint8_t clear_flags;      /* taken out of the flags */
+} Craft;
+
+static uint32_t bits_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static void craft_refused(Scene *a, const uint8_t *good, size_t len,
+                          const Craft *c, const uint8_t *before, size_t blen) {
+  int crowd;
+  size_t agent = 0;
+  size_t at = find_agent(a, good, c->pick, &crowd, &agent);
+  if (crowd < 0) fail_msg("%s: no agent in the state to craft", c->what);
+  uint8_t *bad = malloc(len);
+  memcpy(bad, good, len);
+  if (c->bytes > 0) put_le(bad + at + c->field, c->value, c->bytes);
+  bad[at + R_FLAGS] = (uint8_t)((bad[at + R_FLAGS] | c->set_flags) & ~c->clear_flags);
+  if (c->phase) bad[at + R_PHASE] = c->phase;
+  reseal(bad, len);
+  char text[160];
+  snprintf(text, sizeof text, "crowd %d '%s' agent %zu: %s", crowd + 1,
+           sp_domain_name(a->dom[crowd]), agent + 1, c->text);
+  refused(a, bad, len, text, before, blen);
+  free(bad);
+}
+
+/* Each class of crafted save that crashed the update or a reader, or left
+ * agents stuck, is refused by name (crowd, agent, field) and changes
+ * nothing. */
+static void test_crafted_agents_refused(void **state) {
+  (void)state;
+  Scene a;
+  scene_open(&a, 11, 40, plain);
+  RdRng rng;
+  rd_seed(&rng, 11);
+  run(&a, &rng, 12, NULL);
+  size_t len;
+  uint8_t *good = save(&a, &len);
+  size_t blen;
+  uint8_t *before = save(&a, &blen);
+  const Craft crafts[] = {
+      /* why() read the domain's name tables past their ends */
+      {"fvar", any_agent, R_FVAR, 2, 900, 0, 0, "field 'fvar'", 0},
+      {"fvalue", any_agent, R_FVALUE, 1, 200, 0, 0, "field 'fvalue'", 0},
+      {"faction", any_agent, R_FACTION, 2, 4000, 0, 0, "field 'faction'", 0},
+      {"fother", any_agent, R_FOTHER, 2, (uint16_t)-7, 0, 0, "field 'fother'", 0},
+      /* the update indexed goals[255] */
+      {"a plan without a goal", planned, R_GOAL, 1, GOAL_NONE, 0, 0,
+       "field 'goal': it follows a plan but has no goal", 0},
+      {"a goal past the goals", any_agent, R_GOAL, 1, 200, 0, 0,
+       "field 'goal': goal 200 does not exist", 0},
+      /* acting and walking with no running step read plan[-1]'s tables */
+      {"acting without a step", acting, R_STEP, 2, STEP_NONE, 0, 0,
+       "field 'step': acting without a running step", 0},
+      {"walking without a step", walking, R_STEP, 2, STEP_NONE, 0, 0,
+       "field 'step': walking without a running step", 0},
+      /* a step before the cursor: a negative shift */
+      {"a step before the cursor", acting, R_CURSOR, 2, 40, 0, 0, "field '", 0},
+      /* a blocked agent holding a reservation without a target cell */
+      {"blocked with a reservation", reserved, R_TX, 4, 0xFFFFFFFFu, 0,
+       SP_PHASE_BLOCKED, "field 'flags': holds a reservation", 0},
+      /* times the walk casts to int */
+      {"walking time -1e30", walking, R_HOT_TIME, 4, bits_of(-1e30f), 0, 0,
+       "field 'time': walking progress", 0},
+      {"acting time inf", acting, R_HOT_TIME, 4, bits_of(INFINITY), 0, 0,
+       "field 'time': inf is not a finite time", 0},
+      {"cooldown inf", any_agent, R_TIME, 4, bits_of(INFINITY), 0, 0,
+       "field 'cool_until'", 0},
+      /* stuck for good, no events: thinking with nothing to think about */
+      {"thinking without a plan", acting, R_STEP, 2, STEP_NONE,
+       0, SP_PHASE_THINKING, "field 'flags': thinking with neither", F_HAS_PLAN},
+      {"a script step without a step", acting, R_STEP, 2, STEP_NONE, 0,
+       SP_PHASE_SCRIPT, "field 'step': waiting for the script", 0},
+      {"a place to bind while acting", acting, 0, 0, 0, F_BIND, 0,
+       "field 'flags': a place to bind while acting", 0},
+  };
+  for (size_t k = 0; k < sizeof crafts / sizeof crafts[0]; k++)
+    craft_refused(&a, good, len, &crafts[k], before, blen);
+  sp_world_save_free(a.w, good, len);
+  sp_world_save_free(a.w, before, blen);
+  scene_close(&a);
+}
+
+/* Reservations above a place's capacity (counts that agree with the
+ * agents) are refused. */
+static void test_crafted_reservations_over_capacity(void **state) {
+  (void)state;
+  Scene a;
+  scene_open(&a, 11, 40, plain);
+  RdRng rng;
+  rd_seed(&rng, 11);
+  int done = 0;
+  for (int f = 0; f < 200 && !done; f++) {
+    run(&a, &rng, 1, NULL);
+    size_t len, places;
+    uint8_t *good = save(&a, &len);
+    int crowd;
+    size_t agent = 0, at = find_agent(&a, good, reserved, &crowd, &agent);
+    uint32_t p = crowd < 0 ? 0 : (uint32_t)get_le(good + at + R_TARGET, 4);
+    SpPlaceInfo info;
+    if (crowd >= 0) sp_world_place(a.w, p, &info);
+    if (crowd < 0 || info.capacity != 1) {
+      sp_world_save_free(a.w, good, len);
+      continue;
+    }
+    /* a second agent with a running step takes the same place */
+    for (int k = 0; k < CROWDS && !done; k++)
+      for (size_t i = 0; i < sp_crowd_size(a.c[k]) && !done; i++) {
+        size_t at2 = agent_at(&a, good, k, i, &places);
+        if (!walking(good + at2)) continue;
+        uint8_t *bad = malloc(len);
+        memcpy(bad, good, len);
+        put_le(bad + at2 + R_TARGET, p, 4);
+        put_le(bad + at2 + R_TX, (uint64_t)info.y << 16 | (uint32_t)info.x, 4);
+        bad[at2 + R_FLAGS] |= F_RESERVED;
+        put_le(bad + places + 4 * p, 2, 4);
+        reseal(bad, len);
+        char text[64];
+        snprintf(text, sizeof text, "place %u: 2 reservations, its capacity is 1", p);
+        refused(&a, bad, len, text, good, len);
+        free(bad);
+        done = 1;
+      }
+    sp_world_save_free(a.w, good, len);
+  }
+  assert_true(done);
+  scene_close(&a);
+}
+
+/* Fields out of the ordinary that the update handles load, and the world
+ * runs on: an acting time far below zero ends the step at the next update. */
+static void test_crafted_but_sound_runs(void **state) {
+  (void)state;
+  Scene a;
+  scene_open(&a, 13, 40, plain);
+  RdRng rng;
+  rd_seed(&rng, 13);
+  run(&a, &rng, 12, NULL);
+  size_t len;
+  uint8_t *good = save(&a, &len);
+  int crowd;
+  size_t agent = 0, at = find_agent(&a, good, acting, &crowd, &agent);
+  assert_true(crowd >= 0);
+  put_le(good + at + R_HOT_TIME, bits_of(-1e30f), 4);
+  reseal(good, len);
+  SpError err;
+  if (sp_world_load(a.w, a.c, CROWDS, good, len, NULL, NULL, &err) != SP_OK)
+    fail_msg("%s", err.message);
+  assert_int_equal(sp_crowd_update(a.c[crowd], 0.1f, NULL), SP_OK);
+  int ended = 0;
+  const SpAgentEvent *ev = sp_crowd_events(a.c[crowd]);
+  for (size_t k = 0; k < sp_crowd_event_count(a.c[crowd]); k++)
+    ended |= ev[k].agent == agent && (ev[k].kind == SP_EV_STEP_FINISHED ||
+                                      ev[k].kind == SP_EV_STEP_FAILED);
+  assert_true(ended);
+  run(&a, &rng, 300, NULL); /* checks every crowd after every update */
+  sp_world_save_free(a.w, good, len);
+  scene_close(&a);
 }
 
 /* A world that was not built the same way is refused by name. */
@@ -489,6 +745,9 @@ int main(void) {
       cmocka_unit_test(test_bad_input_changes_nothing),
       cmocka_unit_test(test_mismatched_world),
       cmocka_unit_test(test_load_allocation_failures),
+      cmocka_unit_test(test_crafted_agents_refused),
+      cmocka_unit_test(test_crafted_reservations_over_capacity),
+      cmocka_unit_test(test_crafted_but_sound_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->hot_block != NULL) sp_mem_free(c->alloc, c->hot_block, c->hot_bytes);
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
+  sp_crowd_slots_free(c);
   sp_population_free(c->pop);
   sp_mem_free(c->alloc, c, sizeof *c);
 }
@@ -141,7 +142,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
 
 const SpDomain *sp_crowd_domain(const SpCrowd *c) { return c->domain; }
 SpPopulation *sp_crowd_population(SpCrowd *c) { return c->pop; }
-size_t sp_crowd_size(const SpCrowd *c) { return c->n; }
+size_t sp_crowd_size(const SpCrowd *c) { return c->n - c->free_count; }
+size_t sp_crowd_slots(const SpCrowd *c) { return c->n; }
 int sp_crowd_goal_count(const SpCrowd *c) { return c->goal_count; }
 
 /* ------------------------------------------------------------------ */
@@ -254,16 +256,20 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
 /* Agents                                                             */
 /* ------------------------------------------------------------------ */
 
-static SpStatus agent_range(const SpCrowd *c, size_t i, SpError *err) {
-  if (i < c->n) return SP_OK;
+SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err) {
+  if (i < c->n && c->phase[i] != SP_PHASE_FREE) return SP_OK;
+  if (i < c->n)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu was despawned", i);
   return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                      "crowd: agent %zu does not exist (%zu agents)", i, c->n);
+                      "crowd: agent %zu does not exist (%zu slots)", i, c->n);
 }
+
 
 SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
                         uint32_t home, size_t *agent, SpError *err) {
   sp_error_clear(err);
-  if (c->n >= c->capacity)
+  if (c->n >= c->capacity && c->free_count == 0)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: full (capacity %zu)", c->capacity);
   SpStatus st = check_state(c, state, 0, "start", err);
@@ -277,7 +283,8 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   if (home != SP_NO_PLACE && home >= c->world->place_count)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: home place %u does not exist", home);
-  size_t i = c->n++;
+  /* a freed slot first (last freed first), else a new one */
+  size_t i = c->free_count > 0 ? c->free_slots[--c->free_count] : c->n++;
   Agent *a = &c->agents[i];
   memset(a, 0, sizeof *a);
   sp_agent_clear_refused(c, i);
@@ -338,7 +345,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
                         "crowd: variable %d value %d is out of range", var,
                         value);
   for (size_t k = 0; k < count; k++) {
-    SpStatus st = agent_range(c, agents[k], err);
+    SpStatus st = sp_agent_check(c, agents[k], err);
     if (st != SP_OK) return st;
   }
   for (size_t k = 0; k < count; k++) {
@@ -353,7 +360,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
 SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
                             SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st == SP_OK) st = check_state(c, state, 0, "state", err);
   if (st != SP_OK) return st;
   SpValue *s = sp_population_state_write(c->pop, agent);
@@ -365,7 +372,7 @@ SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
 
 SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
@@ -382,7 +389,7 @@ void sp_crowd_set_selector(SpCrowd *c, int on) { c->selector = on != 0; }
 SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
                               SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
@@ -406,7 +413,7 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
 }
 
 static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   const Agent *a = &c->agents[i];
@@ -434,12 +441,13 @@ SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
 SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                             SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   int ph = c->phase[i];
   if (c->agents[i].step == STEP_NONE ||
-      (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING && ph != SP_PHASE_SCRIPT))
+      (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING && ph != SP_PHASE_SCRIPT &&
+       ph != SP_PHASE_MOVING))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu has no running step (phase %s)",
                         agent, sp_phase_name((SpPhase)ph));
@@ -459,6 +467,9 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
   sp_error_clear(err);
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
+  if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu: its step has finished", agent);
   Agent *a = &c->agents[agent];
   int act = sp_population_plan_step(c->pop, agent, a->step);
   if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)
@@ -492,7 +503,7 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
 /* ------------------------------------------------------------------ */
 
 SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
-  if (agent >= c->n) return SP_ERR_STATE;
+  if (!sp_crowd_alive(c, agent)) return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];
   int has = (c->flags[agent] & F_HAS_PLAN) != 0;
   out->phase = (SpPhase)c->phase[agent];
@@ -518,7 +529,7 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
 }
 
 SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y) {
-  if (agent >= c->n) return SP_ERR_STATE;
+  if (!sp_crowd_alive(c, agent)) return SP_ERR_STATE;
   *x = c->agents[agent].x;
   *y = c->agents[agent].y;
   return SP_OK;
@@ -531,7 +542,7 @@ const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
 SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
                        int *len) {
   *len = 0;
-  if (agent >= c->n || !(c->flags[agent] & F_HAS_PLAN))
+  if (!sp_crowd_alive(c, agent) || !(c->flags[agent] & F_HAS_PLAN))
     return SP_ERR_STATE;
   return sp_population_plan_of(c->pop, agent, plan, len);
 }
@@ -545,7 +556,7 @@ int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k) {
 
 SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
-  if (agent >= c->n) return f;
+  if (!sp_crowd_alive(c, agent)) return f;
   const Agent *a = &c->agents[agent];
   f.code = (SpFailureCode)a->fcode;
   f.action = a->faction;
@@ -618,7 +629,7 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
 
 void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   memset(out, 0, sizeof *out);
-  out->agents = c->n;
+  out->agents = sp_crowd_size(c);
   out->plans = c->plans;
   out->replans = c->replans;
   out->no_plans = c->no_plans;

@@ -100,16 +100,13 @@ typedef struct Load {
   Refusals *ref;          /* per crowd */
   const uint8_t *extra;
   size_t extra_len;
+  int selector;           /* the crowd being read: as saved */
+  size_t *agents;         /* per crowd: saved agents and goals, or NULL */
+  int *goals;
+  uint8_t *freed;         /* first pass, per saved slot of the crowd read:
+                             1 despawned, 2 listed as free too */
+  size_t freed_bytes;
 } Load;
-
-static int place_ok(const Load *x, uint32_t p) {
-  return p == SP_NO_PLACE || p < x->w->place_count;
-}
-
-static int cell_ok(const Load *x, int cx, int cy) {
-  const SpGrid *g = x->w->grid;
-  return g != NULL ? sp_grid_contains(g, cx, cy) : cx <= 65534 && cy <= 65534;
-}
 
 /* The cached fields, computed again in the saved order with their saved
  * last use, so the least-recently-used order goes on as it was. */
@@ -274,45 +271,69 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   a.fvalue = p[50], a.pursued = p[51];
   uint32_t time = (uint32_t)sp_save_get(p + 52, 4);
   uint8_t phase = p[56], flags = p[57];
+  uint32_t gen = (uint32_t)sp_save_get(p + 58, 4);
   const uint8_t *hi = p + SAVE_AGENT_BYTES, *state = hi + 4u * words;
-  if (phase == SP_PHASE_FREE || phase >= SP_PHASE_COUNT)
-    return bad(r, "phase %u does not exist", phase);
-  if ((a.goal != GOAL_NONE && a.goal >= goals) ||
-      (a.pursued != GOAL_NONE && a.pursued >= goals))
-    return bad(r, "goal %u or %u does not exist (%d goals)", a.goal,
-               a.pursued, goals);
-  if (a.why >= SP_REASON_COUNT || a.reason >= SP_REASON_COUNT)
-    return bad(r, "reason %u or %u does not exist", a.why, a.reason);
-  if (!place_ok(x, a.target) || !place_ok(x, a.home) || !place_ok(x, a.cool_place))
-    return bad(r, "place %u, %u or %u does not exist (%zu places)", a.target,
-               a.home, a.cool_place, x->w->place_count);
-  if (isnan(a.cool_until)) return bad(r, "its cooldown is not a number");
-  if (!cell_ok(x, a.x, a.y))
-    return bad(r, "cell (%u, %u) is outside the grid", a.x, a.y);
-  if ((a.tx == 0xFFFF) != (a.ty == 0xFFFF) ||
-      (a.tx != 0xFFFF && !cell_ok(x, a.tx, a.ty)))
-    return bad(r, "target cell (%u, %u) is outside the grid", a.tx, a.ty);
-  if ((flags & F_RESERVED) && a.target == SP_NO_PLACE)
-    return bad(r, "holds a reservation without a place");
   if (!value_ok(c->domain, state, c->m, 0) ||
       !value_ok(c->domain, state + m, c->m, 1))
     return bad(r, "a state or goal value is out of range");
   int len = -1;
   if (!read_result(x, r, c, i, &len)) return 0;
-  if ((flags & F_HAS_PLAN) && (len < 0 || a.cursor > len))
-    return bad(r, "step cursor %u is past its plan (%d steps)", a.cursor, len);
-  if (a.step != STEP_NONE && (len < 0 || a.step >= len))
-    return bad(r, "running step %u is not in its plan (%d steps)", a.step, len);
+  /* every field against the others: what the update relies on */
+  SpCrowdView cv = {c, goals, x->selector};
+  SpAgentView v = {&a, phase, flags, time, len >= 0, len};
+  char why[200];
+  if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
+    return bad(r, "%s", why);
+  if (!x->apply) x->freed[i] = phase == SP_PHASE_FREE;
+  if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
+    r->failed = 1; /* invisible: every generation is 0 until loaded */
+    sp_error_memory(r->err);
+    return 0;
+  }
   if (flags & F_RESERVED) x->held[a.target]++;
   if (!x->apply) return 1;
   c->agents[i] = a;
   memcpy(&c->time[i], &time, 4);
   c->phase[i] = phase;
   c->flags[i] = flags;
+  if (c->gens != NULL) c->gens[i] = gen;
   for (size_t k = 0; k < words; k++)
     x->ref[r->crowd - 1].hi[i * words + k] = (uint32_t)sp_save_get(hi + 4 * k, 4);
   memcpy(sp_population_state_write(c->pop, i), state, m);
   memcpy(sp_population_goal_write(c->pop, i), state + m, m);
+  return 1;
+}
+
+/* The despawned slots in reuse order: each a slot of phase
+ * SP_PHASE_FREE read above, listed once, and every such slot listed.
+ * The first pass makes room for them (invisible: see read_agent). */
+static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
+                           size_t *count) {
+  uint32_t k = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if (k > n) return bad(r, "%u despawned slots of %zu", k, n);
+  const uint8_t *ids = take(r, 4u * (size_t)k);
+  if (ids == NULL) return 0;
+  if (k > 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
+    r->failed = 1;
+    sp_error_memory(r->err);
+    return 0;
+  }
+  for (uint32_t j = 0; j < k; j++) {
+    uint32_t slot = (uint32_t)sp_save_get(ids + 4u * j, 4);
+    if (x->apply) {
+      c->free_slots[j] = slot;
+      continue;
+    }
+    if (slot >= n || x->freed[slot] != 1)
+      return bad(r, "free slot %u is not a despawned slot, or is listed "
+                    "twice", slot);
+    x->freed[slot] = 2;
+  }
+  for (size_t i = 0; i < n && !x->apply; i++)
+    if (x->freed[i] == 1)
+      return bad(r, "despawned slot %zu is not in the free list", i);
+  *count = k;
   return 1;
 }
 
@@ -336,6 +357,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   memcpy(&clk, &clock, sizeof clk);
   if (!isfinite(clk)) return bad(r, "its clock is not a number");
   if (selector > 1) return bad(r, "selector byte %u is not 0 or 1", selector);
+  x->selector = (int)selector;
   int goals = read_goals(x, r, c);
   uint64_t counters[SAVE_COUNTERS];
   for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = get(r, 8);
@@ -354,15 +376,35 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
     memset(ref->hi, 0, refused_bytes(c, words));
   }
   ref->words = words;
+  size_t despawned = 0;
+  if (!x->apply) {
+    if (x->freed != NULL) sp_mem_free(x->w->alloc, x->freed, x->freed_bytes);
+    x->freed_bytes = (size_t)n + 1;
+    x->freed = sp_mem_alloc(x->w->alloc, x->freed_bytes);
+    if (x->freed == NULL) {
+      r->failed = 1;
+      sp_error_memory(r->err);
+      return 0;
+    }
+  }
   for (size_t i = 0; i < n; i++) {
     r->agent = i;
     if (!read_agent(x, r, c, i, goals, words)) return 0;
   }
+  if (x->agents != NULL) {
+    x->agents[r->crowd - 1] = (size_t)n;
+    x->goals[r->crowd - 1] = goals;
+  }
   r->agent = SP_NO_AGENT;
+  if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
-  for (size_t i = n; i < c->n; i++) c->phase[i] = SP_PHASE_FREE, c->flags[i] = 0;
+  for (size_t i = n; i < c->n; i++) {
+    c->phase[i] = SP_PHASE_FREE, c->flags[i] = 0;
+    if (c->gens != NULL) c->gens[i] = 0;
+  }
   c->n = (size_t)n;
+  c->free_count = despawned;
   c->clock = clk;
   c->selector = (int)selector;
   c->plans = counters[0], c->replans = counters[1], c->no_plans = counters[2];
@@ -401,10 +443,15 @@ static int read_payload(Load *x, Rd *r) {
   x->extra_len = extra;
   if (r->failed) return 0;
   if (r->at != r->len) return bad(r, "%zu bytes after the end", r->len - r->at);
-  for (size_t p = 0; p < x->w->place_count; p++)
+  for (size_t p = 0; p < x->w->place_count; p++) {
     if (x->saved[p] != x->held[p])
       return bad(r, "place %zu: %u reservations saved, its agents hold %u",
                  p, x->saved[p], x->held[p]);
+    int cap = x->w->places[p].capacity;
+    if (cap > 0 && x->held[p] > (uint32_t)cap)
+      return bad(r, "place %zu: %u reservations, its capacity is %d", p,
+                 x->held[p], cap);
+  }
   return 1;
 }
 
@@ -454,6 +501,7 @@ static int read_header(Load *x, Rd *r) {
 
 static void load_free(Load *x) {
   SpAllocator a = x->w->alloc;
+  if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
   if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
   if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
   if (x->ref == NULL) return;
@@ -465,13 +513,14 @@ static void load_free(Load *x) {
 
 static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                      const void *data, size_t len, int apply,
-                     const void **extra, size_t *extra_len, SpError *err) {
+                     const void **extra, size_t *extra_len, size_t *agents,
+                     int *goals, SpError *err) {
   SpError local;
   if (err == NULL) err = &local;
   sp_error_clear(err);
   if (extra != NULL) *extra = NULL;
   if (extra_len != NULL) *extra_len = 0;
-  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0};
+  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals, NULL, 0};
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
   x.held = sp_mem_alloc(w->alloc, x.place_bytes);
@@ -499,7 +548,8 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
 SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                        const void *data, size_t len, const void **extra,
                        size_t *extra_len, SpError *err) {
-  return load(w, crowds, count, data, len, 1, extra, extra_len, err);
+  return load(w, crowds, count, data, len, 1, extra, extra_len, NULL, NULL,
+              err);
 }
 
 SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
@@ -508,5 +558,13 @@ SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
                              SpError *err) {
   /* apply = 0 writes nothing: the casts only share the code */
   return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
-              extra, extra_len, err);
+              extra, extra_len, NULL, NULL, err);
+}
+
+SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
+                              size_t count, const void *data, size_t len,
+                              const void **extra, size_t *extra_len,
+                              size_t *agents, int *goals, SpError *err) {
+  return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
+              extra, extra_len, agents, goals, err);
 }

@@ -210,6 +210,12 @@ struct SpCrowd {
    * NULL while the crowd has at most REFUSED_LOW goals */
   uint32_t *refused_hi;
   size_t refused_words;
+  /* slots freed by sp_crowd_despawn: per slot its generation, and a
+   * stack of free slots; both NULL until the crowd's first despawn
+   * (capacity + 1 entries each, one allocation) */
+  uint32_t *gens;
+  uint32_t *free_slots;
+  size_t free_count;
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -252,6 +258,13 @@ static inline void sp_agent_prefetch(const SpCrowd *c, size_t j) {
   sp_prefetch(r);
   sp_prefetch(r + sizeof(Agent) - 1);
 }
+
+/* SP_OK when slot i holds a live agent, else SP_ERR_STATE naming it. */
+SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err);
+/* Allocates the slot bookkeeping (gens, free_slots) if not yet there;
+ * 0 on memory. Invisible otherwise: every generation starts at 0. */
+int sp_crowd_slots_ready(SpCrowd *c);
+void sp_crowd_slots_free(SpCrowd *c);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

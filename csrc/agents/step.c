@@ -47,7 +47,7 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
   e->goal = goal >= 0 && goal < c->goal_count ? (uint8_t)c->goals[goal].index
                                               : GOAL_NONE;
   e->action = (int16_t)action;
-  e->pad_ = 0;
+  e->gen = c->gens != NULL ? (uint16_t)c->gens[agent] : 0;
   e->detail = detail;
 }
 
@@ -505,6 +505,52 @@ static void start_acting(SpCrowd *c, Sink s, Plan *plan) {
   c->phase[i] = SP_PHASE_ACTING;
 }
 
+/* Engine moves: the bound step's target goes to the caller (SP_EV_MOVE)
+ * and the agent waits in SP_PHASE_MOVING; an agent on its target cell
+ * already arrives at once. Returns 1 when it arrived (the step acts). */
+static int start_move(SpCrowd *c, Sink s, Plan *plan) {
+  size_t i = plan->i;
+  Agent *a = &c->agents[i];
+  int act = plan_act(plan, a->step);
+  c->flags[i] &= (uint8_t)~F_BIND;
+  if (a->x == a->tx && a->y == a->ty) {
+    sp_agent_emit(s, i, SP_EV_ARRIVED, 0, act, a->goal, (int32_t)a->target);
+    start_acting(c, s, plan);
+    return 1;
+  }
+  c->phase[i] = SP_PHASE_MOVING;
+  c->time[i] = 0.0f;
+  sp_agent_emit(s, i, SP_EV_MOVE, 0, act, a->goal, (int32_t)a->target);
+  return 0;
+}
+
+/* Engine moves: the caller's answer (sp_crowd_arrived or
+ * sp_crowd_move_failed). A failed move fails the step as an unreachable
+ * target does, with the caller's detail. Returns 1 when the step now
+ * acts. */
+static int end_move(SpCrowd *c, Sink s, Plan *plan) {
+  size_t i = plan->i;
+  Agent *a = &c->agents[i];
+  if (c->flags[i] & F_FINISH) {
+    c->flags[i] &= (uint8_t)~F_FINISH;
+    a->x = a->tx, a->y = a->ty;
+    sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(plan, a->step), a->goal,
+                  (int32_t)a->target);
+    start_acting(c, s, plan);
+    return 1;
+  }
+  if (!(c->flags[i] & F_FAIL)) return 0;
+  c->flags[i] &= (uint8_t)~F_FAIL;
+  uint32_t p = a->target;
+  stop_step(c, s, plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+  if (p != SP_NO_PLACE) {
+    a->cool_place = p;
+    a->cool_until = (float)(c->clock + c->opt.cooldown);
+  }
+  need_goal(c, i, SP_REASON_STEP_FAILED);
+  return 0;
+}
+
 enum { SEL_NOTHING = 0, SEL_BIND, SEL_GO };
 
 /* Picks the next step among the ready ones (conditions hold, and the rest
@@ -636,6 +682,9 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
                     (int32_t)a->target);
       start_acting(c, s, &plan);
       break;
+    case SP_PHASE_MOVING:
+      if (!end_move(c, s, &plan)) return 0;
+      break;
     case SP_PHASE_BLOCKED:
       if (round == 0) c->time[i] -= dt;
       if (c->time[i] > 0.0f) return 0;
@@ -644,7 +693,11 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
     case SP_PHASE_THINKING: {
       if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
       int r = select_next(c, s, &plan, w->state);
-      if (r == SEL_BIND) return !bind_fast(c, s, &plan);
+      if (r == SEL_BIND) {
+        if (!bind_fast(c, s, &plan)) return 1;
+        if (!c->opt.engine_moves || !start_move(c, s, &plan)) return 0;
+        break;
+      }
       if (r == SEL_NOTHING) return 0;
       break;
     }
@@ -694,9 +747,10 @@ static void unreachable(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
   need_goal(c, i, SP_REASON_STEP_FAILED);
 }
 
-/* 1 when the agent's cell has a path to the target cell. */
+/* 1 when the agent's cell has a path to the target cell (the caller
+ * judges its own moves: engine moves never compute a field). */
 static int reachable(SpCrowd *c, Agent *a, uint32_t key, int x, int y) {
-  if (c->world->grid == NULL) return 1;
+  if (c->world->grid == NULL || c->opt.engine_moves) return 1;
   const float *f = sp_world_field_get(c->world, key, x, y);
   if (f == NULL) return 0;
   return isfinite(f[sp_grid_field_index(c->world->grid, a->x, a->y)]);
@@ -769,7 +823,7 @@ static int bind_fast(SpCrowd *c, Sink s, Plan *plan) {
   int saw_full, saw_cool, limited;
   uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
   if (limited || p >= w->place_count || cooling(c, a, p)) return 0;
-  if (w->grid != NULL) {
+  if (w->grid != NULL && !c->opt.engine_moves) {
     const float *f = sp_world_field_peek(w, p);
     if (f == NULL || !isfinite(f[sp_grid_field_index(w->grid, a->x, a->y)]))
       return 0;
@@ -792,6 +846,7 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
       return;
     }
     c->flags[i] &= (uint8_t)~F_BIND;
+    if (c->opt.engine_moves) start_move(c, s, &plan);
     return;
   }
   int saw_full, saw_cool, limited;
@@ -822,4 +877,5 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     return;
   }
   take_place(c, s, &plan, p);
+  if (c->opt.engine_moves) start_move(c, s, &plan);
 }

@@ -93,7 +93,10 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     int quick = !c->any_interruptible;
     for (size_t i = lo; i < hi; i++) {
       uint8_t ph = phase[i];
-      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
+      /* a move waits for the caller's answer: nothing due before it */
+      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
+          (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))))
+        continue;
       if (((ph == SP_PHASE_ACTING && quick) || ph == SP_PHASE_BLOCKED) &&
           time[i] > dt) {
         time[i] -= dt;
@@ -405,7 +408,7 @@ const SpAgentEvent *sp_crowd_events(const SpCrowd *c) { return c->ev; }
 const char *sp_phase_name(SpPhase p) {
   static const char *const names[] = {"free",    "idle",    "walking",
                                       "acting",  "script",  "blocked",
-                                      "thinking"};
+                                      "thinking", "moving"};
   return (unsigned)p < SP_PHASE_COUNT ? names[p] : "?";
 }
 
@@ -414,7 +417,7 @@ const char *sp_event_kind_name(SpEventKind k) {
       "goal_chosen",   "planned",      "replanned",    "step_started",
       "step_finished", "step_failed",  "step_skipped", "arrived",
       "goal_reached",  "no_plan",      "blocked",      "idle",
-      "waiting"};
+      "waiting",       "move"};
   return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
 }
 

@@ -216,6 +216,14 @@ typedef struct LCrowd {
   int on_world_pool; /* runs on its world's pool (options without threads) */
 } LCrowd;
 
+/* The saspu.Agent userdata: a slot of its crowd (user value 1) and the
+ * slot's generation when the handle was made: a handle whose generation
+ * is not the slot's any more is of a despawned agent. */
+typedef struct LAgent {
+  size_t index;
+  uint32_t gen;
+} LAgent;
+
 LWorld *check_world(lua_State *L, int idx);
 /* The open crowd at idx (its world's grid open too), or raises. */
 LCrowd *check_crowd(lua_State *L, int idx);

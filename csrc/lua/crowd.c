@@ -68,13 +68,15 @@ static int crowd_error(lua_State *L, const char *fname, const SpError *err)
   return luaL_error(L, "saspu.Crowd:%s: %s", fname, err->message);
 }
 
-/* Argument `arg`: an agent in 1..size; returns it 0-based. */
+/* Argument `arg`: a live agent of slot 1..slots; returns it 0-based. */
 static size_t check_agent(lua_State *L, const LCrowd *c, int arg)
 {
   lua_Integer i = luaL_checkinteger(L, arg);
-  size_t n = sp_crowd_size(c->c);
+  size_t n = sp_crowd_slots(c->c);
   if (i < 1 || (lua_Unsigned)i > n)
     luaL_argerror(L, arg, lua_pushfstring(L, "agent %I is outside 1..%I", i, (lua_Integer)n));
+  if (!sp_crowd_alive(c->c, (size_t)(i - 1)))
+    luaL_argerror(L, arg, lua_pushfstring(L, "agent %I was despawned", i));
   return (size_t)(i - 1);
 }
 
@@ -129,9 +131,27 @@ static double opt_number_field(lua_State *L, int t, const char *k, double dflt, 
   return x;
 }
 
+/* options.movement: "grid" (saspu walks, the default) or "engine" (the
+ * game moves agents and answers each move); 1 for engine. */
+static int opt_movement(lua_State *L, int t)
+{
+  int engine = 0;
+  int type = lua_getfield(L, t, "movement");
+  if (type != LUA_TNIL) {
+    const char *m = type == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (!m || (strcmp(m, "grid") != 0 && strcmp(m, "engine") != 0))
+      luaL_error(L, "world:crowd: options.movement must be \"grid\" or \"engine\", got %s",
+                 m ? shown_name(L, -1) : luaL_typename(L, -1));
+    engine = m[0] == 'e';
+  }
+  lua_pop(L, 1);
+  return engine;
+}
+
 /* saspu.core.crowd(world, dom [, opts]) -> saspu.Crowd. opts: capacity
  * (default 1024), threads (0: every core; default: the world's pool when
- * it has one, else 1), seed, speed, cooldown, retry, cache_capacity. */
+ * it has one, else 1), seed, speed, cooldown, retry, cache_capacity,
+ * movement ("grid" | "engine"). */
 static int l_crowd(lua_State *L)
 {
   LWorld *w = check_world(L, 1);
@@ -156,6 +176,7 @@ static int l_crowd(lua_State *L)
     o.retry = (float)opt_number_field(L, 3, "retry", 0, 0, OPT_MAX_FLOAT);
     o.cache_capacity = (uint32_t)opt_number_field(L, 3, "cache_capacity", 0, 0,
                                                   SP_PLAN_CACHE_MAX_CAPACITY);
+    o.engine_moves = opt_movement(L, 3);
   }
   if (!d->domain)
     luaL_argerror(L, 2, "saspu.Domain is closed");
@@ -199,7 +220,7 @@ static int l_crowd(lua_State *L)
 
 /* __gc, __close and c:close(): frees the agents, then lets go of the
  * domain and the world (freeing them if they were closed meanwhile).
- * Idempotent; agent handles then raise "its crowd is closed". */
+ * Idempotent; agent handles then raise "saspu.Agent: closed". */
 static int l_crowd_close(lua_State *L)
 {
   LCrowd *c = to_crowd(L, 1);
@@ -335,10 +356,10 @@ static int l_crowd_set_var_all(lua_State *L)
   LCrowd *c = check_crowd(L, 1);
   int v = check_id(L, 2, c->nvars, "variable");
   int x = check_id(L, 3, sp_variable_value_count(c->domain, v), "value");
-  size_t n = sp_crowd_size(c->c);
+  size_t n = sp_crowd_slots(c->c);
   SpError err;
   for (size_t a = 0; a < n; a++)
-    if (sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
+    if (sp_crowd_alive(c->c, a) && sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
       return crowd_error(L, "set_all", &err);
   return 0;
 }
@@ -371,11 +392,13 @@ static int fail_matches(lua_State *L, const LCrowd *c, size_t a)
 /* c:control(agent, op [, detail [, action] | place, x, y]) -> true | false,
  * message: op "finish" | "fail" (detail, and the action the step must be:
  * any running step, walking or acting too) | "target" (place id or nil,
- * x, y) | "rethink". Refusals (nothing to finish or fail) come back as
+ * x, y) | "rethink" | "arrived" | "move_failed" (detail): the answers to
+ * an engine move. Refusals (nothing to finish or fail) come back as
  * false. */
 static int l_crowd_control(lua_State *L)
 {
-  static const char *const ops[] = { "finish", "fail", "target", "rethink", NULL };
+  static const char *const ops[] = { "finish", "fail", "target", "rethink", "arrived",
+                                      "move_failed", NULL };
   if (!to_crowd(L, 1)->c)
     luaL_error(L, "saspu.Crowd: closed"); /* before the other arguments */
   int op = luaL_checkoption(L, 3, NULL, ops); /* a Lua point: before the crowd */
@@ -401,8 +424,15 @@ static int l_crowd_control(lua_State *L)
       place = (uint32_t)check_id(L, 4, (int)sp_world_place_count(c->world->w), "place");
     st = sp_crowd_set_target(c->c, a, place, (int)luaL_optinteger(L, 5, 1) - 1,
                              (int)luaL_optinteger(L, 6, 1) - 1, &err);
-  } else
+  } else if (op == 3)
     st = sp_crowd_rethink(c->c, a, &err);
+  else if (op == 4)
+    st = sp_crowd_arrived(c->c, a, &err);
+  else {
+    lua_Integer detail = luaL_checkinteger(L, 4);
+    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4, "detail out of range");
+    st = sp_crowd_move_failed(c->c, a, (int)detail, &err);
+  }
   lua_pushboolean(L, st == SP_OK);
   if (st == SP_OK)
     return 1;
@@ -638,7 +668,71 @@ static int l_crowd_stats(lua_State *L)
   return 1;
 }
 
-/* c:size() -> agents spawned. */
+/* c:despawn(agent): removes a live agent (1-based); its handle and
+ * script data are dropped, so a later spawn in the slot gets new ones. */
+static int l_crowd_despawn(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  SpError err;
+  if (sp_crowd_despawn(c->c, a, &err) != SP_OK)
+    return crowd_error(L, "despawn", &err);
+  for (int uv = UV_CROWD_HANDLES; uv <= UV_CROWD_DATA; uv++) {
+    lua_getiuservalue(L, 1, uv);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, (lua_Integer)a + 1);
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+/* c:alive(agent) -> whether slot `agent` (1-based) holds a live agent. */
+static int l_crowd_alive(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  lua_pushboolean(L, i >= 1 && sp_crowd_alive(c->c, (size_t)(i - 1)));
+  return 1;
+}
+
+/* c:slots() -> agent slots (live or despawned): agent indices are in
+ * 1..slots. */
+static int l_crowd_slots(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)sp_crowd_slots(check_crowd(L, 1)->c));
+  return 1;
+}
+
+/* c:teleport(agent, x, y): the agent's cell now (1-based). */
+static int l_crowd_teleport(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  lua_Integer x = luaL_checkinteger(L, 3), y = luaL_checkinteger(L, 4);
+  SpError err;
+  luaL_argcheck(L, x >= 1 && x <= INT32_MAX, 3, "x must be 1 or more");
+  luaL_argcheck(L, y >= 1 && y <= INT32_MAX, 4, "y must be 1 or more");
+  if (sp_crowd_teleport(c->c, a, (int)x - 1, (int)y - 1, &err) != SP_OK)
+    return crowd_error(L, "teleport", &err);
+  return 0;
+}
+
+/* c:target_cell(agent) -> x, y (1-based) of the agent's move or walk
+ * target, or nothing. */
+static int l_crowd_target_cell(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int x, y;
+  sp_crowd_target_cell(c->c, a, &x, &y);
+  if (x < 0)
+    return 0;
+  lua_pushinteger(L, x + 1);
+  lua_pushinteger(L, y + 1);
+  return 2;
+}
+
+/* c:size() -> live agents. */
 static int l_crowd_size(lua_State *L)
 {
   lua_pushinteger(L, (lua_Integer)sp_crowd_size(check_crowd(L, 1)->c));
@@ -690,10 +784,16 @@ void push_agent(lua_State *L, int crowd, size_t index)
 {
   crowd = lua_absindex(L, crowd);
   lua_getiuservalue(L, crowd, UV_CROWD_HANDLES);
-  if (lua_rawgeti(L, -1, (lua_Integer)index + 1) == LUA_TNIL) {
+  LCrowd *c = lua_touserdata(L, crowd);
+  uint32_t gen = sp_crowd_generation(c->c, index);
+  int t = lua_rawgeti(L, -1, (lua_Integer)index + 1);
+  /* a handle made before a load that changed the slot's generation is
+   * not this agent's */
+  if (t == LUA_TNIL || ((LAgent *)lua_touserdata(L, -1))->gen != gen) {
     lua_pop(L, 1);
-    size_t *h = lua_newuserdatauv(L, sizeof *h, 1);
-    *h = index;
+    LAgent *h = lua_newuserdatauv(L, sizeof *h, 1);
+    h->index = index;
+    h->gen = gen;
     luaL_setmetatable(L, AGENT_MT);
     lua_pushvalue(L, crowd);
     lua_setiuservalue(L, -2, 1);
@@ -729,6 +829,11 @@ static const luaL_Reg crowd_methods[] = {
   { "blocker", l_crowd_blocker },
   { "stats", l_crowd_stats },
   { "size", l_crowd_size },
+  { "slots", l_crowd_slots },
+  { "alive", l_crowd_alive },
+  { "despawn", l_crowd_despawn },
+  { "teleport", l_crowd_teleport },
+  { "target_cell", l_crowd_target_cell },
   { "agent", l_crowd_agent },
   { "handles", l_crowd_handles },
   { "world", l_crowd_world },

@@ -13,6 +13,8 @@ typedef struct SaveBox {
   void *buf;
   size_t len;
   size_t count;
+  size_t *agents; /* count entries each, after the crowds: the saved */
+  int *goals;     /* agents and goals of each crowd */
   SpCrowd *crowds[1]; /* count entries */
 } SaveBox;
 
@@ -29,10 +31,14 @@ static int l_box_gc(lua_State *L)
 static SaveBox *new_box(lua_State *L, int list)
 {
   size_t n = (size_t)lua_rawlen(L, list);
-  SaveBox *b = lua_newuserdatauv(L, sizeof *b + n * sizeof(SpCrowd *), 0);
+  size_t crowds = sizeof(SaveBox) + n * sizeof(SpCrowd *);
+  crowds = (crowds + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
+  SaveBox *b = lua_newuserdatauv(L, crowds + n * (sizeof(size_t) + sizeof(int)), 0);
   memset(b, 0, sizeof *b);
   b->alloc = core_allocator(L);
   b->count = n;
+  b->agents = (size_t *)((char *)b + crowds);
+  b->goals = (int *)(b->agents + n);
   luaL_setmetatable(L, SAVE_BOX_MT);
   return b;
 }
@@ -81,9 +87,10 @@ static int l_world_save(lua_State *L)
 }
 
 /* core.world_load(world, crowds, s [, check_only]) -> the script side's
- * bytes. Raises "saspu.World:load: saved world: ..." and changes nothing
- * when s does not fit this world; with check_only it changes nothing
- * either way. */
+ * bytes; with check_only also { saved agents per crowd }, { saved goals
+ * per crowd }. Raises "saspu.World:load: saved world: ..." and changes
+ * nothing when s does not fit this world; with check_only it changes
+ * nothing either way. */
 static int l_world_load(lua_State *L)
 {
   size_t len;
@@ -97,8 +104,8 @@ static int l_world_load(lua_State *L)
   size_t extra_len = 0;
   SpError err;
   SpStatus st = check_only
-                    ? sp_world_load_check(w, (const SpCrowd *const *)b->crowds, b->count, s,
-                                          len, &extra, &extra_len, &err)
+                    ? sp_world_load_counts(w, (const SpCrowd *const *)b->crowds, b->count, s,
+                                           len, &extra, &extra_len, b->agents, b->goals, &err)
                     : sp_world_load(w, b->crowds, b->count, s, len, &extra, &extra_len, &err);
   if (st != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
@@ -106,7 +113,16 @@ static int l_world_load(lua_State *L)
     return luaL_error(L, "saspu.World:load: %s", err.message);
   }
   lua_pushlstring(L, extra, extra_len); /* inside s, which the stack holds */
-  return 1;
+  if (!check_only) return 1;
+  lua_createtable(L, (int)b->count, 0);
+  lua_createtable(L, (int)b->count, 0);
+  for (size_t k = 0; k < b->count; k++) { /* b stays on the stack */
+    lua_pushinteger(L, (lua_Integer)b->agents[k]);
+    lua_rawseti(L, -3, (lua_Integer)k + 1);
+    lua_pushinteger(L, b->goals[k]);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  return 3;
 }
 
 /* Registers core.world_save and core.world_load (module on top). */

@@ -27,6 +27,9 @@ local function is_integer(x)
 end
 local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume,
   coroutine.status, coroutine.yield
+local co_running, co_isyieldable, co_close = coroutine.running, coroutine.isyieldable,
+  coroutine.close
+local huge = math.huge
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
@@ -375,6 +378,7 @@ function World:crowd(dom, behaviour, opts)
     failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
+    engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -420,18 +424,61 @@ local function fail_step(side, agent, action, text)
   end
 end
 
+-- The text of a value a script gave (an error object, a result) that never raises: an
+-- object whose __tostring raises or returns no string gets a placeholder.
+local function describe(v)
+  local ok, text = pcall(tostring, v)
+  if ok and type(text) == "string" then return text end
+  return "(a " .. type(v) .. " whose __tostring failed)"
+end
+
+-- Its type and value: `string "5"`, `number inf`, `nil nil`.
+local function typed(v)
+  if type(v) == "string" then return "string " .. string_format("%q", v) end
+  return type(v) .. " " .. describe(v)
+end
+
+-- True when a yield here would suspend the caller of world:update (which then runs in a
+-- coroutine and may yield through pcall: 5.2, 5.3, 5.4 and LuaJIT).
+local function yieldable()
+  if co_isyieldable then return co_isyieldable() end
+  local co, main = co_running()
+  return co ~= nil and not main
+end
+
+-- pcall for a script's function during world:update: an error, or a yield (only `run`
+-- may wait), gives false and a message; the frame goes on either way.
+local function protected(f, ...)
+  if not yieldable() then return pcall(f, ...) end
+  local co = co_create(f)
+  local ok, a, b = co_resume(co, ...)
+  if ok and co_status(co) ~= "dead" then
+    if co_close then co_close(co) end
+    return false, "yielded (only a run script may wait)"
+  end
+  return ok, a, b
+end
+
 local function call_hook(side, f, agent, action, name, ...)
-  local ok, err = pcall(f, side.handles[agent] or side.crowd:agent(agent), ...)
+  local ok, err = protected(f, side.handles[agent] or side.crowd:agent(agent), ...)
   if ok then return true end
-  local text = string_format("%s %s: %s", side.names.action_names[action], name, tostring(err))
+  local text = string_format("%s %s: %s", side.names.action_names[action], name, describe(err))
   return false, text
 end
+
+-- A coordinate a script may give: a whole number a cell can have (1 .. 65535).
+local function cell_ok(x) return is_integer(x) and x >= 1 and x <= 65535 end
+
+-- A number of seconds a script may give: finite, 0 or more.
+local function seconds_ok(d) return type(d) == "number" and d >= 0 and d < huge end
 
 -- The draw of a scripted step's duration: the function's, or uniform in [min, max].
 local function step_duration(side, rec, handle)
   if rec.duration_fn then
     local d = rec.duration_fn(handle)
-    if type(d) ~= "number" or d < 0 then error("duration returned " .. tostring(d), 0) end
+    if not seconds_ok(d) then
+      error("duration returned " .. typed(d) .. " (expected a finite number of seconds, 0 or more)", 0)
+    end
     return d
   end
   if rec.max <= rec.min then return rec.min end
@@ -455,20 +502,21 @@ local function resume(side, r)
   local ok, a, b = co_resume(r.co, c:agent(r.agent), wait)
   local name = side.names.action_names[r.action]
   if not ok then
-    fail_step(side, r.agent, r.action, string_format("%s run: %s", name, tostring(a)))
+    fail_step(side, r.agent, r.action, string_format("%s run: %s", name, describe(a)))
     return true
   end
   if co_status(r.co) ~= "dead" then
-    if type(a) ~= "number" or a < 0 then
-      fail_step(side, r.agent, r.action,
-                string_format("%s run: wait(%s): expected seconds >= 0", name, tostring(a)))
+    if not seconds_ok(a) then
+      if co_close then co_close(r.co) end
+      fail_step(side, r.agent, r.action, string_format(
+        "%s run: wait(%s): expected a finite number of seconds, 0 or more", name, typed(a)))
       return true
     end
     r.wait = a
     return false
   end
   if a == false then
-    fail_step(side, r.agent, r.action, string_format("%s: %s", name, tostring(b or "failed")))
+    fail_step(side, r.agent, r.action, string_format("%s: %s", name, describe(b or "failed")))
   else
     c:control(r.agent, "finish")
   end
@@ -484,23 +532,24 @@ local function on_waiting(side, agent, action, rec)
   local c, handle = side.crowd, side.crowd:agent(agent)
   if side.pending_target[agent] then
     side.pending_target[agent] = nil
-    local ok, p, y = pcall(rec.at_fn, handle)
+    local ok, p, y = protected(rec.at_fn, handle)
     local name = side.names.action_names[action]
-    if not ok then return fail_step(side, agent, action, name .. " at: " .. tostring(p)) end
+    if not ok then return fail_step(side, agent, action, name .. " at: " .. describe(p)) end
     local done, err
     if type(p) == "string" and side.wside.place_ids[p] then
       done, err = c:control(agent, "target", side.wside.place_ids[p])
-    elseif is_integer(p) and is_integer(y) then
+    elseif cell_ok(p) and cell_ok(y) then -- the grid's own bounds are C's to check
       done, err = c:control(agent, "target", nil, p, y)
     else
-      done, err = false, "expected a place name or x, y, got " .. tostring(p)
+      done, err = false, string_format("returned %s, %s (expected a place name, or the x, y "
+                                       .. "of a cell on the grid)", typed(p), typed(y))
     end
     if not done then fail_step(side, agent, action, name .. " at: " .. err) end
     return
   end
-  local ok, d = pcall(step_duration, side, rec, handle)
+  local ok, d = protected(step_duration, side, rec, handle)
   if not ok then
-    return fail_step(side, agent, action, side.names.action_names[action] .. " duration: " .. d)
+    return fail_step(side, agent, action, side.names.action_names[action] .. " duration: " .. describe(d))
   end
   local r = { agent = agent, action = action, wait = d, fresh = true,
               co = rec.run and co_create(rec.run) or nil }
@@ -524,10 +573,10 @@ end
 -- An agent needs a goal: ask behaviour.select. An error, or a name that is no goal,
 -- leaves the agent idle (no_goal) after a hook_failed event; nil means nothing to do.
 local function on_select(side, agent)
-  local ok, name = pcall(side.select, side.handles[agent] or side.crowd:agent(agent))
+  local ok, name = protected(side.select, side.handles[agent] or side.crowd:agent(agent))
   local id, err
   if not ok then
-    err = "select: " .. tostring(name)
+    err = "select: " .. describe(name)
   elseif name ~= nil and name ~= false then
     id, err = selected_goal(side, name)
     if err then err = "select: " .. err end
@@ -691,20 +740,7 @@ end
 -- world:update_crowds runs each pass of all the pool's crowds as one parallel job; a
 -- hook's change to another crowd is then seen at the next frame.
 local FLOAT_MAX = 3.4028234663852886e38 -- C keeps dt as a float
-
---- One frame: every open crowd advances by dt seconds in C (choose goals, plan, walk,
--- act, apply effects, replan), then the Lua hooks of this frame's events run. With
--- `threads` the crowds update together and then each runs its hooks in creation order;
--- without, each crowd's hooks run before the next crowd's update. A hook that raises
--- fails its step (`step_failed` at the next update); the crowd keeps running.
--- @tparam number dt seconds, finite, 0 or more
--- @raise "saspu.World:update: dt must be a finite number of seconds, 0 or more, got -1".
-function World:update(dt)
-  local ws = world_side(self)
-  if type(dt) ~= "number" or not (dt >= 0 and dt <= FLOAT_MAX) then
-    -- checked here too, so a world without open crowds says so as well
-    error("saspu.World:update: dt must be a finite number of seconds, 0 or more, got " .. tostring(dt), 2)
-  end
+local function update_all(self, ws, dt)
   local list = ws.crowds
   if ws.threads then
     local open = ws.open
@@ -713,7 +749,7 @@ function World:update(dt)
       local c = list[i]
       if c:is_open() then
         local side = crowds[c]
-        if side.hooked then before_update(side) end
+        if side.hooked or side.engine then before_update(side) end
         open[#open + 1] = c
       end
     end
@@ -725,11 +761,52 @@ function World:update(dt)
     local c = list[i]
     if c:is_open() then
       local side = crowds[c]
-      if side.hooked then before_update(side) end
+      if side.hooked or side.engine then before_update(side) end
       c:update(dt)
       after_update(side, dt)
     end
   end
+end
+
+--- One frame: every open crowd advances by dt seconds in C (choose goals, plan, walk,
+-- act, apply effects, replan), then the Lua hooks of this frame's events run. With
+-- `threads` the crowds update together and then each runs its hooks in creation order;
+-- without, each crowd's hooks run before the next crowd's update. A hook that raises,
+-- yields (outside `run`), or closes, loads, saves or updates the world fails its step
+-- (`step_failed` or `hook_failed` at the next update); the frame's other hooks run and
+-- the crowd keeps running.
+-- @tparam number dt seconds, finite, 0 or more
+-- @raise "saspu.World:update: dt must be a finite number of seconds, 0 or more, got -1".
+function World:update(dt)
+  local ws = world_side(self)
+  if type(dt) ~= "number" or not (dt >= 0 and dt <= FLOAT_MAX) then
+    -- checked here too, so a world without open crowds says so as well
+    error("saspu.World:update: dt must be a finite number of seconds, 0 or more, got " .. tostring(dt), 2)
+  end
+  if ws.updating then error("saspu.World:update: called from a hook during world:update", 2) end
+  ws.updating = true
+  local ok, err = pcall(update_all, self, ws, dt)
+  ws.updating = false
+  if not ok then error(err, 0) end
+end
+
+-- While world:update runs its hooks, nothing may close, load or update the world or
+-- its crowds: the hook that tries fails (hook_failed) and the frame goes on.
+local function not_updating(ws, what)
+  if ws and ws.updating then
+    error(what .. ": not allowed from a hook during world:update (do it after update returns)", 3)
+  end
+end
+
+local world_close, crowd_close = World.close, Crowd.close
+function World:close()
+  not_updating(worlds[self], "saspu.World:close")
+  return world_close(self)
+end
+function Crowd:close()
+  local side = crowds[self]
+  not_updating(side and side.wside, "saspu.Crowd:close")
+  return crowd_close(self)
 end
 
 -- ------------------------------------------------------------------------------------
@@ -742,15 +819,18 @@ local PLACE_REASONS = { full = true, unreachable = true, cooldown = true }
 --- Iterates this frame's events: crowds in creation order, each crowd's Lua-made
 -- events (`hook_failed`) first, then its C events in the C order (the same for any
 -- thread count). Each step yields the SAME reused table, so copy what you keep:
--- `{ agent, crowd, class, kind, action, goal, reason, place, detail, why }`: `agent` a
--- `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the domain's name; `action` and
--- `goal` names or nil; `reason` a text or nil; `place` the name of the place the event is
--- about (`arrived`, `blocked`, and `step_failed` for `full`, `unreachable`, `cooldown`),
--- else nil; `detail` the place's id (1-based, as `world:place` returns it) with `place`,
--- the plan's length for `planned` and `replanned`, else nil; `why` for `no_plan`: the
--- blocker (see `Crowd:why`). Kinds: `goal_chosen`, `planned`, `replanned`,
+-- `{ agent, crowd, class, kind, action, goal, reason, place, detail, why, x, y }`:
+-- `agent` a `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the domain's name;
+-- `action` and `goal` names or nil; `reason` a text or nil; `place` the name of the
+-- place the event is about (`arrived`, `blocked`, `move`, and `step_failed` for `full`,
+-- `unreachable`, `cooldown`), else nil; `detail` the place's id (1-based, as
+-- `world:place` returns it) with `place`, the plan's length for `planned` and
+-- `replanned`, else nil; `why` for `no_plan`: the blocker (see `Crowd:why`); `x, y`: the
+-- target cell of a `move`, else nil. Kinds: `goal_chosen`, `planned`, `replanned`,
 -- `step_started`, `step_finished`, `step_failed`, `step_skipped`, `arrived`,
--- `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `hook_failed`.
+-- `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds with
+-- movement = "engine"), `hook_failed`. Events of agents despawned after the update are
+-- skipped.
 -- @treturn function the iterator: `for ev in world:events() do ... end`
 -- @raise "saspu.World: closed"; "saspu.World: not made by saspu.world".
 function World:events()
@@ -763,6 +843,7 @@ function World:events()
         k = k + 1
         local c = side.crowd
         ev.crowd = c
+        ev.x, ev.y = nil, nil
         if k <= #extra then
           local e = extra[k]
           ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
@@ -771,31 +852,36 @@ function World:events()
           ev.why = nil
           return ev
         end
-        local agent, kind, reason, _, goal, action, detail = c:event(k - #extra)
-        ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
-        ev.action = action and side.names.action_names[action] or nil
-        ev.goal = goal and side.goal_names[goal] or nil
-        local why = kind == "no_plan" and why_of(c, agent, true) or nil
-        if why then why.goal = side.goal_names[goal] end
-        ev.why = why
-        ev.reason = why and why.message or reason_text(side, agent, kind, reason, detail)
-        ev.place, ev.detail = nil, nil
-        if kind == "planned" or kind == "replanned" then
-          ev.detail = detail
-        elseif (kind == "arrived" or kind == "blocked" or PLACE_REASONS[reason]) and detail >= 1 then
-          ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
+        local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
+        if live then -- events of agents despawned since are skipped
+          ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
+          ev.action = action and side.names.action_names[action] or nil
+          ev.goal = goal and side.goal_names[goal] or nil
+          local why = kind == "no_plan" and why_of(c, agent, true) or nil
+          if why then why.goal = side.goal_names[goal] end
+          ev.why = why
+          ev.reason = why and why.message or reason_text(side, agent, kind, reason, detail)
+          ev.place, ev.detail = nil, nil
+          if kind == "planned" or kind == "replanned" then
+            ev.detail = detail
+          elseif (kind == "arrived" or kind == "blocked" or kind == "move" or PLACE_REASONS[reason])
+                 and detail >= 1 then
+            ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
+          end
+          if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
+          return ev
         end
-        return ev
-      end
-      ci = ci + 1
-      local c = list[ci]
-      if not c then return nil end
-      side = crowds[c]
-      if c:is_open() then
-        extra = side.extra
-        k, n = 0, #extra + c:event_count()
       else
-        n = 0
+        ci = ci + 1
+        local c = list[ci]
+        if not c then return nil end
+        side = crowds[c]
+        if c:is_open() then
+          extra = side.extra
+          k, n = 0, #extra + c:event_count()
+        else
+          n = 0
+        end
       end
     end
   end
@@ -904,6 +990,10 @@ function Agent:state()
   local c = self:crowd()
   return c:domain():decode(c:state(self:index()))
 end
+
+-- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
+require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
+                                            drop_running = drop_running })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
@@ -1038,10 +1128,23 @@ local function reader(s)
   return r
 end
 
--- Parses one crowd's script side; checks its actions against the behaviour.
-local function read_side(side, r, k)
+-- Parses one crowd's script side; checks it against the behaviour and against the saved
+-- crowd (`agents` agents, `goals` goals): every agent it names exists, every action is one
+-- of the crowd's, every goal name is one of the saved goals.
+local function read_side(side, r, k, agents, goals)
   local p = { goal_names = {}, msgs = {}, running = {}, pending = {}, failed = {}, extra = {} }
-  for i = 1, r.int(0, "goal count") do p.goal_names[i] = r.str() end
+  local function bad(fmt, ...)
+    error(string_format("saved world: crowd %d '%s': the script part: " .. fmt, k,
+                        side.names.name, ...), 0)
+  end
+  local function agent()
+    local a = r.int(1, "agent")
+    if a > agents then bad("agent %d does not exist (%d agents saved)", a, agents) end
+    return a
+  end
+  local count = r.int(0, "goal count")
+  if count ~= goals then bad("%d goal names for %d saved goals", count, goals) end
+  for i = 1, count do p.goal_names[i] = r.str() end
   p.rng = r.int(0, "draw state")
   p.next_msg = r.int(0, "message count")
   for _ = 1, r.int(0, "message count") do
@@ -1049,28 +1152,49 @@ local function read_side(side, r, k)
     p.msgs[id] = r.str()
   end
   for i = 1, r.int(0, "running count") do
-    local rec = { agent = r.int(1, "agent"), action = r.int(1, "action"), wait = r.num(),
+    local rec = { agent = agent(), action = r.int(1, "action"), wait = r.num(),
                   fresh = r.int(0, "flag") == 1 or nil, co = r.int(0, "flag") == 1 }
     local act = side.actions[rec.action]
     if not act or not act.scripted or (rec.co and not act.run) then
-      error(string_format("saved world: crowd %d '%s': action %d is not a scripted step of "
-                          .. "its behaviour", k, side.names.name, rec.action), 0)
+      bad("action %d is not a scripted step of its behaviour", rec.action)
+    end
+    if not (rec.wait >= 0 and rec.wait < huge) then
+      bad("agent %d waits %s seconds", rec.agent, tostring(rec.wait))
     end
     p.running[i] = rec
   end
   for _, set in ipairs { p.pending, p.failed } do
-    for _ = 1, r.int(0, "agent count") do set[r.int(1, "agent")] = true end
+    for _ = 1, r.int(0, "agent count") do set[agent()] = true end
   end
   for i = 1, r.int(0, "event count") do
-    local e = { agent = r.int(1, "agent"), kind = r.str(), action = r.int(0, "action"),
+    local e = { agent = agent(), kind = r.str(), action = r.int(0, "action"),
                 reason = r.str() }
-    if e.action == 0 then e.action = nil end
+    if e.kind ~= "hook_failed" then bad("event kind '%s' is not one saspu makes in Lua", e.kind) end
+    if e.action == 0 then
+      e.action = nil
+    elseif not side.names.action_names[e.action] then
+      bad("action %d does not exist", e.action)
+    end
     p.extra[i] = e
   end
   return p
 end
 
-local function apply_side(side, p)
+-- Restores the parsed script side (the C load is done). A running record whose agent is
+-- not waiting in that scripted step (a save edited by hand) is dropped, and said so in
+-- `report`: its agent goes on as the C part says.
+local function apply_side(side, p, report)
+  local info = {}
+  for i = #p.running, 1, -1 do
+    local rec = p.running[i]
+    side.crowd:info(rec.agent, info)
+    if info.phase ~= "script" or info.action ~= rec.action then
+      table.remove(p.running, i)
+      report[#report + 1] = string_format("crowd '%s' agent %d: dropped the timing of step '%s' "
+                                          .. "(the agent is not waiting in it)", side.names.name,
+                                          rec.agent, side.names.action_names[rec.action])
+    end
+  end
   side.goal_names, side.goal_ids = p.goal_names, {}
   for i, name in ipairs(p.goal_names) do side.goal_ids[name] = side.goal_ids[name] or i end
   side.rng, side.next_msg, side.msgs, side.msgs_old = p.rng, p.next_msg, p.msgs, {}
@@ -1100,6 +1224,7 @@ end
 -- @raise "saspu.World: not made by saspu.world"; "saspu.World: closed".
 function World:save()
   local ws = world_side(self)
+  not_updating(ws, "saspu.World:save")
   local list = open_crowds(ws)
   local out = { SCRIPT_TAG }
   for _, c in ipairs(list) do save_side(crowds[c], out) end
@@ -1108,17 +1233,22 @@ end
 
 --- Restores a save onto this world, which the same game code built: the same grid,
 -- places, and crowds in the same order with the same domains, behaviours and options.
--- The agents then resume exactly. Everything is checked before anything changes.
+-- The agents then resume exactly. Everything is checked before anything changes: every
+-- saved agent against what the update relies on (a save edited by hand is refused naming
+-- the crowd, the agent and the field), and the script part against the saved crowds.
 -- @tparam string s a string from `World:save`
+-- @treturn {string,...} a report: one line per thing the load dropped (a step timing
+-- whose agent was not waiting in it); empty for a save as `World:save` wrote it
 -- @raise "saspu.World:load: expected a string, got TYPE";
 -- "saspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'";
 -- "saspu.World:load: saved world: crowd 2 'farrier': domain differs from the saved one";
 -- "...: format version 3, this saspu reads 1"; a checksum mismatch. The world is left as it was.
 function World:load(s)
   local ws = world_side(self)
+  not_updating(ws, "saspu.World:load")
   if type(s) ~= "string" then error("saspu.World:load: expected a string, got " .. type(s), 2) end
   local list = open_crowds(ws)
-  local checked, extra = pcall(core.world_load, self, list, s, true)
+  local checked, extra, agents, goals = pcall(core.world_load, self, list, s, true)
   if not checked then error((tostring(extra):gsub("^[^\n]-:%d+: ", "")), 2) end
   local ok, parsed = pcall(function()
     if extra:sub(1, #SCRIPT_TAG) ~= SCRIPT_TAG then
@@ -1126,13 +1256,15 @@ function World:load(s)
     end
     local r = reader(extra:sub(#SCRIPT_TAG + 1))
     local all = {}
-    for k, c in ipairs(list) do all[k] = read_side(crowds[c], r, k) end
+    for k, c in ipairs(list) do all[k] = read_side(crowds[c], r, k, agents[k], goals[k]) end
     if r.left() ~= 0 then error("saved world: the script part has bytes after the end", 0) end
     return all
   end)
   if not ok then error("saspu.World:load: " .. tostring(parsed), 2) end
   core.world_load(self, list, s)
-  for k, c in ipairs(list) do apply_side(crowds[c], parsed[k]) end
+  local report = {}
+  for k, c in ipairs(list) do apply_side(crowds[c], parsed[k], report) end
+  return report
 end
 
 -- ------------------------------------------------------------------------------------
@@ -1151,7 +1283,7 @@ end
 local function guard(methods, names, what)
   local is_open = methods.is_open
   for _, name in ipairs(names) do
-    local f = methods[name]
+    local f = assert(methods[name], name)
     methods[name] = function(self, ...)
       if not is_open(self) then error(what .. ": closed", 2) end
       local ok, a, b = pcall(f, self, ...)
@@ -1164,7 +1296,8 @@ end
 guard(World, { "place", "place_name", "crowd", "crowds", "update", "events", "save", "load" },
       "saspu.World")
 guard(Crowd, { "spawn", "set_all", "goal_names", "why" }, "saspu.Crowd")
-guard(Agent, { "set", "get", "state", "inspect" }, "saspu.Agent")
+guard(Agent, { "set", "get", "state", "inspect", "despawn", "teleport", "arrived", "move_failed" },
+      "saspu.Agent")
 M.strip_own = strip_own
 
 -- ------------------------------------------------------------------------------------

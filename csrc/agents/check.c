@@ -1,0 +1,234 @@
+/* check.c: the invariants the update relies on (listed in sp_save.h), checked on a saved agent before a load and on live crowds by the tests. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sp_error.h"
+#include "sp_internal.h"
+#include "sp_save.h"
+
+/* Writes "field: what" to buf and returns it. */
+static const char *wrong(char *buf, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static const char *wrong(char *buf, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+static int place_or_none(const SpWorld *w, uint32_t p) {
+  return p == SP_NO_PLACE || p < w->place_count;
+}
+
+static int cell_ok(const SpWorld *w, int x, int y) {
+  return w->grid != NULL ? sp_grid_contains(w->grid, x, y)
+                         : x <= 65534 && y <= 65534;
+}
+
+static int action_or_none(const SpCrowd *c, int act) {
+  return act >= -1 && act < c->action_count;
+}
+
+/* R2..R5: indices into the goals, the domain, the places and the grid. */
+static const char *check_indices(const SpCrowdView *cv, const Agent *a,
+                                 char *buf, size_t size) {
+  const SpCrowd *c = cv->c;
+  const SpWorld *w = c->world;
+  if (a->goal != GOAL_NONE && a->goal >= cv->goals)
+    return wrong(buf, size, "field 'goal': goal %u does not exist (%d goals)",
+                 a->goal, cv->goals);
+  if (a->pursued != GOAL_NONE && a->pursued >= cv->goals)
+    return wrong(buf, size, "field 'pursued': goal %u does not exist (%d goals)",
+                 a->pursued, cv->goals);
+  if (a->why >= SP_REASON_COUNT || a->reason >= SP_REASON_COUNT)
+    return wrong(buf, size, "field '%s': reason %u does not exist",
+                 a->why >= SP_REASON_COUNT ? "why" : "reason",
+                 a->why >= SP_REASON_COUNT ? a->why : a->reason);
+  if (a->fcode > SP_FAIL_ORDER)
+    return wrong(buf, size, "field 'fcode': failure code %u does not exist",
+                 a->fcode);
+  const int16_t acts[3] = {a->fail_action, a->faction, a->fother};
+  const char *const act_names[3] = {"fail_action", "faction", "fother"};
+  for (int k = 0; k < 3; k++)
+    if (!action_or_none(c, acts[k]))
+      return wrong(buf, size, "field '%s': action %d does not exist (%d "
+                   "actions)", act_names[k], acts[k], c->action_count);
+  if ((a->fcode == SP_FAIL_REPEAT || a->fcode == SP_FAIL_ORDER) && a->faction < 0)
+    return wrong(buf, size, "field 'faction': a failure of code %u names no "
+                 "action", a->fcode);
+  if (a->fvar < -1 || a->fvar >= c->m)
+    return wrong(buf, size, "field 'fvar': variable %d does not exist (%d "
+                 "variables)", a->fvar, c->m);
+  if (a->fvalue != 0xFF &&
+      (a->fvar < 0 || a->fvalue >= sp_variable_value_count(c->domain, a->fvar)))
+    return wrong(buf, size, "field 'fvalue': value %u is no value of "
+                 "variable %d", a->fvalue, a->fvar);
+  const uint32_t places[3] = {a->target, a->home, a->cool_place};
+  const char *const place_names[3] = {"target", "home", "cool_place"};
+  for (int k = 0; k < 3; k++)
+    if (!place_or_none(w, places[k]))
+      return wrong(buf, size, "field '%s': place %u does not exist (%zu "
+                   "places)", place_names[k], places[k], w->place_count);
+  if (!isfinite(a->cool_until))
+    return wrong(buf, size, "field 'cool_until': %g is not a finite time",
+                 (double)a->cool_until);
+  if (!cell_ok(w, a->x, a->y))
+    return wrong(buf, size, "field 'x, y': cell (%u, %u) is outside the grid",
+                 a->x, a->y);
+  if ((a->tx == 0xFFFF) != (a->ty == 0xFFFF) ||
+      (a->tx != 0xFFFF && !cell_ok(w, a->tx, a->ty)))
+    return wrong(buf, size, "field 'tx, ty': target cell (%u, %u) is outside "
+                 "the grid", a->tx, a->ty);
+  if (a->target != SP_NO_PLACE && a->tx != 0xFFFF &&
+      (a->tx != w->places[a->target].x || a->ty != w->places[a->target].y))
+    return wrong(buf, size, "field 'tx, ty': target cell (%u, %u) is not the "
+                 "cell of its target place %u", a->tx, a->ty, a->target);
+  return NULL;
+}
+
+/* R6, R7: the plan, its cursor, its done bits and the running step. */
+static const char *check_plan(const SpAgentView *v, int has_plan, char *buf,
+                              size_t size) {
+  const Agent *a = v->a;
+  int len = v->planned ? v->len : -1;
+  if (has_plan && len < 0)
+    return wrong(buf, size, "field 'flags': it follows a plan but holds none");
+  if (has_plan && a->goal == GOAL_NONE)
+    return wrong(buf, size, "field 'goal': it follows a plan but has no goal");
+  if (has_plan && a->cursor > len)
+    return wrong(buf, size, "field 'cursor': position %u is past its plan (%d "
+                 "steps)", a->cursor, len);
+  if (has_plan && len - a->cursor < DONE_WINDOW &&
+      (a->done >> (len - a->cursor)) != 0)
+    return wrong(buf, size, "field 'done': marks steps past its plan (%d "
+                 "steps, cursor %u)", len, a->cursor);
+  if (a->step == STEP_NONE) return NULL;
+  if (len < 0 || a->step >= len)
+    return wrong(buf, size, "field 'step': running step %u is not in its plan "
+                 "(%d steps)", a->step, len);
+  if (a->step < a->cursor || a->step - a->cursor >= DONE_WINDOW)
+    return wrong(buf, size, "field 'step': running step %u is not within %d "
+                 "steps of the cursor %u", a->step, DONE_WINDOW, a->cursor);
+  if ((a->done >> (a->step - a->cursor)) & 1u)
+    return wrong(buf, size, "field 'step': running step %u is marked done",
+                 a->step);
+  return NULL;
+}
+
+/* P1..P7: what each phase needs to go on. */
+static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
+                               char *buf, size_t size) {
+  const Agent *a = v->a;
+  int step = a->step != STEP_NONE, has = (v->flags & F_HAS_PLAN) != 0;
+  const char *name = sp_phase_name((SpPhase)v->phase);
+  switch (v->phase) {
+  case SP_PHASE_WALKING:
+  case SP_PHASE_ACTING:
+    if (!step || !has)
+      return wrong(buf, size, "field 'step': %s without a running step of a "
+                   "plan", name);
+    if (v->phase == SP_PHASE_WALKING && !(v->flags & F_BIND) && a->tx == 0xFFFF)
+      return wrong(buf, size, "field 'tx, ty': walking without a target cell");
+    break;
+  case SP_PHASE_MOVING:
+    if (!step || !has || a->tx == 0xFFFF)
+      return wrong(buf, size, "field 'step': moving without a running step of "
+                   "a plan and its target cell");
+    break;
+  case SP_PHASE_SCRIPT:
+    if (step != has || (!step && !cv->selector))
+      return wrong(buf, size, "field 'step': waiting for the script without a "
+                   "running step of a plan");
+    break;
+  case SP_PHASE_BLOCKED:
+  case SP_PHASE_THINKING:
+  case SP_PHASE_IDLE:
+    if (step)
+      return wrong(buf, size, "field 'step': %s with a running step", name);
+    if (v->phase == SP_PHASE_BLOCKED && !has)
+      return wrong(buf, size, "field 'flags': blocked without a plan to go on "
+                   "with");
+    if (v->phase == SP_PHASE_THINKING && !has && !(v->flags & F_PLANNING))
+      return wrong(buf, size, "field 'flags': thinking with neither a plan nor "
+                   "one to wait for");
+    if (v->phase == SP_PHASE_IDLE && has)
+      return wrong(buf, size, "field 'flags': idle with a plan");
+    break;
+  default: break;
+  }
+  if ((v->flags & F_BIND) && v->phase != SP_PHASE_WALKING)
+    return wrong(buf, size, "field 'flags': a place to bind while %s", name);
+  return NULL;
+}
+
+const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
+                                char *buf, size_t size) {
+  const Agent *a = v->a;
+  uint8_t fl = v->flags;
+  if (v->phase >= SP_PHASE_COUNT)
+    return wrong(buf, size, "field 'phase': phase %u does not exist", v->phase);
+  /* a despawned slot keeps its last agent's record, read by no pass */
+  if (v->phase == SP_PHASE_FREE)
+    return fl != 0 ? wrong(buf, size, "field 'flags': a despawned slot with "
+                           "flags 0x%02x", fl)
+                   : NULL;
+  const char *why = check_indices(cv, a, buf, size);
+  if (why == NULL) why = check_plan(v, (fl & F_HAS_PLAN) != 0, buf, size);
+  if (why != NULL) return why;
+  int step = a->step != STEP_NONE;
+  if ((fl & F_PLANNING) &&
+      (a->goal == GOAL_NONE || step || (fl & F_HAS_PLAN) ||
+       v->phase != SP_PHASE_THINKING))
+    return wrong(buf, size, "field 'flags': waits for a plan without a goal, "
+                 "or while it has a step or a plan");
+  if ((fl & (F_FINISH | F_FAIL)) &&
+      ((fl & F_FINISH && fl & F_FAIL) || !step ||
+       (v->phase != SP_PHASE_SCRIPT && v->phase != SP_PHASE_MOVING)))
+    return wrong(buf, size, "field 'flags': a finished or failed script step "
+                 "that is not waiting for the script");
+  if ((fl & F_RESERVED) && (!step || a->target == SP_NO_PLACE || a->tx == 0xFFFF))
+    return wrong(buf, size, "field 'flags': holds a reservation without a "
+                 "running step, a target place and its cell");
+  float t;
+  memcpy(&t, &v->time_bits, sizeof t);
+  if (!(fl & F_FAIL) && !isfinite(t))
+    return wrong(buf, size, "field 'time': %g is not a finite time", (double)t);
+  if (!(fl & F_FAIL) && v->phase == SP_PHASE_WALKING && t < 0.0f)
+    return wrong(buf, size, "field 'time': walking progress %g is negative",
+                 (double)t);
+  if (fl & F_NEED_GOAL) return NULL; /* the next update starts it over */
+  return check_phase(cv, v, buf, size);
+}
+
+SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
+  sp_error_clear(err);
+  const SpWorld *w = c->world;
+  SpCrowdView cv = {c, c->goal_count, c->selector};
+  char buf[200];
+  for (size_t i = 0; i < c->n; i++) {
+    SpAgentView v = {&c->agents[i], c->phase[i], c->flags[i], 0, 0, -1};
+    memcpy(&v.time_bits, &c->time[i], sizeof v.time_bits);
+    v.planned = sp_population_status_of(c->pop, i, NULL, NULL) == SP_NPC_PLANNED;
+    if (v.planned) v.len = sp_population_plan_length(c->pop, i);
+    const char *why = sp_save_check_agent(&cv, &v, buf, sizeof buf);
+    if (why != NULL)
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "crowd '%s' agent %zu: %s",
+                          sp_domain_name(c->domain), i + 1, why);
+  }
+  for (size_t p = 0; p < w->place_count; p++) {
+    const Place *pl = &w->places[p];
+    int held = atomic_load(&((Place *)pl)->reserved);
+    if (held < 0 || (pl->capacity > 0 && held > pl->capacity))
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "place %zu: %d reservations (capacity %d)", p, held,
+                          pl->capacity);
+  }
+  return SP_OK;
+}
