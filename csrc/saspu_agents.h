@@ -417,6 +417,21 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out);
  * at many agents per frame. SP_ERR_STATE when there is no such agent. */
 SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y);
 const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
+
+/* Perception. The live agents within Chebyshev distance r (max(|dx|,
+ * |dy|) <= r: r steps of the 8-neighbour walk on open ground) of cell
+ * (x, y), nearest first, agents at the same distance by index; at most
+ * max of them (0: all). *agents points at *count indices in the crowd's
+ * own buffer, valid until the next call that changes the crowd. The
+ * crowd keeps a spatial index (buckets of 8x8 cells) from the first
+ * query on: the update then writes an agent's cell key only when it
+ * changes cell, and a query after some agent moved sorts the keys into
+ * the buckets again (O(agents), 4 bytes each), so a frame with no query
+ * costs nothing more. Allocates on the first call (and when the bucket
+ * table grows). SP_ERR_INVALID for r < 0; SP_ERR_MEMORY (no answer, the
+ * crowd as it was). */
+SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
+                       const uint32_t **agents, size_t *count, SpError *err);
 /* The agent's plan (action ids), as for sp_population_plan_of. */
 SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
                        int *len);
@@ -449,7 +464,13 @@ typedef struct SpCrowdStats {
   double ms_update;   /* last update, all passes */
   double ms_planning; /* last update, population planning */
   double ms_binding;  /* last update, the serial binding pass */
-  size_t bytes_per_agent;   /* crowd record + population per NPC */
+  /* What the crowd holds in memory (a large array counts its pages in
+   * memory only, so these agree with the process's resident set): in
+   * all, and per agent the part that grows with the agents (records,
+   * the population's per-NPC arrays, the event buffers, which follow the
+   * frames' events), rounded up; with no agent, the records an agent
+   * will add. */
+  size_t bytes_per_agent;
   size_t bytes_total;
   uint64_t events_lost; /* events an update could not store (memory) */
 } SpCrowdStats;

@@ -285,6 +285,9 @@ typedef struct SpPopulationStats {
   size_t bytes_npcs;     /* the per-NPC arrays, padding included */
   size_t bytes_workers;  /* workspaces, caches, scratch */
   size_t bytes_total;    /* everything the population allocated */
+  size_t bytes_resident; /* of bytes_total, what is in memory: a large
+                            array's untouched pages (slots of NPCs never
+                            planned into them) hold none */
 } SpPopulationStats;
 
 /* Fills *out; counts NPCs by status, so O(n). */

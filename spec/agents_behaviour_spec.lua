@@ -316,6 +316,28 @@ describe("a:inspect and crowd:stats", function()
     assert.equal(1, s.plans)
     assert.is_true(s.bytes_per_agent > 0)
   end)
+
+  it("counts the event buffers, which shrink back after the first frame's peak", function()
+    local dom = support.citizen()
+    local world = saspu.world {}
+    local crowd = world:crowd(dom, {
+      actions = { work = { duration = { 1, 3 } }, end_work = { duration = { 1, 3 } } },
+      goals = { { "work", priority = 1 }, { { working = false }, priority = 1 } },
+    }, { capacity = 5000, threads = 2 })
+    local packed = dom:encode("start_of_day")
+    for _ = 1, 5000 do crowd:spawn_packed(packed, 1, 1) end
+    world:update(1 / 60) -- every agent chooses, plans and starts: three events each
+    local peak = crowd:stats()
+    assert.is_true(peak.events >= 15000)
+    for _ = 1, 3 do world:update(1 / 60) end -- nothing happens
+    local quiet = crowd:stats()
+    assert.equal(peak.events, quiet.events)
+    assert.is_true(quiet.bytes_total + 15000 * 16 <= peak.bytes_total)
+    assert.is_true(quiet.bytes_per_agent < peak.bytes_per_agent)
+    -- with no agent, bytes_per_agent is what one will add: its records
+    local empty = world:crowd(dom, { goals = { { "work" } } }, { capacity = 10 }):stats()
+    assert.is_true(empty.bytes_per_agent > 0 and empty.bytes_per_agent <= 96)
+  end)
 end)
 
 describe("world:update", function()

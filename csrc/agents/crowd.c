@@ -29,6 +29,7 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
 void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
   sp_thread_pool_free(c->own_pool);
+  sp_index_free(c);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
@@ -302,6 +303,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
+  sp_index_note(c, i);
   if (agent != NULL) *agent = i;
   return SP_OK;
 }
@@ -627,6 +629,42 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
   return SP_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Event buffers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Events a buffer keeps however quiet the frames (16 KiB). */
+#define EV_KEEP_MIN 1024u
+
+/* Shrinks *buf to twice `used` events (a power of two, at least
+ * EV_KEEP_MIN) when `used` is under a quarter of it; a shrink that fails
+ * keeps the buffer as it was. */
+static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
+                        size_t used) {
+  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) return;
+  size_t keep = EV_KEEP_MIN;
+  while (keep < 2u * used) keep *= 2u;
+  if (keep >= *cap) return;
+  void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+                              keep * sizeof(SpAgentEvent));
+  if (p == NULL) return;
+  *buf = p;
+  *cap = keep;
+}
+
+/* A crowd's first frame (every agent choosing a goal and planning) or a
+ * crowd that emptied leaves buffers far larger than the frames need: at
+ * the next frame they shrink to twice what the last frame used, so what
+ * a crowd holds follows its frames, not its peak. */
+void sp_crowd_trim_events(SpCrowd *c) {
+  trim_buffer(c, &c->ev, &c->ev_cap, c->ev_count);
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    trim_buffer(c, &w->ev, &w->ev_cap, w->ev_peak);
+    w->ev_peak = 0;
+  }
+}
+
 void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   memset(out, 0, sizeof *out);
   out->agents = sp_crowd_size(c);
@@ -641,22 +679,53 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   out->ms_binding = c->ms_binding;
 }
 
+/* What the crowd holds in memory, as two parts: bytes that grow with its
+ * agents (records, the population's per-NPC arrays, refusals, and the
+ * event buffers, which follow the frames' events) and the rest (worker
+ * scratch, plan caches, goals). Large arrays count their pages in memory
+ * only (sp_mem_resident): a capacity never filled, or plan slots never
+ * used because the caches hold the plans, cost the process nothing. */
+static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
+  SpPopulationStats ps;
+  sp_population_stats(c->pop, &ps);
+  size_t pop_fixed = ps.bytes_total - ps.bytes_npcs;
+  size_t grow = sp_mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
+                sp_mem_resident(c->hot_block, c->hot_bytes) +
+                sp_mem_resident(c->refused_hi, c->refused_hi != NULL
+                                                   ? refused_bytes(c, c->refused_words)
+                                                   : 0) +
+                (ps.bytes_resident - pop_fixed) +
+                sp_mem_resident(c->ev, c->ev_cap * sizeof(SpAgentEvent)) +
+                sp_mem_resident(c->gens, c->gens != NULL ? 2u * (c->capacity + 1) *
+                                                               sizeof(uint32_t)
+                                                         : 0);
+  size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
+                (c->chunk_count + 1) * sizeof(ChunkRec) +
+                (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    const CrowdWorker *w = &c->cw[k];
+    grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent));
+    if (w->ws == NULL) continue;
+    rest += sp_workspace_size_bytes(w->ws) + (size_t)c->m + 8u +
+            ((size_t)c->action_count + 1u) * sizeof(uint16_t);
+  }
+  *per_agents = grow;
+  *fixed = rest;
+}
+
 void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   sp_crowd_counters(c, out);
   for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
-  SpPopulationStats ps;
-  out->replans = c->replans;
-  out->no_plans = c->no_plans;
-  out->events = c->events;
-  out->steps_finished = c->steps_finished;
-  sp_population_stats(c->pop, &ps);
-  out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
-                         c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
-  out->bytes_total = sizeof *c + (c->capacity + 1) * sizeof(Agent) +
-                     c->hot_bytes + refused_bytes(c, c->refused_words) +
-                     ps.bytes_total + c->goal_block_bytes +
-                     c->ev_cap * sizeof(SpAgentEvent);
-  for (int k = 0; k < c->workers; k++)
-    out->bytes_total += c->cw[k].ev_cap * sizeof(SpAgentEvent) +
-                        sp_workspace_size_bytes(c->cw[k].ws);
+  size_t grow, fixed;
+  crowd_bytes(c, &grow, &fixed);
+  out->bytes_total = grow + fixed;
+  size_t live = c->n - c->free_count; /* despawned slots hold memory too */
+  if (live > 0) {
+    out->bytes_per_agent = (grow + live - 1) / live;
+  } else { /* what each agent will add: its records */
+    SpPopulationStats ps;
+    sp_population_stats(c->pop, &ps);
+    out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
+                           c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
+  }
 }

@@ -47,6 +47,7 @@ SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
   if (!sp_crowd_slots_ready(c)) return sp_error_memory(err);
   sp_agent_release(c, agent);
   c->phase[agent] = SP_PHASE_FREE;
+  sp_index_drop(c, agent);
   c->flags[agent] = 0;
   c->time[agent] = 0.0f;
   c->gens[agent]++;
@@ -72,6 +73,7 @@ SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
   Agent *a = &c->agents[agent];
   a->x = (uint16_t)x;
   a->y = (uint16_t)y;
+  sp_index_note(c, agent);
   /* a walk's progress toward the next cell belonged to the old cell; the
    * serial pass checks the way from here when the field has none */
   if (c->phase[agent] == SP_PHASE_WALKING && !(c->flags[agent] & F_FAIL))

@@ -419,6 +419,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
    * behaviours (fingerprinted); chunk flags are zero between updates;
    * this frame's events belong to the frame before the save */
   memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
+  sp_index_reset(c); /* every agent may have moved */
   c->ev_count = 0;
   return 1;
 }

@@ -534,6 +534,7 @@ static int end_move(SpCrowd *c, Sink s, Plan *plan) {
   if (c->flags[i] & F_FINISH) {
     c->flags[i] &= (uint8_t)~F_FINISH;
     a->x = a->tx, a->y = a->ty;
+    sp_index_note(c, i);
     sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(plan, a->step), a->goal,
                   (int32_t)a->target);
     start_acting(c, s, plan);

@@ -189,7 +189,11 @@ static void pass_merge(SpCrowd *c) {
     if (!frame_append(c, c->cw[r->worker].ev + r->start, r->count))
       atomic_fetch_add(&c->lost, r->count);
   }
-  for (int k = 0; k < c->workers; k++) c->cw[k].ev_count = 0;
+  for (int k = 0; k < c->workers; k++) {
+    CrowdWorker *w = &c->cw[k];
+    if (w->ev_count > w->ev_peak) w->ev_peak = w->ev_count;
+    w->ev_count = 0;
+  }
 }
 
 /* Chunks the pass will visit: every chunk, or for PASS_TAKE those with
@@ -271,20 +275,14 @@ static SpStatus plan_waiting(SpCrowd *c, size_t waiting, SpError *err) {
   return st;
 }
 
-/* Sets up a crowd's frame; 0 when the frame buffer cannot hold one event
- * per agent (nothing changed). */
-static int frame_begin(SpCrowd *c, float dt) {
+/* Sets up a crowd's frame. */
+static void frame_begin(SpCrowd *c, float dt) {
   atomic_store(&c->lost, 0);
   c->ev_count = 0;
-  /* room for one event per agent before anything changes: a frame of a
-   * warm crowd rarely needs more, so growing mid-frame (which may fail
-   * and lose events) is rare */
-  if (c->ev_cap < c->n && !reserve_events(c, c->n)) return 0;
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
   sp_world_check_grid(c->world);
-  return 1;
 }
 
 /* Reservations and fields, in agent order (serial); binding touches only
@@ -358,11 +356,9 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   SpStatus st = check_crowds(crowds, count, err);
   if (st != SP_OK) return st;
   SpThreadPool *pool = crowds[0]->pool;
-  for (size_t k = 0; k < count; k++) {
-    SpCrowd *c = crowds[k];
-    if (c->ev_cap < c->n && !reserve_events(c, c->n))
-      return sp_error_memory(err);
-  }
+  /* the buffers keep the size of the last frames, not one event per
+   * agent: a frame needing more than twice the last one grows them */
+  for (size_t k = 0; k < count; k++) sp_crowd_trim_events(crowds[k]);
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
     crowds[k]->in_pass = 1;

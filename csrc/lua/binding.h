@@ -236,6 +236,10 @@ float check_dt(lua_State *L, int arg);
 /* crowd_events.c: adds the event readers to the methods table on top;
  * saspu.core.event_kinds(). */
 void open_crowd_events(lua_State *L);
+/* crowd_sense.c: crowd:near and the crowd's sensors and facts. */
+void open_crowd_sense(lua_State *L);
+int check_radius(lua_State *L, int arg);
+int check_coord(lua_State *L, int arg);
 int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);

@@ -851,6 +851,7 @@ void open_crowd(lua_State *L)
   luaL_setfuncs(L, crowd_meta, 0);
   luaL_newlib(L, crowd_methods);    /* module mt methods */
   open_crowd_events(L);             /* adds the event readers */
+  open_crowd_sense(L);              /* and crowd:near */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, -3, "Crowd");     /* module mt */

@@ -803,6 +803,7 @@ static int l_pop_stats(lua_State *L)
   set_int_field(L, 2, "bytes_npcs", s.bytes_npcs);
   set_int_field(L, 2, "bytes_workers", s.bytes_workers);
   set_int_field(L, 2, "bytes_total", s.bytes_total);
+  set_int_field(L, 2, "bytes_resident", s.bytes_resident);
   return 1;
 }
 

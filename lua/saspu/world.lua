@@ -396,6 +396,63 @@ function World:crowds()
 end
 
 -- ------------------------------------------------------------------------------------
+-- Perception
+-- ------------------------------------------------------------------------------------
+
+local near_found = {} -- crowd:near's answer, reused
+
+--- The agents near a cell, nearest first.
+-- Distance is Chebyshev: max(|dx|, |dy|) <= r, the steps of the 8-neighbour walk on open
+-- ground. Agents at the same distance come in crowd order (creation), then by index.
+-- @tparam int x a cell, 1-based
+-- @tparam int y
+-- @tparam number r the radius in cells, >= 0 (a fraction is cut)
+-- @tparam[opt] Crowd crowd only this crowd of the world
+-- @treturn {Agent,...} the handles, a new table
+-- @raise "saspu.World:near: x and y must be integers, got 1.5, 1";
+-- "saspu.World:near: r must be a number >= 0, got -1";
+-- "saspu.World:near: crowd is not a crowd of this world".
+function World:near(x, y, r, crowd)
+  local ws = world_side(self)
+  if not is_integer(x) or not is_integer(y) then
+    error(string_format("saspu.World:near: x and y must be integers, got %s, %s", tostring(x),
+                        tostring(y)), 2)
+  end
+  if type(r) ~= "number" or r ~= r or r < 0 then
+    error("saspu.World:near: r must be a number >= 0, got " .. tostring(r), 2)
+  end
+  local list = ws.crowds
+  if crowd ~= nil then
+    local side = crowds[crowd]
+    if not side or side.world ~= self then
+      error("saspu.World:near: crowd is not a crowd of this world", 2)
+    end
+    list = { crowd }
+  end
+  local hits = {}
+  for ci = 1, #list do
+    local c = list[ci]
+    if c:is_open() then
+      for k = 1, c:near(x, y, r, near_found) do
+        local i = near_found[k]
+        local ax, ay = c:position(i)
+        local dx, dy = ax - x, ay - y
+        if dx < 0 then dx = -dx end
+        if dy < 0 then dy = -dy end
+        hits[#hits + 1] = { dx > dy and dx or dy, ci, i, c }
+      end
+    end
+  end
+  table.sort(hits, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    if a[2] ~= b[2] then return a[2] < b[2] end
+    return a[3] < b[3]
+  end)
+  for k = 1, #hits do hits[k] = hits[k][4]:agent(hits[k][3]) end
+  return hits
+end
+
+-- ------------------------------------------------------------------------------------
 -- Hooks and scripted steps (run after the C update, only for hooked crowds)
 -- ------------------------------------------------------------------------------------
 
@@ -1280,24 +1337,29 @@ local function strip_own(msg)
   return (msg:gsub("^[^\n]-saspu/[%w_]+%.lua:%d+: ", ""))
 end
 
-local function guard(methods, names, what)
-  local is_open = methods.is_open
+-- Wraps every method of `methods` written in Lua (the C ones check for themselves).
+local function guard(methods, what)
+  local is_open, names = methods.is_open, {}
+  for name, f in pairs(methods) do
+    -- close stays callable: closing twice does nothing
+    if type(f) == "function" and name ~= "close" and debug.getinfo(f, "S").what == "Lua" then
+      names[#names + 1] = name
+    end
+  end
   for _, name in ipairs(names) do
-    local f = assert(methods[name], name)
+    local f = methods[name]
     methods[name] = function(self, ...)
       if not is_open(self) then error(what .. ": closed", 2) end
-      local ok, a, b = pcall(f, self, ...)
+      local ok, a, b, c, d = pcall(f, self, ...)
       if not ok then error(strip_own(a), 2) end
-      return a, b
+      return a, b, c, d
     end
   end
 end
 
-guard(World, { "place", "place_name", "crowd", "crowds", "update", "events", "save", "load" },
-      "saspu.World")
-guard(Crowd, { "spawn", "set_all", "goal_names", "why" }, "saspu.Crowd")
-guard(Agent, { "set", "get", "state", "inspect", "despawn", "teleport", "arrived", "move_failed" },
-      "saspu.Agent")
+guard(World, "saspu.World")
+guard(Crowd, "saspu.Crowd")
+guard(Agent, "saspu.Agent")
 M.strip_own = strip_own
 
 -- ------------------------------------------------------------------------------------
