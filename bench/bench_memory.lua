@@ -1,76 +1,88 @@
--- bench/bench_memory.lua: does memory come back? A game loads level after level (a world of N walking citizens on a 256x256 grid, script data on every fourth agent, a few frames, a save), closes it, collects; RSS before, at the peak and after each level (MB).
--- Run: lua5.4 bench/bench_memory.lua [agents] [levels] [nodata]   (from the repo root, with build/
--- holding saspu/core.so; SASPU_BUILD_DIR names another build directory).
+-- bench/bench_memory.lua: what a crowd says it holds (crowd:stats().bytes_total) against what the process grows by (RSS), for the timed crowd and the Western town, 0 agents against N, after frames.
+-- Run: lua5.4 bench/bench_memory.lua [agents] [frames]   (from the repo root, with build/ holding
+-- saspu/core.so; SASPU_BUILD_DIR names another build directory). Each size runs in a process of
+-- its own (the same interpreter), so one size's freed memory does not hide the other's growth.
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
 local saspu = require "saspu"
+local util = require "bench_lua"
+
+local format = string.format
+
+-- The resident set in bytes (/proc/self/statm's second field, in pages).
+local function rss_bytes()
+  local f = assert(io.open("/proc/self/statm"))
+  local _, resident = f:read("n", "n")
+  f:close()
+  local p = io.popen("getconf PAGESIZE")
+  local page = p and tonumber(p:read("a")) or 4096
+  if p then p:close() end
+  return resident * page
+end
+
+-- The timed crowd of bench_lua_agents.lua, without hooks: citizens cycling work / end_work,
+-- actions of 1-3 s, no places; frames of 1/60 s.
+local function timed(n, frames)
+  local world, crowd = util.timed_crowd(saspu, n, 2)
+  for _ = 1, frames do world:update(1 / 60) end
+  return world, { crowd }
+end
+
+-- The town of ./dev demo (seven crowds on the 256x256 map), frames of 30 game s from 05:00.
+local function town(n, frames)
+  local demo = assert(loadfile("tools/demo.lua"))("--module")
+  local sim = demo.build { npcs = math.max(n, 7), threads = 2, seed = 1, start = demo.START_HOUR }
+  for f = 1, frames do demo.step(sim, f, demo.new_acc()) end
+  local crowds = {}
+  for _, cls in ipairs(sim.classes) do crowds[#crowds + 1] = cls.crowd end
+  return sim.world, crowds, sim
+end
+
+-- Child: builds one case and prints "rss bytes_total agents field_bytes lua_heap".
+if arg[1] == "--one" then
+  local kind, n, frames = arg[2], tonumber(arg[3]), tonumber(arg[4])
+  local world, crowds, keep = (kind == "town" and town or timed)(n, frames)
+  collectgarbage()
+  collectgarbage()
+  local total, agents = 0, 0
+  for _, c in ipairs(crowds) do
+    local s = c:stats()
+    total, agents = total + s.bytes_total, agents + s.agents
+  end
+  io.write(format("%d %d %d %d %d\n", rss_bytes(), total, agents, world:stats().field_bytes,
+                  math.floor(collectgarbage("count") * 1024)))
+  assert(keep or true)
+  return
+end
 
 local N = tonumber(arg[1]) or 1000000
-local LEVELS = tonumber(arg[2]) or 3
-local DATA = arg[3] ~= "nodata" -- agent handles and `data` tables made by the script
+local FRAMES = tonumber(arg[2]) or 60
+local lua = arg[-1] or "lua5.4"
 
-local function rss_mb()
-  local f = assert(io.open("/proc/self/statm"))
-  f:read("n")
-  local pages = f:read("n")
-  f:close()
-  return pages * 4096 / 2 ^ 20
+local function run_one(kind, n)
+  local p = assert(io.popen(format("%s %s --one %s %d %d", lua, arg[0], kind, n, FRAMES)))
+  local out = p:read("a")
+  p:close()
+  local rss, total, agents, fields, heap = out:match("^(%d+) (%d+) (%d+) (%d+) (%d+)")
+  assert(rss, "bench_memory: a child failed: " .. out)
+  return { rss = tonumber(rss), total = tonumber(total), agents = tonumber(agents),
+           fields = tonumber(fields), heap = tonumber(heap) }
 end
 
-local function machine()
-  local f = io.open("/proc/cpuinfo")
-  local model = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-  if f then f:close() end
-  local l = io.open("/proc/loadavg")
-  local load = l and l:read("l") or "?"
-  if l then l:close() end
-  return string.format("%s, %d online cores, load %s", model, saspu.cores(), load)
+print(util.machine(saspu.cores()))
+print(format("RSS growth from the smallest case (no agent; the town: one per class) to %d agents\n"
+  .. "after %d frames, against the crowds' own bytes_total (summed over the crowds). What else\n"
+  .. "grew is listed apart: the world's distance fields and the script's Lua heap (the demo's\n"
+  .. "timers and event lists); `all` = total + fields + Lua heap", N, FRAMES))
+print(format("%-6s %9s %10s %12s %10s %10s %10s %9s", "case", "agents", "RSS/agent",
+             "total/agent", "fields/ag", "Lua/agent", "total/RSS", "all/RSS"))
+for _, kind in ipairs { "timed", "town" } do
+  local a, b = run_one(kind, 0), run_one(kind, N)
+  local da = b.agents - a.agents
+  local rss = (b.rss - a.rss) / da
+  local total = (b.total - a.total) / da
+  local fields, heap = (b.fields - a.fields) / da, (b.heap - a.heap) / da
+  print(format("%-6s %9d %10.1f %12.1f %10.1f %10.1f %9.3fx %8.3fx", kind, b.agents, rss, total,
+               fields, heap, total / rss, (total + fields + heap) / rss))
 end
-
-local dom = saspu.domain_file("domains/citizen.lua")
-local packed = dom:encode("start_of_day")
-
--- One level: the world, its crowd, frames and a save; everything dropped at the end.
-local function level()
-  local places = {}
-  for k = 1, 40 do places[k] = { name = "market" .. k, kind = "market", x = k * 6, y = k * 5 % 250 + 1 } end
-  local world = saspu.world { grid = saspu.grid(256, 256), places = places }
-  local actions = {}
-  for _, a in ipairs(dom:actions()) do actions[a.name] = { duration = { 1, 3 } } end
-  actions.buy_food.at, actions.buy_drink.at = { kind = "market" }, { kind = "market" }
-  local crowd = world:crowd(dom, { actions = actions, goals = { { "work" } } },
-                            { capacity = N, threads = 2, seed = 1, speed = 4 })
-  for i = 1, N do crowd:spawn_packed(packed, i % 256 + 1, i // 256 % 256 + 1) end
-  if DATA then
-    for i = 1, N, 4 do crowd:agent(i).data.level = i end
-  end
-  for _ = 1, 4 do
-    world:update(0.5)
-    for _ in world:events() do end
-  end
-  local saved = world:save()
-  local peak = rss_mb()
-  crowd:close()
-  world:close()
-  return peak, #saved
-end
-
-collectgarbage()
-collectgarbage()
-local before = rss_mb()
-print(string.format("bench_memory: %s; %d agents per level", machine(), N))
-print(string.format("RSS before the first level: %.1f MB", before))
-local worst = 0
-for l = 1, LEVELS do
-  local peak, bytes = level()
-  collectgarbage()
-  collectgarbage()
-  local after = rss_mb()
-  local lua_mb = collectgarbage("count") / 1024
-  worst = math.max(worst, after - before)
-  print(string.format("level %d: peak %.1f MB (save %.1f MB); after close and collect %.1f MB "
-                      .. "(%+.1f MB from before; Lua's own heap %.1f MB)", l, peak, bytes / 1e6,
-                      after, after - before, lua_mb))
-end
-print(string.format("worst RSS after a level, from before: %+.1f MB", worst))

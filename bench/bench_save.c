@@ -33,7 +33,7 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   size_t m = (size_t)sp_domain_variable_count(sp_crowd_domain(c));
   at += 4 + (size_t)sp_save_get(good + at, 4) * (8 + 2 * m) + 48;
   at += 4; /* the refusal words' count, then the first agent */
-  size_t fixed = nf_at + 4 + 4 + (at - crowd) + 4;
+  size_t fixed = nf_at + 4 + 4 + (at - crowd) + 4 + 4;
   size_t k = len > fixed ? (len - fixed) / 12 : 0;
   *out_len = fixed + 12 * k;
   *entries = k;
@@ -50,7 +50,8 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   sp_save_put(p, 1, 4); /* one crowd */
   memcpy(p + 4, good + crowd, at - crowd);
   sp_save_put(p + 4 + 16, 0, 8); /* no agents */
-  sp_save_put(p + 4 + (at - crowd), 0, 4); /* no extra bytes */
+  sp_save_put(p + 4 + (at - crowd), 0, 4);     /* no despawned slot */
+  sp_save_put(p + 4 + (at - crowd) + 4, 0, 4); /* no extra bytes */
   sp_save_put(b + 16, *out_len - SAVE_HEADER_BYTES, 8);
   sp_save_put(b + 24, sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
                                   *out_len - SAVE_HEADER_BYTES), 8);

@@ -195,7 +195,7 @@ typedef struct Log {
 } Log;
 
 /* Runs `frames` frames of every crowd, appending their events to log
- * (crowd number in the padding field). */
+ * (crowd number in the generation field: these crowds never despawn). */
 static void run(Scene *s, RdRng *rng, int frames, Log *log) {
   int walls = s->walls;
   for (int f = 0; f < frames; f++) {
@@ -210,7 +210,7 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
         log->ev = realloc(log->ev, log->cap * sizeof *log->ev);
       }
       memcpy(log->ev + log->n, sp_crowd_events(s->c[k]), n * sizeof *log->ev);
-      for (size_t e = 0; e < n; e++) log->ev[log->n + e].pad_ = (int16_t)k;
+      for (size_t e = 0; e < n; e++) log->ev[log->n + e].gen = (uint16_t)k;
       log->n += n;
     }
     disturb(s, rng, walls);
@@ -354,7 +354,7 @@ static void test_bad_input_changes_nothing(void **state) {
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
   bad[8] = 3;
-  refused(&b, bad, len, "format version 3, this saspu reads 1", before, blen);
+  refused(&b, bad, len, "format version 3, this saspu reads 2", before, blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -434,6 +434,7 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
       unsigned res = b[at++];
       if ((res & 3u) == SP_NPC_PLANNED) at += 2 + (size_t)get_le(b + at, 2) * (size_t)idb;
     }
+    at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
   }
   return 0;
 }

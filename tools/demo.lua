@@ -18,7 +18,7 @@ local saspu = require "saspu"
 local town = require "saspu.town"
 local KIND = require("saspu.core").event_kinds()
 
-local floor, ceil, max, min, abs = math.floor, math.ceil, math.max, math.min, math.abs
+local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
 local format, concat, sort = string.format, table.concat, table.sort
 
 local M = {}
@@ -32,8 +32,8 @@ M.FRAMES = 2880      -- one game day
 M.SNAPSHOTS = { 6, 12, 15, 19, 22 } -- hours of the map pictures (and the last frame)
 local PEOPLE_PER_SEAT = 30 -- places hold capacity x ceil(npcs / 30): the map is drawn for ~30
 local RETRY = 300           -- game seconds a blocked NPC (a full place) waits before trying again
-local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard
-local ALARM_SAMPLE = 256    -- agents looked at per robbery (bounded cost at any crowd size)
+local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard (Chebyshev)
+local ALARM_NEAREST = 32    -- agents alarmed per robbery at most, the nearest, shared by class size
 local MAX_SPARE_LISTS = 64  -- emptied timer lists kept for reuse
 
 local USAGE = [[
@@ -225,6 +225,7 @@ function M.build(opts)
   sim.bank_x, sim.bank_y = bank.x, bank.y
   sim.timers = {}      -- frame -> { packed timer (pack_timer), ... }
   sim.event_buf = {}   -- crowd:events_of's output, reused every frame
+  sim.near_buf = {}    -- crowd:near's output, reused
   sim.spare_lists = {} -- emptied timer lists, for reuse
   sim.changes = {}     -- change index -> { var, value, ... }
   return sim
@@ -316,25 +317,18 @@ local function run_clock(sim, frame)
   return n_set
 end
 
--- A robbery starts: agents near the bank (of ALARM_SAMPLE drawn at random) get their
+-- A robbery starts: the agents nearest the bank within ALARM_RADIUS (crowd:near, the
+-- crowds' spatial index: ALARM_NEAREST in all, each class its share by size) get their
 -- class's alarm change; returns how many.
 local function alarm(sim)
-  local hit = 0
-  for _ = 1, ALARM_SAMPLE do
-    local r = sim.random(sim.npcs)
-    for _, cls in ipairs(sim.classes) do
-      if r <= cls.n then
-        if cls.alarm_c then
-          local x, y = cls.crowd:position(r)
-          if abs(x - sim.bank_x) + abs(y - sim.bank_y) <= ALARM_RADIUS then
-            apply(cls, r, cls.alarm_c)
-            cls.stats.alarmed = cls.stats.alarmed + 1
-            hit = hit + 1
-          end
-        end
-        break
-      end
-      r = r - cls.n
+  local hit, near = 0, sim.near_buf
+  for _, cls in ipairs(sim.classes) do
+    if cls.alarm_c then
+      local quota = max(1, floor(ALARM_NEAREST * cls.n / sim.npcs + 0.5))
+      local n = cls.crowd:near(sim.bank_x, sim.bank_y, ALARM_RADIUS, near, quota)
+      for j = 1, n do apply(cls, near[j], cls.alarm_c) end
+      cls.stats.alarmed = cls.stats.alarmed + n
+      hit = hit + n
     end
   end
   return hit

@@ -53,12 +53,30 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
   if (a->fcode > SP_FAIL_ORDER)
     return wrong(buf, size, "field 'fcode': failure code %u does not exist",
                  a->fcode);
-  const int16_t acts[3] = {a->fail_action, a->faction, a->fother};
+  /* after a no_plan, fail_action names its goal (-2 - the goal's index);
+   * with a failure of code NO_SETTER or UNREACHABLE, fother holds the
+   * blocker's values (current | link_to << 8) or -1 (sp_agents.h) */
+  int blocker = (a->fcode == SP_FAIL_NO_SETTER || a->fcode == SP_FAIL_UNREACHABLE) &&
+                a->fother != -1;
+  int goal_named = a->reason == SP_REASON_NO_PLAN && a->fail_action <= -2;
+  if (goal_named && -2 - a->fail_action >= cv->goals)
+    return wrong(buf, size, "field 'fail_action': goal %d does not exist (%d goals)",
+                 -2 - a->fail_action, cv->goals);
+  const int16_t acts[3] = {goal_named ? -1 : a->fail_action, a->faction,
+                           blocker ? -1 : a->fother};
   const char *const act_names[3] = {"fail_action", "faction", "fother"};
   for (int k = 0; k < 3; k++)
     if (!action_or_none(c, acts[k]))
       return wrong(buf, size, "field '%s': action %d does not exist (%d "
                    "actions)", act_names[k], acts[k], c->action_count);
+  if (blocker) {
+    int count = a->fvar >= 0 && a->fvar < c->m
+                    ? sp_variable_value_count(c->domain, a->fvar) : 0;
+    uint16_t packed = (uint16_t)a->fother;
+    if ((packed & 0xFF) >= count || (packed >> 8) >= count)
+      return wrong(buf, size, "field 'fother': blocker values %u and %u are no "
+                   "values of variable %d", packed & 0xFF, packed >> 8, a->fvar);
+  }
   if ((a->fcode == SP_FAIL_REPEAT || a->fcode == SP_FAIL_ORDER) && a->faction < 0)
     return wrong(buf, size, "field 'faction': a failure of code %u names no "
                  "action", a->fcode);
@@ -136,6 +154,11 @@ static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
     if (v->phase == SP_PHASE_WALKING && !(v->flags & F_BIND) && a->tx == 0xFFFF)
       return wrong(buf, size, "field 'tx, ty': walking without a target cell");
     break;
+  case SP_PHASE_MOVING:
+    if (!step || !has || a->tx == 0xFFFF)
+      return wrong(buf, size, "field 'step': moving without a running step of "
+                   "a plan and its target cell");
+    break;
   case SP_PHASE_SCRIPT:
     if (step != has || (!step && !cv->selector))
       return wrong(buf, size, "field 'step': waiting for the script without a "
@@ -166,8 +189,13 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
                                 char *buf, size_t size) {
   const Agent *a = v->a;
   uint8_t fl = v->flags;
-  if (v->phase == SP_PHASE_FREE || v->phase >= SP_PHASE_COUNT)
+  if (v->phase >= SP_PHASE_COUNT)
     return wrong(buf, size, "field 'phase': phase %u does not exist", v->phase);
+  /* a despawned slot keeps its last agent's record, read by no pass */
+  if (v->phase == SP_PHASE_FREE)
+    return fl != 0 ? wrong(buf, size, "field 'flags': a despawned slot with "
+                           "flags 0x%02x", fl)
+                   : NULL;
   const char *why = check_indices(cv, a, buf, size);
   if (why == NULL) why = check_plan(v, (fl & F_HAS_PLAN) != 0, buf, size);
   if (why != NULL) return why;
@@ -178,7 +206,8 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
     return wrong(buf, size, "field 'flags': waits for a plan without a goal, "
                  "or while it has a step or a plan");
   if ((fl & (F_FINISH | F_FAIL)) &&
-      ((fl & F_FINISH && fl & F_FAIL) || !step || v->phase != SP_PHASE_SCRIPT))
+      ((fl & F_FINISH && fl & F_FAIL) || !step ||
+       (v->phase != SP_PHASE_SCRIPT && v->phase != SP_PHASE_MOVING)))
     return wrong(buf, size, "field 'flags': a finished or failed script step "
                  "that is not waiting for the script");
   if ((fl & F_RESERVED) && (!step || a->target == SP_NO_PLACE || a->tx == 0xFFFF))

@@ -21,12 +21,15 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
                 ((size_t)c->action_count + 1u) * sizeof(uint16_t));
   if (w->ev != NULL)
     sp_mem_free(c->alloc, w->ev, w->ev_cap * sizeof(SpAgentEvent));
+  if (w->blocker != NULL)
+    sp_mem_free(c->alloc, w->blocker, sp_blocker_scratch_size(c->domain));
   memset(w, 0, sizeof *w);
 }
 
 void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
   sp_thread_pool_free(c->own_pool);
+  sp_index_free(c);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
@@ -41,6 +44,7 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->hot_block != NULL) sp_mem_free(c->alloc, c->hot_block, c->hot_bytes);
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
+  sp_crowd_slots_free(c);
   sp_population_free(c->pop);
   sp_mem_free(c->alloc, c, sizeof *c);
 }
@@ -120,7 +124,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
     cw->state = sp_mem_alloc(alloc, (size_t)c->m + 8u);
     cw->plan = sp_mem_alloc(alloc,
                             ((size_t)c->action_count + 1u) * sizeof(uint16_t));
-    if (cw->state == NULL || cw->plan == NULL) {
+    cw->blocker = sp_mem_alloc(alloc, sp_blocker_scratch_size(d));
+    if (cw->state == NULL || cw->plan == NULL || cw->blocker == NULL) {
       sp_crowd_free(c);
       return sp_error_memory(err);
     }
@@ -138,7 +143,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
 
 const SpDomain *sp_crowd_domain(const SpCrowd *c) { return c->domain; }
 SpPopulation *sp_crowd_population(SpCrowd *c) { return c->pop; }
-size_t sp_crowd_size(const SpCrowd *c) { return c->n; }
+size_t sp_crowd_size(const SpCrowd *c) { return c->n - c->free_count; }
+size_t sp_crowd_slots(const SpCrowd *c) { return c->n; }
 int sp_crowd_goal_count(const SpCrowd *c) { return c->goal_count; }
 
 /* ------------------------------------------------------------------ */
@@ -251,16 +257,20 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
 /* Agents                                                             */
 /* ------------------------------------------------------------------ */
 
-static SpStatus agent_range(const SpCrowd *c, size_t i, SpError *err) {
-  if (i < c->n) return SP_OK;
+SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err) {
+  if (i < c->n && c->phase[i] != SP_PHASE_FREE) return SP_OK;
+  if (i < c->n)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu was despawned", i);
   return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                      "crowd: agent %zu does not exist (%zu agents)", i, c->n);
+                      "crowd: agent %zu does not exist (%zu slots)", i, c->n);
 }
+
 
 SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
                         uint32_t home, size_t *agent, SpError *err) {
   sp_error_clear(err);
-  if (c->n >= c->capacity)
+  if (c->n >= c->capacity && c->free_count == 0)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: full (capacity %zu)", c->capacity);
   SpStatus st = check_state(c, state, 0, "start", err);
@@ -274,7 +284,8 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   if (home != SP_NO_PLACE && home >= c->world->place_count)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: home place %u does not exist", home);
-  size_t i = c->n++;
+  /* a freed slot first (last freed first), else a new one */
+  size_t i = c->free_count > 0 ? c->free_slots[--c->free_count] : c->n++;
   Agent *a = &c->agents[i];
   memset(a, 0, sizeof *a);
   sp_agent_clear_refused(c, i);
@@ -292,6 +303,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
+  sp_index_note(c, i);
   if (agent != NULL) *agent = i;
   return SP_OK;
 }
@@ -335,7 +347,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
                         "crowd: variable %d value %d is out of range", var,
                         value);
   for (size_t k = 0; k < count; k++) {
-    SpStatus st = agent_range(c, agents[k], err);
+    SpStatus st = sp_agent_check(c, agents[k], err);
     if (st != SP_OK) return st;
   }
   for (size_t k = 0; k < count; k++) {
@@ -350,7 +362,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
 SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
                             SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st == SP_OK) st = check_state(c, state, 0, "state", err);
   if (st != SP_OK) return st;
   SpValue *s = sp_population_state_write(c->pop, agent);
@@ -362,7 +374,7 @@ SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
 
 SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
@@ -379,7 +391,7 @@ void sp_crowd_set_selector(SpCrowd *c, int on) { c->selector = on != 0; }
 SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
                               SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
@@ -403,7 +415,7 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
 }
 
 static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   const Agent *a = &c->agents[i];
@@ -431,12 +443,13 @@ SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
 SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                             SpError *err) {
   sp_error_clear(err);
-  SpStatus st = agent_range(c, agent, err);
+  SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   int ph = c->phase[i];
   if (c->agents[i].step == STEP_NONE ||
-      (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING && ph != SP_PHASE_SCRIPT))
+      (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING && ph != SP_PHASE_SCRIPT &&
+       ph != SP_PHASE_MOVING))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu has no running step (phase %s)",
                         agent, sp_phase_name((SpPhase)ph));
@@ -492,7 +505,7 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
 /* ------------------------------------------------------------------ */
 
 SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
-  if (agent >= c->n) return SP_ERR_STATE;
+  if (!sp_crowd_alive(c, agent)) return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];
   int has = (c->flags[agent] & F_HAS_PLAN) != 0;
   out->phase = (SpPhase)c->phase[agent];
@@ -513,12 +526,12 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   out->target_y = a->ty == 0xFFFF ? -1 : a->ty;
   out->home = a->home;
   out->last_reason = (SpReason)a->reason;
-  out->last_action = a->fail_action;
+  out->last_action = a->fail_action >= 0 ? a->fail_action : -1;
   return SP_OK;
 }
 
 SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y) {
-  if (agent >= c->n) return SP_ERR_STATE;
+  if (!sp_crowd_alive(c, agent)) return SP_ERR_STATE;
   *x = c->agents[agent].x;
   *y = c->agents[agent].y;
   return SP_OK;
@@ -531,7 +544,7 @@ const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
 SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
                        int *len) {
   *len = 0;
-  if (agent >= c->n || !(c->flags[agent] & F_HAS_PLAN))
+  if (!sp_crowd_alive(c, agent) || !(c->flags[agent] & F_HAS_PLAN))
     return SP_ERR_STATE;
   return sp_population_plan_of(c->pop, agent, plan, len);
 }
@@ -545,19 +558,116 @@ int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k) {
 
 SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
-  if (agent >= c->n) return f;
+  if (!sp_crowd_alive(c, agent)) return f;
   const Agent *a = &c->agents[agent];
   f.code = (SpFailureCode)a->fcode;
   f.action = a->faction;
-  f.other_action = a->fother;
+  f.other_action = (f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE)
+                       ? -1 : a->fother; /* else: the blocker's values */
   f.variable = a->fvar;
   f.value = a->fvalue == 0xFF ? -1 : a->fvalue;
   return f;
 }
 
+SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+                                  SpBlocker *out) {
+  memset(out, 0, sizeof *out);
+  out->variable = out->current = out->needed = -1;
+  out->action = out->link_from = out->link_to = -1;
+  if (agent >= c->n || c->phase[agent] == SP_PHASE_FREE) return SP_ERR_STATE;
+  const Agent *a = &c->agents[agent];
+  SpFailure f = sp_crowd_last_failure(c, agent);
+  if (f.code == SP_FAIL_NONE) return SP_ERR_STATE;
+  out->failure = f;
+  out->variable = f.variable;
+  out->needed = f.value;
+  out->action = f.action;
+  int count = f.variable >= 0 && f.variable < c->m
+                  ? sp_variable_value_count(c->domain, f.variable) : 0;
+  uint16_t packed = (uint16_t)a->fother;
+  int now = packed & 0xFF, to = packed >> 8;
+  if (count == 0 || f.value < 0 || f.value >= count) {
+    out->variable = out->needed = -1; /* nothing to name (a loaded record) */
+  } else if ((f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE) &&
+             packed != 0xFFFFu && now < count && to < count) {
+    /* the blocker, recorded at the no_plan */
+    out->kind = f.code == SP_FAIL_NO_SETTER ? SP_BLOCK_NOTHING_SETS
+                                            : SP_BLOCK_NO_WAY_OUT;
+    out->current = out->link_from = now;
+    out->link_to = to;
+    out->failure.other_action = -1;
+    return SP_OK;
+  }
+  out->kind = SP_BLOCK_ORDER; /* its value then is not kept: current -1 */
+  return SP_OK;
+}
+
+size_t sp_crowd_blocker_scratch_size(const SpCrowd *c) {
+  return sp_blocker_scratch_size(c->domain) + (size_t)c->m;
+}
+
+SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+                               SpBlocker *out, int *goal) {
+  memset(out, 0, sizeof *out);
+  *goal = -1;
+  if (agent >= c->n || c->phase[agent] == SP_PHASE_FREE) return SP_ERR_STATE;
+  const Agent *a = &c->agents[agent];
+  if (a->reason != SP_REASON_NO_PLAN || a->fail_action > -2) return SP_ERR_STATE;
+  int index = -2 - a->fail_action, g = 0;
+  while (g < c->goal_count && c->goals[g].index != index) g++;
+  if (g == c->goal_count) return SP_ERR_STATE;
+  SpValue *cond = (SpValue *)scratch + sp_blocker_scratch_size(c->domain);
+  memcpy(cond, c->goals[g].cond, (size_t)c->m);
+  /* judged from the state now: plan again for the planner's reason */
+  const SpValue *state = sp_population_state(c->pop, agent);
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
+  int len = 0;
+  *goal = index;
+  if (sp_plan(c->domain, c->cw[0].ws, state, cond, c->cw[0].plan, &len, &f) == SP_OK)
+    return SP_OK; /* out->kind SP_BLOCK_NONE: it has a plan now */
+  sp_plan_blocker(c->domain, state, cond, &f, scratch, out);
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Event buffers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Events a buffer keeps however quiet the frames (16 KiB). */
+#define EV_KEEP_MIN 1024u
+
+/* Shrinks *buf to twice `used` events (a power of two, at least
+ * EV_KEEP_MIN) when `used` is under a quarter of it; a shrink that fails
+ * keeps the buffer as it was. */
+static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
+                        size_t used) {
+  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) return;
+  size_t keep = EV_KEEP_MIN;
+  while (keep < 2u * used) keep *= 2u;
+  if (keep >= *cap) return;
+  void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+                              keep * sizeof(SpAgentEvent));
+  if (p == NULL) return;
+  *buf = p;
+  *cap = keep;
+}
+
+/* A crowd's first frame (every agent choosing a goal and planning) or a
+ * crowd that emptied leaves buffers far larger than the frames need: at
+ * the next frame they shrink to twice what the last frame used, so what
+ * a crowd holds follows its frames, not its peak. */
+void sp_crowd_trim_events(SpCrowd *c) {
+  trim_buffer(c, &c->ev, &c->ev_cap, c->ev_count);
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    trim_buffer(c, &w->ev, &w->ev_cap, w->ev_peak);
+    w->ev_peak = 0;
+  }
+}
+
 void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   memset(out, 0, sizeof *out);
-  out->agents = c->n;
+  out->agents = sp_crowd_size(c);
   out->plans = c->plans;
   out->replans = c->replans;
   out->no_plans = c->no_plans;
@@ -569,22 +679,59 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   out->ms_binding = c->ms_binding;
 }
 
+/* What the crowd holds in memory, as two parts: bytes that grow with its
+ * agents (records, the population's per-NPC arrays, refusals, and the
+ * event buffers, which follow the frames' events) and the rest (worker
+ * scratch, plan caches, goals). Large arrays count their pages in memory
+ * only (sp_mem_resident): a capacity never filled, or plan slots never
+ * used because the caches hold the plans, cost the process nothing. */
+static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
+  SpPopulationStats ps;
+  sp_population_stats(c->pop, &ps);
+  size_t pop_fixed = ps.bytes_total - ps.bytes_npcs;
+  size_t grow = sp_mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
+                sp_mem_resident(c->hot_block, c->hot_bytes) +
+                sp_mem_resident(c->refused_hi, c->refused_hi != NULL
+                                                   ? refused_bytes(c, c->refused_words)
+                                                   : 0) +
+                (ps.bytes_resident - pop_fixed) +
+                sp_mem_resident(c->ev, c->ev_cap * sizeof(SpAgentEvent)) +
+                sp_mem_resident(c->gens, c->gens != NULL ? 2u * (c->capacity + 1) *
+                                                               sizeof(uint32_t)
+                                                         : 0);
+  const CrowdIndex *x = &c->index; /* made by the first query that needs it */
+  size_t keys = x->cell != NULL ? (c->capacity + 1) * sizeof(uint32_t) : 0;
+  grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
+          sp_mem_resident(x->out, keys) +
+          sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
+                sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
+                (c->chunk_count + 1) * sizeof(ChunkRec) +
+                (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    const CrowdWorker *w = &c->cw[k];
+    grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent));
+    if (w->ws == NULL) continue;
+    rest += sp_workspace_size_bytes(w->ws) + (size_t)c->m + 8u +
+            ((size_t)c->action_count + 1u) * sizeof(uint16_t);
+  }
+  *per_agents = grow;
+  *fixed = rest;
+}
+
 void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   sp_crowd_counters(c, out);
   for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
-  SpPopulationStats ps;
-  out->replans = c->replans;
-  out->no_plans = c->no_plans;
-  out->events = c->events;
-  out->steps_finished = c->steps_finished;
-  sp_population_stats(c->pop, &ps);
-  out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
-                         c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
-  out->bytes_total = sizeof *c + (c->capacity + 1) * sizeof(Agent) +
-                     c->hot_bytes + refused_bytes(c, c->refused_words) +
-                     ps.bytes_total + c->goal_block_bytes +
-                     c->ev_cap * sizeof(SpAgentEvent);
-  for (int k = 0; k < c->workers; k++)
-    out->bytes_total += c->cw[k].ev_cap * sizeof(SpAgentEvent) +
-                        sp_workspace_size_bytes(c->cw[k].ws);
+  size_t grow, fixed;
+  crowd_bytes(c, &grow, &fixed);
+  out->bytes_total = grow + fixed;
+  size_t live = c->n - c->free_count; /* despawned slots hold memory too */
+  if (live > 0) {
+    out->bytes_per_agent = (grow + live - 1) / live;
+  } else { /* what each agent will add: its records */
+    SpPopulationStats ps;
+    sp_population_stats(c->pop, &ps);
+    out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
+                           c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
+  }
 }

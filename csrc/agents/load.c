@@ -103,6 +103,9 @@ typedef struct Load {
   int selector;           /* the crowd being read: as saved */
   size_t *agents;         /* per crowd: saved agents and goals, or NULL */
   int *goals;
+  uint8_t *freed;         /* first pass, per saved slot of the crowd read:
+                             1 despawned, 2 listed as free too */
+  size_t freed_bytes;
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
@@ -276,6 +279,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   a.fvalue = p[50], a.pursued = p[51];
   uint32_t time = (uint32_t)sp_save_get(p + 52, 4);
   uint8_t phase = p[56], flags = p[57];
+  uint32_t gen = (uint32_t)sp_save_get(p + 58, 4);
   const uint8_t *hi = p + SAVE_AGENT_BYTES, *state = hi + 4u * words;
   if (!value_ok(c->domain, state, c->m, 0) ||
       !value_ok(c->domain, state + m, c->m, 1))
@@ -288,16 +292,56 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   char why[200];
   if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return bad(r, "%s", why);
+  if (!x->apply) x->freed[i] = phase == SP_PHASE_FREE;
+  if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
+    r->failed = 1; /* invisible: every generation is 0 until loaded */
+    sp_error_memory(r->err);
+    return 0;
+  }
   if (flags & F_RESERVED) x->held[a.target]++;
   if (!x->apply) return 1;
   c->agents[i] = a;
   memcpy(&c->time[i], &time, 4);
   c->phase[i] = phase;
   c->flags[i] = flags;
+  if (c->gens != NULL) c->gens[i] = gen;
   for (size_t k = 0; k < words; k++)
     x->ref[r->crowd - 1].hi[i * words + k] = (uint32_t)sp_save_get(hi + 4 * k, 4);
   memcpy(sp_population_state_write(c->pop, i), state, m);
   memcpy(sp_population_goal_write(c->pop, i), state + m, m);
+  return 1;
+}
+
+/* The despawned slots in reuse order: each a slot of phase
+ * SP_PHASE_FREE read above, listed once, and every such slot listed.
+ * The first pass makes room for them (invisible: see read_agent). */
+static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
+                           size_t *count) {
+  uint32_t k = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if (k > n) return bad(r, "%u despawned slots of %zu", k, n);
+  const uint8_t *ids = take(r, 4u * (size_t)k);
+  if (ids == NULL) return 0;
+  if (k > 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
+    r->failed = 1;
+    sp_error_memory(r->err);
+    return 0;
+  }
+  for (uint32_t j = 0; j < k; j++) {
+    uint32_t slot = (uint32_t)sp_save_get(ids + 4u * j, 4);
+    if (x->apply) {
+      c->free_slots[j] = slot;
+      continue;
+    }
+    if (slot >= n || x->freed[slot] != 1)
+      return bad(r, "free slot %u is not a despawned slot, or is listed "
+                    "twice", slot);
+    x->freed[slot] = 2;
+  }
+  for (size_t i = 0; i < n && !x->apply; i++)
+    if (x->freed[i] == 1)
+      return bad(r, "despawned slot %zu is not in the free list", i);
+  *count = k;
   return 1;
 }
 
@@ -340,6 +384,17 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
     memset(ref->hi, 0, refused_bytes(c, words));
   }
   ref->words = words;
+  size_t despawned = 0;
+  if (!x->apply) {
+    if (x->freed != NULL) sp_mem_free(x->w->alloc, x->freed, x->freed_bytes);
+    x->freed_bytes = (size_t)n + 1;
+    x->freed = sp_mem_alloc(x->w->alloc, x->freed_bytes);
+    if (x->freed == NULL) {
+      r->failed = 1;
+      sp_error_memory(r->err);
+      return 0;
+    }
+  }
   for (size_t i = 0; i < n; i++) {
     r->agent = i;
     if (!read_agent(x, r, c, i, goals, words)) return 0;
@@ -349,10 +404,15 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
     x->goals[r->crowd - 1] = goals;
   }
   r->agent = SP_NO_AGENT;
+  if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
-  for (size_t i = n; i < c->n; i++) c->phase[i] = SP_PHASE_FREE, c->flags[i] = 0;
+  for (size_t i = n; i < c->n; i++) {
+    c->phase[i] = SP_PHASE_FREE, c->flags[i] = 0;
+    if (c->gens != NULL) c->gens[i] = 0;
+  }
   c->n = (size_t)n;
+  c->free_count = despawned;
   c->clock = clk;
   c->selector = (int)selector;
   c->plans = counters[0], c->replans = counters[1], c->no_plans = counters[2];
@@ -367,6 +427,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
    * behaviours (fingerprinted); chunk flags are zero between updates;
    * this frame's events belong to the frame before the save */
   memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
+  sp_index_reset(c); /* every agent may have moved */
   c->ev_count = 0;
   return 1;
 }
@@ -449,6 +510,7 @@ static int read_header(Load *x, Rd *r) {
 
 static void load_free(Load *x) {
   SpAllocator a = x->w->alloc;
+  if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
   if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
   if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
   if (x->ref == NULL) return;
@@ -467,7 +529,7 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   sp_error_clear(err);
   if (extra != NULL) *extra = NULL;
   if (extra_len != NULL) *extra_len = 0;
-  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals};
+  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals, NULL, 0};
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
   x.held = sp_mem_alloc(w->alloc, x.place_bytes);

@@ -155,6 +155,7 @@ static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   p[50] = a->fvalue, p[51] = a->pursued;
   sp_save_put(p + 52, sp_save_float_bits(c->time[i]), 4);
   p[56] = c->phase[i], p[57] = c->flags[i];
+  sp_save_put(p + 58, sp_crowd_generation(c, i), 4);
 }
 
 static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
@@ -205,6 +206,8 @@ static void put_crowd(const SpCrowd *c, Out *o) {
     memcpy(p + m, sp_population_goal(c->pop, i), m);
     put_result(c, i, plan, o);
   }
+  put(o, c->free_count, 4);
+  for (size_t k = 0; k < c->free_count; k++) put(o, c->free_slots[k], 4);
 }
 
 /* ------------------------------------------------------------------ */

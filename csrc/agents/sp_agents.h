@@ -157,8 +157,13 @@ typedef struct Agent {
   uint8_t goal;     /* sorted goal index, GOAL_NONE */
   uint8_t why;      /* SpReason for the pending goal choice */
   uint8_t reason;   /* last failure reason */
-  uint8_t fcode;    /* last SpFailure, compact */
-  int16_t fail_action;
+  uint8_t fcode;    /* last SpFailure, compact; with the blocker of that
+                       no_plan when it names a missing link: code
+                       NO_SETTER / UNREACHABLE, fvar = its variable, fvalue
+                       = the value needed, faction = the action needing
+                       it, fother = current | link_to << 8 (else -1) */
+  int16_t fail_action; /* the step that failed; after a no_plan (reason
+                          SP_REASON_NO_PLAN) -2 - the goal's index */
   int16_t faction, fother, fvar;
   uint8_t fvalue;
   uint8_t pursued;  /* the goal of the last plan, GOAL_NONE */
@@ -176,15 +181,34 @@ typedef struct CrowdWorker {
   SpWorkspace *ws;
   SpValue *state;  /* m + 8 bytes */
   uint16_t *plan;  /* action_count + 1 */
+  void *blocker;   /* sp_blocker_scratch_size bytes */
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
+  size_t ev_peak; /* most events one pass of this frame left here */
   size_t planned;
 } CrowdWorker;
 
 typedef struct ChunkRec {
   uint32_t worker, start, count;
   uint32_t flagged; /* agents flagged for the next serial pass */
+  uint32_t moved;   /* an agent changed cell since the index was built */
 } ChunkRec;
+
+/* A crowd's spatial index (index.c): made by the first query or sensor
+ * that needs it, then kept. An agent's cell key is written only when it
+ * changes cell (and its chunk marked moved); a query rebuilds the
+ * buckets, a counting sort of the keys, when some chunk moved since. */
+typedef struct CrowdIndex {
+  uint32_t *cell;  /* per agent y << 16 | x (capacity + 1); NULL: none */
+  uint32_t *start; /* per bucket, its first entry of items; nb + 1 */
+  uint32_t *items; /* live agents by bucket, in agent order within one */
+  size_t nb, start_cap;
+  int shift, bw, bh; /* buckets of 2^shift cells a side, bw x bh */
+  int stale;       /* rebuild at the next query */
+  uint64_t *found; /* a query's candidates: distance << 32 | agent */
+  size_t found_cap;
+  uint32_t *out;   /* sp_crowd_near's answer */
+} CrowdIndex;
 
 struct SpCrowd {
   SpAllocator alloc;
@@ -204,6 +228,12 @@ struct SpCrowd {
    * NULL while the crowd has at most REFUSED_LOW goals */
   uint32_t *refused_hi;
   size_t refused_words;
+  /* slots freed by sp_crowd_despawn: per slot its generation, and a
+   * stack of free slots; both NULL until the crowd's first despawn
+   * (capacity + 1 entries each, one allocation) */
+  uint32_t *gens;
+  uint32_t *free_slots;
+  size_t free_count;
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -229,6 +259,7 @@ struct SpCrowd {
   size_t ev_mark;  /* ev_count when the pass began */
   float dt;
   atomic_size_t next_chunk;
+  CrowdIndex index;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
@@ -246,6 +277,45 @@ static inline void sp_agent_prefetch(const SpCrowd *c, size_t j) {
   sp_prefetch(r);
   sp_prefetch(r + sizeof(Agent) - 1);
 }
+
+/* ---- spatial index (index.c) ----------------------------------------- */
+
+/* After agent i's cell may have changed: keeps its key, marks its chunk
+ * (a worker writes only its own chunk's record). Nothing without an
+ * index. */
+static inline void sp_index_note(SpCrowd *c, size_t i) {
+  uint32_t *cell = c->index.cell;
+  if (cell == NULL) return;
+  uint32_t k = (uint32_t)c->agents[i].y << 16 | c->agents[i].x;
+  if (cell[i] == k) return;
+  cell[i] = k;
+  c->chunks[i / SP_CROWD_CHUNK].moved = 1;
+}
+/* Agent i was despawned: out of the index at the next query. */
+static inline void sp_index_drop(SpCrowd *c, size_t i) {
+  if (c->index.cell == NULL) return;
+  c->index.cell[i] = UINT32_MAX;
+  c->chunks[i / SP_CROWD_CHUNK].moved = 1;
+}
+/* Makes the index current (creating it on first use). SP_ERR_MEMORY
+ * leaves the crowd as it was. */
+SpStatus sp_index_ready(SpCrowd *c, SpError *err);
+/* 1 when some live agent is within Chebyshev distance r of (x, y); the
+ * index must be ready. */
+int sp_index_any(const SpCrowd *c, int x, int y, int r);
+void sp_index_free(SpCrowd *c);
+/* Every agent's key again from its record (after a load). */
+void sp_index_reset(SpCrowd *c);
+
+/* Shrinks the event buffers that the last frame used less than a quarter
+ * of (crowd.c; serial, before a frame's first event). */
+void sp_crowd_trim_events(SpCrowd *c);
+/* SP_OK when slot i holds a live agent, else SP_ERR_STATE naming it. */
+SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err);
+/* Allocates the slot bookkeeping (gens, free_slots) if not yet there;
+ * 0 on memory. Invisible otherwise: every generation starts at 0. */
+int sp_crowd_slots_ready(SpCrowd *c);
+void sp_crowd_slots_free(SpCrowd *c);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

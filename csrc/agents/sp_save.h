@@ -21,12 +21,15 @@
  *            per agent SAVE_AGENT_BYTES (sp_save_agent), the refusal
  *            words, m state bytes, m goal bytes, u8 result (SpNpcStatus
  *            | failure code << 2 | dirty << 7) and, with a plan, u16
- *            length and its ids (1 byte each under 256 actions, else 2)
+ *            length and its ids (1 byte each under 256 actions, else 2);
+ *            then u32 free slots and their indices (the order spawns
+ *            reuse them, last first). A despawned slot keeps the record
+ *            of its last agent with phase SP_PHASE_FREE and flags 0. 
  *   extra:   u32 bytes, then the caller's own bytes (the Lua side's)
  * Every number is little-endian. */
 #define SAVE_MAGIC "SASPUSAV"
 #define SAVE_HEADER_BYTES 32u
-#define SAVE_AGENT_BYTES 58u
+#define SAVE_AGENT_BYTES 62u /* the record, time, phase, flags, generation */
 #define SAVE_COUNTERS 6
 #define SAVE_FNV_START 0xcbf29ce484222325ull
 
@@ -69,11 +72,15 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
  * update and the loader cannot drift apart. With F_NEED_GOAL the next
  * update starts the agent over (goal pass first): the phase invariants
  * (P*) do not apply then, the others do.
- *   R1 phase: idle, walking, acting, script, blocked or thinking.
+ *   R1 phase: idle, walking, acting, script, blocked, thinking or moving;
+ *      or free (a despawned slot: flags 0, nothing else checked).
  *   R2 goal, pursued: a goal of the crowd, or none.
  *   R3 why, reason: a reason; fcode: a failure code; fail_action,
- *      faction, fother: an action or -1; fvar: a variable or -1; fvalue:
- *      none, or a value of fvar; a repeat or order failure names faction.
+ *      faction, fother: an action or -1, except fail_action after a
+ *      no_plan (-2 - a goal's index) and fother of a no_setter or
+ *      unreachable failure (-1, or two values of fvar: the blocker's);
+ *      fvar: a variable or -1; fvalue: none, or a value of fvar; a repeat
+ *      or order failure names faction.
  *   R4 target, home, cool_place: a place or none; cool_until finite.
  *   R5 (x, y) a cell of the grid; (tx, ty) both none or a cell; a target
  *      place with a target cell: the place's cell.
@@ -82,7 +89,7 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
  *   R7 step (not none): the population holds a plan with that position,
  *      cursor <= step < cursor + DONE_WINDOW, and step is not done.
  *   R8 F_PLANNING: goal is not none, no step, no F_HAS_PLAN, thinking.
- *   R9 F_FINISH or F_FAIL (not both): script, with a step.
+ *   R9 F_FINISH or F_FAIL (not both): script or moving, with a step.
  *   R10 F_RESERVED: a step, a target place, the target cell its cell;
  *      per place the reservations are the agents holding one, at most
  *      its capacity.
@@ -96,6 +103,7 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
  *   P5 thinking: no step; F_HAS_PLAN or F_PLANNING.
  *   P6 idle: no step, no F_HAS_PLAN.
  *   P7 F_BIND: walking.
+ *   P8 moving: a step, F_HAS_PLAN and a target cell.
  */
 typedef struct SpAgentView {
   const Agent *a;
@@ -110,7 +118,7 @@ typedef struct SpCrowdView {
   int goals;
   int selector;
 } SpCrowdView;
-/* NULL when the agent satisfies R1..R11 and P1..P7 (the per-place counts
+/* NULL when the agent satisfies R1..R11 and P1..P8 (the per-place counts
  * of R10 are the caller's); else what is wrong, naming the field, written
  * to buf. */
 const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,

@@ -93,7 +93,10 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     int quick = !c->any_interruptible;
     for (size_t i = lo; i < hi; i++) {
       uint8_t ph = phase[i];
-      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
+      /* a move waits for the caller's answer: nothing due before it */
+      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
+          (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))))
+        continue;
       if (((ph == SP_PHASE_ACTING && quick) || ph == SP_PHASE_BLOCKED) &&
           time[i] > dt) {
         time[i] -= dt;
@@ -186,7 +189,11 @@ static void pass_merge(SpCrowd *c) {
     if (!frame_append(c, c->cw[r->worker].ev + r->start, r->count))
       atomic_fetch_add(&c->lost, r->count);
   }
-  for (int k = 0; k < c->workers; k++) c->cw[k].ev_count = 0;
+  for (int k = 0; k < c->workers; k++) {
+    CrowdWorker *w = &c->cw[k];
+    if (w->ev_count > w->ev_peak) w->ev_peak = w->ev_count;
+    w->ev_count = 0;
+  }
 }
 
 /* Chunks the pass will visit: every chunk, or for PASS_TAKE those with
@@ -268,20 +275,14 @@ static SpStatus plan_waiting(SpCrowd *c, size_t waiting, SpError *err) {
   return st;
 }
 
-/* Sets up a crowd's frame; 0 when the frame buffer cannot hold one event
- * per agent (nothing changed). */
-static int frame_begin(SpCrowd *c, float dt) {
+/* Sets up a crowd's frame. */
+static void frame_begin(SpCrowd *c, float dt) {
   atomic_store(&c->lost, 0);
   c->ev_count = 0;
-  /* room for one event per agent before anything changes: a frame of a
-   * warm crowd rarely needs more, so growing mid-frame (which may fail
-   * and lose events) is rare */
-  if (c->ev_cap < c->n && !reserve_events(c, c->n)) return 0;
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
   sp_world_check_grid(c->world);
-  return 1;
 }
 
 /* Reservations and fields, in agent order (serial); binding touches only
@@ -355,11 +356,9 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   SpStatus st = check_crowds(crowds, count, err);
   if (st != SP_OK) return st;
   SpThreadPool *pool = crowds[0]->pool;
-  for (size_t k = 0; k < count; k++) {
-    SpCrowd *c = crowds[k];
-    if (c->ev_cap < c->n && !reserve_events(c, c->n))
-      return sp_error_memory(err);
-  }
+  /* the buffers keep the size of the last frames, not one event per
+   * agent: a frame needing more than twice the last one grows them */
+  for (size_t k = 0; k < count; k++) sp_crowd_trim_events(crowds[k]);
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
     crowds[k]->in_pass = 1;
@@ -405,7 +404,7 @@ const SpAgentEvent *sp_crowd_events(const SpCrowd *c) { return c->ev; }
 const char *sp_phase_name(SpPhase p) {
   static const char *const names[] = {"free",    "idle",    "walking",
                                       "acting",  "script",  "blocked",
-                                      "thinking"};
+                                      "thinking", "moving"};
   return (unsigned)p < SP_PHASE_COUNT ? names[p] : "?";
 }
 
@@ -414,7 +413,7 @@ const char *sp_event_kind_name(SpEventKind k) {
       "goal_chosen",   "planned",      "replanned",    "step_started",
       "step_finished", "step_failed",  "step_skipped", "arrived",
       "goal_reached",  "no_plan",      "blocked",      "idle",
-      "waiting"};
+      "waiting",       "move"};
   return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
 }
 

@@ -53,6 +53,7 @@ static int lane_start(SpCrowd *c, size_t i, float dt, Lane *l) {
   const uint16_t *hops = sp_world_field_hops(w, f);
   if (hops[at] <= (unsigned)cells && hops[goal] == 0) {
     a->x = a->tx, a->y = a->ty;
+    sp_index_note(c, i);
     c->time[i] = 0.0f;
     return WALK_ARRIVED;
   }
@@ -99,6 +100,7 @@ static inline int lane_step(Lane *l) {
 static int lane_end(SpCrowd *c, size_t i, const Lane *l, int how) {
   Agent *a = &c->agents[i];
   a->x = (uint16_t)l->x, a->y = (uint16_t)l->y;
+  sp_index_note(c, i);
   if (how == LANE_ARRIVED) {
     c->time[i] = 0.0f;
     return WALK_ARRIVED;
@@ -117,10 +119,12 @@ static int walk_open(SpCrowd *c, size_t i, float dt) {
     a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
     a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
     if (a->x == a->tx && a->y == a->ty) {
+      sp_index_note(c, i);
       c->time[i] = 0.0f;
       return 1;
     }
   }
+  sp_index_note(c, i);
   c->time[i] = t;
   return 0;
 }

@@ -22,8 +22,12 @@ void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
   out->cache_misses = pop->misses;
   out->cache_capacity = pop->cache_capacity;
   out->workers = pop->worker_count;
-  size_t workers = pop->worker_raw_bytes;
-  if (pop->table != NULL) workers += pop->table->bytes;
+  size_t workers = pop->worker_raw_bytes, table_resident = 0;
+  if (pop->table != NULL) {
+    workers += pop->table->bytes;
+    table_resident = sp_mem_resident(pop->table->cells,
+                                     pop->table->bytes - sizeof *pop->table);
+  }
   for (int k = 0; k < pop->worker_count; k++) {
     const Worker *w = pop->workers[k];
     workers += sp_workspace_size_bytes(w->ws) + w->scratch_bytes;
@@ -38,4 +42,8 @@ void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
   out->bytes_npcs = pop->block_bytes;
   out->bytes_workers = workers;
   out->bytes_total = sizeof *pop + pop->block_bytes + workers;
+  out->bytes_resident = out->bytes_total - pop->block_bytes +
+                        sp_mem_resident(pop->block, pop->block_bytes);
+  if (pop->table != NULL)
+    out->bytes_resident -= pop->table->bytes - sizeof *pop->table - table_resident;
 }

@@ -97,4 +97,14 @@ static inline const char *sp_names(const SpDomain *d) {
 void *sp_mem_alloc(SpAllocator a, size_t n);
 void sp_mem_free(SpAllocator a, void *p, size_t n);
 
+/* Arrays at least this large count only their pages in memory in the
+ * stats (sp_mem_resident); smaller ones count whole. */
+#if !defined(SP_RESIDENT_MIN)
+#define SP_RESIDENT_MIN 65536u
+#endif
+/* The bytes of [p, p + bytes) on pages the process has in memory (an
+ * untouched page of a large allocation holds none): what the array costs
+ * the resident set. `bytes` where the system cannot tell (resident.c). */
+size_t sp_mem_resident(const void *p, size_t bytes);
+
 #endif

@@ -134,6 +134,8 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
                 SpValue *vals, uint8_t *mask, const char *where);
 size_t fmt_explain(const SpDomain *d, const void *arg, char *buf, size_t size);
 size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size);
+size_t fmt_blocker(const SpDomain *d, const void *arg, char *buf, size_t size);
+size_t fmt_link(const SpDomain *d, const void *arg, char *buf, size_t size);
 void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
                     Formatter f, const void *arg);
 const char *var_name(lua_State *L, const Names *n, int var);
@@ -173,6 +175,9 @@ void push_names(lua_State *L, Names *n);
 const char *failure_code_name(SpFailureCode c);
 void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
                  const char *type, int why, const SpFailure *f);
+void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
+                     const char *type, int why, const SpValue *s0,
+                     const SpValue *goal, const SpFailure *f);
 void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to);
 int l_plan(lua_State *L);
 int l_plan_ids(lua_State *L);
@@ -211,6 +216,14 @@ typedef struct LCrowd {
   int on_world_pool; /* runs on its world's pool (options without threads) */
 } LCrowd;
 
+/* The saspu.Agent userdata: a slot of its crowd (user value 1) and the
+ * slot's generation when the handle was made: a handle whose generation
+ * is not the slot's any more is of a despawned agent. */
+typedef struct LAgent {
+  size_t index;
+  uint32_t gen;
+} LAgent;
+
 LWorld *check_world(lua_State *L, int idx);
 /* The open crowd at idx (its world's grid open too), or raises. */
 LCrowd *check_crowd(lua_State *L, int idx);
@@ -223,6 +236,10 @@ float check_dt(lua_State *L, int arg);
 /* crowd_events.c: adds the event readers to the methods table on top;
  * saspu.core.event_kinds(). */
 void open_crowd_events(lua_State *L);
+/* crowd_sense.c: crowd:near and the crowd's sensors and facts. */
+void open_crowd_sense(lua_State *L);
+int check_radius(lua_State *L, int arg);
+int check_coord(lua_State *L, int arg);
 int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);

@@ -30,14 +30,14 @@ LCrowd *check_crowd(lua_State *L, int idx)
 {
   LCrowd *c = to_crowd(L, idx);
   if (!c->c)
-    luaL_argerror(L, idx, "saspu.Crowd is closed");
+    luaL_error(L, "saspu.Crowd: closed"); /* the caller's line, no method name */
   if (sp_world_grid(c->world->w)) {
     lua_getiuservalue(L, idx, UV_CROWD_WORLD);
     lua_getiuservalue(L, -1, 1); /* the world's grid */
     int open = grid_of(L, -1) != NULL;
     lua_pop(L, 2);
     if (!open)
-      luaL_argerror(L, idx, "saspu.Crowd: its world's grid is closed");
+      luaL_error(L, "saspu.Crowd: its world's grid is closed");
   }
   return c;
 }
@@ -68,13 +68,15 @@ static int crowd_error(lua_State *L, const char *fname, const SpError *err)
   return luaL_error(L, "saspu.Crowd:%s: %s", fname, err->message);
 }
 
-/* Argument `arg`: an agent in 1..size; returns it 0-based. */
+/* Argument `arg`: a live agent of slot 1..slots; returns it 0-based. */
 static size_t check_agent(lua_State *L, const LCrowd *c, int arg)
 {
   lua_Integer i = luaL_checkinteger(L, arg);
-  size_t n = sp_crowd_size(c->c);
+  size_t n = sp_crowd_slots(c->c);
   if (i < 1 || (lua_Unsigned)i > n)
     luaL_argerror(L, arg, lua_pushfstring(L, "agent %I is outside 1..%I", i, (lua_Integer)n));
+  if (!sp_crowd_alive(c->c, (size_t)(i - 1)))
+    luaL_argerror(L, arg, lua_pushfstring(L, "agent %I was despawned", i));
   return (size_t)(i - 1);
 }
 
@@ -129,9 +131,27 @@ static double opt_number_field(lua_State *L, int t, const char *k, double dflt, 
   return x;
 }
 
+/* options.movement: "grid" (saspu walks, the default) or "engine" (the
+ * game moves agents and answers each move); 1 for engine. */
+static int opt_movement(lua_State *L, int t)
+{
+  int engine = 0;
+  int type = lua_getfield(L, t, "movement");
+  if (type != LUA_TNIL) {
+    const char *m = type == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (!m || (strcmp(m, "grid") != 0 && strcmp(m, "engine") != 0))
+      luaL_error(L, "world:crowd: options.movement must be \"grid\" or \"engine\", got %s",
+                 m ? shown_name(L, -1) : luaL_typename(L, -1));
+    engine = m[0] == 'e';
+  }
+  lua_pop(L, 1);
+  return engine;
+}
+
 /* saspu.core.crowd(world, dom [, opts]) -> saspu.Crowd. opts: capacity
  * (default 1024), threads (0: every core; default: the world's pool when
- * it has one, else 1), seed, speed, cooldown, retry, cache_capacity. */
+ * it has one, else 1), seed, speed, cooldown, retry, cache_capacity,
+ * movement ("grid" | "engine"). */
 static int l_crowd(lua_State *L)
 {
   LWorld *w = check_world(L, 1);
@@ -156,6 +176,7 @@ static int l_crowd(lua_State *L)
     o.retry = (float)opt_number_field(L, 3, "retry", 0, 0, OPT_MAX_FLOAT);
     o.cache_capacity = (uint32_t)opt_number_field(L, 3, "cache_capacity", 0, 0,
                                                   SP_PLAN_CACHE_MAX_CAPACITY);
+    o.engine_moves = opt_movement(L, 3);
   }
   if (!d->domain)
     luaL_argerror(L, 2, "saspu.Domain is closed");
@@ -199,7 +220,7 @@ static int l_crowd(lua_State *L)
 
 /* __gc, __close and c:close(): frees the agents, then lets go of the
  * domain and the world (freeing them if they were closed meanwhile).
- * Idempotent; agent handles then raise "its crowd is closed". */
+ * Idempotent; agent handles then raise "saspu.Agent: closed". */
 static int l_crowd_close(lua_State *L)
 {
   LCrowd *c = to_crowd(L, 1);
@@ -335,10 +356,10 @@ static int l_crowd_set_var_all(lua_State *L)
   LCrowd *c = check_crowd(L, 1);
   int v = check_id(L, 2, c->nvars, "variable");
   int x = check_id(L, 3, sp_variable_value_count(c->domain, v), "value");
-  size_t n = sp_crowd_size(c->c);
+  size_t n = sp_crowd_slots(c->c);
   SpError err;
   for (size_t a = 0; a < n; a++)
-    if (sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
+    if (sp_crowd_alive(c->c, a) && sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
       return crowd_error(L, "set_all", &err);
   return 0;
 }
@@ -371,11 +392,15 @@ static int fail_matches(lua_State *L, const LCrowd *c, size_t a)
 /* c:control(agent, op [, detail [, action] | place, x, y]) -> true | false,
  * message: op "finish" | "fail" (detail, and the action the step must be:
  * any running step, walking or acting too) | "target" (place id or nil,
- * x, y) | "rethink". Refusals (nothing to finish or fail) come back as
+ * x, y) | "rethink" | "arrived" | "move_failed" (detail): the answers to
+ * an engine move. Refusals (nothing to finish or fail) come back as
  * false. */
 static int l_crowd_control(lua_State *L)
 {
-  static const char *const ops[] = { "finish", "fail", "target", "rethink", NULL };
+  static const char *const ops[] = { "finish", "fail", "target", "rethink", "arrived",
+                                      "move_failed", NULL };
+  if (!to_crowd(L, 1)->c)
+    luaL_error(L, "saspu.Crowd: closed"); /* before the other arguments */
   int op = luaL_checkoption(L, 3, NULL, ops); /* a Lua point: before the crowd */
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
@@ -399,8 +424,15 @@ static int l_crowd_control(lua_State *L)
       place = (uint32_t)check_id(L, 4, (int)sp_world_place_count(c->world->w), "place");
     st = sp_crowd_set_target(c->c, a, place, (int)luaL_optinteger(L, 5, 1) - 1,
                              (int)luaL_optinteger(L, 6, 1) - 1, &err);
-  } else
+  } else if (op == 3)
     st = sp_crowd_rethink(c->c, a, &err);
+  else if (op == 4)
+    st = sp_crowd_arrived(c->c, a, &err);
+  else {
+    lua_Integer detail = luaL_checkinteger(L, 4);
+    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4, "detail out of range");
+    st = sp_crowd_move_failed(c->c, a, (int)detail, &err);
+  }
   lua_pushboolean(L, st == SP_OK);
   if (st == SP_OK)
     return 1;
@@ -528,17 +560,70 @@ static int l_crowd_plan(lua_State *L)
   return 1;
 }
 
-/* c:why(agent) -> the planner's sentence for the agent's last no_plan,
- * or nil when it never had one. */
-static int l_crowd_why(lua_State *L)
+static const char *blocker_kind_name(SpBlockerKind k)
+{
+  switch (k) {
+  case SP_BLOCK_NOTHING_SETS: return "nothing_sets";
+  case SP_BLOCK_NO_WAY_OUT: return "no_way_out";
+  case SP_BLOCK_ORDER: return "order";
+  default: return "none";
+  }
+}
+
+/* Sets t[k] = v + 1 for an id v >= 0 (1-based ids), nothing otherwise. */
+static void set_id(lua_State *L, int t, const char *k, int v)
+{
+  if (v < 0)
+    return;
+  lua_pushinteger(L, (lua_Integer)v + 1);
+  lua_setfield(L, t, k);
+}
+
+/* c:blocker(agent [, at_no_plan]) -> nil when the agent's last failure
+ * is no no_plan, else { kind, goal, variable, current, needed, action,
+ * link_from, link_to (1-based ids; action nil: the goal itself), message,
+ * link (the missing link as a phrase), planner (the planner's own
+ * reason) }, judged from the agent's state now (kind "none": that goal
+ * has a plan now), or with at_no_plan as recorded at the no_plan (what
+ * its event says; no goal). world.lua names the ids (crowd:why). */
+static int l_crowd_blocker(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
-  SpFailure f = sp_crowd_last_failure(c->c, a);
-  if (f.code == SP_FAIL_NONE)
+  SpBlocker b;
+  int goal = -1;
+  SpStatus st;
+  if (lua_toboolean(L, 3)) {
+    st = sp_crowd_no_plan_blocker(c->c, a, &b);
+  } else {
+    void *scratch = lua_newuserdatauv(L, sp_crowd_blocker_scratch_size(c->c), 0);
+    st = sp_crowd_last_blocker(live_crowd(L, 1), a, scratch, &b, &goal);
+  }
+  if (st != SP_OK) {
     lua_pushnil(L);
-  else
-    push_formatted(L, &c->domain, CROWD_MT, fmt_failure, &f);
+    return 1;
+  }
+  lua_createtable(L, 0, 12);
+  int t = lua_gettop(L);
+  lua_pushstring(L, blocker_kind_name(b.kind));
+  lua_setfield(L, t, "kind");
+  set_id(L, t, "goal", goal);
+  set_id(L, t, "variable", b.variable);
+  set_id(L, t, "current", b.current);
+  set_id(L, t, "needed", b.needed);
+  set_id(L, t, "action", b.action);
+  set_id(L, t, "link_from", b.link_from);
+  set_id(L, t, "link_to", b.link_to);
+  push_formatted(L, &c->domain, CROWD_MT, fmt_blocker, &b);
+  lua_setfield(L, t, "message");
+  if (b.link_to >= 0) {
+    push_formatted(L, &c->domain, CROWD_MT, fmt_link, &b);
+    lua_setfield(L, t, "link");
+  }
+  if (b.failure.code != SP_FAIL_NONE) {
+    push_formatted(L, &c->domain, CROWD_MT, fmt_failure, &b.failure);
+    lua_setfield(L, t, "planner");
+  }
   return 1;
 }
 
@@ -583,7 +668,71 @@ static int l_crowd_stats(lua_State *L)
   return 1;
 }
 
-/* c:size() -> agents spawned. */
+/* c:despawn(agent): removes a live agent (1-based); its handle and
+ * script data are dropped, so a later spawn in the slot gets new ones. */
+static int l_crowd_despawn(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  SpError err;
+  if (sp_crowd_despawn(c->c, a, &err) != SP_OK)
+    return crowd_error(L, "despawn", &err);
+  for (int uv = UV_CROWD_HANDLES; uv <= UV_CROWD_DATA; uv++) {
+    lua_getiuservalue(L, 1, uv);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, (lua_Integer)a + 1);
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+/* c:alive(agent) -> whether slot `agent` (1-based) holds a live agent. */
+static int l_crowd_alive(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  lua_pushboolean(L, i >= 1 && sp_crowd_alive(c->c, (size_t)(i - 1)));
+  return 1;
+}
+
+/* c:slots() -> agent slots (live or despawned): agent indices are in
+ * 1..slots. */
+static int l_crowd_slots(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)sp_crowd_slots(check_crowd(L, 1)->c));
+  return 1;
+}
+
+/* c:teleport(agent, x, y): the agent's cell now (1-based). */
+static int l_crowd_teleport(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  lua_Integer x = luaL_checkinteger(L, 3), y = luaL_checkinteger(L, 4);
+  SpError err;
+  luaL_argcheck(L, x >= 1 && x <= INT32_MAX, 3, "x must be 1 or more");
+  luaL_argcheck(L, y >= 1 && y <= INT32_MAX, 4, "y must be 1 or more");
+  if (sp_crowd_teleport(c->c, a, (int)x - 1, (int)y - 1, &err) != SP_OK)
+    return crowd_error(L, "teleport", &err);
+  return 0;
+}
+
+/* c:target_cell(agent) -> x, y (1-based) of the agent's move or walk
+ * target, or nothing. */
+static int l_crowd_target_cell(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  int x, y;
+  sp_crowd_target_cell(c->c, a, &x, &y);
+  if (x < 0)
+    return 0;
+  lua_pushinteger(L, x + 1);
+  lua_pushinteger(L, y + 1);
+  return 2;
+}
+
+/* c:size() -> live agents. */
 static int l_crowd_size(lua_State *L)
 {
   lua_pushinteger(L, (lua_Integer)sp_crowd_size(check_crowd(L, 1)->c));
@@ -635,10 +784,16 @@ void push_agent(lua_State *L, int crowd, size_t index)
 {
   crowd = lua_absindex(L, crowd);
   lua_getiuservalue(L, crowd, UV_CROWD_HANDLES);
-  if (lua_rawgeti(L, -1, (lua_Integer)index + 1) == LUA_TNIL) {
+  LCrowd *c = lua_touserdata(L, crowd);
+  uint32_t gen = sp_crowd_generation(c->c, index);
+  int t = lua_rawgeti(L, -1, (lua_Integer)index + 1);
+  /* a handle made before a load that changed the slot's generation is
+   * not this agent's */
+  if (t == LUA_TNIL || ((LAgent *)lua_touserdata(L, -1))->gen != gen) {
     lua_pop(L, 1);
-    size_t *h = lua_newuserdatauv(L, sizeof *h, 1);
-    *h = index;
+    LAgent *h = lua_newuserdatauv(L, sizeof *h, 1);
+    h->index = index;
+    h->gen = gen;
     luaL_setmetatable(L, AGENT_MT);
     lua_pushvalue(L, crowd);
     lua_setiuservalue(L, -2, 1);
@@ -671,9 +826,14 @@ static const luaL_Reg crowd_methods[] = {
   { "position", l_crowd_position },
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },
-  { "why", l_crowd_why },
+  { "blocker", l_crowd_blocker },
   { "stats", l_crowd_stats },
   { "size", l_crowd_size },
+  { "slots", l_crowd_slots },
+  { "alive", l_crowd_alive },
+  { "despawn", l_crowd_despawn },
+  { "teleport", l_crowd_teleport },
+  { "target_cell", l_crowd_target_cell },
   { "agent", l_crowd_agent },
   { "handles", l_crowd_handles },
   { "world", l_crowd_world },
@@ -691,6 +851,7 @@ void open_crowd(lua_State *L)
   luaL_setfuncs(L, crowd_meta, 0);
   luaL_newlib(L, crowd_methods);    /* module mt methods */
   open_crowd_events(L);             /* adds the event readers */
+  open_crowd_sense(L);              /* and crowd:near */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, -3, "Crowd");     /* module mt */

@@ -19,6 +19,33 @@ static void push_event_head(lua_State *L, const SpAgentEvent *e)
     lua_pushnil(L);
 }
 
+/* 1 when event e's detail is a place id: arrived, blocked, move, and a
+ * step failed for its place (full, unreachable, cooling down). */
+static int detail_is_place(const SpAgentEvent *e)
+{
+  return e->kind == SP_EV_ARRIVED || e->kind == SP_EV_BLOCKED || e->kind == SP_EV_MOVE ||
+         (e->kind == SP_EV_STEP_FAILED &&
+          (e->reason == SP_REASON_FULL || e->reason == SP_REASON_UNREACHABLE ||
+           e->reason == SP_REASON_COOLDOWN));
+}
+
+/* Event e's detail as Lua sees it: a place id 1-based (0: none), the
+ * plan's length, or the number the core gave. */
+static lua_Integer lua_detail(const SpAgentEvent *e)
+{
+  if (detail_is_place(e))
+    return e->detail < 0 ? 0 : (lua_Integer)e->detail + 1;
+  return e->detail;
+}
+
+/* 1 when event e's agent was despawned since (its slot empty, or
+ * holding an agent spawned later): such events are skipped. */
+static int event_stale(const SpCrowd *c, const SpAgentEvent *e)
+{
+  return !sp_crowd_alive(c, e->agent) ||
+         (uint16_t)sp_crowd_generation(c, e->agent) != e->gen;
+}
+
 /* Pushes event e as c:event returns it (after the agent's index). */
 static int push_event(lua_State *L, const SpAgentEvent *e)
 {
@@ -32,12 +59,14 @@ static int push_event(lua_State *L, const SpAgentEvent *e)
     lua_pushinteger(L, e->action + 1);
   else
     lua_pushnil(L);
-  lua_pushinteger(L, e->detail);
+  lua_pushinteger(L, lua_detail(e));
   return 7;
 }
 
 /* c:event(k) -> agent, kind, reason|nil, hook, goal|nil, action|nil,
- * detail: event k (1-based) of the last update, ids 1-based. Pushes
+ * detail, live: event k (1-based) of the last update, ids 1-based (a
+ * place in detail too: 0 for none); live is false when its agent was
+ * despawned since (readers skip it). Pushes
  * only interned names and numbers: nothing is allocated. */
 static int l_crowd_event(lua_State *L)
 {
@@ -47,11 +76,15 @@ static int l_crowd_event(lua_State *L)
   luaL_argcheck(L, k >= 1 && (lua_Unsigned)k <= n, 2, "no such event");
   /* a copy: pushing a name may run a finalizer that closes the crowd */
   SpAgentEvent e = sp_crowd_events(c->c)[k - 1];
-  return push_event(L, &e);
+  int stale = event_stale(c->c, &e);
+  int pushed = push_event(L, &e);
+  lua_pushboolean(L, !stale);
+  return pushed + 1;
 }
 
 /* The 0-based index of the first event >= k (1-based) whose kind is in the
- * bit mask `kinds` (and that carries SP_EVENT_HOOK when `hooked`), or n. */
+ * bit mask `kinds` (and that carries SP_EVENT_HOOK when `hooked`), or n;
+ * events of agents despawned since are skipped. */
 static size_t scan_events(lua_State *L, const LCrowd *c, int hooked)
 {
   lua_Integer k = luaL_checkinteger(L, 2);
@@ -60,7 +93,8 @@ static size_t scan_events(lua_State *L, const LCrowd *c, int hooked)
   const SpAgentEvent *ev = sp_crowd_events(c->c);
   size_t i = k < 1 ? 0 : (size_t)(k - 1);
   for (; i < n; i++)
-    if ((!hooked || (ev[i].flags & SP_EVENT_HOOK)) && ((kinds >> ev[i].kind) & 1))
+    if ((!hooked || (ev[i].flags & SP_EVENT_HOOK)) && ((kinds >> ev[i].kind) & 1) &&
+        !event_stale(c->c, &ev[i]))
       break;
   return i;
 }
@@ -88,7 +122,9 @@ static int l_crowd_next_event(lua_State *L)
   SpAgentEvent e;
   if (!next_of(L, 0, &e))
     return 0;
-  return 1 + push_event(L, &e);
+  int pushed = push_event(L, &e);
+  lua_pushboolean(L, 1); /* live: the scan skips the events of despawned agents */
+  return 1 + pushed + 1;
 }
 
 /* c:next_hook(k, kinds) -> k', agent, kind, reason|nil, action, detail:
@@ -152,6 +188,16 @@ static size_t of_actions(SpAgentEvent *block, size_t n, const int *ids,
   return kept;
 }
 
+/* Keeps the events of block[0..n) whose agent was not despawned since. */
+static size_t live_only(const SpCrowd *c, SpAgentEvent *block, size_t n)
+{
+  size_t kept = 0;
+  for (size_t k = 0; k < n; k++)
+    if (!event_stale(c, &block[k]))
+      block[kept++] = block[k];
+  return kept;
+}
+
 /* c:events_of(kinds, out [, actions]) -> n: the events of the last
  * update whose kind is in `kinds` (next_event's mask), in order, five
  * entries each in out[1 .. 5n]: agent, kind, reason | false, goal |
@@ -188,6 +234,7 @@ static int l_crowd_events_of(lua_State *L)
       break;
     if (filter)
       got = of_actions(block, got, ids, nids);
+    got = live_only(sc, block, got);
     for (size_t k = 0; k < got; k++) {
       const SpAgentEvent *e = &block[k];
       lua_pushinteger(L, (lua_Integer)e->agent + 1);

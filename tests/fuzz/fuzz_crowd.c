@@ -18,8 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct Model {
   const SpDomain *d;
   int nv;
-  size_t agents;
+  size_t agents; /* slots used */
   SpValue state[MAX_AGENTS][RD_MAX_VARIABLES];
+  uint8_t dead[MAX_AGENTS];   /* despawned */
+  uint32_t gen[MAX_AGENTS];   /* despawns of the slot */
+  size_t free_slots[MAX_AGENTS], free_count; /* reused last first */
 } Model;
 
 static void broken(const char *what, size_t agent, int action)
@@ -40,6 +43,10 @@ static void check_events(Model *m, const SpCrowd *c)
     int act = ev[k].action, var, pre, p;
     if (a >= m->agents)
       broken("an event of an agent never spawned", a, act);
+    if (m->dead[a])
+      broken("an event of a despawned agent", a, act);
+    if (ev[k].gen != (uint16_t)m->gen[a])
+      broken("an event with another generation than its agent's", a, act);
     if (ev[k].kind != SP_EV_STEP_STARTED && ev[k].kind != SP_EV_STEP_FINISHED)
       continue;
     if (act < 0 || act >= sp_domain_action_count(m->d))
@@ -60,7 +67,7 @@ static void check_events(Model *m, const SpCrowd *c)
     }
   }
   for (i = 0; i < m->agents; i++)
-    if (memcmp(sp_crowd_state(c, i), m->state[i], (size_t)m->nv) != 0)
+    if (!m->dead[i] && memcmp(sp_crowd_state(c, i), m->state[i], (size_t)m->nv) != 0)
       broken("the agent's state is not the one its events make", i, -1);
 }
 
@@ -75,6 +82,46 @@ static void check_places(const SpWorld *w)
     if (p.reserved < 0 || (p.capacity > 0 && p.reserved > p.capacity))
       broken("a place holds more agents than its capacity", i, -1);
   }
+}
+
+/* Despawn of `agent` (maybe not a live one): refused exactly when the
+ * model says it is not alive; the slot's generation and the crowd's
+ * size follow the model. */
+static void despawn(Model *m, SpCrowd *c, size_t agent)
+{
+  SpError err;
+  int live = agent < m->agents && !m->dead[agent];
+  SpStatus st = sp_crowd_despawn(c, agent, &err);
+  if ((st == SP_OK) != live)
+    broken(live ? "a live agent could not be despawned" : "a despawn of no live agent", agent, -1);
+  if (st == SP_OK) {
+    m->dead[agent] = 1;
+    m->gen[agent]++;
+    m->free_slots[m->free_count++] = agent;
+  }
+  if (agent < m->agents && sp_crowd_generation(c, agent) != m->gen[agent])
+    broken("a slot's generation is not its despawn count", agent, -1);
+  if (sp_crowd_size(c) != m->agents - m->free_count || sp_crowd_slots(c) != m->agents)
+    broken("the crowd's size does not count its live agents", agent, -1);
+}
+
+/* Teleport: done exactly for a live agent and an open cell inside the
+ * grid, and then the agent stands there; otherwise it did not move. */
+static void teleport(const Model *m, SpCrowd *c, const SpGrid *g, size_t agent, int x, int y)
+{
+  SpError err;
+  int x0 = -1, y0 = -1, x1 = -1, y1 = -1;
+  int live = agent < m->agents && !m->dead[agent];
+  int open = sp_grid_contains(g, x, y) && !sp_grid_is_blocked(g, x, y);
+  if (live)
+    sp_crowd_position(c, agent, &x0, &y0);
+  SpStatus st = sp_crowd_teleport(c, agent, x, y, &err);
+  if ((st == SP_OK) != (live && open))
+    broken("a teleport done or refused wrongly", agent, -1);
+  if (live)
+    sp_crowd_position(c, agent, &x1, &y1);
+  if (live && (st == SP_OK ? (x1 != x || y1 != y) : (x1 != x0 || y1 != y0)))
+    broken("a teleport left the agent elsewhere", agent, -1);
 }
 
 /* Byte 0-1: the domain's seed; byte 2: grid side, threads, selector; then
@@ -108,6 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   o.capacity = MAX_AGENTS;
   o.threads = 1 + (data[2] >> 6) % 2;
   o.seed = data[0];
+  o.engine_moves = (data[2] & 0x10) != 0;
   if (sp_grid_new(side, side, 1.0, test_alloc_hook(&ta), &g, &gerr) != SP_OK ||
       sp_world_new(g, test_alloc_hook(&ta), &w, &err) != SP_OK ||
       sp_world_kind(w, "spot", &kinds[0], &err) != SP_OK ||
@@ -120,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   m.d = d;
   m.nv = nv;
   for (at = 3; at + 4 <= size; at += 4) {
-    int op = data[at] % 13, x = data[at + 1], y = data[at + 2], z = data[at + 3];
+    int op = data[at] % 16, x = data[at + 1], y = data[at + 2], z = data[at + 3];
     agent = m.agents ? (size_t)x % (m.agents + 1) : 0; /* sometimes one too far */
     switch (op) {
     case 0: /* spawn: values from the bytes, some out of range */
@@ -128,10 +176,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s[v] = (SpValue)((y + v * z) % (sp_variable_value_count(d, v) + (z == 255)));
       if (sp_crowd_spawn(c, s, x % (side + 1), z % side, (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE,
                          &agent, &err) == SP_OK) {
-        if (agent != m.agents)
+        size_t want = m.free_count > 0 ? m.free_slots[m.free_count - 1] : m.agents;
+        if (agent != want)
           broken("a spawn out of order", agent, -1);
-        memcpy(m.state[m.agents++], s, (size_t)nv);
+        if (m.free_count > 0)
+          m.free_count--, m.dead[agent] = 0;
+        else
+          m.agents++;
+        memcpy(m.state[agent], s, (size_t)nv);
       }
+      break;
+    case 13:
+      despawn(&m, c, agent);
+      break;
+    case 14:
+      teleport(&m, c, g, agent, y % (side + 1), z % (side + 1));
+      break;
+    case 15: /* answers to engine moves, pending or not */
+      if (z & 1)
+        sp_crowd_arrived(c, agent, &err);
+      else
+        sp_crowd_move_failed(c, agent, y, &err);
       break;
     case 1:
     case 2: /* update */

@@ -649,6 +649,7 @@ local function op_crowd()
   if not w then return op_world() end
   if not dom then return op_domain() end
   local opts = { capacity = count(1, 64), threads = num(1, 2), seed = pick(100) }
+  if chance(3) then opts.movement = "engine" elseif chance(12) then opts.movement = junk() end
   if chance(10) then opts = junk() end
   local ok, c = try("world:crowd", w.crowd, w, dom, chance(15) and junk() or random_behaviour(dom), opts)
   if ok and c then keep("crowd", c) end
@@ -692,6 +693,20 @@ local function op_update()
       local okk, ev = pcall(iter)
       if not okk then check_error("world:events iterator", ev) break end
       if ev == nil then break end
+      local oko, open = pcall(ev.crowd.is_open, ev.crowd)
+      if oko and open and not ev.agent:alive() then
+        finding("world:events gave an event of a despawned agent (" .. tostring(ev.kind) .. ")")
+      end
+      if ev.kind == "move" and chance(2) then
+        if type(ev.x) ~= "number" or type(ev.y) ~= "number" then
+          finding("a move event without its target cell")
+        end
+        if chance(3) then
+          try("agent:move_failed", ev.agent.move_failed, ev.agent, chance(4) and junk() or "blocked")
+        else
+          try("agent:arrived", ev.agent.arrived, ev.agent)
+        end
+      end
       if chance(30) then close_one(any_object()) end
     end
   end
@@ -803,6 +818,44 @@ local function op_agent_call()
   end
 end
 
+-- Despawn, teleport and engine-move answers, on live and dead handles alike: a despawned
+-- handle must say so and refuse every other method.
+local function op_agent_life()
+  local a = any(pool("agent"))
+  if not a then return op_spawn() end
+  local k = pick(8)
+  if k == 1 then
+    local was = select(2, pcall(a.alive, a))
+    local ok = try("agent:despawn", a.despawn, a)
+    if ok and was then
+      if a:alive() then finding("agent:despawn left the agent alive") end
+      local okg, err = pcall(a.get, a, "x")
+      if okg or not tostring(err):find("despawned", 1, true) then
+        finding("a despawned agent's get did not raise 'despawned': " .. tostring(err))
+      end
+    end
+  elseif k == 2 then
+    try("agent:teleport", a.teleport, a, chance(6) and junk() or num(0, 13), num(0, 9))
+  elseif k == 3 then
+    try("agent:arrived", a.arrived, a)
+  elseif k == 4 then
+    try("agent:move_failed", a.move_failed, a, chance(4) and junk() or nil)
+  elseif k == 5 then
+    try("agent:alive", a.alive, a)
+    try("tostring(agent)", tostring, a)
+  else
+    local c = any(pool("crowd"))
+    if not c then return end
+    try("crowd:despawn", c.despawn, c, num(0, 70))
+    try("crowd:alive", c.alive, c, num(0, 70))
+    try("crowd:slots", c.slots, c)
+    try("crowd:teleport", c.teleport, c, num(1, 70), num(0, 13), num(0, 9))
+    try("crowd:target_cell", c.target_cell, c, num(1, 70))
+    local ops = { "arrived", "move_failed" }
+    try("crowd:control", c.control, c, num(1, 70), ops[pick(2)], num(0, 3))
+  end
+end
+
 ---------------------------------------------------------------------------------------
 -- The collector
 ---------------------------------------------------------------------------------------
@@ -836,7 +889,7 @@ end
 local OPS = { op_domain, op_domain_call, op_domain_call, op_population, op_population_call,
               op_population_call, op_grid, op_grid_call, op_world, op_crowd, op_spawn,
               op_spawn, op_update, op_update, op_world_call, op_agent_call, op_agent_call,
-              op_collector }
+              op_agent_life, op_collector }
 
 local function run(src, max_ops)
   -- the caller's collector settings come back at the end (5.4: its mode too)

@@ -68,9 +68,9 @@ local AGENT = {
   { "fcode", 41, 1, "int" }, { "fail_action", 42, 2, "int" }, { "faction", 44, 2, "int" },
   { "fother", 46, 2, "int" }, { "fvar", 48, 2, "int" }, { "fvalue", 50, 1, "int" },
   { "pursued", 51, 1, "int" }, { "time", 52, 4, "float" }, { "phase", 56, 1, "int" },
-  { "flags", 57, 1, "bits" },
+  { "flags", 57, 1, "bits" }, { "generation", 58, 4, "int" },
 }
-local AGENT_BYTES = 58
+local AGENT_BYTES = 62
 
 -- The fields of save s: { at = offset (1-based), bytes, kind, group } (group: fields of
 -- the same meaning in other agents, for copies); and where the script part starts.
@@ -131,6 +131,10 @@ local function layout(s, crowd_vars, crowd_actions)
         at = at + len * idb
       end
     end
+    local free = unpack("<I4", s, at) -- despawned slots, then their indices
+    add(at, 4, "int", "free count")
+    for q = 1, free do add(at + 4 * q, 4, "int", "free slot") end
+    at = at + 4 + 4 * free
   end
   return f, at + 4 -- past the extra part's length
 end

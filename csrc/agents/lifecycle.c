@@ -1,0 +1,129 @@
+/* lifecycle.c: agents the game removes, places or moves itself: despawn with slot generations, teleport, and the answers to engine moves. */
+#include <string.h>
+
+#include "sp_agents.h"
+#include "sp_error.h"
+#include "sp_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Slots                                                              */
+/* ------------------------------------------------------------------ */
+
+static size_t slot_bytes(const SpCrowd *c) {
+  return 2u * (c->capacity + 1) * sizeof(uint32_t);
+}
+
+int sp_crowd_slots_ready(SpCrowd *c) {
+  if (c->gens != NULL) return 1;
+  uint32_t *block = sp_mem_alloc(c->alloc, slot_bytes(c));
+  if (block == NULL) return 0;
+  memset(block, 0, slot_bytes(c));
+  c->gens = block;
+  c->free_slots = block + c->capacity + 1;
+  c->free_count = 0;
+  return 1;
+}
+
+void sp_crowd_slots_free(SpCrowd *c) {
+  if (c->gens != NULL) sp_mem_free(c->alloc, c->gens, slot_bytes(c));
+  c->gens = c->free_slots = NULL;
+  c->free_count = 0;
+}
+
+int sp_crowd_alive(const SpCrowd *c, size_t agent) {
+  return agent < c->n && c->phase[agent] != SP_PHASE_FREE;
+}
+
+uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent) {
+  return c->gens != NULL && agent < c->capacity ? c->gens[agent] : 0;
+}
+
+/* The slot keeps nothing the next agent could see: its flags, phase and
+ * time are cleared here and spawn rewrites its record and state. */
+SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = sp_agent_check(c, agent, err);
+  if (st != SP_OK) return st;
+  if (!sp_crowd_slots_ready(c)) return sp_error_memory(err);
+  sp_agent_release(c, agent);
+  c->phase[agent] = SP_PHASE_FREE;
+  sp_index_drop(c, agent);
+  c->flags[agent] = 0;
+  c->time[agent] = 0.0f;
+  c->gens[agent]++;
+  c->free_slots[c->free_count++] = (uint32_t)agent;
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Teleport                                                           */
+/* ------------------------------------------------------------------ */
+
+SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
+                           SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = sp_agent_check(c, agent, err);
+  if (st != SP_OK) return st;
+  const SpGrid *g = c->world->grid;
+  if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
+      (g != NULL && (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: cell (%d, %d) is outside the grid or blocked",
+                        x, y);
+  Agent *a = &c->agents[agent];
+  a->x = (uint16_t)x;
+  a->y = (uint16_t)y;
+  sp_index_note(c, agent);
+  /* a walk's progress toward the next cell belonged to the old cell; the
+   * serial pass checks the way from here when the field has none */
+  if (c->phase[agent] == SP_PHASE_WALKING && !(c->flags[agent] & F_FAIL))
+    c->time[agent] = 0.0f;
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Engine moves                                                       */
+/* ------------------------------------------------------------------ */
+
+static SpStatus move_pending(const SpCrowd *c, size_t agent, SpError *err) {
+  SpStatus st = sp_agent_check(c, agent, err);
+  if (st != SP_OK) return st;
+  if (c->phase[agent] != SP_PHASE_MOVING)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu has no move pending (phase %s)",
+                        agent, sp_phase_name((SpPhase)c->phase[agent]));
+  if (c->flags[agent] & (F_FINISH | F_FAIL))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu: its move was answered already",
+                        agent);
+  return SP_OK;
+}
+
+SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = move_pending(c, agent, err);
+  if (st == SP_OK) c->flags[agent] |= F_FINISH;
+  return st;
+}
+
+/* The detail rides in the time slot, as for sp_crowd_fail_step: a
+ * moving agent counts nothing down. */
+SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
+                              SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = move_pending(c, agent, err);
+  if (st != SP_OK) return st;
+  c->flags[agent] |= F_FAIL;
+  int32_t d = (int32_t)detail;
+  memcpy(&c->time[agent], &d, sizeof d);
+  return SP_OK;
+}
+
+SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x,
+                              int *y) {
+  *x = *y = -1;
+  if (!sp_crowd_alive(c, agent)) return SP_ERR_STATE;
+  const Agent *a = &c->agents[agent];
+  if (a->tx != 0xFFFF) *x = a->tx, *y = a->ty;
+  return SP_OK;
+}

@@ -1,0 +1,69 @@
+/* crowd_sense.c: saspu.Crowd's perception: crowd:near (the spatial index of csrc/agents/index.c). */
+#include <math.h>
+
+#include "binding.h"
+
+/* Argument `arg`: a radius in cells, a number >= 0 (a fraction is cut:
+ * cells are whole); returned as an int (huge radii clipped). */
+int check_radius(lua_State *L, int arg)
+{
+  int isnum = 0;
+  lua_Number r = lua_tonumberx(L, arg, &isnum);
+  if (!isnum || !(r >= 0))
+    luaL_argerror(L, arg, lua_pushfstring(L, "radius must be a number >= 0, got %s",
+                                          isnum ? lua_tostring(L, arg) : luaL_typename(L, arg)));
+  return r > 65536 ? 65536 : (int)floor(r);
+}
+
+/* Argument `arg`: a 1-based cell coordinate, an integer; returned 0-based. */
+int check_coord(lua_State *L, int arg)
+{
+  lua_Integer v = luaL_checkinteger(L, arg);
+  luaL_argcheck(L, v >= -65536 && v <= 131072, arg, "cell coordinate out of range");
+  return (int)v - 1;
+}
+
+/* c:near(x, y, r, out [, max]) -> count: out[1..count] = the indices
+ * of the agents within Chebyshev distance r of cell (x, y), nearest
+ * first, by index among equals; at most max (nil or 0: all). Entries
+ * past count that the last call left are cleared. */
+static int l_crowd_near(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  int x = check_coord(L, 2), y = check_coord(L, 3);
+  int r = check_radius(L, 4);
+  luaL_checktype(L, 5, LUA_TTABLE);
+  lua_Integer max = luaL_optinteger(L, 6, 0);
+  luaL_argcheck(L, max >= 0, 6, "max must be 0 (all) or more");
+  const uint32_t *found;
+  size_t n;
+  SpError err;
+  c = check_crowd(L, 1); /* the strings above were Lua points */
+  if (sp_crowd_near(c->c, x, y, r, (size_t)max, &found, &n, &err) != SP_OK) {
+    if (err.status == SP_ERR_MEMORY)
+      return luaL_error(L, "saspu.Crowd:near: not enough memory");
+    return luaL_error(L, "saspu.Crowd:near: %s", err.message);
+  }
+  /* raw sets of integer keys into the array part allocate at most while
+   * the table grows: the answer is Lua's to keep before that */
+  lua_Integer old = (lua_Integer)lua_rawlen(L, 5);
+  for (size_t k = 0; k < n; k++) {
+    live_crowd(L, 1); /* closed by a finalizer: its buffer is gone */
+    lua_pushinteger(L, (lua_Integer)found[k] + 1);
+    lua_rawseti(L, 5, (lua_Integer)k + 1);
+  }
+  clear_array(L, 5, (lua_Integer)n + 1, old);
+  lua_pushinteger(L, (lua_Integer)n);
+  return 1;
+}
+
+static const luaL_Reg sense_methods[] = {
+  { "near", l_crowd_near },
+  { NULL, NULL }
+};
+
+/* Adds the perception methods to saspu.Crowd's methods table (on top). */
+void open_crowd_sense(lua_State *L)
+{
+  luaL_setfuncs(L, sense_methods, 0);
+}

@@ -1,0 +1,335 @@
+/* test_agents_lifecycle.c: sp_crowd_despawn (slots, generations, reservations, events, save/load), sp_crowd_teleport and engine moves (sp_crowd_arrived, sp_crowd_move_failed) driven in C. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "saspu_agents.h"
+#include "saspu_grid.h"
+#include "sp_save.h" /* sp_crowd_check */
+#include "test_alloc.h"
+#include "test_fixture.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+/* A citizen town: an optional 12 x 6 grid with a wall, a market of
+ * capacity 1 where buy_food happens (duration `dur`), the work goal. */
+typedef struct Town {
+  TestFixture f;
+  SpGrid *g;
+  SpWorld *w;
+  SpCrowd *c;
+  uint32_t market;
+  int buy;
+} Town;
+
+static void town_open(Town *t, int with_grid, int engine, SpAllocator alloc) {
+  memset(t, 0, sizeof *t);
+  test_fixture_open(&t->f, sp_builtin_citizen(plain));
+  static const char map[] = "............\n"
+                            "....#.......\n"
+                            "....#.......\n"
+                            "....#.......\n"
+                            "............\n"
+                            "............\n";
+  if (with_grid) {
+    SpGridError gerr;
+    assert_int_equal(sp_grid_new_ascii(map, sizeof map - 1, plain, &t->g, &gerr), SP_OK);
+  }
+  assert_int_equal(sp_world_new(t->g, plain, &t->w, NULL), SP_OK);
+  int kind;
+  assert_int_equal(sp_world_kind(t->w, "market", &kind, NULL), SP_OK);
+  assert_int_equal(sp_world_add_place(t->w, kind, 10, 2, 1, &t->market, NULL), SP_OK);
+  SpCrowdOptions o;
+  memset(&o, 0, sizeof o);
+  o.capacity = 8;
+  o.threads = 1;
+  o.engine_moves = engine;
+  assert_int_equal(sp_crowd_new(t->w, t->f.d, &o, alloc, &t->c, NULL), SP_OK);
+  t->buy = sp_builtin_action(t->f.b, "buy_food");
+  SpActionBehaviour b;
+  memset(&b, 0, sizeof b);
+  b.min_duration = b.max_duration = 100.0f;
+  b.bind = SP_BIND_PLACE;
+  b.place = t->market;
+  assert_int_equal(sp_crowd_set_action(t->c, t->buy, &b, NULL), SP_OK);
+  const SpNamedState *goal = sp_builtin_goal(t->f.b, "work");
+  SpValue cond[8];
+  for (int v = 0; v < t->f.m; v++)
+    cond[v] = goal->keep != NULL && goal->keep[v] ? SP_ANY : goal->values[v];
+  assert_int_equal(sp_crowd_add_goal(t->c, cond, 1, NULL, NULL, NULL), SP_OK);
+}
+
+static void town_close(Town *t) {
+  sp_crowd_free(t->c);
+  sp_world_free(t->w);
+  sp_grid_free(t->g);
+  test_fixture_close(&t->f);
+}
+
+static size_t spawn(Town *t, int x, int y) {
+  size_t id;
+  assert_int_equal(sp_crowd_spawn(t->c, sp_builtin_start(t->f.b, "start_of_day")->values, x, y,
+                                  SP_NO_PLACE, &id, NULL),
+                   SP_OK);
+  return id;
+}
+
+static int reserved(const Town *t) {
+  SpPlaceInfo p;
+  assert_int_equal(sp_world_place(t->w, t->market, &p), SP_OK);
+  return p.reserved;
+}
+
+/* Updates until agent i's event `kind` (of any action when act < 0);
+ * returns the event's detail, fails after `frames` frames. */
+/* One frame, then every invariant of the crowd and its places. */
+static void frame(Town *t, float dt) {
+  SpError err;
+  assert_int_equal(sp_crowd_update(t->c, dt, NULL), SP_OK);
+  if (sp_crowd_check(t->c, &err) != SP_OK) fail_msg("%s", err.message);
+}
+
+static int32_t until(Town *t, size_t i, SpEventKind kind, int act, int frames) {
+  for (int f = 0; f < frames; f++) {
+    frame(t, 0.25f);
+    const SpAgentEvent *ev = sp_crowd_events(t->c);
+    for (size_t k = 0; k < sp_crowd_event_count(t->c); k++)
+      if (ev[k].agent == i && ev[k].kind == kind && (act < 0 || ev[k].action == act))
+        return ev[k].detail;
+  }
+  fail_msg("agent %zu: no %s event in %d frames", i, sp_event_kind_name(kind), frames);
+  return -1;
+}
+
+static void test_despawn_frees_the_slot(void **state) {
+  (void)state;
+  Town t;
+  town_open(&t, 1, 0, plain);
+  size_t a = spawn(&t, 0, 0), b = spawn(&t, 1, 0);
+  until(&t, a, SP_EV_ARRIVED, t.buy, 80);
+  assert_int_equal(reserved(&t), 1);
+  assert_int_equal(sp_crowd_size(t.c), 2);
+  assert_int_equal(sp_crowd_generation(t.c, a), 0);
+  SpError err;
+  assert_int_equal(sp_crowd_despawn(t.c, a, &err), SP_OK);
+  assert_int_equal(reserved(&t), 0);
+  assert_false(sp_crowd_alive(t.c, a));
+  assert_true(sp_crowd_alive(t.c, b));
+  assert_int_equal(sp_crowd_size(t.c), 1);
+  assert_int_equal(sp_crowd_slots(t.c), 2);
+  assert_int_equal(sp_crowd_generation(t.c, a), 1);
+  /* twice, or past the slots: refused, nothing changed */
+  assert_int_equal(sp_crowd_despawn(t.c, a, &err), SP_ERR_STATE);
+  assert_non_null(strstr(err.message, "despawned"));
+  assert_int_equal(sp_crowd_despawn(t.c, 7, &err), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_generation(t.c, a), 1);
+  SpAgentInfo info;
+  assert_int_equal(sp_crowd_inspect(t.c, a, &info), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_set_var(t.c, a, 0, 1, &err), SP_ERR_STATE);
+  /* no event of the slot while it is free */
+  for (int f = 0; f < 20; f++) {
+    frame(&t, 0.25f);
+    const SpAgentEvent *ev = sp_crowd_events(t.c);
+    for (size_t k = 0; k < sp_crowd_event_count(t.c); k++) assert_int_not_equal(ev[k].agent, a);
+  }
+  /* the next spawn takes the slot, with its new generation in events */
+  size_t c = spawn(&t, 2, 5);
+  assert_int_equal(c, a);
+  assert_int_equal(sp_crowd_size(t.c), 2);
+  frame(&t, 0.25f);
+  const SpAgentEvent *ev = sp_crowd_events(t.c);
+  int seen = 0;
+  for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
+    if (ev[k].agent == c) seen++, assert_int_equal(ev[k].gen, 1);
+  assert_true(seen > 0);
+  int x, y;
+  assert_int_equal(sp_crowd_position(t.c, c, &x, &y), SP_OK);
+  assert_true(x == 2 && y == 5);
+  town_close(&t);
+}
+
+/* The first despawn allocates the slot bookkeeping: when that fails
+ * nothing changed, and the despawn works once memory is there. */
+static void test_despawn_out_of_memory(void **state) {
+  (void)state;
+  for (long fail = 1;; fail++) {
+    TestAlloc ta;
+    test_alloc_init(&ta, 0);
+    Town t;
+    town_open(&t, 0, 0, test_alloc_hook(&ta));
+    size_t a = spawn(&t, 0, 0);
+    frame(&t, 0.25f);
+    ta.fail_at = ta.calls + fail;
+    SpError err;
+    SpStatus st = sp_crowd_despawn(t.c, a, &err);
+    if (st == SP_OK) {
+      assert_false(sp_crowd_alive(t.c, a));
+      town_close(&t);
+      assert_int_equal(ta.live, 0);
+      break;
+    }
+    assert_int_equal(st, SP_ERR_MEMORY);
+    assert_true(sp_crowd_alive(t.c, a));
+    assert_int_equal(sp_crowd_size(t.c), 1);
+    ta.fail_at = 0;
+    assert_int_equal(sp_crowd_despawn(t.c, a, NULL), SP_OK);
+    town_close(&t);
+    assert_int_equal(ta.live, 0);
+    assert_true(fail < 4);
+  }
+}
+
+static void test_despawn_is_saved(void **state) {
+  (void)state;
+  Town t, u;
+  town_open(&t, 1, 0, plain);
+  town_open(&u, 1, 0, plain);
+  for (int k = 0; k < 5; k++) spawn(&t, k, 5);
+  for (int f = 0; f < 6; f++) assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+  assert_int_equal(sp_crowd_despawn(t.c, 3, NULL), SP_OK);
+  assert_int_equal(sp_crowd_despawn(t.c, 1, NULL), SP_OK);
+  void *buf;
+  size_t len;
+  SpCrowd *tc[1] = {t.c}, *uc[1] = {u.c};
+  assert_int_equal(sp_world_save(t.w, (const SpCrowd *const *)tc, 1, NULL, 0, &buf, &len, NULL),
+                   SP_OK);
+  SpError err;
+  assert_int_equal(sp_world_load(u.w, uc, 1, buf, len, NULL, NULL, &err), SP_OK);
+  assert_int_equal(sp_crowd_size(u.c), 3);
+  assert_int_equal(sp_crowd_slots(u.c), 5);
+  for (size_t i = 0; i < 5; i++) {
+    assert_int_equal(sp_crowd_alive(u.c, i), sp_crowd_alive(t.c, i));
+    assert_int_equal(sp_crowd_generation(u.c, i), sp_crowd_generation(t.c, i));
+  }
+  /* both reuse slot 1 (freed last), then 3 */
+  assert_int_equal(spawn(&t, 0, 0), 1);
+  assert_int_equal(spawn(&u, 0, 0), 1);
+  assert_int_equal(spawn(&u, 0, 0), 3);
+  /* a free list that names a live slot is refused, nothing changed */
+  uint8_t *bad = malloc(len);
+  memcpy(bad, buf, len);
+  /* the last crowd bytes before the extra part: u32 count, then slots 1, 3
+   * reversed (3 freed first) */
+  size_t at = len - 4 - 4; /* extra length u32, then the last free slot */
+  assert_int_equal(bad[at], 1);
+  bad[at] = 0; /* slot 0 is alive */
+  assert_int_equal(sp_world_load_check(u.w, (const SpCrowd *const *)uc, 1, bad, len, NULL, NULL,
+                                       &err),
+                   SP_ERR_INVALID);
+  free(bad);
+  sp_world_save_free(t.w, buf, len);
+  town_close(&t);
+  town_close(&u);
+}
+
+static void test_teleport(void **state) {
+  (void)state;
+  Town t;
+  town_open(&t, 1, 0, plain);
+  size_t a = spawn(&t, 0, 0);
+  SpError err;
+  assert_int_equal(sp_crowd_teleport(t.c, a, 4, 2, &err), SP_ERR_STATE); /* the wall */
+  assert_int_equal(sp_crowd_teleport(t.c, a, 12, 0, &err), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_teleport(t.c, a, -1, 0, &err), SP_ERR_STATE);
+  int x, y;
+  assert_int_equal(sp_crowd_position(t.c, a, &x, &y), SP_OK);
+  assert_true(x == 0 && y == 0);
+  /* mid-walk: the walk goes on from the new cell, the place stays bound */
+  for (;;) {
+    frame(&t, 0.25f);
+    SpAgentInfo info;
+    sp_crowd_inspect(t.c, a, &info);
+    if (info.phase == SP_PHASE_WALKING && info.action == t.buy && info.target == t.market) break;
+  }
+  assert_int_equal(sp_crowd_teleport(t.c, a, 10, 3, &err), SP_OK);
+  assert_int_equal(reserved(&t), 1);
+  /* one cell from the market at 4 cells a second: arrives in one frame */
+  frame(&t, 0.25f);
+  SpAgentInfo info;
+  sp_crowd_inspect(t.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_ACTING);
+  assert_true(info.x == 10 && info.y == 2);
+  town_close(&t);
+}
+
+/* Engine moves, with and without a grid: move, then arrived or
+ * move_failed. */
+static void engine_moves(int with_grid) {
+  Town t;
+  town_open(&t, with_grid, 1, plain);
+  size_t a = spawn(&t, 0, 0);
+  SpError err;
+  assert_int_equal(sp_crowd_arrived(t.c, a, &err), SP_ERR_STATE);
+  assert_non_null(strstr(err.message, "no move pending"));
+  int32_t place = until(&t, a, SP_EV_MOVE, t.buy, 40);
+  assert_int_equal(place, (int32_t)t.market);
+  int x, y;
+  assert_int_equal(sp_crowd_target_cell(t.c, a, &x, &y), SP_OK);
+  assert_true(x == 10 && y == 2);
+  SpAgentInfo info;
+  sp_crowd_inspect(t.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_MOVING);
+  assert_int_equal(reserved(&t), 1);
+  /* waiting: frames go by, it stays put, nothing happens */
+  for (int f = 0; f < 5; f++) {
+    frame(&t, 1.0f);
+    assert_int_equal(sp_crowd_event_count(t.c), 0);
+  }
+  assert_int_equal(sp_crowd_position(t.c, a, &x, &y), SP_OK);
+  assert_true(x == 0 && y == 0);
+  assert_int_equal(sp_crowd_arrived(t.c, a, &err), SP_OK);
+  assert_int_equal(sp_crowd_arrived(t.c, a, &err), SP_ERR_STATE); /* answered */
+  assert_int_equal(sp_crowd_move_failed(t.c, a, 3, &err), SP_ERR_STATE);
+  assert_int_equal(until(&t, a, SP_EV_ARRIVED, t.buy, 1), (int32_t)t.market);
+  sp_crowd_inspect(t.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_ACTING);
+  assert_true(info.x == 10 && info.y == 2);
+  /* a second agent: its move fails; the step fails with the detail and
+   * the place is avoided (cooldown) */
+  assert_int_equal(sp_crowd_despawn(t.c, a, NULL), SP_OK);
+  size_t b = spawn(&t, 5, 5);
+  until(&t, b, SP_EV_MOVE, t.buy, 40);
+  assert_int_equal(sp_crowd_move_failed(t.c, b, 42, &err), SP_OK);
+  frame(&t, 0.25f);
+  const SpAgentEvent *ev = sp_crowd_events(t.c);
+  int failed = 0;
+  for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
+    if (ev[k].agent == b && ev[k].kind == SP_EV_STEP_FAILED) {
+      assert_int_equal(ev[k].reason, SP_REASON_SCRIPT);
+      assert_int_equal(ev[k].detail, 42);
+      assert_int_equal(ev[k].action, t.buy);
+      failed++;
+    }
+  assert_int_equal(failed, 1);
+  assert_int_equal(reserved(&t), 0);
+  sp_crowd_inspect(t.c, b, &info);
+  assert_int_equal(info.last_reason, SP_REASON_SCRIPT);
+  assert_true(info.x == 5 && info.y == 5);
+  town_close(&t);
+}
+
+static void test_engine_moves_on_a_grid(void **state) {
+  (void)state;
+  engine_moves(1);
+}
+
+static void test_engine_moves_without_a_grid(void **state) {
+  (void)state;
+  engine_moves(0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_despawn_frees_the_slot),
+      cmocka_unit_test(test_despawn_out_of_memory),
+      cmocka_unit_test(test_despawn_is_saved),
+      cmocka_unit_test(test_teleport),
+      cmocka_unit_test(test_engine_moves_on_a_grid),
+      cmocka_unit_test(test_engine_moves_without_a_grid),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
