@@ -320,3 +320,195 @@ describe("a:teleport", function()
     assert.same({ "unreachable" }, reasons)
   end)
 end)
+
+-- An engine-moved town without a grid: two markets (a kind), a well, a workshop.
+local function engine_town(grid)
+  local world = saspu.world { grid = grid, places = {
+    { name = "market_n", kind = "market", x = 10, y = 1 },
+    { name = "market_s", kind = "market", x = 10, y = 8 },
+    { name = "well", x = 1, y = 8 },
+    { name = "workshop", x = 3, y = 7 },
+  } }
+  local log = {}
+  local crowd = world:crowd(support.citizen(), {
+    actions = {
+      buy_food = { duration = 0.5, at = { kind = "market" },
+                   on_fail = function(_, reason) log[#log + 1] = reason end },
+      buy_drink = { duration = 0.5, at = "well" },
+      take = { duration = 0.2, at = function() return 6, 6 end },
+      work = { duration = 1, at = "workshop" },
+    },
+    goals = { { "work" } },
+  }, { movement = "engine" })
+  return world, crowd, log
+end
+
+-- Runs frames, answering nothing; returns the events of `agent` as a trace and the last
+-- move event seen (a copy).
+local function frames(world, agent, n)
+  local trace, move = {}, nil
+  for _ = 1, n do
+    world:update(0.25)
+    for ev in world:events() do
+      if ev.agent == agent then
+        trace[#trace + 1] = support.event_text(ev)
+        if ev.kind == "move" then
+          move = { x = ev.x, y = ev.y, place = ev.place, action = ev.action, detail = ev.detail }
+        end
+      end
+    end
+  end
+  return table.concat(trace, " "), move
+end
+
+describe('movement = "engine"', function()
+  it("emits move with the target cell and place, waits, then arrived() lets the step act", function()
+    local world, crowd = engine_town()
+    local a = crowd:spawn { start = "start_of_day", x = 4, y = 8 }
+    a:set("thirst", "hydrated")
+    a:set("has_item", "true")
+    local trace, move = frames(world, a, 4)
+    assert.equal("goal_chosen planned step_started:buy_food move:buy_food", trace)
+    assert.same({ x = 10, y = 8, place = "market_s", action = "buy_food", detail = 1 }, move)
+    assert.equal("moving", a:inspect().phase)
+    assert.same({ 4, 8 }, { a:position() }) -- saspu does not walk it
+    assert.equal("", (frames(world, a, 3)))  -- it waits: nothing happens
+    a:arrived()
+    assert.error_matches(function() a:arrived() end,
+                         "saspu.Agent:arrived: agent 1 of 'citizen': its move was answered already",
+                         1, true)
+    trace = frames(world, a, 3)
+    assert.equal("arrived:buy_food step_finished:buy_food step_started:eat", trace:sub(1, 56))
+    assert.same({ 10, 8 }, { a:position() })
+  end)
+
+  it("raises when arrived() or move_failed() come with no move pending, nothing changed", function()
+    local world, crowd = engine_town()
+    local a = crowd:spawn { start = "start_of_day", x = 1, y = 8 }
+    world:update(0.25)
+    local before = world:save()
+    assert.error_matches(function() a:arrived() end,
+                         "saspu.Agent:arrived: agent 1 of 'citizen': has no move pending", 1, true)
+    assert.error_matches(function() a:move_failed("x") end,
+                         "saspu.Agent:move_failed: agent 1 of 'citizen': has no move pending", 1, true)
+    assert.error_matches(function() a:move_failed(42) end,
+                         "saspu.Agent:move_failed: reason must be a string, got number", 1, true)
+    assert.equal(before, world:save())
+  end)
+
+  it("fails the step with the game's reason on move_failed, avoids the place and replans", function()
+    local world, crowd, log = engine_town()
+    local a = crowd:spawn { start = "start_of_day", x = 9, y = 8 }
+    a:set("thirst", "hydrated")
+    a:set("has_item", "true")
+    local _, move = frames(world, a, 2)
+    assert.equal("market_s", move.place)
+    a:move_failed("the bridge is out")
+    local trace
+    trace, move = frames(world, a, 3)
+    assert.equal("step_failed:buy_food/the bridge is out replanned/step_failed "
+                 .. "step_started:buy_food move:buy_food", trace)
+    assert.same({ "the bridge is out" }, log)
+    assert.equal("market_n", move.place) -- the failed place cools down
+    a:move_failed()
+    trace = frames(world, a, 1)
+    assert.equal("step_failed:buy_food/move_failed", trace)
+  end)
+
+  it("moves to the cell an at function gives, with no place", function()
+    local world, crowd = engine_town()
+    local a = crowd:spawn { start = "start_of_day", x = 6, y = 5 }
+    a:set("thirst", "hydrated")
+    local trace, move = frames(world, a, 3)
+    assert.equal("goal_chosen planned step_started:take waiting:take move:take", trace)
+    assert.same({ x = 6, y = 6, action = "take", detail = -1 }, move)
+    a:arrived()
+    frames(world, a, 1)
+    assert.same({ 6, 6 }, { a:position() })
+  end)
+
+  it("arrives at once when the agent already stands on the target cell", function()
+    local world, crowd = engine_town()
+    local a = crowd:spawn { start = "start_of_day", x = 1, y = 8 }
+    assert.equal("goal_chosen planned step_started:buy_drink arrived:buy_drink",
+                 (frames(world, a, 1)))
+  end)
+
+  it("works on a grid the same, computing no distance field", function()
+    local world, crowd = engine_town(saspu.grid_from_ascii(MAP))
+    local a = crowd:spawn { start = "start_of_day", x = 2, y = 8 }
+    a:set("has_item", "true")
+    local _, move = frames(world, a, 2)
+    assert.same({ x = 1, y = 8, place = "well", action = "buy_drink", detail = 2 }, move)
+    a:arrived()
+    frames(world, a, 2)
+    assert.equal(0, world:stats().fields)
+  end)
+
+  it("keeps saspu's idea of the position in step with teleport", function()
+    local world, crowd = engine_town()
+    local a = crowd:spawn { start = "start_of_day", x = 4, y = 8 }
+    a:set("thirst", "hydrated")
+    a:set("has_item", "true")
+    frames(world, a, 2)
+    a:teleport(7, 4) -- the game's character walked part of the way
+    assert.same({ 7, 4 }, { a:position() })
+    assert.equal("moving", a:inspect().phase)
+    a:arrived()
+    frames(world, a, 1)
+    assert.same({ 10, 8 }, { a:position() })
+  end)
+
+  it("is saved mid-move and answered after the load", function()
+    local w1, c1 = engine_town()
+    local a = c1:spawn { start = "start_of_day", x = 2, y = 7 }
+    frames(w1, a, 2)
+    assert.equal("moving", a:inspect().phase)
+    local w2, c2 = engine_town()
+    w2:load(w1:save())
+    local b = c2:agent(1)
+    assert.equal("moving", b:inspect().phase)
+    b:arrived()
+    a:arrived()
+    assert.equal(frames(w1, a, 6), frames(w2, b, 6))
+    assert.equal(w1:save(), w2:save())
+  end)
+
+  it("refuses another movement option, naming it", function()
+    local world = saspu.world {}
+    assert.error_matches(function()
+      world:crowd(support.citizen(), {}, { movement = "teleport" })
+    end, [[options.movement must be "grid" or "engine", got 'teleport']], 1, true)
+    assert.error_matches(function()
+      world:crowd(support.citizen(), {}, { movement = 3 })
+    end, [[options.movement must be "grid" or "engine", got number]], 1, true)
+  end)
+end)
+
+describe("the LÖVE example's town (examples/love/, without LÖVE)", function()
+  it("lives a whole simulated day with no failed plan or step, every NPC moved by the game", function()
+    local saved_path = package.path
+    package.path = "examples/love/?.lua;" .. package.path
+    local setting = require "setting"
+    package.path = saved_path
+    local lt = setting.build(".")
+    local moves = 0
+    while lt.clock < setting.DAY_SECONDS do
+      lt:update(0.5)
+      for _, npc in ipairs(lt.npcs) do
+        assert.is_false(lt.grid:is_blocked(npc.agent:position()))
+      end
+    end
+    local s = lt.stats
+    assert.equal(0, s.failed_plans)
+    assert.equal(0, s.failed_steps)
+    assert.is_true(s.plans > 50)
+    assert.is_true(s.routines >= #lt.npcs)
+    for _, npc in ipairs(lt.npcs) do
+      assert.is_true(npc.moved, npc.name .. " never moved")
+      moves = moves + 1
+    end
+    assert.equal(8, moves)
+    assert.equal(0, lt.world:stats().fields) -- the game moves them: no distance field
+  end)
+end)

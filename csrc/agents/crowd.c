@@ -651,7 +651,13 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
                 sp_mem_resident(c->gens, c->gens != NULL ? 2u * (c->capacity + 1) *
                                                                sizeof(uint32_t)
                                                          : 0);
+  const CrowdIndex *x = &c->index; /* made by the first query that needs it */
+  size_t keys = x->cell != NULL ? (c->capacity + 1) * sizeof(uint32_t) : 0;
+  grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
+          sp_mem_resident(x->out, keys) +
+          sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
   size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
+                sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
                 (c->chunk_count + 1) * sizeof(ChunkRec) +
                 (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {

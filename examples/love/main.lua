@@ -1,11 +1,12 @@
--- examples/love/main.lua: a LÖVE town where Citizens and Horse Breeders plan with saspu (dom:plan), walk with g:path and act, drawn live.
+-- examples/love/main.lua: a LÖVE town where Citizens and Horse Breeders live their day on saspu.world: saspu plans and times their actions, LÖVE walks the sprites in pixels (movement = "engine").
 --
 -- Run it with `./dev love` (or `love examples/love` after building build-luajit/). It loads
 -- saspu exactly as a game would: package.path points at lua/ and package.cpath at the
 -- LuaJIT build of the C module (build-luajit/saspu/core.so; SASPU_BUILD_DIR overrides
 -- the folder). Click an NPC to see its plan. With SASPU_LOVE_SHOT=file.png the example
--- runs SASPU_LOVE_SECONDS seconds (default 3), saves a screenshot and a report
--- (file.png.txt) and quits: the headless test of ./dev test.
+-- runs one whole simulated day (DAY_SECONDS) in fixed steps of HEADLESS_STEP seconds,
+-- saves a screenshot and a report (file.png.txt) and quits: the headless test of
+-- ./dev test, which fails on any failed plan or step over that day.
 
 -- ---- find the repository and saspu, as a game ships it ----------------------
 local source = love.filesystem.getSource()
@@ -18,85 +19,16 @@ package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.pa
 package.cpath = build .. "/?.so;" .. package.cpath
 
 local saspu = require "saspu"
-local stepper = require "stepper"
+local setting = require "setting"
 
--- ---- the map: '#' walls, '=' roads, '.' ground, '7' marsh; letters are places ----
-local MAP = [[
-####################################
-#..........=........#..............#
-#..M.......=........#....S.....F...#
-#..........=........#..............#
-#..........=........###=####.......#
-#=====================.=...#...T...#
-#..........=.......=...=...#.......#
-#..D.......=...P...=...=...##=######
-#..........=.......=...=.......=...#
-#..........=.......=====.......=.B.#
-#####=######.......=...........=...#
-#....=....#........=...........=...#
-#..H.=....#........=...........=...#
-#....=....#........=...7777777=7777#
-#....=.............=...7777777=7R77#
-#....=====================.........#
-#..........=.......................#
-#..W.......=.......................#
-####################################
-]]
-local PLACE_NAMES = {
-  M = "market", D = "well", P = "plaza", H = "home", W = "workshop",
-  S = "hay_store", F = "feeder", T = "trough", B = "bucket_spot", R = "river",
-}
+local floor = math.floor
+
+-- ---- the town: its map, its NPCs and their routines (setting.lua) ----------
 local CELL = 24
-
-local function read_map(text)
-  local places, rows = {}, {}
-  local y = 0
-  for line in text:gmatch("[^\n]+") do
-    y = y + 1
-    for x = 1, #line do
-      local name = PLACE_NAMES[line:sub(x, x)]
-      if name then places[name] = { x, y } end
-    end
-    rows[y] = line:gsub("%a", ".")
-  end
-  return saspu.grid_from_ascii(table.concat(rows, "\n") .. "\n"), places, rows
-end
-
--- ---- NPC classes: a domain, where its actions happen, its day ----------------
-local CITIZEN_COLOUR = { 40 / 255, 110 / 255, 240 / 255 }
-local BREEDER_COLOUR = { 235 / 255, 90 / 255, 20 / 255 }
-
-local grid, places, rows = read_map(MAP)
-local world = stepper.new(grid, places)
-local citizen = saspu.domain_file(root .. "/domains/citizen.lua")
-local breeder = saspu.domain_file(root .. "/domains/horse_breeder.lua")
-local CITIZEN_WHERE = {
-  buy_food = "market", buy_drink = "well", take = "home", store = "home", rest = "home",
-  work = "workshop", end_work = "workshop", debate = "plaza", have_a_walk = "plaza",
-}
-local BREEDER_WHERE = {
-  take_haystack = "hay_store", drop_haystack = "hay_store", fill_feeder = "feeder",
-  pick_up_bucket = "bucket_spot", drop_bucket = "bucket_spot", fill_bucket = "river",
-  fill_trough = "trough",
-}
-local CITIZEN_DAY = {
-  { "work", "eat_and_debate_while_wandering" },
-  { "have_a_meal", "fetch_tools", "work" },
-  { "join_a_debate", "go_for_a_walk", "buy_supplies" },
-}
-local BREEDER_DAY = { { "feed_horses" }, { "fill_trough", "fill_feeder" } }
-
-local starts_at = { { 3, 13 }, { 4, 12 }, { 2, 12 }, { 3, 14 }, { 16, 8 }, { 14, 8 } }
-for i, at in ipairs(starts_at) do
-  world:add { name = "citizen " .. i, dom = citizen, start = "start_of_day",
-              routine = CITIZEN_DAY[(i - 1) % #CITIZEN_DAY + 1], where = CITIZEN_WHERE,
-              x = at[1], y = at[2], colour = CITIZEN_COLOUR }
-end
-for i, at in ipairs { { 26, 8 }, { 33, 6 } } do
-  world:add { name = "breeder " .. i, dom = breeder, start = "morning",
-              routine = BREEDER_DAY[i], where = BREEDER_WHERE,
-              x = at[1], y = at[2], colour = BREEDER_COLOUR }
-end
+local CITIZEN_COLOUR, BREEDER_COLOUR = setting.CITIZEN_COLOUR, setting.BREEDER_COLOUR
+local DAY_SECONDS = setting.DAY_SECONDS
+local HEADLESS_STEP = 0.5 -- simulated seconds per frame of the headless run
+local world, places, rows = setting.build(root)
 
 -- ---- drawing -------------------------------------------------------------------
 local TILE = {
@@ -123,7 +55,7 @@ end
 local function npc_pos(npc, i)
   -- NPCs at one place fan out a little so each stays visible
   local a = i * 2.4
-  return (npc.x - 0.5) * CELL + math.cos(a) * 4, (npc.y - 0.5) * CELL + math.sin(a) * 4
+  return (npc.px - 0.5) * CELL + math.cos(a) * 4, (npc.py - 0.5) * CELL + math.sin(a) * 4
 end
 
 local function draw_npcs()
@@ -141,19 +73,22 @@ end
 local function draw_panel(x)
   local s, lines = world.stats, {}
   local function add(fmt, ...) lines[#lines + 1] = fmt:format(...) end
+  local t = world.clock % DAY_SECONDS
   add("%s   %d fps, frame %.2f ms", saspu._VERSION, love.timer.getFPS(), love.timer.getAverageDelta() * 1000)
-  add("plans %d (%d failed), last %.3f ms", s.plans, s.failed_plans, s.plan_ms)
-  add("paths %d, last %.3f ms   actions done %d", s.paths, s.path_ms, s.actions)
+  add("day %d, %02d:%02d   plans %d (%d failed), planning %.3f ms", floor(world.clock / DAY_SECONDS) + 1,
+      floor(t / DAY_SECONDS * 24), floor(t / DAY_SECONDS * 1440) % 60, s.plans, s.failed_plans, s.plan_ms)
+  add("paths %d   actions done %d   routines done %d", s.paths, s.actions, s.routines)
   add("")
-  add("%s (%s)   %s", selected.name, selected.dom.name, selected.doing)
-  add("goal: %s", tostring(selected.goal))
-  for i, action in ipairs(selected.plan) do
-    local where = selected.where[action]
-    add("%s %d. %s%s", i == selected.step and ">" or " ", i, action, where and (" @ " .. where) or "")
+  local info = selected.agent:inspect()
+  add("%s (%s)   %s", selected.name, selected.dom.name, info.phase)
+  add("goal: %s", tostring(info.goal))
+  for i, step in ipairs(info.plan or {}) do
+    add("%s %d. %s%s%s", i == info.step and ">" or " ", i, step.action, step.at and (" @ " .. step.at) or "",
+        step.done and "  (done)" or "")
   end
   add("")
   for _, v in ipairs(selected.dom:variables()) do
-    add("  %s = %s", v.name, selected.state[v.name])
+    add("  %s = %s", v.name, info.state[v.name])
   end
   if selected.note then add(""); add("%s", selected.note) end
   add("")
@@ -166,8 +101,7 @@ end
 
 -- ---- the headless test: screenshot, report, quit -------------------------------
 local shot = os.getenv("SASPU_LOVE_SHOT")
-local shot_after = tonumber(os.getenv("SASPU_LOVE_SECONDS") or "3")
-local elapsed, shot_taken = 0, false
+local shot_taken = false
 
 -- Counts the pixels of exactly each NPC colour (filled circles keep it exactly).
 local function count_colour(img, colour)
@@ -190,12 +124,15 @@ local function save_shot(img)
   f:close()
   local moved = 0
   for _, npc in ipairs(world.npcs) do
-    if npc.x ~= npc.home_x or npc.y ~= npc.home_y then moved = moved + 1 end
+    if npc.moved then moved = moved + 1 end
   end
+  local st = world.stats
   local r = assert(io.open(shot .. ".txt", "w"))
-  r:write(("width %d\nheight %d\nnpcs %d\nmoved %d\nplans %d\nfailed_plans %d\npaths %d\nactions %d\n")
-    :format(img:getWidth(), img:getHeight(), #world.npcs, moved, world.stats.plans,
-            world.stats.failed_plans, world.stats.paths, world.stats.actions))
+  r:write(("width %d\nheight %d\nnpcs %d\nmoved %d\nplans %d\nfailed_plans %d\nfailed_steps %d\n")
+    :format(img:getWidth(), img:getHeight(), #world.npcs, moved, st.plans, st.failed_plans,
+            st.failed_steps))
+  r:write(("paths %d\nactions %d\nroutines %d\nsim_seconds %d\nday_seconds %d\n")
+    :format(st.paths, st.actions, st.routines, floor(world.clock), DAY_SECONDS))
   r:write(("citizen_pixels %d\nbreeder_pixels %d\n"):format(count_colour(img, CITIZEN_COLOUR),
                                                              count_colour(img, BREEDER_COLOUR)))
   r:close()
@@ -217,12 +154,17 @@ function love.load()
 end
 
 function love.update(dt)
-  world:update(math.min(dt, 0.1))
-  elapsed = elapsed + dt
-  if shot and not shot_taken and elapsed >= shot_after then
-    shot_taken = true
-    love.graphics.captureScreenshot(save_shot)
+  if shot then
+    -- the headless run: a whole day in fixed steps, whatever the frame rate
+    if shot_taken then return end
+    world:update(HEADLESS_STEP)
+    if world.clock >= DAY_SECONDS then
+      shot_taken = true
+      love.graphics.captureScreenshot(save_shot)
+    end
+    return
   end
+  world:update(math.min(dt, 0.1))
 end
 
 function love.draw()

@@ -8,6 +8,11 @@ local format, remove = string.format, table.remove
 
 local M = {}
 
+--- Part of module saspu: the Agent methods of lifecycle.lua (LDoc merges it, config.ld).
+-- @module saspu
+
+--- @type Agent
+
 --- Installs the methods on `Agent`; `private` holds world.lua's crowd_side(c [, level]),
 -- check_cell(world, x, y, where) and drop_running(side, agent).
 -- @local
@@ -21,6 +26,8 @@ function M.install(Agent, private)
   -- later spawn may reuse its slot (and index) but never this handle. Despawning twice
   -- raises "saspu.Agent:despawn: the agent was despawned already".
   -- @function Agent:despawn
+  -- @raise "saspu.Agent:despawn: the agent was despawned already";
+  -- "saspu.Agent:despawn: its crowd is closed".
   function Agent.despawn(self)
     local ok, c = pcall(self.crowd, self)
     if not ok then
@@ -48,6 +55,9 @@ function M.install(Agent, private)
   -- @function Agent:teleport
   -- @int x
   -- @int y
+  -- @raise "saspu.Agent:teleport: x = 9 is outside 1..4"; "saspu.Agent:teleport: cell (2, 2)
+  -- is blocked"; "saspu.Agent: despawned (agent 1 of 'horse_breeder')"; "saspu.Agent: its
+  -- crowd is closed".
   function Agent.teleport(self, x, y)
     local c = self:crowd()
     check_cell(crowd_side(c).world, x, y, "saspu.Agent:teleport")
@@ -64,6 +74,8 @@ function M.install(Agent, private)
   -- `move` event (`a:arrived()`); the next update puts it on the target cell (event
   -- `arrived`) and its step acts. Raises when no move is pending.
   -- @function Agent:arrived
+  -- @raise "saspu.Agent:arrived: agent 1 of 'horse_breeder': has no move pending (phase
+  -- thinking)"; the closed and despawned errors of `Agent:teleport`.
   function Agent.arrived(self)
     local c = self:crowd()
     local i = self:index()
@@ -78,6 +90,9 @@ function M.install(Agent, private)
   -- is pending.
   -- @function Agent:move_failed
   -- @tparam[opt] string reason
+  -- @raise "saspu.Agent:move_failed: reason must be a string, got number";
+  -- "saspu.Agent:move_failed: agent 1 of 'horse_breeder': has no move pending (phase
+  -- thinking)"; the closed and despawned errors of `Agent:teleport`.
   function Agent.move_failed(self, reason)
     if reason ~= nil and type(reason) ~= "string" then
       error("saspu.Agent:move_failed: reason must be a string, got " .. type(reason), 2)

@@ -411,10 +411,14 @@ local near_found = {} -- crowd:near's answer, reused
 --- The agents near a cell, nearest first.
 -- Distance is Chebyshev: max(|dx|, |dy|) <= r, the steps of the 8-neighbour walk on open
 -- ground. Agents at the same distance come in crowd order (creation), then by index.
--- @param x, y a cell (integers, 1-based)
--- @param r the radius in cells, a number >= 0 (a fraction is cut)
--- @param[opt] crowd only this crowd of the world
--- @return an array of saspu.Agent handles (a new table)
+-- @tparam int x a cell, 1-based
+-- @tparam int y
+-- @tparam number r the radius in cells, >= 0 (a fraction is cut)
+-- @tparam[opt] Crowd crowd only this crowd of the world
+-- @treturn {Agent,...} the handles, a new table
+-- @raise "saspu.World:near: x and y must be integers, got 1.5, 1";
+-- "saspu.World:near: r must be a number >= 0, got -1";
+-- "saspu.World:near: crowd is not a crowd of this world".
 function World:near(x, y, r, crowd)
   local ws = world_side(self)
   if not is_integer(x) or not is_integer(y) then
