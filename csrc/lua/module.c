@@ -26,6 +26,11 @@ static const luaL_Reg module_fns[] = {
   { NULL, NULL }
 };
 
+/* The interpreter the module was built for. lua/saspu/native.lua finds
+ * these bytes in a core.so that another Lua cannot load, to say so. */
+#define BUILT_FOR "saspu.core built for "
+static const char built_for[] = BUILT_FOR SASPU_LUA_TARGET;
+
 /* The module is built with hidden visibility: only this symbol is exported. */
 SASPU_LUA_EXPORT int luaopen_saspu_core(lua_State *L);
 
@@ -37,6 +42,8 @@ int luaopen_saspu_core(lua_State *L)
   luaL_newlib(L, module_fns);
   lua_pushliteral(L, SASPU_VERSION); /* CMake's project version */
   lua_setfield(L, -2, "_VERSION");
+  lua_pushstring(L, built_for + sizeof BUILT_FOR - 1); /* lua5.4, ..., luajit */
+  lua_setfield(L, -2, "_LUA");
   push_keep_marker(L); /* a goal value: the variable keeps its start value */
   lua_setfield(L, -2, "KEEP");
   lua_pushinteger(L, SP_ANY); /* a packed goal's byte for a free variable */

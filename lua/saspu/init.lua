@@ -22,7 +22,7 @@
 -- is closed while it runs (by a hook or a finalizer) raises "saspu.X was closed during
 -- the call". Methods called with `.` instead of `:` raise "saspu.X expected, got ...".
 -- @module saspu
-local core = require "saspu.core"
+local core = require("saspu.native").load() -- saspu.core, or which Lua it was built for
 local graph = require "saspu.graph"
 
 local loadfile, type, error, pcall, pairs, tostring = loadfile, type, error, pcall, pairs, tostring
