@@ -489,6 +489,22 @@ SP_API int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k);
  * it never had one); format it with sp_failure_format. */
 SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
 
+/* What blocked the goal of the agent's last no_plan at that no_plan (as
+ * its event reports it): the blocker recorded then, or (kind
+ * SP_BLOCK_ORDER) the planner's reason with the variable's value now.
+ * SP_ERR_STATE when the agent never had a no_plan. */
+SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+                                  SpBlocker *out);
+/* What blocks the goal of the agent's last no_plan, judged from its state
+ * now (sp_plan_blocker; kind SP_BLOCK_NONE when that goal has a plan
+ * now). *goal receives the goal's index. SP_ERR_STATE when the agent's
+ * last failure is not a no_plan (or it has had a plan for that goal
+ * since). `scratch` holds sp_crowd_blocker_scratch_size(c) bytes. Uses
+ * the crowd's first planning workspace: not during an update. */
+size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
+SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+                               SpBlocker *out, int *goal);
+
 typedef struct SpCrowdStats {
   size_t agents;
   size_t phase[SP_PHASE_COUNT];
