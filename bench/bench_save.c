@@ -29,11 +29,12 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   size_t np = (size_t)sp_save_get(good + 48, 4);
   size_t nf_at = 52 + 4 * np + 8; /* the field count */
   size_t nf = (size_t)sp_save_get(good + nf_at, 4);
-  size_t crowd = nf_at + 4 + 12 * nf + 4, at = crowd + 33;
+  size_t facts = (size_t)sp_save_get(good + nf_at + 4 + 12 * nf, 4);
+  size_t crowd = nf_at + 4 + 12 * nf + 4 + facts + 4, at = crowd + 33;
   size_t m = (size_t)sp_domain_variable_count(sp_crowd_domain(c));
   at += 4 + (size_t)sp_save_get(good + at, 4) * (8 + 2 * m) + 48;
   at += 4; /* the refusal words' count, then the first agent */
-  size_t fixed = nf_at + 4 + 4 + (at - crowd) + 4 + 4;
+  size_t fixed = nf_at + 4 + (4 + facts) + 4 + (at - crowd) + 4 + 1 + 4;
   size_t k = len > fixed ? (len - fixed) / 12 : 0;
   *out_len = fixed + 12 * k;
   *entries = k;
@@ -47,11 +48,15 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
     sp_save_put(p, 0x80000000u | (uint32_t)(e % (size_t)cells), 4);
     sp_save_put(p + 4, e, 8);
   }
+  memcpy(p, good + nf_at + 4 + 12 * nf, 4 + facts); /* the facts as saved */
+  p += 4 + facts;
   sp_save_put(p, 1, 4); /* one crowd */
   memcpy(p + 4, good + crowd, at - crowd);
   sp_save_put(p + 4 + 16, 0, 8); /* no agents */
-  sp_save_put(p + 4 + (at - crowd), 0, 4);     /* no despawned slot */
-  sp_save_put(p + 4 + (at - crowd) + 4, 0, 4); /* no extra bytes */
+  p += 4 + (at - crowd);
+  sp_save_put(p, 0, 4);     /* no despawned slot */
+  p[4] = 0;                 /* no fact ties (the town has none) */
+  sp_save_put(p + 5, 0, 4); /* no extra bytes */
   sp_save_put(b + 16, *out_len - SAVE_HEADER_BYTES, 8);
   sp_save_put(b + 24, sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
                                   *out_len - SAVE_HEADER_BYTES), 8);

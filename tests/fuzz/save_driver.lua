@@ -92,6 +92,10 @@ local function layout(s, crowd_vars, crowd_actions)
     add(at + 4, 8, "int", "field use")
     at = at + 12
   end
+  local facts = unpack("<I4", s, at)
+  add(at, 4, "int", "fact count")
+  for q = 1, facts do add(at + 3 + q, 1, "int", "fact value") end
+  at = at + 4 + facts
   local count = unpack("<I4", s, at)
   at = at + 4
   for k = 1, count do
@@ -135,6 +139,10 @@ local function layout(s, crowd_vars, crowd_actions)
     add(at, 4, "int", "free count")
     for q = 1, free do add(at + 4 * q, 4, "int", "free slot") end
     at = at + 4 + 4 * free
+    local ties = s:byte(at) -- fact ties, then their last values
+    add(at, 1, "int", "tie count")
+    for q = 1, ties do add(at + q, 1, "int", "tie value") end
+    at = at + 1 + ties
   end
   return f, at + 4 -- past the extra part's length
 end
