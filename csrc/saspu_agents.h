@@ -172,6 +172,15 @@ SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
 SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                                   const SpValue *when, int *index, SpError *err);
 SP_API int sp_crowd_goal_count(const SpCrowd *c);
+/* Goal `index` (from sp_crowd_add_goal) takes `priority` at once: the
+ * goals are sorted again (among equal priorities the earlier added
+ * first), refusals are forgotten and idle agents look again; a running
+ * plan yields to a goal now strictly higher as to any other. Not during
+ * an update. SP_ERR_STATE for no such goal. Allocates nothing. */
+SP_API SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
+                                      SpError *err);
+/* Goal `index`'s priority now (0 for no such goal). */
+SP_API int sp_crowd_priority(const SpCrowd *c, int index);
 
 /* Goals chosen by the caller (on != 0): an agent that needs a goal no
  * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT
@@ -443,7 +452,7 @@ SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
  * its event reports it): the blocker recorded then, or (kind
  * SP_BLOCK_ORDER) the planner's reason with the variable's value now.
  * SP_ERR_STATE when the agent never had a no_plan. */
-SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+SP_API SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
                                   SpBlocker *out);
 /* What blocks the goal of the agent's last no_plan, judged from its state
  * now (sp_plan_blocker; kind SP_BLOCK_NONE when that goal has a plan
@@ -451,8 +460,8 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
  * last failure is not a no_plan (or it has had a plan for that goal
  * since). `scratch` holds sp_crowd_blocker_scratch_size(c) bytes. Uses
  * the crowd's first planning workspace: not during an update. */
-size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
-SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+SP_API size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
+SP_API SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
                                SpBlocker *out, int *goal);
 
 typedef struct SpCrowdStats {

@@ -300,6 +300,31 @@ static int l_crowd_add_goal(lua_State *L)
   return 1;
 }
 
+/* c:set_goal_priority(goal, priority): goal (1-based, add_goal's order)
+ * takes the priority now (sp_crowd_set_priority). */
+static int l_crowd_set_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  lua_Integer prio = luaL_checkinteger(L, 3);
+  SpError err;
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3, "priority out of range");
+  if (sp_crowd_set_priority(c->c, (int)goal - 1, (int)prio, &err) != SP_OK)
+    return crowd_error(L, "set_priority", &err);
+  return 0;
+}
+
+/* c:goal_priority(goal) -> the priority of goal (1-based) now. */
+static int l_crowd_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  lua_pushinteger(L, sp_crowd_priority(c->c, (int)goal - 1));
+  return 1;
+}
+
 /* c:spawn(state, x, y [, home]) -> agent index (1-based). */
 static int l_crowd_spawn(lua_State *L)
 {
@@ -827,6 +852,8 @@ static const luaL_Reg crowd_methods[] = {
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },
   { "blocker", l_crowd_blocker },
+  { "set_goal_priority", l_crowd_set_goal_priority },
+  { "goal_priority", l_crowd_goal_priority },
   { "stats", l_crowd_stats },
   { "size", l_crowd_size },
   { "slots", l_crowd_slots },
