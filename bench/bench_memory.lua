@@ -4,8 +4,9 @@
 -- its own (the same interpreter), so one size's freed memory does not hide the other's growth.
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
 local saspu = require "saspu"
+local util = require "bench_lua"
 
 local format = string.format
 
@@ -23,16 +24,7 @@ end
 -- The timed crowd of bench_lua_agents.lua, without hooks: citizens cycling work / end_work,
 -- actions of 1-3 s, no places; frames of 1/60 s.
 local function timed(n, frames)
-  local dom = saspu.domain_file("domains/citizen.lua")
-  local world = saspu.world {}
-  local actions = {}
-  for _, a in ipairs(dom:actions()) do actions[a.name] = { duration = { 1, 3 } } end
-  local crowd = world:crowd(dom, {
-    actions = actions,
-    goals = { { "work", priority = 1 }, { { working = false }, priority = 1 } },
-  }, { capacity = math.max(n, 1), threads = 2, seed = 1 })
-  local packed = dom:encode("start_of_day")
-  for _ = 1, n do crowd:spawn_packed(packed, 1, 1) end
+  local world, crowd = util.timed_crowd(saspu, n, 2)
   for _ = 1, frames do world:update(1 / 60) end
   return world, { crowd }
 end
@@ -78,13 +70,7 @@ local function run_one(kind, n)
            fields = tonumber(fields), heap = tonumber(heap) }
 end
 
-local f = io.open("/proc/cpuinfo")
-local model = f and f:read("a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-if f then f:close() end
-local load = io.open("/proc/loadavg")
-print(format("machine: %s, %d online cores; load %s", model, saspu.cores(),
-             load and load:read("l") or "?"))
-if load then load:close() end
+print(util.machine(saspu.cores()))
 print(format("RSS growth from the smallest case (no agent; the town: one per class) to %d agents\n"
   .. "after %d frames, against the crowds' own bytes_total (summed over the crowds). What else\n"
   .. "grew is listed apart: the world's distance fields and the script's Lua heap (the demo's\n"
