@@ -46,6 +46,8 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_crowd_slots_free(c);
+  sp_crowd_chase_free(c);
+  sp_world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);
   sp_mem_free(c->alloc, c, sizeof *c);
 }
@@ -138,6 +140,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
     sp_crowd_free(c);
     return sp_error_memory(err);
   }
+  sp_world_register_crowd(w, c);
   *out = c;
   return SP_OK;
 }
@@ -528,20 +531,28 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   return SP_OK;
 }
 
-SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
-                             int y, SpError *err) {
-  sp_error_clear(err);
+SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent,
+                                 SpError *err) {
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
   if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu: its step has finished", agent);
-  Agent *a = &c->agents[agent];
+  const Agent *a = &c->agents[agent];
   int act = sp_population_plan_step(c->pop, agent, a->step);
   if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu: action '%s' takes no target",
                         agent, sp_action_name(c->domain, act));
+  return SP_OK;
+}
+
+SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
+                             int y, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = sp_crowd_waiting_target(c, agent, err);
+  if (st != SP_OK) return st;
+  Agent *a = &c->agents[agent];
   const SpGrid *g = c->world->grid;
   if (place != SP_NO_PLACE) {
     if (place >= c->world->place_count)

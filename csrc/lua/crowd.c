@@ -757,6 +757,40 @@ static int l_crowd_target_cell(lua_State *L)
   return 2;
 }
 
+/* c:chase(agent, target [, reach]) -> true | false, message: the step
+ * agent waits to be given a target for goes to `target` (a saspu.Agent of
+ * a crowd of the same world; it may move) and arrives within `reach`
+ * cells (default 1). A despawned target gives false, "target_gone"; a
+ * handle of another world raises. */
+static int l_crowd_chase(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  LAgent *h = luaL_checkudata(L, 3, AGENT_MT);
+  lua_Integer reach = luaL_optinteger(L, 4, 1);
+  luaL_argcheck(L, reach >= 0 && reach <= 65534, 4, "reach must be in 0..65534");
+  lua_getiuservalue(L, 3, 1);
+  LCrowd *tc = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!tc->c || !sp_crowd_alive(tc->c, h->index) ||
+      sp_crowd_generation(tc->c, h->index) != h->gen) {
+    lua_pushboolean(L, 0);
+    lua_pushliteral(L, "target_gone");
+    return 2;
+  }
+  if (tc->world != c->world)
+    luaL_argerror(L, 3, "a handle of another world");
+  SpError err;
+  SpStatus st = sp_crowd_set_target_agent(c->c, a, tc->c, h->index, h->gen, (int)reach, &err);
+  if (st == SP_ERR_MEMORY)
+    return crowd_error(L, "chase", &err);
+  lua_pushboolean(L, st == SP_OK);
+  if (st == SP_OK)
+    return 1;
+  lua_pushstring(L, err.message);
+  return 2;
+}
+
 /* c:size() -> live agents. */
 static int l_crowd_size(lua_State *L)
 {
@@ -861,6 +895,7 @@ static const luaL_Reg crowd_methods[] = {
   { "despawn", l_crowd_despawn },
   { "teleport", l_crowd_teleport },
   { "target_cell", l_crowd_target_cell },
+  { "chase", l_crowd_chase },
   { "agent", l_crowd_agent },
   { "handles", l_crowd_handles },
   { "world", l_crowd_world },
