@@ -1,18 +1,21 @@
 -- saspu-scm-1.rockspec: LuaRocks build of saspu (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
+-- `luarocks make` in a checkout builds the working tree for LuaRocks' Lua (--lua-version picks another).
 rockspec_format = "3.0"
 package = "saspu"
 version = "scm-1"
 source = {
-  url = "git+file:///dev/null", -- `luarocks make` in a checkout builds the working tree
+  url = "git+https://github.com/saspu/saspu.git",
+  branch = "main",
 }
 description = {
   summary = "Shortest plans for game NPCs in linear time (SAS-PU planning, TopoPlan)",
   detailed = [[
 saspu plans for game NPCs: describe an NPC class as variables and actions, and get the
 shortest plan from a start to a goal. A C11 core with Lua bindings for Lua 5.1, 5.2, 5.3,
-5.4 and LuaJIT, plus populations planned in batches and grid pathfinding.
+5.4 and LuaJIT, plus populations planned in batches, grid pathfinding and agents.
 ]],
-  license = "unspecified", -- the repository has no license file yet
+  homepage = "https://github.com/saspu/saspu",
+  license = "MIT",
 }
 dependencies = {
   "lua >= 5.1, < 5.5",
@@ -22,12 +25,26 @@ build = {
   variables = {
     CMAKE_BUILD_TYPE = "Release",
     CMAKE_INSTALL_PREFIX = "$(PREFIX)",
-    -- the Lua LuaRocks builds for: its headers, its install folders
+    CMAKE_C_FLAGS = "$(CFLAGS)", -- LuaRocks' CFLAGS (its config, or the CFLAGS variable)
+    -- the Lua LuaRocks builds for: its headers, its install folders. LUA_INCDIR
+    -- replaces the cached one, so build.luarocks/ serves every Lua in turn.
     LUA_INCDIR = "$(LUA_INCDIR)",
     SASPU_LUA_VERSION = "auto", -- the version of the lua.h in LUA_INCDIR
     SASPU_INSTALL_CMOD = "$(LIBDIR)",
     SASPU_INSTALL_LMOD = "$(LUADIR)",
+    SASPU_INSTALL_BIN = "OFF", -- LuaRocks installs bin/saspu below, wrapped for its Lua
+    SASPU_C_LIBRARY = "OFF", -- the Lua module only: no libsaspu, headers or saspu.pc
     SASPU_TESTS = "OFF",
     SASPU_BENCH = "OFF",
   },
+  install = {
+    bin = { saspu = "bin/saspu" },
+  },
+}
+test_dependencies = {
+  "busted",
+}
+test = {
+  type = "busted",
+  flags = { "--run=default" },
 }

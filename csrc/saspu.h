@@ -7,6 +7,16 @@
 
 #include "saspu_limits.h"
 
+/* SP_API marks the public functions: the core is compiled with hidden
+ * visibility, so libsaspu.so exports these and nothing internal. */
+#if !defined(SP_API)
+#if defined(__GNUC__) || defined(__clang__)
+#define SP_API __attribute__((visibility("default")))
+#else
+#define SP_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -89,7 +99,7 @@ typedef struct SpError {
   char message[SP_ERROR_MESSAGE_SIZE];
 } SpError;
 
-const char *sp_status_name(SpStatus status);
+SP_API const char *sp_status_name(SpStatus status);
 
 /* ------------------------------------------------------------------ */
 /* Domain description (input)                                         */
@@ -134,7 +144,7 @@ typedef enum SpClass {
   SP_CLASS_OUTSIDE   /* "outside" */
 } SpClass;
 
-const char *sp_class_name(SpClass c);
+SP_API const char *sp_class_name(SpClass c);
 
 typedef struct SpCompileOptions {
   /* Accept a domain outside the tractable classes. Plans are then not
@@ -149,44 +159,44 @@ typedef struct SpDomain SpDomain;
  * block. On success *out owns the block (free with sp_domain_free). On
  * failure *out is NULL, nothing is leaked and `err` says what is wrong.
  * `opts` may be NULL (defaults: outside is an error). */
-SpStatus sp_domain_compile(const SpDomainSpec *spec,
-                           const SpCompileOptions *opts,
-                           SpAllocator alloc, SpDomain **out, SpError *err);
+SP_API SpStatus sp_domain_compile(const SpDomainSpec *spec,
+                                  const SpCompileOptions *opts,
+                                  SpAllocator alloc, SpDomain **out, SpError *err);
 
-void sp_domain_free(SpDomain *d);
+SP_API void sp_domain_free(SpDomain *d);
 
 /* Introspection; indices are in declaration order. */
-const char *sp_domain_name(const SpDomain *d);
-int sp_domain_variable_count(const SpDomain *d);
-int sp_domain_action_count(const SpDomain *d);
-size_t sp_domain_size_bytes(const SpDomain *d);
-const char *sp_variable_name(const SpDomain *d, int var);
-int sp_variable_value_count(const SpDomain *d, int var);
-const char *sp_value_name(const SpDomain *d, int var, int value);
-const char *sp_action_name(const SpDomain *d, int action);
-int sp_action_variable(const SpDomain *d, int action);
-int sp_action_pre(const SpDomain *d, int action);
-int sp_action_post(const SpDomain *d, int action);
-int sp_action_prevail_count(const SpDomain *d, int action);
-SpCondition sp_action_prevail(const SpDomain *d, int action, int i);
+SP_API const char *sp_domain_name(const SpDomain *d);
+SP_API int sp_domain_variable_count(const SpDomain *d);
+SP_API int sp_domain_action_count(const SpDomain *d);
+SP_API size_t sp_domain_size_bytes(const SpDomain *d);
+SP_API const char *sp_variable_name(const SpDomain *d, int var);
+SP_API int sp_variable_value_count(const SpDomain *d, int var);
+SP_API const char *sp_value_name(const SpDomain *d, int var, int value);
+SP_API const char *sp_action_name(const SpDomain *d, int action);
+SP_API int sp_action_variable(const SpDomain *d, int action);
+SP_API int sp_action_pre(const SpDomain *d, int action);
+SP_API int sp_action_post(const SpDomain *d, int action);
+SP_API int sp_action_prevail_count(const SpDomain *d, int action);
+SP_API SpCondition sp_action_prevail(const SpDomain *d, int action, int i);
 /* The action that sets var to value, or -1 (a ghost). */
-int sp_domain_setter(const SpDomain *d, int var, int value);
+SP_API int sp_domain_setter(const SpDomain *d, int var, int value);
 /* Is this action's post value the prevail of another action? */
-int sp_action_is_requestable(const SpDomain *d, int action);
+SP_API int sp_action_is_requestable(const SpDomain *d, int action);
 /* Cycles of var's domain-action graph: one per weakly connected part of
  * it that has one (a single one when the graph is connected, as in the
  * papers). Each is listed in cycle order starting from its lowest action
  * id; Cycle(var) in the papers is cycle 0. */
-int sp_variable_cycle_count(const SpDomain *d, int var);
-int sp_variable_cycle_length(const SpDomain *d, int var, int cycle);
-int sp_variable_cycle_action(const SpDomain *d, int var, int cycle, int i);
+SP_API int sp_variable_cycle_count(const SpDomain *d, int var);
+SP_API int sp_variable_cycle_length(const SpDomain *d, int var, int cycle);
+SP_API int sp_variable_cycle_action(const SpDomain *d, int var, int cycle, int i);
 
 /* Class analysis, done at compile time. */
-SpClass sp_domain_class(const SpDomain *d);
+SP_API SpClass sp_domain_class(const SpDomain *d);
 /* A readable explanation: the class and why (cycles, requestable actions,
  * and for "outside": which cycle, who requests it, the connecting path).
  * Returns the full length like snprintf. */
-size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size);
+SP_API size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size);
 
 /* The class problems of an outside domain, as sp_domain_explain lists
  * them: a cycle of `variable` (its cycle number `cycle`) that is longer
@@ -198,7 +208,7 @@ size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size);
 typedef struct SpProblem {
   int variable, cycle, connected;
 } SpProblem;
-int sp_domain_problems(const SpDomain *d, SpProblem *out, int max);
+SP_API int sp_domain_problems(const SpDomain *d, SpProblem *out, int max);
 
 /* One node of a connecting path: an action, or (action -1) a value that
  * no action sets; variable = value is what the node sets. `prevail` and
@@ -211,7 +221,7 @@ typedef struct SpPathNode {
  * `problem` (0-based, a connected one): fills up to max nodes from a
  * requester of the cycle's first action to one of its second; returns the
  * node count (0 for a long cycle or no such problem, -1 out of memory). */
-int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int max);
+SP_API int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int max);
 
 /* ------------------------------------------------------------------ */
 /* Planning                                                           */
@@ -244,17 +254,66 @@ typedef struct SpFailure {
 } SpFailure;
 
 /* Writes a readable sentence with the domain's names. snprintf-like. */
-size_t sp_failure_format(const SpDomain *d, const SpFailure *f,
-                         char *buf, size_t size);
+SP_API size_t sp_failure_format(const SpDomain *d, const SpFailure *f,
+                                char *buf, size_t size);
+
+/* What blocks a goal, in the domain's words: one variable whose value
+ * now (`current`) has no way toward a value that every plan needs
+ * (`needed`: the goal's own value of the variable, or a prevail of an
+ * action on the only way to a needed value), and the missing link: an
+ * action setting `variable` from `link_from` to `link_to` would open
+ * that way. Found by following each needed value's unique setter chain
+ * (post-uniqueness) back toward the current value, so a named blocker
+ * is one for certain: no plan exists while it stands.
+ *   SP_BLOCK_NOTHING_SETS  no action sets `needed` at all
+ *   SP_BLOCK_NO_WAY_OUT    the chain to `needed` begins at a value no
+ *                          action sets (`link_to`), or loops without
+ *                          passing `current`
+ *   SP_BLOCK_ORDER         every needed value is reachable on its own,
+ *                          yet no order of the needed actions works: the
+ *                          planner's failure (`failure`) says which need
+ *                          fails; `variable`/`needed` are its need and
+ *                          there is no single missing link (link_* -1). */
+typedef enum SpBlockerKind {
+  SP_BLOCK_NONE = 0,
+  SP_BLOCK_NOTHING_SETS,
+  SP_BLOCK_NO_WAY_OUT,
+  SP_BLOCK_ORDER
+} SpBlockerKind;
+
+typedef struct SpBlocker {
+  SpBlockerKind kind;
+  int variable, current, needed;
+  int action;       /* the action whose prevail needs it; -1: the goal */
+  int link_from, link_to; /* the missing link, or -1 */
+  SpFailure failure; /* the planner's own reason (SP_BLOCK_ORDER) */
+} SpBlocker;
+
+/* Bytes of scratch sp_plan_blocker needs for domain d. */
+size_t sp_blocker_scratch_size(const SpDomain *d);
+/* The blocker of (s0, goal), which have no plan: `failure` is the
+ * planner's reason for it (kept in out->failure). Allocates nothing;
+ * `scratch` holds sp_blocker_scratch_size(d) bytes. O(values + prevails).
+ * Returns out->kind (SP_BLOCK_NONE only when a plan exists). */
+SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
+                              const SpValue *goal, const SpFailure *failure,
+                              void *scratch, SpBlocker *out);
+/* A readable sentence with the domain's names. snprintf-like. */
+size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
+                         size_t size);
+/* The missing link as a phrase ("an action setting outlaw from escaped
+ * to at_large"), empty when there is none. snprintf-like. */
+size_t sp_blocker_link_format(const SpDomain *d, const SpBlocker *b,
+                              char *buf, size_t size);
 
 /* Scratch space for planning with one domain. One per thread; reusable
  * for any number of plans; planning itself never allocates. */
 typedef struct SpWorkspace SpWorkspace;
 
-SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
-                          SpWorkspace **out, SpError *err);
-void sp_workspace_free(SpWorkspace *ws);
-size_t sp_workspace_size_bytes(const SpWorkspace *ws);
+SP_API SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
+                                 SpWorkspace **out, SpError *err);
+SP_API void sp_workspace_free(SpWorkspace *ws);
+SP_API size_t sp_workspace_size_bytes(const SpWorkspace *ws);
 
 /* Plans from s0 (a total state) to goal. On SP_OK, plan[0..*len-1]
  * are action ids; `plan` must hold sp_domain_action_count(d) entries.
@@ -265,9 +324,9 @@ size_t sp_workspace_size_bytes(const SpWorkspace *ws);
  * state that matches the other entries. To keep a variable's start value
  * write s0[v] in the goal. A total goal (no SP_ANY) is planned in
  * O(|A| + |E_A|); a partial one as explained in csrc/plan/partial.c. */
-SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws,
-                 const SpValue *s0, const SpValue *goal,
-                 uint16_t *plan, int *len, SpFailure *failure);
+SP_API SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws,
+                        const SpValue *s0, const SpValue *goal,
+                        uint16_t *plan, int *len, SpFailure *failure);
 
 /* The partial order the last sp_plan call built, for debugging. */
 typedef enum SpOrderKind {
@@ -282,13 +341,13 @@ typedef struct SpOrder {
   uint8_t kind;
 } SpOrder;
 
-int sp_workspace_order_count(const SpWorkspace *ws);
-SpOrder sp_workspace_order(const SpWorkspace *ws, int i);
+SP_API int sp_workspace_order_count(const SpWorkspace *ws);
+SP_API SpOrder sp_workspace_order(const SpWorkspace *ws, int i);
 
 /* Applies a plan to a state, checking each action. Returns the index of
  * the first inapplicable action, or -1 when all apply (state updated). */
-int sp_plan_replay(const SpDomain *d, SpValue *state,
-                   const uint16_t *plan, int len);
+SP_API int sp_plan_replay(const SpDomain *d, SpValue *state,
+                          const uint16_t *plan, int len);
 
 #ifdef __cplusplus
 }

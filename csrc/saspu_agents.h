@@ -14,10 +14,8 @@
 extern "C" {
 #endif
 
-/* In goal and `when` conditions: this variable does not matter. */
-#if !defined(SP_ANY)
-#define SP_ANY 0xFF
-#endif
+/* In goal and `when` conditions, SP_ANY (saspu.h): this variable does not
+ * matter. */
 
 /* Agents per unit of parallel work (events are kept per chunk, so their
  * order never depends on the thread count); a multiple of 64. */
@@ -60,25 +58,25 @@ extern "C" {
 typedef struct SpWorld SpWorld;
 
 /* grid may be NULL: agents then walk straight (8 neighbours, no walls). */
-SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
-                      SpError *err);
+SP_API SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
+                             SpError *err);
 /* Crowds must be freed first. NULL is ignored. */
-void sp_world_free(SpWorld *w);
-SpGrid *sp_world_grid(const SpWorld *w);
+SP_API void sp_world_free(SpWorld *w);
+SP_API SpGrid *sp_world_grid(const SpWorld *w);
 
 /* The id of the place kind `name`, created on first use (ids 0, 1, ... in
  * order of first use). */
-SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind, SpError *err);
+SP_API SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind, SpError *err);
 /* -1 when no kind has that name. */
-int sp_world_find_kind(const SpWorld *w, const char *name);
-const char *sp_world_kind_name(const SpWorld *w, int kind);
-int sp_world_kind_count(const SpWorld *w);
+SP_API int sp_world_find_kind(const SpWorld *w, const char *name);
+SP_API const char *sp_world_kind_name(const SpWorld *w, int kind);
+SP_API int sp_world_kind_count(const SpWorld *w);
 
 /* Adds a place of `kind` at (x, y); capacity 0 means unlimited. With a
  * grid the cell must be inside it and open. *id (may be NULL) receives
  * the place id (0, 1, ... in order). */
-SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
-                            uint32_t *id, SpError *err);
+SP_API SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
+                                   uint32_t *id, SpError *err);
 
 typedef struct SpPlaceInfo {
   int kind, x, y;
@@ -86,21 +84,21 @@ typedef struct SpPlaceInfo {
   int reserved; /* slots held by agents now */
 } SpPlaceInfo;
 
-size_t sp_world_place_count(const SpWorld *w);
-SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out);
+SP_API size_t sp_world_place_count(const SpWorld *w);
+SP_API SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out);
 
 /* Memory the distance-field cache may use (0: SP_WORLD_FIELD_BUDGET). At
  * least one field is always kept. A field takes 11 bytes per cell of the
  * grid with its border (distance, way, step count to the target, cell 16
  * steps on). */
-void sp_world_set_field_budget(SpWorld *w, size_t bytes);
+SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
 
 typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
   uint64_t fields_computed, fields_evicted;
   double ms_fields; /* spent computing fields */
 } SpWorldStats;
-void sp_world_stats(const SpWorld *w, SpWorldStats *out);
+SP_API void sp_world_stats(const SpWorld *w, SpWorldStats *out);
 
 /* ------------------------------------------------------------------ */
 /* Crowd: the agents of one compiled domain                           */
@@ -125,12 +123,12 @@ typedef struct SpCrowdOptions {
 /* Creates a crowd of up to opts->capacity agents of domain d in world w.
  * Both must outlive it. Every action starts as "instant, no place". On
  * failure *out is NULL and nothing is leaked. */
-SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
-                      const SpCrowdOptions *opts, SpAllocator alloc,
-                      SpCrowd **out, SpError *err);
-void sp_crowd_free(SpCrowd *c);
-const SpDomain *sp_crowd_domain(const SpCrowd *c);
-SpPopulation *sp_crowd_population(SpCrowd *c);
+SP_API SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
+                             const SpCrowdOptions *opts, SpAllocator alloc,
+                             SpCrowd **out, SpError *err);
+SP_API void sp_crowd_free(SpCrowd *c);
+SP_API const SpDomain *sp_crowd_domain(const SpCrowd *c);
+SP_API SpPopulation *sp_crowd_population(SpCrowd *c);
 
 /* ---- behaviour of actions ------------------------------------------- */
 
@@ -153,8 +151,8 @@ typedef struct SpActionBehaviour {
   int has_hook;   /* events of this action carry SP_EVENT_HOOK */
 } SpActionBehaviour;
 
-SpStatus sp_crowd_set_action(SpCrowd *c, int action,
-                             const SpActionBehaviour *b, SpError *err);
+SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
+                                    const SpActionBehaviour *b, SpError *err);
 
 /* ---- goals ---------------------------------------------------------- */
 /* A goal is a condition (m values, SP_ANY where a variable does not
@@ -171,9 +169,9 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
  * chose: between steps, or mid-step when the step is interruptible. Past
  * 16 goals every agent keeps 4 more bytes per 32 goals for its refusals
  * (allocated here: SP_ERR_MEMORY leaves the crowd as it was). */
-SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
-                           const SpValue *when, int *index, SpError *err);
-int sp_crowd_goal_count(const SpCrowd *c);
+SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
+                                  const SpValue *when, int *index, SpError *err);
+SP_API int sp_crowd_goal_count(const SpCrowd *c);
 
 /* Goals chosen by the caller (on != 0): an agent that needs a goal no
  * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT
@@ -187,14 +185,14 @@ int sp_crowd_goal_count(const SpCrowd *c);
  * (SP_EV_WAITING, SP_REASON_SELECT) instead of planning or idling. Only
  * the agents whose state changed are asked; the others cost nothing. A
  * running plan is never interrupted by a higher goal of the list. */
-void sp_crowd_set_selector(SpCrowd *c, int on);
+SP_API void sp_crowd_set_selector(SpCrowd *c, int on);
 /* The goal (index from sp_crowd_add_goal, or -1: nothing to do) of an
  * agent waiting after SP_REASON_SELECT; applied at the next update: a
  * goal is planned (goal_chosen, planned), one that holds already or -1
  * leaves the agent idle (SP_EV_IDLE, all_satisfied / no_goal).
  * SP_ERR_STATE when the agent does not wait for a goal. */
-SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
-                              SpError *err);
+SP_API SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
+                                     SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
@@ -211,17 +209,17 @@ typedef enum SpPhase {
   SP_PHASE_COUNT
 } SpPhase;
 
-const char *sp_phase_name(SpPhase p);
+SP_API const char *sp_phase_name(SpPhase p);
 
 /* Adds an agent in `state` at (x, y) with home place `home` (or
  * SP_NO_PLACE); it chooses a goal at the next update. */
-SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
-                        uint32_t home, size_t *agent, SpError *err);
+SP_API SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
+                               uint32_t home, size_t *agent, SpError *err);
 /* Live agents (spawned and not despawned). */
-size_t sp_crowd_size(const SpCrowd *c);
+SP_API size_t sp_crowd_size(const SpCrowd *c);
 /* Agent slots in use or freed: agent indices are below this; a freed
  * slot (sp_crowd_despawn) is reused by a later spawn, last freed first. */
-size_t sp_crowd_slots(const SpCrowd *c);
+SP_API size_t sp_crowd_slots(const SpCrowd *c);
 
 /* Removes an agent, O(1): its reservation is released, it emits no more
  * events, its slot's generation goes up (so a caller's handle of
@@ -230,51 +228,51 @@ size_t sp_crowd_slots(const SpCrowd *c);
  * The first despawn of a crowd allocates its slot bookkeeping (8 bytes
  * per agent of capacity): SP_ERR_MEMORY then, nothing changed.
  * SP_ERR_STATE (nothing changed) when there is no live agent `agent`. */
-SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err);
+SP_API SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err);
 /* 1 when slot `agent` holds a live agent. */
-int sp_crowd_alive(const SpCrowd *c, size_t agent);
+SP_API int sp_crowd_alive(const SpCrowd *c, size_t agent);
 /* The slot's generation: 0 until its first despawn, +1 per despawn. */
-uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent);
+SP_API uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent);
 
 /* Puts the agent on cell (x, y) now (0-based; with a grid, inside it and
  * open, else SP_ERR_STATE and nothing changed). A walk goes on from the
  * new cell toward the same target (a place stays bound and reserved; a
  * target it cannot reach from there fails as unreachable when it walks);
  * other phases only change position. */
-SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
-                           SpError *err);
+SP_API SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
+                                  SpError *err);
 
 /* Crowds with engine_moves: the agent waiting in SP_PHASE_MOVING is at
  * its target. Applied at the next update (its position becomes the
  * target cell, SP_EV_ARRIVED, the step acts). SP_ERR_STATE when no move
  * is pending (or one was answered already). */
-SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err);
+SP_API SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err);
 /* The pending move could not be done: at the next update the step fails
  * as an unreachable target would (SP_EV_STEP_FAILED with reason
  * SP_REASON_SCRIPT and `detail`, the place cools down, the agent
  * replans). SP_ERR_STATE as sp_crowd_arrived. */
-SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
-                              SpError *err);
+SP_API SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
+                                     SpError *err);
 /* The target cell of the agent's move or walk (0-based), or -1, -1. */
-SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int *y);
+SP_API SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int *y);
 
 /* World changes. A change that breaks the rest of the running plan
  * (simulated from the new state) makes the agent replan with reason
  * SP_REASON_WORLD_CHANGED at the next update; one that does not, does
  * not. The running step is judged like the rest: if its effect no longer
  * follows, it is stopped. */
-SpStatus sp_crowd_set_var(SpCrowd *c, size_t agent, int var, int value,
-                          SpError *err);
-SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
-                               int var, int value, SpError *err);
-SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
-                            SpError *err);
+SP_API SpStatus sp_crowd_set_var(SpCrowd *c, size_t agent, int var, int value,
+                                 SpError *err);
+SP_API SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
+                                      int var, int value, SpError *err);
+SP_API SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
+                                   SpError *err);
 /* Re-evaluates the agent's goal at the next update (e.g. a `when` that a
  * script knows has changed). */
-SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err);
+SP_API SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err);
 
 /* Scripted steps: the outcome is applied at the next update. */
-SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
+SP_API SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
 /* Fails the agent's running step, scripted or not (walking, acting, or
  * waiting for the caller), e.g. when a hook of the step raised. The step
  * waits in SP_PHASE_SCRIPT until the next update, which emits
@@ -289,12 +287,12 @@ SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
  * same update, so once the caller sees its SP_EV_STEP_STARTED it is over;
  * its effect stays, and only the caller can undo it (a world change).
  * sp_crowd_finish_step and sp_crowd_set_target refuse a failed step. */
-SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
-                            SpError *err);
+SP_API SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
+                                   SpError *err);
 /* SP_BIND_SCRIPT steps: where to go (a place, or a cell with place =
  * SP_NO_PLACE). Valid while the agent waits in SP_PHASE_SCRIPT. */
-SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
-                             int y, SpError *err);
+SP_API SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
+                                    int y, SpError *err);
 
 /* ---- update and events ------------------------------------------------ */
 
@@ -335,8 +333,8 @@ typedef enum SpReason {
   SP_REASON_COUNT
 } SpReason;
 
-const char *sp_event_kind_name(SpEventKind k);
-const char *sp_reason_name(SpReason r);
+SP_API const char *sp_event_kind_name(SpEventKind k);
+SP_API const char *sp_reason_name(SpReason r);
 
 #define SP_EVENT_HOOK 0x01 /* the action has has_hook set */
 
@@ -370,7 +368,7 @@ typedef struct SpAgentEvent {
  * event buffer could not grow: every agent moved on, the events that fit
  * are there, and the message and sp_crowd_stats (events_lost) say how
  * many were lost. No event is ever dropped without this error. */
-SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
+SP_API SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
 
 /* sp_crowd_update of several crowds at once, as one frame: each pass
  * (goal choice, each planning round, advance) of every crowd runs in one
@@ -387,12 +385,12 @@ SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
  * SP_CROWD_PLAN_PARALLEL_MIN) and a pass with one chunk of work run on
  * the calling thread. Fails as sp_crowd_update, every crowd at the same
  * point; ms_update of each crowd is the whole call. */
-SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
-                          SpError *err);
+SP_API SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
+                                 SpError *err);
 
 /* This frame's events (valid until the next update). */
-size_t sp_crowd_event_count(const SpCrowd *c);
-const SpAgentEvent *sp_crowd_events(const SpCrowd *c);
+SP_API size_t sp_crowd_event_count(const SpCrowd *c);
+SP_API const SpAgentEvent *sp_crowd_events(const SpCrowd *c);
 
 /* ---- inspection -------------------------------------------------------- */
 
@@ -412,11 +410,11 @@ typedef struct SpAgentInfo {
   int last_action;      /* the action that failed, -1 */
 } SpAgentInfo;
 
-SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out);
+SP_API SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out);
 /* The agent's cell (0-based), alone: a cheap read for scripts that look
  * at many agents per frame. SP_ERR_STATE when there is no such agent. */
-SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y);
-const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
+SP_API SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y);
+SP_API const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
 
 /* Perception. The live agents within Chebyshev distance r (max(|dx|,
  * |dy|) <= r: r steps of the 8-neighbour walk on open ground) of cell
@@ -430,16 +428,32 @@ const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
  * costs nothing more. Allocates on the first call (and when the bucket
  * table grows). SP_ERR_INVALID for r < 0; SP_ERR_MEMORY (no answer, the
  * crowd as it was). */
-SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
-                       const uint32_t **agents, size_t *count, SpError *err);
+SP_API SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
+                              const uint32_t **agents, size_t *count, SpError *err);
 /* The agent's plan (action ids), as for sp_population_plan_of. */
-SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
-                       int *len);
+SP_API SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
+                              int *len);
 /* 1 when plan position k is done or skipped. */
-int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k);
+SP_API int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k);
 /* The planner's record of the agent's last no_plan (code SP_FAIL_NONE when
  * it never had one); format it with sp_failure_format. */
-SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
+SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
+
+/* What blocked the goal of the agent's last no_plan at that no_plan (as
+ * its event reports it): the blocker recorded then, or (kind
+ * SP_BLOCK_ORDER) the planner's reason with the variable's value now.
+ * SP_ERR_STATE when the agent never had a no_plan. */
+SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+                                  SpBlocker *out);
+/* What blocks the goal of the agent's last no_plan, judged from its state
+ * now (sp_plan_blocker; kind SP_BLOCK_NONE when that goal has a plan
+ * now). *goal receives the goal's index. SP_ERR_STATE when the agent's
+ * last failure is not a no_plan (or it has had a plan for that goal
+ * since). `scratch` holds sp_crowd_blocker_scratch_size(c) bytes. Uses
+ * the crowd's first planning workspace: not during an update. */
+size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
+SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+                               SpBlocker *out, int *goal);
 
 typedef struct SpCrowdStats {
   size_t agents;
@@ -460,10 +474,10 @@ typedef struct SpCrowdStats {
 } SpCrowdStats;
 
 /* O(n) (counts phases). */
-void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out);
+SP_API void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out);
 /* O(1): agents, the counters and the timings; phases and bytes are 0
  * (for a per-frame read of a large crowd). */
-void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
+SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
 
 /* ------------------------------------------------------------------ */
 /* Save and load                                                      */
@@ -485,10 +499,10 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * with sp_world_save_free). Call between updates. SP_ERR_STATE when a
  * crowd lives elsewhere or the reservations show a crowd is missing;
  * SP_ERR_MEMORY. */
-SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
-                       size_t count, const void *extra, size_t extra_len,
-                       void **out, size_t *len, SpError *err);
-void sp_world_save_free(const SpWorld *w, void *buf, size_t len);
+SP_API SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
+                              size_t count, const void *extra, size_t extra_len,
+                              void **out, size_t *len, SpError *err);
+SP_API void sp_world_save_free(const SpWorld *w, void *buf, size_t len);
 
 /* Reads a save back onto a world built the same way (same grid, places,
  * crowds in the same order with the same domains, behaviours and
@@ -502,21 +516,21 @@ void sp_world_save_free(const SpWorld *w, void *buf, size_t len);
  * *extra_len (either may be NULL) point at the caller's bytes inside
  * `data`. SP_ERR_MEMORY (nothing changed) when the refusal words or a
  * scratch count cannot be allocated. */
-SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
-                       const void *data, size_t len, const void **extra,
-                       size_t *extra_len, SpError *err);
+SP_API SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
+                              const void *data, size_t len, const void **extra,
+                              size_t *extra_len, SpError *err);
 /* The same checks without loading (to read the extra bytes first). */
-SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
-                             size_t count, const void *data, size_t len,
-                             const void **extra, size_t *extra_len,
-                             SpError *err);
+SP_API SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
+                                    size_t count, const void *data, size_t len,
+                                    const void **extra, size_t *extra_len,
+                                    SpError *err);
 /* sp_world_load_check that also tells, per crowd k, how many agents and
  * goals the save holds (agents[k], goals[k]: count entries each), so the
  * caller can check its own part against them before loading. */
-SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
-                              size_t count, const void *data, size_t len,
-                              const void **extra, size_t *extra_len,
-                              size_t *agents, int *goals, SpError *err);
+SP_API SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
+                                     size_t count, const void *data, size_t len,
+                                     const void **extra, size_t *extra_len,
+                                     size_t *agents, int *goals, SpError *err);
 
 #ifdef __cplusplus
 }

@@ -115,13 +115,13 @@ typedef struct SpGridError {
 } SpGridError;
 
 /* Short name of a code: "unreachable", "blocked", "map character"... */
-const char *sp_grid_error_name(SpGridErrorCode code);
+SP_API const char *sp_grid_error_name(SpGridErrorCode code);
 
 /* Writes the error sentence with cell coordinates shown in `base` (0 for
  * C, 1 for Lua); line and column are always 1-based. snprintf-like:
  * returns the full length, writes at most size-1 chars and a NUL. */
-size_t sp_grid_error_format(const SpGridError *err, int base, char *buf,
-                            size_t size);
+SP_API size_t sp_grid_error_format(const SpGridError *err, int base, char *buf,
+                                   size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Grid                                                               */
@@ -130,8 +130,8 @@ size_t sp_grid_error_format(const SpGridError *err, int base, char *buf,
 /* A width x height grid, every cell open with cost `cost`. One allocation
  * through `alloc` (5 bytes per cell, border included: the cost and a mask
  * of open neighbours); on failure *out is NULL and nothing is leaked. */
-SpStatus sp_grid_new(int width, int height, double cost, SpAllocator alloc,
-                     SpGrid **out, SpGridError *err);
+SP_API SpStatus sp_grid_new(int width, int height, double cost, SpAllocator alloc,
+                            SpGrid **out, SpGridError *err);
 
 /* A grid drawn as an ASCII picture, one line per row, top row first.
  * Legend:   '#' blocked (remembered cost 1)   '.' open ground, cost 2
@@ -140,45 +140,45 @@ SpStatus sp_grid_new(int width, int height, double cost, SpAllocator alloc,
  * row must have the same length. Anything else is an error naming the
  * line and column (SP_GRID_E_MAP_CHAR, SP_GRID_E_MAP_RAGGED). `len` is
  * the text's length in bytes (a NUL inside is an unknown character). */
-SpStatus sp_grid_new_ascii(const char *text, size_t len, SpAllocator alloc,
-                           SpGrid **out, SpGridError *err);
+SP_API SpStatus sp_grid_new_ascii(const char *text, size_t len, SpAllocator alloc,
+                                  SpGrid **out, SpGridError *err);
 
-void sp_grid_free(SpGrid *g);
+SP_API void sp_grid_free(SpGrid *g);
 
-int sp_grid_width(const SpGrid *g);
-int sp_grid_height(const SpGrid *g);
-size_t sp_grid_size_bytes(const SpGrid *g);
-int sp_grid_contains(const SpGrid *g, int x, int y);
+SP_API int sp_grid_width(const SpGrid *g);
+SP_API int sp_grid_height(const SpGrid *g);
+SP_API size_t sp_grid_size_bytes(const SpGrid *g);
+SP_API int sp_grid_contains(const SpGrid *g, int x, int y);
 /* The cell's (remembered) cost, blocked or not; 0 outside the grid. */
-double sp_grid_cost(const SpGrid *g, int x, int y);
+SP_API double sp_grid_cost(const SpGrid *g, int x, int y);
 /* 1 when blocked, 0 when open; outside the grid counts as blocked. */
-int sp_grid_is_blocked(const SpGrid *g, int x, int y);
+SP_API int sp_grid_is_blocked(const SpGrid *g, int x, int y);
 /* The cheapest cost among open cells (0 when every cell is blocked). A*
  * scales its heuristic by it. Kept exact by every setter: O(1), except
  * when the last open cell at the minimum rises or closes, which rescans
  * the grid once (a bulk setter rescans at most once). */
-double sp_grid_min_cost(const SpGrid *g);
+SP_API double sp_grid_min_cost(const SpGrid *g);
 
 /* Setters. Each validates everything first and changes nothing on error.
  * None allocates. Do not call them while a search runs on the grid. */
-SpStatus sp_grid_set_cost(SpGrid *g, int x, int y, double cost,
-                          SpGridError *err);
-SpStatus sp_grid_set_blocked(SpGrid *g, int x, int y, int blocked,
-                             SpGridError *err);
+SP_API SpStatus sp_grid_set_cost(SpGrid *g, int x, int y, double cost,
+                                 SpGridError *err);
+SP_API SpStatus sp_grid_set_blocked(SpGrid *g, int x, int y, int blocked,
+                                    SpGridError *err);
 /* Rectangles: x, y is the top-left corner, w x h the size (0 is a no-op);
  * the rectangle must lie inside the grid. fill_cost keeps blocked flags. */
-SpStatus sp_grid_fill_cost(SpGrid *g, int x, int y, int w, int h,
-                           double cost, SpGridError *err);
-SpStatus sp_grid_fill_blocked(SpGrid *g, int x, int y, int w, int h,
-                              int blocked, SpGridError *err);
+SP_API SpStatus sp_grid_fill_cost(SpGrid *g, int x, int y, int w, int h,
+                                  double cost, SpGridError *err);
+SP_API SpStatus sp_grid_fill_blocked(SpGrid *g, int x, int y, int w, int h,
+                                     int blocked, SpGridError *err);
 /* Bulk: `values` holds w*h numbers, row by row. A cost opens the cell with
  * that cost; SP_GRID_BLOCKED blocks it (its remembered cost is kept). */
-SpStatus sp_grid_set_costs(SpGrid *g, int x, int y, int w, int h,
-                           const double *values, SpGridError *err);
+SP_API SpStatus sp_grid_set_costs(SpGrid *g, int x, int y, int w, int h,
+                                  const double *values, SpGridError *err);
 /* Paints an ASCII picture (legend above) with its top-left cell at (x, y);
  * '#' blocks and keeps the cost, every other symbol opens with its cost. */
-SpStatus sp_grid_set_ascii(SpGrid *g, int x, int y, const char *text,
-                           size_t len, SpGridError *err);
+SP_API SpStatus sp_grid_set_ascii(SpGrid *g, int x, int y, const char *text,
+                                  size_t len, SpGridError *err);
 
 /* ------------------------------------------------------------------ */
 /* Search                                                             */
@@ -198,7 +198,7 @@ typedef enum SpGridAlgorithm {
 } SpGridAlgorithm;
 
 /* "astar" or "dijkstra" (NULL for an unknown value). */
-const char *sp_grid_algorithm_name(SpGridAlgorithm a);
+SP_API const char *sp_grid_algorithm_name(SpGridAlgorithm a);
 
 typedef struct SpGridQuery {
   SpGridAlgorithm algorithm;
@@ -228,12 +228,12 @@ typedef struct SpGridWorkspaceOptions {
  * direction; 20 bytes per cell, border included) invalidated by a
  * generation counter, and the open list. One workspace per thread; after
  * this call, searches allocate nothing. `opts` may be NULL. */
-SpStatus sp_grid_workspace_new(const SpGrid *g,
-                               const SpGridWorkspaceOptions *opts,
-                               SpAllocator alloc, SpGridWorkspace **out,
-                               SpGridError *err);
-void sp_grid_workspace_free(SpGridWorkspace *ws);
-size_t sp_grid_workspace_size_bytes(const SpGridWorkspace *ws);
+SP_API SpStatus sp_grid_workspace_new(const SpGrid *g,
+                                      const SpGridWorkspaceOptions *opts,
+                                      SpAllocator alloc, SpGridWorkspace **out,
+                                      SpGridError *err);
+SP_API void sp_grid_workspace_free(SpGridWorkspace *ws);
+SP_API size_t sp_grid_workspace_size_bytes(const SpGridWorkspace *ws);
 
 /* Finds a cheapest path from start to target. `q` may be NULL (A*, no
  * corner cutting). Any number of threads may search one grid at once,
@@ -243,17 +243,17 @@ size_t sp_grid_workspace_size_bytes(const SpGridWorkspace *ws);
  *   SP_ERR_STATE  SP_GRID_E_RANGE or SP_GRID_E_BLOCKED for an endpoint
  *   SP_ERR_INVALID, SP_ERR_MEMORY as described in SpGridError.
  * `res` may be NULL. */
-SpStatus sp_grid_find_path(const SpGrid *g, SpGridWorkspace *ws,
-                           SpGridPoint start, SpGridPoint target,
-                           const SpGridQuery *q, SpGridResult *res,
-                           SpGridError *err);
+SP_API SpStatus sp_grid_find_path(const SpGrid *g, SpGridWorkspace *ws,
+                                  SpGridPoint start, SpGridPoint target,
+                                  const SpGridQuery *q, SpGridResult *res,
+                                  SpGridError *err);
 
 /* Copies the path of the last successful search on `ws` (start first,
  * target last) into buf[0..cap-1] and returns its full length, like
  * snprintf: call with cap 0 to size a buffer. Returns 0 after a failed
  * search. The path stays readable until the next search on `ws`. */
-size_t sp_grid_workspace_path(const SpGridWorkspace *ws, SpGridPoint *buf,
-                              size_t cap);
+SP_API size_t sp_grid_workspace_path(const SpGridWorkspace *ws, SpGridPoint *buf,
+                                     size_t cap);
 
 
 /* ------------------------------------------------------------------ */
@@ -268,22 +268,22 @@ size_t sp_grid_workspace_path(const SpGridWorkspace *ws, SpGridPoint *buf,
 
 /* Changes (grows) whenever a setter changes cells: a field computed at
  * another version may be stale. */
-uint64_t sp_grid_version(const SpGrid *g);
-size_t sp_grid_field_cells(const SpGrid *g);
-size_t sp_grid_field_index(const SpGrid *g, int x, int y);
+SP_API uint64_t sp_grid_version(const SpGrid *g);
+SP_API size_t sp_grid_field_cells(const SpGrid *g);
+SP_API size_t sp_grid_field_index(const SpGrid *g, int x, int y);
 /* Bytes of scratch sp_grid_distance_field needs (its open list). */
-size_t sp_grid_field_scratch_bytes(const SpGrid *g);
+SP_API size_t sp_grid_field_scratch_bytes(const SpGrid *g);
 /* Fills `field` (sp_grid_field_cells floats) for `target`; q may be NULL
  * (no corner cutting). Allocates nothing. SP_ERR_STATE when the target is
  * outside the grid or blocked. */
-SpStatus sp_grid_distance_field(const SpGrid *g, SpGridPoint target,
-                                const SpGridQuery *q, float *field,
-                                void *scratch, SpGridError *err);
+SP_API SpStatus sp_grid_distance_field(const SpGrid *g, SpGridPoint target,
+                                       const SpGridQuery *q, float *field,
+                                       void *scratch, SpGridError *err);
 /* 1 when a move from padded cell `cell` in direction d (0..7: E, W, S,
  * N, SE, SW, NE, NW) is allowed, and the index offset of that move. */
-int sp_grid_field_step(const SpGrid *g, int allow_corner_cutting, size_t cell,
-                       int d);
-ptrdiff_t sp_grid_field_offset(const SpGrid *g, int d);
+SP_API int sp_grid_field_step(const SpGrid *g, int allow_corner_cutting, size_t cell,
+                              int d);
+SP_API ptrdiff_t sp_grid_field_offset(const SpGrid *g, int d);
 
 #ifdef __cplusplus
 }

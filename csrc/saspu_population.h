@@ -86,15 +86,15 @@ typedef struct SpPopulation SpPopulation;
  * variable), every NPC dirty and unplanned. Allocates the per-NPC arrays
  * at once; workspaces, caches and threads come with the first plan call.
  * n may be 0. On failure *out is NULL and nothing is leaked. */
-SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
-                           SpPopulation **out, SpError *err);
+SP_API SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
+                                  SpPopulation **out, SpError *err);
 
 /* Releases everything, including the population's own thread pool; NULL
  * is ignored. */
-void sp_population_free(SpPopulation *pop);
+SP_API void sp_population_free(SpPopulation *pop);
 
-const SpDomain *sp_population_domain(const SpPopulation *pop);
-size_t sp_population_size(const SpPopulation *pop);
+SP_API const SpDomain *sp_population_domain(const SpPopulation *pop);
+SP_API size_t sp_population_size(const SpPopulation *pop);
 
 /* ---- setting states and goals --------------------------------------- */
 /* Every setter validates all of its input before changing anything. A
@@ -106,41 +106,41 @@ size_t sp_population_size(const SpPopulation *pop);
  * SP_E_LIMIT. An NPC becomes dirty when its state or goal changes. */
 
 /* NPC i; s0 or goal may be NULL to keep the current one. */
-SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
-                           const SpValue *goal, SpError *err);
+SP_API SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
+                                  const SpValue *goal, SpError *err);
 
 /* NPCs first .. first+count-1 from packed arrays of count x m bytes. */
-SpStatus sp_population_set_states(SpPopulation *pop, size_t first,
-                                  size_t count, const SpValue *packed,
-                                  SpError *err);
-SpStatus sp_population_set_goals(SpPopulation *pop, size_t first,
-                                 size_t count, const SpValue *packed,
-                                 SpError *err);
+SP_API SpStatus sp_population_set_states(SpPopulation *pop, size_t first,
+                                         size_t count, const SpValue *packed,
+                                         SpError *err);
+SP_API SpStatus sp_population_set_goals(SpPopulation *pop, size_t first,
+                                        size_t count, const SpValue *packed,
+                                        SpError *err);
 
 /* The same goal (m bytes) for every NPC. */
-SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
-                                    SpError *err);
+SP_API SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
+                                           SpError *err);
 
 /* Marks NPCs first .. first+count-1 dirty (to replan them although
  * nothing changed). Several threads may mark disjoint NPCs at once, while
  * no planning runs. */
-SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
-                                  size_t count, SpError *err);
+SP_API SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
+                                         size_t count, SpError *err);
 /* The same for the `count` NPCs listed (one update of the shared count,
  * so workers marking their own NPCs do not contend). */
-SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
-                                       size_t count, SpError *err);
+SP_API SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
+                                              size_t count, SpError *err);
 
 /* NPC i's current state and goal (m bytes each); i must be < n. */
-const SpValue *sp_population_state(const SpPopulation *pop, size_t i);
-const SpValue *sp_population_goal(const SpPopulation *pop, size_t i);
+SP_API const SpValue *sp_population_state(const SpPopulation *pop, size_t i);
+SP_API const SpValue *sp_population_goal(const SpPopulation *pop, size_t i);
 
 /* Writable rows of NPC i, for an executor that applies planned effects
  * and sets goals itself (values must stay in range: nothing checks them).
  * Writes through them do not mark the NPC dirty; call
  * sp_population_mark_dirty for an NPC that must be planned again. */
-SpValue *sp_population_state_write(SpPopulation *pop, size_t i);
-SpValue *sp_population_goal_write(SpPopulation *pop, size_t i);
+SP_API SpValue *sp_population_state_write(SpPopulation *pop, size_t i);
+SP_API SpValue *sp_population_goal_write(SpPopulation *pop, size_t i);
 
 /* ---- planning ------------------------------------------------------- */
 
@@ -181,8 +181,8 @@ typedef struct SpPlanReport {
  * planning allocates nothing. opts may be NULL (all cores, cache on, no
  * budget); out may be NULL. Fails only while setting up (SP_ERR_MEMORY):
  * then nothing has been planned and the population is unchanged. */
-SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
-                            SpPlanReport *out, SpError *err);
+SP_API SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
+                                   SpPlanReport *out, SpError *err);
 
 /* What an NPC's last planning gave. */
 typedef enum SpNpcStatus {
@@ -195,40 +195,40 @@ typedef enum SpNpcStatus {
  * unless SP_NPC_NO_PLAN; code may be NULL), *dirty (may be NULL) whether
  * its state or goal changed since. The result stays readable while the
  * NPC is dirty; it is then about the previous (state, goal). */
-SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
-                                    SpFailureCode *code, int *dirty);
+SP_API SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
+                                           SpFailureCode *code, int *dirty);
 
 /* Asks the CPU for NPC i's state, status and stored plan ahead of use
  * (a hint: callers visiting scattered NPCs issue it a few NPCs early). */
-void sp_population_prefetch(const SpPopulation *pop, size_t i);
+SP_API void sp_population_prefetch(const SpPopulation *pop, size_t i);
 
 /* NPC i's plan: its length, or -1 when it has none (unplanned, no plan). */
-int sp_population_plan_length(const SpPopulation *pop, size_t i);
+SP_API int sp_population_plan_length(const SpPopulation *pop, size_t i);
 
 /* Action id of step k (0-based) of NPC i's plan, or -1 out of range. */
-int sp_population_plan_step(const SpPopulation *pop, size_t i, int k);
+SP_API int sp_population_plan_step(const SpPopulation *pop, size_t i, int k);
 
 /* Copies NPC i's plan into plan[0..*len-1] (plan holds action_count
  * entries). SP_OK with a plan, SP_NO_PLAN when none exists (*len = 0),
  * SP_ERR_STATE when the NPC is unplanned or i is out of range. */
-SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
-                               uint16_t *plan, int *len);
+SP_API SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
+                                      uint16_t *plan, int *len);
 
 /* Plans NPC i's current (state, goal) again on the calling thread to
  * fill the whole failure record (the population keeps only its code).
  * Returns sp_plan's status; does not change the NPC. May allocate the
  * first worker's workspace when no plan call has run yet. */
-SpStatus sp_population_explain(SpPopulation *pop, size_t i,
-                               SpFailure *failure, SpError *err);
+SP_API SpStatus sp_population_explain(SpPopulation *pop, size_t i,
+                                      SpFailure *failure, SpError *err);
 
 /* For loading a saved game: sets NPC i's last result (a plan of `len`
  * action ids, at most the action count, each in range; or no plan with
  * `code`; or unplanned) and its dirty flag, as sp_population_status_of
  * and sp_population_plan_of reported them when it was saved. Checks
  * nothing: the caller has validated the input. */
-void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
-                           SpFailureCode code, int dirty,
-                           const uint16_t *plan, int len);
+SP_API void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
+                                  SpFailureCode code, int dirty,
+                                  const uint16_t *plan, int len);
 
 /* ---- caches --------------------------------------------------------- */
 /* Each worker owns one cache of up to `capacity` entries (default
@@ -259,13 +259,13 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
 
 /* Empties every cache; the NPCs that pointed into one get a copy of their
  * plan in their own slot first (O(n)), so no result is lost. */
-void sp_population_cache_clear(SpPopulation *pop);
+SP_API void sp_population_cache_clear(SpPopulation *pop);
 
 /* Sets the capacity of every worker's cache (0: the default): the caches
  * are emptied as by sp_population_cache_clear and released; new ones come
  * with the next plan call. SP_ERR_INVALID over SP_PLAN_CACHE_MAX_CAPACITY. */
-SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
-                                          uint32_t capacity, SpError *err);
+SP_API SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
+                                                 uint32_t capacity, SpError *err);
 
 /* ---- statistics ----------------------------------------------------- */
 
@@ -291,7 +291,7 @@ typedef struct SpPopulationStats {
 } SpPopulationStats;
 
 /* Fills *out; counts NPCs by status, so O(n). */
-void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out);
+SP_API void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out);
 
 #ifdef __cplusplus
 }

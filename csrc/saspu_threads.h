@@ -27,29 +27,29 @@ typedef void (*SpThreadJob)(void *arg, int worker);
  * SP_THREAD_POOL_MAX are clamped. On failure (memory, or a thread that
  * could not start: SP_ERR_MEMORY with the reason in err) *out is NULL and
  * every thread already started has been joined. */
-SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
-                            SpError *err);
+SP_API SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
+                                   SpError *err);
 
 /* Wakes the threads, joins them and releases the pool; NULL is ignored.
  * Must not be called while a job runs. */
-void sp_thread_pool_free(SpThreadPool *pool);
+SP_API void sp_thread_pool_free(SpThreadPool *pool);
 
-int sp_thread_pool_size(const SpThreadPool *pool);
+SP_API int sp_thread_pool_size(const SpThreadPool *pool);
 
 /* Stops and joins the threads of workers size..current-1, so the pool
  * runs at most `size` workers (at least 1) from then on; allocates
  * nothing. A size at or above the current one changes nothing. Must not
  * be called while a job runs. */
-void sp_thread_pool_shrink(SpThreadPool *pool, int size);
+SP_API void sp_thread_pool_shrink(SpThreadPool *pool, int size);
 
 /* Runs job(arg, w) for w = 0..workers-1 (clamped to 1..size): w = 0 on
  * the calling thread, the others on pool threads; returns when all have
  * returned. Every write made by a worker happens before the return. */
-void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
-                        void *arg);
+SP_API void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
+                               void *arg);
 
 /* The online cores (sysconf), at least 1. */
-int sp_online_cores(void);
+SP_API int sp_online_cores(void);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,8 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
                 ((size_t)c->action_count + 1u) * sizeof(uint16_t));
   if (w->ev != NULL)
     sp_mem_free(c->alloc, w->ev, w->ev_cap * sizeof(SpAgentEvent));
+  if (w->blocker != NULL)
+    sp_mem_free(c->alloc, w->blocker, sp_blocker_scratch_size(c->domain));
   memset(w, 0, sizeof *w);
 }
 
@@ -122,7 +124,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
     cw->state = sp_mem_alloc(alloc, (size_t)c->m + 8u);
     cw->plan = sp_mem_alloc(alloc,
                             ((size_t)c->action_count + 1u) * sizeof(uint16_t));
-    if (cw->state == NULL || cw->plan == NULL) {
+    cw->blocker = sp_mem_alloc(alloc, sp_blocker_scratch_size(d));
+    if (cw->state == NULL || cw->plan == NULL || cw->blocker == NULL) {
       sp_crowd_free(c);
       return sp_error_memory(err);
     }
@@ -523,7 +526,7 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   out->target_y = a->ty == 0xFFFF ? -1 : a->ty;
   out->home = a->home;
   out->last_reason = (SpReason)a->reason;
-  out->last_action = a->fail_action;
+  out->last_action = a->fail_action >= 0 ? a->fail_action : -1;
   return SP_OK;
 }
 
@@ -559,10 +562,71 @@ SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   const Agent *a = &c->agents[agent];
   f.code = (SpFailureCode)a->fcode;
   f.action = a->faction;
-  f.other_action = a->fother;
+  f.other_action = (f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE)
+                       ? -1 : a->fother; /* else: the blocker's values */
   f.variable = a->fvar;
   f.value = a->fvalue == 0xFF ? -1 : a->fvalue;
   return f;
+}
+
+SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+                                  SpBlocker *out) {
+  memset(out, 0, sizeof *out);
+  out->variable = out->current = out->needed = -1;
+  out->action = out->link_from = out->link_to = -1;
+  if (agent >= c->n || c->phase[agent] == SP_PHASE_FREE) return SP_ERR_STATE;
+  const Agent *a = &c->agents[agent];
+  SpFailure f = sp_crowd_last_failure(c, agent);
+  if (f.code == SP_FAIL_NONE) return SP_ERR_STATE;
+  out->failure = f;
+  out->variable = f.variable;
+  out->needed = f.value;
+  out->action = f.action;
+  int count = f.variable >= 0 && f.variable < c->m
+                  ? sp_variable_value_count(c->domain, f.variable) : 0;
+  uint16_t packed = (uint16_t)a->fother;
+  int now = packed & 0xFF, to = packed >> 8;
+  if (count == 0 || f.value < 0 || f.value >= count) {
+    out->variable = out->needed = -1; /* nothing to name (a loaded record) */
+  } else if ((f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE) &&
+             packed != 0xFFFFu && now < count && to < count) {
+    /* the blocker, recorded at the no_plan */
+    out->kind = f.code == SP_FAIL_NO_SETTER ? SP_BLOCK_NOTHING_SETS
+                                            : SP_BLOCK_NO_WAY_OUT;
+    out->current = out->link_from = now;
+    out->link_to = to;
+    out->failure.other_action = -1;
+    return SP_OK;
+  }
+  out->kind = SP_BLOCK_ORDER; /* its value then is not kept: current -1 */
+  return SP_OK;
+}
+
+size_t sp_crowd_blocker_scratch_size(const SpCrowd *c) {
+  return sp_blocker_scratch_size(c->domain) + (size_t)c->m;
+}
+
+SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+                               SpBlocker *out, int *goal) {
+  memset(out, 0, sizeof *out);
+  *goal = -1;
+  if (agent >= c->n || c->phase[agent] == SP_PHASE_FREE) return SP_ERR_STATE;
+  const Agent *a = &c->agents[agent];
+  if (a->reason != SP_REASON_NO_PLAN || a->fail_action > -2) return SP_ERR_STATE;
+  int index = -2 - a->fail_action, g = 0;
+  while (g < c->goal_count && c->goals[g].index != index) g++;
+  if (g == c->goal_count) return SP_ERR_STATE;
+  SpValue *cond = (SpValue *)scratch + sp_blocker_scratch_size(c->domain);
+  memcpy(cond, c->goals[g].cond, (size_t)c->m);
+  /* judged from the state now: plan again for the planner's reason */
+  const SpValue *state = sp_population_state(c->pop, agent);
+  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
+  int len = 0;
+  *goal = index;
+  if (sp_plan(c->domain, c->cw[0].ws, state, cond, c->cw[0].plan, &len, &f) == SP_OK)
+    return SP_OK; /* out->kind SP_BLOCK_NONE: it has a plan now */
+  sp_plan_blocker(c->domain, state, cond, &f, scratch, out);
+  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ */

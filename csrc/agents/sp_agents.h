@@ -157,8 +157,13 @@ typedef struct Agent {
   uint8_t goal;     /* sorted goal index, GOAL_NONE */
   uint8_t why;      /* SpReason for the pending goal choice */
   uint8_t reason;   /* last failure reason */
-  uint8_t fcode;    /* last SpFailure, compact */
-  int16_t fail_action;
+  uint8_t fcode;    /* last SpFailure, compact; with the blocker of that
+                       no_plan when it names a missing link: code
+                       NO_SETTER / UNREACHABLE, fvar = its variable, fvalue
+                       = the value needed, faction = the action needing
+                       it, fother = current | link_to << 8 (else -1) */
+  int16_t fail_action; /* the step that failed; after a no_plan (reason
+                          SP_REASON_NO_PLAN) -2 - the goal's index */
   int16_t faction, fother, fvar;
   uint8_t fvalue;
   uint8_t pursued;  /* the goal of the last plan, GOAL_NONE */
@@ -184,6 +189,7 @@ typedef struct CrowdWorker {
   SpWorkspace *ws;
   SpValue *state;  /* m + 8 bytes */
   uint16_t *plan;  /* action_count + 1 */
+  void *blocker;   /* sp_blocker_scratch_size bytes */
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
   size_t ev_peak; /* most events one pass of this frame left here */

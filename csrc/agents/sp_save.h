@@ -76,8 +76,11 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
  *      or free (a despawned slot: flags 0, nothing else checked).
  *   R2 goal, pursued: a goal of the crowd, or none.
  *   R3 why, reason: a reason; fcode: a failure code; fail_action,
- *      faction, fother: an action or -1; fvar: a variable or -1; fvalue:
- *      none, or a value of fvar; a repeat or order failure names faction.
+ *      faction, fother: an action or -1, except fail_action after a
+ *      no_plan (-2 - a goal's index) and fother of a no_setter or
+ *      unreachable failure (-1, or two values of fvar: the blocker's);
+ *      fvar: a variable or -1; fvalue: none, or a value of fvar; a repeat
+ *      or order failure names faction.
  *   R4 target, home, cool_place: a place or none; cool_until finite.
  *   R5 (x, y) a cell of the grid; (tx, ty) both none or a cell; a target
  *      place with a target cell: the place's cell.

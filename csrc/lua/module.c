@@ -20,11 +20,32 @@ static int l_cores(lua_State *L)
   return 1;
 }
 
+/* core.duration_draw(state, min, max) -> state', seconds: one step of the
+ * draw world.lua makes for a scripted step's { min, max } duration. In C
+ * with 64-bit integers, so every Lua gives the same draws (a double Lua
+ * loses the low bits of state * 1103515245 past 2^53); the same numbers
+ * as Lua 5.4's integer arithmetic gave. */
+static int l_duration_draw(lua_State *L)
+{
+  uint64_t state = (uint64_t)luaL_checkinteger(L, 1);
+  lua_Number lo = luaL_checknumber(L, 2), hi = luaL_checknumber(L, 3);
+  state = (state * 1103515245u + 12345u) % 2147483648u;
+  lua_pushinteger(L, (lua_Integer)state);
+  lua_pushnumber(L, lo + (hi - lo) * ((lua_Number)state / 2147483648.0));
+  return 2;
+}
+
 static const luaL_Reg module_fns[] = {
   { "clock_ns", l_clock_ns },
+  { "duration_draw", l_duration_draw },
   { "cores", l_cores },
   { NULL, NULL }
 };
+
+/* The interpreter the module was built for. lua/saspu/native.lua finds
+ * these bytes in a core.so that another Lua cannot load, to say so. */
+#define BUILT_FOR "saspu.core built for "
+static const char built_for[] = BUILT_FOR SASPU_LUA_TARGET;
 
 /* The module is built with hidden visibility: only this symbol is exported. */
 SASPU_LUA_EXPORT int luaopen_saspu_core(lua_State *L);
@@ -37,6 +58,8 @@ int luaopen_saspu_core(lua_State *L)
   luaL_newlib(L, module_fns);
   lua_pushliteral(L, SASPU_VERSION); /* CMake's project version */
   lua_setfield(L, -2, "_VERSION");
+  lua_pushstring(L, built_for + sizeof BUILT_FOR - 1); /* lua5.4, ..., luajit */
+  lua_setfield(L, -2, "_LUA");
   push_keep_marker(L); /* a goal value: the variable keeps its start value */
   lua_setfield(L, -2, "KEEP");
   lua_pushinteger(L, SP_ANY); /* a packed goal's byte for a free variable */

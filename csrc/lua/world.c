@@ -32,11 +32,21 @@ static int world_grid_open(lua_State *L, int idx, const LWorld *w)
 LWorld *check_world(lua_State *L, int idx)
 {
   LWorld *w = to_world(L, idx);
+  /* luaL_error, not an argument error: the message names the caller's
+   * line and no internal method */
   if (!w->w || w->closed)
-    luaL_argerror(L, idx, "saspu.World is closed");
+    luaL_error(L, "saspu.World: closed");
   if (!world_grid_open(L, idx, w))
-    luaL_argerror(L, idx, "saspu.World: its grid is closed");
+    luaL_error(L, "saspu.World: its grid is closed");
   return w;
+}
+
+/* w:is_open() -> true while the world (and its grid, if any) is open. */
+static int l_world_is_open(lua_State *L)
+{
+  LWorld *w = to_world(L, 1);
+  lua_pushboolean(L, w->w && !w->closed && world_grid_open(L, 1, w));
+  return 1;
 }
 
 static int world_error(lua_State *L, const char *fname, const SpError *err)
@@ -317,6 +327,7 @@ static const luaL_Reg world_methods[] = {
   { "threads", l_world_threads },
   { "update_crowds", l_world_update_crowds },
   { "close", l_world_close },
+  { "is_open", l_world_is_open },
   { NULL, NULL }
 };
 

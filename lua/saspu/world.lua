@@ -33,6 +33,7 @@ local huge = math.huge
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
+local duration_draw = core.duration_draw
 local KIND_BIT = core.event_kinds()
 
 local ANY = 0xFF
@@ -538,8 +539,9 @@ local function step_duration(side, rec, handle)
     return d
   end
   if rec.max <= rec.min then return rec.min end
-  side.rng = (side.rng * 1103515245 + 12345) % 2147483648
-  return rec.min + (rec.max - rec.min) * (side.rng / 2147483648)
+  local d
+  side.rng, d = duration_draw(side.rng, rec.min, rec.max) -- in C: the same on every Lua
+  return d
 end
 
 -- saspu.wait (documented in init.lua, where it is exported)
@@ -648,9 +650,59 @@ local function drop_running(side, agent)
   end
 end
 
+-- A "why" reads as its message.
+local WHY_MT = { __tostring = function(w) return w.message end }
+local names_of_domain = setmetatable({}, { __mode = "k" })
+
+-- What blocks the goal of agent i's last no_plan, named (see Crowd:why); nil when its
+-- last failure is no no_plan or that goal has a plan now. With at_no_plan: as recorded
+-- at that no_plan (for its event; no goal).
+local function why_of(c, i, at_no_plan)
+  local b = c:blocker(i, at_no_plan)
+  if not b or b.kind == "none" then return nil end
+  local side = crowds[c]
+  local n = side and side.names
+  if not n then
+    local dom = c:domain()
+    n = names_of_domain[dom] or domain_names(dom)
+    names_of_domain[dom] = n
+  end
+  local var, values = b.variable, b.variable and n.value_names[b.variable]
+  local w = { kind = b.kind, message = b.message, missing = b.link, planner = b.planner,
+              goal = side and side.goal_names[b.goal] or b.goal,
+              variable = var and n.var_names[var],
+              current = values and b.current and values[b.current],
+              needs = values and b.needed and values[b.needed],
+              action = b.action and n.action_names[b.action] or nil }
+  if b.link_to then
+    w.link = { variable = w.variable, from = values[b.link_from], to = values[b.link_to] }
+  end
+  return setmetatable(w, WHY_MT)
+end
+
+--- What blocks the goal of an agent's last `no_plan`, in the domain's words.
+-- Judged from the agent's state now, so never stale: nil once that goal has a plan (or
+-- when the agent's last failure was no `no_plan`).
+-- @function Crowd:why
+-- @tparam int i the agent's index
+-- @treturn table|nil `{ kind, goal, variable, current, needs, action, missing, link,
+--   message, planner }`: `variable` is at `current` and has no way toward `needs`, the
+--   value every plan needs (the goal's own value, or a prevail of `action` on the only
+--   way to it); `missing` is the link that would open the way ("an action setting outlaw
+--   from escaped to at_large", `link = { variable, from, to }`); `kind` is
+--   `"no_way_out"`, `"nothing_sets"` or `"order"` (every value is reachable, but no order
+--   of the needed actions works: `planner` says why); `tostring(why)` is `message`.
+-- @raise "saspu.Crowd: closed"; "agent 9 is outside 1..1".
+function Crowd:why(i)
+  return why_of(self, i)
+end
+
 -- The text of an event's reason.
 local function reason_text(side, agent, kind, reason, detail)
-  if kind == "no_plan" then return side.crowd:why(agent) or reason end
+  if kind == "no_plan" then
+    local w = why_of(side.crowd, agent, true)
+    return w and w.message or reason
+  end
   if reason == "script" then return side.msgs_old[detail] or reason end
   return reason
 end
@@ -818,18 +870,26 @@ end
 -- Events
 -- ------------------------------------------------------------------------------------
 
+-- Events whose C detail is a place (1-based from c:event): reasons of step_failed that name one.
+local PLACE_REASONS = { full = true, unreachable = true, cooldown = true }
+
 --- Iterates this frame's events: crowds in creation order, each crowd's Lua-made
 -- events (`hook_failed`) first, then its C events in the C order (the same for any
--- thread count). Each step yields the SAME reused table, so
--- copy what you keep: `{ agent = Agent, crowd, kind, action = name, goal = name,
--- reason = text, detail = number, place = name, x, y }` (`x, y`: the target cell of a
--- `move`, else nil). Kinds: `goal_chosen`, `planned`,
--- `replanned`, `step_started`, `step_finished`, `step_failed`, `step_skipped`,
--- `arrived`, `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds
--- with movement = "engine"), `hook_failed`. Events of agents despawned after the update
--- are skipped.
+-- thread count). Each step yields the SAME reused table, so copy what you keep:
+-- `{ agent, crowd, class, kind, action, goal, reason, place, detail, why, x, y }`:
+-- `agent` a `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the domain's name;
+-- `action` and `goal` names or nil; `reason` a text or nil; `place` the name of the
+-- place the event is about (`arrived`, `blocked`, `move`, and `step_failed` for `full`,
+-- `unreachable`, `cooldown`), else nil; `detail` the place's id (1-based, as
+-- `world:place` returns it) with `place`, the plan's length for `planned` and
+-- `replanned`, else nil; `why` for `no_plan`: the blocker (see `Crowd:why`); `x, y`: the
+-- target cell of a `move`, else nil. Kinds: `goal_chosen`, `planned`, `replanned`,
+-- `step_started`, `step_finished`, `step_failed`, `step_skipped`, `arrived`,
+-- `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds with
+-- movement = "engine"), `hook_failed`. Events of agents despawned after the update are
+-- skipped.
 -- @treturn function the iterator: `for ev in world:events() do ... end`
--- @raise "saspu.World: not made by saspu.world".
+-- @raise "saspu.World: closed"; "saspu.World: not made by saspu.world".
 function World:events()
   local list = world_side(self).crowds
   local ci, k, side, n, extra = 0, 0, nil, 0, nil
@@ -843,19 +903,27 @@ function World:events()
         ev.x, ev.y = nil, nil
         if k <= #extra then
           local e = extra[k]
-          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, 0
+          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
           ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
+          ev.class = side.names.name
+          ev.why = nil
           return ev
         end
         local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
         if live then -- events of agents despawned since are skipped
-          ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
+          ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
           ev.action = action and side.names.action_names[action] or nil
           ev.goal = goal and side.goal_names[goal] or nil
-          ev.reason = reason_text(side, agent, kind, reason, detail)
-          ev.place = nil
-          if (kind == "arrived" or kind == "blocked" or kind == "move") and detail >= 0 then
-            ev.place = side.wside.place_names[detail + 1]
+          local why = kind == "no_plan" and why_of(c, agent, true) or nil
+          if why then why.goal = side.goal_names[goal] end
+          ev.why = why
+          ev.reason = why and why.message or reason_text(side, agent, kind, reason, detail)
+          ev.place, ev.detail = nil, nil
+          if kind == "planned" or kind == "replanned" then
+            ev.detail = detail
+          elseif (kind == "arrived" or kind == "blocked" or kind == "move" or PLACE_REASONS[reason])
+                 and detail >= 1 then
+            ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
           end
           if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
           return ev
@@ -952,7 +1020,7 @@ end
 -- @tparam string var
 -- @param value a value of var
 -- @raise "saspu.Agent:set: unknown variable 'nosuch'"; a value that is not var's;
--- "saspu.Agent: its crowd is closed".
+-- "saspu.Agent: closed".
 function Agent:set(var, value)
   local c = self:crowd()
   local v, x = var_value(crowd_side(c).names, var, value)
@@ -963,7 +1031,7 @@ end
 --- One variable of the agent's state.
 -- @tparam string var
 -- @return the value, in its declared form
--- @raise "saspu.Agent:get: unknown variable 'nosuch'"; "saspu.Agent: its crowd is closed".
+-- @raise "saspu.Agent:get: unknown variable 'nosuch'"; "saspu.Agent: closed".
 function Agent:get(var)
   local c = self:crowd()
   local n = crowd_side(c).names
@@ -974,18 +1042,10 @@ end
 
 --- The agent's state.
 -- @treturn table `{ var = value }`
--- @raise "saspu.Agent: its crowd is closed".
+-- @raise "saspu.Agent: closed".
 function Agent:state()
   local c = self:crowd()
   return c:domain():decode(c:state(self:index()))
-end
-
---- The agent's cell, without a table.
--- @treturn int x
--- @treturn int y
--- @raise "saspu.Agent: its crowd is closed".
-function Agent:position()
-  return self:crowd():position(self:index())
 end
 
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
@@ -1005,7 +1065,7 @@ end
 -- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },
 -- step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
 -- last_action, events }`; `events` are the agent's last events since its first inspect
--- @raise "saspu.Agent: its crowd is closed".
+-- @raise "saspu.Agent: closed".
 function Agent:inspect()
   local c = self:crowd()
   local side = crowd_side(c)
@@ -1032,6 +1092,7 @@ function Agent:inspect()
                          or plan[info.step].at
   end
   info.plan = len > 0 and plan or nil
+  info.why = info.last_reason == "no_plan" and why_of(c, i) or nil
   local log = side.watch[i]
   if not log then log = {} side.watch[i] = log end
   local events = {}
@@ -1217,7 +1278,7 @@ end
 --- Saves the world and every open crowd to a string (docs/saves.md). Call it between
 -- updates. `a.data` tables and inspection history are not saved.
 -- @treturn string
--- @raise "saspu.World: not made by saspu.world"; "saspu.World is closed".
+-- @raise "saspu.World: not made by saspu.world"; "saspu.World: closed".
 function World:save()
   local ws = world_side(self)
   not_updating(ws, "saspu.World:save")
@@ -1262,6 +1323,44 @@ function World:load(s)
   for k, c in ipairs(list) do apply_side(crowds[c], parsed[k], report) end
   return report
 end
+
+-- ------------------------------------------------------------------------------------
+-- Closed objects and error positions
+-- ------------------------------------------------------------------------------------
+-- Every method of a closed world, crowd or agent handle raises "saspu.World: closed"
+-- (Crowd, Agent likewise); the C methods check for themselves. An error from a method
+-- written here names the caller's line: the method runs under pcall, and a position in
+-- saspu's own files is dropped before the message is raised again at level 2.
+
+local function strip_own(msg)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("^[^\n]-saspu/[%w_]+%.lua:%d+: ", ""))
+end
+
+-- Wraps every method of `methods` written in Lua (the C ones check for themselves).
+local function guard(methods, what)
+  local is_open, names = methods.is_open, {}
+  for name, f in pairs(methods) do
+    -- close stays callable: closing twice does nothing
+    if type(f) == "function" and name ~= "close" and debug.getinfo(f, "S").what == "Lua" then
+      names[#names + 1] = name
+    end
+  end
+  for _, name in ipairs(names) do
+    local f = methods[name]
+    methods[name] = function(self, ...)
+      if not is_open(self) then error(what .. ": closed", 2) end
+      local ok, a, b, c, d = pcall(f, self, ...)
+      if not ok then error(strip_own(a), 2) end
+      return a, b, c, d
+    end
+  end
+end
+
+guard(World, "saspu.World")
+guard(Crowd, "saspu.Crowd")
+guard(Agent, "saspu.Agent")
+M.strip_own = strip_own
 
 -- ------------------------------------------------------------------------------------
 -- saspu.world
