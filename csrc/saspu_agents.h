@@ -34,6 +34,11 @@ extern "C" {
 #define SP_CROWD_MAX_GOALS 254
 #endif
 
+/* Most world facts one crowd may tie to its variables. */
+#if !defined(SP_CROWD_MAX_FACTS)
+#define SP_CROWD_MAX_FACTS 8
+#endif
+
 /* Distance fields a world keeps by default, in bytes (least recently used
  * fields go first when a new one does not fit). */
 #if !defined(SP_WORLD_FIELD_BUDGET)
@@ -92,6 +97,41 @@ SP_API SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out);
  * grid with its border (distance, way, step count to the target, cell 16
  * steps on). */
 SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
+
+/* ---- world facts ------------------------------------------------------
+ * A fact is stated once for the world ("alarm" is "ringing") and seen by
+ * every agent of every crowd that ties a domain variable to it
+ * (sp_crowd_tie_fact). sp_world_set_fact takes effect at the next
+ * update: then only the agents concerned react, as to a world change:
+ * those whose running plan reads the variable (a condition of one of its
+ * steps; they replan if the rest no longer works) and, when a goal or
+ * `when` of the crowd reads it, the idle ones (they choose again; a
+ * running plan meets a higher goal between steps). Finding them costs
+ * what they cost (a count per chunk of 1024 agents of those whose plan
+ * reads a fact), plus a pass over one byte per agent when a goal reads
+ * it: a change that concerns 1 agent in a million costs about that one
+ * agent. The other agents' copies of the value are brought up to date
+ * when the update next looks at them (and by every reader: state,
+ * inspect, save). */
+
+/* Adds fact `name` with `count` value names (2..255, distinct) and the
+ * value `value` (0-based); *id (may be NULL) receives its id (0, 1, ...
+ * in order). SP_ERR_INVALID for a name used already, bad counts or
+ * names; SP_ERR_MEMORY. Nothing changed on failure. */
+SpStatus sp_world_add_fact(SpWorld *w, const char *name,
+                           const char *const *values, int count, int value,
+                           int *id, SpError *err);
+int sp_world_fact_count(const SpWorld *w);
+/* -1 when no fact has that name. */
+int sp_world_find_fact(const SpWorld *w, const char *name);
+const char *sp_world_fact_name(const SpWorld *w, int fact);
+int sp_world_fact_value_count(const SpWorld *w, int fact);
+const char *sp_world_fact_value_name(const SpWorld *w, int fact, int value);
+/* The fact's value now (0-based); -1 for no such fact. */
+int sp_world_get_fact(const SpWorld *w, int fact);
+/* SP_ERR_INVALID for no such fact or a value out of range (nothing
+ * changed). */
+SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err);
 
 typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
@@ -193,6 +233,16 @@ SP_API void sp_crowd_set_selector(SpCrowd *c, int on);
  * SP_ERR_STATE when the agent does not wait for a goal. */
 SP_API SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
                                      SpError *err);
+
+/* Ties variable `var` of the crowd's domain to the world's fact `fact`:
+ * its values must be the fact's, by name and order, and no action of the
+ * domain may change it (the world sets a fact). Before any agent is
+ * spawned; at most SP_CROWD_MAX_FACTS ties, one per fact and variable.
+ * Then spawns and sp_crowd_set_state take the fact's value for it,
+ * sp_crowd_set_var refuses it, and sp_crowd_state shows the fact's
+ * value. SP_ERR_INVALID / SP_ERR_STATE naming the fact and the variable;
+ * SP_ERR_MEMORY. Nothing changed on failure. */
+SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
@@ -491,7 +541,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 2
+#define SP_SAVE_VERSION 3
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to

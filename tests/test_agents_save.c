@@ -353,8 +353,8 @@ static void test_bad_input_changes_nothing(void **state) {
   bad[40] ^= 1;
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
-  bad[8] = 3;
-  refused(&b, bad, len, "format version 3, this saspu reads 2", before, blen);
+  bad[8] = 4;
+  refused(&b, bad, len, "format version 4, this saspu reads 3", before, blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -418,6 +418,7 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
   *places = at + 20;
   at += 20 + 4u * np + 8;
   at += 4 + 12u * (size_t)get_le(b + at, 4);
+  at += 4 + (size_t)get_le(b + at, 4); /* the world facts' values */
   at += 4; /* crowd count */
   for (int k = 0; k <= crowd; k++) {
     size_t m = (size_t)sp_domain_variable_count(s->dom[k]);
@@ -435,6 +436,7 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
       if ((res & 3u) == SP_NPC_PLANNED) at += 2 + (size_t)get_le(b + at, 2) * (size_t)idb;
     }
     at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
+    at += 1 + (size_t)b[at];                   /* the fact ties' values */
   }
   return 0;
 }

@@ -30,6 +30,7 @@ void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
   sp_thread_pool_free(c->own_pool);
   sp_index_free(c);
+  sp_facts_free(c);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
@@ -303,6 +304,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
+  sp_facts_sync(c, i); /* a tied variable holds the world's fact */
   sp_index_note(c, i);
   if (agent != NULL) *agent = i;
   return SP_OK;
@@ -312,7 +314,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
  * remaining plan no longer works replans (world_changed). With a
  * selector, an answer the caller gave for the old state and that waits
  * for the next update is dropped: the agent is asked again. */
-static void changed(SpCrowd *c, size_t i) {
+void sp_agent_changed(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
   if (c->flags[i] & F_NEED_GOAL) {
     if (c->selector && a->why == SP_REASON_SELECT) {
@@ -346,6 +348,12 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
                         "crowd: variable %d value %d is out of range", var,
                         value);
+  int tie = sp_facts_tie_of(c, var);
+  if (tie >= 0)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                        "crowd: variable '%s' is the world's fact '%s' (set "
+                        "it on the world)", sp_variable_name(c->domain, var),
+                        c->world->facts[c->ties[tie].fact].name);
   for (size_t k = 0; k < count; k++) {
     SpStatus st = sp_agent_check(c, agents[k], err);
     if (st != SP_OK) return st;
@@ -354,7 +362,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     SpValue *s = sp_population_state_write(c->pop, agents[k]);
     if (s[var] == value) continue;
     s[var] = (SpValue)value;
-    changed(c, agents[k]);
+    sp_agent_changed(c, agents[k]);
   }
   return SP_OK;
 }
@@ -365,10 +373,15 @@ SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
   SpStatus st = sp_agent_check(c, agent, err);
   if (st == SP_OK) st = check_state(c, state, 0, "state", err);
   if (st != SP_OK) return st;
+  /* a tied variable keeps the world's fact whatever the state says */
+  SpValue *want = c->cw[0].state;
+  memcpy(want, state, (size_t)c->m);
+  for (int k = 0; k < c->tie_count; k++) want[c->ties[k].var] = c->ties[k].value;
+  sp_facts_sync(c, agent);
   SpValue *s = sp_population_state_write(c->pop, agent);
-  if (memcmp(s, state, (size_t)c->m) == 0) return SP_OK;
-  memcpy(s, state, (size_t)c->m);
-  changed(c, agent);
+  if (memcmp(s, want, (size_t)c->m) == 0) return SP_OK;
+  memcpy(s, want, (size_t)c->m);
+  sp_agent_changed(c, agent);
   return SP_OK;
 }
 
@@ -538,6 +551,9 @@ SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y) {
 }
 
 const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
+  /* the tied bytes of an agent the update did not look at yet are
+   * brought up to date: the state's value is the same, only its copy */
+  if (agent < c->n) sp_facts_sync((SpCrowd *)c, agent);
   return sp_population_state(c->pop, agent);
 }
 

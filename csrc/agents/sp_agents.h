@@ -45,8 +45,18 @@ typedef struct Field {
  * each cell's count of steps to the target follows (hop counts). */
 #define FIELD_NO_WAY 0xFFu
 
+/* A world fact (facts.c): a name, its value names and its value now. */
+typedef struct Fact {
+  char *name;
+  char **values;
+  int value_count;
+  int value;
+} Fact;
+
 struct SpWorld {
   SpAllocator alloc;
+  Fact *facts;
+  int fact_count, fact_cap;
   SpGrid *grid;
   uint64_t grid_version;
   Place *places;
@@ -270,6 +280,18 @@ struct SpCrowd {
   float dt;
   atomic_size_t next_chunk;
   CrowdIndex index;
+  /* world facts tied to variables (facts.c): the value each tie last
+   * applied, and who must hear of a change: per agent the ties its plan
+   * reads (bit k: ties[k]), per chunk how many agents read any */
+  struct {
+    int fact, var;
+    uint8_t value;
+  } ties[SP_CROWD_MAX_FACTS];
+  int tie_count;
+  uint8_t *reads;        /* capacity + 1, NULL without ties */
+  uint32_t *chunk_reads; /* chunk_count + 1 */
+  uint8_t *act_reads;    /* per action: the ties its conditions read */
+  uint8_t goal_reads;    /* the ties some goal or `when` reads */
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
@@ -326,6 +348,30 @@ SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err);
  * 0 on memory. Invisible otherwise: every generation starts at 0. */
 int sp_crowd_slots_ready(SpCrowd *c);
 void sp_crowd_slots_free(SpCrowd *c);
+
+/* ---- world facts (facts.c) ------------------------------------------- */
+
+/* Writes the tied variables' values into agent i's state (an agent's
+ * tied bytes are brought up to date when it is next looked at). */
+static inline void sp_facts_sync(SpCrowd *c, size_t i) {
+  if (c->tie_count == 0) return;
+  SpValue *s = sp_population_state_write(c->pop, i);
+  for (int k = 0; k < c->tie_count; k++) s[c->ties[k].var] = c->ties[k].value;
+}
+/* Agent i took a plan (or lost it): the ties it reads now. buf: a plan
+ * buffer of the caller (action_count + 1 ids). */
+void sp_facts_plan_taken(SpCrowd *c, size_t i, uint16_t *buf);
+/* After a load: who reads which tie, from every agent's plan. */
+void sp_facts_reload(SpCrowd *c);
+/* Serial, before a frame: the agents concerned by a fact that changed
+ * since the last frame react as to a world change. */
+void sp_facts_apply(SpCrowd *c);
+void sp_facts_free(SpCrowd *c);
+void sp_world_facts_free(SpWorld *w);
+/* The tie of variable var, or -1. */
+int sp_facts_tie_of(const SpCrowd *c, int var);
+/* After a state change of agent i (crowd.c). */
+void sp_agent_changed(SpCrowd *c, size_t i);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

@@ -307,6 +307,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
 
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
+  sp_facts_sync(c, i);
   int failed = (c->flags[i] & F_FAIL) != 0;
   /* the running step ends here, so a binding it asked for is void too (a
    * target the caller gave, then a world change, in one frame) */
@@ -337,6 +338,8 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
       a->fail_action = -1;
     }
     c->flags[i] |= F_HAS_PLAN;
+    if (c->reads != NULL)
+      sp_facts_plan_taken(c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan);
     a->cursor = 0;
     a->done = 0;
     a->step = STEP_NONE;
@@ -645,6 +648,7 @@ static int bind_fast(SpCrowd *c, Sink s, Plan *plan);
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
   Agent *a = &c->agents[i];
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
+  sp_facts_sync(c, i); /* its steps and goals read the facts of now */
   Plan plan = plan_view(c, s, i);
   int guard = c->action_count + 4;
   for (int round = 0; round < guard; round++) {

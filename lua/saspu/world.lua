@@ -33,6 +33,7 @@ local huge = math.huge
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
+local facts = require "saspu.facts"
 local duration_draw = core.duration_draw
 local KIND_BIT = core.event_kinds()
 
@@ -108,7 +109,7 @@ end
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true }
 local GOAL_FIELDS = { [1] = true, priority = true, when = true }
-local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true }
+local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true, facts = true }
 
 local function refuse_unknown(t, allowed, path)
   for k in pairs(t) do
@@ -355,7 +356,13 @@ function World:crowd(dom, behaviour, opts)
   local ws = world_side(self)
   local n = domain_names(dom)
   local beh = read_behaviour(behaviour, n, ws)
+  local fact_list = behaviour.facts
+  if opts ~= nil and type(opts) == "table" and opts.facts ~= nil then
+    if fact_list ~= nil then error("saspu.World:crowd: facts given in both the behaviour and the options", 2) end
+    fact_list = opts.facts
+  end
   local c = core.crowd(self, dom, opts)
+  local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
@@ -379,6 +386,7 @@ function World:crowd(dom, behaviour, opts)
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
     engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
+    tied = tied,         -- variable id -> the world fact it shows
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -992,6 +1000,12 @@ function Crowd:spawn(spec)
   return self:agent(i)
 end
 
+-- The refusal of a set on a variable tied to a world fact.
+local function tied_message(where, var, fact)
+  return string_format("%s: variable '%s' is the world's fact '%s' (set it with world:set)",
+                       where, tostring(var), fact)
+end
+
 --- Sets `var` of every agent: a world change (plans it breaks replan with `world_changed`).
 -- @tparam string var
 -- @param value a value of var
@@ -1001,6 +1015,7 @@ function Crowd:set_all(var, value)
   local side = crowd_side(self)
   local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Crowd:set_all: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Crowd:set_all", var, side.tied[v]), 2) end
   self:set_var_all(v, x)
 end
 
@@ -1023,8 +1038,10 @@ end
 -- "saspu.Agent: closed".
 function Agent:set(var, value)
   local c = self:crowd()
-  local v, x = var_value(crowd_side(c).names, var, value)
+  local side = crowd_side(c)
+  local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Agent:set: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Agent:set", var, side.tied[v]), 2) end
   c:set_var(self:index(), v, x)
 end
 
@@ -1051,6 +1068,8 @@ end
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
 require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
                                             drop_running = drop_running })
+-- world:set(name, value), world:get(name): lua/saspu/facts.lua.
+facts.install(World, { world_side = world_side })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
@@ -1370,7 +1389,7 @@ M.strip_own = strip_own
 function M.world(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end
-  refuse_unknown(spec, { grid = true, places = true, threads = true }, "saspu.world")
+  refuse_unknown(spec, { grid = true, places = true, threads = true, facts = true }, "saspu.world")
   local threads = spec.threads
   if threads ~= nil and (not is_integer(threads) or threads < 0) then
     error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
@@ -1396,6 +1415,7 @@ function M.world(spec)
       if not ok then error(path .. ": " .. tostring(err):gsub("^saspu.World:place: ", ""), 2) end
     end
   end
+  facts.declare(w, worlds[w], spec.facts)
   return w
 end
 
