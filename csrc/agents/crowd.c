@@ -734,6 +734,10 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
           sp_mem_resident(x->out, keys) +
           sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  if (c->reads != NULL) { /* world facts tied to variables */
+    grow += sp_mem_resident(c->reads, c->capacity + 1);
+    grow += (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
+  }
   size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
                 sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
                 (c->chunk_count + 1) * sizeof(ChunkRec) +
