@@ -257,6 +257,55 @@ typedef struct SpFailure {
 SP_API size_t sp_failure_format(const SpDomain *d, const SpFailure *f,
                                 char *buf, size_t size);
 
+/* What blocks a goal, in the domain's words: one variable whose value
+ * now (`current`) has no way toward a value that every plan needs
+ * (`needed`: the goal's own value of the variable, or a prevail of an
+ * action on the only way to a needed value), and the missing link: an
+ * action setting `variable` from `link_from` to `link_to` would open
+ * that way. Found by following each needed value's unique setter chain
+ * (post-uniqueness) back toward the current value, so a named blocker
+ * is one for certain: no plan exists while it stands.
+ *   SP_BLOCK_NOTHING_SETS  no action sets `needed` at all
+ *   SP_BLOCK_NO_WAY_OUT    the chain to `needed` begins at a value no
+ *                          action sets (`link_to`), or loops without
+ *                          passing `current`
+ *   SP_BLOCK_ORDER         every needed value is reachable on its own,
+ *                          yet no order of the needed actions works: the
+ *                          planner's failure (`failure`) says which need
+ *                          fails; `variable`/`needed` are its need and
+ *                          there is no single missing link (link_* -1). */
+typedef enum SpBlockerKind {
+  SP_BLOCK_NONE = 0,
+  SP_BLOCK_NOTHING_SETS,
+  SP_BLOCK_NO_WAY_OUT,
+  SP_BLOCK_ORDER
+} SpBlockerKind;
+
+typedef struct SpBlocker {
+  SpBlockerKind kind;
+  int variable, current, needed;
+  int action;       /* the action whose prevail needs it; -1: the goal */
+  int link_from, link_to; /* the missing link, or -1 */
+  SpFailure failure; /* the planner's own reason (SP_BLOCK_ORDER) */
+} SpBlocker;
+
+/* Bytes of scratch sp_plan_blocker needs for domain d. */
+SP_API size_t sp_blocker_scratch_size(const SpDomain *d);
+/* The blocker of (s0, goal), which have no plan: `failure` is the
+ * planner's reason for it (kept in out->failure). Allocates nothing;
+ * `scratch` holds sp_blocker_scratch_size(d) bytes. O(values + prevails).
+ * Returns out->kind (SP_BLOCK_NONE only when a plan exists). */
+SP_API SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
+                              const SpValue *goal, const SpFailure *failure,
+                              void *scratch, SpBlocker *out);
+/* A readable sentence with the domain's names. snprintf-like. */
+SP_API size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
+                         size_t size);
+/* The missing link as a phrase ("an action setting outlaw from escaped
+ * to at_large"), empty when there is none. snprintf-like. */
+SP_API size_t sp_blocker_link_format(const SpDomain *d, const SpBlocker *b,
+                              char *buf, size_t size);
+
 /* Scratch space for planning with one domain. One per thread; reusable
  * for any number of plans; planning itself never allocates. */
 typedef struct SpWorkspace SpWorkspace;

@@ -146,8 +146,10 @@ describe("behaviour.select", function()
       .. "step_started:take step_finished:take step_started:drink step_finished:drink "
       .. "step_started:work step_finished:work goal_reached | waiting/select | "
       -- a goal of the domain the behaviour does not list, without a plan: asked again
-      .. "no_plan/the goal needs hunger = no_food, but no action sets hunger to no_food "
-      .. "waiting/select | idle/no_goal", run(world, a, 9, 0.5))
+      -- (what blocks it is hunger = fed, which no action leaves)
+      .. "no_plan/the goal needs hunger = has_food, but hunger is fed and no action leaves fed "
+      .. "(the way to has_food begins at no_food, which no action sets); missing: an action "
+      .. "setting hunger from fed to no_food waiting/select | idle/no_goal", run(world, a, 9, 0.5))
     assert.same({ "no_food", "fed", "fed", "fed" }, asked)
     assert.equal("true", a:get("working"))
     a:set("thirst", "no_drink") -- an idle agent whose state changes needs a goal
@@ -227,12 +229,12 @@ describe("saspu.Agent", function()
     assert.same({ 2, 2 }, { crowd:position(1) })
     assert.error_matches(function() crowd:position(2) end, "agent 2 is outside 1..1", 1, true)
     crowd:close()
-    assert.error_matches(function() a:position() end, "saspu.Agent: its crowd is closed", 1, true)
-    assert.error_matches(function() crowd:position(1) end, "saspu.Crowd is closed", 1, true)
+    assert.error_matches(function() a:position() end, "saspu.Agent: closed", 1, true)
+    assert.error_matches(function() crowd:position(1) end, "saspu.Crowd: closed", 1, true)
     assert.equal("saspu.Agent 1 (crowd closed)", tostring(a))
-    assert.error_matches(function() a:inspect() end, "saspu.Agent: its crowd is closed", 1, true)
-    assert.error_matches(function() a:set("hunger", "fed") end, "saspu.Agent: its crowd is closed", 1, true)
-    assert.error_matches(function() return a.data end, "saspu.Agent: its crowd is closed", 1, true)
+    assert.error_matches(function() a:inspect() end, "saspu.Agent: closed", 1, true)
+    assert.error_matches(function() a:set("hunger", "fed") end, "saspu.Agent: closed", 1, true)
+    assert.error_matches(function() return a.data end, "saspu.Agent: closed", 1, true)
     world:update(0.1) -- a closed crowd is skipped
   end)
 
@@ -327,7 +329,7 @@ describe("a:inspect and crowd:stats", function()
     world:update(1 / 60) -- every agent chooses, plans and starts: three events each
     local peak = crowd:stats()
     assert.is_true(peak.events >= 15000)
-    for _ = 1, 3 do world:update(1 / 60) end -- nothing happens
+    for _ = 1, 10 do world:update(1 / 60) end -- nothing happens: the buffers shrink
     local quiet = crowd:stats()
     assert.equal(peak.events, quiet.events)
     assert.is_true(quiet.bytes_total + 15000 * 16 <= peak.bytes_total)

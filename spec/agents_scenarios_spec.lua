@@ -147,9 +147,11 @@ describe("world:update and world:events", function()
     assert.equal(why.message, reasons[1])
     assert.equal("no_plan/" .. why.message .. " goal_chosen planned step_started:buy_food "
       .. "step_finished:buy_food step_started:buy_drink step_finished:buy_drink goal_reached", trace)
-    -- the planner's reason from the state the agent is in now
+    -- from the state the agent is in now, a value nothing sets blocks it: the event
+    -- names that blocker (dom:plan's why.blocker), not only the planner's reason
     local _, why_now = dom:plan(a:state(), { hunger = "no_food", working = "true" })
-    assert.equal("no_plan/" .. why_now.message .. " idle/no_plan_any", run(world, a, 1, 0.1))
+    assert.equal("nothing_sets", why_now.blocker.kind)
+    assert.equal("no_plan/" .. why_now.blocker.message .. " idle/no_plan_any", run(world, a, 1, 0.1))
     assert.equal(" | ", run(world, a, 2, 0.1)) -- idle says so once, not every frame
   end)
 end)

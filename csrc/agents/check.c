@@ -53,12 +53,30 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
   if (a->fcode > SP_FAIL_ORDER)
     return wrong(buf, size, "field 'fcode': failure code %u does not exist",
                  a->fcode);
-  const int16_t acts[3] = {a->fail_action, a->faction, a->fother};
+  /* after a no_plan, fail_action names its goal (-2 - the goal's index);
+   * with a failure of code NO_SETTER or UNREACHABLE, fother holds the
+   * blocker's values (current | link_to << 8) or -1 (sp_agents.h) */
+  int blocker = (a->fcode == SP_FAIL_NO_SETTER || a->fcode == SP_FAIL_UNREACHABLE) &&
+                a->fother != -1;
+  int goal_named = a->reason == SP_REASON_NO_PLAN && a->fail_action <= -2;
+  if (goal_named && -2 - a->fail_action >= cv->goals)
+    return wrong(buf, size, "field 'fail_action': goal %d does not exist (%d goals)",
+                 -2 - a->fail_action, cv->goals);
+  const int16_t acts[3] = {goal_named ? -1 : a->fail_action, a->faction,
+                           blocker ? -1 : a->fother};
   const char *const act_names[3] = {"fail_action", "faction", "fother"};
   for (int k = 0; k < 3; k++)
     if (!action_or_none(c, acts[k]))
       return wrong(buf, size, "field '%s': action %d does not exist (%d "
                    "actions)", act_names[k], acts[k], c->action_count);
+  if (blocker) {
+    int count = a->fvar >= 0 && a->fvar < c->m
+                    ? sp_variable_value_count(c->domain, a->fvar) : 0;
+    uint16_t packed = (uint16_t)a->fother;
+    if ((packed & 0xFF) >= count || (packed >> 8) >= count)
+      return wrong(buf, size, "field 'fother': blocker values %u and %u are no "
+                   "values of variable %d", packed & 0xFF, packed >> 8, a->fvar);
+  }
   if ((a->fcode == SP_FAIL_REPEAT || a->fcode == SP_FAIL_ORDER) && a->faction < 0)
     return wrong(buf, size, "field 'faction': a failure of code %u names no "
                  "action", a->fcode);

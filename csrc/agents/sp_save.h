@@ -13,7 +13,8 @@
  *   world:   u64 grid print (0: no grid), u64 places print, u32 places,
  *            per place u32 reserved; u64 field clock, u32 fields, per
  *            field u32 key, u64 last use (which fields were cached:
- *            their contents are recomputed on load)
+ *            their contents are recomputed on load); u32 facts, per
+ *            fact u8 value (names and values are in the places print)
  *   crowds:  u32 count, then per crowd: u64 domain print, u64 setup
  *            print, u64 agents, f64 clock, u8 selector, u32 goals, per
  *            goal (sorted) i32 priority, u32 index, m condition bytes,
@@ -24,7 +25,9 @@
  *            length and its ids (1 byte each under 256 actions, else 2);
  *            then u32 free slots and their indices (the order spawns
  *            reuse them, last first). A despawned slot keeps the record
- *            of its last agent with phase SP_PHASE_FREE and flags 0. 
+ *            of its last agent with phase SP_PHASE_FREE and flags 0;
+ *            u8 fact ties, per tie u8 the value it applied last (the
+ *            ties are in the setup print). 
  *   extra:   u32 bytes, then the caller's own bytes (the Lua side's)
  * Every number is little-endian. */
 #define SAVE_MAGIC "SASPUSAV"
@@ -76,8 +79,11 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
  *      or free (a despawned slot: flags 0, nothing else checked).
  *   R2 goal, pursued: a goal of the crowd, or none.
  *   R3 why, reason: a reason; fcode: a failure code; fail_action,
- *      faction, fother: an action or -1; fvar: a variable or -1; fvalue:
- *      none, or a value of fvar; a repeat or order failure names faction.
+ *      faction, fother: an action or -1, except fail_action after a
+ *      no_plan (-2 - a goal's index) and fother of a no_setter or
+ *      unreachable failure (-1, or two values of fvar: the blocker's);
+ *      fvar: a variable or -1; fvalue: none, or a value of fvar; a repeat
+ *      or order failure names faction.
  *   R4 target, home, cool_place: a place or none; cool_until finite.
  *   R5 (x, y) a cell of the grid; (tx, ty) both none or a cell; a target
  *      place with a target cell: the place's cell.

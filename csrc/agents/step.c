@@ -182,19 +182,39 @@ void sp_agent_release(SpCrowd *c, size_t i) {
   atomic_fetch_sub(&c->world->places[a->target].reserved, 1);
 }
 
-/* Ends the running step without its effect. */
-static void stop_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
-                      int32_t detail) {
+/* Ends the running step without its effect; says so unless `quiet`. */
+static void end_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
+                     int32_t detail, int quiet) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
-  sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
+  sp_chase_end(c, i);
+  if (!quiet) sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
   sp_agent_release(c, i);
   a->reason = (uint8_t)why;
   a->fail_action = (int16_t)act;
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
   a->tx = a->ty = 0xFFFF;
+}
+
+static void stop_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
+                      int32_t detail) {
+  end_step(c, s, plan, why, detail, 0);
+}
+
+/* 1 while the agent waits for room for step `act`: its last failure is a
+ * full place on that action (cleared once it gets in). Its retries are
+ * quiet: no step_started until it is bound, no step_failed or blocked. */
+static int waiting_for_room(const Agent *a, int act) {
+  return a->reason == SP_REASON_FULL && a->fail_action == act;
+}
+
+/* 1 when step `act` of a waiting agent starts only once bound (a place it
+ * walks to; a script's target asks Lua at step_started, so not those). */
+static int defers_start(const SpCrowd *c, const Agent *a, int act) {
+  SpBind b = c->beh[act].bind;
+  return waiting_for_room(a, act) && b != SP_BIND_NONE && b != SP_BIND_SCRIPT;
 }
 
 static void need_goal(SpCrowd *c, size_t i, SpReason why) {
@@ -288,6 +308,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
 
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
+  sp_facts_sync(c, i);
   int failed = (c->flags[i] & F_FAIL) != 0;
   /* the running step ends here, so a binding it asked for is void too (a
    * target the caller gave, then a world change, in one frame) */
@@ -312,7 +333,14 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   SpNpcStatus st = sp_population_status_of(c->pop, i, &code, NULL);
   int g = a->goal;
   if (st == SP_NPC_PLANNED) {
+    if (a->reason == SP_REASON_NO_PLAN &&
+        a->fail_action == -2 - c->goals[g].index) {
+      a->reason = SP_REASON_NONE; /* the goal that had no plan has one */
+      a->fail_action = -1;
+    }
     c->flags[i] |= F_HAS_PLAN;
+    if (c->reads != NULL)
+      sp_facts_plan_taken(c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan);
     a->cursor = 0;
     a->done = 0;
     a->step = STEP_NONE;
@@ -334,12 +362,28 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   int len = 0;
   sp_plan(c->domain, w->ws, sp_population_state(c->pop, i),
           sp_population_goal(c->pop, i), w->plan, &len, &f);
-  a->fcode = (uint8_t)f.code;
-  a->faction = (int16_t)f.action;
-  a->fother = (int16_t)f.other_action;
-  a->fvar = (int16_t)f.variable;
-  a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
+  SpBlocker b;
+  const SpValue *s0 = sp_population_state(c->pop, i);
+  if (sp_plan_blocker(c->domain, s0, sp_population_goal(c->pop, i), &f,
+                      w->blocker, &b) != SP_BLOCK_ORDER) {
+    /* a missing link: record the blocker (sp_agents.h, fcode) */
+    a->fcode = (uint8_t)(b.kind == SP_BLOCK_NOTHING_SETS ? SP_FAIL_NO_SETTER
+                                                         : SP_FAIL_UNREACHABLE);
+    a->faction = (int16_t)b.action;
+    a->fother = (int16_t)(uint16_t)(b.current | (b.link_to << 8));
+    a->fvar = (int16_t)b.variable;
+    a->fvalue = (uint8_t)b.needed;
+  } else {
+    a->fcode = (uint8_t)f.code;
+    a->faction = (int16_t)f.action;
+    a->fother = (int16_t)(f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE
+                              ? -1 : f.other_action);
+    a->fvar = (int16_t)f.variable;
+    a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
+  }
   a->reason = SP_REASON_NO_PLAN;
+  /* no action failed: fail_action names the goal (see sp_agents.h) */
+  a->fail_action = (int16_t)(-2 - c->goals[g].index);
   sp_agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g, (int32_t)f.code);
   if (c->selector) return ask_caller(c, s, i);
   set_refused(c, i, g);
@@ -431,6 +475,7 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
   sp_agent_release(c, i);
+  sp_chase_end(c, i);
   sp_agent_emit(s, i, SP_EV_STEP_FINISHED, 0, act, a->goal, 0);
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
@@ -575,7 +620,9 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   int act = plan->ids[pick];
   a->step = (uint16_t)pick;
   a->draws++;
-  sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
+  /* a waiting agent's step starts when it gets in (bound): said there */
+  if (!defers_start(c, a, act))
+    sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
   switch (c->beh[act].bind) {
   case SP_BIND_NONE: start_acting(c, s, plan); return SEL_GO;
   case SP_BIND_SCRIPT:
@@ -598,11 +645,12 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 
 /* Workers: binds the running step where the order of agents cannot
  * matter; returns 0 to leave it to sp_agent_bind. */
-static int bind_fast(SpCrowd *c, Plan *plan);
+static int bind_fast(SpCrowd *c, Sink s, Plan *plan);
 
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
   Agent *a = &c->agents[i];
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
+  sp_facts_sync(c, i); /* its steps and goals read the facts of now */
   Plan plan = plan_view(c, s, i);
   int guard = c->action_count + 4;
   for (int round = 0; round < guard; round++) {
@@ -653,7 +701,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
       if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
       int r = select_next(c, s, &plan, w->state);
       if (r == SEL_BIND) {
-        if (!bind_fast(c, &plan)) return 1;
+        if (!bind_fast(c, s, &plan)) return 1;
         if (!c->opt.engine_moves || !start_move(c, s, &plan)) return 0;
         break;
       }
@@ -683,8 +731,12 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
                   float wait) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
-  stop_step(c, s, plan, why, (int32_t)p);
-  sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
+  /* a full place: one blocked when the wait begins, nothing per retry */
+  int full_wait = why == SP_REASON_FULL;
+  int again = full_wait && waiting_for_room(a, plan_act(plan, a->step));
+  end_step(c, s, plan, why, (int32_t)p, full_wait);
+  if (!again)
+    sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
   c->flags[i] &= (uint8_t)~F_BIND;
   c->phase[i] = SP_PHASE_BLOCKED;
   c->time[i] = wait > 0.0f ? wait : c->opt.retry;
@@ -741,9 +793,17 @@ static uint32_t pick_place(const SpCrowd *c, const Agent *a,
   return p;
 }
 
-static void take_place(SpCrowd *c, size_t i, uint32_t p) {
+static void take_place(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
+  size_t i = plan->i;
   Agent *a = &c->agents[i];
   Place *pl = &c->world->places[p];
+  int act = plan_act(plan, a->step);
+  if (waiting_for_room(a, act)) { /* the wait is over: the step starts */
+    if (defers_start(c, a, act))
+      sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
+    a->reason = SP_REASON_NONE;
+    a->fail_action = -1;
+  }
   atomic_fetch_add(&pl->reserved, 1);
   c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
   a->target = p;
@@ -754,10 +814,11 @@ static void take_place(SpCrowd *c, size_t i, uint32_t p) {
 /* In a worker: binds the running step when the serial pass would bind it
  * the same way whatever the other agents do: every place looked at is
  * unlimited, the target is not cooling down, and its field is cached and
- * reaches the agent. Emits nothing (only failures do). Returns 0 to leave
+ * reaches the agent. Emits only the deferred step_started of an agent that
+ * waited for room (take_place). Returns 0 to leave
  * the step to the serial pass. Fields are only read here, so their LRU
  * order counts the serial lookups alone. */
-static int bind_fast(SpCrowd *c, Plan *plan) {
+static int bind_fast(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   const SpWorld *w = c->world;
@@ -774,11 +835,31 @@ static int bind_fast(SpCrowd *c, Plan *plan) {
     if (f == NULL || !isfinite(f[sp_grid_field_index(w->grid, a->x, a->y)]))
       return 0;
   }
-  take_place(c, i, p);
+  take_place(c, s, plan, p);
   return 1;
 }
 
+void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why) {
+  Plan plan = plan_view(c, s, i);
+  stop_step(c, s, &plan, why, -1);
+  c->flags[i] &= (uint8_t)~F_BIND;
+  need_goal(c, i, SP_REASON_STEP_FAILED);
+}
+
+void sp_agent_arrive(SpCrowd *c, Sink s, size_t i) {
+  Plan plan = plan_view(c, s, i);
+  const Agent *a = &c->agents[i];
+  c->flags[i] &= (uint8_t)~F_BIND;
+  sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
+                (int32_t)a->target);
+  start_acting(c, s, &plan);
+}
+
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
+  if (c->chase != NULL && c->chase[i].on) {
+    sp_agent_chase(c, s, i);
+    return;
+  }
   Agent *a = &c->agents[i];
   SpWorld *w = c->world;
   Plan plan = plan_view(c, s, i);
@@ -822,6 +903,6 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     unreachable(c, s, &plan, p);
     return;
   }
-  take_place(c, i, p);
+  take_place(c, s, &plan, p);
   if (c->opt.engine_moves) start_move(c, s, &plan);
 }

@@ -27,13 +27,35 @@ static size_t agent_crowd(lua_State *L, int idx)
   if (!agent_live(L, idx, h)) {
     LCrowd *c = lua_touserdata(L, -1);
     if (!c->c)
-      luaL_error(L, "saspu.Agent: its crowd is closed");
+      luaL_error(L, "saspu.Agent: closed (its crowd is closed)");
     /* no position: the caller is saspu's own Lua more often than not */
     lua_pushfstring(L, "saspu.Agent: despawned (agent %I of '%s')", (lua_Integer)h->index + 1,
                     sp_domain_name(c->domain));
     lua_error(L);
   }
   return h->index;
+}
+
+/* a:is_open() -> true while its crowd is open. */
+static int l_agent_is_open(lua_State *L)
+{
+  to_agent(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushboolean(L, ((LCrowd *)lua_touserdata(L, -1))->c != NULL);
+  return 1;
+}
+
+/* a:position() -> x, y: the agent's cell (a cheap read, no table). */
+static int l_agent_position(lua_State *L)
+{
+  size_t i = agent_crowd(L, 1);
+  LCrowd *c = lua_touserdata(L, -1);
+  int x, y;
+  if (sp_crowd_position(c->c, i, &x, &y) != SP_OK)
+    return luaL_error(L, "saspu.Agent: agent %I is gone", (lua_Integer)i + 1);
+  lua_pushinteger(L, x + 1);
+  lua_pushinteger(L, y + 1);
+  return 2;
 }
 
 /* a:crowd() -> the saspu.Crowd. */
@@ -92,6 +114,8 @@ static int l_agent_tostring(lua_State *L)
 static const luaL_Reg agent_methods[] = {
   { "crowd", l_agent_crowd },
   { "index", l_agent_index },
+  { "is_open", l_agent_is_open },
+  { "position", l_agent_position },
   { "alive", l_agent_alive },
   { NULL, NULL }
 };

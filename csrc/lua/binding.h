@@ -134,6 +134,8 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
                 SpValue *vals, uint8_t *mask, const char *where);
 size_t fmt_explain(const SpDomain *d, const void *arg, char *buf, size_t size);
 size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size);
+size_t fmt_blocker(const SpDomain *d, const void *arg, char *buf, size_t size);
+size_t fmt_link(const SpDomain *d, const void *arg, char *buf, size_t size);
 void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
                     Formatter f, const void *arg);
 const char *var_name(lua_State *L, const Names *n, int var);
@@ -178,6 +180,9 @@ void domain_release(LDomain *d);
 const char *failure_code_name(SpFailureCode c);
 void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
                  const char *type, int why, const SpFailure *f);
+void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
+                     const char *type, int why, const SpValue *s0,
+                     const SpValue *goal, const SpFailure *f);
 void open_domain_plan(lua_State *L);
 
 /* ---- grid.c */

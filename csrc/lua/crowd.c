@@ -30,14 +30,14 @@ LCrowd *check_crowd(lua_State *L, int idx)
 {
   LCrowd *c = to_crowd(L, idx);
   if (!c->c)
-    luaL_argerror(L, idx, "saspu.Crowd is closed");
+    luaL_error(L, "saspu.Crowd: closed"); /* the caller's line, no method name */
   if (sp_world_grid(c->world->w)) {
     lua_getiuservalue(L, idx, UV_CROWD_WORLD);
     lua_getiuservalue(L, -1, 1); /* the world's grid */
     int open = grid_of(L, -1) != NULL;
     lua_pop(L, 2);
     if (!open)
-      luaL_argerror(L, idx, "saspu.Crowd: its world's grid is closed");
+      luaL_error(L, "saspu.Crowd: its world's grid is closed");
   }
   return c;
 }
@@ -220,7 +220,7 @@ static int l_crowd(lua_State *L)
 
 /* __gc, __close and c:close(): frees the agents, then lets go of the
  * domain and the world (freeing them if they were closed meanwhile).
- * Idempotent; agent handles then raise "its crowd is closed". */
+ * Idempotent; agent handles then raise "saspu.Agent: closed". */
 static int l_crowd_close(lua_State *L)
 {
   LCrowd *c = to_crowd(L, 1);
@@ -297,6 +297,31 @@ static int l_crowd_add_goal(lua_State *L)
   if (sp_crowd_add_goal(c->c, cond, (int)prio, when, &index, &err) != SP_OK)
     return crowd_error(L, "add_goal", &err);
   lua_pushinteger(L, index + 1);
+  return 1;
+}
+
+/* c:set_goal_priority(goal, priority): goal (1-based, add_goal's order)
+ * takes the priority now (sp_crowd_set_priority). */
+static int l_crowd_set_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  lua_Integer prio = luaL_checkinteger(L, 3);
+  SpError err;
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3, "priority out of range");
+  if (sp_crowd_set_priority(c->c, (int)goal - 1, (int)prio, &err) != SP_OK)
+    return crowd_error(L, "set_priority", &err);
+  return 0;
+}
+
+/* c:goal_priority(goal) -> the priority of goal (1-based) now. */
+static int l_crowd_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  lua_pushinteger(L, sp_crowd_priority(c->c, (int)goal - 1));
   return 1;
 }
 
@@ -399,6 +424,8 @@ static int l_crowd_control(lua_State *L)
 {
   static const char *const ops[] = { "finish", "fail", "target", "rethink", "arrived",
                                       "move_failed", NULL };
+  if (!to_crowd(L, 1)->c)
+    luaL_error(L, "saspu.Crowd: closed"); /* before the other arguments */
   int op = luaL_checkoption(L, 3, NULL, ops); /* a Lua point: before the crowd */
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
@@ -558,17 +585,70 @@ static int l_crowd_plan(lua_State *L)
   return 1;
 }
 
-/* c:why(agent) -> the planner's sentence for the agent's last no_plan,
- * or nil when it never had one. */
-static int l_crowd_why(lua_State *L)
+static const char *blocker_kind_name(SpBlockerKind k)
+{
+  switch (k) {
+  case SP_BLOCK_NOTHING_SETS: return "nothing_sets";
+  case SP_BLOCK_NO_WAY_OUT: return "no_way_out";
+  case SP_BLOCK_ORDER: return "order";
+  default: return "none";
+  }
+}
+
+/* Sets t[k] = v + 1 for an id v >= 0 (1-based ids), nothing otherwise. */
+static void set_id(lua_State *L, int t, const char *k, int v)
+{
+  if (v < 0)
+    return;
+  lua_pushinteger(L, (lua_Integer)v + 1);
+  lua_setfield(L, t, k);
+}
+
+/* c:blocker(agent [, at_no_plan]) -> nil when the agent's last failure
+ * is no no_plan, else { kind, goal, variable, current, needed, action,
+ * link_from, link_to (1-based ids; action nil: the goal itself), message,
+ * link (the missing link as a phrase), planner (the planner's own
+ * reason) }, judged from the agent's state now (kind "none": that goal
+ * has a plan now), or with at_no_plan as recorded at the no_plan (what
+ * its event says; no goal). world.lua names the ids (crowd:why). */
+static int l_crowd_blocker(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
-  SpFailure f = sp_crowd_last_failure(c->c, a);
-  if (f.code == SP_FAIL_NONE)
+  SpBlocker b;
+  int goal = -1;
+  SpStatus st;
+  if (lua_toboolean(L, 3)) {
+    st = sp_crowd_no_plan_blocker(c->c, a, &b);
+  } else {
+    void *scratch = lua_newuserdatauv(L, sp_crowd_blocker_scratch_size(c->c), 0);
+    st = sp_crowd_last_blocker(live_crowd(L, 1), a, scratch, &b, &goal);
+  }
+  if (st != SP_OK) {
     lua_pushnil(L);
-  else
-    push_formatted(L, &c->domain, CROWD_MT, fmt_failure, &f);
+    return 1;
+  }
+  lua_createtable(L, 0, 12);
+  int t = lua_gettop(L);
+  lua_pushstring(L, blocker_kind_name(b.kind));
+  lua_setfield(L, t, "kind");
+  set_id(L, t, "goal", goal);
+  set_id(L, t, "variable", b.variable);
+  set_id(L, t, "current", b.current);
+  set_id(L, t, "needed", b.needed);
+  set_id(L, t, "action", b.action);
+  set_id(L, t, "link_from", b.link_from);
+  set_id(L, t, "link_to", b.link_to);
+  push_formatted(L, &c->domain, CROWD_MT, fmt_blocker, &b);
+  lua_setfield(L, t, "message");
+  if (b.link_to >= 0) {
+    push_formatted(L, &c->domain, CROWD_MT, fmt_link, &b);
+    lua_setfield(L, t, "link");
+  }
+  if (b.failure.code != SP_FAIL_NONE) {
+    push_formatted(L, &c->domain, CROWD_MT, fmt_failure, &b.failure);
+    lua_setfield(L, t, "planner");
+  }
   return 1;
 }
 
@@ -677,6 +757,40 @@ static int l_crowd_target_cell(lua_State *L)
   return 2;
 }
 
+/* c:chase(agent, target [, reach]) -> true | false, message: the step
+ * agent waits to be given a target for goes to `target` (a saspu.Agent of
+ * a crowd of the same world; it may move) and arrives within `reach`
+ * cells (default 1). A despawned target gives false, "target_gone"; a
+ * handle of another world raises. */
+static int l_crowd_chase(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  LAgent *h = luaL_checkudata(L, 3, AGENT_MT);
+  lua_Integer reach = luaL_optinteger(L, 4, 1);
+  luaL_argcheck(L, reach >= 0 && reach <= 65534, 4, "reach must be in 0..65534");
+  lua_getiuservalue(L, 3, 1);
+  LCrowd *tc = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!tc->c || !sp_crowd_alive(tc->c, h->index) ||
+      sp_crowd_generation(tc->c, h->index) != h->gen) {
+    lua_pushboolean(L, 0);
+    lua_pushliteral(L, "target_gone");
+    return 2;
+  }
+  if (tc->world != c->world)
+    luaL_argerror(L, 3, "a handle of another world");
+  SpError err;
+  SpStatus st = sp_crowd_set_target_agent(c->c, a, tc->c, h->index, h->gen, (int)reach, &err);
+  if (st == SP_ERR_MEMORY)
+    return crowd_error(L, "chase", &err);
+  lua_pushboolean(L, st == SP_OK);
+  if (st == SP_OK)
+    return 1;
+  lua_pushstring(L, err.message);
+  return 2;
+}
+
 /* c:size() -> live agents. */
 static int l_crowd_size(lua_State *L)
 {
@@ -771,7 +885,9 @@ static const luaL_Reg crowd_methods[] = {
   { "position", l_crowd_position },
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },
-  { "why", l_crowd_why },
+  { "blocker", l_crowd_blocker },
+  { "set_goal_priority", l_crowd_set_goal_priority },
+  { "goal_priority", l_crowd_goal_priority },
   { "stats", l_crowd_stats },
   { "size", l_crowd_size },
   { "slots", l_crowd_slots },
@@ -779,6 +895,7 @@ static const luaL_Reg crowd_methods[] = {
   { "despawn", l_crowd_despawn },
   { "teleport", l_crowd_teleport },
   { "target_cell", l_crowd_target_cell },
+  { "chase", l_crowd_chase },
   { "agent", l_crowd_agent },
   { "handles", l_crowd_handles },
   { "world", l_crowd_world },

@@ -158,6 +158,76 @@ static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg, int kee
   resolve_goal(d->goal, d->mask, d->s0, d->nvars, keep);
 }
 
+static const char *const BLOCKER_KINDS[] = { "none", "nothing_sets", "no_way_out", "order" };
+
+/* Pushes the name of value x of variable v (nil when either is -1). */
+static void push_opt_value(lua_State *L, const Names *n, int v, int x)
+{
+  if (v < 0 || x < 0)
+    lua_pushnil(L);
+  else
+    push_value_name(L, n, v, x);
+}
+
+/* why.blocker = { kind, variable, current, needs, action (nil: the goal
+ * itself), missing (the missing link as a phrase), link = { variable,
+ * from, to }, message }: what blocks s0 -> goal, in the domain's words
+ * (sp_plan_blocker). `dom` is the stack index of the domain userdata
+ * whose compiled form is *domain (fetched again after each Lua point;
+ * `type` names its holder); s0 and goal must stay valid across Lua points
+ * (Lua-owned, or the caller's copies). */
+void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
+                     const char *type, int why, const SpValue *s0,
+                     const SpValue *goal, const SpFailure *f)
+{
+  SpBlocker b;
+  Names n;
+  int t, top = lua_gettop(L), actions;
+  dom = lua_absindex(L, dom);
+  why = lua_absindex(L, why);
+  push_names_at(L, dom, &n);
+  push_uv(L, dom, UV_ACTION_NAMES);
+  actions = lua_gettop(L);
+  if (!*domain)
+    closed_during_call(L, type);
+  void *scratch = lua_newuserdatauv(L, sp_blocker_scratch_size(*domain), 0);
+  if (!*domain)
+    closed_during_call(L, type);
+  sp_plan_blocker(*domain, s0, goal, f, scratch, &b);
+  lua_createtable(L, 0, 8);
+  t = lua_gettop(L);
+  lua_pushstring(L, BLOCKER_KINDS[b.kind]);
+  lua_setfield(L, t, "kind");
+  if (b.variable >= 0) {
+    lua_rawgeti(L, n.var_names, b.variable + 1);
+    lua_setfield(L, t, "variable");
+  }
+  push_opt_value(L, &n, b.variable, b.current);
+  lua_setfield(L, t, "current");
+  push_opt_value(L, &n, b.variable, b.needed);
+  lua_setfield(L, t, "needs");
+  if (b.action >= 0) {
+    lua_rawgeti(L, actions, b.action + 1);
+    lua_setfield(L, t, "action");
+  }
+  push_formatted(L, domain, type, fmt_blocker, &b);
+  lua_setfield(L, t, "message");
+  if (b.link_to >= 0) {
+    push_formatted(L, domain, type, fmt_link, &b);
+    lua_setfield(L, t, "missing");
+    lua_createtable(L, 0, 3);
+    lua_rawgeti(L, n.var_names, b.variable + 1);
+    lua_setfield(L, -2, "variable");
+    push_value_name(L, &n, b.variable, b.link_from);
+    lua_setfield(L, -2, "from");
+    push_value_name(L, &n, b.variable, b.link_to);
+    lua_setfield(L, -2, "to");
+    lua_setfield(L, t, "link");
+  }
+  lua_setfield(L, why, "blocker");
+  lua_settop(L, top);
+}
+
 /* dom:plan(start, goal [, opts]) -> { action names } | nil, why
  * opts: { keep = true }: the variables the goal leaves out keep their
  * start value (else they are free). */
@@ -175,8 +245,10 @@ static int l_plan(lua_State *L)
   len = run_plan(L, d, &f);
   if (len < 0) {
     lua_pushnil(L);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
     fill_why(L, d, lua_gettop(L), &f);
+    fill_blocker_at(L, 1, (const SpDomain *const *)&d->domain, DOMAIN_MT, lua_gettop(L),
+                    d->s0, d->goal, &f);
     return 2;
   }
   push_uv(L, 1, UV_ACTION_NAMES);

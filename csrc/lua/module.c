@@ -20,8 +20,24 @@ static int l_cores(lua_State *L)
   return 1;
 }
 
+/* core.duration_draw(state, min, max) -> state', seconds: one step of the
+ * draw world.lua makes for a scripted step's { min, max } duration. In C
+ * with 64-bit integers, so every Lua gives the same draws (a double Lua
+ * loses the low bits of state * 1103515245 past 2^53); the same numbers
+ * as Lua 5.4's integer arithmetic gave. */
+static int l_duration_draw(lua_State *L)
+{
+  uint64_t state = (uint64_t)luaL_checkinteger(L, 1);
+  lua_Number lo = luaL_checknumber(L, 2), hi = luaL_checknumber(L, 3);
+  state = (state * 1103515245u + 12345u) % 2147483648u;
+  lua_pushinteger(L, (lua_Integer)state);
+  lua_pushnumber(L, lo + (hi - lo) * ((lua_Number)state / 2147483648.0));
+  return 2;
+}
+
 static const luaL_Reg module_fns[] = {
   { "clock_ns", l_clock_ns },
+  { "duration_draw", l_duration_draw },
   { "cores", l_cores },
   { NULL, NULL }
 };

@@ -266,6 +266,16 @@ size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size)
   return sp_failure_format(d, arg, buf, size);
 }
 
+size_t fmt_blocker(const SpDomain *d, const void *arg, char *buf, size_t size)
+{
+  return sp_blocker_format(d, arg, buf, size);
+}
+
+size_t fmt_link(const SpDomain *d, const void *arg, char *buf, size_t size)
+{
+  return sp_blocker_link_format(d, arg, buf, size);
+}
+
 /* Pushes the text of formatter `f`. `*d` is fetched again after the
  * buffer is allocated (a Lua point: see binding.h); `type` names the
  * object in the error when it was closed meanwhile. */

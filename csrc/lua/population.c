@@ -631,9 +631,16 @@ static int push_no_plan(lua_State *L, LPopulation *p, size_t i)
     SpError err;
     SpStatus st = sp_population_explain(live_pop(L, p), i, &f, &err);
     if (st == SP_NO_PLAN) {
+      /* Lua-owned copies: the population may be closed at a Lua point */
+      size_t m = (size_t)p->nvars;
+      SpValue *copy = lua_newuserdatauv(L, 2 * m, 0);
+      SpPopulation *pp = live_pop(L, p);
+      memcpy(copy, sp_population_state(pp, i), m);
+      memcpy(copy + m, sp_population_goal(pp, i), m);
       lua_getiuservalue(L, 1, UV_POP_DOMAIN);
       fill_why_at(L, lua_gettop(L), &p->domain, POPULATION_MT, why, &f);
-      lua_pop(L, 1);
+      fill_blocker_at(L, lua_gettop(L), &p->domain, POPULATION_MT, why, copy, copy + m, &f);
+      lua_pop(L, 2);
       return 2;
     }
     if (st != SP_OK)

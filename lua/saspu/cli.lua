@@ -134,7 +134,14 @@ local function plan(args, out)
   local start, goal = state_arg(args[2]), state_arg(args[3])
   local steps, why = dom:plan(start, goal, { keep = keep })
   if not steps then
-    out:write("no plan: ", why.message, "\n")
+    local b = why.blocker
+    if b and b.kind ~= "order" and b.kind ~= "none" then
+      out:write("no plan: ", b.message, "\n")
+      out:write(format("  blocker: %s is %s, needs %s%s\n  missing: %s\n", b.variable, b.current,
+        b.needs, b.action and (" (for action '" .. b.action .. "')") or "", b.missing))
+    else
+      out:write("no plan: ", (b and b.message) or why.message, "\n")
+    end
     return 1
   end
   local info = {}
@@ -274,7 +281,10 @@ function M.main(args, out, err)
   end
   local ok, status = pcall(command, rest, out)
   if not ok then
-    err:write("saspu ", name, ": ", tostring(status), "\n")
+    -- the message alone: a "file.lua:12: " that Lua put in front names saspu's own
+    -- source, not anything the user wrote
+    status = tostring(status):gsub("^[^\n:]*saspu/[%w_]+%.lua:%d+: ", "")
+    err:write("saspu ", name, ": ", status, "\n")
     return 2
   end
   return status

@@ -18,7 +18,7 @@
 --
 -- Objects (Domain, Population, Grid, World, Crowd) close with `close()`, a
 -- to-be-closed variable (Lua 5.4) or the garbage collector; a method called on a
--- closed object raises "saspu.X is closed" (as a bad argument #1), and one whose object
+-- closed object raises "saspu.X is closed" ("saspu.World: closed" for worlds, crowds and agents), and one whose object
 -- is closed while it runs (by a hook or a finalizer) raises "saspu.X was closed during
 -- the call". Methods called with `.` instead of `:` raise "saspu.X expected, got ...".
 -- @module saspu

@@ -243,6 +243,157 @@ else
   luassert = nil
 end
 
+-- ------------------------------------------------------------------------------------
+-- Worlds: run one for a while, then check what its agents did
+-- ------------------------------------------------------------------------------------
+
+-- The events `run` recorded, per world (weak: a dropped world takes its log with it).
+local logs = setmetatable({}, { __mode = "k" })
+
+local EVENT_FIELDS = { "agent", "crowd", "class", "kind", "action", "goal", "reason", "place",
+                       "detail", "why" }
+
+-- A copy of a reused event table, with the world's clock.
+local function copy_event(ev, time)
+  local out = { time = time }
+  for _, k in ipairs(EVENT_FIELDS) do out[k] = ev[k] end
+  return out
+end
+
+local function log_of(world)
+  local log = logs[world]
+  if not log then log = { clock = 0 } logs[world] = log end
+  return log
+end
+
+-- One event as text for messages: "3.5 s agent 2 step_failed buy_food (full)".
+local function event_text(ev)
+  local idx = ev.agent and ev.agent.index and ev.agent:index() or "?"
+  return format("%.2f s agent %s %s%s%s%s", ev.time, tostring(idx), ev.kind,
+    ev.action and (" " .. ev.action) or "", ev.goal and (" goal " .. ev.goal) or "",
+    ev.reason and (" (" .. tostring(ev.reason) .. ")") or "")
+end
+
+--- Runs a world for `seconds` in frames of `dt`, collecting its events.
+-- Every event is copied (with `time`, the seconds since the first `run` of this world)
+-- and kept for `assert_events` and `assert_no_failures`.
+--     local events = check.run(world, 10)          -- ten seconds at 0.1 s a frame
+-- @function run
+-- @tparam World world
+-- @tparam number seconds how long to run
+-- @tparam[opt=0.1] number dt the frame time
+-- @tparam[opt] function stop called with each event copy; true stops the run after its frame
+-- @treturn {table,...} the events of this run, in order
+-- @raise "saspu.test.run: seconds must be a number >= 0, got nil".
+function M.run(world, seconds, dt, stop)
+  dt = dt or 0.1
+  if type(seconds) ~= "number" or seconds < 0 then
+    error("saspu.test.run: seconds must be a number >= 0, got " .. tostring(seconds), 2)
+  end
+  if type(dt) ~= "number" or dt <= 0 then
+    error("saspu.test.run: dt must be a number > 0, got " .. tostring(dt), 2)
+  end
+  local log, out, done = log_of(world), {}, false
+  local frames = math.floor(seconds / dt + 0.5)
+  for _ = 1, frames do
+    world:update(dt)
+    log.clock = log.clock + dt
+    for ev in world:events() do
+      local e = copy_event(ev, log.clock)
+      out[#out + 1] = e
+      log[#log + 1] = e
+      if stop and stop(e) then done = true end
+    end
+    if done then break end
+  end
+  return out
+end
+
+-- The recorded events of one agent.
+local function events_of(agent)
+  local world = agent:crowd():world()
+  local mine = {}
+  for _, e in ipairs(log_of(world)) do
+    if e.agent == agent then mine[#mine + 1] = e end
+  end
+  return mine
+end
+
+local function last_lines(events, n)
+  local lines = {}
+  for i = math.max(1, #events - n + 1), #events do lines[#lines + 1] = "  " .. event_text(events[i]) end
+  return #lines > 0 and concat(lines, "\n") or "  (no events)"
+end
+
+--- Runs the agent's world until the agent reaches `goal` (a `goal_reached` event of that
+-- goal), for at most `seconds`; fails naming the agent's last events and, when it had no
+-- plan, what blocks it.
+--     check.assert_reaches(a, "work", 30)
+-- @function assert_reaches
+-- @tparam Agent agent
+-- @tparam string goal the goal's name (as the behaviour lists it)
+-- @tparam number seconds the longest wait
+-- @tparam[opt=0.1] number dt the frame time
+-- @treturn number the seconds it took
+-- @raise "expected agent 1 (citizen) to reach 'work' within 5 s; its last events: ...".
+function M.assert_reaches(agent, goal, seconds, dt)
+  local world = agent:crowd():world()
+  local start = log_of(world).clock
+  local reached
+  M.run(world, seconds, dt, function(e)
+    if e.agent == agent and e.kind == "goal_reached" and e.goal == goal then
+      reached = reached or e.time
+      return true
+    end
+  end)
+  if reached then return reached - start end
+  local why = agent:inspect().why
+  error(format("expected agent %d (%s) to reach '%s' within %s s; its last events:\n%s%s",
+    agent:index(), agent:inspect().class, tostring(goal), tostring(seconds),
+    last_lines(events_of(agent), 8), why and ("\n  blocked: " .. why.message) or ""), 2)
+end
+
+--- Checks that the agent's recorded events contain these kinds in this order (others
+-- may come between them).
+--     check.assert_events(a, { "goal_chosen", "planned", "step_started", "goal_reached" })
+-- @function assert_events
+-- @tparam Agent agent
+-- @tparam {string,...} kinds event kinds, optionally "kind:action" ("step_started:eat")
+-- @treturn {table,...} the agent's recorded events
+-- @raise "expected agent 1's events to go on with 'goal_reached' after 'planned'; its events: ...".
+function M.assert_events(agent, kinds)
+  local mine, k = events_of(agent), 1
+  for _, e in ipairs(mine) do
+    local want = kinds[k]
+    if want and (want == e.kind or want == e.kind .. ":" .. tostring(e.action)) then k = k + 1 end
+  end
+  if k <= #kinds then
+    error(format("expected agent %d's events to go on with '%s'%s; its events:\n%s",
+      agent:index(), kinds[k], k > 1 and (" after '" .. kinds[k - 1] .. "'") or "",
+      last_lines(mine, 12)), 2)
+  end
+  return mine
+end
+
+-- Kinds that mean something went wrong.
+local FAILURES = { step_failed = true, no_plan = true, hook_failed = true }
+
+--- Checks that no recorded event of the world is a failure: `step_failed`, `no_plan`,
+-- `hook_failed`, or `blocked` for any reason but `full` (a wait).
+--     check.run(world, 60); check.assert_no_failures(world)
+-- @function assert_no_failures
+-- @tparam World world
+-- @raise "expected no failures, got 2: ...".
+function M.assert_no_failures(world)
+  local bad = {}
+  for _, e in ipairs(log_of(world)) do
+    if FAILURES[e.kind] or (e.kind == "blocked" and e.reason ~= "full") then bad[#bad + 1] = e end
+  end
+  if #bad > 0 then
+    error(format("expected no failures, got %d:\n%s", #bad, last_lines(bad, 10)), 2)
+  end
+end
+
 for name, check in pairs(checks) do
   -- check(dom, ...) -> the plan / the why table / the final state, or a failure
   M[name] = function(dom, a, b, c)

@@ -33,6 +33,8 @@ local huge = math.huge
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
+local facts = require "saspu.facts"
+local duration_draw = core.duration_draw
 local KIND_BIT = core.event_kinds()
 
 local ANY = 0xFF
@@ -107,7 +109,7 @@ end
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true }
 local GOAL_FIELDS = { [1] = true, priority = true, when = true }
-local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true }
+local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true, facts = true }
 
 local function refuse_unknown(t, allowed, path)
   for k in pairs(t) do
@@ -143,7 +145,31 @@ local function read_duration(d, rec, path)
   end
 end
 
--- at: a place name, a kind name, "home", { kind = k } or function(agent).
+-- The reach of an agent target: an integer >= 0 (cells), default 1.
+local function read_reach(reach, path)
+  if reach == nil then return 1 end
+  if not is_integer(reach) or reach < 0 or reach > 65534 then
+    error(path .. ".reach: expected an integer in 0..65534 (cells), got " .. tostring(reach), 0)
+  end
+  return reach
+end
+
+-- at = { agent = handle, reach = n }: the step goes to that agent (of this world, alive),
+-- through the `at` function machinery (the C chase follows it as it moves).
+local function read_agent_target(at, rec, wside, path)
+  local h = at.agent
+  local ok, alive = pcall(Agent.alive, h)
+  if not ok then error(path .. ".agent: expected a saspu.Agent, got " .. type(h), 0) end
+  if not alive then error(path .. ".agent: the agent was despawned (or its crowd closed)", 0) end
+  if h:crowd():world() ~= wside.world then
+    error(path .. ".agent: a handle of another world", 0)
+  end
+  rec.reach = read_reach(at.reach, path)
+  rec.bind, rec.at_fn = "script", function() return h end
+end
+
+-- at: a place name, a kind name, "home", { kind = k }, { agent = handle [, reach = n] }
+-- or function(agent) (a place name, x, y, or an agent handle [and a reach]).
 local function read_at(at, rec, wside, path)
   if at == nil then return end
   if type(at) == "function" then
@@ -158,6 +184,9 @@ local function read_at(at, rec, wside, path)
     else
       error(string_format("%s: unknown place '%s'", path, at), 0)
     end
+  elseif type(at) == "table" and at.agent ~= nil then
+    refuse_unknown(at, { agent = true, reach = true }, path)
+    read_agent_target(at, rec, wside, path)
   elseif type(at) == "table" then
     refuse_unknown(at, { kind = true }, path)
     if type(at.kind) ~= "string" then error(path .. ".kind: expected a place kind name", 0) end
@@ -166,8 +195,8 @@ local function read_at(at, rec, wside, path)
     end
     rec.bind, rec.arg = "kind", at.kind
   else
-    error(path .. ": expected a place name, { kind = ... }, \"home\" or a function, got " ..
-          type(at), 0)
+    error(path .. ": expected a place name, { kind = ... }, { agent = ... }, \"home\" or a "
+          .. "function, got " .. type(at), 0)
   end
 end
 
@@ -334,7 +363,9 @@ end
 --- Makes a crowd: the agents of one domain, with a behaviour (docs/agents.md).
 -- `behaviour.actions[name]`: `duration` (seconds, `{ min, max }` drawn per step, or
 -- `function(agent)`), `at` (a place name, `{ kind = k }` for the nearest with room,
--- `"home"`, or `function(agent)` returning a place name or `x, y`), `interruptible`,
+-- `"home"`, `{ agent = handle, reach = 1 }` for another agent, followed as it moves, or
+-- `function(agent)` returning a place name, `x, y` or an agent handle [and a reach]),
+-- `interruptible`,
 -- hooks `on_start(agent)`, `on_finish(agent)`, `on_fail(agent, reason)`, or
 -- `run(agent, wait)` (a coroutine; `return false, "reason"` fails the step). Actions left
 -- out take no time and no place. `behaviour.goals`: `{ "goal_name" | { var = value },
@@ -344,17 +375,26 @@ end
 -- @tparam Domain dom
 -- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f }`
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
--- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity }`
+-- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
+-- movement = "grid" | "engine" (the game moves its agents: events `move`, then
+-- `a:arrived()` or `a:move_failed(reason)`) }`
 -- @treturn Crowd
 -- @raise errors that name the path: "behaviour.actions.buy_food.at: unknown place 'markt'",
 -- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
 -- "behaviour.actions.nosuch: 'nosuch' is not an action of 'horse_breeder'",
--- "behaviour: unknown field 'x'"; bad options of the crowd.
+-- "behaviour: unknown field 'x'", "behaviour.actions.arrest.at.agent: a handle of
+-- another world"; bad options of the crowd.
 function World:crowd(dom, behaviour, opts)
   local ws = world_side(self)
   local n = domain_names(dom)
   local beh = read_behaviour(behaviour, n, ws)
+  local fact_list = behaviour.facts
+  if opts ~= nil and type(opts) == "table" and opts.facts ~= nil then
+    if fact_list ~= nil then error("saspu.World:crowd: facts given in both the behaviour and the options", 2) end
+    fact_list = opts.facts
+  end
   local c = core.crowd(self, dom, opts)
+  local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
@@ -378,6 +418,7 @@ function World:crowd(dom, behaviour, opts)
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
     engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
+    tied = tied,         -- variable id -> the world fact it shows
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -538,8 +579,9 @@ local function step_duration(side, rec, handle)
     return d
   end
   if rec.max <= rec.min then return rec.min end
-  side.rng = (side.rng * 1103515245 + 12345) % 2147483648
-  return rec.min + (rec.max - rec.min) * (side.rng / 2147483648)
+  local d
+  side.rng, d = duration_draw(side.rng, rec.min, rec.max) -- in C: the same on every Lua
+  return d
 end
 
 -- saspu.wait (documented in init.lua, where it is exported)
@@ -591,13 +633,19 @@ local function on_waiting(side, agent, action, rec)
     local name = side.names.action_names[action]
     if not ok then return fail_step(side, agent, action, name .. " at: " .. describe(p)) end
     local done, err
-    if type(p) == "string" and side.wside.place_ids[p] then
+    if type(p) == "userdata" and pcall(Agent.alive, p) then
+      -- an agent: followed as it moves; gone (despawned) fails the step as target_gone
+      local okc
+      okc, done, err = pcall(c.chase, c, agent, p, rec.reach or (is_integer(y) and y) or 1)
+      if not okc then done, err = false, describe(done) end
+      if err == "target_gone" then return fail_step(side, agent, action, "target_gone") end
+    elseif type(p) == "string" and side.wside.place_ids[p] then
       done, err = c:control(agent, "target", side.wside.place_ids[p])
     elseif cell_ok(p) and cell_ok(y) then -- the grid's own bounds are C's to check
       done, err = c:control(agent, "target", nil, p, y)
     else
-      done, err = false, string_format("returned %s, %s (expected a place name, or the x, y "
-                                       .. "of a cell on the grid)", typed(p), typed(y))
+      done, err = false, string_format("returned %s, %s (expected a place name, the x, y "
+                                       .. "of a cell on the grid, or an agent)", typed(p), typed(y))
     end
     if not done then fail_step(side, agent, action, name .. " at: " .. err) end
     return
@@ -648,9 +696,59 @@ local function drop_running(side, agent)
   end
 end
 
+-- A "why" reads as its message.
+local WHY_MT = { __tostring = function(w) return w.message end }
+local names_of_domain = setmetatable({}, { __mode = "k" })
+
+-- What blocks the goal of agent i's last no_plan, named (see Crowd:why); nil when its
+-- last failure is no no_plan or that goal has a plan now. With at_no_plan: as recorded
+-- at that no_plan (for its event; no goal).
+local function why_of(c, i, at_no_plan)
+  local b = c:blocker(i, at_no_plan)
+  if not b or b.kind == "none" then return nil end
+  local side = crowds[c]
+  local n = side and side.names
+  if not n then
+    local dom = c:domain()
+    n = names_of_domain[dom] or domain_names(dom)
+    names_of_domain[dom] = n
+  end
+  local var, values = b.variable, b.variable and n.value_names[b.variable]
+  local w = { kind = b.kind, message = b.message, missing = b.link, planner = b.planner,
+              goal = side and side.goal_names[b.goal] or b.goal,
+              variable = var and n.var_names[var],
+              current = values and b.current and values[b.current],
+              needs = values and b.needed and values[b.needed],
+              action = b.action and n.action_names[b.action] or nil }
+  if b.link_to then
+    w.link = { variable = w.variable, from = values[b.link_from], to = values[b.link_to] }
+  end
+  return setmetatable(w, WHY_MT)
+end
+
+--- What blocks the goal of an agent's last `no_plan`, in the domain's words.
+-- Judged from the agent's state now, so never stale: nil once that goal has a plan (or
+-- when the agent's last failure was no `no_plan`).
+-- @function Crowd:why
+-- @tparam int i the agent's index
+-- @treturn table|nil `{ kind, goal, variable, current, needs, action, missing, link,
+--   message, planner }`: `variable` is at `current` and has no way toward `needs`, the
+--   value every plan needs (the goal's own value, or a prevail of `action` on the only
+--   way to it); `missing` is the link that would open the way ("an action setting outlaw
+--   from escaped to at_large", `link = { variable, from, to }`); `kind` is
+--   `"no_way_out"`, `"nothing_sets"` or `"order"` (every value is reachable, but no order
+--   of the needed actions works: `planner` says why); `tostring(why)` is `message`.
+-- @raise "saspu.Crowd: closed"; "agent 9 is outside 1..1".
+function Crowd:why(i)
+  return why_of(self, i)
+end
+
 -- The text of an event's reason.
 local function reason_text(side, agent, kind, reason, detail)
-  if kind == "no_plan" then return side.crowd:why(agent) or reason end
+  if kind == "no_plan" then
+    local w = why_of(side.crowd, agent, true)
+    return w and w.message or reason
+  end
   if reason == "script" then return side.msgs_old[detail] or reason end
   return reason
 end
@@ -818,18 +916,26 @@ end
 -- Events
 -- ------------------------------------------------------------------------------------
 
+-- Events whose C detail is a place (1-based from c:event): reasons of step_failed that name one.
+local PLACE_REASONS = { full = true, unreachable = true, cooldown = true }
+
 --- Iterates this frame's events: crowds in creation order, each crowd's Lua-made
 -- events (`hook_failed`) first, then its C events in the C order (the same for any
--- thread count). Each step yields the SAME reused table, so
--- copy what you keep: `{ agent = Agent, crowd, kind, action = name, goal = name,
--- reason = text, detail = number, place = name, x, y }` (`x, y`: the target cell of a
--- `move`, else nil). Kinds: `goal_chosen`, `planned`,
--- `replanned`, `step_started`, `step_finished`, `step_failed`, `step_skipped`,
--- `arrived`, `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds
--- with movement = "engine"), `hook_failed`. Events of agents despawned after the update
--- are skipped.
+-- thread count). Each step yields the SAME reused table, so copy what you keep:
+-- `{ agent, crowd, class, kind, action, goal, reason, place, detail, why, x, y }`:
+-- `agent` a `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the domain's name;
+-- `action` and `goal` names or nil; `reason` a text or nil; `place` the name of the
+-- place the event is about (`arrived`, `blocked`, `move`, and `step_failed` for `full`,
+-- `unreachable`, `cooldown`), else nil; `detail` the place's id (1-based, as
+-- `world:place` returns it) with `place`, the plan's length for `planned` and
+-- `replanned`, else nil; `why` for `no_plan`: the blocker (see `Crowd:why`); `x, y`: the
+-- target cell of a `move`, else nil. Kinds: `goal_chosen`, `planned`, `replanned`,
+-- `step_started`, `step_finished`, `step_failed`, `step_skipped`, `arrived`,
+-- `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds with
+-- movement = "engine"), `hook_failed`. Events of agents despawned after the update are
+-- skipped.
 -- @treturn function the iterator: `for ev in world:events() do ... end`
--- @raise "saspu.World: not made by saspu.world".
+-- @raise "saspu.World: closed"; "saspu.World: not made by saspu.world".
 function World:events()
   local list = world_side(self).crowds
   local ci, k, side, n, extra = 0, 0, nil, 0, nil
@@ -843,19 +949,27 @@ function World:events()
         ev.x, ev.y = nil, nil
         if k <= #extra then
           local e = extra[k]
-          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, 0
+          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
           ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
+          ev.class = side.names.name
+          ev.why = nil
           return ev
         end
         local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
         if live then -- events of agents despawned since are skipped
-          ev.agent, ev.kind, ev.detail = c:agent(agent), kind, detail
+          ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
           ev.action = action and side.names.action_names[action] or nil
           ev.goal = goal and side.goal_names[goal] or nil
-          ev.reason = reason_text(side, agent, kind, reason, detail)
-          ev.place = nil
-          if (kind == "arrived" or kind == "blocked" or kind == "move") and detail >= 0 then
-            ev.place = side.wside.place_names[detail + 1]
+          local why = kind == "no_plan" and why_of(c, agent, true) or nil
+          if why then why.goal = side.goal_names[goal] end
+          ev.why = why
+          ev.reason = why and why.message or reason_text(side, agent, kind, reason, detail)
+          ev.place, ev.detail = nil, nil
+          if kind == "planned" or kind == "replanned" then
+            ev.detail = detail
+          elseif (kind == "arrived" or kind == "blocked" or kind == "move" or PLACE_REASONS[reason])
+                 and detail >= 1 then
+            ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
           end
           if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
           return ev
@@ -924,6 +1038,12 @@ function Crowd:spawn(spec)
   return self:agent(i)
 end
 
+-- The refusal of a set on a variable tied to a world fact.
+local function tied_message(where, var, fact)
+  return string_format("%s: variable '%s' is the world's fact '%s' (set it with world:set)",
+                       where, tostring(var), fact)
+end
+
 --- Sets `var` of every agent: a world change (plans it breaks replan with `world_changed`).
 -- @tparam string var
 -- @param value a value of var
@@ -933,6 +1053,7 @@ function Crowd:set_all(var, value)
   local side = crowd_side(self)
   local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Crowd:set_all: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Crowd:set_all", var, side.tied[v]), 2) end
   self:set_var_all(v, x)
 end
 
@@ -945,6 +1066,50 @@ function Crowd:goal_names()
   return out
 end
 
+--- Changes a goal's priority now, for every agent of the crowd.
+-- The goals are sorted again (among equal priorities, the earlier listed first); an
+-- idle agent looks again, and a running plan yields to a goal now strictly higher as it
+-- would to any (between steps, or mid-step when the step is interruptible). Every goal
+-- of the behaviour with that name takes it.
+--     crowd:set_priority("flee", 100)   -- the alarm rang
+-- @function Crowd:set_priority
+-- @tparam string goal a goal name of the behaviour (or one `select` added)
+-- @tparam int priority
+-- @raise "saspu.Crowd:set_priority: unknown goal 'sleep' (work, have_a_meal)";
+-- "saspu.Crowd:set_priority: priority must be an integer, got 1.5"; "saspu.Crowd: closed".
+function Crowd:set_priority(goal, priority)
+  local side = crowd_side(self)
+  if not is_integer(priority) then
+    error("saspu.Crowd:set_priority: priority must be an integer, got " .. tostring(priority), 2)
+  end
+  local found = false
+  for i, name in ipairs(side.goal_names) do
+    if name == goal then
+      self:set_goal_priority(i, priority)
+      found = true
+    end
+  end
+  if not found then
+    error(string_format("saspu.Crowd:set_priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+end
+
+--- A goal's priority now.
+-- @function Crowd:priority
+-- @tparam string goal a goal name of the behaviour
+-- @treturn int
+-- @raise "saspu.Crowd:priority: unknown goal 'sleep' (work, have_a_meal)".
+function Crowd:priority(goal)
+  local side = crowd_side(self)
+  local i = side.goal_ids[goal]
+  if not i then
+    error(string_format("saspu.Crowd:priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+  return self:goal_priority(i)
+end
+
 --- @type Agent
 
 --- Sets one variable of the agent: a world change (a plan it breaks replans with
@@ -952,18 +1117,20 @@ end
 -- @tparam string var
 -- @param value a value of var
 -- @raise "saspu.Agent:set: unknown variable 'nosuch'"; a value that is not var's;
--- "saspu.Agent: its crowd is closed".
+-- "saspu.Agent: closed".
 function Agent:set(var, value)
   local c = self:crowd()
-  local v, x = var_value(crowd_side(c).names, var, value)
+  local side = crowd_side(c)
+  local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Agent:set: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Agent:set", var, side.tied[v]), 2) end
   c:set_var(self:index(), v, x)
 end
 
 --- One variable of the agent's state.
 -- @tparam string var
 -- @return the value, in its declared form
--- @raise "saspu.Agent:get: unknown variable 'nosuch'"; "saspu.Agent: its crowd is closed".
+-- @raise "saspu.Agent:get: unknown variable 'nosuch'"; "saspu.Agent: closed".
 function Agent:get(var)
   local c = self:crowd()
   local n = crowd_side(c).names
@@ -974,23 +1141,17 @@ end
 
 --- The agent's state.
 -- @treturn table `{ var = value }`
--- @raise "saspu.Agent: its crowd is closed".
+-- @raise "saspu.Agent: closed".
 function Agent:state()
   local c = self:crowd()
   return c:domain():decode(c:state(self:index()))
 end
 
---- The agent's cell, without a table.
--- @treturn int x
--- @treturn int y
--- @raise "saspu.Agent: its crowd is closed".
-function Agent:position()
-  return self:crowd():position(self:index())
-end
-
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
 require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
                                             drop_running = drop_running })
+-- world:set(name, value), world:get(name): lua/saspu/facts.lua.
+facts.install(World, { world_side = world_side })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
@@ -1005,7 +1166,7 @@ end
 -- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },
 -- step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
 -- last_action, events }`; `events` are the agent's last events since its first inspect
--- @raise "saspu.Agent: its crowd is closed".
+-- @raise "saspu.Agent: closed".
 function Agent:inspect()
   local c = self:crowd()
   local side = crowd_side(c)
@@ -1032,6 +1193,7 @@ function Agent:inspect()
                          or plan[info.step].at
   end
   info.plan = len > 0 and plan or nil
+  info.why = info.last_reason == "no_plan" and why_of(c, i) or nil
   local log = side.watch[i]
   if not log then log = {} side.watch[i] = log end
   local events = {}
@@ -1217,7 +1379,7 @@ end
 --- Saves the world and every open crowd to a string (docs/saves.md). Call it between
 -- updates. `a.data` tables and inspection history are not saved.
 -- @treturn string
--- @raise "saspu.World: not made by saspu.world"; "saspu.World is closed".
+-- @raise "saspu.World: not made by saspu.world"; "saspu.World: closed".
 function World:save()
   local ws = world_side(self)
   not_updating(ws, "saspu.World:save")
@@ -1264,6 +1426,44 @@ function World:load(s)
 end
 
 -- ------------------------------------------------------------------------------------
+-- Closed objects and error positions
+-- ------------------------------------------------------------------------------------
+-- Every method of a closed world, crowd or agent handle raises "saspu.World: closed"
+-- (Crowd, Agent likewise); the C methods check for themselves. An error from a method
+-- written here names the caller's line: the method runs under pcall, and a position in
+-- saspu's own files is dropped before the message is raised again at level 2.
+
+local function strip_own(msg)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("^[^\n]-saspu/[%w_]+%.lua:%d+: ", ""))
+end
+
+-- Wraps every method of `methods` written in Lua (the C ones check for themselves).
+local function guard(methods, what)
+  local is_open, names = methods.is_open, {}
+  for name, f in pairs(methods) do
+    -- close stays callable: closing twice does nothing
+    if type(f) == "function" and name ~= "close" and debug.getinfo(f, "S").what == "Lua" then
+      names[#names + 1] = name
+    end
+  end
+  for _, name in ipairs(names) do
+    local f = methods[name]
+    methods[name] = function(self, ...)
+      if not is_open(self) then error(what .. ": closed", 2) end
+      local ok, a, b, c, d = pcall(f, self, ...)
+      if not ok then error(strip_own(a), 2) end
+      return a, b, c, d
+    end
+  end
+end
+
+guard(World, "saspu.World")
+guard(Crowd, "saspu.Crowd")
+guard(Agent, "saspu.Agent")
+M.strip_own = strip_own
+
+-- ------------------------------------------------------------------------------------
 -- saspu.world
 -- ------------------------------------------------------------------------------------
 
@@ -1271,7 +1471,7 @@ end
 function M.world(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end
-  refuse_unknown(spec, { grid = true, places = true, threads = true }, "saspu.world")
+  refuse_unknown(spec, { grid = true, places = true, threads = true, facts = true }, "saspu.world")
   local threads = spec.threads
   if threads ~= nil and (not is_integer(threads) or threads < 0) then
     error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
@@ -1297,6 +1497,7 @@ function M.world(spec)
       if not ok then error(path .. ": " .. tostring(err):gsub("^saspu.World:place: ", ""), 2) end
     end
   end
+  facts.declare(w, worlds[w], spec.facts)
   return w
 end
 
