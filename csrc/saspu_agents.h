@@ -212,6 +212,15 @@ SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
 SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                                   const SpValue *when, int *index, SpError *err);
 SP_API int sp_crowd_goal_count(const SpCrowd *c);
+/* Goal `index` (from sp_crowd_add_goal) takes `priority` at once: the
+ * goals are sorted again (among equal priorities the earlier added
+ * first), refusals are forgotten and idle agents look again; a running
+ * plan yields to a goal now strictly higher as to any other. Not during
+ * an update. SP_ERR_STATE for no such goal. Allocates nothing. */
+SP_API SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
+                                      SpError *err);
+/* Goal `index`'s priority now (0 for no such goal). */
+SP_API int sp_crowd_priority(const SpCrowd *c, int index);
 
 /* Goals chosen by the caller (on != 0): an agent that needs a goal no
  * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT
@@ -333,6 +342,35 @@ SP_API SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err);
  * replans). SP_ERR_STATE as sp_crowd_arrived. */
 SP_API SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
                                      SpError *err);
+/* SP_BIND_SCRIPT steps: go to agent `target` of crowd `other` (of the
+ * same world; it may be c itself), whose slot generation must still be
+ * `gen`, and arrive within `reach` cells (Chebyshev distance; 0: its
+ * cell). The target may move: on a grid the walker follows an A* path
+ * to the target's cell, keeping its first SP_CHASE_PATH cells, and
+ * searches again when it walked them or the target moved more than
+ * SP_CHASE_SLACK cells from where that path led (no distance field: a
+ * field per target cell would be dropped at every move of the target);
+ * without a grid it steps straight toward the target's cell now. Each
+ * frame it checks the target: despawned, or its crowd freed, fails the
+ * step with SP_REASON_TARGET_GONE (the agent replans); a target it
+ * cannot reach fails it as unreachable. Chasers cost the serial binding
+ * pass each frame (A* on the calling thread); others cost nothing more.
+ * With engine_moves the target's cell now becomes the move's target (one
+ * SP_EV_MOVE). Valid while the agent waits for a target, as
+ * sp_crowd_set_target. The first chase of a crowd allocates its records
+ * (and, with a grid, a search workspace): SP_ERR_MEMORY, nothing
+ * changed. A chase is not saved: after a load the walker goes on to the
+ * target's cell of the save. */
+#if !defined(SP_CHASE_PATH)
+#define SP_CHASE_PATH 16
+#endif
+#if !defined(SP_CHASE_SLACK)
+#define SP_CHASE_SLACK 2
+#endif
+SP_API SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
+                                          const SpCrowd *other, size_t target,
+                                          uint32_t gen, int reach, SpError *err);
+
 /* The target cell of the agent's move or walk (0-based), or -1, -1. */
 SP_API SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int *y);
 
@@ -410,6 +448,8 @@ typedef enum SpReason {
   SP_REASON_NO_PLAN_ANY,  /* idle: no applicable goal has a plan */
   SP_REASON_COOLDOWN,     /* blocked: the only target is cooling down */
   SP_REASON_SELECT,       /* waiting: the caller chooses the goal */
+  SP_REASON_TARGET_GONE,  /* the agent a step went to was despawned or its
+                             crowd freed */
   SP_REASON_COUNT
 } SpReason;
 
@@ -523,7 +563,7 @@ SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
  * its event reports it): the blocker recorded then, or (kind
  * SP_BLOCK_ORDER) the planner's reason with the variable's value now.
  * SP_ERR_STATE when the agent never had a no_plan. */
-SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+SP_API SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
                                   SpBlocker *out);
 /* What blocks the goal of the agent's last no_plan, judged from its state
  * now (sp_plan_blocker; kind SP_BLOCK_NONE when that goal has a plan
@@ -531,8 +571,8 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
  * last failure is not a no_plan (or it has had a plan for that goal
  * since). `scratch` holds sp_crowd_blocker_scratch_size(c) bytes. Uses
  * the crowd's first planning workspace: not during an update. */
-size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
-SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+SP_API size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
+SP_API SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
                                SpBlocker *out, int *goal);
 
 typedef struct SpCrowdStats {

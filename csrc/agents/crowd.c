@@ -46,6 +46,8 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_crowd_slots_free(c);
+  sp_crowd_chase_free(c);
+  sp_world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);
   sp_mem_free(c->alloc, c, sizeof *c);
 }
@@ -138,6 +140,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
     sp_crowd_free(c);
     return sp_error_memory(err);
   }
+  sp_world_register_crowd(w, c);
   *out = c;
   return SP_OK;
 }
@@ -252,6 +255,57 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
     }
   }
   return SP_OK;
+}
+
+/* Goal `index` (order of sp_crowd_add_goal) takes `priority`: it moves to
+ * its place in the sorted list (priority, highest first; among equals the
+ * earlier added first), every agent's sorted goal indices follow it, the
+ * refusals are forgotten (as after sp_crowd_add_goal) and idle agents look
+ * again. A running plan yields to a goal now strictly higher as it would
+ * to any (between steps, or mid-step when interruptible). */
+SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
+                               SpError *err) {
+  sp_error_clear(err);
+  int from = 0;
+  while (from < c->goal_count && c->goals[from].index != index) from++;
+  if (from == c->goal_count)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: goal %d does not exist (%d goals)", index,
+                        c->goal_count);
+  Goal moved = c->goals[from];
+  moved.priority = priority;
+  for (int g = from; g + 1 < c->goal_count; g++) c->goals[g] = c->goals[g + 1];
+  int to = 0, n = c->goal_count - 1;
+  while (to < n && (c->goals[to].priority > priority ||
+                    (c->goals[to].priority == priority && c->goals[to].index < index)))
+    to++;
+  for (int g = n; g > to; g--) c->goals[g] = c->goals[g - 1];
+  c->goals[to] = moved;
+  /* old sorted position -> new one */
+  uint8_t perm[SP_CROWD_MAX_GOALS];
+  for (int g = 0; g < c->goal_count; g++) {
+    int rest = g == from ? -1 : (g > from ? g - 1 : g); /* without the moved one */
+    perm[g] = (uint8_t)(rest < 0 ? to : (rest >= to ? rest + 1 : rest));
+  }
+  if (c->refused_hi != NULL)
+    memset(c->refused_hi, 0, refused_bytes(c, c->refused_words));
+  for (size_t i = 0; i < c->n; i++) {
+    Agent *a = &c->agents[i];
+    if (a->goal != GOAL_NONE) a->goal = perm[a->goal];
+    if (a->pursued != GOAL_NONE) a->pursued = perm[a->pursued];
+    a->refused = 0;
+    if (c->phase[i] == SP_PHASE_IDLE) {
+      c->flags[i] |= F_NEED_GOAL;
+      c->phase[i] = SP_PHASE_THINKING;
+    }
+  }
+  return SP_OK;
+}
+
+int sp_crowd_priority(const SpCrowd *c, int index) {
+  for (int g = 0; g < c->goal_count; g++)
+    if (c->goals[g].index == index) return c->goals[g].priority;
+  return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -481,20 +535,28 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   return SP_OK;
 }
 
-SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
-                             int y, SpError *err) {
-  sp_error_clear(err);
+SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent,
+                                 SpError *err) {
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
   if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu: its step has finished", agent);
-  Agent *a = &c->agents[agent];
+  const Agent *a = &c->agents[agent];
   int act = sp_population_plan_step(c->pop, agent, a->step);
   if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu: action '%s' takes no target",
                         agent, sp_action_name(c->domain, act));
+  return SP_OK;
+}
+
+SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
+                             int y, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = sp_crowd_waiting_target(c, agent, err);
+  if (st != SP_OK) return st;
+  Agent *a = &c->agents[agent];
   const SpGrid *g = c->world->grid;
   if (place != SP_NO_PLACE) {
     if (place >= c->world->place_count)

@@ -80,6 +80,10 @@ struct SpWorld {
   size_t scratch_bytes;
   uint64_t clock;
   uint64_t computed, evicted;
+  /* the live crowds (linked through SpCrowd.next_in_world): a chase
+   * checks its target's crowd is still one of them */
+  SpCrowd *crowds;
+  uint64_t crowd_serial;
   double ms_fields;
   /* Held by a worker growing an event buffer: the crowds of a world
    * update together and share one allocator, which need not be
@@ -244,6 +248,12 @@ struct SpCrowd {
   uint32_t *gens;
   uint32_t *free_slots;
   size_t free_count;
+  /* agents walking to another agent (sp_crowd_set_target_agent): one
+   * record per slot, NULL until the crowd's first chase */
+  struct Chase *chase;
+  SpGridWorkspace *chase_ws;
+  SpCrowd *next_in_world;
+  uint64_t serial; /* 0 until registered with its world */
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -343,6 +353,26 @@ SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err);
 int sp_crowd_slots_ready(SpCrowd *c);
 void sp_crowd_slots_free(SpCrowd *c);
 
+/* A walk to another agent: who (crowd, serial, slot, generation), how
+ * near is near enough, and the path being followed. */
+typedef struct Chase {
+  const SpCrowd *crowd;
+  uint64_t serial;
+  uint32_t agent, gen;
+  uint16_t reach;
+  uint8_t on, steps, at; /* chasing; cells of the path; next one */
+  uint16_t gx, gy;       /* the target's cell when the path was found */
+  SpGridPoint path[SP_CHASE_PATH + 1];
+} Chase;
+
+/* Ends agent i's chase, if any. */
+static inline void sp_chase_end(SpCrowd *c, size_t i) {
+  if (c->chase != NULL) c->chase[i].on = 0;
+}
+void sp_crowd_chase_free(SpCrowd *c);
+void sp_world_register_crowd(SpWorld *w, SpCrowd *c);
+void sp_world_unregister_crowd(SpWorld *w, SpCrowd *c);
+
 /* ---- world facts (facts.c) ------------------------------------------- */
 
 /* Writes the tied variables' values into agent i's state (an agent's
@@ -418,6 +448,17 @@ int sp_agent_walk(SpCrowd *c, size_t i, float dt);
  * else WALK_STAYED or WALK_ARRIVED. */
 void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
                         uint8_t *walked);
+/* Ends the running step as failed for `why` (its place released) and
+ * replans at the next update. */
+void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why);
+/* The running step's walk is over: SP_EV_ARRIVED, then it acts. */
+void sp_agent_arrive(SpCrowd *c, Sink s, size_t i);
+/* SP_OK when agent i waits in SP_PHASE_SCRIPT for the target of its
+ * SP_BIND_SCRIPT step, else SP_ERR_STATE saying why. */
+SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent, SpError *err);
+/* Serial pass: one frame of agent i's chase (walk, re-path, arrive, or
+ * fail when the target is gone or out of reach). */
+void sp_agent_chase(SpCrowd *c, Sink s, size_t i);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still

@@ -430,6 +430,6 @@ const char *sp_reason_name(SpReason r) {
       "none",        "world_changed", "step_failed",   "higher_goal",
       "conditions",  "unreachable",   "full",          "script",
       "no_plan",     "all_satisfied", "no_goal",       "no_plan_any",
-      "cooldown",    "select"};
+      "cooldown",    "select",        "target_gone"};
   return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
 }

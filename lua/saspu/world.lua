@@ -148,7 +148,31 @@ local function read_duration(d, rec, path)
   end
 end
 
--- at: a place name, a kind name, "home", { kind = k } or function(agent).
+-- The reach of an agent target: an integer >= 0 (cells), default 1.
+local function read_reach(reach, path)
+  if reach == nil then return 1 end
+  if not is_integer(reach) or reach < 0 or reach > 65534 then
+    error(path .. ".reach: expected an integer in 0..65534 (cells), got " .. tostring(reach), 0)
+  end
+  return reach
+end
+
+-- at = { agent = handle, reach = n }: the step goes to that agent (of this world, alive),
+-- through the `at` function machinery (the C chase follows it as it moves).
+local function read_agent_target(at, rec, wside, path)
+  local h = at.agent
+  local ok, alive = pcall(Agent.alive, h)
+  if not ok then error(path .. ".agent: expected a saspu.Agent, got " .. type(h), 0) end
+  if not alive then error(path .. ".agent: the agent was despawned (or its crowd closed)", 0) end
+  if h:crowd():world() ~= wside.world then
+    error(path .. ".agent: a handle of another world", 0)
+  end
+  rec.reach = read_reach(at.reach, path)
+  rec.bind, rec.at_fn = "script", function() return h end
+end
+
+-- at: a place name, a kind name, "home", { kind = k }, { agent = handle [, reach = n] }
+-- or function(agent) (a place name, x, y, or an agent handle [and a reach]).
 local function read_at(at, rec, wside, path)
   if at == nil then return end
   if type(at) == "function" then
@@ -163,6 +187,9 @@ local function read_at(at, rec, wside, path)
     else
       error(string_format("%s: unknown place '%s'", path, at), 0)
     end
+  elseif type(at) == "table" and at.agent ~= nil then
+    refuse_unknown(at, { agent = true, reach = true }, path)
+    read_agent_target(at, rec, wside, path)
   elseif type(at) == "table" then
     refuse_unknown(at, { kind = true }, path)
     if type(at.kind) ~= "string" then error(path .. ".kind: expected a place kind name", 0) end
@@ -171,8 +198,8 @@ local function read_at(at, rec, wside, path)
     end
     rec.bind, rec.arg = "kind", at.kind
   else
-    error(path .. ": expected a place name, { kind = ... }, \"home\" or a function, got " ..
-          type(at), 0)
+    error(path .. ": expected a place name, { kind = ... }, { agent = ... }, \"home\" or a "
+          .. "function, got " .. type(at), 0)
   end
 end
 
@@ -339,7 +366,9 @@ end
 --- Makes a crowd: the agents of one domain, with a behaviour (docs/agents.md).
 -- `behaviour.actions[name]`: `duration` (seconds, `{ min, max }` drawn per step, or
 -- `function(agent)`), `at` (a place name, `{ kind = k }` for the nearest with room,
--- `"home"`, or `function(agent)` returning a place name or `x, y`), `interruptible`,
+-- `"home"`, `{ agent = handle, reach = 1 }` for another agent, followed as it moves, or
+-- `function(agent)` returning a place name, `x, y` or an agent handle [and a reach]),
+-- `interruptible`,
 -- hooks `on_start(agent)`, `on_finish(agent)`, `on_fail(agent, reason)`, or
 -- `run(agent, wait)` (a coroutine; `return false, "reason"` fails the step). Actions left
 -- out take no time and no place. `behaviour.goals`: `{ "goal_name" | { var = value },
@@ -349,12 +378,15 @@ end
 -- @tparam Domain dom
 -- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f }`
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
--- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity }`
+-- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
+-- movement = "grid" | "engine" (the game moves its agents: events `move`, then
+-- `a:arrived()` or `a:move_failed(reason)`) }`
 -- @treturn Crowd
 -- @raise errors that name the path: "behaviour.actions.buy_food.at: unknown place 'markt'",
 -- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
 -- "behaviour.actions.nosuch: 'nosuch' is not an action of 'horse_breeder'",
--- "behaviour: unknown field 'x'"; bad options of the crowd.
+-- "behaviour: unknown field 'x'", "behaviour.actions.arrest.at.agent: a handle of
+-- another world"; bad options of the crowd.
 function World:crowd(dom, behaviour, opts)
   local ws = world_side(self)
   local n = domain_names(dom)
@@ -607,13 +639,19 @@ local function on_waiting(side, agent, action, rec)
     local name = side.names.action_names[action]
     if not ok then return fail_step(side, agent, action, name .. " at: " .. describe(p)) end
     local done, err
-    if type(p) == "string" and side.wside.place_ids[p] then
+    if type(p) == "userdata" and pcall(Agent.alive, p) then
+      -- an agent: followed as it moves; gone (despawned) fails the step as target_gone
+      local okc
+      okc, done, err = pcall(c.chase, c, agent, p, rec.reach or (is_integer(y) and y) or 1)
+      if not okc then done, err = false, describe(done) end
+      if err == "target_gone" then return fail_step(side, agent, action, "target_gone") end
+    elseif type(p) == "string" and side.wside.place_ids[p] then
       done, err = c:control(agent, "target", side.wside.place_ids[p])
     elseif cell_ok(p) and cell_ok(y) then -- the grid's own bounds are C's to check
       done, err = c:control(agent, "target", nil, p, y)
     else
-      done, err = false, string_format("returned %s, %s (expected a place name, or the x, y "
-                                       .. "of a cell on the grid)", typed(p), typed(y))
+      done, err = false, string_format("returned %s, %s (expected a place name, the x, y "
+                                       .. "of a cell on the grid, or an agent)", typed(p), typed(y))
     end
     if not done then fail_step(side, agent, action, name .. " at: " .. err) end
     return
@@ -1038,6 +1076,50 @@ function Crowd:goal_names()
   local out = {}
   for i, g in ipairs(crowd_side(self).goal_names) do out[i] = g end
   return out
+end
+
+--- Changes a goal's priority now, for every agent of the crowd.
+-- The goals are sorted again (among equal priorities, the earlier listed first); an
+-- idle agent looks again, and a running plan yields to a goal now strictly higher as it
+-- would to any (between steps, or mid-step when the step is interruptible). Every goal
+-- of the behaviour with that name takes it.
+--     crowd:set_priority("flee", 100)   -- the alarm rang
+-- @function Crowd:set_priority
+-- @tparam string goal a goal name of the behaviour (or one `select` added)
+-- @tparam int priority
+-- @raise "saspu.Crowd:set_priority: unknown goal 'sleep' (work, have_a_meal)";
+-- "saspu.Crowd:set_priority: priority must be an integer, got 1.5"; "saspu.Crowd: closed".
+function Crowd:set_priority(goal, priority)
+  local side = crowd_side(self)
+  if not is_integer(priority) then
+    error("saspu.Crowd:set_priority: priority must be an integer, got " .. tostring(priority), 2)
+  end
+  local found = false
+  for i, name in ipairs(side.goal_names) do
+    if name == goal then
+      self:set_goal_priority(i, priority)
+      found = true
+    end
+  end
+  if not found then
+    error(string_format("saspu.Crowd:set_priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+end
+
+--- A goal's priority now.
+-- @function Crowd:priority
+-- @tparam string goal a goal name of the behaviour
+-- @treturn int
+-- @raise "saspu.Crowd:priority: unknown goal 'sleep' (work, have_a_meal)".
+function Crowd:priority(goal)
+  local side = crowd_side(self)
+  local i = side.goal_ids[goal]
+  if not i then
+    error(string_format("saspu.Crowd:priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+  return self:goal_priority(i)
 end
 
 --- @type Agent
