@@ -281,7 +281,7 @@ typedef struct SpSensor {
  * kind are given, near lives in another world, kind does not exist, r <
  * 0 or period is not a finite number >= 0; more than
  * SP_CROWD_MAX_SENSORS. The crowd sensed must outlive this one. */
-SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
+SP_API SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
