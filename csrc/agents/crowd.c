@@ -713,15 +713,28 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
 
 /* Events a buffer keeps however quiet the frames (16 KiB). */
 #define EV_KEEP_MIN 1024u
+/* Frames in a row under a quarter of a buffer before it shrinks: a crowd
+ * whose frames alternate busy and quiet keeps its buffers (no realloc
+ * every frame), one past its peak lets them go. */
+#define EV_QUIET_FRAMES 8
 
-/* Shrinks *buf to twice `used` events (a power of two, at least
- * EV_KEEP_MIN) when `used` is under a quarter of it; a shrink that fails
- * keeps the buffer as it was. */
+/* Notes that the last frame used `used` events of *buf; after
+ * EV_QUIET_FRAMES frames in a row under a quarter of it, shrinks it to
+ * twice the most of those frames used (a power of two, at least
+ * EV_KEEP_MIN). A shrink that fails keeps the buffer as it was. */
 static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
-                        size_t used) {
-  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) return;
+                        EvTrim *t, size_t used) {
+  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) {
+    t->quiet = 0;
+    t->most = 0;
+    return;
+  }
+  if (used > t->most) t->most = used;
+  if (++t->quiet < EV_QUIET_FRAMES) return;
   size_t keep = EV_KEEP_MIN;
-  while (keep < 2u * used) keep *= 2u;
+  while (keep < 2u * t->most) keep *= 2u;
+  t->quiet = 0;
+  t->most = 0;
   if (keep >= *cap) return;
   void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                               keep * sizeof(SpAgentEvent));
@@ -731,14 +744,15 @@ static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
 }
 
 /* A crowd's first frame (every agent choosing a goal and planning) or a
- * crowd that emptied leaves buffers far larger than the frames need: at
- * the next frame they shrink to twice what the last frame used, so what
- * a crowd holds follows its frames, not its peak. */
+ * crowd that emptied leaves buffers far larger than the frames need:
+ * once the frames have stayed quiet a while, they shrink to twice what
+ * those frames used, so what a crowd holds follows its frames, not its
+ * peak. */
 void sp_crowd_trim_events(SpCrowd *c) {
-  trim_buffer(c, &c->ev, &c->ev_cap, c->ev_count);
+  trim_buffer(c, &c->ev, &c->ev_cap, &c->ev_trim, c->ev_count);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
-    trim_buffer(c, &w->ev, &w->ev_cap, w->ev_peak);
+    trim_buffer(c, &w->ev, &w->ev_cap, &w->ev_trim, w->ev_peak);
     w->ev_peak = 0;
   }
 }
@@ -782,6 +796,10 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
           sp_mem_resident(x->out, keys) +
           sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  if (c->reads != NULL) { /* world facts tied to variables */
+    grow += sp_mem_resident(c->reads, c->capacity + 1);
+    grow += (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
+  }
   size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
                 sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
                 (c->chunk_count + 1) * sizeof(ChunkRec) +

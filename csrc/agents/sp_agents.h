@@ -190,6 +190,14 @@ typedef struct Goal {
   int index;     /* order of sp_crowd_add_goal */
 } Goal;
 
+/* An event buffer's recent use: the most events of the frames since it
+ * was last full enough, and how many frames in a row used under a
+ * quarter of it (crowd.c shrinks it after EV_QUIET_FRAMES of them). */
+typedef struct EvTrim {
+  size_t most;
+  int quiet;
+} EvTrim;
+
 /* One worker's scratch and event buffer. */
 typedef struct CrowdWorker {
   SpWorkspace *ws;
@@ -199,6 +207,7 @@ typedef struct CrowdWorker {
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
   size_t ev_peak; /* most events one pass of this frame left here */
+  EvTrim ev_trim;
   size_t planned;
 } CrowdWorker;
 
@@ -271,6 +280,7 @@ struct SpCrowd {
   ChunkRec *chunks;
   SpAgentEvent *ev; /* this frame's events */
   size_t ev_count, ev_cap;
+  EvTrim ev_trim;
   double clock;
   /* the pass running now */
   int pass;
@@ -339,7 +349,7 @@ void sp_index_free(SpCrowd *c);
 /* Every agent's key again from its record (after a load). */
 void sp_index_reset(SpCrowd *c);
 
-/* Shrinks the event buffers that the last frame used less than a quarter
+/* Shrinks the event buffers that the last frames used less than a quarter
  * of (crowd.c; serial, before a frame's first event). */
 void sp_crowd_trim_events(SpCrowd *c);
 /* SP_OK when slot i holds a live agent, else SP_ERR_STATE naming it. */
