@@ -34,6 +34,11 @@ extern "C" {
 #define SP_CROWD_MAX_GOALS 254
 #endif
 
+/* Most world facts one crowd may tie to its variables. */
+#if !defined(SP_CROWD_MAX_FACTS)
+#define SP_CROWD_MAX_FACTS 8
+#endif
+
 /* Distance fields a world keeps by default, in bytes (least recently used
  * fields go first when a new one does not fit). */
 #if !defined(SP_WORLD_FIELD_BUDGET)
@@ -92,6 +97,41 @@ SP_API SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out);
  * grid with its border (distance, way, step count to the target, cell 16
  * steps on). */
 SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
+
+/* ---- world facts ------------------------------------------------------
+ * A fact is stated once for the world ("alarm" is "ringing") and seen by
+ * every agent of every crowd that ties a domain variable to it
+ * (sp_crowd_tie_fact). sp_world_set_fact takes effect at the next
+ * update: then only the agents concerned react, as to a world change:
+ * those whose running plan reads the variable (a condition of one of its
+ * steps; they replan if the rest no longer works) and, when a goal or
+ * `when` of the crowd reads it, the idle ones (they choose again; a
+ * running plan meets a higher goal between steps). Finding them costs
+ * what they cost (a count per chunk of 1024 agents of those whose plan
+ * reads a fact), plus a pass over one byte per agent when a goal reads
+ * it: a change that concerns 1 agent in a million costs about that one
+ * agent. The other agents' copies of the value are brought up to date
+ * when the update next looks at them (and by every reader: state,
+ * inspect, save). */
+
+/* Adds fact `name` with `count` value names (2..255, distinct) and the
+ * value `value` (0-based); *id (may be NULL) receives its id (0, 1, ...
+ * in order). SP_ERR_INVALID for a name used already, bad counts or
+ * names; SP_ERR_MEMORY. Nothing changed on failure. */
+SpStatus sp_world_add_fact(SpWorld *w, const char *name,
+                           const char *const *values, int count, int value,
+                           int *id, SpError *err);
+int sp_world_fact_count(const SpWorld *w);
+/* -1 when no fact has that name. */
+int sp_world_find_fact(const SpWorld *w, const char *name);
+const char *sp_world_fact_name(const SpWorld *w, int fact);
+int sp_world_fact_value_count(const SpWorld *w, int fact);
+const char *sp_world_fact_value_name(const SpWorld *w, int fact, int value);
+/* The fact's value now (0-based); -1 for no such fact. */
+int sp_world_get_fact(const SpWorld *w, int fact);
+/* SP_ERR_INVALID for no such fact or a value out of range (nothing
+ * changed). */
+SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err);
 
 typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
@@ -172,6 +212,15 @@ SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
 SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                                   const SpValue *when, int *index, SpError *err);
 SP_API int sp_crowd_goal_count(const SpCrowd *c);
+/* Goal `index` (from sp_crowd_add_goal) takes `priority` at once: the
+ * goals are sorted again (among equal priorities the earlier added
+ * first), refusals are forgotten and idle agents look again; a running
+ * plan yields to a goal now strictly higher as to any other. Not during
+ * an update. SP_ERR_STATE for no such goal. Allocates nothing. */
+SP_API SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
+                                      SpError *err);
+/* Goal `index`'s priority now (0 for no such goal). */
+SP_API int sp_crowd_priority(const SpCrowd *c, int index);
 
 /* Goals chosen by the caller (on != 0): an agent that needs a goal no
  * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT
@@ -193,6 +242,16 @@ SP_API void sp_crowd_set_selector(SpCrowd *c, int on);
  * SP_ERR_STATE when the agent does not wait for a goal. */
 SP_API SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
                                      SpError *err);
+
+/* Ties variable `var` of the crowd's domain to the world's fact `fact`:
+ * its values must be the fact's, by name and order, and no action of the
+ * domain may change it (the world sets a fact). Before any agent is
+ * spawned; at most SP_CROWD_MAX_FACTS ties, one per fact and variable.
+ * Then spawns and sp_crowd_set_state take the fact's value for it,
+ * sp_crowd_set_var refuses it, and sp_crowd_state shows the fact's
+ * value. SP_ERR_INVALID / SP_ERR_STATE naming the fact and the variable;
+ * SP_ERR_MEMORY. Nothing changed on failure. */
+SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
@@ -253,6 +312,35 @@ SP_API SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err);
  * replans). SP_ERR_STATE as sp_crowd_arrived. */
 SP_API SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
                                      SpError *err);
+/* SP_BIND_SCRIPT steps: go to agent `target` of crowd `other` (of the
+ * same world; it may be c itself), whose slot generation must still be
+ * `gen`, and arrive within `reach` cells (Chebyshev distance; 0: its
+ * cell). The target may move: on a grid the walker follows an A* path
+ * to the target's cell, keeping its first SP_CHASE_PATH cells, and
+ * searches again when it walked them or the target moved more than
+ * SP_CHASE_SLACK cells from where that path led (no distance field: a
+ * field per target cell would be dropped at every move of the target);
+ * without a grid it steps straight toward the target's cell now. Each
+ * frame it checks the target: despawned, or its crowd freed, fails the
+ * step with SP_REASON_TARGET_GONE (the agent replans); a target it
+ * cannot reach fails it as unreachable. Chasers cost the serial binding
+ * pass each frame (A* on the calling thread); others cost nothing more.
+ * With engine_moves the target's cell now becomes the move's target (one
+ * SP_EV_MOVE). Valid while the agent waits for a target, as
+ * sp_crowd_set_target. The first chase of a crowd allocates its records
+ * (and, with a grid, a search workspace): SP_ERR_MEMORY, nothing
+ * changed. A chase is not saved: after a load the walker goes on to the
+ * target's cell of the save. */
+#if !defined(SP_CHASE_PATH)
+#define SP_CHASE_PATH 16
+#endif
+#if !defined(SP_CHASE_SLACK)
+#define SP_CHASE_SLACK 2
+#endif
+SP_API SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
+                                          const SpCrowd *other, size_t target,
+                                          uint32_t gen, int reach, SpError *err);
+
 /* The target cell of the agent's move or walk (0-based), or -1, -1. */
 SP_API SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int *y);
 
@@ -330,6 +418,8 @@ typedef enum SpReason {
   SP_REASON_NO_PLAN_ANY,  /* idle: no applicable goal has a plan */
   SP_REASON_COOLDOWN,     /* blocked: the only target is cooling down */
   SP_REASON_SELECT,       /* waiting: the caller chooses the goal */
+  SP_REASON_TARGET_GONE,  /* the agent a step went to was despawned or its
+                             crowd freed */
   SP_REASON_COUNT
 } SpReason;
 
@@ -443,7 +533,7 @@ SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
  * its event reports it): the blocker recorded then, or (kind
  * SP_BLOCK_ORDER) the planner's reason with the variable's value now.
  * SP_ERR_STATE when the agent never had a no_plan. */
-SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+SP_API SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
                                   SpBlocker *out);
 /* What blocks the goal of the agent's last no_plan, judged from its state
  * now (sp_plan_blocker; kind SP_BLOCK_NONE when that goal has a plan
@@ -451,8 +541,8 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
  * last failure is not a no_plan (or it has had a plan for that goal
  * since). `scratch` holds sp_crowd_blocker_scratch_size(c) bytes. Uses
  * the crowd's first planning workspace: not during an update. */
-size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
-SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+SP_API size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
+SP_API SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
                                SpBlocker *out, int *goal);
 
 typedef struct SpCrowdStats {
@@ -491,7 +581,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 2
+#define SP_SAVE_VERSION 3
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to

@@ -369,7 +369,7 @@ describe('movement = "engine"', function()
     a:set("has_item", "true")
     local trace, move = frames(world, a, 4)
     assert.equal("goal_chosen planned step_started:buy_food move:buy_food", trace)
-    assert.same({ x = 10, y = 8, place = "market_s", action = "buy_food", detail = 1 }, move)
+    assert.same({ x = 10, y = 8, place = "market_s", action = "buy_food", detail = 2 }, move)
     assert.equal("moving", a:inspect().phase)
     assert.same({ 4, 8 }, { a:position() }) -- saspu does not walk it
     assert.equal("", (frames(world, a, 3)))  -- it waits: nothing happens
@@ -421,7 +421,7 @@ describe('movement = "engine"', function()
     a:set("thirst", "hydrated")
     local trace, move = frames(world, a, 3)
     assert.equal("goal_chosen planned step_started:take waiting:take move:take", trace)
-    assert.same({ x = 6, y = 6, action = "take", detail = -1 }, move)
+    assert.same({ x = 6, y = 6, action = "take" }, move)
     a:arrived()
     frames(world, a, 1)
     assert.same({ 6, 6 }, { a:position() })
@@ -439,7 +439,7 @@ describe('movement = "engine"', function()
     local a = crowd:spawn { start = "start_of_day", x = 2, y = 8 }
     a:set("has_item", "true")
     local _, move = frames(world, a, 2)
-    assert.same({ x = 1, y = 8, place = "well", action = "buy_drink", detail = 2 }, move)
+    assert.same({ x = 1, y = 8, place = "well", action = "buy_drink", detail = 3 }, move)
     a:arrived()
     frames(world, a, 2)
     assert.equal(0, world:stats().fields)
@@ -510,5 +510,173 @@ describe("the LÖVE example's town (examples/love/, without LÖVE)", function()
     end
     assert.equal(8, moves)
     assert.equal(0, lt.world:stats().fields) -- the game moves them: no distance field
+  end)
+end)
+
+-- A field with a wall; a bandit crowd walking east slowly, a sheriff crowd whose
+-- buy_food step goes to an agent.
+local FIELD = ("....................\n"):rep(3) .. "..........#.........\n" .. ("....................\n"):rep(3)
+
+local function chase_town(at_of, opts, grid)
+  local world = saspu.world { grid = grid == nil and saspu.grid_from_ascii(FIELD) or grid or nil,
+                              places = { { name = "east", x = 20, y = 7 } } }
+  local bandits = world:crowd(support.citizen(), {
+    actions = { buy_food = { duration = 60, at = "east" } }, goals = { { "work" } },
+  }, { speed = 2 })
+  local bandit = bandits:spawn { start = "start_of_day", x = 1, y = 7 }
+  local sheriffs = world:crowd(support.citizen(), {
+    actions = { buy_food = { duration = 1, at = at_of(bandit) } }, goals = { { "work" } },
+  }, opts)
+  local sheriff = sheriffs:spawn { start = "start_of_day", x = 20, y = 1 }
+  return world, bandit, sheriff, sheriffs
+end
+
+local function cheb(a, b)
+  local ax, ay = a:position()
+  local bx, by = b:position()
+  return math.max(math.abs(ax - bx), math.abs(ay - by))
+end
+
+describe("at = { agent = handle }", function()
+  it("walks to an agent that moves, re-targeting, and arrives within reach", function()
+    for _, reach in ipairs { 0, 1, 3 } do
+      local world, bandit, sheriff = chase_town(function(b) return { agent = b, reach = reach } end)
+      local arrived, bandit_at_start
+      for f = 1, 80 do
+        world:update(0.25)
+        assert.is_false(world:grid():is_blocked(sheriff:position()))
+        for ev in world:events() do
+          if ev.agent == sheriff and ev.kind == "waiting" then bandit_at_start = { bandit:position() } end
+          if ev.agent == sheriff and ev.kind == "arrived" then
+            arrived = f
+            assert.is_true(cheb(sheriff, bandit) <= reach, "reach " .. reach)
+          end
+        end
+        if arrived then break end
+      end
+      assert.is_truthy(arrived)
+      -- the bandit walked on meanwhile: the sheriff went where it was, not where it had been
+      local bx = bandit:position()
+      assert.is_true(bx - bandit_at_start[1] > 2)
+    end
+  end)
+
+  it("fails the step with target_gone when the target is despawned mid-walk, and replans", function()
+    local world, bandit, sheriff = chase_town(function(b) return { agent = b } end)
+    support.run(world, sheriff, 3, 0.25)
+    assert.equal("walking", sheriff:inspect().phase)
+    bandit:despawn()
+    assert.equal("step_failed:buy_food/target_gone | replanned/step_failed step_started:buy_food "
+                 .. "waiting:buy_food | step_failed:buy_food/target_gone",
+                 support.run(world, sheriff, 3, 0.25))
+  end)
+
+  it("fails with target_gone when an at function names a despawned agent", function()
+    local dead
+    local world, bandit, sheriff = chase_town(function(b)
+      dead = b
+      return function() return dead end
+    end)
+    bandit:despawn()
+    assert.equal("goal_chosen planned step_started:buy_food waiting:buy_food | "
+                 .. "step_failed:buy_food/target_gone", support.run(world, sheriff, 2, 0.25))
+  end)
+
+  it("goes to the agent an at function returns, with the reach it returns", function()
+    local world, bandit, sheriff = chase_town(function() return function(a) return a.data.prey, 2 end end)
+    sheriff.data.prey = bandit
+    local arrived
+    for _ = 1, 80 do
+      world:update(0.25)
+      for ev in world:events() do
+        if ev.agent == sheriff and ev.kind == "arrived" then arrived = cheb(sheriff, bandit) end
+      end
+      if arrived then break end
+    end
+    assert.is_true(arrived ~= nil and arrived <= 2)
+  end)
+
+  it("works without a grid (straight toward the agent)", function()
+    local world, bandit, sheriff = chase_town(function(b) return { agent = b } end, nil, false)
+    local arrived
+    for _ = 1, 80 do
+      world:update(0.25)
+      for ev in world:events() do
+        if ev.agent == sheriff and ev.kind == "arrived" then arrived = cheb(sheriff, bandit) end
+      end
+      if arrived then break end
+    end
+    assert.is_true(arrived ~= nil and arrived <= 1)
+  end)
+
+  it("fails as unreachable when no way leads to the agent", function()
+    local grid = saspu.grid_from_ascii("...#....\n...#....\n...#....\n")
+    local world = saspu.world { grid = grid }
+    local other = world:crowd(support.citizen(), {}, {})
+    local prey = other:spawn { start = "start_of_day", x = 8, y = 2 }
+    local crowd = world:crowd(support.citizen(), {
+      actions = { buy_food = { at = { agent = prey } } }, goals = { { "work" } },
+    })
+    local a = crowd:spawn { start = "start_of_day", x = 1, y = 1 }
+    local trace = support.run(world, a, 3, 0.25)
+    assert.matches("step_failed:buy_food/unreachable", trace, 1, true)
+  end)
+
+  it("in engine mode, moves to the agent's cell", function()
+    local world, bandit, sheriff = chase_town(function(b) return { agent = b } end,
+                                              { movement = "engine" })
+    local move
+    for _ = 1, 3 do
+      world:update(0.25)
+      for ev in world:events() do
+        if ev.agent == sheriff and ev.kind == "move" then
+          move = { ev.x, ev.y }
+          assert.same({ bandit:position() }, move)
+        end
+      end
+    end
+    assert.is_truthy(move)
+  end)
+
+  it("refuses a handle of another world, a despawned one, a bad reach or not a handle", function()
+    local other_world = saspu.world {}
+    local stranger = other_world:crowd(support.citizen(), {}):spawn { start = "start_of_day" }
+    local world = saspu.world {}
+    local local_crowd = world:crowd(support.citizen(), {})
+    local mine = local_crowd:spawn { start = "start_of_day" }
+    local function crowd_with(at)
+      return function()
+        world:crowd(support.citizen(), { actions = { buy_food = { at = at } } })
+      end
+    end
+    assert.error_matches(crowd_with { agent = stranger },
+                         "behaviour.actions.buy_food.at.agent: a handle of another world", 1, true)
+    assert.error_matches(crowd_with { agent = mine, reach = -1 },
+                         "behaviour.actions.buy_food.at.reach: expected an integer in 0..65534", 1, true)
+    assert.error_matches(crowd_with { agent = "bandit" },
+                         "behaviour.actions.buy_food.at.agent: expected a saspu.Agent, got string", 1, true)
+    assert.error_matches(crowd_with { agent = mine, kind = "x" },
+                         "behaviour.actions.buy_food.at: unknown field 'kind'", 1, true)
+    mine:despawn()
+    assert.error_matches(crowd_with { agent = mine },
+                         "behaviour.actions.buy_food.at.agent: the agent was despawned", 1, true)
+  end)
+
+  it("fails the step naming the call when an at function returns a handle of another world", function()
+    local other_world = saspu.world {}
+    local stranger = other_world:crowd(support.citizen(), {}):spawn { start = "start_of_day" }
+    local world = saspu.world {}
+    local crowd = world:crowd(support.citizen(), {
+      actions = { buy_food = { at = function() return stranger end } }, goals = { { "work" } },
+    })
+    local a = crowd:spawn { start = "start_of_day" }
+    local reason
+    for _ = 1, 3 do
+      world:update(0.25)
+      for ev in world:events() do
+        if ev.agent == a and ev.kind == "step_failed" then reason = reason or ev.reason end
+      end
+    end
+    assert.matches("buy_food at: .*a handle of another world", reason)
   end)
 end)

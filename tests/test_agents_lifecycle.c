@@ -213,8 +213,8 @@ static void test_despawn_is_saved(void **state) {
   uint8_t *bad = malloc(len);
   memcpy(bad, buf, len);
   /* the last crowd bytes before the extra part: u32 count, then slots 1, 3
-   * reversed (3 freed first) */
-  size_t at = len - 4 - 4; /* extra length u32, then the last free slot */
+   * reversed (3 freed first), then u8 fact ties (none) */
+  size_t at = len - 4 - 1 - 4; /* extra length u32, ties, the last free slot */
   assert_int_equal(bad[at], 1);
   bad[at] = 0; /* slot 0 is alive */
   assert_int_equal(sp_world_load_check(u.w, (const SpCrowd *const *)uc, 1, bad, len, NULL, NULL,
@@ -322,6 +322,91 @@ static void test_engine_moves_without_a_grid(void **state) {
   engine_moves(0);
 }
 
+/* A chaser whose buy_food step the caller targets at an agent of
+ * another crowd of the same world, which the test moves about. */
+static void chase_setup(Town *t, SpCrowd **prey_crowd, size_t *prey, size_t *chaser) {
+  town_open(t, 1, 0, plain);
+  SpActionBehaviour b;
+  memset(&b, 0, sizeof b);
+  b.min_duration = b.max_duration = 100.0f;
+  b.bind = SP_BIND_SCRIPT;
+  assert_int_equal(sp_crowd_set_action(t->c, t->buy, &b, NULL), SP_OK);
+  SpCrowdOptions o;
+  memset(&o, 0, sizeof o);
+  o.capacity = 4;
+  o.threads = 1;
+  assert_int_equal(sp_crowd_new(t->w, t->f.d, &o, plain, prey_crowd, NULL), SP_OK);
+  assert_int_equal(sp_crowd_spawn(*prey_crowd, sp_builtin_start(t->f.b, "start_of_day")->values,
+                                  0, 5, SP_NO_PLACE, prey, NULL),
+                   SP_OK);
+  *chaser = spawn(t, 11, 0);
+  until(t, *chaser, SP_EV_WAITING, t->buy, 20);
+}
+
+static void test_chase_follows_a_moving_agent(void **state) {
+  (void)state;
+  Town t;
+  SpCrowd *pc;
+  size_t prey, me;
+  chase_setup(&t, &pc, &prey, &me);
+  SpError err;
+  /* refusals first: nothing changes */
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 1, 1, &err), SP_ERR_STATE);
+  assert_non_null(strstr(err.message, "despawned"));
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, -1, &err), SP_ERR_STATE);
+  Town u; /* another world */
+  town_open(&u, 0, 0, plain);
+  size_t stranger = spawn(&u, 0, 0);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, u.c, stranger, 0, 1, &err), SP_ERR_STATE);
+  assert_non_null(strstr(err.message, "another world"));
+  SpAgentInfo info;
+  sp_crowd_inspect(t.c, me, &info);
+  assert_int_equal(info.phase, SP_PHASE_SCRIPT);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 1, &err), SP_OK);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 1, &err), SP_ERR_STATE);
+  /* the prey hops along the bottom row; the chaser arrives next to it */
+  int arrived = 0;
+  for (int f = 0; f < 60 && !arrived; f++) {
+    assert_int_equal(sp_crowd_teleport(pc, prey, (f / 2) % 12, 5, NULL), SP_OK);
+    frame(&t, 0.25f);
+    const SpAgentEvent *ev = sp_crowd_events(t.c);
+    for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
+      arrived |= ev[k].agent == me && ev[k].kind == SP_EV_ARRIVED;
+    int x, y, px, py;
+    sp_crowd_position(t.c, me, &x, &y);
+    assert_false(sp_grid_is_blocked(t.g, x, y));
+    if (arrived) {
+      sp_crowd_position(pc, prey, &px, &py);
+      assert_true(abs(x - px) <= 1 && abs(y - py) <= 1);
+    }
+  }
+  assert_true(arrived);
+  sp_crowd_free(pc);
+  town_close(&u);
+  town_close(&t);
+}
+
+/* The prey's crowd freed mid-chase: target_gone, never a read of it. */
+static void test_chase_target_crowd_freed(void **state) {
+  (void)state;
+  Town t;
+  SpCrowd *pc;
+  size_t prey, me;
+  chase_setup(&t, &pc, &prey, &me);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 0, NULL), SP_OK);
+  frame(&t, 0.25f);
+  sp_crowd_free(pc);
+  frame(&t, 0.25f);
+  const SpAgentEvent *ev = sp_crowd_events(t.c);
+  int gone = 0;
+  for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
+    gone |= ev[k].agent == me && ev[k].kind == SP_EV_STEP_FAILED &&
+            ev[k].reason == SP_REASON_TARGET_GONE;
+  assert_true(gone);
+  assert_string_equal(sp_reason_name(SP_REASON_TARGET_GONE), "target_gone");
+  town_close(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_despawn_frees_the_slot),
@@ -330,6 +415,8 @@ int main(void) {
       cmocka_unit_test(test_teleport),
       cmocka_unit_test(test_engine_moves_on_a_grid),
       cmocka_unit_test(test_engine_moves_without_a_grid),
+      cmocka_unit_test(test_chase_follows_a_moving_agent),
+      cmocka_unit_test(test_chase_target_crowd_freed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

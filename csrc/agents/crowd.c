@@ -30,6 +30,7 @@ void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
   sp_thread_pool_free(c->own_pool);
   sp_index_free(c);
+  sp_facts_free(c);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
@@ -45,6 +46,8 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_crowd_slots_free(c);
+  sp_crowd_chase_free(c);
+  sp_world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);
   sp_mem_free(c->alloc, c, sizeof *c);
 }
@@ -137,6 +140,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
     sp_crowd_free(c);
     return sp_error_memory(err);
   }
+  sp_world_register_crowd(w, c);
   *out = c;
   return SP_OK;
 }
@@ -253,6 +257,57 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   return SP_OK;
 }
 
+/* Goal `index` (order of sp_crowd_add_goal) takes `priority`: it moves to
+ * its place in the sorted list (priority, highest first; among equals the
+ * earlier added first), every agent's sorted goal indices follow it, the
+ * refusals are forgotten (as after sp_crowd_add_goal) and idle agents look
+ * again. A running plan yields to a goal now strictly higher as it would
+ * to any (between steps, or mid-step when interruptible). */
+SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
+                               SpError *err) {
+  sp_error_clear(err);
+  int from = 0;
+  while (from < c->goal_count && c->goals[from].index != index) from++;
+  if (from == c->goal_count)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: goal %d does not exist (%d goals)", index,
+                        c->goal_count);
+  Goal moved = c->goals[from];
+  moved.priority = priority;
+  for (int g = from; g + 1 < c->goal_count; g++) c->goals[g] = c->goals[g + 1];
+  int to = 0, n = c->goal_count - 1;
+  while (to < n && (c->goals[to].priority > priority ||
+                    (c->goals[to].priority == priority && c->goals[to].index < index)))
+    to++;
+  for (int g = n; g > to; g--) c->goals[g] = c->goals[g - 1];
+  c->goals[to] = moved;
+  /* old sorted position -> new one */
+  uint8_t perm[SP_CROWD_MAX_GOALS];
+  for (int g = 0; g < c->goal_count; g++) {
+    int rest = g == from ? -1 : (g > from ? g - 1 : g); /* without the moved one */
+    perm[g] = (uint8_t)(rest < 0 ? to : (rest >= to ? rest + 1 : rest));
+  }
+  if (c->refused_hi != NULL)
+    memset(c->refused_hi, 0, refused_bytes(c, c->refused_words));
+  for (size_t i = 0; i < c->n; i++) {
+    Agent *a = &c->agents[i];
+    if (a->goal != GOAL_NONE) a->goal = perm[a->goal];
+    if (a->pursued != GOAL_NONE) a->pursued = perm[a->pursued];
+    a->refused = 0;
+    if (c->phase[i] == SP_PHASE_IDLE) {
+      c->flags[i] |= F_NEED_GOAL;
+      c->phase[i] = SP_PHASE_THINKING;
+    }
+  }
+  return SP_OK;
+}
+
+int sp_crowd_priority(const SpCrowd *c, int index) {
+  for (int g = 0; g < c->goal_count; g++)
+    if (c->goals[g].index == index) return c->goals[g].priority;
+  return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Agents                                                             */
 /* ------------------------------------------------------------------ */
@@ -303,6 +358,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
+  sp_facts_sync(c, i); /* a tied variable holds the world's fact */
   sp_index_note(c, i);
   if (agent != NULL) *agent = i;
   return SP_OK;
@@ -312,7 +368,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
  * remaining plan no longer works replans (world_changed). With a
  * selector, an answer the caller gave for the old state and that waits
  * for the next update is dropped: the agent is asked again. */
-static void changed(SpCrowd *c, size_t i) {
+void sp_agent_changed(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
   if (c->flags[i] & F_NEED_GOAL) {
     if (c->selector && a->why == SP_REASON_SELECT) {
@@ -346,6 +402,12 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
                         "crowd: variable %d value %d is out of range", var,
                         value);
+  int tie = sp_facts_tie_of(c, var);
+  if (tie >= 0)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                        "crowd: variable '%s' is the world's fact '%s' (set "
+                        "it on the world)", sp_variable_name(c->domain, var),
+                        c->world->facts[c->ties[tie].fact].name);
   for (size_t k = 0; k < count; k++) {
     SpStatus st = sp_agent_check(c, agents[k], err);
     if (st != SP_OK) return st;
@@ -354,7 +416,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     SpValue *s = sp_population_state_write(c->pop, agents[k]);
     if (s[var] == value) continue;
     s[var] = (SpValue)value;
-    changed(c, agents[k]);
+    sp_agent_changed(c, agents[k]);
   }
   return SP_OK;
 }
@@ -365,10 +427,15 @@ SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
   SpStatus st = sp_agent_check(c, agent, err);
   if (st == SP_OK) st = check_state(c, state, 0, "state", err);
   if (st != SP_OK) return st;
+  /* a tied variable keeps the world's fact whatever the state says */
+  SpValue *want = c->cw[0].state;
+  memcpy(want, state, (size_t)c->m);
+  for (int k = 0; k < c->tie_count; k++) want[c->ties[k].var] = c->ties[k].value;
+  sp_facts_sync(c, agent);
   SpValue *s = sp_population_state_write(c->pop, agent);
-  if (memcmp(s, state, (size_t)c->m) == 0) return SP_OK;
-  memcpy(s, state, (size_t)c->m);
-  changed(c, agent);
+  if (memcmp(s, want, (size_t)c->m) == 0) return SP_OK;
+  memcpy(s, want, (size_t)c->m);
+  sp_agent_changed(c, agent);
   return SP_OK;
 }
 
@@ -464,20 +531,28 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   return SP_OK;
 }
 
-SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
-                             int y, SpError *err) {
-  sp_error_clear(err);
+SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent,
+                                 SpError *err) {
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
   if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu: its step has finished", agent);
-  Agent *a = &c->agents[agent];
+  const Agent *a = &c->agents[agent];
   int act = sp_population_plan_step(c->pop, agent, a->step);
   if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu: action '%s' takes no target",
                         agent, sp_action_name(c->domain, act));
+  return SP_OK;
+}
+
+SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
+                             int y, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = sp_crowd_waiting_target(c, agent, err);
+  if (st != SP_OK) return st;
+  Agent *a = &c->agents[agent];
   const SpGrid *g = c->world->grid;
   if (place != SP_NO_PLACE) {
     if (place >= c->world->place_count)
@@ -538,6 +613,9 @@ SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y) {
 }
 
 const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
+  /* the tied bytes of an agent the update did not look at yet are
+   * brought up to date: the state's value is the same, only its copy */
+  if (agent < c->n) sp_facts_sync((SpCrowd *)c, agent);
   return sp_population_state(c->pop, agent);
 }
 
@@ -635,15 +713,28 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
 
 /* Events a buffer keeps however quiet the frames (16 KiB). */
 #define EV_KEEP_MIN 1024u
+/* Frames in a row under a quarter of a buffer before it shrinks: a crowd
+ * whose frames alternate busy and quiet keeps its buffers (no realloc
+ * every frame), one past its peak lets them go. */
+#define EV_QUIET_FRAMES 8
 
-/* Shrinks *buf to twice `used` events (a power of two, at least
- * EV_KEEP_MIN) when `used` is under a quarter of it; a shrink that fails
- * keeps the buffer as it was. */
+/* Notes that the last frame used `used` events of *buf; after
+ * EV_QUIET_FRAMES frames in a row under a quarter of it, shrinks it to
+ * twice the most of those frames used (a power of two, at least
+ * EV_KEEP_MIN). A shrink that fails keeps the buffer as it was. */
 static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
-                        size_t used) {
-  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) return;
+                        EvTrim *t, size_t used) {
+  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) {
+    t->quiet = 0;
+    t->most = 0;
+    return;
+  }
+  if (used > t->most) t->most = used;
+  if (++t->quiet < EV_QUIET_FRAMES) return;
   size_t keep = EV_KEEP_MIN;
-  while (keep < 2u * used) keep *= 2u;
+  while (keep < 2u * t->most) keep *= 2u;
+  t->quiet = 0;
+  t->most = 0;
   if (keep >= *cap) return;
   void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                               keep * sizeof(SpAgentEvent));
@@ -653,14 +744,15 @@ static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
 }
 
 /* A crowd's first frame (every agent choosing a goal and planning) or a
- * crowd that emptied leaves buffers far larger than the frames need: at
- * the next frame they shrink to twice what the last frame used, so what
- * a crowd holds follows its frames, not its peak. */
+ * crowd that emptied leaves buffers far larger than the frames need:
+ * once the frames have stayed quiet a while, they shrink to twice what
+ * those frames used, so what a crowd holds follows its frames, not its
+ * peak. */
 void sp_crowd_trim_events(SpCrowd *c) {
-  trim_buffer(c, &c->ev, &c->ev_cap, c->ev_count);
+  trim_buffer(c, &c->ev, &c->ev_cap, &c->ev_trim, c->ev_count);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
-    trim_buffer(c, &w->ev, &w->ev_cap, w->ev_peak);
+    trim_buffer(c, &w->ev, &w->ev_cap, &w->ev_trim, w->ev_peak);
     w->ev_peak = 0;
   }
 }
@@ -704,6 +796,10 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
           sp_mem_resident(x->out, keys) +
           sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  if (c->reads != NULL) { /* world facts tied to variables */
+    grow += sp_mem_resident(c->reads, c->capacity + 1);
+    grow += (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
+  }
   size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
                 sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
                 (c->chunk_count + 1) * sizeof(ChunkRec) +

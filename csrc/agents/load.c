@@ -109,16 +109,24 @@ typedef struct Load {
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
- * last use, so the least-recently-used order goes on as it was. */
+ * last use, so the least-recently-used order goes on as it was. Bounded:
+ * a key listed again is skipped, and at most as many fields as the world
+ * can cache are computed (a save of this world never lists more; the
+ * others are computed when an agent needs them), so no list makes a load
+ * cost more than filling the cache once. */
 static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
                            uint64_t clock) {
   sp_world_forget_fields(w);
   if (w->grid == NULL) return;
   w->grid_version = sp_grid_version(w->grid);
   int width = sp_grid_width(w->grid);
-  for (uint32_t f = 0; f < count; f++) {
+  size_t cap = w->field_size > 0 ? w->field_budget / w->field_size : 0, done = 0;
+  if (cap == 0) cap = 1; /* the cache always holds one */
+  for (uint32_t f = 0; f < count && done < cap; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
     uint64_t used = sp_save_get(list + 12u * f + 4, 8);
+    if (sp_world_field_peek(w, key) != NULL) continue;
+    done++;
     int cx, cy;
     if (key & FIELD_CELL_KEY) {
       uint32_t cell = key & ~FIELD_CELL_KEY;
@@ -131,6 +139,39 @@ static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
       if (w->fields[k].key == key) w->fields[k].used = used;
   }
   w->clock = clock;
+}
+
+/* The world facts' values (their names are the places print's). */
+static int read_facts(Load *x, Rd *r) {
+  SpWorld *w = x->w;
+  uint32_t n = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if (n != (uint32_t)w->fact_count)
+    return bad(r, "%u facts saved, this world has %d", n, w->fact_count);
+  const uint8_t *v = take(r, n);
+  if (v == NULL) return 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (v[k] >= w->facts[k].value_count)
+      return bad(r, "fact '%s': value %u is out of range (%d values)",
+                 w->facts[k].name, v[k], w->facts[k].value_count);
+  for (uint32_t k = 0; k < n && x->apply; k++) w->facts[k].value = v[k];
+  return 1;
+}
+
+/* A crowd's ties: the value each applied last (a change not applied yet
+ * is applied by the next update, as it would have been). */
+static int read_ties(Load *x, Rd *r, SpCrowd *c) {
+  unsigned n = (unsigned)get(r, 1);
+  if (r->failed) return 0;
+  if (n != (unsigned)c->tie_count)
+    return bad(r, "%u fact ties saved, this crowd has %d", n, c->tie_count);
+  const uint8_t *v = take(r, n);
+  if (v == NULL) return 0;
+  for (unsigned k = 0; k < n; k++)
+    if (v[k] >= x->w->facts[c->ties[k].fact].value_count)
+      return bad(r, "fact tie %u: value %u is out of range", k + 1, v[k]);
+  for (unsigned k = 0; k < n && x->apply; k++) c->ties[k].value = v[k];
+  return 1;
 }
 
 static int read_world(Load *x, Rd *r) {
@@ -167,7 +208,7 @@ static int read_world(Load *x, Rd *r) {
     if (x->apply) atomic_store(&w->places[p].reserved, (int)x->saved[p]);
   }
   if (x->apply) restore_fields(w, list, nf, clock);
-  return 1;
+  return read_facts(x, r);
 }
 
 static int value_ok(const SpDomain *d, const uint8_t *row, int m, int any) {
@@ -397,6 +438,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   }
   r->agent = SP_NO_AGENT;
   if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
+  if (!read_ties(x, r, c)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
   for (size_t i = n; i < c->n; i++) {
@@ -420,6 +462,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
    * this frame's events belong to the frame before the save */
   memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
   sp_index_reset(c); /* every agent may have moved */
+  sp_facts_reload(c); /* who reads which fact, from the plans */
   c->ev_count = 0;
   return 1;
 }

@@ -52,6 +52,11 @@ uint64_t sp_save_places_print(const SpWorld *w) {
     h = fnv_u64(h, (uint64_t)(uint32_t)p->kind << 32 | (uint32_t)p->capacity);
     h = fnv_u64(h, (uint64_t)(uint32_t)p->x << 32 | (uint32_t)p->y);
   }
+  for (int k = 0; k < w->fact_count; k++) { /* none: the print of before */
+    h = fnv_str(h, w->facts[k].name);
+    for (int v = 0; v < w->facts[k].value_count; v++)
+      h = fnv_str(h, w->facts[k].values[v]);
+  }
   return h;
 }
 
@@ -94,6 +99,9 @@ uint64_t sp_save_setup_print(const SpCrowd *c) {
                        (uint64_t)(b->scripted != 0) << 9 |
                        (uint64_t)(b->has_hook != 0) << 10);
   }
+  for (int k = 0; k < c->tie_count; k++)
+    h = fnv_u64(h, (uint64_t)(uint32_t)c->ties[k].fact << 32 |
+                       (uint32_t)c->ties[k].var);
   return h;
 }
 
@@ -203,11 +211,15 @@ static void put_crowd(const SpCrowd *c, Out *o) {
     for (size_t k = 0; k < words; k++, p += 4)
       sp_save_put(p, c->refused_hi[i * words + k], 4);
     memcpy(p, sp_population_state(c->pop, i), m);
+    for (int k = 0; k < c->tie_count; k++) /* its tied values, up to date */
+      p[c->ties[k].var] = c->ties[k].value;
     memcpy(p + m, sp_population_goal(c->pop, i), m);
     put_result(c, i, plan, o);
   }
   put(o, c->free_count, 4);
   for (size_t k = 0; k < c->free_count; k++) put(o, c->free_slots[k], 4);
+  put(o, (uint64_t)c->tie_count, 1);
+  for (int k = 0; k < c->tie_count; k++) put(o, c->ties[k].value, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -282,6 +294,8 @@ SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
     put(&o, w->fields[k].key, 4);
     put(&o, w->fields[k].used, 8);
   }
+  put(&o, (uint64_t)w->fact_count, 4);
+  for (int k = 0; k < w->fact_count; k++) put(&o, (uint64_t)w->facts[k].value, 1);
   put(&o, count, 4);
   for (size_t k = 0; k < count; k++) put_crowd(crowds[k], &o);
   put(&o, extra_len, 4);

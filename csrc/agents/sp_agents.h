@@ -45,8 +45,18 @@ typedef struct Field {
  * each cell's count of steps to the target follows (hop counts). */
 #define FIELD_NO_WAY 0xFFu
 
+/* A world fact (facts.c): a name, its value names and its value now. */
+typedef struct Fact {
+  char *name;
+  char **values;
+  int value_count;
+  int value;
+} Fact;
+
 struct SpWorld {
   SpAllocator alloc;
+  Fact *facts;
+  int fact_count, fact_cap;
   SpGrid *grid;
   uint64_t grid_version;
   Place *places;
@@ -70,6 +80,10 @@ struct SpWorld {
   size_t scratch_bytes;
   uint64_t clock;
   uint64_t computed, evicted;
+  /* the live crowds (linked through SpCrowd.next_in_world): a chase
+   * checks its target's crowd is still one of them */
+  SpCrowd *crowds;
+  uint64_t crowd_serial;
   double ms_fields;
   /* Held by a worker growing an event buffer: the crowds of a world
    * update together and share one allocator, which need not be
@@ -176,6 +190,14 @@ typedef struct Goal {
   int index;     /* order of sp_crowd_add_goal */
 } Goal;
 
+/* An event buffer's recent use: the most events of the frames since it
+ * was last full enough, and how many frames in a row used under a
+ * quarter of it (crowd.c shrinks it after EV_QUIET_FRAMES of them). */
+typedef struct EvTrim {
+  size_t most;
+  int quiet;
+} EvTrim;
+
 /* One worker's scratch and event buffer. */
 typedef struct CrowdWorker {
   SpWorkspace *ws;
@@ -185,6 +207,7 @@ typedef struct CrowdWorker {
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
   size_t ev_peak; /* most events one pass of this frame left here */
+  EvTrim ev_trim;
   size_t planned;
 } CrowdWorker;
 
@@ -234,6 +257,12 @@ struct SpCrowd {
   uint32_t *gens;
   uint32_t *free_slots;
   size_t free_count;
+  /* agents walking to another agent (sp_crowd_set_target_agent): one
+   * record per slot, NULL until the crowd's first chase */
+  struct Chase *chase;
+  SpGridWorkspace *chase_ws;
+  SpCrowd *next_in_world;
+  uint64_t serial; /* 0 until registered with its world */
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -251,6 +280,7 @@ struct SpCrowd {
   ChunkRec *chunks;
   SpAgentEvent *ev; /* this frame's events */
   size_t ev_count, ev_cap;
+  EvTrim ev_trim;
   double clock;
   /* the pass running now */
   int pass;
@@ -260,6 +290,18 @@ struct SpCrowd {
   float dt;
   atomic_size_t next_chunk;
   CrowdIndex index;
+  /* world facts tied to variables (facts.c): the value each tie last
+   * applied, and who must hear of a change: per agent the ties its plan
+   * reads (bit k: ties[k]), per chunk how many agents read any */
+  struct {
+    int fact, var;
+    uint8_t value;
+  } ties[SP_CROWD_MAX_FACTS];
+  int tie_count;
+  uint8_t *reads;        /* capacity + 1, NULL without ties */
+  uint32_t *chunk_reads; /* chunk_count + 1 */
+  uint8_t *act_reads;    /* per action: the ties its conditions read */
+  uint8_t goal_reads;    /* the ties some goal or `when` reads */
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
@@ -307,7 +349,7 @@ void sp_index_free(SpCrowd *c);
 /* Every agent's key again from its record (after a load). */
 void sp_index_reset(SpCrowd *c);
 
-/* Shrinks the event buffers that the last frame used less than a quarter
+/* Shrinks the event buffers that the last frames used less than a quarter
  * of (crowd.c; serial, before a frame's first event). */
 void sp_crowd_trim_events(SpCrowd *c);
 /* SP_OK when slot i holds a live agent, else SP_ERR_STATE naming it. */
@@ -316,6 +358,50 @@ SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err);
  * 0 on memory. Invisible otherwise: every generation starts at 0. */
 int sp_crowd_slots_ready(SpCrowd *c);
 void sp_crowd_slots_free(SpCrowd *c);
+
+/* A walk to another agent: who (crowd, serial, slot, generation), how
+ * near is near enough, and the path being followed. */
+typedef struct Chase {
+  const SpCrowd *crowd;
+  uint64_t serial;
+  uint32_t agent, gen;
+  uint16_t reach;
+  uint8_t on, steps, at; /* chasing; cells of the path; next one */
+  uint16_t gx, gy;       /* the target's cell when the path was found */
+  SpGridPoint path[SP_CHASE_PATH + 1];
+} Chase;
+
+/* Ends agent i's chase, if any. */
+static inline void sp_chase_end(SpCrowd *c, size_t i) {
+  if (c->chase != NULL) c->chase[i].on = 0;
+}
+void sp_crowd_chase_free(SpCrowd *c);
+void sp_world_register_crowd(SpWorld *w, SpCrowd *c);
+void sp_world_unregister_crowd(SpWorld *w, SpCrowd *c);
+
+/* ---- world facts (facts.c) ------------------------------------------- */
+
+/* Writes the tied variables' values into agent i's state (an agent's
+ * tied bytes are brought up to date when it is next looked at). */
+static inline void sp_facts_sync(SpCrowd *c, size_t i) {
+  if (c->tie_count == 0) return;
+  SpValue *s = sp_population_state_write(c->pop, i);
+  for (int k = 0; k < c->tie_count; k++) s[c->ties[k].var] = c->ties[k].value;
+}
+/* Agent i took a plan (or lost it): the ties it reads now. buf: a plan
+ * buffer of the caller (action_count + 1 ids). */
+void sp_facts_plan_taken(SpCrowd *c, size_t i, uint16_t *buf);
+/* After a load: who reads which tie, from every agent's plan. */
+void sp_facts_reload(SpCrowd *c);
+/* Serial, before a frame: the agents concerned by a fact that changed
+ * since the last frame react as to a world change. */
+void sp_facts_apply(SpCrowd *c);
+void sp_facts_free(SpCrowd *c);
+void sp_world_facts_free(SpWorld *w);
+/* The tie of variable var, or -1. */
+int sp_facts_tie_of(const SpCrowd *c, int var);
+/* After a state change of agent i (crowd.c). */
+void sp_agent_changed(SpCrowd *c, size_t i);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 
@@ -357,6 +443,17 @@ int sp_agent_walk(SpCrowd *c, size_t i, float dt);
  * else WALK_STAYED or WALK_ARRIVED. */
 void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
                         uint8_t *walked);
+/* Ends the running step as failed for `why` (its place released) and
+ * replans at the next update. */
+void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why);
+/* The running step's walk is over: SP_EV_ARRIVED, then it acts. */
+void sp_agent_arrive(SpCrowd *c, Sink s, size_t i);
+/* SP_OK when agent i waits in SP_PHASE_SCRIPT for the target of its
+ * SP_BIND_SCRIPT step, else SP_ERR_STATE saying why. */
+SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent, SpError *err);
+/* Serial pass: one frame of agent i's chase (walk, re-path, arrive, or
+ * fail when the target is gone or out of reach). */
+void sp_agent_chase(SpCrowd *c, Sink s, size_t i);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
 /* Simulates the rest of the plan from the agent's state: 1 when it still

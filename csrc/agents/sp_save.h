@@ -13,7 +13,8 @@
  *   world:   u64 grid print (0: no grid), u64 places print, u32 places,
  *            per place u32 reserved; u64 field clock, u32 fields, per
  *            field u32 key, u64 last use (which fields were cached:
- *            their contents are recomputed on load)
+ *            their contents are recomputed on load); u32 facts, per
+ *            fact u8 value (names and values are in the places print)
  *   crowds:  u32 count, then per crowd: u64 domain print, u64 setup
  *            print, u64 agents, f64 clock, u8 selector, u32 goals, per
  *            goal (sorted) i32 priority, u32 index, m condition bytes,
@@ -24,7 +25,9 @@
  *            length and its ids (1 byte each under 256 actions, else 2);
  *            then u32 free slots and their indices (the order spawns
  *            reuse them, last first). A despawned slot keeps the record
- *            of its last agent with phase SP_PHASE_FREE and flags 0. 
+ *            of its last agent with phase SP_PHASE_FREE and flags 0;
+ *            u8 fact ties, per tie u8 the value it applied last (the
+ *            ties are in the setup print). 
  *   extra:   u32 bytes, then the caller's own bytes (the Lua side's)
  * Every number is little-endian. */
 #define SAVE_MAGIC "SASPUSAV"

@@ -188,6 +188,7 @@ static void end_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
+  sp_chase_end(c, i);
   if (!quiet) sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
   sp_agent_release(c, i);
   a->reason = (uint8_t)why;
@@ -307,6 +308,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
 
 int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
+  sp_facts_sync(c, i);
   int failed = (c->flags[i] & F_FAIL) != 0;
   /* the running step ends here, so a binding it asked for is void too (a
    * target the caller gave, then a world change, in one frame) */
@@ -337,6 +339,8 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
       a->fail_action = -1;
     }
     c->flags[i] |= F_HAS_PLAN;
+    if (c->reads != NULL)
+      sp_facts_plan_taken(c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan);
     a->cursor = 0;
     a->done = 0;
     a->step = STEP_NONE;
@@ -471,6 +475,7 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
   sp_agent_release(c, i);
+  sp_chase_end(c, i);
   sp_agent_emit(s, i, SP_EV_STEP_FINISHED, 0, act, a->goal, 0);
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
@@ -645,6 +650,7 @@ static int bind_fast(SpCrowd *c, Sink s, Plan *plan);
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
   Agent *a = &c->agents[i];
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
+  sp_facts_sync(c, i); /* its steps and goals read the facts of now */
   Plan plan = plan_view(c, s, i);
   int guard = c->action_count + 4;
   for (int round = 0; round < guard; round++) {
@@ -833,7 +839,27 @@ static int bind_fast(SpCrowd *c, Sink s, Plan *plan) {
   return 1;
 }
 
+void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why) {
+  Plan plan = plan_view(c, s, i);
+  stop_step(c, s, &plan, why, -1);
+  c->flags[i] &= (uint8_t)~F_BIND;
+  need_goal(c, i, SP_REASON_STEP_FAILED);
+}
+
+void sp_agent_arrive(SpCrowd *c, Sink s, size_t i) {
+  Plan plan = plan_view(c, s, i);
+  const Agent *a = &c->agents[i];
+  c->flags[i] &= (uint8_t)~F_BIND;
+  sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
+                (int32_t)a->target);
+  start_acting(c, s, &plan);
+}
+
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
+  if (c->chase != NULL && c->chase[i].on) {
+    sp_agent_chase(c, s, i);
+    return;
+  }
   Agent *a = &c->agents[i];
   SpWorld *w = c->world;
   Plan plan = plan_view(c, s, i);

@@ -359,6 +359,8 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   /* the buffers keep the size of the last frames, not one event per
    * agent: a frame needing more than twice the last one grows them */
   for (size_t k = 0; k < count; k++) sp_crowd_trim_events(crowds[k]);
+  for (size_t k = 0; k < count; k++)
+    if (crowds[k]->tie_count > 0) sp_facts_apply(crowds[k]); /* world facts */
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
     crowds[k]->in_pass = 1;
@@ -422,6 +424,6 @@ const char *sp_reason_name(SpReason r) {
       "none",        "world_changed", "step_failed",   "higher_goal",
       "conditions",  "unreachable",   "full",          "script",
       "no_plan",     "all_satisfied", "no_goal",       "no_plan_any",
-      "cooldown",    "select"};
+      "cooldown",    "select",        "target_gone"};
   return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
 }

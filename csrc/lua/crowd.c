@@ -300,6 +300,31 @@ static int l_crowd_add_goal(lua_State *L)
   return 1;
 }
 
+/* c:set_goal_priority(goal, priority): goal (1-based, add_goal's order)
+ * takes the priority now (sp_crowd_set_priority). */
+static int l_crowd_set_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  lua_Integer prio = luaL_checkinteger(L, 3);
+  SpError err;
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3, "priority out of range");
+  if (sp_crowd_set_priority(c->c, (int)goal - 1, (int)prio, &err) != SP_OK)
+    return crowd_error(L, "set_priority", &err);
+  return 0;
+}
+
+/* c:goal_priority(goal) -> the priority of goal (1-based) now. */
+static int l_crowd_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  lua_pushinteger(L, sp_crowd_priority(c->c, (int)goal - 1));
+  return 1;
+}
+
 /* c:spawn(state, x, y [, home]) -> agent index (1-based). */
 static int l_crowd_spawn(lua_State *L)
 {
@@ -732,6 +757,40 @@ static int l_crowd_target_cell(lua_State *L)
   return 2;
 }
 
+/* c:chase(agent, target [, reach]) -> true | false, message: the step
+ * agent waits to be given a target for goes to `target` (a saspu.Agent of
+ * a crowd of the same world; it may move) and arrives within `reach`
+ * cells (default 1). A despawned target gives false, "target_gone"; a
+ * handle of another world raises. */
+static int l_crowd_chase(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  size_t a = check_agent(L, c, 2);
+  LAgent *h = luaL_checkudata(L, 3, AGENT_MT);
+  lua_Integer reach = luaL_optinteger(L, 4, 1);
+  luaL_argcheck(L, reach >= 0 && reach <= 65534, 4, "reach must be in 0..65534");
+  lua_getiuservalue(L, 3, 1);
+  LCrowd *tc = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!tc->c || !sp_crowd_alive(tc->c, h->index) ||
+      sp_crowd_generation(tc->c, h->index) != h->gen) {
+    lua_pushboolean(L, 0);
+    lua_pushliteral(L, "target_gone");
+    return 2;
+  }
+  if (tc->world != c->world)
+    luaL_argerror(L, 3, "a handle of another world");
+  SpError err;
+  SpStatus st = sp_crowd_set_target_agent(c->c, a, tc->c, h->index, h->gen, (int)reach, &err);
+  if (st == SP_ERR_MEMORY)
+    return crowd_error(L, "chase", &err);
+  lua_pushboolean(L, st == SP_OK);
+  if (st == SP_OK)
+    return 1;
+  lua_pushstring(L, err.message);
+  return 2;
+}
+
 /* c:size() -> live agents. */
 static int l_crowd_size(lua_State *L)
 {
@@ -827,6 +886,8 @@ static const luaL_Reg crowd_methods[] = {
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },
   { "blocker", l_crowd_blocker },
+  { "set_goal_priority", l_crowd_set_goal_priority },
+  { "goal_priority", l_crowd_goal_priority },
   { "stats", l_crowd_stats },
   { "size", l_crowd_size },
   { "slots", l_crowd_slots },
@@ -834,6 +895,7 @@ static const luaL_Reg crowd_methods[] = {
   { "despawn", l_crowd_despawn },
   { "teleport", l_crowd_teleport },
   { "target_cell", l_crowd_target_cell },
+  { "chase", l_crowd_chase },
   { "agent", l_crowd_agent },
   { "handles", l_crowd_handles },
   { "world", l_crowd_world },

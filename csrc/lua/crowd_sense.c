@@ -1,5 +1,6 @@
 /* crowd_sense.c: saspu.Crowd's perception: crowd:near (the spatial index of csrc/agents/index.c). */
 #include <math.h>
+#include <stdint.h>
 
 #include "binding.h"
 
@@ -57,8 +58,26 @@ static int l_crowd_near(lua_State *L)
   return 1;
 }
 
+/* c:tie_fact(fact, var): ties the crowd's variable (1-based id) to the
+ * world's fact (1-based id); before the first spawn. */
+static int l_crowd_tie_fact(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer f = luaL_checkinteger(L, 2), v = luaL_checkinteger(L, 3);
+  SpError err;
+  luaL_argcheck(L, f >= 1 && f <= INT32_MAX, 2, "no such fact");
+  luaL_argcheck(L, v >= 1 && v <= c->nvars, 3, "no such variable");
+  if (sp_crowd_tie_fact(c->c, (int)f - 1, (int)v - 1, &err) != SP_OK) {
+    if (err.status == SP_ERR_MEMORY)
+      return luaL_error(L, "saspu.Crowd:tie_fact: not enough memory");
+    return luaL_error(L, "saspu.Crowd:tie_fact: %s", err.message);
+  }
+  return 0;
+}
+
 static const luaL_Reg sense_methods[] = {
   { "near", l_crowd_near },
+  { "tie_fact", l_crowd_tie_fact },
   { NULL, NULL }
 };
 

@@ -309,6 +309,60 @@ static int l_world_update_crowds(lua_State *L)
   return 0;
 }
 
+/* w:add_fact(name, values, value) -> fact id (1-based): values an array
+ * of names, value the 1-based index of the one it holds now. */
+static int l_world_add_fact(lua_State *L)
+{
+  check_world(L, 1); /* closed: said before the other arguments */
+  const char *name = luaL_checkstring(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_Integer value = luaL_checkinteger(L, 4);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, 3);
+  luaL_argcheck(L, n >= 2 && n <= 255, 3, "2 to 255 value names");
+  /* the names stay on the stack (anchored) while C copies them */
+  const char **names = lua_newuserdatauv(L, (size_t)n * sizeof(char *), 0);
+  for (lua_Integer k = 1; k <= n; k++) {
+    lua_rawgeti(L, 3, k);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_argerror(L, 3, "value names must be strings");
+    names[k - 1] = lua_tostring(L, -1);
+  }
+  LWorld *w = check_world(L, 1); /* the userdata was a Lua point */
+  luaL_argcheck(L, value >= 1 && value <= n, 4, "value index out of range");
+  SpError err;
+  int id;
+  if (sp_world_add_fact(w->w, name, names, (int)n, (int)value - 1, &id, &err) != SP_OK)
+    return world_error(L, "add_fact", &err);
+  lua_pushinteger(L, id + 1);
+  return 1;
+}
+
+/* The fact id (1-based) at `arg`, returned 0-based. */
+static int check_fact(lua_State *L, const LWorld *w, int arg)
+{
+  lua_Integer id = luaL_checkinteger(L, arg);
+  luaL_argcheck(L, id >= 1 && id <= sp_world_fact_count(w->w), arg, "no such fact");
+  return (int)id - 1;
+}
+
+/* w:fact_value(id [, value]) -> the fact's value (1-based index); with
+ * value, sets it first (seen by the crowds at the next update). */
+static int l_world_fact_value(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  int f = check_fact(L, w, 2);
+  if (!lua_isnoneornil(L, 3)) {
+    lua_Integer v = luaL_checkinteger(L, 3);
+    SpError err;
+    luaL_argcheck(L, v >= 1 && v <= sp_world_fact_value_count(w->w, f), 3,
+                  "value index out of range");
+    if (sp_world_set_fact(w->w, f, (int)v - 1, &err) != SP_OK)
+      return world_error(L, "set", &err);
+  }
+  lua_pushinteger(L, sp_world_get_fact(w->w, f) + 1);
+  return 1;
+}
+
 static const luaL_Reg world_meta[] = {
   { "__gc", l_world_close },
   { "__close", l_world_close },
@@ -326,6 +380,8 @@ static const luaL_Reg world_methods[] = {
   { "stats", l_world_stats },
   { "threads", l_world_threads },
   { "update_crowds", l_world_update_crowds },
+  { "add_fact", l_world_add_fact },
+  { "fact_value", l_world_fact_value },
   { "close", l_world_close },
   { "is_open", l_world_is_open },
   { NULL, NULL }

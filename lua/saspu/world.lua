@@ -33,6 +33,7 @@ local huge = math.huge
 local concat, string_char, string_format = table.concat, string.char, string.format
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
+local facts = require "saspu.facts"
 local duration_draw = core.duration_draw
 local KIND_BIT = core.event_kinds()
 
@@ -108,7 +109,7 @@ end
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true }
 local GOAL_FIELDS = { [1] = true, priority = true, when = true }
-local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true }
+local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true, facts = true }
 
 local function refuse_unknown(t, allowed, path)
   for k in pairs(t) do
@@ -144,7 +145,31 @@ local function read_duration(d, rec, path)
   end
 end
 
--- at: a place name, a kind name, "home", { kind = k } or function(agent).
+-- The reach of an agent target: an integer >= 0 (cells), default 1.
+local function read_reach(reach, path)
+  if reach == nil then return 1 end
+  if not is_integer(reach) or reach < 0 or reach > 65534 then
+    error(path .. ".reach: expected an integer in 0..65534 (cells), got " .. tostring(reach), 0)
+  end
+  return reach
+end
+
+-- at = { agent = handle, reach = n }: the step goes to that agent (of this world, alive),
+-- through the `at` function machinery (the C chase follows it as it moves).
+local function read_agent_target(at, rec, wside, path)
+  local h = at.agent
+  local ok, alive = pcall(Agent.alive, h)
+  if not ok then error(path .. ".agent: expected a saspu.Agent, got " .. type(h), 0) end
+  if not alive then error(path .. ".agent: the agent was despawned (or its crowd closed)", 0) end
+  if h:crowd():world() ~= wside.world then
+    error(path .. ".agent: a handle of another world", 0)
+  end
+  rec.reach = read_reach(at.reach, path)
+  rec.bind, rec.at_fn = "script", function() return h end
+end
+
+-- at: a place name, a kind name, "home", { kind = k }, { agent = handle [, reach = n] }
+-- or function(agent) (a place name, x, y, or an agent handle [and a reach]).
 local function read_at(at, rec, wside, path)
   if at == nil then return end
   if type(at) == "function" then
@@ -159,6 +184,9 @@ local function read_at(at, rec, wside, path)
     else
       error(string_format("%s: unknown place '%s'", path, at), 0)
     end
+  elseif type(at) == "table" and at.agent ~= nil then
+    refuse_unknown(at, { agent = true, reach = true }, path)
+    read_agent_target(at, rec, wside, path)
   elseif type(at) == "table" then
     refuse_unknown(at, { kind = true }, path)
     if type(at.kind) ~= "string" then error(path .. ".kind: expected a place kind name", 0) end
@@ -167,8 +195,8 @@ local function read_at(at, rec, wside, path)
     end
     rec.bind, rec.arg = "kind", at.kind
   else
-    error(path .. ": expected a place name, { kind = ... }, \"home\" or a function, got " ..
-          type(at), 0)
+    error(path .. ": expected a place name, { kind = ... }, { agent = ... }, \"home\" or a "
+          .. "function, got " .. type(at), 0)
   end
 end
 
@@ -335,7 +363,9 @@ end
 --- Makes a crowd: the agents of one domain, with a behaviour (docs/agents.md).
 -- `behaviour.actions[name]`: `duration` (seconds, `{ min, max }` drawn per step, or
 -- `function(agent)`), `at` (a place name, `{ kind = k }` for the nearest with room,
--- `"home"`, or `function(agent)` returning a place name or `x, y`), `interruptible`,
+-- `"home"`, `{ agent = handle, reach = 1 }` for another agent, followed as it moves, or
+-- `function(agent)` returning a place name, `x, y` or an agent handle [and a reach]),
+-- `interruptible`,
 -- hooks `on_start(agent)`, `on_finish(agent)`, `on_fail(agent, reason)`, or
 -- `run(agent, wait)` (a coroutine; `return false, "reason"` fails the step). Actions left
 -- out take no time and no place. `behaviour.goals`: `{ "goal_name" | { var = value },
@@ -345,17 +375,26 @@ end
 -- @tparam Domain dom
 -- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f }`
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
--- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity }`
+-- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
+-- movement = "grid" | "engine" (the game moves its agents: events `move`, then
+-- `a:arrived()` or `a:move_failed(reason)`) }`
 -- @treturn Crowd
 -- @raise errors that name the path: "behaviour.actions.buy_food.at: unknown place 'markt'",
 -- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
 -- "behaviour.actions.nosuch: 'nosuch' is not an action of 'horse_breeder'",
--- "behaviour: unknown field 'x'"; bad options of the crowd.
+-- "behaviour: unknown field 'x'", "behaviour.actions.arrest.at.agent: a handle of
+-- another world"; bad options of the crowd.
 function World:crowd(dom, behaviour, opts)
   local ws = world_side(self)
   local n = domain_names(dom)
   local beh = read_behaviour(behaviour, n, ws)
+  local fact_list = behaviour.facts
+  if opts ~= nil and type(opts) == "table" and opts.facts ~= nil then
+    if fact_list ~= nil then error("saspu.World:crowd: facts given in both the behaviour and the options", 2) end
+    fact_list = opts.facts
+  end
   local c = core.crowd(self, dom, opts)
+  local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
@@ -379,6 +418,7 @@ function World:crowd(dom, behaviour, opts)
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents that were inspected)
     engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
+    tied = tied,         -- variable id -> the world fact it shows
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -593,13 +633,19 @@ local function on_waiting(side, agent, action, rec)
     local name = side.names.action_names[action]
     if not ok then return fail_step(side, agent, action, name .. " at: " .. describe(p)) end
     local done, err
-    if type(p) == "string" and side.wside.place_ids[p] then
+    if type(p) == "userdata" and pcall(Agent.alive, p) then
+      -- an agent: followed as it moves; gone (despawned) fails the step as target_gone
+      local okc
+      okc, done, err = pcall(c.chase, c, agent, p, rec.reach or (is_integer(y) and y) or 1)
+      if not okc then done, err = false, describe(done) end
+      if err == "target_gone" then return fail_step(side, agent, action, "target_gone") end
+    elseif type(p) == "string" and side.wside.place_ids[p] then
       done, err = c:control(agent, "target", side.wside.place_ids[p])
     elseif cell_ok(p) and cell_ok(y) then -- the grid's own bounds are C's to check
       done, err = c:control(agent, "target", nil, p, y)
     else
-      done, err = false, string_format("returned %s, %s (expected a place name, or the x, y "
-                                       .. "of a cell on the grid)", typed(p), typed(y))
+      done, err = false, string_format("returned %s, %s (expected a place name, the x, y "
+                                       .. "of a cell on the grid, or an agent)", typed(p), typed(y))
     end
     if not done then fail_step(side, agent, action, name .. " at: " .. err) end
     return
@@ -992,6 +1038,12 @@ function Crowd:spawn(spec)
   return self:agent(i)
 end
 
+-- The refusal of a set on a variable tied to a world fact.
+local function tied_message(where, var, fact)
+  return string_format("%s: variable '%s' is the world's fact '%s' (set it with world:set)",
+                       where, tostring(var), fact)
+end
+
 --- Sets `var` of every agent: a world change (plans it breaks replan with `world_changed`).
 -- @tparam string var
 -- @param value a value of var
@@ -1001,6 +1053,7 @@ function Crowd:set_all(var, value)
   local side = crowd_side(self)
   local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Crowd:set_all: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Crowd:set_all", var, side.tied[v]), 2) end
   self:set_var_all(v, x)
 end
 
@@ -1013,6 +1066,50 @@ function Crowd:goal_names()
   return out
 end
 
+--- Changes a goal's priority now, for every agent of the crowd.
+-- The goals are sorted again (among equal priorities, the earlier listed first); an
+-- idle agent looks again, and a running plan yields to a goal now strictly higher as it
+-- would to any (between steps, or mid-step when the step is interruptible). Every goal
+-- of the behaviour with that name takes it.
+--     crowd:set_priority("flee", 100)   -- the alarm rang
+-- @function Crowd:set_priority
+-- @tparam string goal a goal name of the behaviour (or one `select` added)
+-- @tparam int priority
+-- @raise "saspu.Crowd:set_priority: unknown goal 'sleep' (work, have_a_meal)";
+-- "saspu.Crowd:set_priority: priority must be an integer, got 1.5"; "saspu.Crowd: closed".
+function Crowd:set_priority(goal, priority)
+  local side = crowd_side(self)
+  if not is_integer(priority) then
+    error("saspu.Crowd:set_priority: priority must be an integer, got " .. tostring(priority), 2)
+  end
+  local found = false
+  for i, name in ipairs(side.goal_names) do
+    if name == goal then
+      self:set_goal_priority(i, priority)
+      found = true
+    end
+  end
+  if not found then
+    error(string_format("saspu.Crowd:set_priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+end
+
+--- A goal's priority now.
+-- @function Crowd:priority
+-- @tparam string goal a goal name of the behaviour
+-- @treturn int
+-- @raise "saspu.Crowd:priority: unknown goal 'sleep' (work, have_a_meal)".
+function Crowd:priority(goal)
+  local side = crowd_side(self)
+  local i = side.goal_ids[goal]
+  if not i then
+    error(string_format("saspu.Crowd:priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+  return self:goal_priority(i)
+end
+
 --- @type Agent
 
 --- Sets one variable of the agent: a world change (a plan it breaks replans with
@@ -1023,8 +1120,10 @@ end
 -- "saspu.Agent: closed".
 function Agent:set(var, value)
   local c = self:crowd()
-  local v, x = var_value(crowd_side(c).names, var, value)
+  local side = crowd_side(c)
+  local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Agent:set: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Agent:set", var, side.tied[v]), 2) end
   c:set_var(self:index(), v, x)
 end
 
@@ -1051,6 +1150,8 @@ end
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
 require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
                                             drop_running = drop_running })
+-- world:set(name, value), world:get(name): lua/saspu/facts.lua.
+facts.install(World, { world_side = world_side })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)
@@ -1370,7 +1471,7 @@ M.strip_own = strip_own
 function M.world(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end
-  refuse_unknown(spec, { grid = true, places = true, threads = true }, "saspu.world")
+  refuse_unknown(spec, { grid = true, places = true, threads = true, facts = true }, "saspu.world")
   local threads = spec.threads
   if threads ~= nil and (not is_integer(threads) or threads < 0) then
     error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
@@ -1396,6 +1497,7 @@ function M.world(spec)
       if not ok then error(path .. ": " .. tostring(err):gsub("^saspu.World:place: ", ""), 2) end
     end
   end
+  facts.declare(w, worlds[w], spec.facts)
   return w
 end
 

@@ -192,8 +192,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 14:
       teleport(&m, c, g, agent, y % (side + 1), z % (side + 1));
       break;
-    case 15: /* answers to engine moves, pending or not */
-      if (z & 1)
+    case 15: /* answers to engine moves, pending or not; a chase of an
+                agent of the crowd (maybe itself, maybe gone) */
+      if ((z & 3) == 3)
+        sp_crowd_set_target_agent(c, agent, c, (size_t)y % (m.agents + 1),
+                                  (size_t)y % (m.agents + 1) < MAX_AGENTS
+                                      ? m.gen[(size_t)y % (m.agents + 1)] + (uint32_t)(x & 1)
+                                      : 0,
+                                  z % 3 - (z == 255), &err);
+      else if (z & 1)
         sp_crowd_arrived(c, agent, &err);
       else
         sp_crowd_move_failed(c, agent, y, &err);

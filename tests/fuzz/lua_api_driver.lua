@@ -615,6 +615,11 @@ local function random_behaviour(dom)
           end
         end
         if chance(8) then spec.at = function() return pick(12), pick(8) end end
+        if chance(10) then -- another agent, maybe of another world, maybe gone
+          local prey = any(pool("agent"))
+          spec.at = chance(2) and { agent = prey or junk(), reach = chance(6) and junk() or pick(3) - 1 }
+            or function() return prey, pick(3) - 1 end
+        end
         if chance(15) then spec.duration = junk() end
         if chance(20) then spec.unknown = true end
         actions[a.name] = spec
@@ -853,6 +858,7 @@ local function op_agent_life()
     try("crowd:target_cell", c.target_cell, c, num(1, 70))
     local ops = { "arrived", "move_failed" }
     try("crowd:control", c.control, c, num(1, 70), ops[pick(2)], num(0, 3))
+    try("crowd:chase", c.chase, c, num(1, 70), chance(5) and junk() or a, chance(5) and junk() or num(0, 3))
   end
 end
 

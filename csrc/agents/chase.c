@@ -1,0 +1,167 @@
+/* chase.c: agents walking to another agent that may move: targets checked every frame, short A* paths searched again as the target moves. */
+#include <string.h>
+
+#include "sp_agents.h"
+#include "sp_error.h"
+#include "sp_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* The world's live crowds                                            */
+/* ------------------------------------------------------------------ */
+
+void sp_world_register_crowd(SpWorld *w, SpCrowd *c) {
+  c->serial = ++w->crowd_serial;
+  c->next_in_world = w->crowds;
+  w->crowds = c;
+}
+
+void sp_world_unregister_crowd(SpWorld *w, SpCrowd *c) {
+  if (c->serial == 0) return;
+  for (SpCrowd **p = &w->crowds; *p != NULL; p = &(*p)->next_in_world)
+    if (*p == c) {
+      *p = c->next_in_world;
+      break;
+    }
+  c->serial = 0;
+}
+
+/* 1 when `c` (with `serial`) is still a crowd of w: not freed, nor its
+ * memory reused by a newer crowd. */
+static int crowd_live(const SpWorld *w, const SpCrowd *c, uint64_t serial) {
+  for (const SpCrowd *k = w->crowds; k != NULL; k = k->next_in_world)
+    if (k == c) return k->serial == serial;
+  return 0;
+}
+
+void sp_crowd_chase_free(SpCrowd *c) {
+  if (c->chase != NULL)
+    sp_mem_free(c->alloc, c->chase, (c->capacity + 1) * sizeof(Chase));
+  sp_grid_workspace_free(c->chase_ws);
+  c->chase = NULL;
+  c->chase_ws = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Setting a chase                                                    */
+/* ------------------------------------------------------------------ */
+
+SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
+                                   const SpCrowd *other, size_t target,
+                                   uint32_t gen, int reach, SpError *err) {
+  sp_error_clear(err);
+  SpStatus st = sp_crowd_waiting_target(c, agent, err);
+  if (st != SP_OK) return st;
+  if (other->world != c->world)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: the target agent lives in another world");
+  if (!sp_crowd_alive(other, target) || sp_crowd_generation(other, target) != gen)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: the target agent was despawned");
+  if (reach < 0 || reach > 65534)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: reach %d is outside 0..65534", reach);
+  const SpGrid *g = c->world->grid;
+  if (!c->opt.engine_moves) {
+    if (c->chase == NULL) {
+      size_t bytes = (c->capacity + 1) * sizeof(Chase);
+      c->chase = sp_mem_alloc(c->alloc, bytes);
+      if (c->chase == NULL) return sp_error_memory(err);
+      memset(c->chase, 0, bytes);
+    }
+    if (g != NULL && c->chase_ws == NULL) {
+      SpGridError gerr;
+      if (sp_grid_workspace_new(g, NULL, c->alloc, &c->chase_ws, &gerr) != SP_OK)
+        return sp_error_memory(err);
+    }
+    Chase *ch = &c->chase[agent];
+    memset(ch, 0, sizeof *ch);
+    ch->crowd = other;
+    ch->serial = other->serial;
+    ch->agent = (uint32_t)target;
+    ch->gen = gen;
+    ch->reach = (uint16_t)reach;
+    ch->gx = ch->gy = 0xFFFF;
+    ch->on = 1;
+  }
+  /* an engine move goes to the target's cell of now */
+  Agent *a = &c->agents[agent];
+  const Agent *t = &other->agents[target];
+  a->target = SP_NO_PLACE;
+  a->tx = t->x;
+  a->ty = t->y;
+  c->phase[agent] = SP_PHASE_WALKING;
+  c->flags[agent] |= F_BIND;
+  c->time[agent] = 0.0f;
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* A frame of a chase                                                 */
+/* ------------------------------------------------------------------ */
+
+static int cheb(int x0, int y0, int x1, int y1) {
+  int dx = x0 > x1 ? x0 - x1 : x1 - x0, dy = y0 > y1 ? y0 - y1 : y1 - y0;
+  return dx > dy ? dx : dy;
+}
+
+/* A* from the walker's cell to the target's; keeps the path's first
+ * SP_CHASE_PATH cells. 0 when there is no way. */
+static int repath(SpCrowd *c, Chase *ch, const Agent *a, const Agent *t) {
+  SpGridPoint from = {a->x, a->y}, to = {t->x, t->y};
+  SpGridError gerr;
+  if (sp_grid_find_path(c->world->grid, c->chase_ws, from, to, NULL, NULL,
+                        &gerr) != SP_OK)
+    return 0;
+  size_t n = sp_grid_workspace_path(c->chase_ws, ch->path, SP_CHASE_PATH + 1);
+  ch->steps = (uint8_t)(n < SP_CHASE_PATH + 1 ? n : SP_CHASE_PATH + 1);
+  ch->at = 1; /* path[0] is the walker's cell */
+  ch->gx = t->x, ch->gy = t->y;
+  return ch->steps > 1;
+}
+
+/* One cell toward the target: down the path (searched again when it is
+ * walked or the target left its end), or straight without a grid. */
+static int step_toward(SpCrowd *c, Chase *ch, Agent *a, const Agent *t) {
+  if (c->world->grid == NULL) {
+    a->x = (uint16_t)(a->x + (t->x > a->x) - (t->x < a->x));
+    a->y = (uint16_t)(a->y + (t->y > a->y) - (t->y < a->y));
+    return 1;
+  }
+  if (ch->at >= ch->steps || cheb(ch->gx, ch->gy, t->x, t->y) > SP_CHASE_SLACK)
+    if (!repath(c, ch, a, t)) return 0;
+  a->x = (uint16_t)ch->path[ch->at].x;
+  a->y = (uint16_t)ch->path[ch->at].y;
+  ch->at++;
+  return 1;
+}
+
+void sp_agent_chase(SpCrowd *c, Sink s, size_t i) {
+  Chase *ch = &c->chase[i];
+  Agent *a = &c->agents[i];
+  const SpCrowd *tc = ch->crowd;
+  if (!crowd_live(c->world, tc, ch->serial) || !sp_crowd_alive(tc, ch->agent) ||
+      sp_crowd_generation(tc, ch->agent) != ch->gen) {
+    ch->on = 0;
+    sp_agent_fail_now(c, s, i, SP_REASON_TARGET_GONE);
+    return;
+  }
+  const Agent *t = &tc->agents[ch->agent];
+  a->tx = t->x, a->ty = t->y; /* where it goes now, for inspection */
+  float progress = c->time[i] + c->opt.speed * c->dt;
+  int cells = (int)progress;
+  c->time[i] = progress - (float)cells;
+  for (int k = 0;; k++) {
+    if (cheb(a->x, a->y, t->x, t->y) <= ch->reach) {
+      ch->on = 0;
+      c->time[i] = 0.0f;
+      sp_agent_arrive(c, s, i);
+      return;
+    }
+    if (k == cells) return; /* on its way: the next frame goes on */
+    if (!step_toward(c, ch, a, t)) {
+      ch->on = 0;
+      sp_agent_fail_now(c, s, i, SP_REASON_UNREACHABLE);
+      return;
+    }
+  }
+}
