@@ -402,6 +402,10 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
                         "crowd: variable %d value %d is out of range", var,
                         value);
+  if (sp_sensor_of(c, var))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                        "crowd: variable '%s' is a sensor's (the update sets "
+                        "it)", sp_variable_name(c->domain, var));
   int tie = sp_facts_tie_of(c, var);
   if (tie >= 0)
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
