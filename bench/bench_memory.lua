@@ -6,7 +6,7 @@ local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
 local saspu = require "saspu"
-local util = require "bench_lua"
+local util = require "lua_bench"
 
 local format = string.format
 
@@ -70,7 +70,7 @@ local function run_one(kind, n)
            fields = tonumber(fields), heap = tonumber(heap) }
 end
 
-print(util.machine(saspu.cores()))
+print("machine: " .. util.machine(saspu.cores()))
 print(format("RSS growth from the smallest case (no agent; the town: one per class) to %d agents\n"
   .. "after %d frames, against the crowds' own bytes_total (summed over the crowds). What else\n"
   .. "grew is listed apart: the world's distance fields and the script's Lua heap (the demo's\n"

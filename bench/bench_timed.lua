@@ -6,7 +6,7 @@ local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
 local saspu = require "saspu"
-local util = require "bench_lua"
+local util = require "lua_bench"
 
 local N = tonumber(arg[1]) or 1000000
 local THREADS = tonumber(arg[2]) or 1
@@ -61,7 +61,7 @@ for f = 1, WARM + FRAMES do
   end
 end
 
-print(util.machine(saspu.cores()))
+print("machine: " .. util.machine(saspu.cores()))
 print(format("%d agents, crowd on %d thread(s), %d frames of %.4f s after %d warm-up (medians)",
              N, THREADS, FRAMES, DT, WARM))
 print(format("  saspu crowd:      %8.2f ms/frame (%d steps finished in all)", util.median(c_ms),

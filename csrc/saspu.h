@@ -290,20 +290,20 @@ typedef struct SpBlocker {
 } SpBlocker;
 
 /* Bytes of scratch sp_plan_blocker needs for domain d. */
-size_t sp_blocker_scratch_size(const SpDomain *d);
+SP_API size_t sp_blocker_scratch_size(const SpDomain *d);
 /* The blocker of (s0, goal), which have no plan: `failure` is the
  * planner's reason for it (kept in out->failure). Allocates nothing;
  * `scratch` holds sp_blocker_scratch_size(d) bytes. O(values + prevails).
  * Returns out->kind (SP_BLOCK_NONE only when a plan exists). */
-SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
+SP_API SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
                               const SpValue *goal, const SpFailure *failure,
                               void *scratch, SpBlocker *out);
 /* A readable sentence with the domain's names. snprintf-like. */
-size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
+SP_API size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
                          size_t size);
 /* The missing link as a phrase ("an action setting outlaw from escaped
  * to at_large"), empty when there is none. snprintf-like. */
-size_t sp_blocker_link_format(const SpDomain *d, const SpBlocker *b,
+SP_API size_t sp_blocker_link_format(const SpDomain *d, const SpBlocker *b,
                               char *buf, size_t size);
 
 /* Scratch space for planning with one domain. One per thread; reusable

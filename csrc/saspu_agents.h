@@ -212,6 +212,15 @@ SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
 SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                                   const SpValue *when, int *index, SpError *err);
 SP_API int sp_crowd_goal_count(const SpCrowd *c);
+/* Goal `index` (from sp_crowd_add_goal) takes `priority` at once: the
+ * goals are sorted again (among equal priorities the earlier added
+ * first), refusals are forgotten and idle agents look again; a running
+ * plan yields to a goal now strictly higher as to any other. Not during
+ * an update. SP_ERR_STATE for no such goal. Allocates nothing. */
+SP_API SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
+                                      SpError *err);
+/* Goal `index`'s priority now (0 for no such goal). */
+SP_API int sp_crowd_priority(const SpCrowd *c, int index);
 
 /* Goals chosen by the caller (on != 0): an agent that needs a goal no
  * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT
@@ -243,6 +252,36 @@ SP_API SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
  * value. SP_ERR_INVALID / SP_ERR_STATE naming the fact and the variable;
  * SP_ERR_MEMORY. Nothing changed on failure. */
 SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
+
+/* ---- sensors ----------------------------------------------------------
+ * A sensor keeps a two-valued variable equal to a spatial test, in C:
+ * `on` when an agent of crowd `near` (another agent, for the crowd
+ * itself) or a place of kind `kind` is within Chebyshev distance r of
+ * the agent, `off` otherwise. Read at the first update and then every
+ * `period` seconds (0: every update), before the goal choice; a value
+ * that changes acts as sp_crowd_set_var would (only plans it breaks
+ * replan; an idle agent chooses again). A reading visits every agent of
+ * the crowd (a crowd sensed by `near` keeps a spatial index, as
+ * sp_crowd_near does); a crowd without sensors pays nothing. */
+#if !defined(SP_CROWD_MAX_SENSORS)
+#define SP_CROWD_MAX_SENSORS 8
+#endif
+typedef struct SpSensor {
+  int var;             /* a variable of the crowd's domain */
+  int on, off;         /* its values when the test holds / does not */
+  const SpCrowd *near; /* an agent of this crowd within r, or NULL */
+  int kind;            /* or a place of this kind (-1: none) */
+  int r;               /* cells, >= 0 */
+  float period;        /* seconds between readings, >= 0 */
+} SpSensor;
+
+/* Adds a sensor. SP_ERR_INVALID (nothing changed) when the variable or
+ * its values do not exist, it is tied to a fact or sensed already, an
+ * action changes it (the sensor sets it), both or neither of near and
+ * kind are given, near lives in another world, kind does not exist, r <
+ * 0 or period is not a finite number >= 0; more than
+ * SP_CROWD_MAX_SENSORS. The crowd sensed must outlive this one. */
+SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
@@ -525,7 +564,7 @@ SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
  * its event reports it): the blocker recorded then, or (kind
  * SP_BLOCK_ORDER) the planner's reason with the variable's value now.
  * SP_ERR_STATE when the agent never had a no_plan. */
-SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
+SP_API SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
                                   SpBlocker *out);
 /* What blocks the goal of the agent's last no_plan, judged from its state
  * now (sp_plan_blocker; kind SP_BLOCK_NONE when that goal has a plan
@@ -533,8 +572,8 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
  * last failure is not a no_plan (or it has had a plan for that goal
  * since). `scratch` holds sp_crowd_blocker_scratch_size(c) bytes. Uses
  * the crowd's first planning workspace: not during an update. */
-size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
-SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
+SP_API size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
+SP_API SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
                                SpBlocker *out, int *goal);
 
 typedef struct SpCrowdStats {
@@ -573,7 +612,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 3
+#define SP_SAVE_VERSION 4
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to

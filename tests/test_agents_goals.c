@@ -11,6 +11,7 @@
 #include "oracle.h"
 #include "paper_facts.h"
 #include "saspu_agents.h"
+#include "sp_builtin.h"
 
 /* Goal conditions checked per domain (a stride over all of them). */
 #define GOALS_CHECKED 120
@@ -121,12 +122,70 @@ static void test_shortest_to_condition(void **state) {
   sp_builtin_free(b);
 }
 
+/* sp_crowd_set_priority re-sorts the goals and every agent keeps the goal
+ * it had (its sorted index follows); the new order decides the next
+ * choice; an unknown goal is refused. Citizen: one agent, the goals each
+ * of its values of variable 0 (all reachable or not, it does not matter:
+ * only the bookkeeping is checked). */
+static void test_set_priority_keeps_goals(void **state) {
+  (void)state;
+  SpBuiltSpec *b = sp_builtin_citizen(plain);
+  SpDomain *d;
+  assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &d, NULL), SP_OK);
+  int m = sp_domain_variable_count(d);
+  SpWorld *w;
+  SpCrowd *c;
+  SpCrowdOptions opt;
+  memset(&opt, 0, sizeof opt);
+  opt.capacity = 4;
+  opt.threads = 1;
+  assert_int_equal(sp_world_new(NULL, plain, &w, NULL), SP_OK);
+  assert_int_equal(sp_crowd_new(w, d, &opt, plain, &c, NULL), SP_OK);
+  SpValue cond[64], s0[64];
+  memcpy(s0, b->starts[0].values, (size_t)m);
+  int prio[3] = {5, 3, 1};
+  for (int g = 0; g < 3; g++) { /* goal g: variable g differs from the start */
+    memset(cond, SP_ANY, sizeof cond);
+    cond[g] = (SpValue)((s0[g] + 1) % sp_variable_value_count(d, g));
+    assert_int_equal(sp_crowd_add_goal(c, cond, prio[g], NULL, NULL, NULL), SP_OK);
+  }
+  size_t a;
+  assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, &a, NULL), SP_OK);
+  assert_int_equal(sp_crowd_update(c, 0.01f, NULL), SP_OK);
+  SpAgentInfo before, after;
+  assert_int_equal(sp_crowd_inspect(c, a, &before), SP_OK);
+  SpError err;
+  assert_int_equal(sp_crowd_set_priority(c, 2, 9, &err), SP_OK); /* last -> first */
+  assert_int_equal(sp_crowd_priority(c, 2), 9);
+  assert_int_equal(sp_crowd_priority(c, 0), 5);
+  assert_int_equal(sp_crowd_inspect(c, a, &after), SP_OK);
+  assert_int_equal(after.goal, before.goal); /* the same goal, at its new place */
+  assert_int_equal(sp_crowd_set_priority(c, 0, 9, &err), SP_OK); /* a tie: goal 0 first */
+  assert_int_equal(sp_crowd_inspect(c, a, &after), SP_OK);
+  assert_int_equal(after.goal, before.goal);
+  assert_int_equal(sp_crowd_set_priority(c, 3, 1, &err), SP_ERR_STATE);
+  /* a new agent takes the highest now: goal 0 (9, added first) */
+  assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, &a, NULL), SP_OK);
+  assert_int_equal(sp_crowd_update(c, 0.01f, NULL), SP_OK);
+  const SpAgentEvent *ev = sp_crowd_events(c);
+  int chosen = -1;
+  for (size_t k = 0; k < sp_crowd_event_count(c); k++)
+    if (ev[k].agent == a && ev[k].kind == SP_EV_NO_PLAN && chosen < 0) chosen = ev[k].goal;
+    else if (ev[k].agent == a && ev[k].kind == SP_EV_GOAL_CHOSEN && chosen < 0) chosen = ev[k].goal;
+  assert_int_equal(chosen, 0);
+  sp_crowd_free(c);
+  sp_world_free(w);
+  sp_domain_free(d);
+  sp_builtin_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       PAPER_COUNT_TEST(0, test_shortest_to_condition),
       PAPER_COUNT_TEST(1, test_shortest_to_condition),
       PAPER_COUNT_TEST(2, test_shortest_to_condition),
       PAPER_COUNT_TEST(3, test_shortest_to_condition),
+      cmocka_unit_test(test_set_priority_keeps_goals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

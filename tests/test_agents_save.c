@@ -353,8 +353,8 @@ static void test_bad_input_changes_nothing(void **state) {
   bad[40] ^= 1;
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
-  bad[8] = 4;
-  refused(&b, bad, len, "format version 4, this saspu reads 3", before, blen);
+  bad[8] = 5;
+  refused(&b, bad, len, "format version 5, this saspu reads 4", before, blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -437,6 +437,7 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
     }
     at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
     at += 1 + (size_t)b[at];                   /* the fact ties' values */
+    at += 1 + 8u * (size_t)b[at];              /* the sensors' next readings */
   }
   return 0;
 }
@@ -648,6 +649,50 @@ static void test_crafted_but_sound_runs(void **state) {
   scene_close(&a);
 }
 
+
+/* A crafted list of cached fields (thousands of distinct cells, repeats)
+ * costs no more than filling the world's cache once: a load computes at
+ * most as many fields as the world can hold. */
+static void test_crafted_field_list_is_bounded(void **state) {
+  (void)state;
+  Scene a;
+  scene_open(&a, 3, 6, plain);
+  sp_world_set_field_budget(a.w, 4 * 24 * 12 * 16); /* a few fields of this grid */
+  RdRng rng;
+  rd_seed(&rng, 3);
+  run(&a, &rng, 10, NULL);
+  size_t len;
+  uint8_t *good = save(&a, &len);
+  size_t np = (size_t)get_le(good + 32 + 16, 4);
+  size_t list = 32 + 20 + 4 * np + 8; /* the field count, then the list */
+  size_t nf = (size_t)get_le(good + list, 4), extra = 3000;
+  size_t blen = len + 12 * extra;
+  uint8_t *big = malloc(blen);
+  memcpy(big, good, list + 4 + 12 * nf);
+  for (size_t k = 0; k < extra; k++) { /* every cell, some twice */
+    uint32_t cell = (uint32_t)(k % (24 * 12 - 1));
+    put_le(big + list + 4 + 12 * (nf + k), 0x80000000u | cell, 4);
+    put_le(big + list + 4 + 12 * (nf + k) + 4, k, 8);
+  }
+  memcpy(big + list + 4 + 12 * (nf + extra), good + list + 4 + 12 * nf,
+         len - (list + 4 + 12 * nf));
+  put_le(big + list, nf + extra, 4);
+  put_le(big + 16, blen - 32, 8);
+  reseal(big, blen);
+  SpWorldStats before, after;
+  sp_world_stats(a.w, &before);
+  SpError err;
+  if (sp_world_load(a.w, a.c, CROWDS, big, blen, NULL, NULL, &err) != SP_OK)
+    fail_msg("%s", err.message);
+  sp_world_stats(a.w, &after);
+  /* a field takes over 4 bytes a cell: the budget holds fewer than 16 */
+  assert_true(after.fields_computed - before.fields_computed < 16);
+  run(&a, &rng, 30, NULL); /* the others come when an agent needs them */
+  free(big);
+  sp_world_save_free(a.w, good, len);
+  scene_close(&a);
+}
+
 /* A world that was not built the same way is refused by name. */
 static void test_mismatched_world(void **state) {
   (void)state;
@@ -750,6 +795,7 @@ int main(void) {
       cmocka_unit_test(test_crafted_agents_refused),
       cmocka_unit_test(test_crafted_reservations_over_capacity),
       cmocka_unit_test(test_crafted_but_sound_runs),
+      cmocka_unit_test(test_crafted_field_list_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,6 +303,28 @@ static void test_full_place_next_one(void **state) {
   scene_close(&s);
 }
 
+/* A step waiting for its target that the caller finished takes no target
+ * any more: it would walk with the step already finished (and a save of
+ * it would be refused). */
+static void test_no_target_after_finish(void **state) {
+  (void)state;
+  Scene s;
+  town_market(&s, 9, 3, 0);
+  bound(&s, "buy_food", SP_BIND_SCRIPT, SP_NO_PLACE, 0);
+  size_t a = spawn(&s, "start_of_day", 2, 3);
+  run(&s, a, 1, 0.5f);
+  SpAgentInfo info;
+  sp_crowd_inspect(s.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_SCRIPT);
+  assert_int_equal(sp_crowd_finish_step(s.c, a, NULL), SP_OK);
+  SpError err;
+  assert_int_equal(sp_crowd_set_target(s.c, a, SP_NO_PLACE, 5, 5, &err), SP_ERR_STATE);
+  assert_non_null(strstr(err.message, "its step has finished"));
+  sp_crowd_inspect(s.c, a, &info);
+  assert_int_equal(info.phase, SP_PHASE_SCRIPT);
+  scene_close(&s);
+}
+
 /* Failing a step that is not scripted: an acting step fails at the next
  * update with the caller's detail even though its time runs out in that
  * update, and its effect is not applied; a walking step fails and frees
@@ -431,6 +453,7 @@ int main(void) {
       cmocka_unit_test(test_unreachable_cooldown),
       cmocka_unit_test(test_full_place_next_one),
       cmocka_unit_test(test_fail_running_step),
+      cmocka_unit_test(test_no_target_after_finish),
       cmocka_unit_test(test_caller_selects_goals),
       cmocka_unit_test(test_caller_asked_again_after_change),
   };

@@ -27,4 +27,20 @@ function M.machine(cores)
   return string.format("%s, %d online cores, load average %s", model, cores, load)
 end
 
+--- The timed crowd of bench_lua_agents.lua without hooks: n citizens cycling work /
+-- end_work, actions of 1-3 s, no places. Returns the world and the crowd.
+function M.timed_crowd(saspu, n, threads)
+  local dom = saspu.domain_file("domains/citizen.lua")
+  local world = saspu.world {}
+  local actions = {}
+  for _, a in ipairs(dom:actions()) do actions[a.name] = { duration = { 1, 3 } } end
+  local crowd = world:crowd(dom, {
+    actions = actions,
+    goals = { { "work", priority = 1 }, { { working = false }, priority = 1 } },
+  }, { capacity = math.max(n, 1), threads = threads, seed = 1 })
+  local packed = dom:encode("start_of_day")
+  for _ = 1, n do crowd:spawn_packed(packed, 1, 1) end
+  return world, crowd
+end
+
 return M

@@ -257,6 +257,57 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   return SP_OK;
 }
 
+/* Goal `index` (order of sp_crowd_add_goal) takes `priority`: it moves to
+ * its place in the sorted list (priority, highest first; among equals the
+ * earlier added first), every agent's sorted goal indices follow it, the
+ * refusals are forgotten (as after sp_crowd_add_goal) and idle agents look
+ * again. A running plan yields to a goal now strictly higher as it would
+ * to any (between steps, or mid-step when interruptible). */
+SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
+                               SpError *err) {
+  sp_error_clear(err);
+  int from = 0;
+  while (from < c->goal_count && c->goals[from].index != index) from++;
+  if (from == c->goal_count)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: goal %d does not exist (%d goals)", index,
+                        c->goal_count);
+  Goal moved = c->goals[from];
+  moved.priority = priority;
+  for (int g = from; g + 1 < c->goal_count; g++) c->goals[g] = c->goals[g + 1];
+  int to = 0, n = c->goal_count - 1;
+  while (to < n && (c->goals[to].priority > priority ||
+                    (c->goals[to].priority == priority && c->goals[to].index < index)))
+    to++;
+  for (int g = n; g > to; g--) c->goals[g] = c->goals[g - 1];
+  c->goals[to] = moved;
+  /* old sorted position -> new one */
+  uint8_t perm[SP_CROWD_MAX_GOALS];
+  for (int g = 0; g < c->goal_count; g++) {
+    int rest = g == from ? -1 : (g > from ? g - 1 : g); /* without the moved one */
+    perm[g] = (uint8_t)(rest < 0 ? to : (rest >= to ? rest + 1 : rest));
+  }
+  if (c->refused_hi != NULL)
+    memset(c->refused_hi, 0, refused_bytes(c, c->refused_words));
+  for (size_t i = 0; i < c->n; i++) {
+    Agent *a = &c->agents[i];
+    if (a->goal != GOAL_NONE) a->goal = perm[a->goal];
+    if (a->pursued != GOAL_NONE) a->pursued = perm[a->pursued];
+    a->refused = 0;
+    if (c->phase[i] == SP_PHASE_IDLE) {
+      c->flags[i] |= F_NEED_GOAL;
+      c->phase[i] = SP_PHASE_THINKING;
+    }
+  }
+  return SP_OK;
+}
+
+int sp_crowd_priority(const SpCrowd *c, int index) {
+  for (int g = 0; g < c->goal_count; g++)
+    if (c->goals[g].index == index) return c->goals[g].priority;
+  return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Agents                                                             */
 /* ------------------------------------------------------------------ */
@@ -351,6 +402,10 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
                         "crowd: variable %d value %d is out of range", var,
                         value);
+  if (sp_sensor_of(c, var))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                        "crowd: variable '%s' is a sensor's (the update sets "
+                        "it)", sp_variable_name(c->domain, var));
   int tie = sp_facts_tie_of(c, var);
   if (tie >= 0)
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
@@ -662,15 +717,28 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
 
 /* Events a buffer keeps however quiet the frames (16 KiB). */
 #define EV_KEEP_MIN 1024u
+/* Frames in a row under a quarter of a buffer before it shrinks: a crowd
+ * whose frames alternate busy and quiet keeps its buffers (no realloc
+ * every frame), one past its peak lets them go. */
+#define EV_QUIET_FRAMES 8
 
-/* Shrinks *buf to twice `used` events (a power of two, at least
- * EV_KEEP_MIN) when `used` is under a quarter of it; a shrink that fails
- * keeps the buffer as it was. */
+/* Notes that the last frame used `used` events of *buf; after
+ * EV_QUIET_FRAMES frames in a row under a quarter of it, shrinks it to
+ * twice the most of those frames used (a power of two, at least
+ * EV_KEEP_MIN). A shrink that fails keeps the buffer as it was. */
 static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
-                        size_t used) {
-  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) return;
+                        EvTrim *t, size_t used) {
+  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) {
+    t->quiet = 0;
+    t->most = 0;
+    return;
+  }
+  if (used > t->most) t->most = used;
+  if (++t->quiet < EV_QUIET_FRAMES) return;
   size_t keep = EV_KEEP_MIN;
-  while (keep < 2u * used) keep *= 2u;
+  while (keep < 2u * t->most) keep *= 2u;
+  t->quiet = 0;
+  t->most = 0;
   if (keep >= *cap) return;
   void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                               keep * sizeof(SpAgentEvent));
@@ -680,14 +748,15 @@ static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
 }
 
 /* A crowd's first frame (every agent choosing a goal and planning) or a
- * crowd that emptied leaves buffers far larger than the frames need: at
- * the next frame they shrink to twice what the last frame used, so what
- * a crowd holds follows its frames, not its peak. */
+ * crowd that emptied leaves buffers far larger than the frames need:
+ * once the frames have stayed quiet a while, they shrink to twice what
+ * those frames used, so what a crowd holds follows its frames, not its
+ * peak. */
 void sp_crowd_trim_events(SpCrowd *c) {
-  trim_buffer(c, &c->ev, &c->ev_cap, c->ev_count);
+  trim_buffer(c, &c->ev, &c->ev_cap, &c->ev_trim, c->ev_count);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
-    trim_buffer(c, &w->ev, &w->ev_cap, w->ev_peak);
+    trim_buffer(c, &w->ev, &w->ev_cap, &w->ev_trim, w->ev_peak);
     w->ev_peak = 0;
   }
 }
@@ -731,6 +800,10 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
           sp_mem_resident(x->out, keys) +
           sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  if (c->reads != NULL) { /* world facts tied to variables */
+    grow += sp_mem_resident(c->reads, c->capacity + 1);
+    grow += (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
+  }
   size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
                 sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
                 (c->chunk_count + 1) * sizeof(ChunkRec) +

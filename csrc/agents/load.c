@@ -109,16 +109,24 @@ typedef struct Load {
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
- * last use, so the least-recently-used order goes on as it was. */
+ * last use, so the least-recently-used order goes on as it was. Bounded:
+ * a key listed again is skipped, and at most as many fields as the world
+ * can cache are computed (a save of this world never lists more; the
+ * others are computed when an agent needs them), so no list makes a load
+ * cost more than filling the cache once. */
 static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
                            uint64_t clock) {
   sp_world_forget_fields(w);
   if (w->grid == NULL) return;
   w->grid_version = sp_grid_version(w->grid);
   int width = sp_grid_width(w->grid);
-  for (uint32_t f = 0; f < count; f++) {
+  size_t cap = w->field_size > 0 ? w->field_budget / w->field_size : 0, done = 0;
+  if (cap == 0) cap = 1; /* the cache always holds one */
+  for (uint32_t f = 0; f < count && done < cap; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
     uint64_t used = sp_save_get(list + 12u * f + 4, 8);
+    if (sp_world_field_peek(w, key) != NULL) continue;
+    done++;
     int cx, cy;
     if (key & FIELD_CELL_KEY) {
       uint32_t cell = key & ~FIELD_CELL_KEY;
@@ -163,6 +171,19 @@ static int read_ties(Load *x, Rd *r, SpCrowd *c) {
     if (v[k] >= x->w->facts[c->ties[k].fact].value_count)
       return bad(r, "fact tie %u: value %u is out of range", k + 1, v[k]);
   for (unsigned k = 0; k < n && x->apply; k++) c->ties[k].value = v[k];
+  /* the sensors: the crowd clock of each one's next reading */
+  n = (unsigned)get(r, 1);
+  if (r->failed) return 0;
+  if (n != (unsigned)c->sensor_count)
+    return bad(r, "%u sensors saved, this crowd has %d", n, c->sensor_count);
+  for (unsigned k = 0; k < n; k++) {
+    uint64_t bits = get(r, 8);
+    double due;
+    memcpy(&due, &bits, sizeof due);
+    if (r->failed) return 0;
+    if (!isfinite(due)) return bad(r, "sensor %u: its next reading is not a number", k + 1);
+    if (x->apply) c->sensor_due[k] = due;
+  }
   return 1;
 }
 

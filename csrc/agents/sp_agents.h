@@ -190,6 +190,14 @@ typedef struct Goal {
   int index;     /* order of sp_crowd_add_goal */
 } Goal;
 
+/* An event buffer's recent use: the most events of the frames since it
+ * was last full enough, and how many frames in a row used under a
+ * quarter of it (crowd.c shrinks it after EV_QUIET_FRAMES of them). */
+typedef struct EvTrim {
+  size_t most;
+  int quiet;
+} EvTrim;
+
 /* One worker's scratch and event buffer. */
 typedef struct CrowdWorker {
   SpWorkspace *ws;
@@ -199,6 +207,7 @@ typedef struct CrowdWorker {
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
   size_t ev_peak; /* most events one pass of this frame left here */
+  EvTrim ev_trim;
   size_t planned;
 } CrowdWorker;
 
@@ -271,6 +280,7 @@ struct SpCrowd {
   ChunkRec *chunks;
   SpAgentEvent *ev; /* this frame's events */
   size_t ev_count, ev_cap;
+  EvTrim ev_trim;
   double clock;
   /* the pass running now */
   int pass;
@@ -292,6 +302,10 @@ struct SpCrowd {
   uint32_t *chunk_reads; /* chunk_count + 1 */
   uint8_t *act_reads;    /* per action: the ties its conditions read */
   uint8_t goal_reads;    /* the ties some goal or `when` reads */
+  /* sensors (sense.c), each with the crowd clock of its next reading */
+  SpSensor sensors[SP_CROWD_MAX_SENSORS];
+  double sensor_due[SP_CROWD_MAX_SENSORS];
+  int sensor_count;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
@@ -339,7 +353,7 @@ void sp_index_free(SpCrowd *c);
 /* Every agent's key again from its record (after a load). */
 void sp_index_reset(SpCrowd *c);
 
-/* Shrinks the event buffers that the last frame used less than a quarter
+/* Shrinks the event buffers that the last frames used less than a quarter
  * of (crowd.c; serial, before a frame's first event). */
 void sp_crowd_trim_events(SpCrowd *c);
 /* SP_OK when slot i holds a live agent, else SP_ERR_STATE naming it. */
@@ -392,6 +406,17 @@ void sp_world_facts_free(SpWorld *w);
 int sp_facts_tie_of(const SpCrowd *c, int var);
 /* After a state change of agent i (crowd.c). */
 void sp_agent_changed(SpCrowd *c, size_t i);
+
+/* ---- sensors (sense.c) ------------------------------------------------ */
+
+/* Serial, before a frame: the readings due. SP_ERR_MEMORY (nothing
+ * changed) when a sensed crowd's index cannot be made. */
+SpStatus sp_sensors_ready(SpCrowd *c, SpError *err);
+void sp_sensors_read(SpCrowd *c);
+/* 1 when variable var is a sensor's. */
+int sp_sensor_of(const SpCrowd *c, int var);
+/* 1 when a live agent other than `skip` is within r (index ready). */
+int sp_index_any_but(const SpCrowd *c, int x, int y, int r, size_t skip);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

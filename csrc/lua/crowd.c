@@ -17,7 +17,8 @@ enum {
   UV_CROWD_DOMAIN,    /* the saspu.Domain: same */
   UV_CROWD_HANDLES,   /* agent index -> its saspu.Agent (made on demand) */
   UV_CROWD_DATA,      /* agent index -> its script data table (same) */
-  UV_CROWD_COUNT = UV_CROWD_DATA
+  UV_CROWD_SENSED,    /* the crowds its sensors read: keeps them alive */
+  UV_CROWD_COUNT = UV_CROWD_SENSED
 };
 
 static LCrowd *to_crowd(lua_State *L, int idx)
@@ -194,6 +195,8 @@ static int l_crowd(lua_State *L)
   lua_setiuservalue(L, -2, UV_CROWD_HANDLES);
   lua_newtable(L);
   lua_setiuservalue(L, -2, UV_CROWD_DATA);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, UV_CROWD_SENSED);
   /* the options' metamethods and the allocations above were Lua points */
   if (!d->domain)
     closed_during_call(L, DOMAIN_MT);
@@ -218,15 +221,13 @@ static int l_crowd(lua_State *L)
   return 1;
 }
 
-/* __gc, __close and c:close(): frees the agents, then lets go of the
- * domain and the world (freeing them if they were closed meanwhile).
- * Idempotent; agent handles then raise "saspu.Agent: closed". */
-static int l_crowd_close(lua_State *L)
+/* Frees a closed crowd's core crowd, then lets go of its domain and
+ * world (freeing them if they were closed meanwhile). Idempotent. */
+void crowd_release(LCrowd *c)
 {
-  LCrowd *c = to_crowd(L, 1);
-  if (c->c) {
-    sp_crowd_free(c->c);
-    c->c = NULL;
+  if (c->held) {
+    sp_crowd_free(c->held);
+    c->held = NULL;
   }
   if (c->owner) {
     LDomain *d = c->owner;
@@ -238,6 +239,26 @@ static int l_crowd_close(lua_State *L)
     world_release(c->world);
     c->world = NULL;
   }
+}
+
+/* __gc, __close and c:close(): frees the agents, then lets go of the
+ * domain and the world (freeing them if they were closed meanwhile).
+ * Idempotent; agent handles then raise "saspu.Agent: closed". */
+static int l_crowd_close(lua_State *L)
+{
+  LCrowd *c = to_crowd(L, 1);
+  if (c->c) {
+    c->held = c->c;
+    c->c = NULL;
+    for (int k = 0; k < c->sense_count; k++) { /* a crowd waiting for this one */
+      LCrowd *s = c->senses[k];
+      if (--s->sensed_by == 0 && !s->c)
+        crowd_release(s);
+    }
+    c->sense_count = 0;
+  }
+  if (c->sensed_by == 0) /* else the last crowd sensing it frees it */
+    crowd_release(c);
   return 0;
 }
 
@@ -297,6 +318,31 @@ static int l_crowd_add_goal(lua_State *L)
   if (sp_crowd_add_goal(c->c, cond, (int)prio, when, &index, &err) != SP_OK)
     return crowd_error(L, "add_goal", &err);
   lua_pushinteger(L, index + 1);
+  return 1;
+}
+
+/* c:set_goal_priority(goal, priority): goal (1-based, add_goal's order)
+ * takes the priority now (sp_crowd_set_priority). */
+static int l_crowd_set_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  lua_Integer prio = luaL_checkinteger(L, 3);
+  SpError err;
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3, "priority out of range");
+  if (sp_crowd_set_priority(c->c, (int)goal - 1, (int)prio, &err) != SP_OK)
+    return crowd_error(L, "set_priority", &err);
+  return 0;
+}
+
+/* c:goal_priority(goal) -> the priority of goal (1-based) now. */
+static int l_crowd_goal_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  lua_pushinteger(L, sp_crowd_priority(c->c, (int)goal - 1));
   return 1;
 }
 
@@ -868,6 +914,8 @@ static const luaL_Reg crowd_methods[] = {
   { "state", l_crowd_state },
   { "plan", l_crowd_plan },
   { "blocker", l_crowd_blocker },
+  { "set_goal_priority", l_crowd_set_goal_priority },
+  { "goal_priority", l_crowd_goal_priority },
   { "stats", l_crowd_stats },
   { "size", l_crowd_size },
   { "slots", l_crowd_slots },

@@ -313,6 +313,7 @@ static int l_world_update_crowds(lua_State *L)
  * of names, value the 1-based index of the one it holds now. */
 static int l_world_add_fact(lua_State *L)
 {
+  check_world(L, 1); /* closed: said before the other arguments */
   const char *name = luaL_checkstring(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   lua_Integer value = luaL_checkinteger(L, 4);

@@ -34,6 +34,7 @@ local concat, string_char, string_format = table.concat, string.char, string.for
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
 local facts = require "saspu.facts"
+local sensors = require "saspu.sensors"
 local duration_draw = core.duration_draw
 local KIND_BIT = core.event_kinds()
 
@@ -58,7 +59,7 @@ local function domain_names(dom)
   for v, var in ipairs(dom:variables()) do
     n.var_ids[var.name], n.var_names[v] = v, var.name
     local ids = {}
-    for x, value in ipairs(var.values) do ids[value] = x end
+    for x, value in ipairs(var.values) do ids[tostring(value)] = x end -- false -> "false"
     n.value_ids[v], n.value_names[v] = ids, var.values
   end
   for a, act in ipairs(dom:actions()) do
@@ -74,8 +75,10 @@ local function var_value(n, var, value)
   if type(value) == "boolean" then value = tostring(value) end
   local x = n.value_ids[v][value]
   if not x then
+    local names = {}
+    for k, name in ipairs(n.value_names[v]) do names[k] = tostring(name) end
     return nil, string_format("'%s' is not a value of '%s' (%s)", tostring(value), var,
-                              concat(n.value_names[v], ", "))
+                              concat(names, ", "))
   end
   return v, x
 end
@@ -395,6 +398,8 @@ function World:crowd(dom, behaviour, opts)
   end
   local c = core.crowd(self, dom, opts)
   local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts")
+  local sensed = sensors.add(self, c, n, opts ~= nil and type(opts) == "table" and opts.sensors or nil,
+                             crowds, "saspu.World:crowd: sensors")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
@@ -419,6 +424,7 @@ function World:crowd(dom, behaviour, opts)
     watch = {},          -- agent -> its last events (agents that were inspected)
     engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
     tied = tied,         -- variable id -> the world fact it shows
+    sensed = sensed,     -- variable id -> its sensor's name (a:set refuses both)
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -1038,6 +1044,11 @@ function Crowd:spawn(spec)
   return self:agent(i)
 end
 
+-- The refusal of a set on a sensor's variable.
+local function sensed_message(where, var)
+  return string_format("%s: variable '%s' is a sensor's (the update sets it)", where, tostring(var))
+end
+
 -- The refusal of a set on a variable tied to a world fact.
 local function tied_message(where, var, fact)
   return string_format("%s: variable '%s' is the world's fact '%s' (set it with world:set)",
@@ -1054,6 +1065,7 @@ function Crowd:set_all(var, value)
   local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Crowd:set_all: " .. x, 2) end
   if side.tied[v] then error(tied_message("saspu.Crowd:set_all", var, side.tied[v]), 2) end
+  if side.sensed[v] then error(sensed_message("saspu.Crowd:set_all", var), 2) end
   self:set_var_all(v, x)
 end
 
@@ -1064,6 +1076,50 @@ function Crowd:goal_names()
   local out = {}
   for i, g in ipairs(crowd_side(self).goal_names) do out[i] = g end
   return out
+end
+
+--- Changes a goal's priority now, for every agent of the crowd.
+-- The goals are sorted again (among equal priorities, the earlier listed first); an
+-- idle agent looks again, and a running plan yields to a goal now strictly higher as it
+-- would to any (between steps, or mid-step when the step is interruptible). Every goal
+-- of the behaviour with that name takes it.
+--     crowd:set_priority("flee", 100)   -- the alarm rang
+-- @function Crowd:set_priority
+-- @tparam string goal a goal name of the behaviour (or one `select` added)
+-- @tparam int priority
+-- @raise "saspu.Crowd:set_priority: unknown goal 'sleep' (work, have_a_meal)";
+-- "saspu.Crowd:set_priority: priority must be an integer, got 1.5"; "saspu.Crowd: closed".
+function Crowd:set_priority(goal, priority)
+  local side = crowd_side(self)
+  if not is_integer(priority) then
+    error("saspu.Crowd:set_priority: priority must be an integer, got " .. tostring(priority), 2)
+  end
+  local found = false
+  for i, name in ipairs(side.goal_names) do
+    if name == goal then
+      self:set_goal_priority(i, priority)
+      found = true
+    end
+  end
+  if not found then
+    error(string_format("saspu.Crowd:set_priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+end
+
+--- A goal's priority now.
+-- @function Crowd:priority
+-- @tparam string goal a goal name of the behaviour
+-- @treturn int
+-- @raise "saspu.Crowd:priority: unknown goal 'sleep' (work, have_a_meal)".
+function Crowd:priority(goal)
+  local side = crowd_side(self)
+  local i = side.goal_ids[goal]
+  if not i then
+    error(string_format("saspu.Crowd:priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+  return self:goal_priority(i)
 end
 
 --- @type Agent
@@ -1080,6 +1136,7 @@ function Agent:set(var, value)
   local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Agent:set: " .. x, 2) end
   if side.tied[v] then error(tied_message("saspu.Agent:set", var, side.tied[v]), 2) end
+  if side.sensed[v] then error(sensed_message("saspu.Agent:set", var), 2) end
   c:set_var(self:index(), v, x)
 end
 
