@@ -253,6 +253,36 @@ SP_API SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
  * SP_ERR_MEMORY. Nothing changed on failure. */
 SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
 
+/* ---- sensors ----------------------------------------------------------
+ * A sensor keeps a two-valued variable equal to a spatial test, in C:
+ * `on` when an agent of crowd `near` (another agent, for the crowd
+ * itself) or a place of kind `kind` is within Chebyshev distance r of
+ * the agent, `off` otherwise. Read at the first update and then every
+ * `period` seconds (0: every update), before the goal choice; a value
+ * that changes acts as sp_crowd_set_var would (only plans it breaks
+ * replan; an idle agent chooses again). A reading visits every agent of
+ * the crowd (a crowd sensed by `near` keeps a spatial index, as
+ * sp_crowd_near does); a crowd without sensors pays nothing. */
+#if !defined(SP_CROWD_MAX_SENSORS)
+#define SP_CROWD_MAX_SENSORS 8
+#endif
+typedef struct SpSensor {
+  int var;             /* a variable of the crowd's domain */
+  int on, off;         /* its values when the test holds / does not */
+  const SpCrowd *near; /* an agent of this crowd within r, or NULL */
+  int kind;            /* or a place of this kind (-1: none) */
+  int r;               /* cells, >= 0 */
+  float period;        /* seconds between readings, >= 0 */
+} SpSensor;
+
+/* Adds a sensor. SP_ERR_INVALID (nothing changed) when the variable or
+ * its values do not exist, it is tied to a fact or sensed already, an
+ * action changes it (the sensor sets it), both or neither of near and
+ * kind are given, near lives in another world, kind does not exist, r <
+ * 0 or period is not a finite number >= 0; more than
+ * SP_CROWD_MAX_SENSORS. The crowd sensed must outlive this one. */
+SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
+
 /* ---- agents ---------------------------------------------------------- */
 
 typedef enum SpPhase {
@@ -581,7 +611,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 3
+#define SP_SAVE_VERSION 4
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to

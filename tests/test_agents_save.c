@@ -353,8 +353,8 @@ static void test_bad_input_changes_nothing(void **state) {
   bad[40] ^= 1;
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
-  bad[8] = 4;
-  refused(&b, bad, len, "format version 4, this saspu reads 3", before, blen);
+  bad[8] = 5;
+  refused(&b, bad, len, "format version 5, this saspu reads 4", before, blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -437,6 +437,7 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
     }
     at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
     at += 1 + (size_t)b[at];                   /* the fact ties' values */
+    at += 1 + 8u * (size_t)b[at];              /* the sensors' next readings */
   }
   return 0;
 }

@@ -402,6 +402,10 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
                         "crowd: variable %d value %d is out of range", var,
                         value);
+  if (sp_sensor_of(c, var))
+    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                        "crowd: variable '%s' is a sensor's (the update sets "
+                        "it)", sp_variable_name(c->domain, var));
   int tie = sp_facts_tie_of(c, var);
   if (tie >= 0)
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
@@ -796,6 +800,8 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
           sp_mem_resident(x->out, keys) +
           sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  if (c->chase != NULL) /* walks to other agents, one record per slot */
+    grow += sp_mem_resident(c->chase, (c->capacity + 1) * sizeof(struct Chase));
   if (c->reads != NULL) { /* world facts tied to variables */
     grow += sp_mem_resident(c->reads, c->capacity + 1);
     grow += (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
@@ -804,6 +810,7 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
                 sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
                 (c->chunk_count + 1) * sizeof(ChunkRec) +
                 (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
+  if (c->chase_ws != NULL) rest += sp_grid_workspace_size_bytes(c->chase_ws);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     const CrowdWorker *w = &c->cw[k];
     grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent));

@@ -168,13 +168,18 @@ static Span span_of(const CrowdIndex *x, int px, int py, int r) {
 }
 
 int sp_index_any(const SpCrowd *c, int px, int py, int r) {
+  return sp_index_any_but(c, px, py, r, SP_NO_AGENT);
+}
+
+int sp_index_any_but(const SpCrowd *c, int px, int py, int r, size_t skip) {
   const CrowdIndex *x = &c->index;
   Span s = span_of(x, px, py, r);
   for (int by = s.by0; by <= s.by1; by++) {
     for (int bx = s.bx0; bx <= s.bx1; bx++) {
       size_t b = (size_t)by * (size_t)x->bw + (size_t)bx;
       for (uint32_t k = x->start[b]; k < x->start[b + 1]; k++)
-        if (cheb(x->cell[x->items[k]], px, py) <= r) return 1;
+        if (cheb(x->cell[x->items[k]], px, py) <= r && x->items[k] != skip)
+          return 1;
     }
   }
   return 0;

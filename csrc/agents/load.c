@@ -171,6 +171,19 @@ static int read_ties(Load *x, Rd *r, SpCrowd *c) {
     if (v[k] >= x->w->facts[c->ties[k].fact].value_count)
       return bad(r, "fact tie %u: value %u is out of range", k + 1, v[k]);
   for (unsigned k = 0; k < n && x->apply; k++) c->ties[k].value = v[k];
+  /* the sensors: the crowd clock of each one's next reading */
+  n = (unsigned)get(r, 1);
+  if (r->failed) return 0;
+  if (n != (unsigned)c->sensor_count)
+    return bad(r, "%u sensors saved, this crowd has %d", n, c->sensor_count);
+  for (unsigned k = 0; k < n; k++) {
+    uint64_t bits = get(r, 8);
+    double due;
+    memcpy(&due, &bits, sizeof due);
+    if (r->failed) return 0;
+    if (!isfinite(due)) return bad(r, "sensor %u: its next reading is not a number", k + 1);
+    if (x->apply) c->sensor_due[k] = due;
+  }
   return 1;
 }
 

@@ -102,6 +102,13 @@ uint64_t sp_save_setup_print(const SpCrowd *c) {
   for (int k = 0; k < c->tie_count; k++)
     h = fnv_u64(h, (uint64_t)(uint32_t)c->ties[k].fact << 32 |
                        (uint32_t)c->ties[k].var);
+  for (int k = 0; k < c->sensor_count; k++) {
+    const SpSensor *s = &c->sensors[k];
+    h = fnv_u64(h, (uint64_t)(uint32_t)s->var << 32 | (uint32_t)s->r);
+    h = fnv_u64(h, (uint64_t)(uint32_t)s->kind << 32 | sp_save_float_bits(s->period));
+    h = fnv_u64(h, (uint64_t)(uint32_t)s->on << 32 | (uint32_t)s->off |
+                       (uint64_t)(s->near != NULL) << 63);
+  }
   return h;
 }
 
@@ -220,6 +227,12 @@ static void put_crowd(const SpCrowd *c, Out *o) {
   for (size_t k = 0; k < c->free_count; k++) put(o, c->free_slots[k], 4);
   put(o, (uint64_t)c->tie_count, 1);
   for (int k = 0; k < c->tie_count; k++) put(o, c->ties[k].value, 1);
+  put(o, (uint64_t)c->sensor_count, 1);
+  for (int k = 0; k < c->sensor_count; k++) {
+    uint64_t due;
+    memcpy(&due, &c->sensor_due[k], sizeof due);
+    put(o, due, 8);
+  }
 }
 
 /* ------------------------------------------------------------------ */

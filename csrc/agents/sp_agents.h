@@ -302,6 +302,10 @@ struct SpCrowd {
   uint32_t *chunk_reads; /* chunk_count + 1 */
   uint8_t *act_reads;    /* per action: the ties its conditions read */
   uint8_t goal_reads;    /* the ties some goal or `when` reads */
+  /* sensors (sense.c), each with the crowd clock of its next reading */
+  SpSensor sensors[SP_CROWD_MAX_SENSORS];
+  double sensor_due[SP_CROWD_MAX_SENSORS];
+  int sensor_count;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
@@ -402,6 +406,17 @@ void sp_world_facts_free(SpWorld *w);
 int sp_facts_tie_of(const SpCrowd *c, int var);
 /* After a state change of agent i (crowd.c). */
 void sp_agent_changed(SpCrowd *c, size_t i);
+
+/* ---- sensors (sense.c) ------------------------------------------------ */
+
+/* Serial, before a frame: the readings due. SP_ERR_MEMORY (nothing
+ * changed) when a sensed crowd's index cannot be made. */
+SpStatus sp_sensors_ready(SpCrowd *c, SpError *err);
+void sp_sensors_read(SpCrowd *c);
+/* 1 when variable var is a sensor's. */
+int sp_sensor_of(const SpCrowd *c, int var);
+/* 1 when a live agent other than `skip` is within r (index ready). */
+int sp_index_any_but(const SpCrowd *c, int x, int y, int r, size_t skip);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

@@ -27,7 +27,8 @@
  *            reuse them, last first). A despawned slot keeps the record
  *            of its last agent with phase SP_PHASE_FREE and flags 0;
  *            u8 fact ties, per tie u8 the value it applied last (the
- *            ties are in the setup print). 
+ *            ties are in the setup print); u8 sensors, per sensor f64
+ *            the crowd clock of its next reading. 
  *   extra:   u32 bytes, then the caller's own bytes (the Lua side's)
  * Every number is little-endian. */
 #define SAVE_MAGIC "SASPUSAV"

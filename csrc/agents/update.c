@@ -360,8 +360,14 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   /* the buffers keep the size of the last frames, not one event per
    * agent: a frame needing more than twice the last one grows them */
   for (size_t k = 0; k < count; k++) sp_crowd_trim_events(crowds[k]);
-  for (size_t k = 0; k < count; k++)
+  for (size_t k = 0; k < count; k++) /* the crowds sensed, indexed */
+    if (crowds[k]->sensor_count > 0 &&
+        (st = sp_sensors_ready(crowds[k], err)) != SP_OK)
+      return st;
+  for (size_t k = 0; k < count; k++) {
     if (crowds[k]->tie_count > 0) sp_facts_apply(crowds[k]); /* world facts */
+    if (crowds[k]->sensor_count > 0) sp_sensors_read(crowds[k]);
+  }
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
     crowds[k]->in_pass = 1;

@@ -214,6 +214,12 @@ typedef struct LCrowd {
   int nvars, nactions;
   uint16_t *plan; /* nactions entries (at least 1), after the struct */
   int on_world_pool; /* runs on its world's pool (options without threads) */
+  /* sensors of other crowds: the crowds this one senses (kept alive by
+   * its UV_CROWD_SENSED table), how many open crowds sense this one, and
+   * its core crowd while closed but still sensed (freed with the last) */
+  struct LCrowd *senses[SP_CROWD_MAX_SENSORS];
+  int sense_count, sensed_by;
+  SpCrowd *held;
 } LCrowd;
 
 /* The saspu.Agent userdata: a slot of its crowd (user value 1) and the
@@ -225,6 +231,8 @@ typedef struct LAgent {
 } LAgent;
 
 LWorld *check_world(lua_State *L, int idx);
+/* Frees a closed crowd's core crowd and lets go of its domain and world. */
+void crowd_release(LCrowd *c);
 /* The open crowd at idx (its world's grid open too), or raises. */
 LCrowd *check_crowd(lua_State *L, int idx);
 /* The crowd at idx again after a Lua point: raises when it, or its

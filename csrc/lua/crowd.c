@@ -17,7 +17,8 @@ enum {
   UV_CROWD_DOMAIN,    /* the saspu.Domain: same */
   UV_CROWD_HANDLES,   /* agent index -> its saspu.Agent (made on demand) */
   UV_CROWD_DATA,      /* agent index -> its script data table (same) */
-  UV_CROWD_COUNT = UV_CROWD_DATA
+  UV_CROWD_SENSED,    /* the crowds its sensors read: keeps them alive */
+  UV_CROWD_COUNT = UV_CROWD_SENSED
 };
 
 static LCrowd *to_crowd(lua_State *L, int idx)
@@ -194,6 +195,8 @@ static int l_crowd(lua_State *L)
   lua_setiuservalue(L, -2, UV_CROWD_HANDLES);
   lua_newtable(L);
   lua_setiuservalue(L, -2, UV_CROWD_DATA);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, UV_CROWD_SENSED);
   /* the options' metamethods and the allocations above were Lua points */
   if (!d->domain)
     closed_during_call(L, DOMAIN_MT);
@@ -218,15 +221,13 @@ static int l_crowd(lua_State *L)
   return 1;
 }
 
-/* __gc, __close and c:close(): frees the agents, then lets go of the
- * domain and the world (freeing them if they were closed meanwhile).
- * Idempotent; agent handles then raise "saspu.Agent: closed". */
-static int l_crowd_close(lua_State *L)
+/* Frees a closed crowd's core crowd, then lets go of its domain and
+ * world (freeing them if they were closed meanwhile). Idempotent. */
+void crowd_release(LCrowd *c)
 {
-  LCrowd *c = to_crowd(L, 1);
-  if (c->c) {
-    sp_crowd_free(c->c);
-    c->c = NULL;
+  if (c->held) {
+    sp_crowd_free(c->held);
+    c->held = NULL;
   }
   if (c->owner) {
     LDomain *d = c->owner;
@@ -238,6 +239,26 @@ static int l_crowd_close(lua_State *L)
     world_release(c->world);
     c->world = NULL;
   }
+}
+
+/* __gc, __close and c:close(): frees the agents, then lets go of the
+ * domain and the world (freeing them if they were closed meanwhile).
+ * Idempotent; agent handles then raise "saspu.Agent: closed". */
+static int l_crowd_close(lua_State *L)
+{
+  LCrowd *c = to_crowd(L, 1);
+  if (c->c) {
+    c->held = c->c;
+    c->c = NULL;
+    for (int k = 0; k < c->sense_count; k++) { /* a crowd waiting for this one */
+      LCrowd *s = c->senses[k];
+      if (--s->sensed_by == 0 && !s->c)
+        crowd_release(s);
+    }
+    c->sense_count = 0;
+  }
+  if (c->sensed_by == 0) /* else the last crowd sensing it frees it */
+    crowd_release(c);
   return 0;
 }
 

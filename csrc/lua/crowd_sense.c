@@ -75,7 +75,61 @@ static int l_crowd_tie_fact(lua_State *L)
   return 0;
 }
 
+/* c:add_sensor(var, on, off, near, kind, r [, period]): var, on, off
+ * 1-based ids; near a saspu.Crowd of the same world (or nil), kind a
+ * place kind name (or nil); r cells; period seconds (default 0). */
+static int l_crowd_add_sensor(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  SpSensor sn;
+  lua_Integer var = luaL_checkinteger(L, 2), on = luaL_checkinteger(L, 3),
+              off = luaL_checkinteger(L, 4);
+  LCrowd *near = lua_isnoneornil(L, 5) ? NULL : check_crowd(L, 5);
+  const char *kind = luaL_optstring(L, 6, NULL);
+  int r = check_radius(L, 7);
+  lua_Number period = luaL_optnumber(L, 8, 0);
+  luaL_argcheck(L, var >= 1 && var <= c->nvars, 2, "no such variable");
+  luaL_argcheck(L, on >= 1 && on <= 255, 3, "no such value");
+  luaL_argcheck(L, off >= 1 && off <= 255, 4, "no such value");
+  luaL_argcheck(L, period >= 0 && period <= 1e9, 8, "period must be seconds in 0..1e9");
+  c = check_crowd(L, 1); /* strings read from numbers were Lua points */
+  if (near)
+    near = check_crowd(L, 5);
+  sn.var = (int)var - 1;
+  sn.on = (int)on - 1;
+  sn.off = (int)off - 1;
+  sn.near = near ? near->c : NULL;
+  sn.kind = -1;
+  if (kind) {
+    sn.kind = sp_world_find_kind(c->world->w, kind);
+    luaL_argcheck(L, sn.kind >= 0, 6, "no place of that kind");
+  }
+  sn.r = r;
+  sn.period = (float)period;
+  if (near && near != c) { /* keep it alive (a Lua point) before the core holds it */
+    lua_getiuservalue(L, 1, 5);
+    lua_pushvalue(L, 5);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+    c = check_crowd(L, 1);
+    near = check_crowd(L, 5);
+    sn.near = near->c;
+  }
+  SpError err;
+  if (sp_crowd_add_sensor(c->c, &sn, &err) != SP_OK) {
+    if (err.status == SP_ERR_MEMORY)
+      return luaL_error(L, "saspu.Crowd:add_sensor: not enough memory");
+    return luaL_error(L, "saspu.Crowd:add_sensor: %s", err.message);
+  }
+  if (near && near != c) {
+    c->senses[c->sense_count++] = near;
+    near->sensed_by++;
+  }
+  return 0;
+}
+
 static const luaL_Reg sense_methods[] = {
+  { "add_sensor", l_crowd_add_sensor },
   { "near", l_crowd_near },
   { "tie_fact", l_crowd_tie_fact },
   { NULL, NULL }

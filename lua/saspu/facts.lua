@@ -8,6 +8,11 @@ local format, concat, sort = string.format, table.concat, table.sort
 
 local M = {}
 
+--- Part of module saspu: world facts (LDoc merges it, config.ld).
+-- @module saspu
+
+--- @type World
+
 -- A value as facts name it: booleans are the values "true" and "false".
 local function value_name(v)
   if type(v) == "boolean" then return tostring(v) end
@@ -127,6 +132,9 @@ function M.install(World, private)
   -- @function World:set
   -- @string name
   -- @param value a value name (or a boolean for values declared as booleans)
+  -- @raise "saspu.World:set: unknown fact 'x' (alarm, night)"; "saspu.World:set: 'loud'
+  -- is not a value of fact 'alarm' (quiet, ringing)"; "saspu.World:set: fact 'alarm': a
+  -- value is a string or a boolean, got number" (a fact no crowd ties yet).
   function World.set(self, name, value)
     local f = fact_of(world_side(self), name, "saspu.World:set", 2)
     if f.id then
@@ -148,6 +156,8 @@ function M.install(World, private)
   -- declared as booleans.
   -- @function World:get
   -- @string name
+  -- @return the value
+  -- @raise "saspu.World:get: unknown fact 'x' (alarm, night)".
   function World.get(self, name)
     local f = fact_of(world_side(self), name, "saspu.World:get", 2)
     local v = f.id and f.values[self:fact_value(f.id)] or f.value

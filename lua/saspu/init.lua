@@ -210,6 +210,15 @@ saspu.world = world.world
 -- @raise a Lua error outside a coroutine ("attempt to yield from outside a coroutine" on 5.4).
 saspu.wait = world.wait
 
+--- In a goal's `when`: any value of the variable but these (`when = { horse =
+-- saspu.NOT("shod") }`). A `when` also takes a set, any of its values: `{ horse = {
+-- "lame", "unshod" } }`.
+-- @function NOT
+-- @param ... values of the variable
+-- @treturn table a marker `when` reads
+-- @raise "saspu.NOT: expected at least one value".
+saspu.NOT = world.NOT
+
 --- Compiles a domain file: `saspu.domain(saspu.load(path))`, with `overrides`.
 -- @tparam string path the domain file
 -- @tparam[opt] table overrides fields that replace the file's, e.g. `{ allow_outside = true }`

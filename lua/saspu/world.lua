@@ -7,6 +7,7 @@ local core = require "saspu.core"
 local KEEP = core.KEEP
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
+local getmetatable = getmetatable
 local next, setmetatable, floor = next, setmetatable, math.floor
 local unpack = table.unpack or unpack
 
@@ -34,6 +35,7 @@ local concat, string_char, string_format = table.concat, string.char, string.for
 
 local World, Crowd, Agent = core.World, core.Crowd, core.Agent
 local facts = require "saspu.facts"
+local sensors = require "saspu.sensors"
 local duration_draw = core.duration_draw
 local KIND_BIT = core.event_kinds()
 
@@ -58,7 +60,7 @@ local function domain_names(dom)
   for v, var in ipairs(dom:variables()) do
     n.var_ids[var.name], n.var_names[v] = v, var.name
     local ids = {}
-    for x, value in ipairs(var.values) do ids[value] = x end
+    for x, value in ipairs(var.values) do ids[tostring(value)] = x end -- false -> "false"
     n.value_ids[v], n.value_names[v] = ids, var.values
   end
   for a, act in ipairs(dom:actions()) do
@@ -74,8 +76,10 @@ local function var_value(n, var, value)
   if type(value) == "boolean" then value = tostring(value) end
   local x = n.value_ids[v][value]
   if not x then
+    local names = {}
+    for k, name in ipairs(n.value_names[v]) do names[k] = tostring(name) end
     return nil, string_format("'%s' is not a value of '%s' (%s)", tostring(value), var,
-                              concat(n.value_names[v], ", "))
+                              concat(names, ", "))
   end
   return v, x
 end
@@ -93,6 +97,10 @@ local function pack_condition(n, cond, path)
     end
     -- KEEP (a domain goal's "keep the start value") has no fixed value an agent's
     -- standing goal could hold: for agents the variable does not matter
+    if type(value) == "table" and value ~= KEEP then
+      error(string_format("%s.%s: a set of values or saspu.NOT works in `when` only (a goal "
+                          .. "names one value per variable)", path, var), 0)
+    end
     if value ~= KEEP then
       local v, x = var_value(n, var, value)
       if not v then error(path .. "." .. var .. ": " .. x, 0) end
@@ -100,6 +108,82 @@ local function pack_condition(n, cond, path)
     end
   end
   return string_char(unpack(bytes))
+end
+
+-- saspu.NOT(value, ...): in a `when`, any value of the variable but these.
+local NOT_MT = { __name = "saspu.NOT" }
+function M.NOT(...)
+  local values = { ... }
+  if #values == 0 then error("saspu.NOT: expected at least one value", 2) end
+  return setmetatable(values, NOT_MT)
+end
+
+-- Most goals one `when` may become (one per combination of its sets).
+local WHEN_COMBINATIONS = 64
+
+-- The packed `when` conditions of a goal (several when `when` names sets): a value, a
+-- set { a, b } (any of) or saspu.NOT(a, ...) (any but) per variable; one packed
+-- condition per combination, so that exactly one of them holds in any state.
+local function pack_when(n, cond, path)
+  if type(cond) ~= "table" then
+    error(string_format("%s: expected a table { variable = value }, got %s", path, type(cond)), 0)
+  end
+  local allowed = {} -- per variable id: its value ids (0-based), or nil
+  for var, value in pairs(cond) do
+    if type(var) ~= "string" then
+      error(string_format("%s: keys must be variable names, got %s", path, type(var)), 0)
+    end
+    -- KEEP: the variable does not matter (as in goals)
+    if value ~= KEEP then
+      local v = n.var_ids[var]
+      if not v then error(string_format("%s.%s: unknown variable '%s'", path, var, var), 0) end
+      local list = (type(value) == "table" and value ~= KEEP) and value or { value }
+      local seen = {}
+      for k, x in ipairs(list) do
+        local ok, id = var_value(n, var, x)
+        if not ok then
+          error(string_format("%s.%s%s: %s", path, var, list == value and ("[" .. k .. "]") or "", id), 0)
+        end
+        seen[id - 1] = true
+      end
+      if #list == 0 then error(string_format("%s.%s: an empty set of values", path, var), 0) end
+      local ids = {}
+      for x = 0, #n.value_names[v] - 1 do
+        local inside = seen[x] or false
+        if getmetatable(value) == NOT_MT then inside = not inside end
+        if inside then ids[#ids + 1] = x end
+      end
+      if #ids == 0 then error(string_format("%s.%s: saspu.NOT leaves no value", path, var), 0) end
+      allowed[v] = ids
+    end
+  end
+  local combos, count = { {} }, 1
+  for v = 1, #n.var_names do -- declaration order: the same goals on every run
+    local ids = allowed[v]
+    if ids then
+      count = count * #ids
+      if count > WHEN_COMBINATIONS then
+        error(string_format("%s: its sets make more than %d combinations", path, WHEN_COMBINATIONS), 0)
+      end
+      local next_combos = {}
+      for _, partial in ipairs(combos) do
+        for _, x in ipairs(ids) do
+          local c = {}
+          for k, y in pairs(partial) do c[k] = y end
+          c[v] = x
+          next_combos[#next_combos + 1] = c
+        end
+      end
+      combos = next_combos
+    end
+  end
+  local out = {}
+  for i, combo in ipairs(combos) do
+    local bytes = {}
+    for v = 1, #n.var_names do bytes[v] = combo[v] or ANY end
+    out[i] = string_char(unpack(bytes))
+  end
+  return out
 end
 
 -- ------------------------------------------------------------------------------------
@@ -248,7 +332,7 @@ local function read_goal(g, n, path)
   else
     error(path .. "[1]: expected a goal name or a condition table, got " .. type(what), 0)
   end
-  if g.when ~= nil then rec.when = pack_condition(n, g.when, path .. ".when") end
+  if g.when ~= nil then rec.whens = pack_when(n, g.when, path .. ".when") end
   return rec
 end
 
@@ -395,15 +479,20 @@ function World:crowd(dom, behaviour, opts)
   end
   local c = core.crowd(self, dom, opts)
   local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts")
+  local sensed = sensors.add(self, c, n, opts ~= nil and type(opts) == "table" and opts.sensors or nil,
+                             crowds, "saspu.World:crowd: sensors")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
   end
   local goal_names, goal_ids = {}, {}
-  for i, g in ipairs(beh.goals) do
-    c:add_goal(g.cond, g.priority, g.when)
-    goal_names[i] = g.name
-    goal_ids[g.name] = goal_ids[g.name] or i
+  for _, g in ipairs(beh.goals) do
+    -- a `when` with sets is one C goal per combination (exactly one can hold)
+    for _, when in ipairs(g.whens or { false }) do
+      local i = c:add_goal(g.cond, g.priority, when or nil)
+      goal_names[i] = g.name
+      goal_ids[g.name] = goal_ids[g.name] or i
+    end
   end
   if beh.select then c:set_selector(true) end
   local side = {
@@ -419,6 +508,7 @@ function World:crowd(dom, behaviour, opts)
     watch = {},          -- agent -> its last events (agents that were inspected)
     engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
     tied = tied,         -- variable id -> the world fact it shows
+    sensed = sensed,     -- variable id -> its sensor's name (a:set refuses both)
     rng = ((opts and opts.seed) or 1) * 2 + 1,
   }
   crowds[c] = side
@@ -1038,6 +1128,11 @@ function Crowd:spawn(spec)
   return self:agent(i)
 end
 
+-- The refusal of a set on a sensor's variable.
+local function sensed_message(where, var)
+  return string_format("%s: variable '%s' is a sensor's (the update sets it)", where, tostring(var))
+end
+
 -- The refusal of a set on a variable tied to a world fact.
 local function tied_message(where, var, fact)
   return string_format("%s: variable '%s' is the world's fact '%s' (set it with world:set)",
@@ -1054,6 +1149,7 @@ function Crowd:set_all(var, value)
   local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Crowd:set_all: " .. x, 2) end
   if side.tied[v] then error(tied_message("saspu.Crowd:set_all", var, side.tied[v]), 2) end
+  if side.sensed[v] then error(sensed_message("saspu.Crowd:set_all", var), 2) end
   self:set_var_all(v, x)
 end
 
@@ -1124,6 +1220,7 @@ function Agent:set(var, value)
   local v, x = var_value(side.names, var, value)
   if not v then error("saspu.Agent:set: " .. x, 2) end
   if side.tied[v] then error(tied_message("saspu.Agent:set", var, side.tied[v]), 2) end
+  if side.sensed[v] then error(sensed_message("saspu.Agent:set", var), 2) end
   c:set_var(self:index(), v, x)
 end
 
