@@ -351,12 +351,13 @@ SP_API SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
  * SP_CHASE_SLACK cells from where that path led (no distance field: a
  * field per target cell would be dropped at every move of the target);
  * without a grid it steps straight toward the target's cell now. Each
- * frame it checks the target: despawned, or its crowd freed, fails the
- * step with SP_REASON_TARGET_GONE (the agent replans); a target it
+ * frame it checks the target: despawned (also before this call), or its
+ * crowd freed, fails the step with SP_REASON_TARGET_GONE at the next
+ * update (the agent replans); a target it
  * cannot reach fails it as unreachable. Chasers cost the serial binding
  * pass each frame (A* on the calling thread); others cost nothing more.
  * With engine_moves the target's cell now becomes the move's target (one
- * SP_EV_MOVE). Valid while the agent waits for a target, as
+ * SP_EV_MOVE; a despawned target is SP_ERR_STATE). Valid while the agent waits for a target, as
  * sp_crowd_set_target. The first chase of a crowd allocates its records
  * (and, with a grid, a search workspace): SP_ERR_MEMORY, nothing
  * changed. A chase is not saved: after a load the walker goes on to the

@@ -351,8 +351,8 @@ static void test_chase_follows_a_moving_agent(void **state) {
   chase_setup(&t, &pc, &prey, &me);
   SpError err;
   /* refusals first: nothing changes */
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 1, 1, &err), SP_ERR_STATE);
-  assert_non_null(strstr(err.message, "despawned"));
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, 3, 0, 1, &err), SP_ERR_STATE);
+  assert_non_null(strstr(err.message, "does not exist"));
   assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, -1, &err), SP_ERR_STATE);
   Town u; /* another world */
   town_open(&u, 0, 0, plain);
@@ -383,6 +383,25 @@ static void test_chase_follows_a_moving_agent(void **state) {
   assert_true(arrived);
   sp_crowd_free(pc);
   town_close(&u);
+  town_close(&t);
+}
+
+/* A target of a stale generation: the chase fails at the next frame. */
+static void test_chase_stale_target(void **state) {
+  (void)state;
+  Town t;
+  SpCrowd *pc;
+  size_t prey, me;
+  chase_setup(&t, &pc, &prey, &me);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 1, 1, NULL), SP_OK);
+  frame(&t, 0.25f);
+  const SpAgentEvent *ev = sp_crowd_events(t.c);
+  int gone = 0;
+  for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
+    gone |= ev[k].agent == me && ev[k].kind == SP_EV_STEP_FAILED &&
+            ev[k].reason == SP_REASON_TARGET_GONE;
+  assert_true(gone);
+  sp_crowd_free(pc);
   town_close(&t);
 }
 
@@ -417,6 +436,7 @@ int main(void) {
       cmocka_unit_test(test_engine_moves_without_a_grid),
       cmocka_unit_test(test_chase_follows_a_moving_agent),
       cmocka_unit_test(test_chase_target_crowd_freed),
+      cmocka_unit_test(test_chase_stale_target),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -781,8 +781,10 @@ static int l_crowd_target_cell(lua_State *L)
 /* c:chase(agent, target [, reach]) -> true | false, message: the step
  * agent waits to be given a target for goes to `target` (a saspu.Agent of
  * a crowd of the same world; it may move) and arrives within `reach`
- * cells (default 1). A despawned target gives false, "target_gone"; a
- * handle of another world raises. */
+ * cells (default 1). A despawned target fails the step with target_gone
+ * at the next update (false, "target_gone" at once when its crowd is
+ * closed or the crowd moves by engine); a handle of another world
+ * raises. */
 static int l_crowd_chase(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
@@ -793,18 +795,23 @@ static int l_crowd_chase(lua_State *L)
   lua_getiuservalue(L, 3, 1);
   LCrowd *tc = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  if (!tc->c || !sp_crowd_alive(tc->c, h->index) ||
-      sp_crowd_generation(tc->c, h->index) != h->gen) {
+  if (tc->c && tc->world != c->world)
+    luaL_argerror(L, 3, "a handle of another world");
+  /* a despawned target of an open crowd is C's to find gone (target_gone
+   * at the next update); a closed crowd's, or an engine move's, here */
+  int gone = !tc->c || !sp_crowd_alive(tc->c, h->index) ||
+             sp_crowd_generation(tc->c, h->index) != h->gen;
+  SpError err;
+  SpStatus st = tc->c ? sp_crowd_set_target_agent(c->c, a, tc->c, h->index, h->gen,
+                                                  (int)reach, &err)
+                      : SP_ERR_STATE;
+  if (st == SP_ERR_MEMORY)
+    return crowd_error(L, "chase", &err);
+  if (st != SP_OK && gone) {
     lua_pushboolean(L, 0);
     lua_pushliteral(L, "target_gone");
     return 2;
   }
-  if (tc->world != c->world)
-    luaL_argerror(L, 3, "a handle of another world");
-  SpError err;
-  SpStatus st = sp_crowd_set_target_agent(c->c, a, tc->c, h->index, h->gen, (int)reach, &err);
-  if (st == SP_ERR_MEMORY)
-    return crowd_error(L, "chase", &err);
   lua_pushboolean(L, st == SP_OK);
   if (st == SP_OK)
     return 1;
