@@ -302,7 +302,8 @@ static void bind_pass(SpCrowd *c) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       size_t before = c->ev_count;
       sp_agent_bind(c, serial, due[k]);
-      count_kinds(c, c->ev + before, c->ev_count - before);
+      if (c->ev_count > before) /* no buffer yet: ev is NULL */
+        count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
   }
