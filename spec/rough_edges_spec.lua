@@ -125,3 +125,17 @@ describe("saspu.test checks that do not pin the order", function()
     assert.is_true(ok == true or ok == 0) -- 5.1 and LuaJIT return the exit status
   end)
 end)
+
+describe("world:crowd's options", function()
+  it("refuses a misspelt option at the caller's line, naming it and the options there are", function()
+    local dom = saspu.domain_file(HORSE)
+    local world = saspu.world()
+    local ok, err = pcall(function() local c = world:crowd(dom, {}, { sped = 3, capacity = 4 }); return c end)
+    assert.is_false(ok)
+    assert.matches("rough_edges_spec.lua:%d+: saspu.World:crowd: unknown option 'sped' %(options: capacity,", err)
+    assert.same({}, world:crowds()) -- nothing made
+    local c = world:crowd(dom, {}, { speed = 3, capacity = 4, movement = "grid", seed = 2 })
+    assert.equal(0, c:size())
+    world:close()
+  end)
+end)

@@ -203,6 +203,26 @@ local function refuse_unknown(t, allowed, path)
   end
 end
 
+-- World:crowd's options: a misspelt one is an error, never ignored (the C side checks
+-- each known option's value).
+local CROWD_OPTIONS = {
+  capacity = true, threads = true, seed = true, speed = true, cooldown = true, retry = true,
+  cache_capacity = true, movement = true, facts = true, sensors = true,
+}
+local CROWD_OPTION_LIST = "capacity, threads, seed, speed, cooldown, retry, cache_capacity, "
+  .. "movement, facts, sensors"
+
+-- The first unknown key of `opts` in sorted order (so the message is the same on every
+-- run), or nil.
+local function unknown_option(opts)
+  local unknown = {}
+  for k in pairs(opts) do
+    if not CROWD_OPTIONS[k] then unknown[#unknown + 1] = tostring(k) end
+  end
+  table.sort(unknown)
+  return unknown[1]
+end
+
 local function check_function(f, path)
   if f ~= nil and type(f) ~= "function" then
     error(string_format("%s: expected a function, got %s", path, type(f)), 0)
@@ -467,9 +487,15 @@ end
 -- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
 -- "behaviour.actions.nosuch: 'nosuch' is not an action of 'horse_breeder'",
 -- "behaviour: unknown field 'x'", "behaviour.actions.arrest.at.agent: a handle of
--- another world"; bad options of the crowd.
+-- another world"; "saspu.World:crowd: unknown option 'sped' (options: capacity, ...)";
+-- bad values of the crowd's options.
 function World:crowd(dom, behaviour, opts)
   local ws = world_side(self)
+  local unknown = type(opts) == "table" and unknown_option(opts) or nil
+  if unknown then
+    error(string_format("saspu.World:crowd: unknown option '%s' (options: %s)", unknown,
+                        CROWD_OPTION_LIST), 2)
+  end
   local n = domain_names(dom)
   local beh = read_behaviour(behaviour, n, ws)
   local fact_list = behaviour.facts
