@@ -118,20 +118,20 @@ SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
  * value `value` (0-based); *id (may be NULL) receives its id (0, 1, ...
  * in order). SP_ERR_INVALID for a name used already, bad counts or
  * names; SP_ERR_MEMORY. Nothing changed on failure. */
-SpStatus sp_world_add_fact(SpWorld *w, const char *name,
-                           const char *const *values, int count, int value,
-                           int *id, SpError *err);
-int sp_world_fact_count(const SpWorld *w);
+SP_API SpStatus sp_world_add_fact(SpWorld *w, const char *name,
+                                  const char *const *values, int count, int value,
+                                  int *id, SpError *err);
+SP_API int sp_world_fact_count(const SpWorld *w);
 /* -1 when no fact has that name. */
-int sp_world_find_fact(const SpWorld *w, const char *name);
-const char *sp_world_fact_name(const SpWorld *w, int fact);
-int sp_world_fact_value_count(const SpWorld *w, int fact);
-const char *sp_world_fact_value_name(const SpWorld *w, int fact, int value);
+SP_API int sp_world_find_fact(const SpWorld *w, const char *name);
+SP_API const char *sp_world_fact_name(const SpWorld *w, int fact);
+SP_API int sp_world_fact_value_count(const SpWorld *w, int fact);
+SP_API const char *sp_world_fact_value_name(const SpWorld *w, int fact, int value);
 /* The fact's value now (0-based); -1 for no such fact. */
-int sp_world_get_fact(const SpWorld *w, int fact);
+SP_API int sp_world_get_fact(const SpWorld *w, int fact);
 /* SP_ERR_INVALID for no such fact or a value out of range (nothing
  * changed). */
-SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err);
+SP_API SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err);
 
 typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
@@ -262,7 +262,7 @@ SP_API SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
  * sp_crowd_set_var refuses it, and sp_crowd_state shows the fact's
  * value. SP_ERR_INVALID / SP_ERR_STATE naming the fact and the variable;
  * SP_ERR_MEMORY. Nothing changed on failure. */
-SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
+SP_API SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
 
 /* ---- sensors ----------------------------------------------------------
  * A sensor keeps a two-valued variable equal to a spatial test, in C:
@@ -292,7 +292,7 @@ typedef struct SpSensor {
  * kind are given, near lives in another world, kind does not exist, r <
  * 0 or period is not a finite number >= 0; more than
  * SP_CROWD_MAX_SENSORS. The crowd sensed must outlive this one. */
-SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
+SP_API SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 

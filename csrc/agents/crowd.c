@@ -746,7 +746,7 @@ static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
   t->quiet = 0;
   t->most = 0;
   if (keep >= *cap) return;
-  void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+  void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                               keep * sizeof(SpAgentEvent));
   if (p == NULL) return;
   *buf = p;

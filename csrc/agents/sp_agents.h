@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "saspu_agents.h"
+#include "sp_alloc.h"
 
 /* ------------------------------------------------------------------ */
 /* World                                                              */
@@ -129,7 +130,9 @@ static inline const uint32_t *sp_world_field_skips(const SpWorld *w,
 void sp_world_check_grid(SpWorld *w);
 /* Drops every cached field's key (and its place's link to it). */
 void sp_world_forget_fields(SpWorld *w);
-void *sp_agents_realloc(SpAllocator a, void *p, size_t old, size_t size);
+/* The old name of sp_mem_realloc (base/sp_alloc.h), kept while branches
+ * written before the one allocator helper still call it. */
+#define sp_agents_realloc sp_mem_realloc
 
 /* ------------------------------------------------------------------ */
 /* Crowd                                                              */

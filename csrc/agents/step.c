@@ -28,7 +28,7 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
   if (*count == *cap) {
     size_t nc = *cap < 256 ? 256 : *cap * 2;
     if (s.worker >= 0) pthread_mutex_lock(&c->world->alloc_lock);
-    void *p = sp_agents_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+    void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                                 nc * sizeof(SpAgentEvent));
     if (s.worker >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
     if (p == NULL) {

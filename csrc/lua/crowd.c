@@ -945,16 +945,12 @@ void open_crowd(lua_State *L)
   luaL_newmetatable(L, CROWD_MT);   /* module mt */
   luaL_setfuncs(L, crowd_meta, 0);
   luaL_newlib(L, crowd_methods);    /* module mt methods */
-  open_crowd_events(L);             /* adds the event readers */
-  open_crowd_sense(L);              /* and crowd:near */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, -3, "Crowd");     /* module mt */
   lua_pop(L, 1);
   lua_pushcfunction(L, l_crowd);
   lua_setfield(L, -2, "crowd");
-  lua_pushcfunction(L, l_event_kinds);
-  lua_setfield(L, -2, "event_kinds");
 }
 
 /* The script data table of agent `index` of the crowd at `crowd`,

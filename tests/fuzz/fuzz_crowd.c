@@ -168,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   m.d = d;
   m.nv = nv;
   for (at = 3; at + 4 <= size; at += 4) {
-    int op = data[at] % 16, x = data[at + 1], y = data[at + 2], z = data[at + 3];
+    int op = data[at] % 17, x = data[at + 1], y = data[at + 2], z = data[at + 3];
     agent = m.agents ? (size_t)x % (m.agents + 1) : 0; /* sometimes one too far */
     switch (op) {
     case 0: /* spawn: values from the bytes, some out of range */
@@ -275,6 +275,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           memcpy(m.state[agent], s, (size_t)nv);
       }
       break;
+    case 16: { /* perception and world facts: queries, no agent changed */
+      const uint32_t *near;
+      size_t found;
+      if (sp_crowd_near(c, x % (side + 2) - 1, y % (side + 2) - 1, z % 12 - 1, (size_t)(y % 4),
+                        &near, &found, &err) == SP_OK) {
+        for (size_t k = 0; k < found; k++)
+          if (!sp_crowd_alive(c, near[k])) broken("near gave a dead agent", near[k], -1);
+      } else if (z % 12 != 0) {
+        broken("near refused a radius >= 0", agent, -1);
+      }
+      static const char *const vals[] = {"quiet", "ringing", "loud"};
+      if (sp_world_fact_count(w) == 0)
+        sp_world_add_fact(w, "alarm", vals, 2 + (y & 1), z % 4, NULL, &err);
+      sp_world_set_fact(w, x % 3 - 1, y % 4, &err);
+      break;
+    }
     default:
       sp_crowd_rethink(c, agent, &err);
       break;

@@ -755,6 +755,13 @@ local function op_world_call()
     try("tostring(world)", tostring, w)
   elseif k == 5 then
     try("world:close", w.close, w)
+  elseif chance(2) then
+    -- perception and world facts (unknown names, bad values and radii included)
+    try("world:near", w.near, w, num(0, 13), num(0, 9), chance(4) and junk() or num(0, 6),
+        chance(3) and any(pool("crowd")) or nil)
+    try("world:set", w.set, w, chance(2) and "alarm" or junk(), chance(2) and "ringing" or junk())
+    try("world:get", w.get, w, chance(2) and "alarm" or junk())
+    try("world:fact_value", w.fact_value, w, num(0, 3), chance(2) and num(0, 3) or nil)
   else
     try("world:update", w.update, junk(), 0.5)
   end
@@ -794,6 +801,11 @@ local function op_agent_call()
     try("crowd:stats", c.stats, c)
     try("crowd:info", c.info, c, num(1, 70), chance(3) and hostile_table() or {})
     try("crowd:position", c.position, c, num(1, 70))
+    try("crowd:near", c.near, c, num(0, 13), num(0, 9), chance(4) and junk() or num(0, 6),
+        chance(5) and junk() or {}, chance(2) and num(0, 4) or nil)
+    try("crowd:tie_fact", c.tie_fact, c, num(0, 3), num(0, 8))
+    try("crowd:add_sensor", c.add_sensor, c, num(0, 8), num(0, 3), num(0, 3),
+        chance(2) and any(pool("crowd")) or nil, chance(2) and "spot" or nil, num(0, 5), num(0, 2))
   elseif k == 7 then
     local goal = dom and select(2, pcall(dom.encode, dom, some_goal(dom))) or junk()
     try("crowd:add_goal", c.add_goal, c, goal, num(0, 5), chance(3) and junk() or nil)

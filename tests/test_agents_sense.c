@@ -1,0 +1,183 @@
+/* test_agents_sense.c: the C side of perception (sp_crowd_near against a scan of every agent), world facts (sp_world_add_fact, set/get, the ties' checks) and the checks of sp_crowd_add_sensor. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "saspu_agents.h"
+#include "test_fixture.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+typedef struct Scene {
+  TestFixture f;
+  SpWorld *w;
+  SpCrowd *c;
+} Scene;
+
+static void scene_open(Scene *s, size_t capacity) {
+  memset(s, 0, sizeof *s);
+  test_fixture_open(&s->f, sp_builtin_citizen(plain));
+  assert_int_equal(sp_world_new(NULL, plain, &s->w, NULL), SP_OK);
+  SpCrowdOptions o;
+  memset(&o, 0, sizeof o);
+  o.capacity = capacity;
+  o.threads = 1;
+  assert_int_equal(sp_crowd_new(s->w, s->f.d, &o, plain, &s->c, NULL), SP_OK);
+}
+
+static void scene_close(Scene *s) {
+  sp_crowd_free(s->c);
+  sp_world_free(s->w);
+  test_fixture_close(&s->f);
+}
+
+static size_t spawn(Scene *s, int x, int y) {
+  size_t id;
+  assert_int_equal(sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, "start_of_day")->values, x, y,
+                                  SP_NO_PLACE, &id, NULL),
+                   SP_OK);
+  return id;
+}
+
+static int cheb(int ax, int ay, int x, int y) {
+  int dx = abs(ax - x), dy = abs(ay - y);
+  return dx > dy ? dx : dy;
+}
+
+/* sp_crowd_near: every answer is the scan's, nearest first, by index
+ * among equals, cut at max; after teleports and despawns too. */
+static void test_near_matches_a_scan(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, 400);
+  srand(7);
+  for (int i = 0; i < 300; i++) spawn(&s, rand() % 200, rand() % 120);
+  for (int round = 0; round < 30; round++) {
+    for (int k = 0; k < 10; k++) {
+      size_t i = (size_t)(rand() % 300);
+      if (!sp_crowd_alive(s.c, i)) continue;
+      if (k == 0) assert_int_equal(sp_crowd_despawn(s.c, i, NULL), SP_OK);
+      else assert_int_equal(sp_crowd_teleport(s.c, i, rand() % 200, rand() % 120, NULL), SP_OK);
+    }
+    int x = rand() % 220 - 10, y = rand() % 140 - 10, r = rand() % 40;
+    size_t max = (size_t)(round % 3 == 0 ? 5 : 0);
+    const uint32_t *got;
+    size_t n;
+    assert_int_equal(sp_crowd_near(s.c, x, y, r, max, &got, &n, NULL), SP_OK);
+    /* the scan: distance << 32 | index, sorted */
+    uint64_t want[400];
+    size_t nw = 0;
+    for (size_t i = 0; i < 300; i++) {
+      int ax, ay;
+      if (!sp_crowd_alive(s.c, i) || sp_crowd_position(s.c, i, &ax, &ay) != SP_OK) continue;
+      int d = cheb(ax, ay, x, y);
+      if (d <= r) want[nw++] = (uint64_t)d << 32 | i;
+    }
+    for (size_t a = 1; a < nw; a++)
+      for (size_t b = a; b > 0 && want[b - 1] > want[b]; b--) {
+        uint64_t t = want[b];
+        want[b] = want[b - 1], want[b - 1] = t;
+      }
+    if (max > 0 && nw > max) nw = max;
+    assert_int_equal(n, nw);
+    for (size_t k = 0; k < n; k++) assert_int_equal(got[k], (uint32_t)want[k]);
+  }
+  SpError err;
+  const uint32_t *got;
+  size_t n;
+  assert_int_equal(sp_crowd_near(s.c, 1, 1, -1, 0, &got, &n, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "radius -1 is negative"));
+  scene_close(&s);
+}
+
+static void test_facts_set_get_and_errors(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, 4);
+  const char *alarm[] = {"quiet", "ringing"};
+  const char *twice[] = {"a", "a"};
+  int id = -1;
+  SpError err;
+  assert_int_equal(sp_world_add_fact(s.w, "alarm", alarm, 2, 1, &id, &err), SP_OK);
+  assert_int_equal(id, 0);
+  assert_int_equal(sp_world_get_fact(s.w, 0), 1);
+  assert_string_equal(sp_world_fact_value_name(s.w, 0, 0), "quiet");
+  assert_int_equal(sp_world_find_fact(s.w, "alarm"), 0);
+  assert_int_equal(sp_world_add_fact(s.w, "alarm", alarm, 2, 0, NULL, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "fact 'alarm' exists already"));
+  assert_int_equal(sp_world_add_fact(s.w, "dup", twice, 2, 0, NULL, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "value 'a' is named twice"));
+  assert_int_equal(sp_world_add_fact(s.w, "one", alarm, 1, 0, NULL, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_world_add_fact(s.w, "bad", alarm, 2, 2, NULL, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_world_fact_count(s.w), 1);
+  assert_int_equal(sp_world_set_fact(s.w, 0, 0, &err), SP_OK);
+  assert_int_equal(sp_world_get_fact(s.w, 0), 0);
+  assert_int_equal(sp_world_set_fact(s.w, 0, 2, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "fact 'alarm': value 2 is out of range"));
+  assert_int_equal(sp_world_set_fact(s.w, 3, 0, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_world_get_fact(s.w, 0), 0); /* nothing changed */
+  scene_close(&s);
+}
+
+static int var_of(const Scene *s, const char *name) {
+  for (int v = 0; v < s->f.m; v++)
+    if (strcmp(sp_variable_name(s->f.d, v), name) == 0) return v;
+  fail_msg("no variable %s", name);
+  return -1;
+}
+
+static void test_ties_checked(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, 4);
+  const char *yes_no[] = {"yes", "no"};
+  const char *bools[] = {"false", "true"};
+  SpError err;
+  assert_int_equal(sp_world_add_fact(s.w, "mood", yes_no, 2, 0, NULL, NULL), SP_OK);
+  assert_int_equal(sp_world_add_fact(s.w, "rested", bools, 2, 0, NULL, NULL), SP_OK);
+  int rested = var_of(&s, "rested");
+  assert_int_equal(sp_crowd_tie_fact(s.c, 0, rested, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "its values differ from the fact's"));
+  assert_int_equal(sp_crowd_tie_fact(s.c, 1, rested, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "changes it (only the world sets a fact)"));
+  assert_int_equal(sp_crowd_tie_fact(s.c, 7, rested, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_crowd_tie_fact(s.c, 1, 99, &err), SP_ERR_INVALID);
+  scene_close(&s);
+}
+
+static void test_sensors_checked(void **state) {
+  (void)state;
+  Scene s, other;
+  scene_open(&s, 4);
+  scene_open(&other, 4);
+  SpError err;
+  SpSensor sn = {var_of(&s, "rested"), 1, 0, s.c, -1, 3, 0.0f};
+  assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "an action changes it (the sensor sets it)"));
+  sn.on = sn.off = 0;
+  assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "two different values"));
+  sn.on = 1, sn.var = 99;
+  assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
+  sn.var = var_of(&s, "rested");
+  sn.near = NULL;
+  assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
+  sn.near = other.c;
+  assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
+  scene_close(&other);
+  scene_close(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_near_matches_a_scan),
+      cmocka_unit_test(test_facts_set_get_and_errors),
+      cmocka_unit_test(test_ties_checked),
+      cmocka_unit_test(test_sensors_checked),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
