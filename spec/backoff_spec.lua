@@ -162,6 +162,16 @@ describe("failures back off", function()
                            1, true), err)
   end)
 
+  it("are checked by Crowd:set_action too", function()
+    local _, _, crowd = forge()
+    local ok, err = pcall(crowd.set_action, crowd, 1, 1, 1, "none", nil, false, false, false, -1)
+    assert.is_false(ok)
+    assert.truthy(err:find("max_failures must be 0..255", 1, true), err)
+    ok, err = pcall(crowd.set_action, crowd, 1, 1, 1, "none", nil, false, false, false, 3, -1)
+    assert.is_false(ok)
+    assert.truthy(err:find("give_up_for a finite number >= 0", 1, true), err)
+  end)
+
   it("keep the counts across a save and load: the same events after", function()
     local function fresh() return forge { max_failures = 5, give_up_for = 5 } end
     local wa = fresh()

@@ -301,7 +301,7 @@ static int l_crowd_set_action(lua_State *L)
   b.scripted = lua_toboolean(L, 8);
   b.has_hook = lua_toboolean(L, 9);
   lua_Integer most = luaL_optinteger(L, 10, 0);
-  luaL_argcheck(L, most >= 0 && most <= 255, 10, "max_failures must be 1..255");
+  luaL_argcheck(L, most >= 0 && most <= 255, 10, "max_failures must be 0..255 (0: 3)");
   b.max_failures = (int)most;
   b.give_up_for = (float)luaL_optnumber(L, 11, 0.0);
   if (sp_crowd_set_action(c->c, act, &b, &err) != SP_OK)
