@@ -118,20 +118,20 @@ SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
  * value `value` (0-based); *id (may be NULL) receives its id (0, 1, ...
  * in order). SP_ERR_INVALID for a name used already, bad counts or
  * names; SP_ERR_MEMORY. Nothing changed on failure. */
-SpStatus sp_world_add_fact(SpWorld *w, const char *name,
-                           const char *const *values, int count, int value,
-                           int *id, SpError *err);
-int sp_world_fact_count(const SpWorld *w);
+SP_API SpStatus sp_world_add_fact(SpWorld *w, const char *name,
+                                  const char *const *values, int count, int value,
+                                  int *id, SpError *err);
+SP_API int sp_world_fact_count(const SpWorld *w);
 /* -1 when no fact has that name. */
-int sp_world_find_fact(const SpWorld *w, const char *name);
-const char *sp_world_fact_name(const SpWorld *w, int fact);
-int sp_world_fact_value_count(const SpWorld *w, int fact);
-const char *sp_world_fact_value_name(const SpWorld *w, int fact, int value);
+SP_API int sp_world_find_fact(const SpWorld *w, const char *name);
+SP_API const char *sp_world_fact_name(const SpWorld *w, int fact);
+SP_API int sp_world_fact_value_count(const SpWorld *w, int fact);
+SP_API const char *sp_world_fact_value_name(const SpWorld *w, int fact, int value);
 /* The fact's value now (0-based); -1 for no such fact. */
-int sp_world_get_fact(const SpWorld *w, int fact);
+SP_API int sp_world_get_fact(const SpWorld *w, int fact);
 /* SP_ERR_INVALID for no such fact or a value out of range (nothing
  * changed). */
-SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err);
+SP_API SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err);
 
 typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
@@ -189,7 +189,18 @@ typedef struct SpActionBehaviour {
   int scripted;   /* after arriving: waits in SP_PHASE_SCRIPT until
                      sp_crowd_finish_step / sp_crowd_fail_step */
   int has_hook;   /* events of this action carry SP_EVENT_HOOK */
+  /* Back-off: the k-th failure in a row of this step (conditions,
+   * script, unreachable) waits retry * 2^(k-2) seconds (capped at
+   * SP_BACKOFF_CAP retries) before the agent replans; the max_failures-th
+   * gives up the goal for give_up_for seconds (SP_EV_GAVE_UP; a goal
+   * given up is passed over, and an agent idle meanwhile looks again at
+   * its next wake-up). 0: the defaults 3 and 30 s; max_failures past
+   * 0..255 or give_up_for not finite >= 0 is SP_ERR_INVALID. A finished
+   * step starts the count over. */
+  int max_failures;
+  float give_up_for;
 } SpActionBehaviour;
+#define SP_BACKOFF_CAP 16.0f /* the longest back-off, in retries */
 
 SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
                                     const SpActionBehaviour *b, SpError *err);
@@ -251,7 +262,7 @@ SP_API SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
  * sp_crowd_set_var refuses it, and sp_crowd_state shows the fact's
  * value. SP_ERR_INVALID / SP_ERR_STATE naming the fact and the variable;
  * SP_ERR_MEMORY. Nothing changed on failure. */
-SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
+SP_API SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err);
 
 /* ---- sensors ----------------------------------------------------------
  * A sensor keeps a two-valued variable equal to a spatial test, in C:
@@ -281,7 +292,7 @@ typedef struct SpSensor {
  * kind are given, near lives in another world, kind does not exist, r <
  * 0 or period is not a finite number >= 0; more than
  * SP_CROWD_MAX_SENSORS. The crowd sensed must outlive this one. */
-SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
+SP_API SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
@@ -398,7 +409,7 @@ SP_API SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
  * SP_EV_STEP_FAILED (SP_REASON_SCRIPT, `detail`) and releases its place;
  * its effect is NOT applied, even if its duration would have run out in
  * that update. The agent then replans (SP_EV_REPLANNED with
- * SP_REASON_STEP_FAILED): a walking or acting step is ended by the goal
+ * SP_REASON_STEP_FAILED; backed off as SpActionBehaviour says): a walking or acting step is ended by the goal
  * pass of that update, which replans at once; a scripted step, as
  * before, by its advance pass, and the replan comes with the update
  * after. SP_ERR_STATE when no step
@@ -431,6 +442,9 @@ typedef enum SpEventKind {
   SP_EV_WAITING,       /* a scripted step or target waits for the caller */
   SP_EV_MOVE,          /* engine_moves: move the agent to its target cell
                           (sp_crowd_target_cell); detail: the place or -1 */
+  SP_EV_GAVE_UP,       /* max_failures in a row: the goal is set aside for
+                          give_up_for seconds; reason, action: the last
+                          failure's */
   SP_EV_COUNT
 } SpEventKind;
 
@@ -612,7 +626,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 4
+#define SP_SAVE_VERSION 5
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to

@@ -98,7 +98,16 @@ typedef enum SpGridErrorCode {
  *   expected  MAP_RAGGED: cells on line 1
  *   character MAP_CHAR: the byte (0..255)
  *   value     COST: the refused number
- *   message   the sentence sp_grid_error_format(err, 0, ...) writes. */
+ *   message   the sentence sp_grid_error_format(err, 0, ...) writes.
+ * Why a record of its own beside SpError: both start with the same
+ * status and end with a message, but the rest describes different
+ * things. SpError names a domain's parts (action, variable, value, field,
+ * as indices into the domain); a grid error names cells, rectangles and
+ * positions in a picture, which the Lua binding must print again 1-based
+ * (sp_grid_error_format(err, 1, ...)) and so keeps as numbers, not only in
+ * the message. One record would carry both sets of fields with half of
+ * them unused in every error, and the grid stage (which knows no domain)
+ * would depend on the domain's record. */
 typedef struct SpGridError {
   SpStatus status;
   SpGridErrorCode code;

@@ -116,7 +116,7 @@ SpStatus sp_world_add_fact(SpWorld *w, const char *name,
   if (st != SP_OK) return st;
   if (w->fact_count == w->fact_cap) {
     int cap = w->fact_cap < 4 ? 4 : w->fact_cap * 2;
-    void *p = sp_agents_realloc(w->alloc, w->facts,
+    void *p = sp_mem_realloc(w->alloc, w->facts,
                                 (size_t)w->fact_cap * sizeof(Fact),
                                 (size_t)cap * sizeof(Fact));
     if (p == NULL) return sp_error_memory(err);

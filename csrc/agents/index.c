@@ -190,7 +190,7 @@ static int found_room(SpCrowd *c, size_t need) {
   if (need <= x->found_cap) return 1;
   size_t cap = x->found_cap < 256 ? 256 : x->found_cap;
   while (cap < need) cap *= 2;
-  void *p = sp_agents_realloc(c->alloc, x->found, x->found_cap * sizeof(uint64_t),
+  void *p = sp_mem_realloc(c->alloc, x->found, x->found_cap * sizeof(uint64_t),
                               cap * sizeof(uint64_t));
   if (p == NULL) return 0;
   x->found = p;

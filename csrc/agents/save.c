@@ -129,7 +129,7 @@ static uint8_t *room(Out *o, size_t n) {
   if (o->len + n > o->cap) {
     size_t nc = o->cap < 4096 ? 4096 : o->cap;
     while (nc < o->len + n) nc *= 2;
-    uint8_t *p = sp_agents_realloc(o->alloc, o->p, o->cap, nc);
+    uint8_t *p = sp_mem_realloc(o->alloc, o->p, o->cap, nc);
     if (p == NULL) {
       o->oom = 1;
       return NULL;
@@ -171,6 +171,7 @@ static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   sp_save_put(p + 52, sp_save_float_bits(c->time[i]), 4);
   p[56] = c->phase[i], p[57] = c->flags[i];
   sp_save_put(p + 58, sp_crowd_generation(c, i), 4);
+  p[62] = a->fails, p[63] = a->shun;
 }
 
 static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
@@ -326,7 +327,7 @@ SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
               sp_save_fnv(SAVE_FNV_START, o.p + SAVE_HEADER_BYTES, payload), 8);
   /* hand back exactly len bytes, so the caller frees what it got */
   if (o.cap != o.len) {
-    uint8_t *p = sp_agents_realloc(w->alloc, o.p, o.cap, o.len);
+    uint8_t *p = sp_mem_realloc(w->alloc, o.p, o.cap, o.len);
     if (p != NULL) o.p = p, o.cap = o.len;
   }
   if (o.cap != o.len) { /* the allocator could not shrink: copy */

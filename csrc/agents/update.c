@@ -163,7 +163,7 @@ static int reserve_events(SpCrowd *c, size_t want) {
   if (want <= c->ev_cap) return 1;
   size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
   while (nc < want) nc *= 2;
-  void *p = sp_agents_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
+  void *p = sp_mem_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
                               nc * sizeof *c->ev);
   if (p == NULL) return 0;
   c->ev = p;
@@ -302,7 +302,8 @@ static void bind_pass(SpCrowd *c) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       size_t before = c->ev_count;
       sp_agent_bind(c, serial, due[k]);
-      count_kinds(c, c->ev + before, c->ev_count - before);
+      if (c->ev_count > before) /* no buffer yet: ev is NULL */
+        count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
   }
@@ -421,7 +422,7 @@ const char *sp_event_kind_name(SpEventKind k) {
       "goal_chosen",   "planned",      "replanned",    "step_started",
       "step_finished", "step_failed",  "step_skipped", "arrived",
       "goal_reached",  "no_plan",      "blocked",      "idle",
-      "waiting",       "move"};
+      "waiting",       "move",          "gave_up"};
   return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
 }
 

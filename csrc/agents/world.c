@@ -9,24 +9,13 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 
-void *sp_agents_realloc(SpAllocator a, void *p, size_t old, size_t size) {
-  if (a.fn == NULL) {
-    if (size == 0) {
-      free(p);
-      return NULL;
-    }
-    return realloc(p, size);
-  }
-  return a.fn(a.ud, p, old, size);
-}
-
 /* Grows an array of `elem`-byte items to hold at least `need`. */
 static int grow(SpAllocator a, void **arr, size_t *cap, size_t need,
                 size_t elem) {
   if (need <= *cap) return 1;
   size_t nc = *cap < 8 ? 8 : *cap * 2;
   while (nc < need) nc *= 2;
-  void *p = sp_agents_realloc(a, *arr, *cap * elem, nc * elem);
+  void *p = sp_mem_realloc(a, *arr, *cap * elem, nc * elem);
   if (p == NULL) return 0;
   *arr = p;
   *cap = nc;

@@ -1,27 +1,10 @@
 /* builtin_domains.c: owned copies of domain specs with named states, and lookups in them. */
 #include "sp_builtin.h"
+#include "sp_alloc.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ */
-/* Allocation through the SpAllocator hook                            */
-/* ------------------------------------------------------------------ */
-
-static void *block_alloc(SpAllocator a, size_t size) {
-  if (a.fn == NULL) return malloc(size);
-  return a.fn(a.ud, NULL, 0, size);
-}
-
-static void block_free(SpAllocator a, void *p, size_t size) {
-  if (p == NULL) return;
-  if (a.fn == NULL) {
-    free(p);
-    return;
-  }
-  a.fn(a.ud, p, size, 0);
-}
 
 /* ------------------------------------------------------------------ */
 /* Layout of the single block                                         */
@@ -174,7 +157,7 @@ SpBuiltSpec *sp_builtin_copy(SpAllocator a, const SpDomainSpec *spec,
   if (!spec_walkable(spec, start_count, starts, goal_count, goals)) return NULL;
   lay_out(&c, spec, start_count, starts, goal_count, goals);
   if (c.overflow) return NULL;
-  c.base = block_alloc(a, c.used);
+  c.base = sp_mem_alloc(a, c.used);
   if (c.base == NULL) return NULL;
   memset(c.base, 0, c.used);
   {
@@ -189,7 +172,7 @@ SpBuiltSpec *sp_builtin_copy(SpAllocator a, const SpDomainSpec *spec,
 
 void sp_builtin_free(SpBuiltSpec *b) {
   if (b == NULL) return;
-  block_free(b->alloc_, b, b->size_);
+  sp_mem_free(b->alloc_, b, b->size_);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,5 +1,6 @@
 /* builtin_synthetic.c: the CNIA 2022 synthetic families MultiPrv_n_Cycle, MultiPrv_2_Cycle, OnePrv_5. */
 #include "sp_builtin.h"
+#include "sp_alloc.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -25,28 +26,15 @@ typedef struct Scratch {
   size_t names_size;
 } Scratch;
 
-static void *scratch_alloc(SpAllocator a, size_t size) {
-  if (size == 0) size = 1;
-  if (a.fn == NULL) return malloc(size);
-  return a.fn(a.ud, NULL, 0, size);
-}
-
-static void scratch_release(SpAllocator a, void *p, size_t size) {
-  if (p == NULL) return;
-  if (size == 0) size = 1;
-  if (a.fn == NULL) free(p);
-  else a.fn(a.ud, p, size, 0);
-}
-
 static void scratch_free(Scratch *s) {
   SpAllocator a = s->a;
-  scratch_release(a, s->variables, (size_t)s->m * sizeof(SpVariableSpec));
-  scratch_release(a, s->value_names, (size_t)s->n * sizeof(const char *));
-  scratch_release(a, s->actions, (size_t)s->action_count * sizeof(SpActionSpec));
-  scratch_release(a, s->prevails, (size_t)s->m * sizeof(SpCondition));
-  scratch_release(a, s->start, (size_t)s->m);
-  scratch_release(a, s->goal, (size_t)s->m);
-  scratch_release(a, s->names, s->names_size);
+  sp_mem_free(a, s->variables, (size_t)s->m * sizeof(SpVariableSpec));
+  sp_mem_free(a, s->value_names, (size_t)s->n * sizeof(const char *));
+  sp_mem_free(a, s->actions, (size_t)s->action_count * sizeof(SpActionSpec));
+  sp_mem_free(a, s->prevails, (size_t)s->m * sizeof(SpCondition));
+  sp_mem_free(a, s->start, (size_t)s->m);
+  sp_mem_free(a, s->goal, (size_t)s->m);
+  sp_mem_free(a, s->names, s->names_size);
 }
 
 /* Allocates the scratch for m variables of n values with n-1 or n actions
@@ -59,13 +47,13 @@ static int scratch_init(Scratch *s, SpAllocator a, int m, int n, int per_var) {
   s->n = n;
   s->action_count = m * per_var;
   s->names_size = slots * NAME_SLOT;
-  s->variables = scratch_alloc(a, (size_t)m * sizeof(SpVariableSpec));
-  s->value_names = scratch_alloc(a, (size_t)n * sizeof(const char *));
-  s->actions = scratch_alloc(a, (size_t)s->action_count * sizeof(SpActionSpec));
-  s->prevails = scratch_alloc(a, (size_t)m * sizeof(SpCondition));
-  s->start = scratch_alloc(a, (size_t)m);
-  s->goal = scratch_alloc(a, (size_t)m);
-  s->names = scratch_alloc(a, s->names_size);
+  s->variables = sp_mem_alloc(a, (size_t)m * sizeof(SpVariableSpec));
+  s->value_names = sp_mem_alloc(a, (size_t)n * sizeof(const char *));
+  s->actions = sp_mem_alloc(a, (size_t)s->action_count * sizeof(SpActionSpec));
+  s->prevails = sp_mem_alloc(a, (size_t)m * sizeof(SpCondition));
+  s->start = sp_mem_alloc(a, (size_t)m);
+  s->goal = sp_mem_alloc(a, (size_t)m);
+  s->names = sp_mem_alloc(a, s->names_size);
   if (s->variables == NULL || s->value_names == NULL || s->actions == NULL ||
       s->prevails == NULL || s->start == NULL || s->goal == NULL || s->names == NULL) {
     scratch_free(s);

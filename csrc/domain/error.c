@@ -54,18 +54,3 @@ SpStatus sp_error_memory(SpError *err) {
   return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
                       "out of memory");
 }
-
-void *sp_mem_alloc(SpAllocator a, size_t n) {
-  if (n == 0) n = 1;
-  if (a.fn == NULL) return malloc(n);
-  return a.fn(a.ud, NULL, 0, n);
-}
-
-void sp_mem_free(SpAllocator a, void *p, size_t n) {
-  if (p == NULL) return;
-  if (a.fn == NULL) {
-    free(p);
-    return;
-  }
-  a.fn(a.ud, p, n == 0 ? 1 : n, 0);
-}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "saspu.h"
+#include "sp_alloc.h"
 
 #define SP_NONE16 0xFFFFu
 
@@ -93,9 +94,7 @@ static inline const char *sp_names(const SpDomain *d) {
   return (const char *)d + d->off_names;
 }
 
-/* Allocation through the hook; fn NULL means realloc/free. */
-void *sp_mem_alloc(SpAllocator a, size_t n);
-void sp_mem_free(SpAllocator a, void *p, size_t n);
+/* Allocation through the hook: sp_mem_alloc, sp_mem_free (base/sp_alloc.h). */
 
 /* Arrays at least this large count only their pages in memory in the
  * stats (sp_mem_resident); smaller ones count whole. */

@@ -12,19 +12,6 @@
 /* Memory and errors                                                  */
 /* ================================================================== */
 
-void *sp_grid_mem_alloc(SpAllocator a, size_t n) {
-  if (a.fn == NULL) return malloc(n);
-  return a.fn(a.ud, NULL, 0, n);
-}
-
-void sp_grid_mem_release(SpAllocator a, void *p, size_t n) {
-  if (p == NULL) return;
-  if (a.fn == NULL)
-    free(p);
-  else
-    a.fn(a.ud, p, n, 0);
-}
-
 const char *sp_grid_error_name(SpGridErrorCode code) {
   switch (code) {
   case SP_GRID_E_NONE: return "none";
@@ -314,7 +301,7 @@ SpStatus sp_grid_make(int w, int h, float v, SpAllocator alloc, SpGrid **out,
   size_t head = sp_grid_align16(sizeof(SpGrid));
   size_t cells = sp_grid_align16(padded * sizeof(float));
   size_t total = head + cells + padded;
-  SpGrid *g = sp_grid_mem_alloc(alloc, total);
+  SpGrid *g = sp_mem_alloc(alloc, total);
   if (g == NULL) return sp_grid_fail_memory(err);
   g->alloc = alloc;
   g->size = total;
@@ -354,7 +341,7 @@ SpStatus sp_grid_new(int width, int height, double cost, SpAllocator alloc,
 }
 
 void sp_grid_free(SpGrid *g) {
-  if (g != NULL) sp_grid_mem_release(g->alloc, g, g->size);
+  if (g != NULL) sp_mem_free(g->alloc, g, g->size);
 }
 
 int sp_grid_width(const SpGrid *g) { return g != NULL ? g->width : 0; }

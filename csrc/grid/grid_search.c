@@ -109,7 +109,7 @@ SpStatus sp_grid_workspace_new(const SpGrid *g,
   /* the search holds one entry of the open list outside the heap, whose
    * array has cap - 1 entries and the fence */
   size_t total = head + best + tags + cap * sizeof(SpGridHeapEntry);
-  SpGridWorkspace *ws = sp_grid_mem_alloc(alloc, total);
+  SpGridWorkspace *ws = sp_mem_alloc(alloc, total);
   if (ws == NULL) return sp_grid_fail_memory(err);
   memset(ws, 0, head);
   ws->alloc = alloc;
@@ -134,7 +134,7 @@ SpStatus sp_grid_workspace_new(const SpGrid *g,
 }
 
 void sp_grid_workspace_free(SpGridWorkspace *ws) {
-  if (ws != NULL) sp_grid_mem_release(ws->alloc, ws, ws->size);
+  if (ws != NULL) sp_mem_free(ws->alloc, ws, ws->size);
 }
 
 size_t sp_grid_workspace_size_bytes(const SpGridWorkspace *ws) {

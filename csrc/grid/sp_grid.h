@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "saspu_grid.h"
+#include "sp_alloc.h"
 
 #define SP_GRID_SQRT2 1.41421356237309504880
 
@@ -80,8 +81,6 @@ static inline uint32_t sp_grid_div(SpGridDiv v, uint32_t n) {
 
 /* Allocation through the grid's lua_Alloc-shaped hook (malloc when the
  * hook is NULL); release takes the size the hook expects. */
-void *sp_grid_mem_alloc(SpAllocator a, size_t n);
-void sp_grid_mem_release(SpAllocator a, void *p, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Error records                                                      */

@@ -122,7 +122,7 @@ typedef struct Names {
 /* A core formatter, snprintf-like (sp_domain_explain, sp_failure_format). */
 typedef size_t (*Formatter)(const SpDomain *d, const void *arg, char *buf, size_t size);
 
-/* ---- names.c: errors, name lists, lookups, states */
+/* ---- names.c: errors, name lists, lookups, states, shared helpers */
 int raise_error(lua_State *L, const char *where, const char *fmt, ...);
 void push_value_name(lua_State *L, const Names *n, int var, int value);
 int read_var(lua_State *L, const Names *n, int idx, const char *where,
@@ -140,13 +140,22 @@ void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
                     Formatter f, const void *arg);
 const char *var_name(lua_State *L, const Names *n, int var);
 const char *shown_name(lua_State *L, int idx);
+/* helpers the type files share */
+int core_error(lua_State *L, const char *where, const SpError *err);
+SpAllocator core_allocator(lua_State *L);
+void push_uv(lua_State *L, int idx, int uv);
+void push_names_at(lua_State *L, int dom, Names *n);
+void push_names(lua_State *L, Names *n);
+void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to);
+void set_int_field(lua_State *L, int t, const char *k, size_t v);
+/* saspu.KEEP (a light userdata) and its test; goals.c gives it its meaning */
+void push_keep_marker(lua_State *L);
+int is_keep_marker(lua_State *L, int idx);
 
 /* ---- goals.c: goals as conditions. A goal's variables are marked
  * set, free (left out: any end value) or kept (saspu.KEEP, or left out
  * with { keep = true }: the start value). */
 enum { GOAL_FREE = 0, GOAL_SET = 1, GOAL_KEEP = 2 };
-void push_keep_marker(lua_State *L);
-int is_keep_marker(lua_State *L, int idx);
 void resolve_goal(SpValue *goal, const uint8_t *mark, const SpValue *s0, int nv,
                   int keep_all);
 int goal_needs_start(const uint8_t *mark, int nv, int keep_all);
@@ -161,15 +170,11 @@ void release_c_memory(lua_State *L, size_t *held);
 void *to_userdata_of_upvalue(lua_State *L, int idx, const char *type);
 
 /* ---- domain_compile.c */
-int core_error(lua_State *L, const char *where, const SpError *err);
 int l_domain(lua_State *L);
 
 /* ---- domain.c */
 LDomain *check_domain(lua_State *L, int idx);
 void domain_release(LDomain *d);
-void push_uv(lua_State *L, int idx, int uv);
-void push_names_at(lua_State *L, int dom, Names *n);
-void push_names(lua_State *L, Names *n);
 
 /* ---- domain_plan.c */
 const char *failure_code_name(SpFailureCode c);
@@ -178,16 +183,9 @@ void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
 void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
                      const char *type, int why, const SpValue *s0,
                      const SpValue *goal, const SpFailure *f);
-void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to);
-int l_plan(lua_State *L);
-int l_plan_ids(lua_State *L);
-int l_plan_order(lua_State *L);
-int l_encode(lua_State *L);
-int l_decode(lua_State *L);
+void open_domain_plan(lua_State *L);
 
 /* ---- grid.c */
-SpAllocator core_allocator(lua_State *L);
-void set_int_field(lua_State *L, int t, const char *k, size_t v);
 void open_grid(lua_State *L);
 SpGrid *grid_of(lua_State *L, int idx);
 

@@ -336,16 +336,6 @@ int saspu_compat_absindex(lua_State *L, int idx)
   return idx > 0 || idx <= LUA_REGISTRYINDEX ? idx : lua_gettop(L) + idx + 1;
 }
 
-/* 5.2's lua_tonumberx: the number (or numeric string) at idx, *isnum
- * saying whether it was one (0 returned otherwise). */
-lua_Number saspu_compat_tonumberx(lua_State *L, int idx, int *isnum)
-{
-  int ok = lua_isnumber(L, idx);
-  if (isnum)
-    *isnum = ok;
-  return ok ? lua_tonumber(L, idx) : 0;
-}
-
 /* Tables keyed by a C address (a light userdata), as 5.2's rawgetp. */
 int saspu_compat_rawgetp(lua_State *L, int idx, const void *p)
 {

@@ -124,7 +124,6 @@ int saspu_compat_error(lua_State *L, const char *fmt, ...);
 #define LUA_OPLE 2
 
 int saspu_compat_absindex(lua_State *L, int idx);
-lua_Number saspu_compat_tonumberx(lua_State *L, int idx, int *isnum);
 int saspu_compat_compare(lua_State *L, int a, int b, int op);
 lua_Integer saspu_compat_len(lua_State *L, int idx);
 void saspu_compat_setfuncs(lua_State *L, const luaL_Reg *l, int nup);
@@ -135,7 +134,6 @@ int saspu_compat_rawgetp(lua_State *L, int idx, const void *p);
 void saspu_compat_rawsetp(lua_State *L, int idx, const void *p);
 #if !defined(SASPU_COMPAT_IMPL)
 #define lua_absindex saspu_compat_absindex
-#define lua_tonumberx saspu_compat_tonumberx
 #define lua_rawgetp saspu_compat_rawgetp
 #define lua_rawsetp saspu_compat_rawsetp
 #define lua_compare saspu_compat_compare

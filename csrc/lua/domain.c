@@ -96,31 +96,6 @@ static int l_explain(lua_State *L)
   return 1;
 }
 
-void push_uv(lua_State *L, int idx, int uv)
-{
-  lua_getiuservalue(L, idx, uv);
-}
-
-/* Pushes the Names tables of the domain userdata at stack index `dom`
- * (closed or not: the tables stay) and fills `n`. */
-void push_names_at(lua_State *L, int dom, Names *n)
-{
-  push_uv(L, dom, UV_VAR_IDS);
-  n->var_ids = lua_gettop(L);
-  push_uv(L, dom, UV_VAR_NAMES);
-  n->var_names = lua_gettop(L);
-  push_uv(L, dom, UV_VALUE_IDS);
-  n->value_ids = lua_gettop(L);
-  push_uv(L, dom, UV_VALUE_NAMES);
-  n->value_names = lua_gettop(L);
-}
-
-/* The same for the domain at stack index 1, as every domain method has. */
-void push_names(lua_State *L, Names *n)
-{
-  push_names_at(L, 1, n);
-}
-
 static int action_in_cycle(const SpDomain *dom, int a)
 {
   int v = sp_action_variable(dom, a), nc = sp_variable_cycle_count(dom, v), c, i;
@@ -387,11 +362,6 @@ static const luaL_Reg domain_meta[] = {
 };
 
 static const luaL_Reg domain_methods[] = {
-  { "plan", l_plan },
-  { "plan_ids", l_plan_ids },
-  { "plan_order", l_plan_order },
-  { "encode", l_encode },
-  { "decode", l_decode },
   { "action_name", l_action_name },
   { "action_id", l_action_id },
   { "actions", l_actions },

@@ -372,14 +372,6 @@ static void compile_states(lua_State *L, const Names *n, int nv, const char *fie
   }
 }
 
-/* Raises the error the core reported, now that everything is owned. */
-int core_error(lua_State *L, const char *where, const SpError *err)
-{
-  if (err->status == SP_ERR_MEMORY || err->code == SP_E_MEMORY)
-    return raise_error(L, where, "not enough memory");
-  return raise_error(L, where, "%s", err->message);
-}
-
 /* saspu.domain(spec) -> saspu.Domain. Follows the house compile order:
  * the result userdata exists (empty, with its metatable) before anything
  * can fail; the table is read into Lua-owned buffers; the core compiles;

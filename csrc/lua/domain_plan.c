@@ -80,15 +80,6 @@ static void fill_why(lua_State *L, LDomain *d, int why, const SpFailure *f)
   fill_why_at(L, 1, (const SpDomain *const *)&d->domain, DOMAIN_MT, why, f);
 }
 
-/* Sets t[from..to] to nil (raw: the caller's metamethods do not run). */
-void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to)
-{
-  for (; from <= to; from++) {
-    lua_pushnil(L);
-    lua_rawseti(L, t, from);
-  }
-}
-
 /* Runs the planner on d->s0 / d->goal. Returns the plan length, or -1
  * with *f filled when there is no plan. */
 static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
@@ -240,7 +231,7 @@ void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
 /* dom:plan(start, goal [, opts]) -> { action names } | nil, why
  * opts: { keep = true }: the variables the goal leaves out keep their
  * start value (else they are free). */
-int l_plan(lua_State *L)
+static int l_plan(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
   SpFailure f;
@@ -277,7 +268,7 @@ static const char *const order_kinds[] = { "pre", "prevail", "threat", "restore"
  * built for it: { { from = name, to = name, kind = "pre" | "prevail" |
  * "threat" | "restore" }, ... } in the planner's order. For tools and
  * debugging: it allocates a table per order. */
-int l_plan_order(lua_State *L)
+static int l_plan_order(lua_State *L)
 {
   int n, i;
   LDomain *d;
@@ -357,7 +348,7 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
  * read_packed); out[1..count] receives 1-based action
  * ids and entries after count are cleared. With the caller's `out` and
  * `why` tables nothing is allocated per call. */
-int l_plan_ids(lua_State *L)
+static int l_plan_ids(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
   SpFailure f;
@@ -456,7 +447,7 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
 
 /* dom:encode(state [, base]) -> packed string, one byte per variable:
  * the 0-based value index, or 255 (saspu.ANY) for a goal's free one. */
-int l_encode(lua_State *L)
+static int l_encode(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
   Names n;
@@ -470,7 +461,7 @@ int l_encode(lua_State *L)
 
 /* dom:decode(packed or value-id array) -> { var = value name }; a
  * packed goal's free variables (byte 255) are absent. */
-int l_decode(lua_State *L)
+static int l_decode(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
   Names n;
@@ -487,4 +478,24 @@ int l_decode(lua_State *L)
     lua_rawset(L, -3);
   }
   return 1;
+}
+
+static const luaL_Reg plan_methods[] = {
+  { "plan", l_plan },
+  { "plan_ids", l_plan_ids },
+  { "plan_order", l_plan_order },
+  { "encode", l_encode },
+  { "decode", l_decode },
+  { NULL, NULL }
+};
+
+/* Adds the planning methods to saspu.Domain's method table (the module
+ * table on top of the stack holds it as domain_methods, open_domain made
+ * it); each holds the metatable as upvalue 1, as the other methods do. */
+void open_domain_plan(lua_State *L)
+{
+  lua_getfield(L, -1, "domain_methods"); /* module methods */
+  luaL_getmetatable(L, DOMAIN_MT);       /* module methods mt */
+  luaL_setfuncs(L, plan_methods, 1);
+  lua_pop(L, 1);
 }

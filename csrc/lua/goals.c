@@ -3,20 +3,6 @@
 
 #include "binding.h"
 
-/* The address behind saspu.KEEP, a light userdata: unique, and cheap to
- * recognise without a registry lookup. */
-static const char keep_marker = 'k';
-
-void push_keep_marker(lua_State *L)
-{
-  lua_pushlightuserdata(L, (void *)&keep_marker);
-}
-
-int is_keep_marker(lua_State *L, int idx)
-{
-  return lua_type(L, idx) == LUA_TLIGHTUSERDATA && lua_touserdata(L, idx) == &keep_marker;
-}
-
 /* Turns marks into the goal sp_plan takes: a GOAL_KEEP variable takes its
  * start value, a GOAL_FREE one SP_ANY (or, with keep_all, its start
  * value too); GOAL_SET ones are left as they are. */

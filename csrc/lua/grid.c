@@ -29,13 +29,6 @@ typedef struct LGrid {
 /* Smallest path buffer; it then doubles as longer paths come. */
 #define GRID_PATH_MIN 64
 
-SpAllocator core_allocator(lua_State *L)
-{
-  SpAllocator a;
-  a.fn = lua_getallocf(L, &a.ud);
-  return a;
-}
-
 /* The saspu.Grid at `idx` (closed or not). */
 static LGrid *to_grid(lua_State *L, int idx)
 {
@@ -553,12 +546,6 @@ static int l_grid_path_into(lua_State *L)
   lua_pushinteger(L, (lua_Integer)len);
   lua_pushnumber(L, (lua_Number)g->last.cost);
   return 2;
-}
-
-void set_int_field(lua_State *L, int t, const char *k, size_t v)
-{
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setfield(L, t, k);
 }
 
 /* g:last_stats([out]) -> { found, algorithm, expanded, pushed, heap_peak,

@@ -65,10 +65,20 @@ int luaopen_saspu_core(lua_State *L)
   lua_pushinteger(L, SP_ANY); /* a packed goal's byte for a free variable */
   lua_setfield(L, -2, "ANY");
   open_domain(L);
+  open_domain_plan(L);
   open_grid(L);
   open_population(L);
   open_world(L);
+  open_world_save(L);
   open_crowd(L);
+  /* the files that add to a type register from here, so no type file
+   * calls the files built on it (no include or call circles) */
+  lua_getfield(L, -1, "Crowd"); /* module methods */
+  open_crowd_events(L);         /* the event readers */
+  open_crowd_sense(L);          /* crowd:near */
+  lua_pop(L, 1);
+  lua_pushcfunction(L, l_event_kinds);
+  lua_setfield(L, -2, "event_kinds");
   open_agent(L);
   return 1;
 }

@@ -325,3 +325,78 @@ void *to_userdata_of_upvalue(lua_State *L, int idx, const char *type)
     luaL_typeerror(L, idx, type);
   return u;
 }
+
+/* ---- helpers the type files share ------------------------------- */
+
+/* Raises the error the core reported, now that everything is owned. */
+int core_error(lua_State *L, const char *where, const SpError *err)
+{
+  if (err->status == SP_ERR_MEMORY || err->code == SP_E_MEMORY)
+    return raise_error(L, where, "not enough memory");
+  return raise_error(L, where, "%s", err->message);
+}
+
+/* Pushes user value `uv` of the userdata at `idx`. */
+void push_uv(lua_State *L, int idx, int uv)
+{
+  lua_getiuservalue(L, idx, uv);
+}
+
+/* Pushes the Names tables of the domain userdata at stack index `dom`
+ * (closed or not: the tables stay) and fills `n`. */
+void push_names_at(lua_State *L, int dom, Names *n)
+{
+  push_uv(L, dom, UV_VAR_IDS);
+  n->var_ids = lua_gettop(L);
+  push_uv(L, dom, UV_VAR_NAMES);
+  n->var_names = lua_gettop(L);
+  push_uv(L, dom, UV_VALUE_IDS);
+  n->value_ids = lua_gettop(L);
+  push_uv(L, dom, UV_VALUE_NAMES);
+  n->value_names = lua_gettop(L);
+}
+
+/* The same for the domain at stack index 1, as every domain method has. */
+void push_names(lua_State *L, Names *n)
+{
+  push_names_at(L, 1, n);
+}
+
+/* Sets t[from..to] to nil (raw: the caller's metamethods do not run). */
+void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to)
+{
+  for (; from <= to; from++) {
+    lua_pushnil(L);
+    lua_rawseti(L, t, from);
+  }
+}
+
+/* The allocator the core uses for this state: Lua's own, so its memory
+ * accounting sees the C blocks. */
+SpAllocator core_allocator(lua_State *L)
+{
+  SpAllocator a;
+  a.fn = lua_getallocf(L, &a.ud);
+  return a;
+}
+
+/* t[k] = v, for the stats tables. */
+void set_int_field(lua_State *L, int t, const char *k, size_t v)
+{
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, t, k);
+}
+
+/* The address behind saspu.KEEP, a light userdata: unique, and cheap to
+ * recognise without a registry lookup. */
+static const char keep_marker = 'k';
+
+void push_keep_marker(lua_State *L)
+{
+  lua_pushlightuserdata(L, (void *)&keep_marker);
+}
+
+int is_keep_marker(lua_State *L, int idx)
+{
+  return lua_type(L, idx) == LUA_TLIGHTUSERDATA && lua_touserdata(L, idx) == &keep_marker;
+}

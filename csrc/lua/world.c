@@ -400,5 +400,4 @@ void open_world(lua_State *L)
   lua_pop(L, 1);
   lua_pushcfunction(L, l_world);
   lua_setfield(L, -2, "world");
-  open_world_save(L);
 }

@@ -143,6 +143,10 @@ local function layout(s, crowd_vars, crowd_actions)
     add(at, 1, "int", "tie count")
     for q = 1, ties do add(at + q, 1, "int", "tie value") end
     at = at + 1 + ties
+    local sensors = s:byte(at) -- sensors, then the clock of each one's next reading
+    add(at, 1, "int", "sensor count")
+    for q = 0, sensors - 1 do add(at + 1 + 8 * q, 8, "double", "sensor clock") end
+    at = at + 1 + 8 * sensors
   end
   return f, at + 4 -- past the extra part's length
 end
