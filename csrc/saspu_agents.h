@@ -189,7 +189,18 @@ typedef struct SpActionBehaviour {
   int scripted;   /* after arriving: waits in SP_PHASE_SCRIPT until
                      sp_crowd_finish_step / sp_crowd_fail_step */
   int has_hook;   /* events of this action carry SP_EVENT_HOOK */
+  /* Back-off: the k-th failure in a row of this step (conditions,
+   * script, unreachable) waits retry * 2^(k-2) seconds (capped at
+   * SP_BACKOFF_CAP retries) before the agent replans; the max_failures-th
+   * gives up the goal for give_up_for seconds (SP_EV_GAVE_UP; a goal
+   * given up is passed over, and an agent idle meanwhile looks again at
+   * its next wake-up). 0: the defaults 3 and 30 s; max_failures past
+   * 0..255 or give_up_for not finite >= 0 is SP_ERR_INVALID. A finished
+   * step starts the count over. */
+  int max_failures;
+  float give_up_for;
 } SpActionBehaviour;
+#define SP_BACKOFF_CAP 16.0f /* the longest back-off, in retries */
 
 SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
                                     const SpActionBehaviour *b, SpError *err);
@@ -398,7 +409,7 @@ SP_API SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
  * SP_EV_STEP_FAILED (SP_REASON_SCRIPT, `detail`) and releases its place;
  * its effect is NOT applied, even if its duration would have run out in
  * that update. The agent then replans (SP_EV_REPLANNED with
- * SP_REASON_STEP_FAILED): a walking or acting step is ended by the goal
+ * SP_REASON_STEP_FAILED; backed off as SpActionBehaviour says): a walking or acting step is ended by the goal
  * pass of that update, which replans at once; a scripted step, as
  * before, by its advance pass, and the replan comes with the update
  * after. SP_ERR_STATE when no step
@@ -431,6 +442,9 @@ typedef enum SpEventKind {
   SP_EV_WAITING,       /* a scripted step or target waits for the caller */
   SP_EV_MOVE,          /* engine_moves: move the agent to its target cell
                           (sp_crowd_target_cell); detail: the place or -1 */
+  SP_EV_GAVE_UP,       /* max_failures in a row: the goal is set aside for
+                          give_up_for seconds; reason, action: the last
+                          failure's */
   SP_EV_COUNT
 } SpEventKind;
 
@@ -612,7 +626,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 4
+#define SP_SAVE_VERSION 5
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to

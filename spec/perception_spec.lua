@@ -5,8 +5,8 @@ local saspu = require "saspu"
 local function rng(seed)
   local x = seed
   return function(lo, hi)
-    x = (x * 1103515245 + 12345) % 2147483648
-    return lo + math.floor(x / 65536) % (hi - lo + 1) -- the high bits: the low ones cycle fast
+    x = (x * 48271) % 2147483647 -- exact in a double too (Lua 5.1, LuaJIT)
+    return lo + math.floor(x / 65536) % (hi - lo + 1)
   end
 end
 

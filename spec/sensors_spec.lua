@@ -18,7 +18,7 @@ local WATCHER = {
 local function rng(seed)
   local x = seed
   return function(lo, hi)
-    x = (x * 1103515245 + 12345) % 2147483648
+    x = (x * 48271) % 2147483647 -- exact in a double too (Lua 5.1, LuaJIT)
     return lo + math.floor(x / 65536) % (hi - lo + 1)
   end
 end

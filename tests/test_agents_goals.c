@@ -1,4 +1,5 @@
 /* test_agents_goals.c: agents plan goal conditions as conditions: the shortest plan to any matching state, judged by breadth-first search. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,6 +123,20 @@ static void test_shortest_to_condition(void **state) {
   sp_builtin_free(b);
 }
 
+/* A citizen crowd of `capacity` agents, one thread, in a world without
+ * a grid. */
+static void citizen_crowd(size_t capacity, SpBuiltSpec **b, SpDomain **d,
+                          SpWorld **w, SpCrowd **c) {
+  *b = sp_builtin_citizen(plain);
+  assert_int_equal(sp_domain_compile(&(*b)->spec, NULL, plain, d, NULL), SP_OK);
+  SpCrowdOptions opt;
+  memset(&opt, 0, sizeof opt);
+  opt.capacity = capacity;
+  opt.threads = 1;
+  assert_int_equal(sp_world_new(NULL, plain, w, NULL), SP_OK);
+  assert_int_equal(sp_crowd_new(*w, *d, &opt, plain, c, NULL), SP_OK);
+}
+
 /* sp_crowd_set_priority re-sorts the goals and every agent keeps the goal
  * it had (its sorted index follows); the new order decides the next
  * choice; an unknown goal is refused. Citizen: one agent, the goals each
@@ -129,18 +144,12 @@ static void test_shortest_to_condition(void **state) {
  * only the bookkeeping is checked). */
 static void test_set_priority_keeps_goals(void **state) {
   (void)state;
-  SpBuiltSpec *b = sp_builtin_citizen(plain);
+  SpBuiltSpec *b;
   SpDomain *d;
-  assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &d, NULL), SP_OK);
-  int m = sp_domain_variable_count(d);
   SpWorld *w;
   SpCrowd *c;
-  SpCrowdOptions opt;
-  memset(&opt, 0, sizeof opt);
-  opt.capacity = 4;
-  opt.threads = 1;
-  assert_int_equal(sp_world_new(NULL, plain, &w, NULL), SP_OK);
-  assert_int_equal(sp_crowd_new(w, d, &opt, plain, &c, NULL), SP_OK);
+  citizen_crowd(4, &b, &d, &w, &c);
+  int m = sp_domain_variable_count(d);
   SpValue cond[64], s0[64];
   memcpy(s0, b->starts[0].values, (size_t)m);
   int prio[3] = {5, 3, 1};
@@ -179,6 +188,83 @@ static void test_set_priority_keeps_goals(void **state) {
   sp_builtin_free(b);
 }
 
+/* Back-off: goal 0's step always fails (the caller fails it), goal 1's
+ * succeeds. The second failure in a row waits a retry (1 s) before the
+ * replan, the third (max_failures) gives goal 0 up with one
+ * SP_EV_GAVE_UP (reason script) and the agent takes goal 1; goal 0 is
+ * tried again once give_up_for (4 s) is over. Bad back-off options are
+ * refused. */
+static void test_failures_back_off(void **state) {
+  (void)state;
+  SpBuiltSpec *b; /* a citizen crowd of 2 */
+  SpDomain *d;
+  SpWorld *w;
+  SpCrowd *c;
+  citizen_crowd(2, &b, &d, &w, &c);
+  SpActionBehaviour beh;
+  memset(&beh, 0, sizeof beh);
+  beh.scripted = 1;
+  beh.give_up_for = NAN;
+  assert_int_equal(sp_crowd_set_action(c, 0, &beh, NULL), SP_ERR_INVALID);
+  beh.give_up_for = 4.0f;
+  beh.max_failures = -1;
+  assert_int_equal(sp_crowd_set_action(c, 0, &beh, NULL), SP_ERR_INVALID);
+  beh.max_failures = 3;
+  for (int k = 0; k < sp_domain_action_count(d); k++)
+    assert_int_equal(sp_crowd_set_action(c, k, &beh, NULL), SP_OK);
+  int m = sp_domain_variable_count(d);
+  SpValue cond[64], s0[64];
+  memcpy(s0, b->starts[0].values, (size_t)m);
+  for (int g = 0; g < 2; g++) { /* goal g: variable g one value on */
+    memset(cond, SP_ANY, sizeof cond);
+    cond[g] = (SpValue)((s0[g] + 1) % sp_variable_value_count(d, g));
+    assert_int_equal(sp_crowd_add_goal(c, cond, 5 - g, NULL, NULL, NULL), SP_OK);
+  }
+  size_t a;
+  assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, &a, NULL), SP_OK);
+  float failed_at[8], started_at[8], gave_at = -1.0f, t = 0.0f;
+  int fails = 0, starts = 0, gave = 0, gave_reason = -1, gave_goal = -1, busy = 0;
+  for (int frame = 0; frame < 40; frame++, t += 0.25f) {
+    assert_int_equal(sp_crowd_update(c, 0.25f, NULL), SP_OK);
+    const SpAgentEvent *ev = sp_crowd_events(c);
+    for (size_t k = 0; k < sp_crowd_event_count(c); k++) {
+      if (ev[k].goal != 0) continue;
+      if (ev[k].kind == SP_EV_STEP_FAILED && fails < 8) failed_at[fails++] = t;
+      if (ev[k].kind == SP_EV_STEP_STARTED && starts < 8) started_at[starts++] = t;
+      if (ev[k].kind == SP_EV_GAVE_UP) {
+        if (gave++ == 0) gave_at = t; /* the first give-up */
+        gave_reason = ev[k].reason, gave_goal = ev[k].goal;
+      }
+    }
+    for (size_t k = 0; k < sp_crowd_event_count(c); k++)
+      if (ev[k].kind == SP_EV_WAITING && ev[k].action >= 0) {
+        if (ev[k].goal == 0)
+          assert_int_equal(sp_crowd_fail_step(c, a, 0, NULL), SP_OK);
+        else
+          busy = 1; /* goal 1's step lasts until 7 s: past the give-up */
+      }
+    if (busy && t >= 7.0f) {
+      assert_int_equal(sp_crowd_finish_step(c, a, NULL), SP_OK);
+      busy = 0;
+    }
+  }
+  assert_true(fails >= 4);
+  assert_true(gave >= 1);
+  assert_int_equal(gave_reason, SP_REASON_SCRIPT);
+  assert_int_equal(gave_goal, 0);
+  assert_true(gave_at == failed_at[2]); /* the third failure gives up */
+  /* the first failure replans at once, the second after 1 s */
+  assert_true(started_at[1] - failed_at[0] < 0.3f);
+  assert_true(started_at[2] - failed_at[1] >= 1.0f);
+  assert_true(started_at[2] - failed_at[1] < 1.3f);
+  /* given up for 4 s, then tried again */
+  assert_true(started_at[3] - gave_at >= 4.0f);
+  sp_crowd_free(c);
+  sp_world_free(w);
+  sp_domain_free(d);
+  sp_builtin_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       PAPER_COUNT_TEST(0, test_shortest_to_condition),
@@ -186,6 +272,7 @@ int main(void) {
       PAPER_COUNT_TEST(2, test_shortest_to_condition),
       PAPER_COUNT_TEST(3, test_shortest_to_condition),
       cmocka_unit_test(test_set_priority_keeps_goals),
+      cmocka_unit_test(test_failures_back_off),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -353,8 +353,8 @@ static void test_bad_input_changes_nothing(void **state) {
   bad[40] ^= 1;
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
-  bad[8] = 5;
-  refused(&b, bad, len, "format version 5, this saspu reads 4", before, blen);
+  bad[8] = 6;
+  refused(&b, bad, len, "format version 6, this saspu reads 5", before, blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -462,7 +462,8 @@ static size_t find_agent(const Scene *s, const uint8_t *b, Pick pick,
 
 enum { R_TARGET = 0, R_TIME = 20, R_TX = 28, R_CURSOR = 32, R_STEP = 34,
        R_GOAL = 38, R_FACTION = 44, R_FOTHER = 46, R_FVAR = 48,
-       R_FVALUE = 50, R_HOT_TIME = 52, R_PHASE = 56, R_FLAGS = 57 };
+       R_FVALUE = 50, R_HOT_TIME = 52, R_PHASE = 56, R_FLAGS = 57,
+       R_SHUN = 63 };
 
 static int any_agent(const uint8_t *r) { (void)r; return 1; }
 static int planned(const uint8_t *r) {
@@ -557,6 +558,9 @@ static void test_crafted_agents_refused(void **state) {
        "field 'time': inf is not a finite time", 0},
       {"cooldown inf", any_agent, R_TIME, 4, bits_of(INFINITY), 0, 0,
        "field 'cool_until'", 0},
+      /* the goal given up indexes the goals (back-off) */
+      {"a goal given up past the goals", any_agent, R_SHUN, 1, 200, 0, 0,
+       "field 'shun': goal 200 does not exist", 0},
       /* stuck for good, no events: thinking with nothing to think about */
       {"thinking without a plan", acting, R_STEP, 2, STEP_NONE,
        0, SP_PHASE_THINKING, "field 'flags': thinking with neither", F_HAS_PLAN},

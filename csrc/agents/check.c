@@ -46,6 +46,12 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
   if (a->pursued != GOAL_NONE && a->pursued >= cv->goals)
     return wrong(buf, size, "field 'pursued': goal %u does not exist (%d goals)",
                  a->pursued, cv->goals);
+  if (a->shun != GOAL_NONE && a->shun >= cv->goals)
+    return wrong(buf, size, "field 'shun': goal %u does not exist (%d goals)",
+                 a->shun, cv->goals);
+  if (a->shun != GOAL_NONE && a->cool_place != SP_NO_PLACE)
+    return wrong(buf, size, "field 'shun': a goal given up beside place %u on "
+                 "cooldown", a->cool_place);
   if (a->why >= SP_REASON_COUNT || a->reason >= SP_REASON_COUNT)
     return wrong(buf, size, "field '%s': reason %u does not exist",
                  a->why >= SP_REASON_COUNT ? "why" : "reason",

@@ -1,4 +1,5 @@
 /* crowd.c: crowds: creation, action behaviours, goals, spawning, world changes, scripted outcomes, inspection. */
+#include <math.h>
 #include <string.h>
 
 #include "sp_agents.h"
@@ -174,6 +175,11 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
        (b->kind < 0 || b->kind >= c->world->kind_count)))
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: action '%s': unknown place or kind", name);
+  if (b->max_failures < 0 || b->max_failures > 255 || !(b->give_up_for >= 0.0f) ||
+      !isfinite(b->give_up_for))
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: action '%s': max_failures must be 0..255 and "
+                        "give_up_for a finite number >= 0", name);
   c->beh[action] = *b;
   if (c->beh[action].max_duration < c->beh[action].min_duration)
     c->beh[action].max_duration = c->beh[action].min_duration;
@@ -351,7 +357,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   a->y = (uint16_t)y;
   a->tx = a->ty = 0xFFFF;
   a->step = STEP_NONE;
-  a->goal = a->pursued = GOAL_NONE;
+  a->goal = a->pursued = a->shun = GOAL_NONE;
   a->fail_action = a->faction = a->fother = a->fvar = -1;
   a->fvalue = 0xFF;
   c->time[i] = 0.0f;

@@ -326,6 +326,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   uint32_t time = (uint32_t)sp_save_get(p + 52, 4);
   uint8_t phase = p[56], flags = p[57];
   uint32_t gen = (uint32_t)sp_save_get(p + 58, 4);
+  a.fails = p[62], a.shun = p[63];
   const uint8_t *hi = p + SAVE_AGENT_BYTES, *state = hi + 4u * words;
   if (!value_ok(c->domain, state, c->m, 0) ||
       !value_ok(c->domain, state + m, c->m, 1))

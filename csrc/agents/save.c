@@ -171,6 +171,7 @@ static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   sp_save_put(p + 52, sp_save_float_bits(c->time[i]), 4);
   p[56] = c->phase[i], p[57] = c->flags[i];
   sp_save_put(p + 58, sp_crowd_generation(c, i), 4);
+  p[62] = a->fails, p[63] = a->shun;
 }
 
 static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {

@@ -154,7 +154,7 @@ enum {
 #define GOAL_NONE 0xFF
 #define DONE_WINDOW 32
 
-/* One agent's cold record, 52 bytes. Its phase, flags and time live in
+/* One agent's cold record, 56 bytes. Its phase, flags and time live in
  * the crowd's arrays of those (c->phase[i], ...): the per-frame passes
  * read them for every agent, and this record only for agents with work
  * due, so a frame streams 6 bytes per agent rather than a whole record. */
@@ -164,7 +164,7 @@ typedef struct Agent {
   uint32_t done;    /* bit k: plan position cursor + k is done */
   uint32_t home;
   uint32_t cool_place; /* the binding on cooldown */
-  float cool_until;    /* crowd clock */
+  float cool_until;    /* crowd clock; also the end of a goal given up */
   uint16_t x, y;
   uint16_t tx, ty;  /* target cell (0xFFFF none) */
   uint16_t cursor;  /* first plan position not done */
@@ -184,6 +184,10 @@ typedef struct Agent {
   int16_t faction, fother, fvar;
   uint8_t fvalue;
   uint8_t pursued;  /* the goal of the last plan, GOAL_NONE */
+  uint8_t fails;    /* failures in a row of step fail_action (back-off) */
+  uint8_t shun;     /* the goal given up (its add index) until cool_until,
+                       GOAL_NONE; one cooldown at a time: a place's
+                       (cool_place) ends it, and it clears cool_place */
 } Agent;
 
 typedef struct Goal {

@@ -33,7 +33,8 @@
  * Every number is little-endian. */
 #define SAVE_MAGIC "SASPUSAV"
 #define SAVE_HEADER_BYTES 32u
-#define SAVE_AGENT_BYTES 62u /* the record, time, phase, flags, generation */
+#define SAVE_AGENT_BYTES 64u /* the record, time, phase, flags, generation,
+                               back-off */
 #define SAVE_COUNTERS 6
 #define SAVE_FNV_START 0xcbf29ce484222325ull
 
@@ -85,7 +86,8 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
  *      unreachable failure (-1, or two values of fvar: the blocker's);
  *      fvar: a variable or -1; fvalue: none, or a value of fvar; a repeat
  *      or order failure names faction.
- *   R4 target, home, cool_place: a place or none; cool_until finite.
+ *   R4 target, home, cool_place: a place or none; cool_until finite;
+ *      shun: a goal's add index or none; with one, cool_place none.
  *   R5 (x, y) a cell of the grid; (tx, ty) both none or a cell; a target
  *      place with a target cell: the place's cell.
  *   R6 F_HAS_PLAN: the population holds a plan, goal is not none, cursor

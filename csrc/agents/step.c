@@ -136,6 +136,9 @@ static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
 /* Refusals (no plan) since the agent last chose: goals 0..15 in its
  * record, later goals in the crowd's refused_hi words. */
 static int is_refused(const SpCrowd *c, size_t i, int g) {
+  const Agent *a = &c->agents[i];
+  if (a->shun == c->goals[g].index && c->clock < (double)a->cool_until)
+    return 1; /* given up (back-off) */
   if (g < REFUSED_LOW) return (c->agents[i].refused >> g) & 1u;
   size_t k = (size_t)(g - REFUSED_LOW);
   return (c->refused_hi[i * c->refused_words + k / 32u] >> (k % 32u)) & 1u;
@@ -182,6 +185,27 @@ void sp_agent_release(SpCrowd *c, size_t i) {
   atomic_fetch_sub(&c->world->places[a->target].reserved, 1);
 }
 
+/* Avoids place p for the crowd's cooldown (which ends a goal given up:
+ * the agent keeps one cooldown). */
+static void cool_down(const SpCrowd *c, Agent *a, uint32_t p) {
+  a->cool_place = p;
+  a->cool_until = (float)(c->clock + c->opt.cooldown);
+  a->shun = GOAL_NONE;
+}
+
+/* The failures that back off: the step's own (not a wait for room, a
+ * world change or a higher goal). Counted before fail_action moves on. */
+static int backs_off(SpReason why) {
+  return why == SP_REASON_SCRIPT || why == SP_REASON_CONDITIONS ||
+         why == SP_REASON_UNREACHABLE;
+}
+
+static void count_failure(Agent *a, SpReason why, int act) {
+  if (!backs_off(why)) return;
+  int same = a->fails > 0 && a->fail_action == act && backs_off((SpReason)a->reason);
+  a->fails = (uint8_t)(same ? (a->fails < 255 ? a->fails + 1 : 255) : 1);
+}
+
 /* Ends the running step without its effect; says so unless `quiet`. */
 static void end_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
                      int32_t detail, int quiet) {
@@ -191,6 +215,7 @@ static void end_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
   sp_chase_end(c, i);
   if (!quiet) sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
   sp_agent_release(c, i);
+  count_failure(a, why, act);
   a->reason = (uint8_t)why;
   a->fail_action = (int16_t)act;
   a->step = STEP_NONE;
@@ -224,6 +249,46 @@ static void need_goal(SpCrowd *c, size_t i, SpReason why) {
   c->phase[i] = SP_PHASE_THINKING;
 }
 
+/* After a failed step: the agent replans at once; or, at the k-th
+ * failure in a row of the same step, waits retry * 2^(k-2) seconds first
+ * (capped at SP_BACKOFF_CAP retries; blocked, why STEP_FAILED); or, at
+ * the step's max_failures-th, sets its goal aside for give_up_for
+ * seconds (SP_EV_GAVE_UP) and takes the next one. */
+static void after_failure(SpCrowd *c, Sink s, size_t i) {
+  Agent *a = &c->agents[i];
+  int act = a->fail_action;
+  if (a->fails == 0 || act < 0 || !backs_off((SpReason)a->reason) ||
+      a->goal == GOAL_NONE) {
+    need_goal(c, i, SP_REASON_STEP_FAILED);
+    return;
+  }
+  const SpActionBehaviour *b = &c->beh[act];
+  int most = b->max_failures > 0 ? b->max_failures : 3;
+  if (a->fails >= most) {
+    a->shun = (uint8_t)c->goals[a->goal].index;
+    a->cool_place = SP_NO_PLACE; /* one cooldown at a time (sp_agents.h) */
+    a->cool_until =
+        (float)(c->clock + (b->give_up_for > 0.0f ? b->give_up_for : 30.0f));
+    a->fails = 0;
+    /* a caller's failure keeps its detail (its message) in the time slot */
+    int32_t detail = a->reason == SP_REASON_SCRIPT ? sp_agent_fail_detail(c, i) : 0;
+    sp_agent_emit(s, i, SP_EV_GAVE_UP, (SpReason)a->reason, act, a->goal, detail);
+    /* a selector crowd's caller chooses the next goal */
+    need_goal(c, i, c->selector ? SP_REASON_NONE : SP_REASON_STEP_FAILED);
+    return;
+  }
+  if (a->fails < 2) {
+    need_goal(c, i, SP_REASON_STEP_FAILED);
+    return;
+  }
+  float wait = c->opt.retry * (float)(1u << (a->fails - 2 < 16 ? a->fails - 2 : 16));
+  if (wait > c->opt.retry * SP_BACKOFF_CAP) wait = c->opt.retry * SP_BACKOFF_CAP;
+  c->flags[i] &= (uint8_t)~F_BIND;
+  a->why = SP_REASON_STEP_FAILED; /* replan when the wait is over */
+  c->phase[i] = SP_PHASE_BLOCKED;
+  c->time[i] = wait;
+}
+
 /* Tries goals from `from` down; writes the first candidate as the
  * population goal. Without one the agent idles, saying why. */
 static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
@@ -238,7 +303,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
       any_sat = 1;
       continue;
     }
-    if (g < from) continue;
+    if (g < from || is_refused(c, i, g)) continue;
     fill_goal_for_planning(c->goals[g].cond,
                            sp_population_goal_write(c->pop, i), c->m);
     a->goal = (uint8_t)g;
@@ -316,9 +381,14 @@ int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   /* a step the caller failed says so, even when a world change or a
    * higher goal drops the plan in the same frame */
   Plan plan = plan_view(c, s, i);
-  if (a->step != STEP_NONE && failed)
+  if (a->step != STEP_NONE && failed) {
     stop_step(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
-  else if (a->step != STEP_NONE)
+    if (c->flags[i] & F_HAS_PLAN) {
+      after_failure(c, s, i); /* it may back off or give the goal up */
+      if (c->phase[i] == SP_PHASE_BLOCKED) return 0;
+      c->flags[i] &= (uint8_t)~F_NEED_GOAL; /* chosen now */
+    }
+  } else if (a->step != STEP_NONE)
     stop_step(c, s, &plan, (SpReason)a->why, 0);
   c->flags[i] &= (uint8_t)~F_HAS_PLAN;
   sp_agent_clear_refused(c, i);
@@ -468,10 +538,11 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   SpValue *state = sp_population_state_write(c->pop, i);
   if (!conds_hold(c->domain, act, state)) {
     stop_step(c, s, plan, SP_REASON_CONDITIONS, 0);
-    need_goal(c, i, SP_REASON_STEP_FAILED);
+    after_failure(c, s, i);
     return;
   }
   apply_effect(c->domain, act, state);
+  a->fails = 0; /* the back-off starts over */
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
   sp_agent_release(c, i);
@@ -550,10 +621,9 @@ static int end_move(SpCrowd *c, Sink s, Plan *plan) {
   uint32_t p = a->target;
   stop_step(c, s, plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
   if (p != SP_NO_PLACE) {
-    a->cool_place = p;
-    a->cool_until = (float)(c->clock + c->opt.cooldown);
+    cool_down(c, a, p);
   }
-  need_goal(c, i, SP_REASON_STEP_FAILED);
+  after_failure(c, s, i);
   return 0;
 }
 
@@ -612,9 +682,10 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   if (pick < 0) {
     sp_agent_emit(s, i, SP_EV_STEP_FAILED, SP_REASON_CONDITIONS, first,
                   a->goal, 0);
+    count_failure(a, SP_REASON_CONDITIONS, first);
     a->reason = SP_REASON_CONDITIONS;
     a->fail_action = (int16_t)first;
-    need_goal(c, i, SP_REASON_STEP_FAILED);
+    after_failure(c, s, i);
     return SEL_NOTHING;
   }
   int act = plan->ids[pick];
@@ -677,7 +748,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
       if (c->flags[i] & F_FAIL) {
         c->flags[i] &= (uint8_t)~F_FAIL;
         stop_step(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
-        need_goal(c, i, SP_REASON_STEP_FAILED);
+        after_failure(c, s, i);
       }
       return 0;
     case SP_PHASE_WALKING:
@@ -695,6 +766,10 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
     case SP_PHASE_BLOCKED:
       if (round == 0) c->time[i] -= dt;
       if (c->time[i] > 0.0f) return 0;
+      if (a->why == SP_REASON_STEP_FAILED) { /* a back-off is over */
+        need_goal(c, i, SP_REASON_STEP_FAILED);
+        return 0;
+      }
       c->phase[i] = SP_PHASE_THINKING;
       break;
     case SP_PHASE_THINKING: {
@@ -749,9 +824,8 @@ static void unreachable(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
   stop_step(c, s, plan, SP_REASON_UNREACHABLE, (int32_t)p);
   sp_agent_emit(s, i, SP_EV_BLOCKED, SP_REASON_UNREACHABLE, a->fail_action,
                 a->goal, (int32_t)p);
-  a->cool_place = p;
-  a->cool_until = (float)(c->clock + c->opt.cooldown);
-  need_goal(c, i, SP_REASON_STEP_FAILED);
+  cool_down(c, a, p);
+  after_failure(c, s, i);
 }
 
 /* 1 when the agent's cell has a path to the target cell (the caller
@@ -843,7 +917,7 @@ void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why) {
   Plan plan = plan_view(c, s, i);
   stop_step(c, s, &plan, why, -1);
   c->flags[i] &= (uint8_t)~F_BIND;
-  need_goal(c, i, SP_REASON_STEP_FAILED);
+  after_failure(c, s, i);
 }
 
 void sp_agent_arrive(SpCrowd *c, Sink s, size_t i) {

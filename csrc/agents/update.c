@@ -422,7 +422,7 @@ const char *sp_event_kind_name(SpEventKind k) {
       "goal_chosen",   "planned",      "replanned",    "step_started",
       "step_finished", "step_failed",  "step_skipped", "arrived",
       "goal_reached",  "no_plan",      "blocked",      "idle",
-      "waiting",       "move"};
+      "waiting",       "move",          "gave_up"};
   return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
 }
 

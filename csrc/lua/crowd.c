@@ -274,7 +274,8 @@ static int l_crowd_tostring(lua_State *L)
 }
 
 /* c:set_action(action, min, max, bind, arg, interruptible, scripted,
- * has_hook). bind: "none" | "place" (arg: place id) | "kind" (arg: kind
+ * has_hook [, max_failures, give_up_for]) (the back-off; nil: 3 and 30
+ * s). bind: "none" | "place" (arg: place id) | "kind" (arg: kind
  * name) | "home" | "script". */
 static int l_crowd_set_action(lua_State *L)
 {
@@ -299,6 +300,10 @@ static int l_crowd_set_action(lua_State *L)
   b.interruptible = lua_toboolean(L, 7);
   b.scripted = lua_toboolean(L, 8);
   b.has_hook = lua_toboolean(L, 9);
+  lua_Integer most = luaL_optinteger(L, 10, 0);
+  luaL_argcheck(L, most >= 0 && most <= 255, 10, "max_failures must be 0..255 (0: 3)");
+  b.max_failures = (int)most;
+  b.give_up_for = (float)luaL_optnumber(L, 11, 0.0);
   if (sp_crowd_set_action(c->c, act, &b, &err) != SP_OK)
     return crowd_error(L, "set_action", &err);
   return 0;

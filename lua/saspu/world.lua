@@ -191,9 +191,30 @@ end
 -- ------------------------------------------------------------------------------------
 
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
-                        on_fail = true, run = true, interruptible = true }
+                        on_fail = true, run = true, interruptible = true,
+                        max_failures = true, give_up_for = true }
 local GOAL_FIELDS = { [1] = true, priority = true, when = true }
-local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true, facts = true }
+local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true, facts = true,
+                           max_failures = true, give_up_for = true }
+
+-- The back-off of `t` (a behaviour or an action): max_failures (an integer 1..255) and
+-- give_up_for (seconds > 0), each `dflt`'s where `t` leaves it out.
+local function read_backoff(t, dflt, path)
+  local most, pause = t.max_failures, t.give_up_for
+  if most == nil then
+    most = dflt.max_failures
+  elseif not is_integer(most) or most < 1 or most > 255 then
+    error(string_format("%s.max_failures: expected an integer from 1 to 255, got %s",
+                        path, tostring(most)), 0)
+  end
+  if pause == nil then
+    pause = dflt.give_up_for
+  elseif type(pause) ~= "number" or pause ~= pause or pause <= 0 or pause == math.huge then
+    error(string_format("%s.give_up_for: expected a number of seconds > 0, got %s",
+                        path, tostring(pause)), 0)
+  end
+  return most, pause
+end
 
 local function refuse_unknown(t, allowed, path)
   for k in pairs(t) do
@@ -305,7 +326,7 @@ local function read_at(at, rec, wside, path)
 end
 
 -- One action's record: C settings plus the Lua parts.
-local function read_action(name, spec, n, wside, path)
+local function read_action(name, spec, n, wside, path, backoff)
   if not n.action_ids[name] then
     error(string_format("%s: '%s' is not an action of '%s'", path, tostring(name), n.name), 0)
   end
@@ -319,6 +340,7 @@ local function read_action(name, spec, n, wside, path)
   rec.on_fail = check_function(spec.on_fail, path .. ".on_fail")
   rec.run = check_function(spec.run, path .. ".run")
   rec.interruptible = spec.interruptible and true or false
+  rec.max_failures, rec.give_up_for = read_backoff(spec, backoff, path)
   -- Lua times the step itself when it runs a script or draws its own duration
   rec.scripted = (rec.run or rec.duration_fn) and true or false
   rec.hook = (rec.on_start or rec.on_finish or rec.on_fail or rec.scripted or rec.at_fn)
@@ -361,6 +383,8 @@ local function read_behaviour(b, n, wside)
   if type(b) ~= "table" then error("behaviour: expected a table, got " .. type(b), 0) end
   refuse_unknown(b, BEHAVIOUR_FIELDS, "behaviour")
   local out = { actions = {}, goals = {}, hooked = false, kinds = 0 }
+  local most, pause = read_backoff(b, { max_failures = 3, give_up_for = 30 }, "behaviour")
+  local backoff = { max_failures = most, give_up_for = pause }
   out.select = check_function(b.select, "behaviour.select")
   if out.select then out.hooked, out.kinds = true, KIND_BIT.waiting end
   if b.actions ~= nil then
@@ -374,10 +398,15 @@ local function read_behaviour(b, n, wside)
     for a, name in ipairs(n.action_names) do
       local spec = b.actions[name]
       if spec ~= nil then
-        local rec = read_action(name, spec, n, wside, "behaviour.actions." .. name)
+        local rec = read_action(name, spec, n, wside, "behaviour.actions." .. name, backoff)
         out.actions[a] = rec
         out.hooked = out.hooked or rec.hook
         out.kinds = union(out.kinds, rec.kinds)
+      elseif b.max_failures ~= nil or b.give_up_for ~= nil then
+        -- an action left out still takes the behaviour's back-off
+        out.actions[a] = { min = 0, max = 0, bind = "none", interruptible = false,
+                           scripted = false, hook = false, kinds = 0,
+                           max_failures = most, give_up_for = pause }
       end
     end
   end
@@ -469,15 +498,18 @@ end
 -- `function(agent)`), `at` (a place name, `{ kind = k }` for the nearest with room,
 -- `"home"`, `{ agent = handle, reach = 1 }` for another agent, followed as it moves, or
 -- `function(agent)` returning a place name, `x, y` or an agent handle [and a reach]),
--- `interruptible`,
+-- `interruptible`, `max_failures` and `give_up_for` (as the behaviour's, for this action),
 -- hooks `on_start(agent)`, `on_finish(agent)`, `on_fail(agent, reason)`, or
 -- `run(agent, wait)` (a coroutine; `return false, "reason"` fails the step). Actions left
 -- out take no time and no place. `behaviour.goals`: `{ "goal_name" | { var = value },
 -- priority = n, when = { var = value } }`, each a condition (left-out variables free).
 -- `behaviour.select = function(agent)` chooses goals instead of priorities (a goal name
--- or nil), called only when an agent needs a goal.
+-- or nil), called only when an agent needs a goal. `behaviour.max_failures` (default 3,
+-- an integer 1..255) failures in a row of one step give its goal up for
+-- `behaviour.give_up_for` seconds (default 30, > 0): event `gave_up`; the k-th failure
+-- in a row waits `retry * 2^(k-2)` s (at most 16 retries) before the replan.
 -- @tparam Domain dom
--- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f }`
+-- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f, max_failures = 3, give_up_for = 30 }`
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
 -- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
 -- movement = "grid" | "engine" (the game moves its agents: events `move`, then
@@ -509,7 +541,8 @@ function World:crowd(dom, behaviour, opts)
                              crowds, "saspu.World:crowd: sensors")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
-    c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook)
+    c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook,
+                 rec.max_failures, rec.give_up_for)
   end
   local goal_names, goal_ids = {}, {}
   for _, g in ipairs(beh.goals) do
