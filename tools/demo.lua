@@ -33,7 +33,7 @@ M.SNAPSHOTS = { 6, 12, 15, 19, 22 } -- hours of the map pictures (and the last f
 local PEOPLE_PER_SEAT = 30 -- places hold capacity x ceil(npcs / 30): the map is drawn for ~30
 local RETRY = 300           -- game seconds a blocked NPC (a full place) waits before trying again
 local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard (Chebyshev)
-local ALARM_NEAREST = 32    -- agents alarmed per robbery at most, the nearest, shared by class size
+local ALARM_NEAREST = 32    -- agents alarmed per robbery of a frame at most, the nearest, shared by class size
 local MAX_SPARE_LISTS = 64  -- emptied timer lists kept for reuse
 
 local USAGE = [[
@@ -317,14 +317,16 @@ local function run_clock(sim, frame)
   return n_set
 end
 
--- A robbery starts: the agents nearest the bank within ALARM_RADIUS (crowd:near, the
--- crowds' spatial index: ALARM_NEAREST in all, each class its share by size) get their
--- class's alarm change; returns how many.
-local function alarm(sim)
+-- The frame's robberies (all at the bank) ring one alarm: the agents nearest the bank
+-- within ALARM_RADIUS (crowd:near, the crowds' spatial index: ALARM_NEAREST per robbery,
+-- each class its share by size) get their class's alarm change; returns how many. One
+-- query per class and frame, not per robbery: the crowds pile up around the bank in the
+-- afternoon, and every query reads the pile's buckets whole.
+local function alarm(sim, robberies)
   local hit, near = 0, sim.near_buf
   for _, cls in ipairs(sim.classes) do
     if cls.alarm_c then
-      local quota = max(1, floor(ALARM_NEAREST * cls.n / sim.npcs + 0.5))
+      local quota = max(1, floor(ALARM_NEAREST * robberies * cls.n / sim.npcs + 0.5))
       local n = cls.crowd:near(sim.bank_x, sim.bank_y, ALARM_RADIUS, near, quota)
       for j = 1, n do apply(cls, near[j], cls.alarm_c) end
       cls.stats.alarmed = cls.stats.alarmed + n
@@ -338,7 +340,7 @@ end
 -- c:events_of call per class reads them (C skips the others), so Lua's share stays small
 -- at a million NPCs. Plans, steps and event counts come from crowd:stats.
 local function read_events(sim, frame, acc)
-  local ev = sim.event_buf
+  local ev, robberies = sim.event_buf, 0
   for k, cls in ipairs(sim.classes) do
     local st, reached_t, finished_t = cls.stats, cls.reached_by_goal, cls.finished_by_action
     local reached = 0
@@ -355,12 +357,15 @@ local function read_events(sim, frame, acc)
         local reason = ev[j + 2] or "?"
         acc.reasons[reason] = (acc.reasons[reason] or 0) + 1
       elseif kind == "step_started" and cls.action_names[ev[j + 4]] == cls.robbery then
-        acc.robberies = acc.robberies + 1
-        acc.alarmed = acc.alarmed + alarm(sim)
+        robberies = robberies + 1
       end
     end
     st.reached = st.reached + reached
     acc.reached = acc.reached + reached
+  end
+  if robberies > 0 then
+    acc.robberies = acc.robberies + robberies
+    acc.alarmed = acc.alarmed + alarm(sim, robberies)
   end
 end
 
