@@ -147,6 +147,15 @@ void saspu_compat_rawsetp(lua_State *L, int idx, const void *p);
 #define luaL_pushresultsize saspu_compat_pushresultsize
 #endif
 #define luaL_checkversion(L) ((void)(L))
+/* lua_tonumberx: 5.2's (LuaJIT 2.1 has its own; this one behaves the same) */
+static inline lua_Number saspu_compat_tonumberx(lua_State *L, int i, int *isnum)
+{
+  int ok = lua_isnumber(L, i);
+  if (isnum)
+    *isnum = ok;
+  return ok ? lua_tonumber(L, i) : 0;
+}
+#define lua_tonumberx saspu_compat_tonumberx
 #if !defined(luaL_newlibtable)
 #define luaL_newlibtable(L, l) lua_createtable((L), 0, (int)(sizeof(l) / sizeof((l)[0]) - 1))
 #endif
