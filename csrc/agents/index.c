@@ -301,7 +301,8 @@ SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
     select_smallest(ix->found, nf, max);
     nf = max;
   }
-  qsort(ix->found, nf, sizeof(uint64_t), cmp_u64);
+  /* nothing found may mean no buffer yet: qsort takes no NULL */
+  if (nf > 1) qsort(ix->found, nf, sizeof(uint64_t), cmp_u64);
   for (size_t k = 0; k < nf; k++) ix->out[k] = (uint32_t)ix->found[k];
   *count = nf;
   return SP_OK;
