@@ -68,9 +68,10 @@ local AGENT = {
   { "fcode", 41, 1, "int" }, { "fail_action", 42, 2, "int" }, { "faction", 44, 2, "int" },
   { "fother", 46, 2, "int" }, { "fvar", 48, 2, "int" }, { "fvalue", 50, 1, "int" },
   { "pursued", 51, 1, "int" }, { "time", 52, 4, "float" }, { "phase", 56, 1, "int" },
-  { "flags", 57, 1, "bits" }, { "generation", 58, 4, "int" },
+  { "flags", 57, 1, "bits" }, { "generation", 58, 4, "int" }, { "fails", 62, 1, "int" },
+  { "shun", 63, 1, "int" },
 }
-local AGENT_BYTES = 62
+local AGENT_BYTES = 64
 
 -- The fields of save s: { at = offset (1-based), bytes, kind, group } (group: fields of
 -- the same meaning in other agents, for copies); and where the script part starts.
