@@ -626,7 +626,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 5
+#define SP_SAVE_VERSION 6
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to

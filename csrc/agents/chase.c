@@ -17,6 +17,7 @@ void sp_world_register_crowd(SpWorld *w, SpCrowd *c) {
 
 void sp_world_unregister_crowd(SpWorld *w, SpCrowd *c) {
   if (c->serial == 0) return;
+  sp_queue_forget_crowd(w, c);
   for (SpCrowd **p = &w->crowds; *p != NULL; p = &(*p)->next_in_world)
     if (*p == c) {
       *p = c->next_in_world;

@@ -230,6 +230,43 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
   return check_phase(cv, v, buf, size);
 }
 
+/* R12: the crowd's entries in the world's queue of waiters name one of
+ * its slots, an action and a place or kind that exist, each slot once;
+ * and an agent is marked queued exactly when it has an entry. */
+static SpStatus check_queue(const SpCrowd *c, SpError *err) {
+  const SpWorld *w = c->world;
+  size_t marked = 0, listed = 0;
+  for (size_t i = 0; i < c->n; i++) marked += c->agents[i].queued != 0;
+  for (size_t k = 0; k < w->queue_len; k++) {
+    const Waiter *e = &w->queue[k];
+    if (e->crowd != c) continue;
+    uint32_t id = e->key & ~SP_QUEUE_KIND;
+    int bad_key = e->key & SP_QUEUE_KIND ? id >= (uint32_t)w->kind_count
+                                         : id >= w->place_count;
+    if (e->agent >= c->n || e->act < 0 || e->act >= c->action_count || bad_key)
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "crowd '%s': waiter %zu names agent %u, action %d "
+                          "or key 0x%x out of range", sp_domain_name(c->domain),
+                          k + 1, e->agent + 1, e->act, e->key);
+    for (size_t j = k + 1; j < w->queue_len; j++)
+      if (w->queue[j].crowd == c && w->queue[j].agent == e->agent)
+        return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                            "crowd '%s' agent %u waits twice",
+                            sp_domain_name(c->domain), e->agent + 1);
+    int live = sp_crowd_generation(c, e->agent) == e->gen;
+    if (live && !c->agents[e->agent].queued)
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "crowd '%s' agent %u: in the queue, not marked",
+                          sp_domain_name(c->domain), e->agent + 1);
+    listed += live;
+  }
+  if (marked != listed)
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd '%s': %zu agents marked as waiting, %zu in the "
+                        "queue", sp_domain_name(c->domain), marked, listed);
+  return SP_OK;
+}
+
 SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
   sp_error_clear(err);
   const SpWorld *w = c->world;
@@ -246,6 +283,8 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
                           "crowd '%s' agent %zu: %s",
                           sp_domain_name(c->domain), i + 1, why);
   }
+  SpStatus st = check_queue(c, err);
+  if (st != SP_OK) return st;
   for (size_t p = 0; p < w->place_count; p++) {
     const Place *pl = &w->places[p];
     int held = atomic_load(&((Place *)pl)->reserved);

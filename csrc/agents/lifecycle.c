@@ -47,6 +47,7 @@ SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
   if (!sp_crowd_slots_ready(c)) return sp_error_memory(err);
   sp_agent_release(c, agent);
   sp_chase_end(c, agent);
+  sp_queue_leave(c, agent);
   c->phase[agent] = SP_PHASE_FREE;
   sp_index_drop(c, agent);
   c->flags[agent] = 0;

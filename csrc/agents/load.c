@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sp_error.h"
@@ -88,6 +89,7 @@ static uint64_t get(Rd *r, int bytes) {
 typedef struct Refusals {
   uint32_t *hi; /* the crowd's new refused_hi (NULL for none) */
   size_t words;
+  size_t n;     /* its agents as saved */
 } Refusals;
 
 typedef struct Load {
@@ -106,6 +108,8 @@ typedef struct Load {
   uint8_t *freed;         /* first pass, per saved slot of the crowd read:
                              1 despawned, 2 listed as free too */
   size_t freed_bytes;
+  Waiter *queue;          /* first pass: the world's new queue */
+  size_t queue_len, queue_cap;
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
@@ -431,6 +435,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
     memset(ref->hi, 0, refused_bytes(c, words));
   }
   ref->words = words;
+  ref->n = (size_t)n;
   size_t despawned = 0;
   if (!x->apply) {
     if (x->freed != NULL) sp_mem_free(x->w->alloc, x->freed, x->freed_bytes);
@@ -481,6 +486,91 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   return 1;
 }
 
+static int by_agent(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The queue of waiters (sp_save.h). The first pass checks each entry and
+ * builds the new queue (with the waiters of crowds not loaded after
+ * them); the second installs it and marks the waiting agents. A stale
+ * entry (an agent no longer waiting) is dropped when first read, as in
+ * a running world. */
+static int read_queue(Load *x, Rd *r) {
+  SpWorld *w = x->w;
+  uint32_t n = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if (n > (r->len - r->at) / 14u) return take(r, 14u * (size_t)n) != NULL;
+  if (!x->apply) {
+    x->queue_cap = (size_t)n + w->queue_len;
+    x->queue = sp_mem_alloc(w->alloc, (x->queue_cap + 1) * sizeof(Waiter));
+    uint64_t *seen = sp_mem_alloc(w->alloc, ((size_t)n + 1) * sizeof(uint64_t));
+    if (x->queue == NULL || seen == NULL) {
+      if (seen != NULL) sp_mem_free(w->alloc, seen, ((size_t)n + 1) * sizeof(uint64_t));
+      r->failed = 1;
+      sp_error_memory(r->err);
+      return 0;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+      uint32_t crowd = (uint32_t)get(r, 4), agent = (uint32_t)get(r, 4);
+      uint32_t key = (uint32_t)get(r, 4), act = (uint32_t)get(r, 2);
+      if (r->failed) break;
+      if (crowd < 1 || crowd > x->count) {
+        bad(r, "waiter %u: crowd %u is not one of the %zu saved", k + 1,
+            crowd, x->count);
+        break;
+      }
+      const SpCrowd *c = x->crowds[crowd - 1];
+      if (agent >= x->ref[crowd - 1].n || act >= (uint32_t)c->action_count) {
+        bad(r, "waiter %u: agent %u or action %u is out of range", k + 1,
+            agent + 1, act);
+        break;
+      }
+      int kind = (key & SP_QUEUE_KIND) != 0;
+      uint32_t id = key & ~SP_QUEUE_KIND;
+      if (kind ? id >= (uint32_t)w->kind_count : id >= w->place_count) {
+        bad(r, "waiter %u: %s %u does not exist", k + 1,
+            kind ? "place kind" : "place", id);
+        break;
+      }
+      seen[k] = (uint64_t)crowd << 32 | agent;
+      Waiter e = {x->crowds[crowd - 1], agent, 0, key, (int16_t)act};
+      x->queue[x->queue_len++] = e;
+    }
+    if (!r->failed) {
+      qsort(seen, n, sizeof *seen, by_agent);
+      for (uint32_t k = 1; k < n; k++)
+        if (seen[k] == seen[k - 1]) {
+          bad(r, "crowd %u agent %u waits twice", (uint32_t)(seen[k] >> 32),
+              (uint32_t)seen[k] + 1);
+          break;
+        }
+    }
+    sp_mem_free(w->alloc, seen, ((size_t)n + 1) * sizeof(uint64_t));
+    if (r->failed) return 0;
+    for (size_t k = 0; k < w->queue_len; k++) { /* crowds not loaded */
+      size_t c = 0;
+      while (c < x->count && x->crowds[c] != w->queue[k].crowd) c++;
+      if (c == x->count) x->queue[x->queue_len++] = w->queue[k];
+    }
+    return 1;
+  }
+  take(r, 14u * n); /* checked by the first pass */
+  for (size_t k = 0; k < x->count; k++)
+    for (size_t i = 0; i < x->crowds[k]->n; i++) x->crowds[k]->agents[i].queued = 0;
+  for (size_t k = 0; k < x->queue_len; k++) {
+    Waiter *e = &x->queue[k];
+    e->gen = k < n ? sp_crowd_generation(e->crowd, e->agent) : e->gen;
+    if (k < n) e->crowd->agents[e->agent].queued = 1;
+  }
+  sp_queue_free(w);
+  w->queue = x->queue;
+  w->queue_len = x->queue_len;
+  w->queue_cap = x->queue_cap + 1;
+  x->queue = NULL; /* the world owns it now */
+  return 1;
+}
+
 /* Both passes over the payload. */
 static int read_payload(Load *x, Rd *r) {
   if (!read_world(x, r)) return 0;
@@ -496,6 +586,7 @@ static int read_payload(Load *x, Rd *r) {
     if (!read_crowd(x, r, c)) return 0;
   }
   r->crowd = 0;
+  if (!read_queue(x, r)) return 0;
   uint32_t extra = (uint32_t)get(r, 4);
   x->extra = take(r, extra);
   x->extra_len = extra;
@@ -562,6 +653,8 @@ static void load_free(Load *x) {
   if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
   if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
   if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
+  if (x->queue != NULL)
+    sp_mem_free(a, x->queue, (x->queue_cap + 1) * sizeof(Waiter));
   if (x->ref == NULL) return;
   for (size_t k = 0; k < x->count; k++)
     if (x->ref[k].hi != NULL)
@@ -578,7 +671,8 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   sp_error_clear(err);
   if (extra != NULL) *extra = NULL;
   if (extra_len != NULL) *extra_len = 0;
-  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals, NULL, 0};
+  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals, NULL, 0,
+            NULL, 0, 0};
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
   x.held = sp_mem_alloc(w->alloc, x.place_bytes);

@@ -236,6 +236,29 @@ static void put_crowd(const SpCrowd *c, Out *o) {
   }
 }
 
+/* The agents waiting for full places, oldest first: each one's crowd
+ * (its position in the save), slot, key and step. Entries of waits
+ * already over are kept, as the world keeps them until it next looks
+ * (queue.c): the loaded world then goes on exactly as this one. */
+static void put_queue(const SpWorld *w, const SpCrowd *const *crowds,
+                      size_t count, Out *o) {
+  uint32_t n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) put(o, n, 4);
+    for (size_t k = 0; k < w->queue_len; k++) {
+      const Waiter *e = &w->queue[k];
+      size_t at = 0;
+      while (at < count && crowds[at] != e->crowd) at++;
+      if (at == count) continue; /* not saved (save checks the rest) */
+      if (pass == 0) { n++; continue; }
+      put(o, at + 1, 4);
+      put(o, e->agent, 4);
+      put(o, e->key, 4);
+      put(o, (uint16_t)e->act, 2);
+    }
+  }
+}
+
 /* ------------------------------------------------------------------ */
 /* sp_world_save                                                      */
 /* ------------------------------------------------------------------ */
@@ -312,6 +335,7 @@ SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
   for (int k = 0; k < w->fact_count; k++) put(&o, (uint64_t)w->facts[k].value, 1);
   put(&o, count, 4);
   for (size_t k = 0; k < count; k++) put_crowd(crowds[k], &o);
+  put_queue(w, crowds, count, &o);
   put(&o, extra_len, 4);
   put_bytes(&o, extra, extra_len);
   if (o.oom) {

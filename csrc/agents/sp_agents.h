@@ -86,6 +86,9 @@ struct SpWorld {
   SpCrowd *crowds;
   uint64_t crowd_serial;
   double ms_fields;
+  /* agents waiting for full places, oldest first (queue.c) */
+  struct Waiter *queue;
+  size_t queue_len, queue_cap;
   /* Held by a worker growing an event buffer: the crowds of a world
    * update together and share one allocator, which need not be
    * thread-safe (Lua's is not), so one lock per world, not per crowd. */
@@ -188,6 +191,8 @@ typedef struct Agent {
   uint8_t shun;     /* the goal given up (its add index) until cool_until,
                        GOAL_NONE; one cooldown at a time: a place's
                        (cool_place) ends it, and it clears cool_place */
+  uint8_t queued;   /* in its world's queue of waiters (queue.c); padding
+                       otherwise, so the record stays 56 bytes */
 } Agent;
 
 typedef struct Goal {
@@ -424,6 +429,35 @@ void sp_sensors_read(SpCrowd *c);
 int sp_sensor_of(const SpCrowd *c, int var);
 /* 1 when a live agent other than `skip` is within r (index ready). */
 int sp_index_any_but(const SpCrowd *c, int x, int y, int r, size_t skip);
+
+/* ---- waiting in turn (queue.c) --------------------------------------- */
+
+/* A waiter: who, since which wait began (its place in the list), for
+ * what (a place id, or SP_QUEUE_KIND | kind) and which step. */
+#define SP_QUEUE_KIND 0x80000000u
+typedef struct Waiter {
+  SpCrowd *crowd;
+  uint32_t agent, gen;
+  uint32_t key;
+  int16_t act;
+} Waiter;
+/* What agent a waits for when step act finds place p (SP_NO_PLACE for a
+ * kind) full; SP_NO_PLACE when no place can be named. */
+uint32_t sp_queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p);
+/* 1 while the waiter still waits (live, same slot generation, its wait
+ * for room on that step not over). */
+int sp_queue_still_waits(const Waiter *e);
+/* Serial: 1 when agent i may take a slot of key now: fewer agents wait
+ * for it ahead of i than there are free slots. Drops stale entries. */
+int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key);
+/* Serial: agent i waits for key on step act; fresh: a new wait (to the
+ * back of the line), else a retry that keeps its turn. Without memory it
+ * waits without a turn until a later retry joins. */
+void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh);
+/* Agent i got in, or its slot is given up: out of the line. */
+void sp_queue_leave(SpCrowd *c, size_t i);
+void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c);
+void sp_queue_free(SpWorld *w);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

@@ -808,8 +808,11 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
   Agent *a = &c->agents[i];
   /* a full place: one blocked when the wait begins, nothing per retry */
   int full_wait = why == SP_REASON_FULL;
-  int again = full_wait && waiting_for_room(a, plan_act(plan, a->step));
+  int act = plan_act(plan, a->step);
+  int again = full_wait && waiting_for_room(a, act);
+  uint32_t key = full_wait ? sp_queue_key(c, a, act, p) : SP_NO_PLACE;
   end_step(c, s, plan, why, (int32_t)p, full_wait);
+  if (key != SP_NO_PLACE) sp_queue_join(c, i, key, act, !again); /* in turn */
   if (!again)
     sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
   c->flags[i] &= (uint8_t)~F_BIND;
@@ -878,6 +881,7 @@ static void take_place(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
     a->reason = SP_REASON_NONE;
     a->fail_action = -1;
   }
+  sp_queue_leave(c, i);
   atomic_fetch_add(&pl->reserved, 1);
   c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
   a->target = p;
@@ -971,6 +975,13 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   Place *pl = &w->places[p];
   if (full(pl)) {
     block(c, s, &plan, SP_REASON_FULL, p, 0.0f);
+    return;
+  }
+  /* first come, first served: those waiting longer for it go first */
+  uint32_t key = limited ? sp_queue_key(c, a, act, p) : SP_NO_PLACE;
+  if (key != SP_NO_PLACE && !sp_queue_may_enter(c, i, key)) {
+    block(c, s, &plan, SP_REASON_FULL,
+          b->bind == SP_BIND_KIND ? SP_NO_PLACE : p, 0.0f);
     return;
   }
   if (!reachable(c, a, p, pl->x, pl->y)) {

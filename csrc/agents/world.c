@@ -78,6 +78,7 @@ void sp_world_free(SpWorld *w) {
     sp_mem_free(w->alloc, w->chains, w->chain_cap * sizeof(KindChain));
   if (w->scratch != NULL) sp_mem_free(w->alloc, w->scratch, w->scratch_bytes);
   sp_world_facts_free(w);
+  sp_queue_free(w);
   pthread_mutex_destroy(&w->alloc_lock);
   sp_mem_free(w->alloc, w, sizeof *w);
 }

@@ -149,6 +149,16 @@ local function layout(s, crowd_vars, crowd_actions)
     for q = 0, sensors - 1 do add(at + 1 + 8 * q, 8, "double", "sensor clock") end
     at = at + 1 + 8 * sensors
   end
+  local waiters = unpack("<I4", s, at) -- agents waiting for full places, oldest first
+  add(at, 4, "int", "waiter count")
+  for q = 0, waiters - 1 do
+    local w = at + 4 + 14 * q
+    add(w, 4, "int", "waiter crowd")
+    add(w + 4, 4, "int", "waiter agent")
+    add(w + 8, 4, "int", "waiter key")
+    add(w + 12, 2, "int", "waiter action")
+  end
+  at = at + 4 + 14 * waiters
   return f, at + 4 -- past the extra part's length
 end
 

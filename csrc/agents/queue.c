@@ -1,0 +1,140 @@
+/* queue.c: first come, first served at full places: the world's waiters in the order they began to wait. */
+#include <string.h>
+
+#include "sp_agents.h"
+#include "sp_internal.h"
+
+/* One list for the whole world, oldest first: an agent's turn is its
+ * rank among the waiters for the same key (a place, or a kind for steps
+ * that bind the nearest place of a kind). Entries are checked when read:
+ * an agent that stopped waiting (got in elsewhere, replanned into other
+ * steps, was despawned) drops out the next time its key is looked at, so
+ * the update needs no hook on every path that ends a wait. */
+
+uint32_t sp_queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p) {
+  const SpActionBehaviour *b = &c->beh[act];
+  if (b->bind == SP_BIND_KIND) return SP_QUEUE_KIND | (uint32_t)b->kind;
+  if (p != SP_NO_PLACE) return p;
+  if (b->bind == SP_BIND_PLACE) return b->place;
+  if (b->bind == SP_BIND_HOME) return a->home;
+  return SP_NO_PLACE;
+}
+
+int sp_queue_still_waits(const Waiter *e) {
+  const SpCrowd *c = e->crowd;
+  size_t i = e->agent;
+  if (!sp_crowd_alive(c, i) || sp_crowd_generation(c, i) != e->gen) return 0;
+  const Agent *a = &c->agents[i];
+  if (!a->queued || a->reason != SP_REASON_FULL || a->fail_action != e->act ||
+      (c->flags[i] & F_RESERVED))
+    return 0;
+  if (a->step != STEP_NONE &&
+      sp_population_plan_step(c->pop, i, a->step) != e->act)
+    return 0; /* it went on to another step */
+  switch (c->phase[i]) {
+  case SP_PHASE_BLOCKED:
+  case SP_PHASE_THINKING:
+  case SP_PHASE_WALKING: /* about to bind again */
+  case SP_PHASE_SCRIPT:  /* its caller gives the place again */
+    return 1;
+  default: return 0;
+  }
+}
+
+/* Removes entry k, clearing its agent's mark when the slot is still its. */
+static void drop(SpWorld *w, size_t k) {
+  Waiter *e = &w->queue[k];
+  SpCrowd *c = e->crowd;
+  if (e->agent < c->n && sp_crowd_generation(c, e->agent) == e->gen)
+    c->agents[e->agent].queued = 0;
+  memmove(e, e + 1, (w->queue_len - k - 1) * sizeof *e);
+  w->queue_len--;
+}
+
+static size_t find(const SpWorld *w, const SpCrowd *c, size_t i) {
+  for (size_t k = 0; k < w->queue_len; k++)
+    if (w->queue[k].crowd == c && w->queue[k].agent == i) return k;
+  return SIZE_MAX;
+}
+
+/* Free slots for key: a place's room, or the room of a kind's limited
+ * places; INT32_MAX where some place has no capacity. */
+static int32_t room(const SpWorld *w, uint32_t key) {
+  if (key & SP_QUEUE_KIND) {
+    int32_t sum = 0;
+    for (uint32_t k = sp_world_first_of_kind(w, (int)(key & ~SP_QUEUE_KIND));
+         k != SP_NO_PLACE; k = w->places[k].next_of_kind) {
+      const Place *pl = &w->places[k];
+      if (pl->capacity <= 0) return INT32_MAX;
+      int left = pl->capacity - atomic_load(&((Place *)pl)->reserved);
+      if (left > 0) sum += left;
+    }
+    return sum;
+  }
+  if (key >= w->place_count) return INT32_MAX;
+  const Place *pl = &w->places[key];
+  if (pl->capacity <= 0) return INT32_MAX;
+  int left = pl->capacity - atomic_load(&((Place *)pl)->reserved);
+  return left > 0 ? left : 0;
+}
+
+int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
+  SpWorld *w = c->world;
+  int32_t free = room(w, key);
+  if (free == INT32_MAX) return 1;
+  int32_t ahead = 0;
+  for (size_t k = 0; k < w->queue_len;) {
+    Waiter *e = &w->queue[k];
+    if (e->key != key) { k++; continue; }
+    if (e->crowd == c && e->agent == i) return ahead < free;
+    if (!sp_queue_still_waits(e)) { drop(w, k); continue; }
+    if (++ahead >= free) return 0;
+    k++;
+  }
+  return ahead < free;
+}
+
+void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
+  SpWorld *w = c->world;
+  Agent *a = &c->agents[i];
+  if (a->queued) {
+    size_t k = find(w, c, i);
+    if (k != SIZE_MAX && !fresh && w->queue[k].key == key &&
+        w->queue[k].act == act)
+      return; /* still waiting: it keeps its turn */
+    if (k != SIZE_MAX) drop(w, k);
+  }
+  if (w->queue_len == w->queue_cap) {
+    size_t nc = w->queue_cap < 16 ? 16 : w->queue_cap * 2;
+    Waiter *q = sp_mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
+                               nc * sizeof *q);
+    if (q == NULL) return; /* no memory: it waits without a turn, and
+                              tries to join again at its next retry */
+    w->queue = q;
+    w->queue_cap = nc;
+  }
+  Waiter e = {c, (uint32_t)i, sp_crowd_generation(c, i), key, (int16_t)act};
+  w->queue[w->queue_len++] = e;
+  a->queued = 1;
+}
+
+void sp_queue_leave(SpCrowd *c, size_t i) {
+  if (!c->agents[i].queued) return;
+  size_t k = find(c->world, c, i);
+  if (k != SIZE_MAX) drop(c->world, k);
+  c->agents[i].queued = 0;
+}
+
+void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
+  size_t out = 0;
+  for (size_t k = 0; k < w->queue_len; k++)
+    if (w->queue[k].crowd != c) w->queue[out++] = w->queue[k];
+  w->queue_len = out;
+}
+
+void sp_queue_free(SpWorld *w) {
+  if (w->queue != NULL)
+    sp_mem_free(w->alloc, w->queue, w->queue_cap * sizeof(Waiter));
+  w->queue = NULL;
+  w->queue_len = w->queue_cap = 0;
+}
