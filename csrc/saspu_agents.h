@@ -232,6 +232,25 @@ SP_API SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
                                       SpError *err);
 /* Goal `index`'s priority now (0 for no such goal). */
 SP_API int sp_crowd_priority(const SpCrowd *c, int index);
+/* Agent `agent` gives goal `index` (from sp_crowd_add_goal) its own
+ * `priority`: it chooses among its goals as if the goal had it (the
+ * crowd's priority for the others and for every other agent). Its
+ * refusals are forgotten and, idle, it looks again; a running plan yields
+ * to a goal now strictly higher for it, as to any. The crowd keeps a
+ * sorted list of such priorities (12 bytes each; an agent without one
+ * costs nothing): SP_ERR_MEMORY when it cannot grow, nothing changed.
+ * SP_ERR_STATE for a despawned agent or no such goal. A despawn drops
+ * the agent's own priorities; a save keeps them. Not during an update. */
+SP_API SpStatus sp_crowd_set_agent_priority(SpCrowd *c, size_t agent, int index,
+                                            int priority, SpError *err);
+/* Drops the agent's own priority for goal `index` (the crowd's again). */
+SP_API SpStatus sp_crowd_clear_agent_priority(SpCrowd *c, size_t agent,
+                                              int index, SpError *err);
+/* The priority goal `index` has for the agent: its own (*own = 1) or the
+ * crowd's (*own = 0); 0 for a dead agent or no such goal. own may be
+ * NULL. */
+SP_API int sp_crowd_agent_priority(const SpCrowd *c, size_t agent, int index,
+                                   int *own);
 
 /* Goals chosen by the caller (on != 0): an agent that needs a goal no
  * longer takes one from the list by priority; it waits in SP_PHASE_SCRIPT

@@ -285,6 +285,17 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
   }
   SpStatus st = check_queue(c, err);
   if (st != SP_OK) return st;
+  for (size_t k = 0; k < c->own_count; k++) { /* R13 */
+    const OwnPriority *o = &c->own[k];
+    if (!sp_crowd_alive(c, o->agent) || o->goal >= c->goal_count ||
+        (k > 0 && (o->agent < o[-1].agent ||
+                   (o->agent == o[-1].agent && o->goal <= o[-1].goal))))
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "crowd '%s': own priority %zu (agent %u, goal %u) "
+                          "is out of order or names no live agent or goal",
+                          sp_domain_name(c->domain), k + 1, o->agent + 1,
+                          o->goal + 1);
+  }
   for (size_t p = 0; p < w->place_count; p++) {
     const Place *pl = &w->places[p];
     int held = atomic_load(&((Place *)pl)->reserved);

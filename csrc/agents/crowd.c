@@ -47,6 +47,7 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_crowd_slots_free(c);
+  sp_priority_free(c);
   sp_crowd_chase_free(c);
   sp_world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);

@@ -48,6 +48,7 @@ SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
   sp_agent_release(c, agent);
   sp_chase_end(c, agent);
   sp_queue_leave(c, agent);
+  sp_priority_forget(c, agent);
   c->phase[agent] = SP_PHASE_FREE;
   sp_index_drop(c, agent);
   c->flags[agent] = 0;

@@ -90,6 +90,8 @@ typedef struct Refusals {
   uint32_t *hi; /* the crowd's new refused_hi (NULL for none) */
   size_t words;
   size_t n;     /* its agents as saved */
+  OwnPriority *own; /* first pass: its agents' own priorities */
+  size_t own_n;
 } Refusals;
 
 typedef struct Load {
@@ -396,6 +398,46 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
   return 1;
 }
 
+/* The agents' own priorities (priority.c): sorted by agent then goal,
+ * each naming a live saved agent and a saved goal. */
+static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
+  Refusals *ref = &x->ref[r->crowd - 1];
+  uint32_t n = (uint32_t)get(r, 4);
+  if (r->failed) return 0;
+  if (n > (r->len - r->at) / 12u) return take(r, 12u * (size_t)n) != NULL;
+  if (x->apply) {
+    take(r, 12u * n); /* checked by the first pass */
+    sp_priority_free(c);
+    c->own = ref->own;
+    c->own_count = c->own_cap = ref->own_n;
+    ref->own = NULL; /* the crowd owns it now */
+    return 1;
+  }
+  ref->own_n = n;
+  if (n == 0) return 1;
+  ref->own = sp_mem_alloc(c->alloc, n * sizeof(OwnPriority));
+  if (ref->own == NULL) {
+    r->failed = 1;
+    sp_error_memory(r->err);
+    return 0;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t agent = (uint32_t)get(r, 4), goal = (uint32_t)get(r, 4);
+    int32_t prio = (int32_t)(uint32_t)get(r, 4);
+    if (r->failed) return 0;
+    if (agent >= ref->n || x->freed[agent] != 0 || goal >= (uint32_t)goals)
+      return bad(r, "own priority %u: agent %u (live) or goal %u does not "
+                    "exist", k + 1, agent + 1, goal + 1);
+    if (k > 0 && (agent < ref->own[k - 1].agent ||
+                  (agent == ref->own[k - 1].agent && goal <= ref->own[k - 1].goal)))
+      return bad(r, "own priority %u: not sorted by agent and goal, or "
+                    "listed twice", k + 1);
+    OwnPriority o = {agent, (uint16_t)goal, prio};
+    ref->own[k] = o;
+  }
+  return 1;
+}
+
 static size_t refused_bytes(const SpCrowd *c, size_t words) {
   return (c->capacity + 1) * words * sizeof(uint32_t);
 }
@@ -458,6 +500,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   r->agent = SP_NO_AGENT;
   if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
   if (!read_ties(x, r, c)) return 0;
+  if (!read_own(x, r, c, goals)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
   for (size_t i = n; i < c->n; i++) {
@@ -656,9 +699,13 @@ static void load_free(Load *x) {
   if (x->queue != NULL)
     sp_mem_free(a, x->queue, (x->queue_cap + 1) * sizeof(Waiter));
   if (x->ref == NULL) return;
-  for (size_t k = 0; k < x->count; k++)
+  for (size_t k = 0; k < x->count; k++) {
     if (x->ref[k].hi != NULL)
       sp_mem_free(a, x->ref[k].hi, refused_bytes(x->crowds[k], x->ref[k].words));
+    if (x->ref[k].own != NULL)
+      sp_mem_free(x->crowds[k]->alloc, x->ref[k].own,
+                  x->ref[k].own_n * sizeof(OwnPriority));
+  }
   sp_mem_free(a, x->ref, (x->count + 1) * sizeof(Refusals));
 }
 

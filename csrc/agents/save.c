@@ -234,6 +234,12 @@ static void put_crowd(const SpCrowd *c, Out *o) {
     memcpy(&due, &c->sensor_due[k], sizeof due);
     put(o, due, 8);
   }
+  put(o, c->own_count, 4); /* the agents' own priorities */
+  for (size_t k = 0; k < c->own_count; k++) {
+    put(o, c->own[k].agent, 4);
+    put(o, c->own[k].goal, 4);
+    put(o, (uint32_t)c->own[k].priority, 4);
+  }
 }
 
 /* The agents waiting for full places, oldest first: each one's crowd

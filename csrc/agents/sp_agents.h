@@ -318,6 +318,9 @@ struct SpCrowd {
   SpSensor sensors[SP_CROWD_MAX_SENSORS];
   double sensor_due[SP_CROWD_MAX_SENSORS];
   int sensor_count;
+  /* agents' own goal priorities (priority.c), sorted by agent, goal */
+  struct OwnPriority *own;
+  size_t own_count, own_cap;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
   double ms_update, ms_planning, ms_binding;
@@ -458,6 +461,23 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh);
 void sp_queue_leave(SpCrowd *c, size_t i);
 void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c);
 void sp_queue_free(SpWorld *w);
+
+/* ---- an agent's own priorities (priority.c) --------------------------- */
+
+typedef struct OwnPriority {
+  uint32_t agent;
+  uint16_t goal; /* the goal's add index */
+  int32_t priority;
+} OwnPriority;
+/* Agent i's goals in the order it tries them (sorted indices into
+ * c->goals, its own priorities first, the crowd's order among equals),
+ * with their priorities for it in prio; NULL when it has no priority of
+ * its own (the crowd's order then). order and prio: goal_count each. */
+const uint8_t *sp_agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
+                                   int *prio);
+/* Agent i's slot is freed: its own priorities go. */
+void sp_priority_forget(SpCrowd *c, size_t i);
+void sp_priority_free(SpCrowd *c);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

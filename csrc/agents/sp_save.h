@@ -28,7 +28,9 @@
  *            of its last agent with phase SP_PHASE_FREE and flags 0;
  *            u8 fact ties, per tie u8 the value it applied last (the
  *            ties are in the setup print); u8 sensors, per sensor f64
- *            the crowd clock of its next reading.
+ *            the crowd clock of its next reading; u32 own priorities,
+ *            sorted by agent then goal, per one u32 agent slot, u32 goal
+ *            (add index), i32 priority.
  *   queue:   u32 waiters, oldest first, per waiter u32 crowd (1-based
  *            position in the save), u32 agent slot, u32 key (a place,
  *            or 0x80000000 | a kind), u16 the step's action
@@ -108,6 +110,8 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
  *      and a place or kind that exist, each slot at most once; an agent
  *      is marked queued exactly when an entry of its slot generation
  *      names it (check.c, sp_crowd_check).
+ *   R13 the agents' own priorities: sorted by agent then goal, each
+ *      once, naming a live agent and a goal of the crowd.
  *   P1 walking: a step, F_HAS_PLAN, and F_BIND or a target cell.
  *   P2 acting: a step and F_HAS_PLAN.
  *   P3 script: a step and F_HAS_PLAN, or (a selector crowd waiting for

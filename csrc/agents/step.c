@@ -165,9 +165,16 @@ void sp_agent_clear_refused(SpCrowd *c, size_t i) {
 static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
   const Agent *a = &c->agents[i];
   if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
+  uint8_t order[SP_CROWD_MAX_GOALS];
+  int prio[SP_CROWD_MAX_GOALS];
+  const uint8_t *own = sp_agent_goal_order(c, i, order, prio);
   int mine = c->goals[a->goal].priority;
-  for (int g = 0; g < a->goal; g++) {
-    if (c->goals[g].priority <= mine) break;
+  for (int k = 0; own != NULL && k < c->goal_count; k++)
+    if (own[k] == a->goal) mine = prio[k];
+  for (int k = 0; k < c->goal_count; k++) {
+    int g = own != NULL ? own[k] : k;
+    if (g == a->goal || (own != NULL ? prio[k] : c->goals[g].priority) <= mine)
+      break;
     if (is_refused(c, i, g)) continue;
     if (goal_applies(c, g, state)) return 1;
   }
@@ -289,21 +296,26 @@ static void after_failure(SpCrowd *c, Sink s, size_t i) {
   c->time[i] = wait;
 }
 
-/* Tries goals from `from` down; writes the first candidate as the
- * population goal. Without one the agent idles, saying why. */
+/* Tries goals from the agent's `from`-th down (its order: the crowd's,
+ * or its own priorities'); writes the first candidate as the population
+ * goal. Without one the agent idles, saying why. */
 static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
                           int refused_any) {
   Agent *a = &c->agents[i];
   SpValue *state = sp_population_state_write(c->pop, i);
   int any_when = 0, any_sat = 0;
-  for (int g = 0; g < c->goal_count; g++) {
+  uint8_t order[SP_CROWD_MAX_GOALS];
+  int prio[SP_CROWD_MAX_GOALS];
+  const uint8_t *own = sp_agent_goal_order(c, i, order, prio); /* its own */
+  for (int k = 0; k < c->goal_count; k++) {
+    int g = own != NULL ? own[k] : k;
     if (!sp_agent_goal_holds(c->goals[g].when, state, c->m)) continue;
     any_when = 1;
     if (sp_agent_goal_holds(c->goals[g].cond, state, c->m)) {
       any_sat = 1;
       continue;
     }
-    if (g < from || is_refused(c, i, g)) continue;
+    if (k < from || is_refused(c, i, g)) continue;
     fill_goal_for_planning(c->goals[g].cond,
                            sp_population_goal_write(c->pop, i), c->m);
     a->goal = (uint8_t)g;
@@ -457,7 +469,13 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   sp_agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g, (int32_t)f.code);
   if (c->selector) return ask_caller(c, s, i);
   set_refused(c, i, g);
-  return next_candidate(c, s, i, g + 1, 1);
+  uint8_t order[SP_CROWD_MAX_GOALS];
+  int prio[SP_CROWD_MAX_GOALS];
+  const uint8_t *own = sp_agent_goal_order(c, i, order, prio);
+  int rank = g;
+  for (int k = 0; own != NULL && k < c->goal_count; k++)
+    if (own[k] == g) rank = k;
+  return next_candidate(c, s, i, rank + 1, 1);
 }
 
 /* ------------------------------------------------------------------ */

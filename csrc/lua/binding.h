@@ -244,6 +244,8 @@ float check_dt(lua_State *L, int arg);
 void open_crowd_events(lua_State *L);
 /* crowd_sense.c: crowd:near and the crowd's sensors and facts. */
 void open_crowd_sense(lua_State *L);
+/* crowd_goals.c: agents' own goal priorities. */
+void open_crowd_goals(lua_State *L);
 int check_radius(lua_State *L, int arg);
 int check_coord(lua_State *L, int arg);
 int l_event_kinds(lua_State *L);

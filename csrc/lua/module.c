@@ -76,6 +76,7 @@ int luaopen_saspu_core(lua_State *L)
   lua_getfield(L, -1, "Crowd"); /* module methods */
   open_crowd_events(L);         /* the event readers */
   open_crowd_sense(L);          /* crowd:near */
+  open_crowd_goals(L);          /* agents' own priorities */
   lua_pop(L, 1);
   lua_pushcfunction(L, l_event_kinds);
   lua_setfield(L, -2, "event_kinds");

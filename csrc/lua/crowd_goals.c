@@ -1,0 +1,69 @@
+/* crowd_goals.c: saspu.Crowd's per-agent goal priorities (csrc/agents/priority.c). */
+#include <stdint.h>
+
+#include "binding.h"
+
+/* Arguments 2 and 3: a live agent (1-based slot) and a goal (1-based, add
+ * order); returned 0-based. */
+static size_t agent_and_goal(lua_State *L, const LCrowd *c, int *goal)
+{
+  lua_Integer i = luaL_checkinteger(L, 2);
+  size_t n = sp_crowd_slots(c->c);
+  if (i < 1 || (lua_Unsigned)i > n)
+    luaL_argerror(L, 2, lua_pushfstring(L, "agent %I is outside 1..%I", i, (lua_Integer)n));
+  if (!sp_crowd_alive(c->c, (size_t)(i - 1)))
+    luaL_argerror(L, 2, lua_pushfstring(L, "agent %I was despawned", i));
+  lua_Integer g = luaL_checkinteger(L, 3);
+  int count = sp_crowd_goal_count(c->c);
+  if (g < 1 || g > count)
+    luaL_argerror(L, 3, lua_pushfstring(L, "goal %I is outside 1..%d", g, count));
+  *goal = (int)g - 1;
+  return (size_t)(i - 1);
+}
+
+/* c:set_agent_priority(i, goal, priority | nil): agent i's own priority
+ * for goal (nil: the crowd's again). */
+static int l_crowd_set_agent_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  int goal;
+  size_t i = agent_and_goal(L, c, &goal);
+  SpError err;
+  SpStatus st;
+  if (lua_isnoneornil(L, 4)) {
+    st = sp_crowd_clear_agent_priority(c->c, i, goal, &err);
+  } else {
+    lua_Integer prio = luaL_checkinteger(L, 4);
+    luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 4, "priority out of range");
+    st = sp_crowd_set_agent_priority(c->c, i, goal, (int)prio, &err);
+  }
+  if (st == SP_ERR_MEMORY)
+    return luaL_error(L, "saspu.Crowd:set_agent_priority: not enough memory");
+  if (st != SP_OK)
+    return luaL_error(L, "saspu.Crowd:set_agent_priority: %s", err.message);
+  return 0;
+}
+
+/* c:agent_priority(i, goal) -> priority, own: the priority goal has for
+ * agent i, and whether it is the agent's own. */
+static int l_crowd_agent_priority(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  int goal, own = 0;
+  size_t i = agent_and_goal(L, c, &goal);
+  lua_pushinteger(L, sp_crowd_agent_priority(c->c, i, goal, &own));
+  lua_pushboolean(L, own);
+  return 2;
+}
+
+static const luaL_Reg goal_methods[] = {
+  { "agent_priority", l_crowd_agent_priority },
+  { "set_agent_priority", l_crowd_set_agent_priority },
+  { NULL, NULL }
+};
+
+/* Adds the per-agent priority methods to saspu.Crowd's methods (on top). */
+void open_crowd_goals(lua_State *L)
+{
+  luaL_setfuncs(L, goal_methods, 0);
+}
