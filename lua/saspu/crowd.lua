@@ -131,8 +131,6 @@ function Crowd:priority(goal)
   return self:goal_priority(i)
 end
 
-
-
 --- What blocks the goal of an agent's last `no_plan`, in the domain's words.
 -- Judged from the agent's state now, so never stale: nil once that goal has a plan (or
 -- when the agent's last failure was no `no_plan`).
@@ -149,7 +147,6 @@ end
 function Crowd:why(i)
   return why_of(self, i)
 end
-
 
 --- @type Agent
 

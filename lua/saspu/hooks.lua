@@ -225,7 +225,6 @@ local function drop_running(side, agent)
   end
 end
 
-
 -- The text of an event's reason.
 local function reason_text(side, agent, kind, reason, detail)
   if kind == "no_plan" then
@@ -358,7 +357,6 @@ local function not_updating(ws, what)
     error(what .. ": not allowed from a hook during world:update (do it after update returns)", 3)
   end
 end
-
 
 M.drop_running = drop_running
 M.reason_text = reason_text
