@@ -7,18 +7,13 @@
  * order); returned 0-based. */
 static size_t agent_and_goal(lua_State *L, const LCrowd *c, int *goal)
 {
-  lua_Integer i = luaL_checkinteger(L, 2);
-  size_t n = sp_crowd_slots(c->c);
-  if (i < 1 || (lua_Unsigned)i > n)
-    luaL_argerror(L, 2, lua_pushfstring(L, "agent %I is outside 1..%I", i, (lua_Integer)n));
-  if (!sp_crowd_alive(c->c, (size_t)(i - 1)))
-    luaL_argerror(L, 2, lua_pushfstring(L, "agent %I was despawned", i));
+  size_t i = check_agent(L, c, 2);
   lua_Integer g = luaL_checkinteger(L, 3);
   int count = sp_crowd_goal_count(c->c);
   if (g < 1 || g > count)
     luaL_argerror(L, 3, lua_pushfstring(L, "goal %I is outside 1..%d", g, count));
   *goal = (int)g - 1;
-  return (size_t)(i - 1);
+  return i;
 }
 
 /* c:set_agent_priority(i, goal, priority | nil): agent i's own priority
