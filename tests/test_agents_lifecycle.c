@@ -213,11 +213,12 @@ static void test_despawn_is_saved(void **state) {
   uint8_t *bad = malloc(len);
   memcpy(bad, buf, len);
   /* the last crowd bytes before the extra part: u32 count, then slots 1, 3
-   * reversed (3 freed first), then u8 fact ties and u8 sensors (none),
-   * then the world's waiters (u32 count, 14 bytes each) */
+   * reversed (3 freed first), then u8 fact ties and u8 sensors (none), u32
+   * own priorities (none), then the world's waiters (u32 count, 14 bytes
+   * each) */
   size_t waiters = t.w->queue_len;
-  size_t at = len - 4 - (4 + 14 * waiters) - 2 - 4; /* extra length u32,
-                                 waiters, ties and sensors, the last free slot */
+  size_t at = len - 4 - (4 + 14 * waiters) - 4 - 2 - 4; /* extra length u32,
+                     waiters, own priorities, ties and sensors, the last free slot */
   assert_int_equal(bad[at], 1);
   bad[at] = 0; /* slot 0 is alive */
   assert_int_equal(sp_world_load_check(u.w, (const SpCrowd *const *)uc, 1, bad, len, NULL, NULL,

@@ -441,6 +441,7 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
     at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
     at += 1 + (size_t)b[at];                   /* the fact ties' values */
     at += 1 + 8u * (size_t)b[at];              /* the sensors' next readings */
+    at += 4 + 12u * (size_t)get_le(b + at, 4); /* the agents' own priorities */
   }
   return 0;
 }

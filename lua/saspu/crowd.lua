@@ -186,6 +186,54 @@ function Agent:state()
   return c:domain():decode(c:state(self:index()))
 end
 
+--- Gives one goal this agent's own priority (nil: the crowd's again). The agent chooses
+-- among its goals as if the goal had that priority; the other agents keep the crowd's
+-- (`Crowd:set_priority`). Its refusals are forgotten, an idle agent looks again, and a
+-- running plan yields to a goal now strictly higher for it (between steps, or mid-step
+-- when the step is interruptible). Every goal of the behaviour with that name takes it.
+-- Only agents given one cost memory (12 bytes a goal); a save keeps it, a despawn drops it.
+--     guard:set_priority("flee", 100)   -- this one saw the fire
+-- @tparam string goal a goal name of the behaviour (or one `select` added)
+-- @tparam ?int priority
+-- @raise "saspu.Agent:set_priority: unknown goal 'sleep' (work, have_a_meal)";
+-- "saspu.Agent:set_priority: priority must be an integer or nil, got 1.5";
+-- "saspu.Agent: closed"; "saspu.Agent: despawned".
+function Agent:set_priority(goal, priority)
+  local c = self:crowd()
+  local side = crowd_side(c)
+  if priority ~= nil and not is_integer(priority) then
+    error("saspu.Agent:set_priority: priority must be an integer or nil, got " .. tostring(priority), 2)
+  end
+  local found = false
+  for g, name in ipairs(side.goal_names) do
+    if name == goal then
+      c:set_agent_priority(self:index(), g, priority)
+      found = true
+    end
+  end
+  if not found then
+    error(string_format("saspu.Agent:set_priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+end
+
+--- The priority a goal has for this agent now: its own, or the crowd's.
+-- @tparam string goal a goal name of the behaviour
+-- @treturn int
+-- @treturn boolean whether it is the agent's own (`Agent:set_priority`)
+-- @raise "saspu.Agent:priority: unknown goal 'sleep' (work, have_a_meal)";
+-- "saspu.Agent: closed"; "saspu.Agent: despawned".
+function Agent:priority(goal)
+  local c = self:crowd()
+  local side = crowd_side(c)
+  local g = side.goal_ids[goal]
+  if not g then
+    error(string_format("saspu.Agent:priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+  return c:agent_priority(self:index(), g)
+end
+
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
 require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
                                             drop_running = hooks.drop_running })

@@ -51,6 +51,9 @@ local function build()
   }, { capacity = 8, seed = 9, speed = 2 })
   for i = 1, 12 do a:spawn { start = "start_of_day", x = i, y = i % 7 + 1, home = "well" } end
   for i = 1, 6 do b:spawn { start = "start_of_day", x = 16 - i, y = 2 } end
+  a:agent(2):set_priority("have_a_meal", 9) -- agents' own priorities
+  a:agent(5):set_priority("work", 0)
+  a:agent(5):set_priority("go_for_a_walk", 4)
   return world
 end
 
@@ -148,6 +151,14 @@ local function layout(s, crowd_vars, crowd_actions)
     add(at, 1, "int", "sensor count")
     for q = 0, sensors - 1 do add(at + 1 + 8 * q, 8, "double", "sensor clock") end
     at = at + 1 + 8 * sensors
+    local own = unpack("<I4", s, at) -- agents' own priorities: agent, goal, priority
+    add(at, 4, "int", "own count")
+    for q = 0, own - 1 do
+      add(at + 4 + 12 * q, 4, "int", "own agent")
+      add(at + 8 + 12 * q, 4, "int", "own goal")
+      add(at + 12 + 12 * q, 4, "int", "own priority")
+    end
+    at = at + 4 + 12 * own
   end
   local waiters = unpack("<I4", s, at) -- agents waiting for full places, oldest first
   add(at, 4, "int", "waiter count")
