@@ -87,6 +87,20 @@ function Crowd:goal_names()
   return out
 end
 
+-- The ids of the goals named `goal` (a behaviour's goal with sets in `when` is several);
+-- raises "<where>: unknown goal 'x' (a, b)" at the caller's caller when there is none.
+local function goal_ids_named(side, goal, where)
+  local ids = {}
+  for i, name in ipairs(side.goal_names) do
+    if name == goal then ids[#ids + 1] = i end
+  end
+  if #ids == 0 then
+    error(string_format("%s: unknown goal '%s' (%s)", where, tostring(goal),
+                        concat(side.goal_names, ", ")), 3)
+  end
+  return ids
+end
+
 --- Changes a goal's priority now, for every agent of the crowd.
 -- The goals are sorted again (among equal priorities, the earlier listed first); an
 -- idle agent looks again, and a running plan yields to a goal now strictly higher as it
@@ -103,16 +117,8 @@ function Crowd:set_priority(goal, priority)
   if not is_integer(priority) then
     error("saspu.Crowd:set_priority: priority must be an integer, got " .. tostring(priority), 2)
   end
-  local found = false
-  for i, name in ipairs(side.goal_names) do
-    if name == goal then
-      self:set_goal_priority(i, priority)
-      found = true
-    end
-  end
-  if not found then
-    error(string_format("saspu.Crowd:set_priority: unknown goal '%s' (%s)", tostring(goal),
-                        concat(side.goal_names, ", ")), 2)
+  for _, i in ipairs(goal_ids_named(side, goal, "saspu.Crowd:set_priority")) do
+    self:set_goal_priority(i, priority)
   end
 end
 
@@ -204,16 +210,8 @@ function Agent:set_priority(goal, priority)
   if priority ~= nil and not is_integer(priority) then
     error("saspu.Agent:set_priority: priority must be an integer or nil, got " .. tostring(priority), 2)
   end
-  local found = false
-  for g, name in ipairs(side.goal_names) do
-    if name == goal then
-      c:set_agent_priority(self:index(), g, priority)
-      found = true
-    end
-  end
-  if not found then
-    error(string_format("saspu.Agent:set_priority: unknown goal '%s' (%s)", tostring(goal),
-                        concat(side.goal_names, ", ")), 2)
+  for _, g in ipairs(goal_ids_named(side, goal, "saspu.Agent:set_priority")) do
+    c:set_agent_priority(self:index(), g, priority)
   end
 end
 
