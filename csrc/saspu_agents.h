@@ -243,6 +243,15 @@ SP_API int sp_crowd_priority(const SpCrowd *c, int index);
  * the agent's own priorities; a save keeps them. Not during an update. */
 SP_API SpStatus sp_crowd_set_agent_priority(SpCrowd *c, size_t agent, int index,
                                             int priority, SpError *err);
+/* Goal `index` is rechecked while it runs: between steps, and every frame
+ * of an interruptible step, an agent pursuing it checks its `when`; when
+ * no goal of its group (`group`: the add index of the group's first goal,
+ * at most index; the goals one `when` with sets became) has a `when` that
+ * holds, the agent drops the goal (SP_EV_GOAL_DROPPED, a running step
+ * fails with SP_REASON_WHEN_LAPSED) and chooses again. SP_ERR_STATE for
+ * no such goal or group. Not during an update. */
+SP_API SpStatus sp_crowd_set_recheck(SpCrowd *c, int index, int group,
+                                     SpError *err);
 /* Drops the agent's own priority for goal `index` (the crowd's again). */
 SP_API SpStatus sp_crowd_clear_agent_priority(SpCrowd *c, size_t agent,
                                               int index, SpError *err);
@@ -464,6 +473,9 @@ typedef enum SpEventKind {
   SP_EV_GAVE_UP,       /* max_failures in a row: the goal is set aside for
                           give_up_for seconds; reason, action: the last
                           failure's */
+  SP_EV_GOAL_DROPPED,  /* a rechecked goal's `when` stopped holding while it
+                          ran (sp_crowd_set_recheck): the agent chooses
+                          again; reason SP_REASON_WHEN_LAPSED */
   SP_EV_COUNT
 } SpEventKind;
 
@@ -484,6 +496,7 @@ typedef enum SpReason {
   SP_REASON_SELECT,       /* waiting: the caller chooses the goal */
   SP_REASON_TARGET_GONE,  /* the agent a step went to was despawned or its
                              crowd freed */
+  SP_REASON_WHEN_LAPSED,  /* a rechecked goal's `when` stopped holding */
   SP_REASON_COUNT
 } SpReason;
 

@@ -318,6 +318,9 @@ struct SpCrowd {
   SpSensor sensors[SP_CROWD_MAX_SENSORS];
   double sensor_due[SP_CROWD_MAX_SENSORS];
   int sensor_count;
+  /* per goal add index: 1 + the add index of its group's first goal when
+   * it is rechecked while it runs (recheck.c), else 0 */
+  uint16_t recheck[SP_CROWD_MAX_GOALS];
   /* agents' own goal priorities (priority.c), sorted by agent, goal */
   struct OwnPriority *own;
   size_t own_count, own_cap;
@@ -478,6 +481,12 @@ const uint8_t *sp_agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
 /* Agent i's slot is freed: its own priorities go. */
 void sp_priority_forget(SpCrowd *c, size_t i);
 void sp_priority_free(SpCrowd *c);
+
+/* ---- rechecked goals (recheck.c) -------------------------------------- */
+
+/* 1 when sorted goal g is rechecked and no `when` of its group holds in
+ * state: the agent pursuing it drops it. */
+int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

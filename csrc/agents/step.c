@@ -185,6 +185,19 @@ static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
 /* Goals and plans                                                    */
 /* ------------------------------------------------------------------ */
 
+static void need_goal(SpCrowd *c, size_t i, SpReason why);
+
+/* A rechecked goal whose `when` stopped holding: SP_EV_GOAL_DROPPED, and
+ * the agent chooses again (a running step fails, when_lapsed). 1 when
+ * dropped. */
+static int drop_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
+  Agent *a = &c->agents[i];
+  if (c->selector || !sp_goal_lapsed(c, a->goal, state)) return 0;
+  sp_agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal, 0);
+  need_goal(c, i, SP_REASON_WHEN_LAPSED);
+  return 1;
+}
+
 void sp_agent_release(SpCrowd *c, size_t i) {
   const Agent *a = &c->agents[i];
   if (!(c->flags[i] & F_RESERVED)) return;
@@ -679,6 +692,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     need_goal(c, i, SP_REASON_HIGHER_GOAL);
     return SEL_NOTHING;
   }
+  if (drop_lapsed(c, s, i, state)) return SEL_NOTHING;
   int pick = -1;
   int first = plan->ids[a->cursor];
   if (!c->any_binding && conds_hold(d, first, state)) {
@@ -752,6 +766,9 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
           need_goal(c, i, SP_REASON_HIGHER_GOAL);
           return 0;
         }
+        if (c->beh[act].interruptible &&
+            drop_lapsed(c, s, i, sp_population_state(c->pop, i)))
+          return 0;
         c->time[i] -= dt;
       }
       if (c->time[i] > 0.0f) return 0;

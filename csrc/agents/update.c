@@ -422,7 +422,7 @@ const char *sp_event_kind_name(SpEventKind k) {
       "goal_chosen",   "planned",      "replanned",    "step_started",
       "step_finished", "step_failed",  "step_skipped", "arrived",
       "goal_reached",  "no_plan",      "blocked",      "idle",
-      "waiting",       "move",          "gave_up"};
+      "waiting",       "move",          "gave_up",      "goal_dropped"};
   return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
 }
 
@@ -431,6 +431,6 @@ const char *sp_reason_name(SpReason r) {
       "none",        "world_changed", "step_failed",   "higher_goal",
       "conditions",  "unreachable",   "full",          "script",
       "no_plan",     "all_satisfied", "no_goal",       "no_plan_any",
-      "cooldown",    "select",        "target_gone"};
+      "cooldown",    "select",        "target_gone",   "when_lapsed"};
   return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
 }

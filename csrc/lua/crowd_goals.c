@@ -51,9 +51,25 @@ static int l_crowd_agent_priority(lua_State *L)
   return 2;
 }
 
+/* c:set_goal_recheck(goal, group): goal (1-based) is rechecked while it
+ * runs; group: the first goal (1-based) of those one `when` became. */
+static int l_crowd_set_goal_recheck(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2), group = luaL_checkinteger(L, 3);
+  int count = sp_crowd_goal_count(c->c);
+  luaL_argcheck(L, goal >= 1 && goal <= count, 2, "no such goal");
+  luaL_argcheck(L, group >= 1 && group <= goal, 3, "no such group");
+  SpError err;
+  if (sp_crowd_set_recheck(c->c, (int)goal - 1, (int)group - 1, &err) != SP_OK)
+    return luaL_error(L, "saspu.Crowd:set_goal_recheck: %s", err.message);
+  return 0;
+}
+
 static const luaL_Reg goal_methods[] = {
   { "agent_priority", l_crowd_agent_priority },
   { "set_agent_priority", l_crowd_set_agent_priority },
+  { "set_goal_recheck", l_crowd_set_goal_recheck },
   { NULL, NULL }
 };
 

@@ -107,7 +107,7 @@ end
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
                         on_fail = true, run = true, interruptible = true,
                         max_failures = true, give_up_for = true }
-local GOAL_FIELDS = { [1] = true, priority = true, when = true }
+local GOAL_FIELDS = { [1] = true, priority = true, when = true, recheck = true }
 local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true, facts = true,
                            max_failures = true, give_up_for = true }
 
@@ -260,7 +260,7 @@ local function read_action(name, spec, n, wside, path, backoff)
   return rec
 end
 
--- One goal entry -> { name, cond (packed), priority, when (packed or nil) }.
+-- One goal entry -> { name, cond (packed), priority, whens (packed or nil), recheck }.
 local function read_goal(g, n, path)
   if type(g) ~= "table" then error(path .. ": expected a table, got " .. type(g), 0) end
   refuse_unknown(g, GOAL_FIELDS, path)
@@ -281,6 +281,10 @@ local function read_goal(g, n, path)
     error(path .. "[1]: expected a goal name or a condition table, got " .. type(what), 0)
   end
   if g.when ~= nil then rec.whens = pack_when(n, g.when, path .. ".when") end
+  if g.recheck ~= nil and type(g.recheck) ~= "boolean" then
+    error(path .. ".recheck: expected a boolean, got " .. type(g.recheck), 0)
+  end
+  rec.recheck = g.recheck == true and g.when ~= nil -- without `when` nothing can lapse
   return rec
 end
 

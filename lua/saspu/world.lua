@@ -77,7 +77,10 @@ end
 -- hooks `on_start(agent)`, `on_finish(agent)`, `on_fail(agent, reason)`, or
 -- `run(agent, wait)` (a coroutine; `return false, "reason"` fails the step). Actions left
 -- out take no time and no place. `behaviour.goals`: `{ "goal_name" | { var = value },
--- priority = n, when = { var = value } }`, each a condition (left-out variables free).
+-- priority = n, when = { var = value }, recheck = true }`, each a condition (left-out
+-- variables free); `recheck = true` checks `when` again while the goal runs (between
+-- steps, and every frame of an interruptible step) and drops the goal once it stops
+-- holding (event `goal_dropped`, reason `when_lapsed`; the agent chooses again).
 -- `behaviour.select = function(agent)` chooses goals instead of priorities (a goal name
 -- or nil), called only when an agent needs a goal. `behaviour.max_failures` (default 3,
 -- an integer 1..255) failures in a row of one step give its goal up for
@@ -92,6 +95,7 @@ end
 -- @treturn Crowd
 -- @raise errors that name the path: "behaviour.actions.buy_food.at: unknown place 'markt'",
 -- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
+-- "behaviour.goals[1].recheck: expected a boolean, got string",
 -- "behaviour.actions.nosuch: 'nosuch' is not an action of 'horse_breeder'",
 -- "behaviour: unknown field 'x'", "behaviour.actions.arrest.at.agent: a handle of
 -- another world"; "saspu.World:crowd: unknown option 'sped' (options: capacity, ...)";
@@ -122,10 +126,14 @@ function World:crowd(dom, behaviour, opts)
   local goal_names, goal_ids = {}, {}
   for _, g in ipairs(beh.goals) do
     -- a `when` with sets is one C goal per combination (exactly one can hold)
+    local first
     for _, when in ipairs(g.whens or { false }) do
       local i = c:add_goal(g.cond, g.priority, when or nil)
       goal_names[i] = g.name
       goal_ids[g.name] = goal_ids[g.name] or i
+      first = first or i
+      -- recheck: the goal is dropped once no `when` of this entry holds
+      if g.recheck then c:set_goal_recheck(i, first) end
     end
   end
   if beh.select then c:set_selector(true) end
