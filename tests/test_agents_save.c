@@ -209,7 +209,7 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
         log->cap = (log->n + n) * 2;
         log->ev = realloc(log->ev, log->cap * sizeof *log->ev);
       }
-      memcpy(log->ev + log->n, sp_crowd_events(s->c[k]), n * sizeof *log->ev);
+      if (n > 0) memcpy(log->ev + log->n, sp_crowd_events(s->c[k]), n * sizeof *log->ev);
       for (size_t e = 0; e < n; e++) log->ev[log->n + e].gen = (uint16_t)k;
       log->n += n;
     }
