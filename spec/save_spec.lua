@@ -93,8 +93,8 @@ end
 describe("world:save and world:load", function()
   it("run the guide's example as printed (docs/saves.md)", function()
     local lines = docs.example("docs/saves.md", "# Saving and loading a world")
-    assert.equal("674\t5", lines[1])
-    assert.equal("false\tsaspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'",
+    assert.equal("1110\t5", lines[1])
+    assert.equal("false\tsaspu.World:load: saved world: truncated at byte 600 in crowd 1 'citizen'",
                  lines[2])
   end)
 

@@ -531,7 +531,9 @@ static int read_names(Load *x, Rd *r, size_t have) {
     sp_error_memory(r->err);
     return 0;
   }
+  r->crowd = -1; /* "saved world: names: ..." */
   if (e != NULL) return bad(r, "%s", e);
+  r->crowd = 0;
   r->at = x->body = SAVE_HEADER_BYTES + x->names.end;
   return 1;
 }

@@ -150,7 +150,7 @@ static int mig_facts(Mig *g) {
 
 /* The world's part up to the crowds: the grid must be the same; places
  * and facts by name; reservations recounted at the end (their offset in
- * *reserved_at); cached fields dropped (they are a cache). */
+ * *reserved_at). */
 static int mig_world(Mig *g, size_t *reserved_at) {
   const SpWorld *w = g->w;
   uint64_t grid = mig_get(g, 8);
@@ -165,7 +165,7 @@ static int mig_world(Mig *g, size_t *reserved_at) {
   mig_take(g, 4u * (size_t)np);
   uint64_t clock = mig_get(g, 8);
   uint32_t nf = (uint32_t)mig_get(g, 4);
-  mig_take(g, 12u * (size_t)nf);
+  const uint8_t *list = mig_take(g, 12u * (size_t)nf);
   if (g->failed) return 0;
   sp_save_out(&g->o, sp_save_grid_print(w->grid), 8);
   sp_save_out(&g->o, sp_save_places_print(w), 8);
@@ -173,7 +173,20 @@ static int mig_world(Mig *g, size_t *reserved_at) {
   *reserved_at = g->o.len;
   for (size_t p = 0; p < w->place_count; p++) sp_save_out(&g->o, 0, 4);
   sp_save_out(&g->o, clock, 8);
-  sp_save_out(&g->o, 0, 4); /* no cached fields */
+  /* the cached fields: a place's under its new index (a gone one is
+   * dropped), a cell's as it was (the load checks and bounds the list) */
+  uint32_t kept = 0;
+  for (uint32_t f = 0; f < nf; f++) {
+    uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
+    kept += (key & FIELD_CELL_KEY) || (key < np && g->place_map[key] != SP_NO_PLACE);
+  }
+  sp_save_out(&g->o, kept, 4);
+  for (uint32_t f = 0; f < nf; f++) {
+    uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
+    if (!(key & FIELD_CELL_KEY) && (key >= np || g->place_map[key] == SP_NO_PLACE)) continue;
+    sp_save_out(&g->o, key & FIELD_CELL_KEY ? key : g->place_map[key], 4);
+    sp_save_out_bytes(&g->o, list + 12u * f + 4, 8);
+  }
   return mig_facts(g);
 }
 

@@ -79,6 +79,7 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c, const SaveCrowdNames *o
       continue;
     }
     x->new_of_var[vo] = vn;
+    if (vo != vn) x->changed = 1; /* reordered: mapped by name */
   }
   for (uint32_t vo = 0; vo < ov->count; vo++) {
     SaveStr name = ov->str[ov->at[vo]];
@@ -94,7 +95,7 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c, const SaveCrowdNames *o
       for (int y = 0; vn >= 0 && y < sp_variable_value_count(d, vn) && to < 0; y++)
         if (sp_save_str_is(vname, sp_value_name(d, vn, y))) to = y;
       x->val[ov->at[vo] + 1 + v] = to;
-      if (vn >= 0 && to < 0) x->changed = 1;
+      if (vn >= 0 && to != (int)v) x->changed = 1;
     }
     for (int y = 0; vn >= 0 && y < sp_variable_value_count(d, vn); y++)
       if (sp_save_values_find(ov, (int)vo, sp_value_name(d, vn, y)) < 0) {
@@ -120,6 +121,7 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c, const SaveCrowdNames *o
       x->act[a] = -1;
     } else {
       kept++;
+      if (x->act[a] != (int)a) x->changed = 1;
     }
   }
   for (int b = 0; b < c->action_count; b++) {

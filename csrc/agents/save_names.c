@@ -164,7 +164,7 @@ static int num(Walk *w, int bytes, uint64_t *v, const char *what) {
   *v = 0;
   if (w->failed) return 0;
   if (w->len - w->at < (size_t)bytes)
-    return fail(w, "names: truncated at byte %zu in %s", w->len, what);
+    return fail(w, "truncated at byte %zu in the names (%s)", w->len + SAVE_HEADER_BYTES, what);
   *v = sp_save_get(w->p + w->at, bytes);
   w->at += (size_t)bytes;
   return 1;
@@ -193,7 +193,8 @@ static int name(Walk *w, SaveStr *out, const char *what, uint32_t k) {
   if (!num(w, 1, &n, what)) return 0;
   if (n == 0) return fail(w, "names: %s %u: the name is empty", what, k + 1);
   if (w->len - w->at < n)
-    return fail(w, "names: truncated at byte %zu in %s %u", w->len, what, k + 1);
+    return fail(w, "truncated at byte %zu in the names (%s %u)", w->len + SAVE_HEADER_BYTES,
+                what, k + 1);
   if (memchr(w->p + w->at, 0, (size_t)n) != NULL)
     return fail(w, "names: %s %u: the name holds a NUL byte", what, k + 1);
   SaveStr s = {w->p + w->at, (size_t)n};
