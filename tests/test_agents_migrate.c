@@ -29,9 +29,11 @@ static void town_open(Town *t, SpAllocator a) {
   assert_int_equal(sp_grid_new(16, 8, 1.0, a, &t->grid, NULL), SP_OK);
   assert_int_equal(sp_world_new(t->grid, a, &t->w, NULL), SP_OK);
   const char *kinds[2] = {"market", "well"};
-  for (int k = 0; k < 2; k++) assert_int_equal(sp_world_kind(t->w, kinds[k], NULL, NULL), SP_OK);
+  for (int k = 0; k < 2; k++)
+    assert_int_equal(sp_world_kind(t->w, kinds[k], NULL, NULL), SP_OK);
   for (int p = 0; p < 3; p++)
-    assert_int_equal(sp_world_add_place(t->w, p % 2, 2 + 5 * p, 3, 0, NULL, NULL), SP_OK);
+    assert_int_equal(
+        sp_world_add_place(t->w, p % 2, 2 + 5 * p, 3, 0, NULL, NULL), SP_OK);
   SpCrowdOptions o;
   memset(&o, 0, sizeof o);
   o.capacity = 10, o.threads = 1, o.seed = 3;
@@ -49,13 +51,17 @@ static void town_open(Town *t, SpAllocator a) {
   SpValue cond[64];
   for (int g = 0; g < bs->goal_count; g++) {
     for (int v = 0; v < t->f.m; v++)
-      cond[v] = bs->goals[g].keep != NULL && bs->goals[g].keep[v] ? SP_ANY : bs->goals[g].values[v];
+      cond[v] = bs->goals[g].keep != NULL && bs->goals[g].keep[v]
+                    ? SP_ANY
+                    : bs->goals[g].values[v];
     sp_crowd_add_goal(t->c, cond, g, NULL, NULL, NULL);
   }
   for (int i = 0; i < 6; i++)
-    assert_int_equal(sp_crowd_spawn(t->c, bs->starts[0].values, i, 6, SP_NO_PLACE, NULL, NULL),
+    assert_int_equal(sp_crowd_spawn(t->c, bs->starts[0].values, i, 6,
+                                    SP_NO_PLACE, NULL, NULL),
                      SP_OK);
-  for (int f = 0; f < 12; f++) assert_int_equal(sp_crowd_update(t->c, 0.4f, NULL), SP_OK);
+  for (int f = 0; f < 12; f++)
+    assert_int_equal(sp_crowd_update(t->c, 0.4f, NULL), SP_OK);
 }
 
 static void town_close(Town *t) {
@@ -69,13 +75,17 @@ static uint8_t *save(Town *t, size_t *len) {
   void *buf;
   const SpCrowd *cs[1] = {t->c};
   SpError err;
-  if (sp_world_save(t->w, cs, 1, "x", 1, &buf, len, &err) != SP_OK) fail_msg("%s", err.message);
+  if (sp_world_save(t->w, cs, 1, "x", 1, &buf, len, &err) != SP_OK)
+    fail_msg("%s", err.message);
   return buf;
 }
 
 static void reseal(uint8_t *b, size_t len) {
   sp_save_put(b + 16, len - SAVE_HEADER_BYTES, 8);
-  sp_save_put(b + 24, sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES, len - SAVE_HEADER_BYTES), 8);
+  sp_save_put(b + 24,
+              sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
+                          len - SAVE_HEADER_BYTES),
+              8);
 }
 
 /* The same save as format 5: no names block. */
@@ -105,15 +115,17 @@ static void test_format5_still_loads(void **state) {
   assert_int_equal(sp_save_info(old, len5, 0, &info, NULL, &err), SP_OK);
   assert_int_equal(info.version, 5);
   assert_int_equal(info.crowds, 1);
-  assert_int_equal(sp_world_load(t.w, &t.c, 1, old, len5, NULL, NULL, &err), SP_OK);
+  assert_int_equal(sp_world_load(t.w, &t.c, 1, old, len5, NULL, NULL, &err),
+                   SP_OK);
   size_t again_len;
   uint8_t *again = save(&t, &again_len);
   assert_int_equal(again_len, len);
   assert_memory_equal(again, good, len);
   SpMigration m;
   const SpCrowd *cs[1] = {t.c};
-  assert_int_equal(sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, old, len5, &m, &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, old, len5, &m, &err),
+      SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "format 5 carries no names to map by"));
   assert_null(m.save);
   free(old);
@@ -132,8 +144,8 @@ static void test_crafted_names_refused(void **state) {
   size_t len;
   uint8_t *good = save(&t, &len);
   const SpCrowd *cs[1] = {t.c};
-  const size_t p = SAVE_HEADER_BYTES;       /* the place count */
-  const size_t name = p + 4;                /* place 1's name length */
+  const size_t p = SAVE_HEADER_BYTES; /* the place count */
+  const size_t name = p + 4;          /* place 1's name length */
   struct {
     size_t at;
     int bytes;
@@ -155,15 +167,18 @@ static void test_crafted_names_refused(void **state) {
     reseal(bad, len);
     SpError err;
     SpSaveInfo info;
-    assert_int_equal(sp_world_load(t.w, &t.c, 1, bad, len, NULL, NULL, &err), SP_ERR_INVALID);
+    assert_int_equal(sp_world_load(t.w, &t.c, 1, bad, len, NULL, NULL, &err),
+                     SP_ERR_INVALID);
     if (strstr(err.message, cases[k].text) == NULL)
       fail_msg("case %zu: load said '%s'", k, err.message);
     SpMigration m;
-    assert_int_equal(sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, bad, len, &m, &err),
-                     SP_ERR_INVALID);
+    assert_int_equal(
+        sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, bad, len, &m, &err),
+        SP_ERR_INVALID);
     assert_non_null(strstr(err.message, "saved world: migrate: "));
     if (k < 4) { /* sp_save_info reads the names only */
-      assert_int_equal(sp_save_info(bad, len, 0, &info, NULL, &err), SP_ERR_INVALID);
+      assert_int_equal(sp_save_info(bad, len, 0, &info, NULL, &err),
+                       SP_ERR_INVALID);
       assert_non_null(strstr(err.message, cases[k].text));
     }
     size_t now_len;
@@ -176,10 +191,13 @@ static void test_crafted_names_refused(void **state) {
   /* cut inside the names: where it ends, by the load and the migration */
   SpError err;
   SpMigration m;
-  assert_int_equal(sp_world_load(t.w, &t.c, 1, good, 60, NULL, NULL, &err), SP_ERR_INVALID);
-  assert_non_null(strstr(err.message, "saved world: truncated at byte 60 in the names"));
-  assert_int_equal(sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, 60, &m, &err),
+  assert_int_equal(sp_world_load(t.w, &t.c, 1, good, 60, NULL, NULL, &err),
                    SP_ERR_INVALID);
+  assert_non_null(
+      strstr(err.message, "saved world: truncated at byte 60 in the names"));
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, 60, &m, &err),
+      SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "saved world: migrate: "));
   sp_world_save_free(t.w, before, before_len);
   sp_world_save_free(t.w, good, len);
@@ -198,7 +216,8 @@ static void test_migrate_same_world(void **state) {
   const SpCrowd *cs[1] = {t.c};
   SpMigration m;
   SpError err;
-  assert_int_equal(sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err), SP_OK);
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err), SP_OK);
   assert_int_equal(m.save_len, len);
   assert_memory_equal(m.save, good, len);
   assert_non_null(strstr(m.report, "crowd 1 'citizen': unchanged\n"));
@@ -217,9 +236,11 @@ static void test_migrate_same_world(void **state) {
   assert_memory_equal(ci.name, "citizen", ci.name_len);
   /* a default for a variable no crowd has */
   SpMigrateDefault d = {"nope", "x"};
-  assert_int_equal(sp_world_migrate(t.w, cs, 1, NULL, &d, 1, good, len, &m, &err),
-                   SP_ERR_INVALID);
-  assert_non_null(strstr(err.message, "defaults.nope: no crowd has a variable 'nope'"));
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, &d, 1, good, len, &m, &err),
+      SP_ERR_INVALID);
+  assert_non_null(
+      strstr(err.message, "defaults.nope: no crowd has a variable 'nope'"));
   sp_world_save_free(t.w, good, len);
   town_close(&t);
 }
@@ -241,7 +262,8 @@ static void test_migrate_out_of_memory(void **state) {
     SpMigration m;
     SpError err;
     ta.fail_at = ta.calls + k;
-    SpStatus st = sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err);
+    SpStatus st =
+        sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err);
     ta.fail_at = 0;
     if (st == SP_OK) {
       sp_migration_free(t.w, &m);
