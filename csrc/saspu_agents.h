@@ -371,8 +371,8 @@ SP_API SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
  * SP_EV_MOVE; a despawned target is SP_ERR_STATE). Valid while the agent waits for a target, as
  * sp_crowd_set_target. The first chase of a crowd allocates its records
  * (and, with a grid, a search workspace): SP_ERR_MEMORY, nothing
- * changed. A chase is not saved: after a load the walker goes on to the
- * target's cell of the save. */
+ * changed. A save holds the chase (target, reach and the path being
+ * followed): after a load the walk goes on as it would have. */
 #if !defined(SP_CHASE_PATH)
 #define SP_CHASE_PATH 16
 #endif
@@ -622,11 +622,11 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * contents), and per crowd its clock, goals, counters and every agent's
  * record (state, goal, plan, step cursor and progress, position, target,
  * draw counter, cooldown, refusals, flags), the despawned slots and their
- * generations. It does not hold what the
+ * generations, and the walks to other agents. It does not hold what the
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 5
+#define SP_SAVE_VERSION 6
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to
