@@ -107,7 +107,7 @@ static int l_crowd_add_sensor(lua_State *L)
   sn.r = r;
   sn.period = (float)period;
   if (near && near != c) { /* keep it alive (a Lua point) before the core holds it */
-    lua_getiuservalue(L, 1, 5);
+    lua_getiuservalue(L, 1, UV_CROWD_SENSED);
     lua_pushvalue(L, 5);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     lua_pop(L, 1);

@@ -187,7 +187,7 @@ saspu.population = core.population
 saspu.clock_ns = core.clock_ns
 saspu.cores = core.cores
 
--- Worlds, crowds and agents: lua/saspu/world.lua.
+-- Worlds, crowds and agents: lua/saspu/world.lua (and the parts it loads).
 local world = require "saspu.world"
 
 --- A world: places on an optional grid, and the crowds that live in it.
