@@ -36,8 +36,20 @@ void return_free_memory(void)
 #endif
 }
 
-/* The collections a dropped token trims after: its own, and the next. */
+/* LuaJIT: its own allocator serves Lua's memory (nothing for a second
+ * trim to find), and while its state closes it finalizes what finalizers
+ * made after the module is unloaded: no successor there. */
+#if defined(__has_include)
+#if __has_include("luajit.h")
+#define RETURN_ROUNDS 1
+#endif
+#endif
+/* The collections a dropped token trims after: its own, and the next
+ * (a successor made by its finalizer; Lua 5.1 to 5.4 finalize nothing
+ * made while the state closes). */
+#if !defined(RETURN_ROUNDS)
 #define RETURN_ROUNDS 2
+#endif
 
 static void push_token(lua_State *L, unsigned char rounds)
 {
