@@ -148,6 +148,9 @@ void push_names_at(lua_State *L, int dom, Names *n);
 void push_names(lua_State *L, Names *n);
 void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to);
 void set_int_field(lua_State *L, int t, const char *k, size_t v);
+/* Argument `arg`: a frame's dt in seconds, finite and 0 or more (a float
+ * once converted: an infinite step would make the crowd's clock unsavable). */
+float check_dt(lua_State *L, int arg);
 /* saspu.KEEP (a light userdata) and its test; goals.c gives it its meaning */
 void push_keep_marker(lua_State *L);
 int is_keep_marker(lua_State *L, int idx);
@@ -257,9 +260,6 @@ LCrowd *check_crowd(lua_State *L, int idx);
 /* The crowd at idx again after a Lua point: raises when it, or its
  * world's grid, was closed meanwhile. */
 SpCrowd *live_crowd(lua_State *L, int idx);
-/* Argument `arg`: a frame's dt in seconds, finite and 0 or more (a float
- * once converted: an infinite step would make the crowd's clock unsavable). */
-float check_dt(lua_State *L, int arg);
 /* crowd_events.c: adds the event readers to the methods table on top;
  * saspu.core.event_kinds(). */
 void open_crowd_events(lua_State *L);
@@ -271,8 +271,6 @@ void open_crowd_agents(lua_State *L);
 void open_crowd_inspect(lua_State *L);
 /* crowd_sense.c: crowd:near and the crowd's sensors and facts. */
 void open_crowd_sense(lua_State *L);
-int check_radius(lua_State *L, int arg);
-int check_coord(lua_State *L, int arg);
 int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);

@@ -1,5 +1,4 @@
 /* crowd.c: saspu.Crowd: the agents of one domain in a world, updated in C: the userdata, its options, the behaviour set-up (actions, goals) and the update; crowd_agents.c, crowd_inspect.c, crowd_events.c and crowd_sense.c add the other methods. */
-#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -339,13 +338,6 @@ static int l_crowd_goal_priority(lua_State *L)
   luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
   lua_pushinteger(L, sp_crowd_priority(c->c, (int)goal - 1));
   return 1;
-}
-
-float check_dt(lua_State *L, int arg)
-{
-  double dt = luaL_checknumber(L, arg);
-  luaL_argcheck(L, dt >= 0 && dt <= FLT_MAX, arg, "dt must be a finite number of seconds, 0 or more");
-  return (float)dt;
 }
 
 /* c:update(dt): one frame of every agent, in C. */

@@ -6,7 +6,7 @@
 
 /* Argument `arg`: a radius in cells, a number >= 0 (a fraction is cut:
  * cells are whole); returned as an int (huge radii clipped). */
-int check_radius(lua_State *L, int arg)
+static int check_radius(lua_State *L, int arg)
 {
   int isnum = 0;
   lua_Number r = lua_tonumberx(L, arg, &isnum);
@@ -17,7 +17,7 @@ int check_radius(lua_State *L, int arg)
 }
 
 /* Argument `arg`: a 1-based cell coordinate, an integer; returned 0-based. */
-int check_coord(lua_State *L, int arg)
+static int check_coord(lua_State *L, int arg)
 {
   lua_Integer v = luaL_checkinteger(L, arg);
   luaL_argcheck(L, v >= -65536 && v <= 131072, arg, "cell coordinate out of range");
