@@ -69,6 +69,16 @@ describe("a step that goes to another agent, across world:save and world:load", 
     end
   end
 
+  it("goes on the same after a load with migrate = true when nothing changed", function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local saved = wa:save()
+    local a_log = run(wa, sa, ba, 70)
+    local wb, sb, bb = town("handle")
+    wb:load(saved, { migrate = true })
+    assert.same(a_log, run(wb, sb, bb, 70))
+  end)
+
   it("was saved mid-chase: the sheriff walked toward a bandit that moved", function()
     local wa, sa, ba = town("handle")
     run(wa, sa, ba, 6)
