@@ -26,6 +26,9 @@ static double median(double *v, int n) {
  * bounded each distinct cell cost a distance field. */
 static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c,
                                int cells, size_t *out_len, size_t *entries) {
+  /* written as format 5 (no names block, which would name the agents) */
+  const uint8_t *head = good;
+  good += sp_save_body_at(head, len) - SAVE_HEADER_BYTES;
   size_t np = (size_t)sp_save_get(good + 48, 4);
   size_t nf_at = 52 + 4 * np + 8; /* the field count */
   size_t nf = (size_t)sp_save_get(good + nf_at, 4);
@@ -34,13 +37,15 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   size_t m = (size_t)sp_domain_variable_count(sp_crowd_domain(c));
   at += 4 + (size_t)sp_save_get(good + at, 4) * (8 + 2 * m) + 48;
   at += 4; /* the refusal words' count, then the first agent */
-  size_t fixed = nf_at + 4 + (4 + facts) + 4 + (at - crowd) + 4 + 1 + 1 + 4;
+  size_t fixed = nf_at + 4 + (4 + facts) + 4 + (at - crowd) + 4 + 1 + 1 + 4 + 4;
   size_t k = len > fixed ? (len - fixed) / 12 : 0;
   *out_len = fixed + 12 * k;
   *entries = k;
   uint8_t *b = malloc(*out_len);
   if (b == NULL) return NULL;
-  memcpy(b, good, nf_at);
+  memcpy(b, head, SAVE_HEADER_BYTES);
+  memcpy(b + SAVE_HEADER_BYTES, good + SAVE_HEADER_BYTES, nf_at - SAVE_HEADER_BYTES);
+  sp_save_put(b + 8, 5, 4);
   memset(b + 52, 0, 4 * np); /* no agent holds a place */
   sp_save_put(b + nf_at, k, 4);
   uint8_t *p = b + nf_at + 4;
@@ -57,7 +62,8 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   sp_save_put(p, 0, 4);     /* no despawned slot */
   p[4] = 0;                 /* no fact ties (the town has none) */
   p[5] = 0;                 /* no sensors */
-  sp_save_put(p + 6, 0, 4); /* no extra bytes */
+  sp_save_put(p + 6, 0, 4); /* no chases */
+  sp_save_put(p + 10, 0, 4); /* no extra bytes */
   sp_save_put(b + 16, *out_len - SAVE_HEADER_BYTES, 8);
   sp_save_put(b + 24, sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
                                   *out_len - SAVE_HEADER_BYTES), 8);

@@ -93,8 +93,8 @@ end
 describe("world:save and world:load", function()
   it("run the guide's example as printed (docs/saves.md)", function()
     local lines = docs.example("docs/saves.md", "# Saving and loading a world")
-    assert.equal("682\t5", lines[1])
-    assert.equal("false\tsaspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'",
+    assert.equal("1122\t5", lines[1])
+    assert.equal("false\tsaspu.World:load: saved world: truncated at byte 600 in crowd 1 'citizen'",
                  lines[2])
   end)
 
@@ -168,7 +168,7 @@ describe("world:save and world:load", function()
             "saspu.World:load: saved world: checksum mismatch")
     local version = good:byte(9) -- a newer format than this saspu reads
     refused(good:sub(1, 8) .. string.char(version + 1) .. good:sub(10),
-            ("format version %d, this saspu reads %d"):format(version + 1, version))
+            ("format version %d, this saspu reads 5 to %d"):format(version + 1, version))
     refused("not a save at all, but long enough to have a header", "not a saspu save")
     for cut = 0, #good - 1, 97 do
       assert.has_error(function() w2:load(good:sub(1, cut)) end)

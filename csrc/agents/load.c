@@ -112,6 +112,9 @@ typedef struct Load {
   size_t freed_bytes;
   Waiter *queue;          /* first pass: the world's new queue */
   size_t queue_len, queue_cap;
+  size_t body;            /* where the world's part starts */
+  SaveNames names;        /* format 6: its names block (mem NULL: none) */
+  uint32_t version;       /* the save's format */
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
@@ -345,7 +348,10 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   char why[200];
   if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return bad(r, "%s", why);
-  if (!x->apply) x->freed[i] = phase == SP_PHASE_FREE;
+  /* 1: despawned; 4: walking to a target, so it may chase */
+  if (!x->apply)
+    x->freed[i] = (uint8_t)(phase == SP_PHASE_FREE ? 1
+                            : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4 : 0);
   if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
     r->failed = 1; /* invisible: every generation is 0 until loaded */
     sp_error_memory(r->err);
@@ -402,7 +408,7 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
  * each naming a live saved agent and a saved goal. */
 static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
   Refusals *ref = &x->ref[r->crowd - 1];
-  uint32_t n = (uint32_t)get(r, 4);
+  uint32_t n = x->version >= 8 ? (uint32_t)get(r, 4) : 0; /* before 8: none */
   if (r->failed) return 0;
   if (n > (r->len - r->at) / 12u) return take(r, 12u * (size_t)n) != NULL;
   if (x->apply) {
@@ -425,7 +431,7 @@ static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
     uint32_t agent = (uint32_t)get(r, 4), goal = (uint32_t)get(r, 4);
     int32_t prio = (int32_t)(uint32_t)get(r, 4);
     if (r->failed) return 0;
-    if (agent >= ref->n || x->freed[agent] != 0 || goal >= (uint32_t)goals)
+    if (agent >= ref->n || (x->freed[agent] & 3) != 0 || goal >= (uint32_t)goals)
       return bad(r, "own priority %u: agent %u (live) or goal %u does not "
                     "exist", k + 1, agent + 1, goal + 1);
     if (k > 0 && (agent < ref->own[k - 1].agent ||
@@ -434,6 +440,82 @@ static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
                     "listed twice", k + 1);
     OwnPriority o = {agent, (uint16_t)goal, prio};
     ref->own[k] = o;
+  }
+  return 1;
+}
+
+static int cell_ok(const SpGrid *g, unsigned x, unsigned y) {
+  return x < (unsigned)sp_grid_width(g) && y < (unsigned)sp_grid_height(g);
+}
+
+/* One chase: its fields against the saved agent and the crowds (see
+ * sp_save.h); the path's cells on the grid, each next to the one before. */
+static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
+  uint32_t i = (uint32_t)sp_save_get(p, 4), tc = (uint32_t)sp_save_get(p + 4, 4);
+  uint32_t slot = (uint32_t)sp_save_get(p + 8, 4);
+  unsigned reach = (unsigned)sp_save_get(p + 16, 2), steps = p[18], at = p[19];
+  unsigned gx = (unsigned)sp_save_get(p + 20, 2), gy = (unsigned)sp_save_get(p + 22, 2);
+  const SpGrid *g = x->w->grid;
+  if (i >= n || !(x->freed[i] & 4))
+    return bad(r, "chase of agent %u: not an agent walking to a target", i + 1);
+  if (tc != UINT32_MAX && (tc >= x->count || slot >= x->crowds[tc]->capacity))
+    return bad(r, "chase of agent %u: target crowd %u slot %u does not exist",
+               i + 1, tc + 1, slot + 1);
+  if (reach > 65534) return bad(r, "chase of agent %u: reach %u", i + 1, reach);
+  if (steps > SP_CHASE_PATH + 1 || at > steps || (g == NULL && steps > 0))
+    return bad(r, "chase of agent %u: path of %u cells, next %u", i + 1, steps, at);
+  if (g != NULL && !(gx == 0xFFFF && gy == 0xFFFF) && !cell_ok(g, gx, gy))
+    return bad(r, "chase of agent %u: cell (%u, %u) is off the grid", i + 1, gx, gy);
+  for (unsigned q = 0; q < steps; q++) {
+    unsigned px = (unsigned)sp_save_get(p + 24 + 4 * q, 2);
+    unsigned py = (unsigned)sp_save_get(p + 26 + 4 * q, 2);
+    unsigned ox = q > 0 ? (unsigned)sp_save_get(p + 20 + 4 * q, 2) : px;
+    unsigned oy = q > 0 ? (unsigned)sp_save_get(p + 22 + 4 * q, 2) : py;
+    if (!cell_ok(g, px, py) || px + 1 < ox || ox + 1 < px || py + 1 < oy || oy + 1 < py)
+      return bad(r, "chase of agent %u: path cell %u is off the grid or not "
+                    "next to the one before", i + 1, q + 1);
+  }
+  x->freed[i] &= (uint8_t)~4; /* listed once */
+  return 1;
+}
+
+/* The crowd's chases, after its agents: checked, then set again (the
+ * chases of before the load end). */
+static int read_chases(Load *x, Rd *r, SpCrowd *c, size_t n) {
+  uint32_t k = x->version >= 7 ? (uint32_t)get(r, 4) : 0; /* before 7: none */
+  if (r->failed) return 0;
+  if (k > n) return bad(r, "%u chases of %zu agents", k, n);
+  if (k > 0 && c->opt.engine_moves)
+    return bad(r, "%u chases saved, the engine moves this crowd", k);
+  if (x->apply && c->chase != NULL)
+    for (size_t i = 0; i < c->capacity; i++) c->chase[i].on = 0;
+  if (k > 0 && !x->apply && !sp_crowd_chase_ready(c)) {
+    r->failed = 1; /* invisible: no chase is on until loaded */
+    sp_error_memory(r->err);
+    return 0;
+  }
+  for (uint32_t j = 0; j < k; j++) {
+    const uint8_t *p = take(r, 24);
+    if (p == NULL) return 0;
+    if (take(r, 4u * p[18]) == NULL) return 0;
+    if (!x->apply) {
+      if (!check_chase(x, r, p, n)) return 0;
+      continue;
+    }
+    Chase ch;
+    memset(&ch, 0, sizeof ch);
+    uint32_t tc = (uint32_t)sp_save_get(p + 4, 4);
+    ch.agent = (uint32_t)sp_save_get(p + 8, 4);
+    ch.gen = (uint32_t)sp_save_get(p + 12, 4);
+    ch.reach = (uint16_t)sp_save_get(p + 16, 2);
+    ch.steps = p[18], ch.at = p[19];
+    ch.gx = (uint16_t)sp_save_get(p + 20, 2), ch.gy = (uint16_t)sp_save_get(p + 22, 2);
+    for (int q = 0; q < ch.steps; q++) {
+      ch.path[q].x = (int)sp_save_get(p + 24 + 4 * q, 2);
+      ch.path[q].y = (int)sp_save_get(p + 26 + 4 * q, 2);
+    }
+    sp_chase_restore(c, (size_t)sp_save_get(p, 4),
+                     tc == UINT32_MAX ? NULL : x->crowds[tc], &ch);
   }
   return 1;
 }
@@ -451,6 +533,9 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   if (setup != sp_save_setup_print(c))
     return bad(r, "action behaviours or crowd options (seed, speed, "
                   "cooldown, retry) differ from the saved ones");
+  if (x->names.mem != NULL && n != x->names.crowd[r->crowd - 1].agents)
+    return bad(r, "%llu agents saved, its names say %llu", (unsigned long long)n,
+               (unsigned long long)x->names.crowd[r->crowd - 1].agents);
   if (n > c->capacity)
     return bad(r, "%llu agents saved, the capacity is %zu",
                (unsigned long long)n, c->capacity);
@@ -500,6 +585,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   r->agent = SP_NO_AGENT;
   if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
   if (!read_ties(x, r, c)) return 0;
+  if (!read_chases(x, r, c, (size_t)n)) return 0;
   if (!read_own(x, r, c, goals)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
@@ -541,7 +627,7 @@ static int by_agent(const void *a, const void *b) {
  * a running world. */
 static int read_queue(Load *x, Rd *r) {
   SpWorld *w = x->w;
-  uint32_t n = (uint32_t)get(r, 4);
+  uint32_t n = x->version >= 8 ? (uint32_t)get(r, 4) : 0; /* before 8: none */
   if (r->failed) return 0;
   if (n > (r->len - r->at) / 14u) return take(r, 14u * (size_t)n) != NULL;
   if (!x->apply) {
@@ -621,6 +707,8 @@ static int read_payload(Load *x, Rd *r) {
   if (r->failed) return 0;
   if (count != x->count)
     return bad(r, "the save holds %u crowds, %zu were given", count, x->count);
+  if (x->names.mem != NULL && x->names.crowds != count)
+    return bad(r, "the save holds %u crowds, its names %u", count, x->names.crowds);
   for (size_t k = 0; k < x->count; k++) {
     SpCrowd *c = x->crowds[k];
     r->crowd = (int)k + 1;
@@ -647,6 +735,24 @@ static int read_payload(Load *x, Rd *r) {
   return 1;
 }
 
+/* Format 6's names block (checked and kept for the counts), after which
+ * the world's part starts. */
+static int read_names(Load *x, Rd *r, size_t have) {
+  char why[160];
+  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have, x->w->alloc,
+                                     &x->names, why, sizeof why);
+  if (e == sp_save_no_memory) {
+    r->failed = 1;
+    sp_error_memory(r->err);
+    return 0;
+  }
+  r->crowd = -1; /* "saved world: names: ..." */
+  if (e != NULL) return bad(r, "%s", e);
+  r->crowd = 0;
+  r->at = x->body = SAVE_HEADER_BYTES + x->names.end;
+  return 1;
+}
+
 /* The header: magic, version, length and checksum. A save shorter than
  * its header says is read as far as it goes, to say where it ends. */
 static int read_header(Load *x, Rd *r) {
@@ -660,11 +766,12 @@ static int read_header(Load *x, Rd *r) {
   r->crowd = -1;
   if (memcmp(r->p, SAVE_MAGIC, 8) != 0) return bad(r, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(r->p + 8, 4);
-  if (version != SP_SAVE_VERSION) {
+  x->version = version;
+  if (version < SAVE_OLDEST || version > SP_SAVE_VERSION) {
     r->failed = 1;
     sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: format version %u, this saspu reads %d",
-                 version, SP_SAVE_VERSION);
+                 "saved world: format version %u, this saspu reads %u to %d",
+                 version, SAVE_OLDEST, SP_SAVE_VERSION);
     return 0;
   }
   if (sp_save_get(r->p + 12, 4) != 0)
@@ -676,6 +783,7 @@ static int read_header(Load *x, Rd *r) {
   size_t have = r->len - SAVE_HEADER_BYTES;
   if (payload > have) {
     r->crowd = 0;
+    if (version >= 6 && !read_names(x, r, have)) return 0;
     read_payload(x, r); /* fails where the bytes end */
     r->crowd = -1;
     if (!r->failed)
@@ -688,13 +796,14 @@ static int read_header(Load *x, Rd *r) {
   if (sp_save_fnv(SAVE_FNV_START, r->p + SAVE_HEADER_BYTES, have) != sum)
     return bad(r, "checksum mismatch (the data is corrupted)");
   r->crowd = 0;
-  return 1;
+  return version < 6 || read_names(x, r, have);
 }
 
 static void load_free(Load *x) {
   SpAllocator a = x->w->alloc;
   if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
   if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
+  sp_save_names_free(&x->names);
   if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
   if (x->queue != NULL)
     sp_mem_free(a, x->queue, (x->queue_cap + 1) * sizeof(Waiter));
@@ -718,8 +827,11 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   sp_error_clear(err);
   if (extra != NULL) *extra = NULL;
   if (extra_len != NULL) *extra_len = 0;
-  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals, NULL, 0,
-            NULL, 0, 0};
+  Load x;
+  memset(&x, 0, sizeof x);
+  x.w = w, x.crowds = crowds, x.count = count;
+  x.agents = agents, x.goals = goals;
+  x.body = SAVE_HEADER_BYTES;
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
   x.held = sp_mem_alloc(w->alloc, x.place_bytes);
@@ -733,7 +845,7 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   Rd r = {data, len, 0, err, 0, "", SP_NO_AGENT, 0};
   int ok = read_header(&x, &r) && read_payload(&x, &r);
   if (ok && apply) {
-    Rd again = {data, len, SAVE_HEADER_BYTES, err, 0, "", SP_NO_AGENT, 0};
+    Rd again = {data, len, x.body, err, 0, "", SP_NO_AGENT, 0};
     x.apply = 1;
     memset(x.held, 0, x.place_bytes);
     read_payload(&x, &again);

@@ -431,6 +431,7 @@ const char *sp_reason_name(SpReason r) {
       "none",        "world_changed", "step_failed",   "higher_goal",
       "conditions",  "unreachable",   "full",          "script",
       "no_plan",     "all_satisfied", "no_goal",       "no_plan_any",
-      "cooldown",    "select",        "target_gone",   "when_lapsed"};
+      "cooldown",    "select",        "target_gone",   "migrated",
+      "when_lapsed"};
   return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
 }

@@ -23,7 +23,8 @@ static int cl_setter_node(const ClGraph *g, int var, int value) {
 static void cl_walk_edges(ClGraph *g, ClEdgeFn add) {
   const SpDomain *d = g->d;
   for (int b = 0; b < g->n; b++) {
-    add(g, cl_setter_node(g, sp_action_variable(d, b), sp_action_pre(d, b)), b, CL_PRE);
+    add(g, cl_setter_node(g, sp_action_variable(d, b), sp_action_pre(d, b)), b,
+        CL_PRE);
     int pc = sp_action_prevail_count(d, b);
     for (int i = 0; i < pc; i++) {
       SpCondition c = sp_action_prevail(d, b, i);
@@ -76,7 +77,8 @@ static ClCycle cl_cycle_read(const SpDomain *d, int v, int c, int *acts) {
  * their actions). Lists are in id order, so searches and explanations are
  * deterministic. Returns SP_ERR_MEMORY when the block cannot be allocated
  * (nothing is then held). */
-static SpStatus cl_graph_build(ClGraph *g, const SpDomain *d, SpAllocator alloc) {
+static SpStatus cl_graph_build(ClGraph *g, const SpDomain *d,
+                               SpAllocator alloc) {
   memset(g, 0, sizeof *g);
   g->d = d;
   g->n = sp_domain_action_count(d);
@@ -96,8 +98,8 @@ static SpStatus cl_graph_build(ClGraph *g, const SpDomain *d, SpAllocator alloc)
       if (sp_domain_setter(d, c.variable, c.value) >= 0) g->prevail_edges++;
     }
   }
-  size_t ints = 7 * nodes + 2 * n + (size_t)vars + 4 * cycles + 4 + 2 * g->edges +
-                g->prevail_edges;
+  size_t ints = 7 * nodes + 2 * n + (size_t)vars + 4 * cycles + 4 +
+                2 * g->edges + g->prevail_edges;
   g->block_size = ints * sizeof(int);
   g->block = sp_mem_alloc(alloc, g->block_size);
   if (g->block == NULL) return SP_ERR_MEMORY;
@@ -167,7 +169,8 @@ int cl_requester_count(const ClGraph *g, int a) {
  * from x1 back to its source. Returns the number of nodes. */
 static int cl_path(ClGraph *g, int x0, int x1, int mid) {
   int len = 0;
-  for (int x = x0; x >= 0; x = g->link[0][x] < 0 ? -1 : CL_NODE(g->link[0][x])) {
+  for (int x = x0; x >= 0;
+       x = g->link[0][x] < 0 ? -1 : CL_NODE(g->link[0][x])) {
     g->path[len] = x;
     g->step[len++] = g->link[0][x] < 0 ? -1 : (g->link[0][x] & 3);
   }
@@ -272,7 +275,8 @@ int cl_double(ClCycle c) { return c.length == 2 && c.requestable == 2; }
  * G(v), v its variable (all of v's actions and ghosts, other cycles of v
  * included)? */
 int cl_connected(ClGraph *g, int k) {
-  return cl_search(g, g->cyc_var[k], cl_cycle_action(g, k, 0), cl_cycle_action(g, k, 1)) > 0;
+  return cl_search(g, g->cyc_var[k], cl_cycle_action(g, k, 0),
+                   cl_cycle_action(g, k, 1)) > 0;
 }
 
 /* The class as far as the cycles' shapes tell, with no memory: outside
@@ -300,7 +304,8 @@ static SpClass cl_class_shape(const SpDomain *d) {
 static SpClass cl_class_of(ClGraph *g, SpClass shape) {
   if (shape != SP_CLASS_CSTAR2) return shape;
   for (int k = 0; k < g->cycles; k++)
-    if (cl_double(cl_cycle(g, k)) && cl_connected(g, k)) return SP_CLASS_OUTSIDE;
+    if (cl_double(cl_cycle(g, k)) && cl_connected(g, k))
+      return SP_CLASS_OUTSIDE;
   return SP_CLASS_CSTAR2;
 }
 
@@ -371,7 +376,8 @@ int sp_domain_problems(const SpDomain *d, SpProblem *out, int max) {
   return count;
 }
 
-int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int max) {
+int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out,
+                           int max) {
   if (sp_domain_class(d) != SP_CLASS_OUTSIDE) return 0;
   ClGraph g;
   if (cl_graph_build(&g, d, d->alloc) != SP_OK) return -1;
@@ -379,7 +385,8 @@ int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int 
   for (int k = 0, i = 0; k < g.cycles; k++) {
     if (!cl_problem(&g, k) || i++ != problem) continue;
     if (cl_cycle_length(&g, k) == 2)
-      len = cl_search(&g, g.cyc_var[k], cl_cycle_action(&g, k, 0), cl_cycle_action(&g, k, 1));
+      len = cl_search(&g, g.cyc_var[k], cl_cycle_action(&g, k, 0),
+                      cl_cycle_action(&g, k, 1));
     break;
   }
   for (int i = 0; i < len && i < max; i++) {
@@ -394,4 +401,3 @@ int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int 
   cl_graph_free(&g, d->alloc);
   return len;
 }
-

@@ -171,7 +171,8 @@ static const char cl_no_guarantee[] =
 /* Problem (a): cycle k is longer than 2 and holds a requested action. */
 static void cl_explain_long(ClOut *o, const ClGraph *g, int k, int number) {
   const SpDomain *d = g->d;
-  int v = g->cyc_var[k], len = cl_cycle_length(g, k), several = cl_siblings(g, k) > 1;
+  int v = g->cyc_var[k], len = cl_cycle_length(g, k),
+      several = cl_siblings(g, k) > 1;
   cl_printf(o, "%d. ", number);
   cl_cycle_name(o, g, k);
   cl_printf(o, " has %d actions", len);
@@ -281,7 +282,8 @@ static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
   } else if (cut > 0) { /* every path must go: name one prevail per path */
     cl_printf(o, "cut all %d paths (drop the prevail ", g->cuts);
     for (int i = 0; i < g->cuts; i++) {
-      if (i > 0) cl_printf(o, i + 1 == g->cuts ? " and the prevail " : ", the prevail ");
+      if (i > 0)
+        cl_printf(o, i + 1 == g->cuts ? " and the prevail " : ", the prevail ");
       cl_cut(o, g, i);
     }
     cl_printf(o, "), ");
@@ -295,10 +297,12 @@ static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
   cl_printf(o, " and ");
   cl_action(o, d, minus);
   cl_printf(o, " no longer form a cycle.\n");
-  for (int j = 1; all && j < g->cuts; j++) { /* the paths left by the cuts before */
+  for (int j = 1; all && j < g->cuts;
+       j++) { /* the paths left by the cuts before */
     g->cuts = j;
     int plen = cl_search(g, v, plus, minus);
-    cl_printf(o, "   path %d (left once the prevails before are dropped): ", j + 1);
+    cl_printf(
+        o, "   path %d (left once the prevails before are dropped): ", j + 1);
     cl_node(o, g, g->path[0]);
     for (int i = 1; i < plen; i++) {
       cl_arrow(o, g->step[i]);
@@ -342,15 +346,18 @@ static void cl_explain_class(ClOut *o, ClGraph *g, SpClass cls) {
       else if (cl_double(c) && cl_connected(g, k))
         cl_explain_connected(o, g, k, ++number);
     }
-    if (problems > number) cl_printf(o, "   ... and %d more problems\n", problems - number);
+    if (problems > number)
+      cl_printf(o, "   ... and %d more problems\n", problems - number);
     cl_printf(o, "%s", cl_no_guarantee);
     return;
   }
   cl_printf(o, "%s: ", sp_class_name(cls));
   if (cls == SP_CLASS_C0) {
-    cl_printf(o, "%s", g->cycles == 0 ? "the domain has no cycle, so no cycle contains a "
-                                        "requestable action.\n"
-                                      : "no cycle contains a requestable action.\n");
+    cl_printf(o, "%s",
+              g->cycles == 0
+                  ? "the domain has no cycle, so no cycle contains a "
+                    "requestable action.\n"
+                  : "no cycle contains a requestable action.\n");
   } else if (cls == SP_CLASS_CS2) {
     cl_printf(o, "every cycle with a requestable action has 2 actions and only "
                  "one of them is requestable (not SAS-PUC0: ");
@@ -410,8 +417,10 @@ static void cl_explain_lists(ClOut *o, const ClGraph *g) {
   for (int a = 0; a < g->n; a++)
     if (sp_action_is_requestable(d, a)) requestable++;
 
-  if (g->cycles == 0) cl_printf(o, "cycles: none.\n");
-  else cl_printf(o, "cycles (%d):\n", g->cycles);
+  if (g->cycles == 0)
+    cl_printf(o, "cycles: none.\n");
+  else
+    cl_printf(o, "cycles (%d):\n", g->cycles);
   for (int k = 0; k < g->cycles; k++) {
     if (k == SP_EXPLAIN_MAX_ITEMS) {
       cl_printf(o, "  ... and %d more\n", g->cycles - SP_EXPLAIN_MAX_ITEMS);
@@ -419,7 +428,8 @@ static void cl_explain_lists(ClOut *o, const ClGraph *g) {
     }
     cl_printf(o, "  ");
     cl_variable(o, d, g->cyc_var[k]);
-    if (cl_siblings(g, k) > 1) cl_printf(o, " (%d of %d)", g->cyc_index[k] + 1, cl_siblings(g, k));
+    if (cl_siblings(g, k) > 1)
+      cl_printf(o, " (%d of %d)", g->cyc_index[k] + 1, cl_siblings(g, k));
     cl_printf(o, ": ");
     cl_cycle_actions(o, g, k);
     int listed = 0;
@@ -432,8 +442,10 @@ static void cl_explain_lists(ClOut *o, const ClGraph *g) {
     cl_printf(o, "%s", listed == 0 ? "; no requestable action\n" : "\n");
   }
 
-  if (requestable == 0) cl_printf(o, "requestable actions: none.\n");
-  else cl_printf(o, "requestable actions (%d):\n", requestable);
+  if (requestable == 0)
+    cl_printf(o, "requestable actions: none.\n");
+  else
+    cl_printf(o, "requestable actions (%d):\n", requestable);
   int shown = 0;
   for (int a = 0; a < g->n && requestable > 0; a++) {
     if (!sp_action_is_requestable(d, a)) continue;

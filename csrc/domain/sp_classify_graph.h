@@ -24,31 +24,33 @@ enum { CL_PRE = 0, CL_PREVAIL = 1 };
  * points along the path. Node ids are below 2^21: all fit an int. */
 #define CL_NODE(e) ((e) >> 2)
 #define CL_KIND(e) (((e) >> 1) & 1)
-#define CL_DIR(e) ((e) & 1)
+#define CL_DIR(e)  ((e)&1)
 
 typedef struct ClGraph {
   const SpDomain *d;
-  int n;           /* action count */
-  int nodes;       /* n + the number of values */
-  int cycles;      /* cycles of all variables, numbered by variable then index */
+  int n;      /* action count */
+  int nodes;  /* n + the number of values */
+  int cycles; /* cycles of all variables, numbered by variable then index */
   int *value_base; /* variables + 1: global index of each variable's value 0 */
   int *var;        /* nodes: the variable of each node */
-  int *req_start;  /* n + 1: requesters of a: req_list[req_start[a]..req_start[a+1]) */
+  int *
+      req_start; /* n + 1: requesters of a: req_list[req_start[a]..req_start[a+1]) */
   int *req_list;
-  int *adj_start;  /* nodes + 1 */
-  int *adj;        /* G, every edge stored at both ends */
-  int *seen;       /* nodes: search stamp, one per side (see cl_search) */
-  int *link[2];    /* nodes each: how each side of a search reached a node */
-  int *queue[2];   /* nodes each: the two search queues */
-  int *path;       /* the last path found: nodes (aliases queue[0]) */
-  int *step;       /* and the step into each (aliases queue[1]) */
-  int *cyc_var;    /* cycles: the variable of each cycle */
-  int *cyc_index;  /* cycles: its number among that variable's cycles */
-  int *cyc_req;    /* cycles: how many of its actions are requestable */
-  int *cyc_start;  /* cycles + 1: its actions are cyc_act[cyc_start[k]..cyc_start[k+1]) */
-  int *cyc_act;    /* n at most: every cycle's actions in cycle order */
+  int *adj_start; /* nodes + 1 */
+  int *adj;       /* G, every edge stored at both ends */
+  int *seen;      /* nodes: search stamp, one per side (see cl_search) */
+  int *link[2];   /* nodes each: how each side of a search reached a node */
+  int *queue[2];  /* nodes each: the two search queues */
+  int *path;      /* the last path found: nodes (aliases queue[0]) */
+  int *step;      /* and the step into each (aliases queue[1]) */
+  int *cyc_var;   /* cycles: the variable of each cycle */
+  int *cyc_index; /* cycles: its number among that variable's cycles */
+  int *cyc_req;   /* cycles: how many of its actions are requestable */
+  int *
+      cyc_start; /* cycles + 1: its actions are cyc_act[cyc_start[k]..cyc_start[k+1]) */
+  int *cyc_act; /* n at most: every cycle's actions in cycle order */
   int stamp;
-  int cuts;        /* prevail edges the search skips: cut[2i] sets, cut[2i+1] needs */
+  int cuts; /* prevail edges the search skips: cut[2i] sets, cut[2i+1] needs */
   int cut[2 * SP_EXPLAIN_MAX_CUTS];
   size_t edges, prevail_edges; /* counted by the first walk: all, real E_prv */
   void *block;

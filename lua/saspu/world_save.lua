@@ -102,7 +102,9 @@ end
 -- Parses one crowd's script side; checks it against the behaviour and against the saved
 -- crowd (`agents` agents, `goals` goals): every agent it names exists, every action is one
 -- of the crowd's, every goal name is one of the saved goals.
-local function read_side(side, r, k, agents, goals)
+-- Under migration `amap` maps the saved action ids to this behaviour's (false: changed or
+-- gone): a timing or queued event of such an action is dropped, and said in `report`.
+local function read_side(side, r, k, agents, goals, amap, report)
   local p = { goal_names = {}, msgs = {}, running = {}, pending = {}, failed = {}, extra = {} }
   local function bad(fmt, ...)
     error(string_format("saved world: crowd %d '%s': the script part: " .. fmt, k,
@@ -122,31 +124,47 @@ local function read_side(side, r, k, agents, goals)
     local id = r.int(1, "message id")
     p.msgs[id] = r.str()
   end
-  for i = 1, r.int(0, "running count") do
+  -- the saved action id as this behaviour's: nil when gone or changed (said in report)
+  local function action(id, agent_index, what)
+    if not amap then return id end
+    if amap[id] == nil then bad("action %d does not exist", id) end
+    if amap[id] == false then
+      report[#report + 1] = string_format("crowd %d '%s' agent %d: dropped %s of step %d (its "
+                                          .. "action changed)", k, side.names.name, agent_index,
+                                          what, id)
+      return nil
+    end
+    return amap[id]
+  end
+  for _ = 1, r.int(0, "running count") do
     local rec = { agent = agent(), action = r.int(1, "action"), wait = r.num(),
                   fresh = r.int(0, "flag") == 1 or nil, co = r.int(0, "flag") == 1 }
-    local act = side.actions[rec.action]
-    if not act or not act.scripted or (rec.co and not act.run) then
-      bad("action %d is not a scripted step of its behaviour", rec.action)
-    end
     if not (rec.wait >= 0 and rec.wait < huge) then
       bad("agent %d waits %s seconds", rec.agent, tostring(rec.wait))
     end
-    p.running[i] = rec
+    rec.action = action(rec.action, rec.agent, "the timing")
+    local act = rec.action and side.actions[rec.action]
+    if rec.action and (not act or not act.scripted or (rec.co and not act.run)) then
+      bad("action %d is not a scripted step of its behaviour", rec.action)
+    end
+    if rec.action then p.running[#p.running + 1] = rec end
   end
   for _, set in ipairs { p.pending, p.failed } do
     for _ = 1, r.int(0, "agent count") do set[agent()] = true end
   end
-  for i = 1, r.int(0, "event count") do
+  for _ = 1, r.int(0, "event count") do
     local e = { agent = agent(), kind = r.str(), action = r.int(0, "action"),
                 reason = r.str() }
     if e.kind ~= "hook_failed" then bad("event kind '%s' is not one saspu makes in Lua", e.kind) end
+    local keep = true
     if e.action == 0 then
       e.action = nil
-    elseif not side.names.action_names[e.action] then
-      bad("action %d does not exist", e.action)
+    else
+      e.action = action(e.action, e.agent, "a failure event")
+      keep = e.action ~= nil
+      if keep and not side.names.action_names[e.action] then bad("action %d does not exist", e.action) end
     end
-    p.extra[i] = e
+    if keep then p.extra[#p.extra + 1] = e end
   end
   return p
 end
@@ -189,6 +207,15 @@ local function open_crowds(ws)
   return out
 end
 
+-- The names a save carries for a later migration: places by id (false: unnamed, the C
+-- part calls it "KIND#id") and each crowd's goals.
+local function save_names(world, ws, list)
+  local places, goals = {}, {}
+  for id = 1, world:place_count() do places[id] = ws.place_names[id] or false end
+  for k, c in ipairs(list) do goals[k] = crowds[c].goal_names end
+  return places, goals
+end
+
 --- Saves the world and every open crowd to a string (docs/saves.md). Call it between
 -- updates. `a.data` tables and inspection history are not saved.
 -- @treturn string
@@ -199,7 +226,46 @@ function World:save()
   local list = open_crowds(ws)
   local out = { SCRIPT_TAG }
   for _, c in ipairs(list) do save_side(crowds[c], out) end
-  return core.world_save(self, list, concat(out))
+  local places, goals = save_names(self, ws, list)
+  return core.world_save(self, list, concat(out), places, goals)
+end
+
+-- load's options: nil, or { migrate = boolean, defaults = { var = value } } (defaults
+-- only with migrate). Returns migrate and the defaults as a flat sorted list.
+local function load_options(opts)
+  if opts == nil then return false, nil end
+  if type(opts) ~= "table" then
+    error("saspu.World:load: options: expected a table, got " .. type(opts), 3)
+  end
+  for key in pairs(opts) do
+    if key ~= "migrate" and key ~= "defaults" then
+      error(string_format("saspu.World:load: options: unknown field '%s'", tostring(key)), 3)
+    end
+  end
+  local migrate, defaults = opts.migrate, opts.defaults
+  if migrate ~= nil and type(migrate) ~= "boolean" then
+    error("saspu.World:load: options.migrate: expected a boolean, got " .. type(migrate), 3)
+  end
+  if defaults == nil then return migrate == true, {} end
+  if not migrate then error("saspu.World:load: options.defaults needs migrate = true", 3) end
+  if type(defaults) ~= "table" then
+    error("saspu.World:load: options.defaults: expected a table, got " .. type(defaults), 3)
+  end
+  local list = {}
+  for var, value in pairs(defaults) do
+    if type(var) ~= "string" then
+      error("saspu.World:load: defaults: expected variable names, got a " .. type(var) .. " key", 3)
+    end
+    if type(value) ~= "string" then
+      error(string_format("saspu.World:load: defaults.%s: expected a value name (string), got %s",
+                          var, type(value)), 3)
+    end
+    list[#list + 1] = var
+  end
+  table.sort(list)
+  local flat = {}
+  for _, var in ipairs(list) do flat[#flat + 1] = var flat[#flat + 1] = defaults[var] end
+  return true, flat
 end
 
 --- Restores a save onto this world, which the same game code built: the same grid,
@@ -207,18 +273,47 @@ end
 -- The agents then resume exactly. Everything is checked before anything changes: every
 -- saved agent against what the update relies on (a save edited by hand is refused naming
 -- the crowd, the agent and the field), and the script part against the saved crowds.
+--
+-- With `migrate = true` the save may come from before a patch of the game (format 6 on):
+-- variables, values and actions are mapped by name in each crowd (the crowds still in the
+-- same order), places by name; a plan using an action that changed (in its domain or its
+-- behaviour) or is gone is dropped and the agent replans at the next update (event
+-- `replanned`, reason `migrated`); an idle agent looks for a goal again. A value some agent
+-- holds that no longer exists, or a new variable, is refused unless `defaults` gives the
+-- value to use. The grid must be the same. Without `migrate` a changed domain, behaviour
+-- or place list is refused as before. See docs/saves.md.
 -- @tparam string s a string from `World:save`
--- @treturn {string,...} a report: one line per thing the load dropped (a step timing
--- whose agent was not waiting in it); empty for a save as `World:save` wrote it
+-- @tparam[opt] table opts `{ migrate = true, defaults = { variable = "value", ... } }`
+-- @treturn {string,...} a report: one line per thing the load changed, mapped or dropped
+-- (a step timing whose agent was not waiting in it; under migration what changed in each
+-- crowd: "crowd 1 'farrier': action 'hammer_shoe' changed: plans using it are dropped",
+-- "crowd 1 'farrier': 3 agents dropped their plan and replan (migrated)", "place 'well' is
+-- new", "crowd 2 'innkeeper': unchanged"); empty for a save as `World:save` wrote it
 -- @raise "saspu.World:load: expected a string, got TYPE";
--- "saspu.World:load: saved world: truncated at byte 100 in crowd 1 'citizen'";
+-- "saspu.World:load: saved world: truncated at byte 600 in crowd 1 'citizen'";
 -- "saspu.World:load: saved world: crowd 2 'farrier': domain differs from the saved one";
--- "...: format version 3, this saspu reads 1"; a checksum mismatch. The world is left as it was.
-function World:load(s)
+-- "...: format version 7, this saspu reads 5 to 6"; a checksum mismatch;
+-- with migrate: "saspu.World:load: saved world: migrate: crowd 1 'farrier': value 'hot' of
+-- variable 'forge' no longer exists and 3 agents hold it (give defaults = { forge = ... })";
+-- "...: migrate: crowd 3 'bandit': variable 'mood' is new: defaults must give its value";
+-- "...: migrate: defaults.nope: no crowd has a variable 'nope'"; "...: migrate: format 5
+-- carries no names to map by: ..."; "saspu.World:load: options: unknown field 'x'";
+-- "saspu.World:load: defaults.forge: expected a value name (string), got number".
+-- The world is left as it was.
+function World:load(s, opts)
   local ws = world_side(self)
   not_updating(ws, "saspu.World:load")
   if type(s) ~= "string" then error("saspu.World:load: expected a string, got " .. type(s), 2) end
+  local migrate, defaults = load_options(opts)
   local list = open_crowds(ws)
+  local report, maps = {}, {}
+  if migrate then
+    local places, goals = save_names(self, ws, list)
+    local mok, new, lines, amaps = pcall(core.world_migrate, self, list, s, places, goals, defaults)
+    if not mok then error((tostring(new):gsub("^[^\n]-:%d+: ", "")), 2) end
+    s, maps = new, amaps
+    for _, line in ipairs(lines) do report[#report + 1] = line end
+  end
   local checked, extra, agents, goals = pcall(core.world_load, self, list, s, true)
   if not checked then error((tostring(extra):gsub("^[^\n]-:%d+: ", "")), 2) end
   local ok, parsed = pcall(function()
@@ -227,13 +322,14 @@ function World:load(s)
     end
     local r = reader(extra:sub(#SCRIPT_TAG + 1))
     local all = {}
-    for k, c in ipairs(list) do all[k] = read_side(crowds[c], r, k, agents[k], goals[k]) end
+    for k, c in ipairs(list) do
+      all[k] = read_side(crowds[c], r, k, agents[k], goals[k], maps[k], report)
+    end
     if r.left() ~= 0 then error("saved world: the script part has bytes after the end", 0) end
     return all
   end)
   if not ok then error("saspu.World:load: " .. tostring(parsed), 2) end
   core.world_load(self, list, s)
-  local report = {}
   for k, c in ipairs(list) do apply_side(crowds[c], parsed[k], report) end
   return report
 end

@@ -6,32 +6,48 @@
 -- world's own saves on the way must load back.
 local saspu = require "saspu"
 
-local pack, unpack, format, concat = string.pack, string.unpack, string.format, table.concat
+local pack, unpack, format = string.pack, string.unpack, string.format
 
-local M = { root = "", loaded = 0, refused = 0 } -- counts of the inputs run
+local M = { root = "", loaded = 0, refused = 0, migrated = 0 } -- counts of the inputs run
 
 ---------------------------------------------------------------------------------------
 -- The world (the same game code every time)
 ---------------------------------------------------------------------------------------
 
-local dom_cache
+local dom_cache, patched_cache
 local function domain()
   dom_cache = dom_cache or saspu.domain_file(M.root .. "domains/citizen.lua")
   return dom_cache
 end
 
-local function build()
-  local world = saspu.world {
-    grid = saspu.grid(16, 16),
-    places = { { name = "market", kind = "shop", x = 3, y = 3, capacity = 1 },
-               { name = "inn", kind = "shop", x = 12, y = 4, capacity = 2 },
-               { name = "well", x = 8, y = 12 } },
-  }
-  local d = domain()
+-- The game after a patch (the migrate path): thirst's "no_drink" renamed "parched",
+-- buy_drink takes 3 s, a place added.
+local function patched_domain()
+  if not patched_cache then
+    local spec = saspu.load(M.root .. "domains/citizen.lua")
+    spec.variables[2].values[1] = "parched"
+    for _, a in ipairs(spec.actions) do
+      if a.pre == "no_drink" then a.pre = "parched" end
+    end
+    for _, st in pairs(spec.starts) do
+      if st.thirst == "no_drink" then st.thirst = "parched" end
+    end
+    patched_cache = saspu.domain(spec)
+  end
+  return patched_cache
+end
+
+local function build(patched)
+  local places = { { name = "market", kind = "shop", x = 3, y = 3, capacity = 1 },
+                   { name = "inn", kind = "shop", x = 12, y = 4, capacity = 2 },
+                   { name = "well", x = 8, y = 12 } }
+  if patched then table.insert(places, 2, { name = "pump", x = 5, y = 14 }) end
+  local world = saspu.world { grid = saspu.grid(16, 16), places = places }
+  local d = patched and patched_domain() or domain()
   local a = world:crowd(d, {
     actions = {
       buy_food = { at = { kind = "shop" }, duration = { 1, 3 } },
-      buy_drink = { at = "market", duration = 1 },
+      buy_drink = { at = "market", duration = patched and 3 or 1 },
       eat = { duration = function(agent) return agent:index() % 3 + 1 end },
       drink = { run = function(_, wait) wait(2) end },
       take = { at = function(agent) return agent:index() % 16 + 1, 5 end, duration = 1 },
@@ -57,6 +73,8 @@ local function build()
   return world
 end
 
+M.build = build
+
 ---------------------------------------------------------------------------------------
 -- The layout of a save (csrc/agents/sp_save.h): every field with its offset and size
 ---------------------------------------------------------------------------------------
@@ -75,13 +93,15 @@ local AGENT = {
   { "shun", 63, 1, "int" },
 }
 local AGENT_BYTES = 64
-
+local LAYOUT = { version = 6, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
+                 counters = 6, name_max = 255 }
+M.LAYOUT, M.AGENT = LAYOUT, AGENT
 -- The fields of save s: { at = offset (1-based), bytes, kind, group } (group: fields of
 -- the same meaning in other agents, for copies); and where the script part starts.
 local function layout(s, crowd_vars, crowd_actions)
   local f = {}
   local function add(at, bytes, kind, group) f[#f + 1] = { at = at, bytes = bytes, kind = kind, group = group } end
-  local at = 33
+  local at = M.names_layout(s, add)
   add(at + 8, 8, "int", "places print")
   local np = unpack("<I4", s, at + 16)
   at = at + 20
@@ -118,8 +138,8 @@ local function layout(s, crowd_vars, crowd_actions)
       for v = 0, 2 * m - 1 do add(at + 8 + v, 1, "value", "goal value") end
       at = at + 8 + 2 * m
     end
-    for c = 0, 5 do add(at + 8 * c, 8, "int", "counter") end
-    at = at + 48
+    for c = 0, LAYOUT.counters - 1 do add(at + 8 * c, 8, "int", "counter") end
+    at = at + 8 * LAYOUT.counters
     local words = unpack("<I4", s, at)
     at = at + 4
     for _ = 1, n do
@@ -151,6 +171,23 @@ local function layout(s, crowd_vars, crowd_actions)
     add(at, 1, "int", "sensor count")
     for q = 0, sensors - 1 do add(at + 1 + 8 * q, 8, "double", "sensor clock") end
     at = at + 1 + 8 * sensors
+    local chases = unpack("<I4", s, at) -- walks to other agents, each with its path
+    add(at, 4, "int", "chase count")
+    at = at + 4
+    for _ = 1, chases do
+      add(at, 4, "int", "chase agent")
+      add(at + 4, 4, "int", "chase target crowd")
+      add(at + 8, 4, "int", "chase target slot")
+      add(at + 12, 4, "int", "chase generation")
+      add(at + 16, 2, "int", "chase reach")
+      add(at + 18, 1, "int", "chase path cells")
+      add(at + 19, 1, "int", "chase next cell")
+      add(at + 20, 2, "int", "chase target x")
+      add(at + 22, 2, "int", "chase target y")
+      local cells = s:byte(at + 18)
+      for q = 0, 2 * cells - 1 do add(at + 24 + 2 * q, 2, "int", "chase path cell") end
+      at = at + 24 + 4 * cells
+    end
     local own = unpack("<I4", s, at) -- agents' own priorities: agent, goal, priority
     add(at, 4, "int", "own count")
     for q = 0, own - 1 do
@@ -171,6 +208,47 @@ local function layout(s, crowd_vars, crowd_actions)
   end
   at = at + 4 + 14 * waiters
   return f, at + 4 -- past the extra part's length
+end
+M.layout = layout
+
+-- The names block (format 6 on): its counts, name lengths and a byte of each name go
+-- to add(); returns where the world's part starts (1-based).
+function M.names_layout(s, add)
+  local at = LAYOUT.header_bytes + 1
+  local function count(group)
+    local n = unpack("<I4", s, at)
+    add(at, 4, "int", group)
+    at = at + 4
+    return n
+  end
+  local function name(group)
+    local n = s:byte(at)
+    add(at, 1, "int", "name length")
+    add(at + 1, 1, "int", group)
+    at = at + 1 + n
+  end
+  local function values(group)
+    name(group)
+    local nv = s:byte(at)
+    add(at, 1, "int", "value count")
+    at = at + 1
+    for _ = 1, nv do name("value name") end
+  end
+  for _ = 1, count("place count") do name("place name") end
+  for _ = 1, count("fact count") do values("fact name") end
+  for _ = 1, count("crowd count") do
+    name("domain name")
+    add(at, 8, "int", "named agents")
+    at = at + 8
+    for _ = 1, count("variable count") do values("variable name") end
+    for _ = 1, count("action count") do
+      name("action name")
+      add(at, 8, "int", "action signature")
+      at = at + 8
+    end
+    for _ = 1, count("goal count") do name("goal name") end
+  end
+  return at
 end
 
 ---------------------------------------------------------------------------------------
@@ -266,6 +344,8 @@ local function read_all(world, findings)
   end
 end
 
+-- An input of an odd length loads under migration into the patched game (the same
+-- mutations, framing and checksum), an even one into the same game.
 function M.run_bytes(s)
   if not base then prepare() end
   local findings = {}
@@ -275,8 +355,11 @@ function M.run_bytes(s)
     save = mutate(save, fields, extra_at, op, hi * 256 + lo, val)
   end
   save = reseal(save)
-  local world = build()
-  local ok, err = pcall(world.load, world, save)
+  local migrate = #s % 2 == 1
+  local world = build(migrate)
+  local opts = migrate and { migrate = true, defaults = { thirst = "parched" } } or nil
+  local ok, err = pcall(world.load, world, save, opts)
+  if ok and migrate then M.migrated = M.migrated + 1 end
   if not ok then
     M.refused = M.refused + 1
     M.last = err
@@ -305,14 +388,18 @@ function M.run_bytes(s)
   return findings
 end
 
--- A few inputs for the seed corpus: each mutation kind on a few fields.
+-- A few inputs for the seed corpus: each mutation kind on a few fields, and each also
+-- with one byte more (the migrate path).
 function M.seeds()
   local out = {}
   for kind = 0, 6 do
     for j = 0, 3 do
-      out[#out + 1] = concat { string.char(kind, j * 7 % 256, (j * 131 + kind * 17) % 256, j * 37 % 256) }
+      local one = string.char(kind, j * 7 % 256, (j * 131 + kind * 17) % 256, j * 37 % 256)
+      out[#out + 1] = one
+      out[#out + 1] = one .. "m"
     end
   end
+  out[#out + 1] = "m" -- the save as written, migrated
   return out
 end
 
