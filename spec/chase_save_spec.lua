@@ -107,10 +107,12 @@ describe("a step that goes to another agent, across world:save and world:load", 
   end
 
   -- The sheriff's chase in save s: the byte where its record starts (1-based) and its
-  -- path's cells. It is the last crowd's only chase, just before the script part.
+  -- path's cells. It is the last crowd's only chase, just before the crowd's u32 own
+  -- priorities (none), the world's u32 waiters (none) and the script part.
   local function chase_of(s)
     local _, part = save_bytes.script_part(s)
-    local stop = part - 4 -- the script part's u32 length
+    local stop = part - 12 -- the script part's u32 length, waiters, own priorities
+    assert(u_at(s, stop, 4) == 0 and u_at(s, stop + 4, 4) == 0)
     for cells = 0, 17 do
       local at = stop - 24 - 4 * cells
       if s:byte(at + 18) == cells and u_at(s, at - 4, 4) == 1 then return at, cells end

@@ -88,14 +88,20 @@ static void reseal(uint8_t *b, size_t len) {
               8);
 }
 
-/* The same save as format 5: no names block. */
+/* The same save as format 5: no names block, and none of the words
+ * formats 7 and 8 add before the extra part "x" (one crowd without
+ * chases or own priorities: u32 0 twice; the world's u32 0 waiters). */
 static uint8_t *as_format5(const uint8_t *good, size_t len, size_t *out_len) {
   size_t body = sp_save_body_at(good, len);
   assert_true(body > SAVE_HEADER_BYTES);
-  *out_len = len - (body - SAVE_HEADER_BYTES);
+  size_t tail = 4 + 1, added = 12; /* the extra part; the words cut */
+  assert_true(len > tail + added);
+  for (size_t k = 0; k < added; k++) assert_int_equal(good[len - tail - added + k], 0);
+  *out_len = len - (body - SAVE_HEADER_BYTES) - added;
   uint8_t *b = malloc(*out_len);
   memcpy(b, good, SAVE_HEADER_BYTES);
-  memcpy(b + SAVE_HEADER_BYTES, good + body, len - body);
+  memcpy(b + SAVE_HEADER_BYTES, good + body, len - body - tail - added);
+  memcpy(b + *out_len - tail, good + len - tail, tail);
   sp_save_put(b + 8, 5, 4);
   reseal(b, *out_len);
   return b;

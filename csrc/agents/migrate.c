@@ -303,14 +303,19 @@ static int rewrite(Mig *g, uint64_t *agents) {
   sp_save_out(&g->o, count, 4);
   for (size_t k = 0; k < g->count; k++)
     if (!mig_crowd(g, k)) return 0;
-  /* the queue of waiters for full places (format 8): dropped, as its
-   * places, agents and actions may have moved; they queue again */
+  /* the queue of waiters for full places (format 8): kept when no crowd
+   * and no place changed, else dropped (its places, agents and actions
+   * may have moved); they queue again */
+  size_t queue_at = g->at;
   uint32_t waiters = g->version >= 8 ? (uint32_t)mig_get(g, 4) : 0;
   if (g->failed || mig_take(g, 14u * (size_t)waiters) == NULL) return 0;
-  if (waiters > 0)
+  int same = !g->changed && g->old.places == g->w->place_count;
+  for (uint32_t p = 0; same && p < g->old.places; p++) same = g->place_map[p] == p;
+  if (waiters > 0 && !same)
     mig_say(g, "%u agent%s waiting for full places queue again", waiters,
             waiters == 1 ? "" : "s");
-  sp_save_out(&g->o, 0, 4);
+  if (waiters > 0 && same) sp_save_out_bytes(&g->o, g->p + queue_at, g->at - queue_at);
+  else sp_save_out(&g->o, 0, 4);
   for (uint32_t p = 0; p < g->old.places; p++)
     if (g->place_map[p] == SP_NO_PLACE)
       mig_say(g, "place '%.*s' is gone (%u agents had it as target or home)",

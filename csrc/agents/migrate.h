@@ -27,6 +27,7 @@ typedef struct Mig {
   size_t place_bytes, held_bytes;
   uint32_t *gone_uses; /* old places: agents whose target or home it was */
   uint32_t version;    /* the input's format */
+  int changed;         /* some crowd changed (its agents or goals moved) */
 } Mig;
 
 /* Reader (bounded; NULL or 0 once failed) */

@@ -504,6 +504,7 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
     mig_say(g, "%zu agent%s lost %s home (its place is gone)", t.homes,
             t.homes == 1 ? "" : "s", t.homes == 1 ? "its" : "their");
   if (!x->changed) mig_say(g, "unchanged");
+  if (x->changed) g->changed = 1;
   uint32_t free = (uint32_t)mig_get(g, 4);
   if (!g->failed && free > n) return mig_fail(g, "%u despawned slots of %llu", free,
                                               (unsigned long long)n);
