@@ -26,6 +26,9 @@ static double median(double *v, int n) {
  * bounded each distinct cell cost a distance field. */
 static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c,
                                int cells, size_t *out_len, size_t *entries) {
+  /* written as format 5 (no names block, which would name the agents) */
+  const uint8_t *head = good;
+  good += sp_save_body_at(head, len) - SAVE_HEADER_BYTES;
   size_t np = (size_t)sp_save_get(good + 48, 4);
   size_t nf_at = 52 + 4 * np + 8; /* the field count */
   size_t nf = (size_t)sp_save_get(good + nf_at, 4);
@@ -40,7 +43,9 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   *entries = k;
   uint8_t *b = malloc(*out_len);
   if (b == NULL) return NULL;
-  memcpy(b, good, nf_at);
+  memcpy(b, head, SAVE_HEADER_BYTES);
+  memcpy(b + SAVE_HEADER_BYTES, good + SAVE_HEADER_BYTES, nf_at - SAVE_HEADER_BYTES);
+  sp_save_put(b + 8, 5, 4);
   memset(b + 52, 0, 4 * np); /* no agent holds a place */
   sp_save_put(b + nf_at, k, 4);
   uint8_t *p = b + nf_at + 4;

@@ -465,6 +465,7 @@ typedef enum SpReason {
   SP_REASON_SELECT,       /* waiting: the caller chooses the goal */
   SP_REASON_TARGET_GONE,  /* the agent a step went to was despawned or its
                              crowd freed */
+  SP_REASON_MIGRATED,     /* a load under migration dropped its plan */
   SP_REASON_COUNT
 } SpReason;
 
@@ -630,7 +631,19 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 5
+#define SP_SAVE_VERSION 6
+/* Format 6 adds the names (places, facts, and per crowd its domain's
+ * variables, values and actions, and its goals) that a load under
+ * migration maps by; format 5 saves still load, without migration. */
+
+/* The names a save carries beyond the domains' own (either NULL: places
+ * are called "<kind>#<id>", goals "goal <index + 1>"): places[p] for
+ * every place, goals[k][g] for goal index g of crowds[k] (goals[k] may be
+ * NULL). Names are 1..255 bytes; longer ones are cut. */
+typedef struct SpSaveNames {
+  const char *const *places;
+  const char *const *const *goals;
+} SpSaveNames;
 
 /* Writes w and crowds[0..count-1] (every crowd living in w, in a fixed
  * order) and `extra` (the caller's own bytes, up to 4 GiB, or NULL) to
@@ -642,6 +655,11 @@ SP_API SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
                               size_t count, const void *extra, size_t extra_len,
                               void **out, size_t *len, SpError *err);
 SP_API void sp_world_save_free(const SpWorld *w, void *buf, size_t len);
+/* sp_world_save with the names of places and goals (names may be NULL). */
+SP_API SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
+                                    size_t count, const SpSaveNames *names,
+                                    const void *extra, size_t extra_len,
+                                    void **out, size_t *len, SpError *err);
 
 /* Reads a save back onto a world built the same way (same grid, places,
  * crowds in the same order with the same domains, behaviours and
@@ -670,6 +688,82 @@ SP_API SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *cro
                                      size_t count, const void *data, size_t len,
                                      const void **extra, size_t *extra_len,
                                      size_t *agents, int *goals, SpError *err);
+
+/* ---- loading a save made before a patch (migrate.c) ------------------ */
+/* A value to use where a saved one no longer exists, or for a variable
+ * the save lacks: variable and value by name, in every crowd whose
+ * domain has that variable. */
+typedef struct SpMigrateDefault {
+  const char *variable, *value;
+} SpMigrateDefault;
+/* The outcome of sp_world_migrate, allocated with the world's allocator
+ * (release with sp_migration_free): a save this world loads as it is,
+ * the report (lines ending in '\n': what changed, was mapped, was
+ * dropped) and, per crowd k, its saved actions' new ids in
+ * action_map[map_at[k] .. map_at[k + 1]) (-1: the action is gone or
+ * changed, so plans using it were dropped). */
+typedef struct SpMigration {
+  void *save;
+  size_t save_len;
+  char *report;
+  size_t report_len, report_cap;
+  int32_t *action_map;
+  size_t *map_at; /* count + 1 */
+  size_t map_count;
+  size_t map_bytes;
+} SpMigration;
+/* Rewrites a format-6 save (data, len) for w and crowds[0..count-1] (the
+ * same grid, the crowds in the same order) whose domains, behaviours and
+ * places may have changed since: variables and values map by name, places
+ * by name, facts by name; goals stay the saved ones (their conditions
+ * mapped); an agent whose plan uses an action that changed or is gone, or
+ * whose target place moved or is gone, or whose state took a default,
+ * drops its plan and replans at the next update (SP_EV_REPLANNED with
+ * SP_REASON_MIGRATED); an idle agent looks for a goal again. Refused
+ * (SP_ERR_INVALID, nothing written) when a value some agent or goal holds
+ * no longer exists and `defaults` names none for its variable (the
+ * message names the value and how many agents hold it), when a variable
+ * is new and has no default, when the grid or the crowd count differs,
+ * or when the save is older than format 6 or malformed. `names` are this
+ * world's names (as for sp_world_save_named). The result still goes
+ * through sp_world_load's checks. */
+SP_API SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
+                                 size_t count, const SpSaveNames *names,
+                                 const SpMigrateDefault *defaults, size_t ndefaults,
+                                 const void *data, size_t len, SpMigration *out,
+                                 SpError *err);
+SP_API void sp_migration_free(const SpWorld *w, SpMigration *m);
+
+/* ---- a save's header without a world -------------------------------- */
+typedef struct SpSaveInfo {
+  uint32_t version;
+  uint32_t places, facts, crowds; /* places and facts: 0 before format 6 */
+  uint64_t payload;
+} SpSaveInfo;
+/* Per crowd k of a format-6 save: its domain's name (name_len bytes
+ * inside data, not NUL-terminated) and its counts. */
+typedef struct SpSaveCrowdInfo {
+  const char *name;
+  size_t name_len;
+  uint64_t agents;
+  uint32_t variables, actions, goals;
+} SpSaveCrowdInfo;
+/* Checks the header and checksum, and for format 6 the names block
+ * (bounded), and fills *info; crowd k (0-based) of it into *crowd when
+ * crowd is not NULL and k < info->crowds (format 6 only). SP_ERR_INVALID
+ * with what is wrong. Allocates nothing. */
+SP_API SpStatus sp_save_info(const void *data, size_t len, size_t k,
+                             SpSaveInfo *info, SpSaveCrowdInfo *crowd,
+                             SpError *err);
+/* The layout's constants (for tools that walk a save's bytes). */
+typedef struct SpSaveLayout {
+  int version, oldest;  /* written; the oldest read */
+  int header_bytes;     /* before the checksummed payload */
+  int agent_bytes;      /* an agent record's fixed part */
+  int counters;         /* u64 counters per crowd */
+  int name_max;         /* the longest name in the names block */
+} SpSaveLayout;
+SP_API void sp_save_layout(SpSaveLayout *out);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,8 @@ int luaopen_saspu_core(lua_State *L);
 static inline void lua_host_prepare(lua_State *L) {
   luaL_openlibs(L);
   lua_getglobal(L, "package");
-  lua_pushstring(L, SASPU_SOURCE_DIR "/lua/?.lua;" SASPU_SOURCE_DIR "/lua/?/init.lua");
+  lua_pushstring(L, SASPU_SOURCE_DIR "/lua/?.lua;" SASPU_SOURCE_DIR
+                                     "/lua/?/init.lua");
   lua_setfield(L, -2, "path");
   lua_getfield(L, -1, "preload");
   lua_pushcfunction(L, luaopen_saspu_core);

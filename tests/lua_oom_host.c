@@ -73,7 +73,7 @@ static int run_once(int k, long n, int sticky, char *name) {
   lua_rawgeti(L, -1, k);
   lua_rawgeti(L, -1, 1);
   snprintf(name, 64, "%s", lua_tostring(L, -1)); /* outlives the state */
-  lua_rawgeti(L, -2, 2); /* t ops op name fn */
+  lua_rawgeti(L, -2, 2);                         /* t ops op name fn */
   lua_getfield(L, t, "setup");
   if (lua_pcall(L, 0, 1, 0) != 0) {
     fail(name, n, sticky, lua_tostring(L, -1));

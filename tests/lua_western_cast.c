@@ -49,8 +49,8 @@ static const char *code_name(SpFailureCode c) {
 }
 
 /* A state or named goal as value names, "*" free, "KEEP" kept. */
-static void put_state(Text *t, const SpVariableSpec *vars, int m, const SpValue *v,
-                      const uint8_t *keep) {
+static void put_state(Text *t, const SpVariableSpec *vars, int m,
+                      const SpValue *v, const uint8_t *keep) {
   int i;
   for (i = 0; i < m; i++) {
     const char *w = keep != NULL && keep[i] ? "KEEP"
@@ -73,19 +73,23 @@ static void describe_builtin(SpBuiltSpec *b, Text *t) {
   assert_int_equal(sp_workspace_new(d, plain, &ws, &err), SP_OK);
   plan = malloc((size_t)sp_domain_action_count(d) * sizeof *plan + 1);
   assert_non_null(plan);
-  put(t, "domain %s %s\n", sp_domain_name(d), sp_class_name(sp_domain_class(d)));
+  put(t, "domain %s %s\n", sp_domain_name(d),
+      sp_class_name(sp_domain_class(d)));
   for (i = 0; i < m; i++) {
     put(t, "variable %s", vars[i].name);
-    for (k = 0; k < vars[i].value_count; k++) put(t, " %s", vars[i].value_names[k]);
+    for (k = 0; k < vars[i].value_count; k++)
+      put(t, " %s", vars[i].value_names[k]);
     put(t, "\n");
   }
   for (i = 0; i < sp_domain_action_count(d); i++) {
     int v = sp_action_variable(d, i);
     put(t, "action %s %s %s->%s ", sp_action_name(d, i), vars[v].name,
-        vars[v].value_names[sp_action_pre(d, i)], vars[v].value_names[sp_action_post(d, i)]);
+        vars[v].value_names[sp_action_pre(d, i)],
+        vars[v].value_names[sp_action_post(d, i)]);
     for (k = 0; k < sp_action_prevail_count(d, i); k++) {
       SpCondition c = sp_action_prevail(d, i, k);
-      put(t, "%s=%s ", vars[c.variable].name, vars[c.variable].value_names[c.value]);
+      put(t, "%s=%s ", vars[c.variable].name,
+          vars[c.variable].value_names[c.value]);
     }
     put(t, "%s\n", sp_action_is_requestable(d, i) ? "requestable" : "-");
   }
@@ -175,7 +179,8 @@ static void same_as_lua(void **state) {
   describe_builtin(b, &t);
   lua = describe_lua(class);
   assert_same_text(t.buf, lua);
-  for (p = strstr(t.buf, "\nplan "); p != NULL; p = strstr(p + 1, "\nplan ")) plans++;
+  for (p = strstr(t.buf, "\nplan "); p != NULL; p = strstr(p + 1, "\nplan "))
+    plans++;
   /* every state to every goal, at least the domain's own pairs */
   assert_true(plans >= (long)b->start_count * b->goal_count);
   print_message("%s: %ld plans agree\n", class, plans);
@@ -190,22 +195,24 @@ static void out_of_range(void **state) {
   assert_null(sp_builtin_western(plain, -1));
   assert_null(sp_builtin_western(plain, SP_WESTERN_COUNT));
   assert_null(sp_builtin_western_name(SP_WESTERN_COUNT));
-  assert_string_equal(sp_builtin_western_name(SP_WESTERN_HORSE_BREEDER), "horse_breeder");
+  assert_string_equal(sp_builtin_western_name(SP_WESTERN_HORSE_BREEDER),
+                      "horse_breeder");
 }
 
 /* One test per class, named after it. */
-#define CAST_TEST(which, name) {"same_as_lua_" name, same_as_lua, NULL, NULL, (void *)(intptr_t)(which)}
+#define CAST_TEST(which, name)                                                 \
+  { "same_as_lua_" name, same_as_lua, NULL, NULL, (void *)(intptr_t)(which) }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    CAST_TEST(SP_WESTERN_HORSE_BREEDER, "horse_breeder"),
-    CAST_TEST(SP_WESTERN_FARRIER, "farrier"),
-    CAST_TEST(SP_WESTERN_NATIVE_HUNTER, "native_hunter"),
-    CAST_TEST(SP_WESTERN_BANDIT, "bandit"),
-    CAST_TEST(SP_WESTERN_INNKEEPER, "innkeeper"),
-    CAST_TEST(SP_WESTERN_DANCER, "dancer"),
-    CAST_TEST(SP_WESTERN_DRUNK_CITIZEN, "drunk_citizen"),
-    cmocka_unit_test(out_of_range),
+      CAST_TEST(SP_WESTERN_HORSE_BREEDER, "horse_breeder"),
+      CAST_TEST(SP_WESTERN_FARRIER, "farrier"),
+      CAST_TEST(SP_WESTERN_NATIVE_HUNTER, "native_hunter"),
+      CAST_TEST(SP_WESTERN_BANDIT, "bandit"),
+      CAST_TEST(SP_WESTERN_INNKEEPER, "innkeeper"),
+      CAST_TEST(SP_WESTERN_DANCER, "dancer"),
+      CAST_TEST(SP_WESTERN_DRUNK_CITIZEN, "drunk_citizen"),
+      cmocka_unit_test(out_of_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

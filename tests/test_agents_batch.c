@@ -25,11 +25,12 @@ static void *one_at_a_time(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud, (void)osize;
   if (atomic_exchange(&alloc_inside, 1)) atomic_fetch_add(&alloc_overlaps, 1);
   atomic_fetch_add(&alloc_calls, 1);
-  for (volatile int spin = 0; spin < 20000; spin++) {
-  }
+  for (volatile int spin = 0; spin < 20000; spin++) {}
   void *p = NULL;
-  if (nsize == 0) free(ptr);
-  else p = realloc(ptr, nsize);
+  if (nsize == 0)
+    free(ptr);
+  else
+    p = realloc(ptr, nsize);
   atomic_store(&alloc_inside, 0);
   return p;
 }
@@ -74,7 +75,8 @@ static void town_open(Town *t, uint64_t seed, int threads, int grid) {
   for (int k = 0; k < CROWDS; k++) {
     random_domain_generate(&t->rd[k], seed * 3 + (uint64_t)k, RD_FLAVOR_ANY);
     SpCompileOptions co = {1};
-    if (sp_domain_compile(&t->rd[k].spec, &co, plain, &t->d[k], NULL) != SP_OK) {
+    if (sp_domain_compile(&t->rd[k].spec, &co, plain, &t->d[k], NULL) !=
+        SP_OK) {
       t->ok = 0;
       return;
     }
@@ -84,13 +86,16 @@ static void town_open(Town *t, uint64_t seed, int threads, int grid) {
     o.threads = threads > 0 ? threads : 1;
     o.pool = t->pool;
     o.seed = seed + (uint64_t)k;
-    assert_int_equal(sp_crowd_new(t->w, t->d[k], &o, town_alloc, &t->c[k], NULL), SP_OK);
+    assert_int_equal(
+        sp_crowd_new(t->w, t->d[k], &o, town_alloc, &t->c[k], NULL), SP_OK);
     int m = sp_domain_variable_count(t->d[k]);
     for (int g = 0; g < 2; g++) {
       SpValue cond[RD_MAX_VARIABLES];
       for (int v = 0; v < m; v++)
-        cond[v] = rd_chance(&rng, 50) ? SP_ANY
-                                      : (SpValue)rd_below(&rng, sp_variable_value_count(t->d[k], v));
+        cond[v] =
+            rd_chance(&rng, 50)
+                ? SP_ANY
+                : (SpValue)rd_below(&rng, sp_variable_value_count(t->d[k], v));
       sp_crowd_add_goal(t->c[k], cond, g, NULL, NULL, NULL);
     }
     for (int a = 0; a < sp_domain_action_count(t->d[k]); a++) {
@@ -108,7 +113,8 @@ static void town_open(Town *t, uint64_t seed, int threads, int grid) {
       for (int v = 0; v < m; v++)
         s[v] = (SpValue)rd_below(&rng, sp_variable_value_count(t->d[k], v));
       int x = grid ? rd_below(&rng, 10) : 0, y = grid ? rd_below(&rng, 24) : 0;
-      assert_int_equal(sp_crowd_spawn(t->c[k], s, x, y, SP_NO_PLACE, NULL, NULL), SP_OK);
+      assert_int_equal(
+          sp_crowd_spawn(t->c[k], s, x, y, SP_NO_PLACE, NULL, NULL), SP_OK);
     }
   }
 }
@@ -131,7 +137,9 @@ static void disturb(Town *t, RdRng *rng) {
     for (int j = 0; j < 20; j++) {
       size_t i = (size_t)rd_below(rng, (int)n);
       int v = rd_below(rng, m);
-      sp_crowd_set_var(t->c[k], i, v, rd_below(rng, sp_variable_value_count(t->d[k], v)), NULL);
+      sp_crowd_set_var(t->c[k], i, v,
+                       rd_below(rng, sp_variable_value_count(t->d[k], v)),
+                       NULL);
     }
   }
 }
@@ -224,8 +232,10 @@ static void test_bad_lists(void **state) {
   assert_int_equal(sp_crowds_update(NULL, 0, 0.25f, &err), SP_OK);
   const float bad_dt[3] = {-0.25f, INFINITY, NAN};
   for (int k = 0; k < 3; k++) {
-    assert_int_equal(sp_crowds_update(t.c, CROWDS, bad_dt[k], &err), SP_ERR_INVALID);
-    assert_non_null(strstr(err.message, "dt must be a finite number of seconds"));
+    assert_int_equal(sp_crowds_update(t.c, CROWDS, bad_dt[k], &err),
+                     SP_ERR_INVALID);
+    assert_non_null(
+        strstr(err.message, "dt must be a finite number of seconds"));
     assert_int_equal(sp_crowd_update(t.c[0], bad_dt[k], &err), SP_ERR_INVALID);
   }
   /* nothing moved: t's first frame equals u's */

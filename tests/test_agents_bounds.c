@@ -15,9 +15,9 @@
 
 static const SpAllocator plain = {NULL, NULL};
 
-#define SIDE 24 /* the open grid of the walking runs */
+#define SIDE  24 /* the open grid of the walking runs */
 #define SPEED 6.0f
-#define DT 0.1f
+#define DT    0.1f
 
 typedef struct Run {
   RandomDomain rd;
@@ -32,12 +32,12 @@ typedef struct Run {
 /* A random domain on an open SIDE x SIDE grid with 6 places of 2 kinds,
  * one goal, actions at no place, at a place or at the nearest of a kind,
  * none scripted; `limited` gives some places a capacity of 2. */
-static int run_open(Run *r, uint64_t seed, size_t n, int threads,
-                    int limited) {
+static int run_open(Run *r, uint64_t seed, size_t n, int threads, int limited) {
   memset(r, 0, sizeof *r);
   random_domain_generate(&r->rd, seed, RD_FLAVOR_ANY);
   SpCompileOptions co = {1};
-  if (sp_domain_compile(&r->rd.spec, &co, plain, &r->d, NULL) != SP_OK) return 0;
+  if (sp_domain_compile(&r->rd.spec, &co, plain, &r->d, NULL) != SP_OK)
+    return 0;
   r->m = sp_domain_variable_count(r->d);
   assert_int_equal(sp_grid_new(SIDE, SIDE, 1.0, plain, &r->g, NULL), SP_OK);
   assert_int_equal(sp_world_new(r->g, plain, &r->w, NULL), SP_OK);
@@ -47,7 +47,8 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
   sp_world_kind(r->w, "well", &kinds[0], NULL);
   sp_world_kind(r->w, "shop", &kinds[1], NULL);
   for (int p = 0; p < 6; p++)
-    assert_int_equal(sp_world_add_place(r->w, kinds[p % 2], rd_below(&rng, SIDE),
+    assert_int_equal(sp_world_add_place(r->w, kinds[p % 2],
+                                        rd_below(&rng, SIDE),
                                         rd_below(&rng, SIDE),
                                         limited && p < 3 ? 2 : 0, NULL, NULL),
                      SP_OK);
@@ -60,8 +61,9 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
   assert_int_equal(sp_crowd_new(r->w, r->d, &o, plain, &r->c, NULL), SP_OK);
   SpValue cond[RD_MAX_VARIABLES];
   for (int v = 0; v < r->m; v++)
-    cond[v] = rd_chance(&rng, 50) ? SP_ANY
-                                  : (SpValue)rd_below(&rng, sp_variable_value_count(r->d, v));
+    cond[v] = rd_chance(&rng, 50)
+                  ? SP_ANY
+                  : (SpValue)rd_below(&rng, sp_variable_value_count(r->d, v));
   assert_int_equal(sp_crowd_add_goal(r->c, cond, 1, NULL, NULL, NULL), SP_OK);
   for (int act = 0; act < sp_domain_action_count(r->d); act++) {
     SpActionBehaviour b;
@@ -71,7 +73,8 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
     b.max_duration = b.min_duration + (float)rd_below(&rng, 4) * 0.1f;
     if (b.max_duration > r->max_duration) r->max_duration = b.max_duration;
     int where = rd_below(&rng, 3);
-    if (where == 1) b.bind = SP_BIND_PLACE, b.place = (uint32_t)rd_below(&rng, 6);
+    if (where == 1)
+      b.bind = SP_BIND_PLACE, b.place = (uint32_t)rd_below(&rng, 6);
     if (where == 2) b.bind = SP_BIND_KIND, b.kind = kinds[rd_below(&rng, 2)];
     assert_int_equal(sp_crowd_set_action(r->c, act, &b, NULL), SP_OK);
   }
@@ -126,7 +129,9 @@ static void test_goal_reached_within_bound(void **state) {
           deadline[i] = -1;
           reached++;
           break;
-        case SP_EV_REPLANNED: case SP_EV_STEP_FAILED: case SP_EV_BLOCKED:
+        case SP_EV_REPLANNED:
+        case SP_EV_STEP_FAILED:
+        case SP_EV_BLOCKED:
           fail_msg("seed %llu agent %zu: %s in an undisturbed run",
                    (unsigned long long)seed, i,
                    sp_event_kind_name((SpEventKind)e[k].kind));
@@ -167,8 +172,8 @@ static SpAgentEvent *record(uint64_t seed, int threads, size_t *count) {
     for (int j = 0; j < 30; j++) {
       size_t i = (size_t)rd_below(&rng, 3000);
       int v = rd_below(&rng, r.m);
-      sp_crowd_set_var(r.c, i, v, rd_below(&rng, sp_variable_value_count(r.d, v)),
-                       NULL);
+      sp_crowd_set_var(r.c, i, v,
+                       rd_below(&rng, sp_variable_value_count(r.d, v)), NULL);
     }
   }
   run_close(&r);
@@ -199,7 +204,8 @@ static SpCrowd *citizens(SpBuiltSpec *b, SpDomain *d, SpWorld *w,
   SpValue any[7], cond[7], when[7];
   memset(any, SP_ANY, sizeof any);
   for (int g = 0; g < FILLERS; g++)
-    assert_int_equal(sp_crowd_add_goal(c, any, 100 - g, NULL, NULL, NULL), SP_OK);
+    assert_int_equal(sp_crowd_add_goal(c, any, 100 - g, NULL, NULL, NULL),
+                     SP_OK);
   memset(cond, SP_ANY, sizeof cond);
   memset(when, SP_ANY, sizeof when);
   when[DEBATING] = 1;
@@ -209,7 +215,8 @@ static SpCrowd *citizens(SpBuiltSpec *b, SpDomain *d, SpWorld *w,
     cond[HUNGER] = SP_ANY;
   }
   cond[DEBATING] = 0;
-  assert_int_equal(sp_crowd_add_goal(c, cond, 50, when, stop_goal, NULL), SP_OK);
+  assert_int_equal(sp_crowd_add_goal(c, cond, 50, when, stop_goal, NULL),
+                   SP_OK);
   const SpNamedState *gw = sp_builtin_goal(b, "work");
   for (int v = 0; v < 7; v++)
     cond[v] = gw->keep && gw->keep[v] ? SP_ANY : gw->values[v];
@@ -221,7 +228,8 @@ static SpCrowd *citizens(SpBuiltSpec *b, SpDomain *d, SpWorld *w,
     bh.min_duration = bh.max_duration = 1.0f;
     assert_int_equal(sp_crowd_set_action(c, a, &bh, NULL), SP_OK);
   }
-  assert_int_equal(sp_crowd_spawn(c, sp_builtin_start(b, "start_of_day")->values,
+  assert_int_equal(sp_crowd_spawn(c,
+                                  sp_builtin_start(b, "start_of_day")->values,
                                   0, 0, SP_NO_PLACE, NULL, NULL),
                    SP_OK);
   return c;
@@ -259,8 +267,8 @@ static void test_goal_past_16th_interrupts(void **state) {
   SpCrowd *c = citizens(b, d, w, 0, &stop);
   assert_true(stop >= 16);
   /* the higher goal interrupts the work plan once, and is reached */
-  assert_int_equal(count_after_debate(c, stop, SP_EV_REPLANNED,
-                                      SP_REASON_HIGHER_GOAL), 1);
+  assert_int_equal(
+      count_after_debate(c, stop, SP_EV_REPLANNED, SP_REASON_HIGHER_GOAL), 1);
   assert_int_equal(sp_crowd_state(c, 0)[DEBATING], 0);
   sp_crowd_free(c);
 
@@ -305,7 +313,8 @@ static void test_no_event_lost_silently(void **state) {
     o.capacity = N;
     o.threads = 2;
     SpCrowd *c;
-    assert_int_equal(sp_crowd_new(w, d, &o, test_alloc_hook(&t), &c, NULL), SP_OK);
+    assert_int_equal(sp_crowd_new(w, d, &o, test_alloc_hook(&t), &c, NULL),
+                     SP_OK);
     SpValue any[RD_MAX_VARIABLES], s[RD_MAX_VARIABLES];
     int m = sp_domain_variable_count(d);
     memset(any, SP_ANY, sizeof any);
@@ -313,8 +322,10 @@ static void test_no_event_lost_silently(void **state) {
     sp_crowd_add_goal(c, any, 1, NULL, NULL, NULL);
     for (size_t i = 0; i < N; i++) {
       for (int v = 0; v < m; v++)
-        s[v] = (SpValue)((i + (size_t)v) % (size_t)sp_variable_value_count(d, v));
-      assert_int_equal(sp_crowd_spawn(c, s, 0, 0, SP_NO_PLACE, NULL, NULL), SP_OK);
+        s[v] =
+            (SpValue)((i + (size_t)v) % (size_t)sp_variable_value_count(d, v));
+      assert_int_equal(sp_crowd_spawn(c, s, 0, 0, SP_NO_PLACE, NULL, NULL),
+                       SP_OK);
     }
     if (k == 0) created = t.calls;
     uint64_t lost_before = 0;
@@ -376,10 +387,9 @@ static void test_no_event_lost_silently(void **state) {
  * up to 16 included; past them refusals add 4 bytes per 32 goals. */
 static void test_bytes_per_agent(void **state) {
   (void)state;
-  SpBuiltSpec *specs[] = {sp_builtin_horse_breeder(plain, 0),
-                          sp_builtin_horse_breeder(plain, 1),
-                          sp_builtin_citizen(plain),
-                          sp_builtin_acquisition_machine(plain)};
+  SpBuiltSpec *specs[] = {
+      sp_builtin_horse_breeder(plain, 0), sp_builtin_horse_breeder(plain, 1),
+      sp_builtin_citizen(plain), sp_builtin_acquisition_machine(plain)};
   for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
     assert_non_null(specs[k]);
     SpDomain *d;

@@ -84,7 +84,8 @@ static void test_shortest_to_condition(void **state) {
     assert_int_equal(sp_crowd_add_goal(c, cond, 1, NULL, NULL, NULL), SP_OK);
     for (long s = 0; s < n; s++) {
       oracle_state_decode(o, s, s0);
-      assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, NULL, NULL), SP_OK);
+      assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, NULL, NULL),
+                       SP_OK);
     }
     assert_int_equal(sp_crowd_update(c, 0.0f, NULL), SP_OK);
     const SpAgentEvent *e = sp_crowd_events(c);
@@ -95,7 +96,8 @@ static void test_shortest_to_condition(void **state) {
       if (e[j].kind == SP_EV_PLANNED) first[e[j].agent] = e[j].detail;
       if (e[j].kind == SP_EV_NO_PLAN) first[e[j].agent] = -1;
     }
-    for (int f = 0; f < 4; f++) assert_int_equal(sp_crowd_update(c, 0.0f, NULL), SP_OK);
+    for (int f = 0; f < 4; f++)
+      assert_int_equal(sp_crowd_update(c, 0.0f, NULL), SP_OK);
     for (long s = 0; s < n; s++) {
       int want = freed[k * n + s];
       if (want == 0) continue; /* satisfied at the start: idle, no plan */
@@ -156,7 +158,8 @@ static void test_set_priority_keeps_goals(void **state) {
   for (int g = 0; g < 3; g++) { /* goal g: variable g differs from the start */
     memset(cond, SP_ANY, sizeof cond);
     cond[g] = (SpValue)((s0[g] + 1) % sp_variable_value_count(d, g));
-    assert_int_equal(sp_crowd_add_goal(c, cond, prio[g], NULL, NULL, NULL), SP_OK);
+    assert_int_equal(sp_crowd_add_goal(c, cond, prio[g], NULL, NULL, NULL),
+                     SP_OK);
   }
   size_t a;
   assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, &a, NULL), SP_OK);
@@ -164,12 +167,15 @@ static void test_set_priority_keeps_goals(void **state) {
   SpAgentInfo before, after;
   assert_int_equal(sp_crowd_inspect(c, a, &before), SP_OK);
   SpError err;
-  assert_int_equal(sp_crowd_set_priority(c, 2, 9, &err), SP_OK); /* last -> first */
+  assert_int_equal(sp_crowd_set_priority(c, 2, 9, &err),
+                   SP_OK); /* last -> first */
   assert_int_equal(sp_crowd_priority(c, 2), 9);
   assert_int_equal(sp_crowd_priority(c, 0), 5);
   assert_int_equal(sp_crowd_inspect(c, a, &after), SP_OK);
-  assert_int_equal(after.goal, before.goal); /* the same goal, at its new place */
-  assert_int_equal(sp_crowd_set_priority(c, 0, 9, &err), SP_OK); /* a tie: goal 0 first */
+  assert_int_equal(after.goal,
+                   before.goal); /* the same goal, at its new place */
+  assert_int_equal(sp_crowd_set_priority(c, 0, 9, &err),
+                   SP_OK); /* a tie: goal 0 first */
   assert_int_equal(sp_crowd_inspect(c, a, &after), SP_OK);
   assert_int_equal(after.goal, before.goal);
   assert_int_equal(sp_crowd_set_priority(c, 3, 1, &err), SP_ERR_STATE);
@@ -179,8 +185,10 @@ static void test_set_priority_keeps_goals(void **state) {
   const SpAgentEvent *ev = sp_crowd_events(c);
   int chosen = -1;
   for (size_t k = 0; k < sp_crowd_event_count(c); k++)
-    if (ev[k].agent == a && ev[k].kind == SP_EV_NO_PLAN && chosen < 0) chosen = ev[k].goal;
-    else if (ev[k].agent == a && ev[k].kind == SP_EV_GOAL_CHOSEN && chosen < 0) chosen = ev[k].goal;
+    if (ev[k].agent == a && ev[k].kind == SP_EV_NO_PLAN && chosen < 0)
+      chosen = ev[k].goal;
+    else if (ev[k].agent == a && ev[k].kind == SP_EV_GOAL_CHOSEN && chosen < 0)
+      chosen = ev[k].goal;
   assert_int_equal(chosen, 0);
   sp_crowd_free(c);
   sp_world_free(w);
@@ -218,19 +226,22 @@ static void test_failures_back_off(void **state) {
   for (int g = 0; g < 2; g++) { /* goal g: variable g one value on */
     memset(cond, SP_ANY, sizeof cond);
     cond[g] = (SpValue)((s0[g] + 1) % sp_variable_value_count(d, g));
-    assert_int_equal(sp_crowd_add_goal(c, cond, 5 - g, NULL, NULL, NULL), SP_OK);
+    assert_int_equal(sp_crowd_add_goal(c, cond, 5 - g, NULL, NULL, NULL),
+                     SP_OK);
   }
   size_t a;
   assert_int_equal(sp_crowd_spawn(c, s0, 0, 0, SP_NO_PLACE, &a, NULL), SP_OK);
   float failed_at[8], started_at[8], gave_at = -1.0f, t = 0.0f;
-  int fails = 0, starts = 0, gave = 0, gave_reason = -1, gave_goal = -1, busy = 0;
+  int fails = 0, starts = 0, gave = 0, gave_reason = -1, gave_goal = -1,
+      busy = 0;
   for (int frame = 0; frame < 40; frame++, t += 0.25f) {
     assert_int_equal(sp_crowd_update(c, 0.25f, NULL), SP_OK);
     const SpAgentEvent *ev = sp_crowd_events(c);
     for (size_t k = 0; k < sp_crowd_event_count(c); k++) {
       if (ev[k].goal != 0) continue;
       if (ev[k].kind == SP_EV_STEP_FAILED && fails < 8) failed_at[fails++] = t;
-      if (ev[k].kind == SP_EV_STEP_STARTED && starts < 8) started_at[starts++] = t;
+      if (ev[k].kind == SP_EV_STEP_STARTED && starts < 8)
+        started_at[starts++] = t;
       if (ev[k].kind == SP_EV_GAVE_UP) {
         if (gave++ == 0) gave_at = t; /* the first give-up */
         gave_reason = ev[k].reason, gave_goal = ev[k].goal;

@@ -37,12 +37,14 @@ static void town_open(Town *t, int with_grid, int engine, SpAllocator alloc) {
                             "............\n";
   if (with_grid) {
     SpGridError gerr;
-    assert_int_equal(sp_grid_new_ascii(map, sizeof map - 1, plain, &t->g, &gerr), SP_OK);
+    assert_int_equal(
+        sp_grid_new_ascii(map, sizeof map - 1, plain, &t->g, &gerr), SP_OK);
   }
   assert_int_equal(sp_world_new(t->g, plain, &t->w, NULL), SP_OK);
   int kind;
   assert_int_equal(sp_world_kind(t->w, "market", &kind, NULL), SP_OK);
-  assert_int_equal(sp_world_add_place(t->w, kind, 10, 2, 1, &t->market, NULL), SP_OK);
+  assert_int_equal(sp_world_add_place(t->w, kind, 10, 2, 1, &t->market, NULL),
+                   SP_OK);
   SpCrowdOptions o;
   memset(&o, 0, sizeof o);
   o.capacity = 8;
@@ -72,9 +74,10 @@ static void town_close(Town *t) {
 
 static size_t spawn(Town *t, int x, int y) {
   size_t id;
-  assert_int_equal(sp_crowd_spawn(t->c, sp_builtin_start(t->f.b, "start_of_day")->values, x, y,
-                                  SP_NO_PLACE, &id, NULL),
-                   SP_OK);
+  assert_int_equal(
+      sp_crowd_spawn(t->c, sp_builtin_start(t->f.b, "start_of_day")->values, x,
+                     y, SP_NO_PLACE, &id, NULL),
+      SP_OK);
   return id;
 }
 
@@ -98,10 +101,12 @@ static int32_t until(Town *t, size_t i, SpEventKind kind, int act, int frames) {
     frame(t, 0.25f);
     const SpAgentEvent *ev = sp_crowd_events(t->c);
     for (size_t k = 0; k < sp_crowd_event_count(t->c); k++)
-      if (ev[k].agent == i && ev[k].kind == kind && (act < 0 || ev[k].action == act))
+      if (ev[k].agent == i && ev[k].kind == kind &&
+          (act < 0 || ev[k].action == act))
         return ev[k].detail;
   }
-  fail_msg("agent %zu: no %s event in %d frames", i, sp_event_kind_name(kind), frames);
+  fail_msg("agent %zu: no %s event in %d frames", i, sp_event_kind_name(kind),
+           frames);
   return -1;
 }
 
@@ -134,7 +139,8 @@ static void test_despawn_frees_the_slot(void **state) {
   for (int f = 0; f < 20; f++) {
     frame(&t, 0.25f);
     const SpAgentEvent *ev = sp_crowd_events(t.c);
-    for (size_t k = 0; k < sp_crowd_event_count(t.c); k++) assert_int_not_equal(ev[k].agent, a);
+    for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
+      assert_int_not_equal(ev[k].agent, a);
   }
   /* the next spawn takes the slot, with its new generation in events */
   size_t c = spawn(&t, 2, 5);
@@ -189,16 +195,19 @@ static void test_despawn_is_saved(void **state) {
   town_open(&t, 1, 0, plain);
   town_open(&u, 1, 0, plain);
   for (int k = 0; k < 5; k++) spawn(&t, k, 5);
-  for (int f = 0; f < 6; f++) assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
+  for (int f = 0; f < 6; f++)
+    assert_int_equal(sp_crowd_update(t.c, 0.25f, NULL), SP_OK);
   assert_int_equal(sp_crowd_despawn(t.c, 3, NULL), SP_OK);
   assert_int_equal(sp_crowd_despawn(t.c, 1, NULL), SP_OK);
   void *buf;
   size_t len;
   SpCrowd *tc[1] = {t.c}, *uc[1] = {u.c};
-  assert_int_equal(sp_world_save(t.w, (const SpCrowd *const *)tc, 1, NULL, 0, &buf, &len, NULL),
+  assert_int_equal(sp_world_save(t.w, (const SpCrowd *const *)tc, 1, NULL, 0,
+                                 &buf, &len, NULL),
                    SP_OK);
   SpError err;
-  assert_int_equal(sp_world_load(u.w, uc, 1, buf, len, NULL, NULL, &err), SP_OK);
+  assert_int_equal(sp_world_load(u.w, uc, 1, buf, len, NULL, NULL, &err),
+                   SP_OK);
   assert_int_equal(sp_crowd_size(u.c), 3);
   assert_int_equal(sp_crowd_slots(u.c), 5);
   for (size_t i = 0; i < 5; i++) {
@@ -214,11 +223,12 @@ static void test_despawn_is_saved(void **state) {
   memcpy(bad, buf, len);
   /* the last crowd bytes before the extra part: u32 count, then slots 1, 3
    * reversed (3 freed first), then u8 fact ties and u8 sensors (none) */
-  size_t at = len - 4 - 2 - 4; /* extra length u32, ties and sensors, the last free slot */
+  size_t at = len - 4 - 2 -
+              4; /* extra length u32, ties and sensors, the last free slot */
   assert_int_equal(bad[at], 1);
   bad[at] = 0; /* slot 0 is alive */
-  assert_int_equal(sp_world_load_check(u.w, (const SpCrowd *const *)uc, 1, bad, len, NULL, NULL,
-                                       &err),
+  assert_int_equal(sp_world_load_check(u.w, (const SpCrowd *const *)uc, 1, bad,
+                                       len, NULL, NULL, &err),
                    SP_ERR_INVALID);
   free(bad);
   sp_world_save_free(t.w, buf, len);
@@ -232,7 +242,8 @@ static void test_teleport(void **state) {
   town_open(&t, 1, 0, plain);
   size_t a = spawn(&t, 0, 0);
   SpError err;
-  assert_int_equal(sp_crowd_teleport(t.c, a, 4, 2, &err), SP_ERR_STATE); /* the wall */
+  assert_int_equal(sp_crowd_teleport(t.c, a, 4, 2, &err),
+                   SP_ERR_STATE); /* the wall */
   assert_int_equal(sp_crowd_teleport(t.c, a, 12, 0, &err), SP_ERR_STATE);
   assert_int_equal(sp_crowd_teleport(t.c, a, -1, 0, &err), SP_ERR_STATE);
   int x, y;
@@ -243,7 +254,9 @@ static void test_teleport(void **state) {
     frame(&t, 0.25f);
     SpAgentInfo info;
     sp_crowd_inspect(t.c, a, &info);
-    if (info.phase == SP_PHASE_WALKING && info.action == t.buy && info.target == t.market) break;
+    if (info.phase == SP_PHASE_WALKING && info.action == t.buy &&
+        info.target == t.market)
+      break;
   }
   assert_int_equal(sp_crowd_teleport(t.c, a, 10, 3, &err), SP_OK);
   assert_int_equal(reserved(&t), 1);
@@ -324,7 +337,8 @@ static void test_engine_moves_without_a_grid(void **state) {
 
 /* A chaser whose buy_food step the caller targets at an agent of
  * another crowd of the same world, which the test moves about. */
-static void chase_setup(Town *t, SpCrowd **prey_crowd, size_t *prey, size_t *chaser) {
+static void chase_setup(Town *t, SpCrowd **prey_crowd, size_t *prey,
+                        size_t *chaser) {
   town_open(t, 1, 0, plain);
   SpActionBehaviour b;
   memset(&b, 0, sizeof b);
@@ -335,10 +349,13 @@ static void chase_setup(Town *t, SpCrowd **prey_crowd, size_t *prey, size_t *cha
   memset(&o, 0, sizeof o);
   o.capacity = 4;
   o.threads = 1;
-  assert_int_equal(sp_crowd_new(t->w, t->f.d, &o, plain, prey_crowd, NULL), SP_OK);
-  assert_int_equal(sp_crowd_spawn(*prey_crowd, sp_builtin_start(t->f.b, "start_of_day")->values,
-                                  0, 5, SP_NO_PLACE, prey, NULL),
+  assert_int_equal(sp_crowd_new(t->w, t->f.d, &o, plain, prey_crowd, NULL),
                    SP_OK);
+  assert_int_equal(
+      sp_crowd_spawn(*prey_crowd,
+                     sp_builtin_start(t->f.b, "start_of_day")->values, 0, 5,
+                     SP_NO_PLACE, prey, NULL),
+      SP_OK);
   *chaser = spawn(t, 11, 0);
   until(t, *chaser, SP_EV_WAITING, t->buy, 20);
 }
@@ -351,19 +368,25 @@ static void test_chase_follows_a_moving_agent(void **state) {
   chase_setup(&t, &pc, &prey, &me);
   SpError err;
   /* refusals first: nothing changes */
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, 3, 0, 1, &err), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, 3, 0, 1, &err),
+                   SP_ERR_STATE);
   assert_non_null(strstr(err.message, "does not exist"));
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, -1, &err), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, -1, &err),
+                   SP_ERR_STATE);
   Town u; /* another world */
   town_open(&u, 0, 0, plain);
   size_t stranger = spawn(&u, 0, 0);
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, u.c, stranger, 0, 1, &err), SP_ERR_STATE);
+  assert_int_equal(
+      sp_crowd_set_target_agent(t.c, me, u.c, stranger, 0, 1, &err),
+      SP_ERR_STATE);
   assert_non_null(strstr(err.message, "another world"));
   SpAgentInfo info;
   sp_crowd_inspect(t.c, me, &info);
   assert_int_equal(info.phase, SP_PHASE_SCRIPT);
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 1, &err), SP_OK);
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 1, &err), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 1, &err),
+                   SP_OK);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 1, &err),
+                   SP_ERR_STATE);
   /* the prey hops along the bottom row; the chaser arrives next to it */
   int arrived = 0;
   for (int f = 0; f < 60 && !arrived; f++) {
@@ -393,7 +416,8 @@ static void test_chase_stale_target(void **state) {
   SpCrowd *pc;
   size_t prey, me;
   chase_setup(&t, &pc, &prey, &me);
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 1, 1, NULL), SP_OK);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 1, 1, NULL),
+                   SP_OK);
   frame(&t, 0.25f);
   const SpAgentEvent *ev = sp_crowd_events(t.c);
   int gone = 0;
@@ -412,7 +436,8 @@ static void test_chase_target_crowd_freed(void **state) {
   SpCrowd *pc;
   size_t prey, me;
   chase_setup(&t, &pc, &prey, &me);
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 0, NULL), SP_OK);
+  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 0, NULL),
+                   SP_OK);
   frame(&t, 0.25f);
   sp_crowd_free(pc);
   frame(&t, 0.25f);

@@ -23,7 +23,9 @@ static const SpAllocator plain = {NULL, NULL};
  * timed crowd of bench/bench_memory.lua (tests/support/citizens.c). */
 typedef Citizens Timed;
 
-static void timed_open(Timed *t, size_t n) { citizens_open(t, n, 1.0f, 3.0f, 2, 1); }
+static void timed_open(Timed *t, size_t n) {
+  citizens_open(t, n, 1.0f, 3.0f, 2, 1);
+}
 static void timed_close(Timed *t) { citizens_close(t); }
 
 /* The process's resident set in bytes. */
@@ -37,7 +39,8 @@ static size_t rss_bytes(void) {
 }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1 /* shadow memory and redzones make the resident set larger */
+#define SANITIZED                                                              \
+  1 /* shadow memory and redzones make the resident set larger */
 #else
 #define SANITIZED 0
 #endif
@@ -58,8 +61,9 @@ static void test_total_agrees_with_rss(void **state) {
   SpCrowdStats s;
   sp_crowd_stats(t.c, &s);
   double ratio = (double)s.bytes_total / (double)grown;
-  print_message("crowd of %d: bytes_total %zu, RSS grew %zu (%.3fx), %zu per agent\n",
-                N, s.bytes_total, grown, ratio, s.bytes_per_agent);
+  print_message(
+      "crowd of %d: bytes_total %zu, RSS grew %zu (%.3fx), %zu per agent\n", N,
+      s.bytes_total, grown, ratio, s.bytes_per_agent);
   assert_true(ratio > 0.9 && ratio < 1.1);
   assert_true(s.bytes_per_agent <= 96);
   timed_close(&t);
@@ -91,7 +95,8 @@ static void test_event_buffers_follow_the_frames(void **state) {
   sp_crowd_stats(t.c, &quiet);
   /* the frame buffer and the workers' held at least the first frame's
    * events; now each keeps a few KiB */
-  assert_true(quiet.bytes_total + first * sizeof(SpAgentEvent) <= peak.bytes_total);
+  assert_true(quiet.bytes_total + first * sizeof(SpAgentEvent) <=
+              peak.bytes_total);
   assert_true(quiet.bytes_per_agent + 16 <= peak.bytes_per_agent);
   /* the spatial index, made by the first query, is counted: its cell
    * keys and bucket entries are written for every agent */
@@ -102,7 +107,8 @@ static void test_event_buffers_follow_the_frames(void **state) {
   assert_int_equal(sp_crowd_near(t.c, 1, 1, 2, 10, &near, &count, NULL), SP_OK);
   assert_true(count > 0);
   sp_crowd_stats(t.c, &with_index);
-  assert_true(with_index.bytes_total >= before_index.bytes_total + 2u * N * sizeof(uint32_t));
+  assert_true(with_index.bytes_total >=
+              before_index.bytes_total + 2u * N * sizeof(uint32_t));
   /* a busy frame grows them again, every event kept */
   for (int f = 0; f < 4; f++)
     assert_int_equal(sp_crowd_update(t.c, 1.0f, NULL), SP_OK);
@@ -117,7 +123,8 @@ static void test_event_buffers_follow_the_frames(void **state) {
 static void test_resident_pages(void **state) {
   (void)state;
   size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = 256 * page;
-  char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(p != MAP_FAILED);
   size_t fresh = sp_mem_resident(p, bytes);
   memset(p + 16 * page, 1, 64 * page);
@@ -141,15 +148,18 @@ static void *fresh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return realloc(ptr, nsize);
   void *p = NULL;
   if (nsize >= FRESH_MIN) {
-    p = mmap(NULL, nsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    p = mmap(NULL, nsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
     if (p == MAP_FAILED) return NULL;
   } else if (nsize > 0) {
     p = malloc(nsize);
     if (p == NULL) return NULL;
   }
   if (ptr != NULL && p != NULL) memcpy(p, ptr, osize < nsize ? osize : nsize);
-  if (ptr != NULL && osize >= FRESH_MIN) munmap(ptr, osize);
-  else free(ptr);
+  if (ptr != NULL && osize >= FRESH_MIN)
+    munmap(ptr, osize);
+  else
+    free(ptr);
   return p;
 }
 
@@ -169,10 +179,12 @@ static void test_population_resident(void **state) {
   SpPopulationStats s;
   sp_population_stats(pop, &s);
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  size_t written = (size_t)N * (2u * (size_t)m + 1u); /* states, goals, status */
+  size_t written =
+      (size_t)N * (2u * (size_t)m + 1u); /* states, goals, status */
   size_t slots = (size_t)N * (size_t)sp_domain_action_count(d);
   assert_true(s.bytes_resident >= s.bytes_total - s.bytes_npcs + written);
-  assert_true(s.bytes_resident <= s.bytes_total - s.bytes_npcs + written + 8 * page);
+  assert_true(s.bytes_resident <=
+              s.bytes_total - s.bytes_npcs + written + 8 * page);
   /* every NPC at (all 0) -> (all 0) through the caches: handles written,
    * the slots still untouched */
   SpPlanOptions o = {1, 0, 0, NULL};

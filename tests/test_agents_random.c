@@ -28,7 +28,8 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
   memset(r, 0, sizeof *r);
   random_domain_generate(&r->rd, seed, RD_FLAVOR_ANY);
   SpCompileOptions co = {1};
-  if (sp_domain_compile(&r->rd.spec, &co, plain, &r->d, NULL) != SP_OK) return 0;
+  if (sp_domain_compile(&r->rd.spec, &co, plain, &r->d, NULL) != SP_OK)
+    return 0;
   r->m = sp_domain_variable_count(r->d);
   assert_int_equal(sp_world_new(NULL, a, &r->w, NULL), SP_OK);
   SpCrowdOptions o;
@@ -47,8 +48,8 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
       cond[v] = rd_chance(&rng, 50) ? SP_ANY : (SpValue)rd_below(&rng, k);
       when[v] = rd_chance(&rng, 80) ? SP_ANY : (SpValue)rd_below(&rng, k);
     }
-    sp_crowd_add_goal(r->c, cond, rd_below(&rng, 3), g == 0 ? NULL : when,
-                      NULL, NULL);
+    sp_crowd_add_goal(r->c, cond, rd_below(&rng, 3), g == 0 ? NULL : when, NULL,
+                      NULL);
   }
   for (int act = 0; act < sp_domain_action_count(r->d); act++) {
     SpActionBehaviour b;
@@ -64,7 +65,8 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
     SpValue s[RD_MAX_VARIABLES];
     for (int v = 0; v < r->m; v++)
       s[v] = (SpValue)rd_below(&rng, sp_variable_value_count(r->d, v));
-    assert_int_equal(sp_crowd_spawn(r->c, s, 0, 0, SP_NO_PLACE, NULL, NULL), SP_OK);
+    assert_int_equal(sp_crowd_spawn(r->c, s, 0, 0, SP_NO_PLACE, NULL, NULL),
+                     SP_OK);
   }
   return 1;
 }
@@ -92,8 +94,10 @@ static void disturb(Run *r, RdRng *rng, SpValue *shadow) {
     SpAgentInfo info;
     sp_crowd_inspect(r->c, i, &info);
     if (info.phase == SP_PHASE_SCRIPT && info.target_x < 0) {
-      if (rd_chance(rng, 70)) sp_crowd_finish_step(r->c, i, NULL);
-      else sp_crowd_fail_step(r->c, i, 7, NULL);
+      if (rd_chance(rng, 70))
+        sp_crowd_finish_step(r->c, i, NULL);
+      else
+        sp_crowd_fail_step(r->c, i, 7, NULL);
     } else if (info.step >= 0 && info.phase != SP_PHASE_SCRIPT &&
                rd_chance(rng, 3)) {
       /* a step that is not scripted fails too (a hook raised) */
@@ -151,7 +155,8 @@ static void test_invariants(void **state) {
     size_t n = sp_crowd_size(r.c), m = (size_t)r.m;
     SpValue *shadow = malloc(n * m);
     uint8_t *idle_said = calloc(n, 1);
-    for (size_t i = 0; i < n; i++) memcpy(shadow + i * m, sp_crowd_state(r.c, i), m);
+    for (size_t i = 0; i < n; i++)
+      memcpy(shadow + i * m, sp_crowd_state(r.c, i), m);
     RdRng rng;
     rd_seed(&rng, seed);
     for (int f = 0; f < 60; f++) {

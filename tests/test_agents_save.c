@@ -17,22 +17,21 @@
 
 static const SpAllocator plain = {NULL, NULL};
 
-static const char MAP[] =
-    "........................\n"
-    "....####........###.....\n"
-    "....#..........=====....\n"
-    "....#..####....#........\n"
-    "...........#...#...##...\n"
-    ".....22....#.......#....\n"
-    ".....22....#####...#....\n"
-    "...................#....\n"
-    "..###......====.........\n"
-    "....#...........#####...\n"
-    "....#...................\n"
-    "........................\n";
+static const char MAP[] = "........................\n"
+                          "....####........###.....\n"
+                          "....#..........=====....\n"
+                          "....#..####....#........\n"
+                          "...........#...#...##...\n"
+                          ".....22....#.......#....\n"
+                          ".....22....#####...#....\n"
+                          "...................#....\n"
+                          "..###......====.........\n"
+                          "....#...........#####...\n"
+                          "....#...................\n"
+                          "........................\n";
 
 #define CROWDS 4
-#define KINDS 3
+#define KINDS  3
 
 /* A world built by "game code" from a seed: a grid, places of three kinds
  * (some with room for one or two), and four crowds (three paper domains
@@ -52,8 +51,9 @@ typedef struct Scene {
 
 static void random_cond(RdRng *rng, const SpDomain *d, SpValue *out, int any) {
   for (int v = 0; v < sp_domain_variable_count(d); v++)
-    out[v] = rd_chance(rng, any) ? SP_ANY
-                                 : (SpValue)rd_below(rng, sp_variable_value_count(d, v));
+    out[v] = rd_chance(rng, any)
+                 ? SP_ANY
+                 : (SpValue)rd_below(rng, sp_variable_value_count(d, v));
 }
 
 static void crowd_setup(Scene *s, int k, RdRng *rng, size_t agents) {
@@ -76,8 +76,11 @@ static void crowd_setup(Scene *s, int k, RdRng *rng, size_t agents) {
     b.min_duration = (float)rd_below(rng, 4) * 0.15f;
     b.max_duration = b.min_duration + (float)rd_below(rng, 3) * 0.2f;
     int bind = rd_below(rng, 10);
-    b.bind = bind < 3 ? SP_BIND_NONE : bind < 6 ? SP_BIND_KIND
-             : bind < 8 ? SP_BIND_PLACE : bind < 9 ? SP_BIND_HOME : SP_BIND_SCRIPT;
+    b.bind = bind < 3   ? SP_BIND_NONE
+             : bind < 6 ? SP_BIND_KIND
+             : bind < 8 ? SP_BIND_PLACE
+             : bind < 9 ? SP_BIND_HOME
+                        : SP_BIND_SCRIPT;
     b.kind = rd_below(rng, KINDS);
     if (b.bind == SP_BIND_PLACE) b.place = (uint32_t)rd_below(rng, places);
     b.interruptible = rd_chance(rng, 30);
@@ -92,7 +95,8 @@ static void crowd_setup(Scene *s, int k, RdRng *rng, size_t agents) {
       for (int v = 0; v < s->f[k].m; v++)
         cond[v] = ng->keep != NULL && ng->keep[v] ? SP_ANY : ng->values[v];
       random_cond(rng, d, when, 85);
-      sp_crowd_add_goal(c, cond, rd_below(rng, 3), g == 0 ? NULL : when, NULL, NULL);
+      sp_crowd_add_goal(c, cond, rd_below(rng, 3), g == 0 ? NULL : when, NULL,
+                        NULL);
     }
   }
   /* the random domain's crowd has over 16 goals: refusals past the
@@ -111,7 +115,8 @@ static void crowd_setup(Scene *s, int k, RdRng *rng, size_t agents) {
     do {
       x = rd_below(rng, width), y = rd_below(rng, height);
     } while (sp_grid_is_blocked(s->grid, x, y));
-    uint32_t home = rd_chance(rng, 80) ? (uint32_t)rd_below(rng, places) : SP_NO_PLACE;
+    uint32_t home =
+        rd_chance(rng, 80) ? (uint32_t)rd_below(rng, places) : SP_NO_PLACE;
     assert_int_equal(sp_crowd_spawn(c, st, x, y, home, NULL, NULL), SP_OK);
   }
 }
@@ -128,10 +133,12 @@ static void scene_open(Scene *s, uint64_t seed, size_t agents, SpAllocator a) {
   SpCompileOptions co = {1};
   for (uint64_t t = seed;; t += 1000) {
     random_domain_generate(&s->rd, t, RD_FLAVOR_ANY);
-    if (sp_domain_compile(&s->rd.spec, &co, plain, &s->rdom, NULL) == SP_OK) break;
+    if (sp_domain_compile(&s->rd.spec, &co, plain, &s->rdom, NULL) == SP_OK)
+      break;
   }
   s->dom[CROWDS - 1] = s->rdom;
-  assert_int_equal(sp_grid_new_ascii(MAP, strlen(MAP), plain, &s->grid, NULL), SP_OK);
+  assert_int_equal(sp_grid_new_ascii(MAP, strlen(MAP), plain, &s->grid, NULL),
+                   SP_OK);
   assert_int_equal(sp_world_new(s->grid, a, &s->w, NULL), SP_OK);
   static const char *const kinds[KINDS] = {"well", "inn", "forge"};
   for (int k = 0; k < KINDS; k++)
@@ -144,7 +151,8 @@ static void scene_open(Scene *s, uint64_t seed, size_t agents, SpAllocator a) {
       x = rd_below(&rng, 24), y = rd_below(&rng, 12);
     } while (sp_grid_is_blocked(s->grid, x, y));
     int cap = rd_chance(&rng, 50) ? 1 + rd_below(&rng, 2) : 0;
-    assert_int_equal(sp_world_add_place(s->w, p % KINDS, x, y, cap, NULL, NULL), SP_OK);
+    assert_int_equal(sp_world_add_place(s->w, p % KINDS, x, y, cap, NULL, NULL),
+                     SP_OK);
   }
   for (int k = 0; k < CROWDS; k++) crowd_setup(s, k, &rng, agents);
 }
@@ -169,23 +177,28 @@ static void disturb(Scene *s, RdRng *rng, int walls) {
       sp_crowd_inspect(c, i, &info);
       if (info.phase == SP_PHASE_SCRIPT && info.step >= 0) {
         int r = rd_below(rng, 10);
-        if (sp_crowd_set_target(c, i, r < 5 ? (uint32_t)rd_below(rng, 7) : SP_NO_PLACE,
-                                rd_below(rng, 24), rd_below(rng, 12), NULL) == SP_OK)
+        if (sp_crowd_set_target(
+                c, i, r < 5 ? (uint32_t)rd_below(rng, 7) : SP_NO_PLACE,
+                rd_below(rng, 24), rd_below(rng, 12), NULL) == SP_OK)
           continue;
-        if (r < 7) sp_crowd_finish_step(c, i, NULL);
-        else sp_crowd_fail_step(c, i, 9, NULL);
+        if (r < 7)
+          sp_crowd_finish_step(c, i, NULL);
+        else
+          sp_crowd_fail_step(c, i, 9, NULL);
       } else if (info.step >= 0 && rd_chance(rng, 3)) {
         assert_int_equal(sp_crowd_fail_step(c, i, 8, NULL), SP_OK);
       }
       if (rd_chance(rng, 2)) {
         int v = rd_below(rng, sp_domain_variable_count(d));
-        sp_crowd_set_var(c, i, v, rd_below(rng, sp_variable_value_count(d, v)), NULL);
+        sp_crowd_set_var(c, i, v, rd_below(rng, sp_variable_value_count(d, v)),
+                         NULL);
       }
     }
   }
   if (walls && rd_chance(rng, 5)) {
     int x = rd_below(rng, 24), y = rd_below(rng, 12);
-    sp_grid_set_blocked(s->grid, x, y, !sp_grid_is_blocked(s->grid, x, y), NULL);
+    sp_grid_set_blocked(s->grid, x, y, !sp_grid_is_blocked(s->grid, x, y),
+                        NULL);
   }
 }
 
@@ -204,7 +217,8 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
       SpError err; /* what a load checks holds after every update */
       if (sp_crowd_check(s->c[k], &err) != SP_OK) fail_msg("%s", err.message);
       size_t n = sp_crowd_event_count(s->c[k]);
-      if (log == NULL || n == 0) continue; /* no buffer yet: events may be NULL */
+      if (log == NULL || n == 0)
+        continue; /* no buffer yet: events may be NULL */
       if (log->n + n > log->cap) {
         log->cap = (log->n + n) * 2;
         log->ev = realloc(log->ev, log->cap * sizeof *log->ev);
@@ -220,8 +234,8 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
 static void *save(Scene *s, size_t *len) {
   void *buf;
   SpError err;
-  SpStatus st = sp_world_save(s->w, (const SpCrowd *const *)s->c, CROWDS, "xy", 2,
-                              &buf, len, &err);
+  SpStatus st = sp_world_save(s->w, (const SpCrowd *const *)s->c, CROWDS, "xy",
+                              2, &buf, len, &err);
   if (st != SP_OK) fail_msg("%s", err.message);
   return buf;
 }
@@ -229,7 +243,8 @@ static void *save(Scene *s, size_t *len) {
 static size_t count_kind(const Log *l, SpEventKind kind, SpReason reason) {
   size_t n = 0;
   for (size_t k = 0; k < l->n; k++)
-    n += l->ev[k].kind == kind && (reason == SP_REASON_COUNT || l->ev[k].reason == reason);
+    n += l->ev[k].kind == kind &&
+         (reason == SP_REASON_COUNT || l->ev[k].reason == reason);
   return n;
 }
 
@@ -250,17 +265,20 @@ static void test_round_trip_resumes_the_same_events(void **state) {
     RdRng at_save = rng;
     /* the walls at the save: B's game code rebuilds its map to match */
     unsigned char walls[24 * 12];
-    for (int c = 0; c < 24 * 12; c++) walls[c] = (unsigned char)sp_grid_is_blocked(a.grid, c % 24, c / 24);
+    for (int c = 0; c < 24 * 12; c++)
+      walls[c] = (unsigned char)sp_grid_is_blocked(a.grid, c % 24, c / 24);
     Log la = {NULL, 0, 0}, lb = {NULL, 0, 0};
     run(&a, &rng, 40, &la);
 
     scene_open(&b, seed, 40, plain);
-    for (int c = 0; c < 24 * 12; c++) sp_grid_set_blocked(b.grid, c % 24, c / 24, walls[c], NULL);
+    for (int c = 0; c < 24 * 12; c++)
+      sp_grid_set_blocked(b.grid, c % 24, c / 24, walls[c], NULL);
     /* B runs a few frames of its own first: the load replaces it all */
     RdRng other;
     rd_seed(&other, seed + 99);
     run(&b, &other, 3, NULL);
-    for (int c = 0; c < 24 * 12; c++) sp_grid_set_blocked(b.grid, c % 24, c / 24, walls[c], NULL);
+    for (int c = 0; c < 24 * 12; c++)
+      sp_grid_set_blocked(b.grid, c % 24, c / 24, walls[c], NULL);
     SpError err;
     SpStatus st = sp_world_load(b.w, b.c, CROWDS, saved, len, NULL, NULL, &err);
     if (st != SP_OK) fail_msg("seed %d: %s", (int)seed, err.message);
@@ -275,8 +293,9 @@ static void test_round_trip_resumes_the_same_events(void **state) {
     sp_world_save_free(b.w, sb, lb_len);
     sp_world_save_free(a.w, saved, len);
     for (size_t k = 0; k < la.n; k++) {
-      if (all.n == all.cap) all.cap = all.cap * 2 + 64,
-                            all.ev = realloc(all.ev, all.cap * sizeof *all.ev);
+      if (all.n == all.cap)
+        all.cap = all.cap * 2 + 64,
+        all.ev = realloc(all.ev, all.cap * sizeof *all.ev);
       all.ev[all.n++] = la.ev[k];
     }
     free(la.ev);
@@ -353,8 +372,9 @@ static void test_bad_input_changes_nothing(void **state) {
   bad[40] ^= 1;
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
-  bad[8] = 6;
-  refused(&b, bad, len, "format version 6, this saspu reads 5", before, blen);
+  bad[8] = 7;
+  refused(&b, bad, len, "format version 7, this saspu reads 5 to 6", before,
+          blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -368,8 +388,8 @@ static void test_bad_input_changes_nothing(void **state) {
       bad[at] ^= (uint8_t)(1u << bit);
       reseal(bad, len);
       SpError err;
-      if (sp_world_load_check(b.w, (const SpCrowd *const *)b.c, CROWDS, bad, len,
-                              NULL, NULL, &err) == SP_OK) {
+      if (sp_world_load_check(b.w, (const SpCrowd *const *)b.c, CROWDS, bad,
+                              len, NULL, NULL, &err) == SP_OK) {
         loaded++;
         continue;
       }
@@ -381,7 +401,8 @@ static void test_bad_input_changes_nothing(void **state) {
   assert_true(loaded > 100);
   /* the load that succeeds makes b save what a saved */
   SpError err;
-  assert_int_equal(sp_world_load(b.w, b.c, CROWDS, good, len, NULL, NULL, &err), SP_OK);
+  assert_int_equal(sp_world_load(b.w, b.c, CROWDS, good, len, NULL, NULL, &err),
+                   SP_OK);
   size_t now_len;
   uint8_t *now = save(&b, &now_len);
   assert_int_equal(now_len, len);
@@ -393,7 +414,6 @@ static void test_bad_input_changes_nothing(void **state) {
   scene_close(&a);
   scene_close(&b);
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Crafted saves: each field against the others                       */
@@ -413,13 +433,13 @@ static void put_le(uint8_t *p, uint64_t v, int bytes) {
  * sp_save.h; *places gets where the world's reservation counts start. */
 static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
                        size_t *places) {
-  size_t at = 32;
+  size_t at = sp_save_body_at(b, SIZE_MAX / 2); /* a sound save */
   uint32_t np = (uint32_t)get_le(b + at + 16, 4);
   *places = at + 20;
   at += 20 + 4u * np + 8;
   at += 4 + 12u * (size_t)get_le(b + at, 4);
   at += 4 + (size_t)get_le(b + at, 4); /* the world facts' values */
-  at += 4; /* crowd count */
+  at += 4;                             /* crowd count */
   for (int k = 0; k <= crowd; k++) {
     size_t m = (size_t)sp_domain_variable_count(s->dom[k]);
     int idb = sp_domain_action_count(s->dom[k]) <= 255 ? 1 : 2;
@@ -433,11 +453,12 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
       if (k == crowd && j == i) return at;
       at += SAVE_AGENT_BYTES + 4 * words + 2 * m;
       unsigned res = b[at++];
-      if ((res & 3u) == SP_NPC_PLANNED) at += 2 + (size_t)get_le(b + at, 2) * (size_t)idb;
+      if ((res & 3u) == SP_NPC_PLANNED)
+        at += 2 + (size_t)get_le(b + at, 2) * (size_t)idb;
     }
     at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
-    at += 1 + (size_t)b[at];                   /* the fact ties' values */
-    at += 1 + 8u * (size_t)b[at];              /* the sensors' next readings */
+    at += 1 + (size_t)b[at];                  /* the fact ties' values */
+    at += 1 + 8u * (size_t)b[at];             /* the sensors' next readings */
   }
   return 0;
 }
@@ -460,23 +481,41 @@ static size_t find_agent(const Scene *s, const uint8_t *b, Pick pick,
   return 0;
 }
 
-enum { R_TARGET = 0, R_TIME = 20, R_TX = 28, R_CURSOR = 32, R_STEP = 34,
-       R_GOAL = 38, R_FACTION = 44, R_FOTHER = 46, R_FVAR = 48,
-       R_FVALUE = 50, R_HOT_TIME = 52, R_PHASE = 56, R_FLAGS = 57,
-       R_SHUN = 63 };
+enum {
+  R_TARGET = 0,
+  R_TIME = 20,
+  R_TX = 28,
+  R_CURSOR = 32,
+  R_STEP = 34,
+  R_GOAL = 38,
+  R_FACTION = 44,
+  R_FOTHER = 46,
+  R_FVAR = 48,
+  R_FVALUE = 50,
+  R_HOT_TIME = 52,
+  R_PHASE = 56,
+  R_FLAGS = 57,
+  R_SHUN = 63
+};
 
-static int any_agent(const uint8_t *r) { (void)r; return 1; }
+static int any_agent(const uint8_t *r) {
+  (void)r;
+  return 1;
+}
 static int planned(const uint8_t *r) {
   return (r[R_FLAGS] & (F_HAS_PLAN | F_NEED_GOAL)) == F_HAS_PLAN;
 }
 static int acting(const uint8_t *r) {
-  return planned(r) && r[R_PHASE] == SP_PHASE_ACTING && !(r[R_FLAGS] & F_RESERVED);
+  return planned(r) && r[R_PHASE] == SP_PHASE_ACTING &&
+         !(r[R_FLAGS] & F_RESERVED);
 }
 static int walking(const uint8_t *r) {
   return planned(r) && r[R_PHASE] == SP_PHASE_WALKING &&
          !(r[R_FLAGS] & (F_BIND | F_RESERVED));
 }
-static int reserved(const uint8_t *r) { return planned(r) && (r[R_FLAGS] & F_RESERVED); }
+static int reserved(const uint8_t *r) {
+  return planned(r) && (r[R_FLAGS] & F_RESERVED);
+}
 
 /* One crafted class: the agent pick() finds gets `bytes` of `value` at
  * `field` of its record (a hot field when hot), the save is resealed and
@@ -488,7 +527,7 @@ typedef struct Craft {
   uint64_t value;
   uint8_t set_flags, phase; /* also or'ed into the flags; a phase (0: same) */
   const char *text;
-  uint8_t clear_flags;      /* taken out of the flags */
+  uint8_t clear_flags; /* taken out of the flags */
 } Craft;
 
 static uint32_t bits_of(float f) {
@@ -506,7 +545,8 @@ static void craft_refused(Scene *a, const uint8_t *good, size_t len,
   uint8_t *bad = malloc(len);
   memcpy(bad, good, len);
   if (c->bytes > 0) put_le(bad + at + c->field, c->value, c->bytes);
-  bad[at + R_FLAGS] = (uint8_t)((bad[at + R_FLAGS] | c->set_flags) & ~c->clear_flags);
+  bad[at + R_FLAGS] =
+      (uint8_t)((bad[at + R_FLAGS] | c->set_flags) & ~c->clear_flags);
   if (c->phase) bad[at + R_PHASE] = c->phase;
   reseal(bad, len);
   char text[160];
@@ -535,7 +575,8 @@ static void test_crafted_agents_refused(void **state) {
       {"fvar", any_agent, R_FVAR, 2, 900, 0, 0, "field 'fvar'", 0},
       {"fvalue", any_agent, R_FVALUE, 1, 200, 0, 0, "field 'fvalue'", 0},
       {"faction", any_agent, R_FACTION, 2, 4000, 0, 0, "field 'faction'", 0},
-      {"fother", any_agent, R_FOTHER, 2, (uint16_t)-7, 0, 0, "field 'fother'", 0},
+      {"fother", any_agent, R_FOTHER, 2, (uint16_t)-7, 0, 0, "field 'fother'",
+       0},
       /* the update indexed goals[255] */
       {"a plan without a goal", planned, R_GOAL, 1, GOAL_NONE, 0, 0,
        "field 'goal': it follows a plan but has no goal", 0},
@@ -562,8 +603,8 @@ static void test_crafted_agents_refused(void **state) {
       {"a goal given up past the goals", any_agent, R_SHUN, 1, 200, 0, 0,
        "field 'shun': goal 200 does not exist", 0},
       /* stuck for good, no events: thinking with nothing to think about */
-      {"thinking without a plan", acting, R_STEP, 2, STEP_NONE,
-       0, SP_PHASE_THINKING, "field 'flags': thinking with neither", F_HAS_PLAN},
+      {"thinking without a plan", acting, R_STEP, 2, STEP_NONE, 0,
+       SP_PHASE_THINKING, "field 'flags': thinking with neither", F_HAS_PLAN},
       {"a script step without a step", acting, R_STEP, 2, STEP_NONE, 0,
        SP_PHASE_SCRIPT, "field 'step': waiting for the script", 0},
       {"a place to bind while acting", acting, 0, 0, 0, F_BIND, 0,
@@ -611,7 +652,8 @@ static void test_crafted_reservations_over_capacity(void **state) {
         put_le(bad + places + 4 * p, 2, 4);
         reseal(bad, len);
         char text[64];
-        snprintf(text, sizeof text, "place %u: 2 reservations, its capacity is 1", p);
+        snprintf(text, sizeof text,
+                 "place %u: 2 reservations, its capacity is 1", p);
         refused(&a, bad, len, text, good, len);
         free(bad);
         done = 1;
@@ -653,7 +695,6 @@ static void test_crafted_but_sound_runs(void **state) {
   scene_close(&a);
 }
 
-
 /* A crafted list of cached fields (thousands of distinct cells, repeats)
  * costs no more than filling the world's cache once: a load computes at
  * most as many fields as the world can hold. */
@@ -661,14 +702,16 @@ static void test_crafted_field_list_is_bounded(void **state) {
   (void)state;
   Scene a;
   scene_open(&a, 3, 6, plain);
-  sp_world_set_field_budget(a.w, 4 * 24 * 12 * 16); /* a few fields of this grid */
+  sp_world_set_field_budget(a.w,
+                            4 * 24 * 12 * 16); /* a few fields of this grid */
   RdRng rng;
   rd_seed(&rng, 3);
   run(&a, &rng, 10, NULL);
   size_t len;
   uint8_t *good = save(&a, &len);
-  size_t np = (size_t)get_le(good + 32 + 16, 4);
-  size_t list = 32 + 20 + 4 * np + 8; /* the field count, then the list */
+  size_t body = sp_save_body_at(good, len);
+  size_t np = (size_t)get_le(good + body + 16, 4);
+  size_t list = body + 20 + 4 * np + 8; /* the field count, then the list */
   size_t nf = (size_t)get_le(good + list, 4), extra = 3000;
   size_t blen = len + 12 * extra;
   uint8_t *big = malloc(blen);
@@ -707,16 +750,20 @@ static void test_mismatched_world(void **state) {
   scene_open(&b, 6, 4, plain); /* other places, options, random domain */
   size_t blen;
   uint8_t *before = save(&b, &blen);
-  refused(&b, good, len, "the places (names of kinds, cells, capacities) differ",
-          before, blen);
+  refused(&b, good, len,
+          "the places (names of kinds, cells, capacities) differ", before,
+          blen);
   SpError err;
   /* crowds in another order */
   SpCrowd *swapped[CROWDS] = {a.c[1], a.c[0], a.c[2], a.c[3]};
-  assert_int_equal(sp_world_load(a.w, swapped, CROWDS, good, len, NULL, NULL, &err),
-                   SP_ERR_INVALID);
-  assert_non_null(strstr(err.message, "crowd 1 'citizen': domain differs from the saved one"));
-  assert_int_equal(sp_world_load(a.w, a.c, CROWDS - 1, good, len, NULL, NULL, &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(
+      sp_world_load(a.w, swapped, CROWDS, good, len, NULL, NULL, &err),
+      SP_ERR_INVALID);
+  assert_non_null(strstr(
+      err.message, "crowd 1 'citizen': domain differs from the saved one"));
+  assert_int_equal(
+      sp_world_load(a.w, a.c, CROWDS - 1, good, len, NULL, NULL, &err),
+      SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "the save holds 4 crowds, 3 were given"));
   /* a behaviour changed by the game code */
   SpActionBehaviour beh;
@@ -726,7 +773,8 @@ static void test_mismatched_world(void **state) {
   assert_int_equal(sp_crowd_set_action(a.c[2], 0, &beh, NULL), SP_OK);
   assert_int_equal(sp_world_load(a.w, a.c, CROWDS, good, len, NULL, NULL, &err),
                    SP_ERR_INVALID);
-  assert_non_null(strstr(err.message, "crowd 3 'acquisition_machine': action behaviours"));
+  assert_non_null(
+      strstr(err.message, "crowd 3 'acquisition_machine': action behaviours"));
   /* a wall where the save had none */
   sp_grid_set_blocked(a.grid, 0, 0, 1, NULL);
   assert_int_equal(sp_world_load(a.w, a.c, CROWDS, good, len, NULL, NULL, &err),
@@ -742,8 +790,10 @@ static void test_mismatched_world(void **state) {
     size_t out_len;
     SpStatus st = sp_world_save(b.w, (const SpCrowd *const *)b.c, 1, NULL, 0,
                                 &out, &out_len, &err);
-    if (st == SP_OK) sp_world_save_free(b.w, out, out_len);
-    else partial = strstr(err.message, "pass every crowd of the world") != NULL;
+    if (st == SP_OK)
+      sp_world_save_free(b.w, out, out_len);
+    else
+      partial = strstr(err.message, "pass every crowd of the world") != NULL;
   }
   assert_true(partial);
   sp_world_save_free(b.w, before, blen);

@@ -25,7 +25,8 @@ static void scene_open(Scene *s, SpBuiltSpec *b, const char *map, int threads) {
   memset(s, 0, sizeof *s);
   test_fixture_open(&s->f, b);
   if (map != NULL)
-    assert_int_equal(sp_grid_new_ascii(map, strlen(map), plain, &s->grid, NULL), SP_OK);
+    assert_int_equal(sp_grid_new_ascii(map, strlen(map), plain, &s->grid, NULL),
+                     SP_OK);
   SpError err;
   assert_int_equal(sp_world_new(s->grid, plain, &s->w, &err), SP_OK);
   SpCrowdOptions o;
@@ -63,8 +64,8 @@ static void timed(Scene *s, const char *action, float seconds) {
 static size_t spawn(Scene *s, const char *start, int x, int y) {
   size_t i;
   SpError err;
-  SpStatus st = sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, start)->values,
-                               x, y, SP_NO_PLACE, &i, &err);
+  SpStatus st = sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, start)->values, x,
+                               y, SP_NO_PLACE, &i, &err);
   if (st != SP_OK) fail_msg("%s", err.message);
   return i;
 }
@@ -98,14 +99,19 @@ static void test_citizen_work(void **state) {
   timed(&s, "work", 2.0f);
   size_t a = spawn(&s, "start_of_day", 0, 0);
   run(&s, a, 9, 0.5f);
-  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_food@0 | | step_finished:buy_food@0 step_started:buy_drink@0 step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 step_started:eat@0 | step_finished:eat@0 step_started:drink@0 step_finished:drink@0 step_started:work@0 | | | | step_finished:work@0 goal_reached@0 | idle/all_satisfied");
+  EXPECT_TRACE(
+      &s, "goal_chosen@0 planned@0 step_started:buy_food@0 | | "
+          "step_finished:buy_food@0 step_started:buy_drink@0 "
+          "step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 "
+          "step_started:eat@0 | step_finished:eat@0 step_started:drink@0 "
+          "step_finished:drink@0 step_started:work@0 | | | | "
+          "step_finished:work@0 goal_reached@0 | idle/all_satisfied");
   assert_true(holds(goal, sp_crowd_state(s.c, a), s.f.m));
   SpAgentInfo info;
   assert_int_equal(sp_crowd_inspect(s.c, a, &info), SP_OK);
   assert_int_equal(info.phase, SP_PHASE_IDLE);
   scene_close(&s);
 }
-
 
 /* Horse Breeder: the bucket is taken out of the breeder's hands while he
  * fills it: the running step and the plan break, he replans from there. */
@@ -116,18 +122,27 @@ static void test_horse_bucket_taken(void **state) {
   SpValue goal[3];
   named_goal(&s, "feed_horses", goal);
   assert_int_equal(sp_crowd_add_goal(s.c, goal, 1, NULL, NULL, NULL), SP_OK);
-  for (int k = 0; k < s.f.a; k++)
-    timed(&s, sp_action_name(s.f.d, k), 1.0f);
+  for (int k = 0; k < s.f.a; k++) timed(&s, sp_action_name(s.f.d, k), 1.0f);
   size_t a = spawn(&s, "morning", 0, 0);
   run(&s, a, 3, 1.0f);
-  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:pick_up_bucket@0 | step_finished:pick_up_bucket@0 step_started:fill_bucket@0 | step_finished:fill_bucket@0 step_started:fill_trough@0");
+  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:pick_up_bucket@0 | "
+                   "step_finished:pick_up_bucket@0 step_started:fill_bucket@0 "
+                   "| step_finished:fill_bucket@0 step_started:fill_trough@0");
   SpAgentInfo info;
   sp_crowd_inspect(s.c, a, &info);
   assert_int_equal(info.phase, SP_PHASE_ACTING);
   assert_string_equal(sp_action_name(s.f.d, info.action), "fill_trough");
-  assert_int_equal(sp_crowd_set_var(s.c, a, 1, 0, NULL), SP_OK); /* bucket on the floor */
+  assert_int_equal(sp_crowd_set_var(s.c, a, 1, 0, NULL),
+                   SP_OK); /* bucket on the floor */
   run(&s, a, 12, 1.0f);
-  EXPECT_TRACE(&s, "step_failed:fill_trough/world_changed@0 replanned/world_changed@0 step_started:pick_up_bucket@0 | step_finished:pick_up_bucket@0 step_started:fill_trough@0 | step_finished:fill_trough@0 step_started:drop_bucket@0 | step_finished:drop_bucket@0 step_started:take_haystack@0 | step_finished:take_haystack@0 step_started:fill_feeder@0 | step_finished:fill_feeder@0 goal_reached@0 | idle/all_satisfied | | | | |");
+  EXPECT_TRACE(
+      &s, "step_failed:fill_trough/world_changed@0 replanned/world_changed@0 "
+          "step_started:pick_up_bucket@0 | step_finished:pick_up_bucket@0 "
+          "step_started:fill_trough@0 | step_finished:fill_trough@0 "
+          "step_started:drop_bucket@0 | step_finished:drop_bucket@0 "
+          "step_started:take_haystack@0 | step_finished:take_haystack@0 "
+          "step_started:fill_feeder@0 | step_finished:fill_feeder@0 "
+          "goal_reached@0 | idle/all_satisfied | | | | |");
   assert_true(holds(goal, sp_crowd_state(s.c, a), 3));
   scene_close(&s);
 }
@@ -149,13 +164,21 @@ static void test_scripted_failure(void **state) {
   sp_crowd_set_action(s.c, sp_builtin_action(s.f.b, "buy_food"), &b, NULL);
   size_t a = spawn(&s, "start_of_day", 0, 0);
   run(&s, a, 2, 0.1f);
-  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_food@0 waiting:buy_food@0 |");
+  EXPECT_TRACE(
+      &s,
+      "goal_chosen@0 planned@0 step_started:buy_food@0 waiting:buy_food@0 |");
   assert_int_equal(sp_crowd_fail_step(s.c, a, 42, NULL), SP_OK);
   run(&s, a, 2, 0.1f);
-  EXPECT_TRACE(&s, "step_failed:buy_food/script@0 | replanned/step_failed@0 step_started:buy_food@0 waiting:buy_food@0");
+  EXPECT_TRACE(&s, "step_failed:buy_food/script@0 | replanned/step_failed@0 "
+                   "step_started:buy_food@0 waiting:buy_food@0");
   assert_int_equal(sp_crowd_finish_step(s.c, a, NULL), SP_OK);
   run(&s, a, 2, 0.1f);
-  EXPECT_TRACE(&s, "step_finished:buy_food@0 step_started:buy_drink@0 step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 step_started:eat@0 step_finished:eat@0 step_started:drink@0 step_finished:drink@0 step_started:work@0 step_finished:work@0 goal_reached@0 | idle/all_satisfied");
+  EXPECT_TRACE(&s,
+               "step_finished:buy_food@0 step_started:buy_drink@0 "
+               "step_finished:buy_drink@0 step_started:take@0 "
+               "step_finished:take@0 step_started:eat@0 step_finished:eat@0 "
+               "step_started:drink@0 step_finished:drink@0 step_started:work@0 "
+               "step_finished:work@0 goal_reached@0 | idle/all_satisfied");
   scene_close(&s);
 }
 
@@ -184,7 +207,8 @@ static void test_no_plan_falls_back(void **state) {
   /* the same instance planned directly */
   SpValue s0[8], g[8];
   memcpy(s0, sp_builtin_start(s.f.b, "start_of_day")->values, 7);
-  for (int v = 0; v < 7; v++) g[v] = impossible[v] == SP_ANY ? s0[v] : impossible[v];
+  for (int v = 0; v < 7; v++)
+    g[v] = impossible[v] == SP_ANY ? s0[v] : impossible[v];
   uint16_t plan[16];
   int len;
   SpFailure f2;
@@ -213,7 +237,9 @@ static void bound(Scene *s, const char *action, SpBind bind, uint32_t place,
   b.bind = bind;
   b.place = place;
   b.kind = kind;
-  assert_int_equal(sp_crowd_set_action(s->c, sp_builtin_action(s->f.b, action), &b, NULL), SP_OK);
+  assert_int_equal(
+      sp_crowd_set_action(s->c, sp_builtin_action(s->f.b, action), &b, NULL),
+      SP_OK);
 }
 
 /* A Citizen in the town with the work goal and one market at (x, y). */
@@ -222,7 +248,8 @@ static uint32_t town_market(Scene *s, int x, int y, int capacity) {
   int market;
   uint32_t p;
   sp_world_kind(s->w, "market", &market, NULL);
-  assert_int_equal(sp_world_add_place(s->w, market, x, y, capacity, &p, NULL), SP_OK);
+  assert_int_equal(sp_world_add_place(s->w, market, x, y, capacity, &p, NULL),
+                   SP_OK);
   SpValue goal[8];
   named_goal(s, "work", goal);
   sp_crowd_add_goal(s->c, goal, 10, NULL, NULL, NULL);
@@ -239,14 +266,15 @@ static void test_unreachable_cooldown(void **state) {
   size_t a = spawn(&s, "start_of_day", 9, 3);
   run(&s, a, 2, 0.5f);
   /* the ready steps without a place go first (nearest target) */
-  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_drink@0 "
-                   "step_finished:buy_drink@0 step_started:take@0 "
-                   "step_finished:take@0 step_started:drink@0 "
-                   "step_finished:drink@0 step_started:buy_food@0 "
-                   "step_failed:buy_food/unreachable@0 "
-                   "blocked:buy_food/unreachable@0 | "
-                   "replanned/step_failed@0 step_started:buy_food@0 "
-                   "step_failed:buy_food/cooldown@0 blocked:buy_food/cooldown@0");
+  EXPECT_TRACE(&s,
+               "goal_chosen@0 planned@0 step_started:buy_drink@0 "
+               "step_finished:buy_drink@0 step_started:take@0 "
+               "step_finished:take@0 step_started:drink@0 "
+               "step_finished:drink@0 step_started:buy_food@0 "
+               "step_failed:buy_food/unreachable@0 "
+               "blocked:buy_food/unreachable@0 | "
+               "replanned/step_failed@0 step_started:buy_food@0 "
+               "step_failed:buy_food/cooldown@0 blocked:buy_food/cooldown@0");
   /* 5 s of cooldown from t = 0.5 at 0.5 s a frame: one retry at t = 5.5 */
   run(&s, a, 9, 0.5f);
   EXPECT_TRACE(&s, " | | | | | | | | step_started:buy_food@0 "
@@ -318,7 +346,8 @@ static void test_no_target_after_finish(void **state) {
   assert_int_equal(info.phase, SP_PHASE_SCRIPT);
   assert_int_equal(sp_crowd_finish_step(s.c, a, NULL), SP_OK);
   SpError err;
-  assert_int_equal(sp_crowd_set_target(s.c, a, SP_NO_PLACE, 5, 5, &err), SP_ERR_STATE);
+  assert_int_equal(sp_crowd_set_target(s.c, a, SP_NO_PLACE, 5, 5, &err),
+                   SP_ERR_STATE);
   assert_non_null(strstr(err.message, "its step has finished"));
   sp_crowd_inspect(s.c, a, &info);
   assert_int_equal(info.phase, SP_PHASE_SCRIPT);
@@ -338,7 +367,8 @@ static void test_fail_running_step(void **state) {
   size_t a = spawn(&s, "start_of_day", 2, 3);
   SpValue before[8];
   memcpy(before, sp_crowd_state(s.c, a), (size_t)s.f.m);
-  assert_int_equal(sp_crowd_fail_step(s.c, a, 5, NULL), SP_ERR_STATE); /* nothing runs */
+  assert_int_equal(sp_crowd_fail_step(s.c, a, 5, NULL),
+                   SP_ERR_STATE); /* nothing runs */
   run(&s, a, 1, 0.5f);
   EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_drink@0");
   assert_int_equal(sp_crowd_fail_step(s.c, a, 42, NULL), SP_OK);
@@ -349,8 +379,9 @@ static void test_fail_running_step(void **state) {
   assert_int_equal(sp_crowd_events(s.c)[0].detail, 42);
   assert_memory_equal(before, sp_crowd_state(s.c, a), (size_t)s.f.m);
   run(&s, a, 1, 1.0f);
-  EXPECT_TRACE(&s, "step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 "
-                   "step_started:drink@0 step_finished:drink@0 step_started:buy_food@0");
+  EXPECT_TRACE(
+      &s, "step_finished:buy_drink@0 step_started:take@0 step_finished:take@0 "
+          "step_started:drink@0 step_finished:drink@0 step_started:buy_food@0");
   SpAgentInfo info;
   SpPlaceInfo pi;
   sp_crowd_inspect(s.c, a, &info);
@@ -382,16 +413,19 @@ static void test_caller_selects_goals(void **state) {
   sp_crowd_add_goal(s.c, supplies, 1, NULL, &gm, NULL);
   sp_crowd_set_selector(s.c, 1);
   size_t a = spawn(&s, "start_of_day", 0, 0);
-  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_ERR_STATE); /* not asked yet */
+  assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL),
+                   SP_ERR_STATE); /* not asked yet */
   run(&s, a, 1, 0.5f);
   EXPECT_TRACE(&s, "waiting/select");
   assert_int_equal(sp_crowd_events(s.c)[0].flags, SP_EVENT_HOOK);
   assert_int_equal(sp_crowd_select_goal(s.c, a, 7, NULL), SP_ERR_STATE);
   assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_OK);
   run(&s, a, 2, 0.5f);
-  EXPECT_TRACE(&s, "goal_chosen@1 planned@1 step_started:buy_food@1 step_finished:buy_food@1 "
-                   "step_started:buy_drink@1 step_finished:buy_drink@1 goal_reached@1 | "
-                   "waiting/select");
+  EXPECT_TRACE(
+      &s, "goal_chosen@1 planned@1 step_started:buy_food@1 "
+          "step_finished:buy_food@1 "
+          "step_started:buy_drink@1 step_finished:buy_drink@1 goal_reached@1 | "
+          "waiting/select");
   assert_true(holds(supplies, sp_crowd_state(s.c, a), s.f.m));
   assert_int_equal(sp_crowd_select_goal(s.c, a, -1, NULL), SP_OK);
   run(&s, a, 2, 0.5f);
@@ -415,7 +449,8 @@ static void test_caller_asked_again_after_change(void **state) {
   sp_crowd_set_selector(s.c, 1);
   size_t a = spawn(&s, "start_of_day", 0, 0);
   int wander = sp_crowd_state(s.c, a)[3];
-  assert_int_equal(sp_crowd_set_var(s.c, a, 3, 1 - wander, NULL), SP_OK); /* not asked yet */
+  assert_int_equal(sp_crowd_set_var(s.c, a, 3, 1 - wander, NULL),
+                   SP_OK); /* not asked yet */
   run(&s, a, 1, 0.5f);
   EXPECT_TRACE(&s, "waiting/select");
   /* nothing chosen, then the state changes: asked again, not idle */
@@ -439,8 +474,10 @@ static void test_caller_asked_again_after_change(void **state) {
   EXPECT_TRACE(&s, "waiting/select");
   assert_int_equal(sp_crowd_select_goal(s.c, a, gm, NULL), SP_OK);
   run(&s, a, 1, 0.5f);
-  EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_food@0 step_finished:buy_food@0 "
-                   "step_started:buy_drink@0 step_finished:buy_drink@0 goal_reached@0");
+  EXPECT_TRACE(
+      &s, "goal_chosen@0 planned@0 step_started:buy_food@0 "
+          "step_finished:buy_food@0 "
+          "step_started:buy_drink@0 step_finished:buy_drink@0 goal_reached@0");
   scene_close(&s);
 }
 

@@ -37,9 +37,10 @@ static void scene_close(Scene *s) {
 
 static size_t spawn(Scene *s, int x, int y) {
   size_t id;
-  assert_int_equal(sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, "start_of_day")->values, x, y,
-                                  SP_NO_PLACE, &id, NULL),
-                   SP_OK);
+  assert_int_equal(
+      sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, "start_of_day")->values, x,
+                     y, SP_NO_PLACE, &id, NULL),
+      SP_OK);
   return id;
 }
 
@@ -60,8 +61,11 @@ static void test_near_matches_a_scan(void **state) {
     for (int k = 0; k < 10; k++) {
       size_t i = (size_t)(rand() % 300);
       if (!sp_crowd_alive(s.c, i)) continue;
-      if (k == 0) assert_int_equal(sp_crowd_despawn(s.c, i, NULL), SP_OK);
-      else assert_int_equal(sp_crowd_teleport(s.c, i, rand() % 200, rand() % 120, NULL), SP_OK);
+      if (k == 0)
+        assert_int_equal(sp_crowd_despawn(s.c, i, NULL), SP_OK);
+      else
+        assert_int_equal(
+            sp_crowd_teleport(s.c, i, rand() % 200, rand() % 120, NULL), SP_OK);
     }
     int x = rand() % 220 - 10, y = rand() % 140 - 10, r = rand() % 40;
     size_t max = (size_t)(round % 3 == 0 ? 5 : 0);
@@ -73,7 +77,9 @@ static void test_near_matches_a_scan(void **state) {
     size_t nw = 0;
     for (size_t i = 0; i < 300; i++) {
       int ax, ay;
-      if (!sp_crowd_alive(s.c, i) || sp_crowd_position(s.c, i, &ax, &ay) != SP_OK) continue;
+      if (!sp_crowd_alive(s.c, i) ||
+          sp_crowd_position(s.c, i, &ax, &ay) != SP_OK)
+        continue;
       int d = cheb(ax, ay, x, y);
       if (d <= r) want[nw++] = (uint64_t)d << 32 | i;
     }
@@ -89,7 +95,8 @@ static void test_near_matches_a_scan(void **state) {
   SpError err;
   const uint32_t *got;
   size_t n;
-  assert_int_equal(sp_crowd_near(s.c, 1, 1, -1, 0, &got, &n, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_crowd_near(s.c, 1, 1, -1, 0, &got, &n, &err),
+                   SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "radius -1 is negative"));
   scene_close(&s);
 }
@@ -102,17 +109,22 @@ static void test_facts_set_get_and_errors(void **state) {
   const char *twice[] = {"a", "a"};
   int id = -1;
   SpError err;
-  assert_int_equal(sp_world_add_fact(s.w, "alarm", alarm, 2, 1, &id, &err), SP_OK);
+  assert_int_equal(sp_world_add_fact(s.w, "alarm", alarm, 2, 1, &id, &err),
+                   SP_OK);
   assert_int_equal(id, 0);
   assert_int_equal(sp_world_get_fact(s.w, 0), 1);
   assert_string_equal(sp_world_fact_value_name(s.w, 0, 0), "quiet");
   assert_int_equal(sp_world_find_fact(s.w, "alarm"), 0);
-  assert_int_equal(sp_world_add_fact(s.w, "alarm", alarm, 2, 0, NULL, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_world_add_fact(s.w, "alarm", alarm, 2, 0, NULL, &err),
+                   SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "fact 'alarm' exists already"));
-  assert_int_equal(sp_world_add_fact(s.w, "dup", twice, 2, 0, NULL, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_world_add_fact(s.w, "dup", twice, 2, 0, NULL, &err),
+                   SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "value 'a' is named twice"));
-  assert_int_equal(sp_world_add_fact(s.w, "one", alarm, 1, 0, NULL, &err), SP_ERR_INVALID);
-  assert_int_equal(sp_world_add_fact(s.w, "bad", alarm, 2, 2, NULL, &err), SP_ERR_INVALID);
+  assert_int_equal(sp_world_add_fact(s.w, "one", alarm, 1, 0, NULL, &err),
+                   SP_ERR_INVALID);
+  assert_int_equal(sp_world_add_fact(s.w, "bad", alarm, 2, 2, NULL, &err),
+                   SP_ERR_INVALID);
   assert_int_equal(sp_world_fact_count(s.w), 1);
   assert_int_equal(sp_world_set_fact(s.w, 0, 0, &err), SP_OK);
   assert_int_equal(sp_world_get_fact(s.w, 0), 0);
@@ -137,13 +149,16 @@ static void test_ties_checked(void **state) {
   const char *yes_no[] = {"yes", "no"};
   const char *bools[] = {"false", "true"};
   SpError err;
-  assert_int_equal(sp_world_add_fact(s.w, "mood", yes_no, 2, 0, NULL, NULL), SP_OK);
-  assert_int_equal(sp_world_add_fact(s.w, "rested", bools, 2, 0, NULL, NULL), SP_OK);
+  assert_int_equal(sp_world_add_fact(s.w, "mood", yes_no, 2, 0, NULL, NULL),
+                   SP_OK);
+  assert_int_equal(sp_world_add_fact(s.w, "rested", bools, 2, 0, NULL, NULL),
+                   SP_OK);
   int rested = var_of(&s, "rested");
   assert_int_equal(sp_crowd_tie_fact(s.c, 0, rested, &err), SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "its values differ from the fact's"));
   assert_int_equal(sp_crowd_tie_fact(s.c, 1, rested, &err), SP_ERR_INVALID);
-  assert_non_null(strstr(err.message, "changes it (only the world sets a fact)"));
+  assert_non_null(
+      strstr(err.message, "changes it (only the world sets a fact)"));
   assert_int_equal(sp_crowd_tie_fact(s.c, 7, rested, &err), SP_ERR_INVALID);
   assert_int_equal(sp_crowd_tie_fact(s.c, 1, 99, &err), SP_ERR_INVALID);
   scene_close(&s);
@@ -157,7 +172,8 @@ static void test_sensors_checked(void **state) {
   SpError err;
   SpSensor sn = {var_of(&s, "rested"), 1, 0, s.c, -1, 3, 0.0f};
   assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
-  assert_non_null(strstr(err.message, "an action changes it (the sensor sets it)"));
+  assert_non_null(
+      strstr(err.message, "an action changes it (the sensor sets it)"));
   sn.on = sn.off = 0;
   assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "two different values"));

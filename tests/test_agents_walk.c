@@ -28,7 +28,8 @@ static SpGrid *random_grid(RdRng *rng) {
   }
   SpGrid *g;
   SpGridError err;
-  assert_int_equal(sp_grid_new_ascii(text, (size_t)(p - text), plain, &g, &err), SP_OK);
+  assert_int_equal(sp_grid_new_ascii(text, (size_t)(p - text), plain, &g, &err),
+                   SP_OK);
   return g;
 }
 
@@ -86,14 +87,17 @@ static void walk_town(uint64_t seed, int threads, float speed) {
     random_open_cell(g, &rng, &mx, &my);
     SpGridPoint t = {mx, my};
     SpGridError gerr;
-    assert_int_equal(sp_grid_distance_field(g, t, NULL, dist, scratch, &gerr), SP_OK);
+    assert_int_equal(sp_grid_distance_field(g, t, NULL, dist, scratch, &gerr),
+                     SP_OK);
     reached = 0;
     for (int y = 0; y < H; y++)
-      for (int x = 0; x < W; x++) reached += isfinite(dist[sp_grid_field_index(g, x, y)]);
+      for (int x = 0; x < W; x++)
+        reached += isfinite(dist[sp_grid_field_index(g, x, y)]);
   }
   uint32_t place;
   sp_world_kind(w, "market", &market, NULL);
-  assert_int_equal(sp_world_add_place(w, market, mx, my, 0, &place, NULL), SP_OK);
+  assert_int_equal(sp_world_add_place(w, market, mx, my, 0, &place, NULL),
+                   SP_OK);
   SpCrowdOptions o;
   memset(&o, 0, sizeof o);
   o.capacity = AGENTS;
@@ -121,8 +125,10 @@ static void walk_town(uint64_t seed, int threads, float speed) {
     int x, y;
     random_open_cell(g, &rng, &x, &y);
     size_t id;
-    assert_int_equal(sp_crowd_spawn(c, sp_builtin_start(f.b, "start_of_day")->values,
-                                    x, y, SP_NO_PLACE, &id, NULL), SP_OK);
+    assert_int_equal(
+        sp_crowd_spawn(c, sp_builtin_start(f.b, "start_of_day")->values, x, y,
+                       SP_NO_PLACE, &id, NULL),
+        SP_OK);
     len[i] = descent(g, dist, x, y, path[i]);
     started[i] = arrived[i] = -1;
   }
@@ -155,8 +161,10 @@ static void walk_town(uint64_t seed, int threads, float speed) {
       assert_true(px == info.x && py == info.y);
       size_t want = path[i][at];
       if (sp_grid_field_index(g, info.x, info.y) != want)
-        fail_msg("seed %llu agent %zu frame %d: at (%d, %d), the descent is at cell %d of %d",
-                 (unsigned long long)seed, i, frame, info.x, info.y, at, len[i]);
+        fail_msg("seed %llu agent %zu frame %d: at (%d, %d), the descent is at "
+                 "cell %d of %d",
+                 (unsigned long long)seed, i, frame, info.x, info.y, at,
+                 len[i]);
       /* it arrives in the first frame of walking whose cells reach the
        * target: floor(speed k) >= len once speed k >= len */
       int k_in = (int)ceilf((float)len[i] / speed);

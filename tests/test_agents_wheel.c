@@ -29,7 +29,7 @@ static void test_waiting_agents_cost_nothing(void **state) {
   SpCrowdStats s;
   assert_int_equal(sp_crowd_update(t.c, 1.0f / 60.0f, NULL), SP_OK);
   sp_crowd_counters(t.c, &s);
-  assert_int_equal(s.visited, N); /* every agent plans and starts */
+  assert_int_equal(s.visited, N);  /* every agent plans and starts */
   for (int f = 2; f <= 590; f++) { /* under 10 s */
     assert_int_equal(sp_crowd_update(t.c, 1.0f / 60.0f, NULL), SP_OK);
     sp_crowd_counters(t.c, &s);
@@ -103,9 +103,9 @@ static void run_checked(Citizens *t, size_t n, const float *dts, size_t ndt,
  * after them); steps longer than a lap of the wheel. */
 static void test_steps_end_when_due(void **state) {
   (void)state;
-  static const float dts[] = {1.0f / 60.0f, 1.0f / 60.0f, 0.1f, 0.37f,
-                              1.0f / 30.0f, 5.0f, 1.0f / 60.0f, 0.02f,
-                              30.0f, 0.25f, 1.0f / 144.0f, 2.5f};
+  static const float dts[] = {1.0f / 60.0f, 1.0f / 60.0f, 0.1f,          0.37f,
+                              1.0f / 30.0f, 5.0f,         1.0f / 60.0f,  0.02f,
+                              30.0f,        0.25f,        1.0f / 144.0f, 2.5f};
   for (int threads = 1; threads <= 3; threads += 2) {
     Citizens t;
     citizens_open(&t, 600, 0.5f, 40.0f, threads, 7);

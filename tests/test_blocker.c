@@ -51,7 +51,8 @@ static void search(Space *s, const SpValue *s0) {
   while (head < tail) {
     long st = s->queue[head++];
     for (int k = 0; k < p->action_count + s->links; k++) {
-      const SpActionSpec *a = k < p->action_count ? &p->actions[k] : &s->link[k - p->action_count];
+      const SpActionSpec *a =
+          k < p->action_count ? &p->actions[k] : &s->link[k - p->action_count];
       if (!applies(s, a, st)) continue;
       long next = st + (long)(a->post - a->pre) * s->stride[a->variable];
       if (!s->seen[next]) {
@@ -98,7 +99,8 @@ typedef struct Reach {
   unsigned char *with[CACHED];
 } Reach;
 
-static int reached_in(const Space *s, const unsigned char *seen, const SpValue *goal) {
+static int reached_in(const Space *s, const unsigned char *seen,
+                      const SpValue *goal) {
   for (long st = 0; st < s->states; st++) {
     if (!seen[st]) continue;
     int ok = 1;
@@ -113,7 +115,8 @@ static int reached_in(const Space *s, const unsigned char *seen, const SpValue *
 static const unsigned char *reach(Space *s, Reach *r, const SpValue *s0,
                                   const SpActionSpec *link) {
   long start = 0;
-  for (int v = 0; v < s->spec->variable_count; v++) start += s0[v] * s->stride[v];
+  for (int v = 0; v < s->spec->variable_count; v++)
+    start += s0[v] * s->stride[v];
   if (r->start != start) {
     r->start = start;
     r->count = 0;
@@ -140,9 +143,9 @@ static const unsigned char *reach(Space *s, Reach *r, const SpValue *s0,
  * needed), it names a value the goal needs (the goal's own value, or the
  * prevail of the action named), and with its link added the way opens
  * (the value where the chain began is reached). */
-static void check_blocker(const SpDomain *d, const SpDomainSpec *spec, Space *sp, Reach *r,
-                          void *scratch, const SpValue *s0, const SpValue *goal,
-                          const SpFailure *f, Tally *t) {
+static void check_blocker(const SpDomain *d, const SpDomainSpec *spec,
+                          Space *sp, Reach *r, void *scratch, const SpValue *s0,
+                          const SpValue *goal, const SpFailure *f, Tally *t) {
   SpBlocker b;
   t->unsolvable++;
   SpBlockerKind k = sp_plan_blocker(d, s0, goal, f, scratch, &b);
@@ -157,12 +160,14 @@ static void check_blocker(const SpDomain *d, const SpDomainSpec *spec, Space *sp
   assert_int_equal(b.current, s0[b.variable]);
   assert_int_not_equal(b.current, b.needed);
   if (b.action < 0) {
-    assert_int_equal(goal[b.variable], b.needed); /* never a value the goal leaves */
+    assert_int_equal(goal[b.variable],
+                     b.needed); /* never a value the goal leaves */
   } else {
     const SpActionSpec *a = &spec->actions[b.action];
     int found = 0;
     for (int p = 0; p < a->prevail_count; p++)
-      found |= a->prevails[p].variable == b.variable && a->prevails[p].value == b.needed;
+      found |= a->prevails[p].variable == b.variable &&
+               a->prevails[p].value == b.needed;
     assert_true(found);
   }
   if (k == SP_BLOCK_NOTHING_SETS) assert_int_equal(b.link_to, b.needed);
@@ -183,7 +188,8 @@ static void check_blocker(const SpDomain *d, const SpDomainSpec *spec, Space *sp
 
 /* Every pair (every goal state, and every goal leaving one variable free)
  * of a compiled domain whose planner finds no plan. */
-static void check_all_pairs(const SpDomainSpec *spec, const SpDomain *d, Tally *t) {
+static void check_all_pairs(const SpDomainSpec *spec, const SpDomain *d,
+                            Tally *t) {
   SpWorkspace *ws = NULL;
   SpError err;
   assert_int_equal(sp_workspace_new(d, plain, &ws, &err), SP_OK);
@@ -231,8 +237,10 @@ static void test_paper_domain(void **state) {
   assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &d, &err), SP_OK);
   Tally t = {0, 0, 0, 0};
   check_all_pairs(&b->spec, d, &t);
-  printf("%s: %ld unsolvable pairs, %ld with a missing link (%ld solved by it alone), "
-         "%ld of order\n", b->spec.name, t.unsolvable, t.reachability, t.solved_by_links,
+  printf("%s: %ld unsolvable pairs, %ld with a missing link (%ld solved by it "
+         "alone), "
+         "%ld of order\n",
+         b->spec.name, t.unsolvable, t.reachability, t.solved_by_links,
          t.order);
   assert_true(t.unsolvable > 0);
   sp_domain_free(d);
@@ -247,7 +255,8 @@ static void test_random_domains(void **state) {
     RandomDomain rd;
     random_domain_generate(&rd, seed, (RdFlavor)(seed % RD_FLAVOR_COUNT));
     long states = 1;
-    for (int v = 0; v < rd.spec.variable_count; v++) states *= rd.spec.variables[v].value_count;
+    for (int v = 0; v < rd.spec.variable_count; v++)
+      states *= rd.spec.variables[v].value_count;
     if (states > 48) continue; /* every pair: keep each space small */
     SpDomain *d = NULL;
     SpError err;
@@ -256,9 +265,10 @@ static void test_random_domains(void **state) {
     sp_domain_free(d);
     domains++;
   }
-  printf("%d random domains: %ld unsolvable pairs, %ld with a missing link (%ld solved by "
-         "it alone), %ld of order\n", domains, t.unsolvable, t.reachability,
-         t.solved_by_links, t.order);
+  printf("%d random domains: %ld unsolvable pairs, %ld with a missing link "
+         "(%ld solved by "
+         "it alone), %ld of order\n",
+         domains, t.unsolvable, t.reachability, t.solved_by_links, t.order);
   assert_true(t.reachability > 0);
 }
 
@@ -283,16 +293,19 @@ static void test_sheriff(void **state) {
   assert_int_equal(sp_plan(d, ws, s0, goal, plan, &len, &f), SP_NO_PLAN);
   void *scratch = malloc(sp_blocker_scratch_size(d));
   SpBlocker b;
-  assert_int_equal(sp_plan_blocker(d, s0, goal, &f, scratch, &b), SP_BLOCK_NO_WAY_OUT);
+  assert_int_equal(sp_plan_blocker(d, s0, goal, &f, scratch, &b),
+                   SP_BLOCK_NO_WAY_OUT);
   assert_int_equal(b.current, 2);
   assert_int_equal(b.needed, 1);
   assert_int_equal(b.link_to, 0);
   char text[512];
   sp_blocker_format(d, &b, text, sizeof text);
   assert_string_equal(text,
-      "the goal needs outlaw = in_cell, but outlaw is escaped and no action leaves "
-      "escaped (the way to in_cell begins at at_large, which no action sets); missing: "
-      "an action setting outlaw from escaped to at_large");
+                      "the goal needs outlaw = in_cell, but outlaw is escaped "
+                      "and no action leaves "
+                      "escaped (the way to in_cell begins at at_large, which "
+                      "no action sets); missing: "
+                      "an action setting outlaw from escaped to at_large");
   free(scratch);
   sp_workspace_free(ws);
   sp_domain_free(d);
@@ -300,12 +313,12 @@ static void test_sheriff(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_sheriff),
-    PAPER_COUNT_TEST(0, test_paper_domain),
-    PAPER_COUNT_TEST(1, test_paper_domain),
-    PAPER_COUNT_TEST(2, test_paper_domain),
-    PAPER_COUNT_TEST(3, test_paper_domain),
-    cmocka_unit_test(test_random_domains),
+      cmocka_unit_test(test_sheriff),
+      PAPER_COUNT_TEST(0, test_paper_domain),
+      PAPER_COUNT_TEST(1, test_paper_domain),
+      PAPER_COUNT_TEST(2, test_paper_domain),
+      PAPER_COUNT_TEST(3, test_paper_domain),
+      cmocka_unit_test(test_random_domains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,8 @@ static void compare_plan(const SpDomain *d, const uint16_t *plan, int len,
   int i, n = 0, same;
   while (expected[n] != NULL) n++;
   same = len == n;
-  for (i = 0; same && i < n; i++) same = strcmp(sp_action_name(d, plan[i]), expected[i]) == 0;
+  for (i = 0; same && i < n; i++)
+    same = strcmp(sp_action_name(d, plan[i]), expected[i]) == 0;
   if (!same) {
     fprintf(stderr, "%s: expected", sp_domain_name(d));
     for (i = 0; i < n; i++) fprintf(stderr, "%s %s", i ? "," : "", expected[i]);
@@ -36,7 +37,8 @@ static void compare_plan(const SpDomain *d, const uint16_t *plan, int len,
     fputc('\n', stderr);
   }
   assert_int_equal(len, n);
-  for (i = 0; i < n; i++) assert_string_equal(sp_action_name(d, plan[i]), expected[i]);
+  for (i = 0; i < n; i++)
+    assert_string_equal(sp_action_name(d, plan[i]), expected[i]);
 }
 
 /* Plans from the named start to the named goal (resolved against that
@@ -68,8 +70,8 @@ static void expect_plan_raw(TestFixture *f, const SpValue *s0, const SpValue *g,
 }
 
 /* Checks one pair with the oracle (BFS from s0 first). */
-static void expect_oracle_ok(TestFixture *f, const SpValue *s0, const SpValue *g,
-                             int expected_distance) {
+static void expect_oracle_ok(TestFixture *f, const SpValue *s0,
+                             const SpValue *g, int expected_distance) {
   OracleSpace *o = oracle_space_new(f->d);
   OracleTally t = {0, 0, 0, 0};
   assert_non_null(o);
@@ -82,12 +84,14 @@ static void expect_oracle_ok(TestFixture *f, const SpValue *s0, const SpValue *g
 
 static int total_prevails(const SpDomain *d) {
   int a, n = 0;
-  for (a = 0; a < sp_domain_action_count(d); a++) n += sp_action_prevail_count(d, a);
+  for (a = 0; a < sp_domain_action_count(d); a++)
+    n += sp_action_prevail_count(d, a);
   return n;
 }
 
 /* The compiled domain has these many variables, actions and prevails. */
-static void expect_sizes(const SpDomain *d, int variables, int actions, int prevails) {
+static void expect_sizes(const SpDomain *d, int variables, int actions,
+                         int prevails) {
   assert_int_equal(sp_domain_variable_count(d), variables);
   assert_int_equal(sp_domain_action_count(d), actions);
   assert_int_equal(total_prevails(d), prevails);
@@ -98,7 +102,9 @@ static void expect_class(const SpBuiltSpec *b, const SpDomain *d, SpClass c) {
   char why[256];
   assert_int_equal(sp_domain_class(d), c);
   assert_int_equal(oracle_classify_spec(&b->spec, why, sizeof(why)), c);
-  assert_int_equal(oracle_classify_spec_ex(&b->spec, ORACLE_CLASS_GHOST_NODES, why, sizeof(why)), c);
+  assert_int_equal(oracle_classify_spec_ex(&b->spec, ORACLE_CLASS_GHOST_NODES,
+                                           why, sizeof(why)),
+                   c);
   assert_int_equal(oracle_classify_domain(d, why, sizeof(why)), c);
 }
 
@@ -108,8 +114,8 @@ static void expect_class(const SpBuiltSpec *b, const SpDomain *d, SpClass c) {
 
 static void test_horse_breeder_tables(void **state) {
   static const char *const ssci_order[] = {
-    "drop_haystack", "take_haystack", "fill_feeder", "drop_bucket",
-    "pick_up_bucket", "fill_bucket", "fill_trough"};
+      "drop_haystack",  "take_haystack", "fill_feeder", "drop_bucket",
+      "pick_up_bucket", "fill_bucket",   "fill_trough"};
   int variant, i;
   (void)state;
   for (variant = SP_HORSE_SSCI; variant <= SP_HORSE_IJCAI; variant++) {
@@ -123,11 +129,14 @@ static void test_horse_breeder_tables(void **state) {
     assert_string_equal(sp_value_name(f.d, 0, 2), "in_feeder");
     assert_string_equal(sp_value_name(f.d, 1, 0), "on_floor");
     assert_string_equal(sp_value_name(f.d, 2, 2), "in_trough");
-    for (i = 0; i < 7; i++) assert_string_equal(sp_action_name(f.d, i), ssci_order[i]);
+    for (i = 0; i < 7; i++)
+      assert_string_equal(sp_action_name(f.d, i), ssci_order[i]);
     feeder = sp_builtin_action(f.b, "fill_feeder");
     assert_int_equal(feeder, 2);
-    assert_int_equal(sp_action_prevail_count(f.d, feeder), variant == SP_HORSE_SSCI ? 1 : 0);
-    assert_int_equal(sp_domain_setter(f.d, 2, 0), -1); /* water in_source: ghost */
+    assert_int_equal(sp_action_prevail_count(f.d, feeder),
+                     variant == SP_HORSE_SSCI ? 1 : 0);
+    assert_int_equal(sp_domain_setter(f.d, 2, 0),
+                     -1); /* water in_source: ghost */
     expect_class(f.b, f.d, SP_CLASS_CSTAR2);
     test_fixture_close(&f);
   }
@@ -167,12 +176,13 @@ static void test_acquisition_machine_table(void **state) {
 
 static void test_horse_breeder_examples(void **state) {
   static const SpValue s000[] = {0, 0, 0}, s100[] = {1, 0, 0};
-  static const SpValue g002[] = {0, 0, 2}, g202[] = {2, 0, 2}, g200[] = {2, 0, 0};
-  static const char *const trough[] = {
-    "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket", NULL};
+  static const SpValue g002[] = {0, 0, 2}, g202[] = {2, 0, 2},
+                       g200[] = {2, 0, 0};
+  static const char *const trough[] = {"pick_up_bucket", "fill_bucket",
+                                       "fill_trough", "drop_bucket", NULL};
   static const char *const feed[] = {
-    "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket",
-    "take_haystack", "fill_feeder", NULL};
+      "pick_up_bucket", "fill_bucket", "fill_trough", "drop_bucket",
+      "take_haystack",  "fill_feeder", NULL};
   static const char *const feeder[] = {"fill_feeder", NULL};
   TestFixture f;
   (void)state;
@@ -199,11 +209,11 @@ static void test_horse_breeder_examples(void **state) {
 }
 
 static void test_acquisition_machine_examples(void **state) {
-  static const char *const attacked[] = {
-    "attack", "repair", "refine_ore", "store_refined_ore", NULL};
-  static const char *const ready[] = {
-    "scan_ore_deposit", "share_ore_pos", "harvest_ore", "refine_ore",
-    "store_refined_ore", NULL};
+  static const char *const attacked[] = {"attack", "repair", "refine_ore",
+                                         "store_refined_ore", NULL};
+  static const char *const ready[] = {"scan_ore_deposit",  "share_ore_pos",
+                                      "harvest_ore",       "refine_ore",
+                                      "store_refined_ore", NULL};
   TestFixture f;
   (void)state;
   test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
@@ -214,7 +224,8 @@ static void test_acquisition_machine_examples(void **state) {
 
 /* The three Citizen goals from the start of the day: solvable, minimal. */
 static void test_citizen_goals(void **state) {
-  static const char *const goals[] = {"work", "buy_supplies", "eat_and_debate_while_wandering"};
+  static const char *const goals[] = {"work", "buy_supplies",
+                                      "eat_and_debate_while_wandering"};
   static const int distance[] = {6, 2, 6};
   static const SpValue work[] = {2, 2, 1, 0, 0, 1, 1};
   TestFixture f;
@@ -284,7 +295,8 @@ static void test_multiprv_n_cycle(void **state) {
       assert_int_equal(b->needs_allow_outside, outside);
       /* Without allow_outside an n-cycle with a request is refused. */
       if (outside) {
-        assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &d, &err), SP_ERR_CLASS);
+        assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &d, &err),
+                         SP_ERR_CLASS);
         assert_null(d);
         assert_int_equal(err.code, SP_E_OUTSIDE_CLASS);
       }
@@ -292,7 +304,8 @@ static void test_multiprv_n_cycle(void **state) {
       expect_sizes(f.d, m, n * m, n * m * (m - 1) / 2);
       if (m > 1) assert_int_equal(sp_action_prevail(f.d, 0, 0).value, n / 2);
       expect_class(f.b, f.d,
-                   outside ? SP_CLASS_OUTSIDE : (m == 1 ? SP_CLASS_C0 : SP_CLASS_CS2));
+                   outside ? SP_CLASS_OUTSIDE
+                           : (m == 1 ? SP_CLASS_C0 : SP_CLASS_CS2));
       /* v0 goes round once to n-1, every other variable goes round to
        * floor(n/2) and back: (n-1) + (m-1)n actions, none repeated. */
       expect_cnia(&f, (n - 1) + (m - 1) * n);
@@ -339,14 +352,15 @@ static void test_synthetic_large(void **state) {
     test_fixture_open(&f, list[i]);
     plan = calloc((size_t)sp_domain_action_count(f.d), sizeof(uint16_t));
     assert_non_null(plan);
-    assert_int_equal(sp_plan(f.d, f.ws, f.b->starts[0].values, f.b->goals[0].values,
-                             plan, &len, NULL),
+    assert_int_equal(sp_plan(f.d, f.ws, f.b->starts[0].values,
+                             f.b->goals[0].values, plan, &len, NULL),
                      SP_OK);
     assert_int_equal(len, expected[i]);
     state0 = malloc((size_t)f.b->spec.variable_count);
     memcpy(state0, f.b->starts[0].values, (size_t)f.b->spec.variable_count);
     assert_int_equal(sp_plan_replay(f.d, state0, plan, len), -1);
-    assert_memory_equal(state0, f.b->goals[0].values, (size_t)f.b->spec.variable_count);
+    assert_memory_equal(state0, f.b->goals[0].values,
+                        (size_t)f.b->spec.variable_count);
     free(state0);
     free(plan);
     test_fixture_close(&f);
@@ -359,11 +373,21 @@ static void test_synthetic_large(void **state) {
 
 typedef SpBuiltSpec *(*Builder)(SpAllocator a);
 
-static SpBuiltSpec *build_horse(SpAllocator a) { return sp_builtin_horse_breeder(a, SP_HORSE_SSCI); }
-static SpBuiltSpec *build_citizen(SpAllocator a) { return sp_builtin_citizen(a); }
-static SpBuiltSpec *build_machine(SpAllocator a) { return sp_builtin_acquisition_machine(a); }
-static SpBuiltSpec *build_ncycle(SpAllocator a) { return sp_builtin_multiprv_n_cycle(a, 4, 3); }
-static SpBuiltSpec *build_oneprv(SpAllocator a) { return sp_builtin_oneprv_5(a, 5); }
+static SpBuiltSpec *build_horse(SpAllocator a) {
+  return sp_builtin_horse_breeder(a, SP_HORSE_SSCI);
+}
+static SpBuiltSpec *build_citizen(SpAllocator a) {
+  return sp_builtin_citizen(a);
+}
+static SpBuiltSpec *build_machine(SpAllocator a) {
+  return sp_builtin_acquisition_machine(a);
+}
+static SpBuiltSpec *build_ncycle(SpAllocator a) {
+  return sp_builtin_multiprv_n_cycle(a, 4, 3);
+}
+static SpBuiltSpec *build_oneprv(SpAllocator a) {
+  return sp_builtin_oneprv_5(a, 5);
+}
 
 /* Every builder allocates only through its allocator, returns NULL at
  * each possible allocation failure, and leaks nothing either way. */
@@ -399,7 +423,8 @@ static void test_copy(void **state) {
   const char *values[] = {"off", "on"};
   SpVariableSpec vars[2] = {{vname, 2, values}, {"lamp", 2, values}};
   SpCondition prv[1] = {{0, 1}};
-  SpActionSpec acts[2] = {{aname, 0, 0, 1, 0, NULL}, {"light", 1, 0, 1, 1, prv}};
+  SpActionSpec acts[2] = {{aname, 0, 0, 1, 0, NULL},
+                          {"light", 1, 0, 1, 1, prv}};
   SpDomainSpec spec = {"copy", 2, vars, 2, acts};
   SpValue gv[2] = {1, 1};
   uint8_t keep[2] = {0, 1};
@@ -457,7 +482,8 @@ static void test_named_states_in_range(void **state) {
     assert_true(b->start_count >= 1);
     assert_true(b->goal_count >= 1);
     for (j = 0; j < b->start_count + b->goal_count; j++) {
-      const SpNamedState *s = j < b->start_count ? &b->starts[j] : &b->goals[j - b->start_count];
+      const SpNamedState *s =
+          j < b->start_count ? &b->starts[j] : &b->goals[j - b->start_count];
       assert_non_null(s->name);
       if (j < b->start_count) assert_null(s->keep);
       for (v = 0; v < b->spec.variable_count; v++)
@@ -469,19 +495,19 @@ static void test_named_states_in_range(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_horse_breeder_tables),
-    cmocka_unit_test(test_citizen_table),
-    cmocka_unit_test(test_acquisition_machine_table),
-    cmocka_unit_test(test_horse_breeder_examples),
-    cmocka_unit_test(test_acquisition_machine_examples),
-    cmocka_unit_test(test_citizen_goals),
-    cmocka_unit_test(test_multiprv_2_cycle),
-    cmocka_unit_test(test_multiprv_n_cycle),
-    cmocka_unit_test(test_oneprv_5),
-    cmocka_unit_test(test_synthetic_large),
-    cmocka_unit_test(test_allocation),
-    cmocka_unit_test(test_copy),
-    cmocka_unit_test(test_named_states_in_range),
+      cmocka_unit_test(test_horse_breeder_tables),
+      cmocka_unit_test(test_citizen_table),
+      cmocka_unit_test(test_acquisition_machine_table),
+      cmocka_unit_test(test_horse_breeder_examples),
+      cmocka_unit_test(test_acquisition_machine_examples),
+      cmocka_unit_test(test_citizen_goals),
+      cmocka_unit_test(test_multiprv_2_cycle),
+      cmocka_unit_test(test_multiprv_n_cycle),
+      cmocka_unit_test(test_oneprv_5),
+      cmocka_unit_test(test_synthetic_large),
+      cmocka_unit_test(test_allocation),
+      cmocka_unit_test(test_copy),
+      cmocka_unit_test(test_named_states_in_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

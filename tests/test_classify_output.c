@@ -35,7 +35,8 @@ static void test_snprintf_semantics(void **state) {
   char small[40];
   memset(small, 'x', sizeof small);
   size_t needed = 0;
-  assert_int_equal(sp_classify(d, plain, &cls, small, sizeof small, &needed), SP_OK);
+  assert_int_equal(sp_classify(d, plain, &cls, small, sizeof small, &needed),
+                   SP_OK);
   assert_int_equal(needed, full);
   assert_int_equal(strlen(small), sizeof small - 1);
   assert_memory_equal(small, whole, sizeof small - 1);
@@ -58,10 +59,12 @@ static void test_class_only_is_cheap(void **state) {
   SpAllocator failing = test_alloc_hook(&c);
   SpDomainSpec farm;
   farm_spec(1, &farm);
-  SpDomain *ds[] = {compile_builtin(sp_builtin_acquisition_machine(plain)),
-                    compile_builtin(sp_builtin_citizen(plain)), compile_or_fail(&farm, 1),
-                    compile_builtin(sp_builtin_horse_breeder(plain, SP_HORSE_SSCI))};
-  const SpClass want[] = {SP_CLASS_C0, SP_CLASS_CS2, SP_CLASS_OUTSIDE, SP_CLASS_CSTAR2};
+  SpDomain *ds[] = {
+      compile_builtin(sp_builtin_acquisition_machine(plain)),
+      compile_builtin(sp_builtin_citizen(plain)), compile_or_fail(&farm, 1),
+      compile_builtin(sp_builtin_horse_breeder(plain, SP_HORSE_SSCI))};
+  const SpClass want[] = {SP_CLASS_C0, SP_CLASS_CS2, SP_CLASS_OUTSIDE,
+                          SP_CLASS_CSTAR2};
   for (int i = 0; i < 4; i++) {
     SpClass cls = want[i] == SP_CLASS_C0 ? SP_CLASS_OUTSIDE : SP_CLASS_C0;
     test_alloc_init(&c, 1);
@@ -79,7 +82,8 @@ static void test_class_only_is_cheap(void **state) {
     /* Asking for the length is asking for the text: G is built. */
     size_t needed = 7;
     test_alloc_init(&c, 1);
-    assert_int_equal(sp_classify(ds[i], failing, &cls, NULL, 0, &needed), SP_ERR_MEMORY);
+    assert_int_equal(sp_classify(ds[i], failing, &cls, NULL, 0, &needed),
+                     SP_ERR_MEMORY);
     assert_int_equal(needed, 0);
     assert_int_equal(c.calls, 1);
     assert_int_equal(c.live, 0);
@@ -108,7 +112,8 @@ static void test_memory_failure(void **state) {
   char buf[64];
   memset(buf, 'x', sizeof buf);
   size_t needed = 123;
-  assert_int_equal(sp_classify(d, failing, &cls, buf, sizeof buf, &needed), SP_ERR_MEMORY);
+  assert_int_equal(sp_classify(d, failing, &cls, buf, sizeof buf, &needed),
+                   SP_ERR_MEMORY);
   assert_int_equal(cls, SP_CLASS_C0);
   assert_string_equal(buf, "");
   assert_int_equal(needed, 0);
@@ -117,7 +122,8 @@ static void test_memory_failure(void **state) {
   /* With memory, everything taken is given back. */
   test_alloc_init(&c, 0);
   SpAllocator counting = test_alloc_hook(&c);
-  assert_int_equal(sp_classify(d, counting, &cls, buf, sizeof buf, &needed), SP_OK);
+  assert_int_equal(sp_classify(d, counting, &cls, buf, sizeof buf, &needed),
+                   SP_OK);
   assert_int_equal(cls, SP_CLASS_OUTSIDE);
   assert_true(c.calls >= 1);
   assert_int_equal(c.live, 0);
@@ -168,12 +174,15 @@ static void test_many_cycles(void **state) {
     SpCondition *p = prv + 8 * i;
     p[0] = (SpCondition){3 * i, 1}; /* set_a_i needs sw_i on */
     int n_a = 1;
-    if (i > 0) p[n_a++] = (SpCondition){3 * (i - 1) + 1, 1}; /* and a_(i-1) = 1 */
-    p[4] = (SpCondition){3 * i, 0}; /* set_b_i needs sw_i off */
+    if (i > 0)
+      p[n_a++] = (SpCondition){3 * (i - 1) + 1, 1}; /* and a_(i-1) = 1 */
+    p[4] = (SpCondition){3 * i, 0};                 /* set_b_i needs sw_i off */
     acts[4 * i] = (SpActionSpec){NAME("on%d", i), 3 * i, 0, 1, 0, NULL};
     acts[4 * i + 1] = (SpActionSpec){NAME("off%d", i), 3 * i, 1, 0, 0, NULL};
-    acts[4 * i + 2] = (SpActionSpec){NAME("set_a%d", i), 3 * i + 1, 0, 1, n_a, p};
-    acts[4 * i + 3] = (SpActionSpec){NAME("set_b%d", i), 3 * i + 2, 0, 1, 1, p + 4};
+    acts[4 * i + 2] =
+        (SpActionSpec){NAME("set_a%d", i), 3 * i + 1, 0, 1, n_a, p};
+    acts[4 * i + 3] =
+        (SpActionSpec){NAME("set_b%d", i), 3 * i + 2, 0, 1, 1, p + 4};
   }
 #undef NAME
   SpDomainSpec spec = {"switches", 3 * M, vars, 4 * M, acts};
@@ -186,8 +195,12 @@ static void test_many_cycles(void **state) {
   prv[8 * 700 + 5] = (SpCondition){3 * 699 + 1, 1};
   acts[4 * 700 + 3].prevail_count = 2;
   e = explained(compile_or_fail(&spec, 1), SP_CLASS_OUTSIDE);
-  expect_text(e.text, "(1 problem):\n1. the cycle of 'sw700' has both actions requested");
-  expect_text(e.text, "   path: 'set_a700' <-prevail- 'set_a699' -prevail-> 'set_b700'\n");
+  expect_text(
+      e.text,
+      "(1 problem):\n1. the cycle of 'sw700' has both actions requested");
+  expect_text(
+      e.text,
+      "   path: 'set_a700' <-prevail- 'set_a699' -prevail-> 'set_b700'\n");
   check_paths(e.d, e.text);
   explained_free(&e);
   free(vars);
@@ -195,7 +208,6 @@ static void test_many_cycles(void **state) {
   free(prv);
   free(names);
 }
-
 
 static void test_problem_accessors(void **state) {
   (void)state;
@@ -208,7 +220,8 @@ static void test_problem_accessors(void **state) {
   assert_int_equal(pr[1].variable, 1);
   assert_true(pr[0].connected && pr[1].connected);
   SpPathNode path[8];
-  assert_int_equal(sp_domain_problem_path(d, 0, path, 8), 2); /* 'set1' -prevail-> 'set2' */
+  assert_int_equal(sp_domain_problem_path(d, 0, path, 8),
+                   2); /* 'set1' -prevail-> 'set2' */
   assert_string_equal(sp_action_name(d, path[0].action), "set1");
   assert_string_equal(sp_action_name(d, path[1].action), "set2");
   assert_true(path[1].prevail && path[1].forward);

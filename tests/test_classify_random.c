@@ -20,7 +20,6 @@
 /* Property: agrees with a naive classifier on random domains         */
 /* ------------------------------------------------------------------ */
 
-
 static void test_random_domains_match_reference(void **state) {
   (void)state;
   static RandomDomain rd;
@@ -44,17 +43,22 @@ static void test_random_domains_match_reference(void **state) {
     }
   }
   print_message("random domains: C0 %d, CS2 %d, C*2 %d, outside %d (%d with a "
-                "variable of several cycles)\n", seen[0], seen[1], seen[2], seen[3], multi);
-  if (multi < 20) fail_msg("only %d random domains with several cycles on a variable", multi);
+                "variable of several cycles)\n",
+                seen[0], seen[1], seen[2], seen[3], multi);
+  if (multi < 20)
+    fail_msg("only %d random domains with several cycles on a variable", multi);
   for (int c = 0; c < 4; c++) {
-    if (seen[c] < 50) fail_msg("only %d random domains in %s", seen[c], sp_class_name((SpClass)c));
+    if (seen[c] < 50)
+      fail_msg("only %d random domains in %s", seen[c],
+               sp_class_name((SpClass)c));
   }
 }
 
 /* Drops from rd every prevail named in "cut all N paths (drop the prevail
  * 'v' = x of 'a', the prevail ... and the prevail ...)"; 0 when the text
  * has no such fix. */
-static int drop_named_cuts(RandomDomain *rd, const SpDomain *d, const char *text) {
+static int drop_named_cuts(RandomDomain *rd, const SpDomain *d,
+                           const char *text) {
   const char *p = strstr(text, "paths (drop the prevail ");
   if (p == NULL) return 0;
   p += strlen("paths (drop the prevail ");
@@ -70,14 +74,20 @@ static int drop_named_cuts(RandomDomain *rd, const SpDomain *d, const char *text
     int a = action_named(d, name, len), found = 0;
     SpActionSpec *act = &rd->actions[a];
     for (int i = 0; i < act->prevail_count; i++) {
-      if (!found && rd->prevails[a][i].variable == v && rd->prevails[a][i].value == x) found = 1;
-      else rd->prevails[a][i - found] = rd->prevails[a][i];
+      if (!found && rd->prevails[a][i].variable == v &&
+          rd->prevails[a][i].value == x)
+        found = 1;
+      else
+        rd->prevails[a][i - found] = rd->prevails[a][i];
     }
     assert_true(found);
     act->prevail_count--;
-    if (strncmp(p, ", the prevail ", 14) == 0) p += 14;
-    else if (strncmp(p, " and the prevail ", 17) == 0) p += 17;
-    else break;
+    if (strncmp(p, ", the prevail ", 14) == 0)
+      p += 14;
+    else if (strncmp(p, " and the prevail ", 17) == 0)
+      p += 17;
+    else
+      break;
   }
   assert_true(*p == ')');
   return 1;
@@ -100,15 +110,19 @@ static void test_random_cut_lists_are_complete(void **state) {
         if (drop_named_cuts(&rd, d, t)) {
           checked++;
           if (reference_class(&rd.spec) == SP_CLASS_OUTSIDE)
-            fail_msg("%s: still outside once the named prevails are dropped:\n%s", rd.name, t);
+            fail_msg(
+                "%s: still outside once the named prevails are dropped:\n%s",
+                rd.name, t);
         }
         free(t);
       }
       sp_domain_free(d);
     }
   }
-  print_message("random domains fixed by dropping every named prevail: %d\n", checked);
-  if (checked < 10) fail_msg("only %d random domains needed several cuts", checked);
+  print_message("random domains fixed by dropping every named prevail: %d\n",
+                checked);
+  if (checked < 10)
+    fail_msg("only %d random domains needed several cuts", checked);
 }
 
 /* sp_domain_problems and sp_domain_problem_path agree with the text. */

@@ -35,8 +35,10 @@ static void check_everything(SpBuiltSpec *b, long expected_states,
   assert_int_equal(oracle_state_count(o), expected_states);
 
   bad = oracle_check_all_pairs(o, ws, &t, stderr);
-  printf("%s: %ld states, %ld pairs, %ld solvable by BFS, %ld planned, %ld mismatches\n",
-         b->spec.name, oracle_state_count(o), t.pairs, t.solvable, t.planned, t.failures);
+  printf("%s: %ld states, %ld pairs, %ld solvable by BFS, %ld planned, %ld "
+         "mismatches\n",
+         b->spec.name, oracle_state_count(o), t.pairs, t.solvable, t.planned,
+         t.failures);
   assert_int_equal(bad, 0);
   assert_int_equal(t.failures, 0);
   assert_int_equal(t.pairs, expected_states * expected_states);
@@ -57,10 +59,10 @@ static void test_paper_domain(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    PAPER_COUNT_TEST(0, test_paper_domain),
-    PAPER_COUNT_TEST(1, test_paper_domain),
-    PAPER_COUNT_TEST(2, test_paper_domain),
-    PAPER_COUNT_TEST(3, test_paper_domain),
+      PAPER_COUNT_TEST(0, test_paper_domain),
+      PAPER_COUNT_TEST(1, test_paper_domain),
+      PAPER_COUNT_TEST(2, test_paper_domain),
+      PAPER_COUNT_TEST(3, test_paper_domain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,7 +96,8 @@ static SpDomain *compile(SpBuiltSpec *b) {
 
 /* Compiles, checks every pair, and asserts the solvable count (for the
  * paper domains, the figures test_exhaustive gets from BFS). */
-static void check_builtin(SpBuiltSpec *b, long expected_pairs, long expected_solvable) {
+static void check_builtin(SpBuiltSpec *b, long expected_pairs,
+                          long expected_solvable) {
   SpDomain *d = compile(b);
   Tally t = {0, 0, 0};
   long bad = check_all_pairs(d, &t);
@@ -171,7 +172,8 @@ static void test_random_domains(void **state) {
     GoapPlanner *p;
     RdRng rng;
     int k;
-    random_domain_generate(rd, 0xA57A0000ull + (uint64_t)i, (RdFlavor)(i % RD_FLAVOR_COUNT));
+    random_domain_generate(rd, 0xA57A0000ull + (uint64_t)i,
+                           (RdFlavor)(i % RD_FLAVOR_COUNT));
     if (sp_domain_compile(&rd->spec, &opts, plain, &d, &err) != SP_OK) continue;
     o = oracle_space_new(d);
     assert_non_null(o);
@@ -180,7 +182,8 @@ static void test_random_domains(void **state) {
     rd_seed(&rng, rd->seed);
     for (k = 0; k < 4; k++) {
       SpValue s0[RD_MAX_VARIABLES];
-      oracle_state_decode(o, (long)rd_below(&rng, (int)oracle_state_count(o)), s0);
+      oracle_state_decode(o, (long)rd_below(&rng, (int)oracle_state_count(o)),
+                          s0);
       bad += check_start(d, o, p, s0, &t);
     }
     domains++;
@@ -188,8 +191,8 @@ static void test_random_domains(void **state) {
     oracle_space_free(o);
     sp_domain_free(d);
   }
-  printf("random: %ld domains, %ld pairs, %ld solvable, %ld mismatches\n", domains,
-         t.pairs, t.solvable, bad);
+  printf("random: %ld domains, %ld pairs, %ld solvable, %ld mismatches\n",
+         domains, t.pairs, t.solvable, bad);
   free(rd);
   assert_true(domains > 250);
   assert_int_equal(bad, 0);
@@ -252,15 +255,15 @@ static void test_multi_word(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_feed_horses_length),
-    PAPER_COUNT_TEST(0, test_paper_domain),
-    PAPER_COUNT_TEST(1, test_paper_domain),
-    PAPER_COUNT_TEST(2, test_paper_domain),
-    PAPER_COUNT_TEST(3, test_paper_domain),
-    cmocka_unit_test(test_synthetic),
-    cmocka_unit_test(test_random_domains),
-    cmocka_unit_test(test_cap),
-    cmocka_unit_test(test_multi_word),
+      cmocka_unit_test(test_feed_horses_length),
+      PAPER_COUNT_TEST(0, test_paper_domain),
+      PAPER_COUNT_TEST(1, test_paper_domain),
+      PAPER_COUNT_TEST(2, test_paper_domain),
+      PAPER_COUNT_TEST(3, test_paper_domain),
+      cmocka_unit_test(test_synthetic),
+      cmocka_unit_test(test_random_domains),
+      cmocka_unit_test(test_cap),
+      cmocka_unit_test(test_multi_word),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,19 +51,22 @@ static void test_new_errors(void **state) {
   (void)state;
   SpGrid *g = (SpGrid *)&g;
   SpGridError err;
-  const int sizes[][2] = {{0, 4}, {4, 0}, {-3, 2}, {SP_GRID_MAX_SIDE + 1, 1},
+  const int sizes[][2] = {{0, 4},
+                          {4, 0},
+                          {-3, 2},
+                          {SP_GRID_MAX_SIDE + 1, 1},
                           {SP_GRID_MAX_SIDE, SP_GRID_MAX_SIDE}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    assert_int_equal(sp_grid_new(sizes[i][0], sizes[i][1], 1, NO_ALLOC, &g,
-                                 &err),
-                     SP_ERR_INVALID);
+    assert_int_equal(
+        sp_grid_new(sizes[i][0], sizes[i][1], 1, NO_ALLOC, &g, &err),
+        SP_ERR_INVALID);
     assert_null(g);
     assert_int_equal(err.code, SP_GRID_E_SIZE);
     assert_int_equal(err.width, sizes[i][0]);
     assert_non_null(strstr(err.message, "is out of range"));
   }
-  const double costs[] = {0.0, -1.0, NAN, INFINITY, SP_GRID_MAX_COST * 2,
-                          SP_GRID_MIN_COST / 2};
+  const double costs[] = {
+      0.0, -1.0, NAN, INFINITY, SP_GRID_MAX_COST * 2, SP_GRID_MIN_COST / 2};
   for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
     assert_int_equal(sp_grid_new(2, 2, costs[i], NO_ALLOC, &g, &err),
                      SP_ERR_INVALID);
@@ -160,8 +163,7 @@ static void test_fill_rectangles(void **state) {
   assert_string_equal(err.message,
                       "rectangle at (0, 0) of size 1x2147483647 does not fit "
                       "in the 5x4 grid");
-  assert_int_equal(sp_grid_fill_cost(g, 0, 0, 1, 1, 0.0, &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(sp_grid_fill_cost(g, 0, 0, 1, 1, 0.0, &err), SP_ERR_INVALID);
   assert_int_equal(err.code, SP_GRID_E_COST);
   assert_int_equal(sp_grid_fill_cost(NULL, 0, 0, 1, 1, 1, &err),
                    SP_ERR_INVALID);
@@ -190,8 +192,7 @@ static void test_bulk_costs(void **state) {
 
   /* one bad value anywhere: nothing changes, the cell is named */
   const double bad[] = {2, 2, 2, 2, 2, -4};
-  assert_int_equal(sp_grid_set_costs(g, 1, 1, 3, 2, bad, &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(sp_grid_set_costs(g, 1, 1, 3, 2, bad, &err), SP_ERR_INVALID);
   assert_int_equal(err.code, SP_GRID_E_COST);
   assert_int_equal(err.x, 3);
   assert_int_equal(err.y, 2);
@@ -212,7 +213,8 @@ static double brute_min(const SpGrid *g) {
   double m = 0.0;
   for (int y = 0; y < sp_grid_height(g); y++)
     for (int x = 0; x < sp_grid_width(g); x++)
-      if (!sp_grid_is_blocked(g, x, y) && (m == 0.0 || sp_grid_cost(g, x, y) < m))
+      if (!sp_grid_is_blocked(g, x, y) &&
+          (m == 0.0 || sp_grid_cost(g, x, y) < m))
         m = sp_grid_cost(g, x, y);
   return m;
 }
@@ -253,9 +255,7 @@ static void test_min_cost_tracking(void **state) {
       sp_grid_set_costs(g, x < 8 ? x : 7, y < 6 ? y : 5, 2, 2, v, NULL);
       break;
     }
-    default:
-      sp_grid_set_ascii(g, x < 7 ? x : 6, y, "=.3", 3, NULL);
-      break;
+    default: sp_grid_set_ascii(g, x < 7 ? x : 6, y, "=.3", 3, NULL); break;
     }
     if (sp_grid_min_cost(g) != brute_min(g))
       fail_msg("step %d: min %g, brute force %g", step, sp_grid_min_cost(g),
@@ -314,7 +314,8 @@ static void expect_map_error(const char *pic, size_t len, SpGridErrorCode code,
 }
 
 /* The tails of the map errors' messages. */
-#define LEGEND " (legend: '#' blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)"
+#define LEGEND                                                                 \
+  " (legend: '#' blocked, '.' cost 2, '=' cost 1, '1'-'9' that cost)"
 #define SAME_LENGTH ": every row must have the same length"
 
 static void test_ascii_errors(void **state) {
@@ -364,15 +365,13 @@ static void test_ascii_errors(void **state) {
   assert_int_equal(err.column, 2);
   assert_int_equal(err.character, '?');
   assert_true(sp_grid_cost(g, 0, 0) == 4.0);
-  assert_int_equal(sp_grid_set_ascii(g, 2, 1, "==\n==", 5, &err),
-                   SP_ERR_STATE);
+  assert_int_equal(sp_grid_set_ascii(g, 2, 1, "==\n==", 5, &err), SP_ERR_STATE);
   assert_int_equal(err.code, SP_GRID_E_RANGE);
   assert_string_equal(err.message, "picture at (2, 1) of size 2x2 does not "
                                    "fit in the 3x3 grid");
   assert_true(sp_grid_cost(g, 2, 1) == 4.0);
   assert_int_equal(sp_grid_set_ascii(g, 0, 0, NULL, 0, &err), SP_ERR_INVALID);
-  assert_int_equal(sp_grid_set_ascii(NULL, 0, 0, "=", 1, &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(sp_grid_set_ascii(NULL, 0, 0, "=", 1, &err), SP_ERR_INVALID);
   sp_grid_free(g);
 }
 
@@ -401,10 +400,8 @@ static void test_error_format(void **state) {
   assert_int_equal(sp_grid_error_format(&err, 1, NULL, 0), n);
   assert_int_equal(sp_grid_error_format(NULL, 1, buf, sizeof buf), 0);
 
-  assert_string_equal(sp_grid_error_name(SP_GRID_E_UNREACHABLE),
-                      "unreachable");
-  assert_string_equal(sp_grid_error_name(SP_GRID_E_MAP_CHAR),
-                      "map character");
+  assert_string_equal(sp_grid_error_name(SP_GRID_E_UNREACHABLE), "unreachable");
+  assert_string_equal(sp_grid_error_name(SP_GRID_E_MAP_CHAR), "map character");
   assert_string_equal(sp_grid_error_name((SpGridErrorCode)99), "unknown");
   assert_string_equal(sp_grid_algorithm_name(SP_GRID_ASTAR), "astar");
   assert_string_equal(sp_grid_algorithm_name(SP_GRID_DIJKSTRA), "dijkstra");

@@ -36,19 +36,18 @@ static void test_generation_wrap(void **state) {
   SpGridPoint path[64];
   double dist[32];
   grid_oracle_distances(g, pt(0, 0), 0, dist);
-  SpGridResult first = must_find(g, ws, pt(0, 0), pt(7, 3), SP_GRID_DIJKSTRA,
-                                 0, path, 64);
+  SpGridResult first =
+      must_find(g, ws, pt(0, 0), pt(7, 3), SP_GRID_DIJKSTRA, 0, path, 64);
   assert_close(first.cost, dist[3 * 8 + 7]);
   assert_true(first.expanded > 10);
   for (int i = 0; i < 65534; i++) {
     SpGridResult r;
-    assert_int_equal(sp_grid_find_path(g, ws, pt(7, 0), pt(7, 0), NULL, &r,
-                                       NULL),
-                     SP_OK);
+    assert_int_equal(
+        sp_grid_find_path(g, ws, pt(7, 0), pt(7, 0), NULL, &r, NULL), SP_OK);
   }
   /* this one runs with the generation back at 1 */
-  SpGridResult again = must_find(g, ws, pt(0, 0), pt(7, 3), SP_GRID_DIJKSTRA,
-                                 0, path, 64);
+  SpGridResult again =
+      must_find(g, ws, pt(0, 0), pt(7, 3), SP_GRID_DIJKSTRA, 0, path, 64);
   assert_close(again.cost, first.cost);
   assert_int_equal(again.expanded, first.expanded);
   sp_grid_workspace_free(ws);
@@ -135,8 +134,8 @@ static void test_heap(void **state) {
   }
   /* keys and ties order like the numbers they encode, and every real
    * entry sorts before the fence */
-  const double ordered[] = {0.0, 1e-300, 0.5, 1.0, 1.0000000000000002, 3e5,
-                            1e300};
+  const double ordered[] = {0.0, 1e-300, 0.5, 1.0, 1.0000000000000002,
+                            3e5, 1e300};
   SpGridHeapEntry fence = sp_grid_heap_fence();
   for (int i = 1; i < 7; i++) {
     assert_true(sp_grid_heap_key(ordered[i - 1]) <
@@ -193,8 +192,8 @@ static void test_small_heap_capacity(void **state) {
       assert_true(got.heap_peak <= opts.heap_capacity);
       size_t len = sp_grid_workspace_path(tiny, path, MAX_SIDE * MAX_SIDE);
       double sum;
-      assert_null(grid_oracle_check_path(g, path, len, s, t, q.allow_corner_cutting,
-                                         &sum));
+      assert_null(grid_oracle_check_path(g, path, len, s, t,
+                                         q.allow_corner_cutting, &sum));
       assert_close(sum, got.cost);
       ok++;
       if (got.compactions > 0) compacted++;
@@ -218,8 +217,7 @@ static void test_held_entry(void **state) {
   SpGrid *g = ascii_grid("=========\n");
   SpGridWorkspaceOptions opts = {1};
   SpGridWorkspace *ws = NULL;
-  assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &ws, NULL),
-                   SP_OK);
+  assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &ws, NULL), SP_OK);
   SpGridPoint path[9];
   for (SpGridAlgorithm a = SP_GRID_ASTAR; a <= SP_GRID_DIJKSTRA; a++) {
     SpGridResult r = must_find(g, ws, pt(0, 0), pt(8, 0), a, 0, path, 9);
@@ -232,12 +230,10 @@ static void test_held_entry(void **state) {
   sp_grid_free(g);
 
   g = ascii_grid("...\n...\n");
-  assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &ws, NULL),
-                   SP_OK);
+  assert_int_equal(sp_grid_workspace_new(g, &opts, NO_ALLOC, &ws, NULL), SP_OK);
   SpGridError err;
   SpGridResult r;
-  assert_int_equal(sp_grid_find_path(g, ws, pt(0, 0), pt(2, 1), NULL, &r,
-                                     &err),
+  assert_int_equal(sp_grid_find_path(g, ws, pt(0, 0), pt(2, 1), NULL, &r, &err),
                    SP_ERR_MEMORY);
   assert_int_equal(err.code, SP_GRID_E_HEAP_FULL);
   assert_int_equal(err.found, 1);
@@ -258,13 +254,12 @@ static void test_exact_ties(void **state) {
   SpGridPoint path[40 * 30];
   for (int k = 0; k < 4; k++) {
     SpGrid *g = NULL;
-    assert_int_equal(sp_grid_new(40, 30, costs[k], NO_ALLOC, &g, NULL),
-                     SP_OK);
+    assert_int_equal(sp_grid_new(40, 30, costs[k], NO_ALLOC, &g, NULL), SP_OK);
     SpGridWorkspace *ws = workspace_for(g);
     for (int i = 0; i < 200; i++) {
       SpGridPoint s = random_open(g, &r), t = random_open(g, &r);
-      SpGridResult res = must_find(g, ws, s, t, SP_GRID_ASTAR, i & 1, path,
-                                   40 * 30);
+      SpGridResult res =
+          must_find(g, ws, s, t, SP_GRID_ASTAR, i & 1, path, 40 * 30);
       assert_int_equal(res.expanded, res.length);
       int dx = abs(s.x - t.x), dy = abs(s.y - t.y);
       int lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
@@ -353,8 +348,7 @@ static void test_neighbour_masks(void **state) {
       case 3: sp_grid_fill_cost(g, x, y, rw, rh, 3, NULL); break;
       case 4: {
         double v[4] = {SP_GRID_BLOCKED, 1, SP_GRID_BLOCKED, 2};
-        if (x + 2 <= w && y + 2 <= h)
-          sp_grid_set_costs(g, x, y, 2, 2, v, NULL);
+        if (x + 2 <= w && y + 2 <= h) sp_grid_set_costs(g, x, y, 2, 2, v, NULL);
         /* out of range: refused, nothing changes */
         sp_grid_set_costs(g, w - 1, h - 1, 2, 2, v, NULL);
         break;

@@ -57,8 +57,8 @@ static void check_against_oracle(const SpGrid *g, SpGridWorkspace *ws, RdRng *r,
       if (!close_enough(res[a].cost, want))
         fail_msg("%s cut=%d (%d,%d)->(%d,%d) on %dx%d: cost %.17g, "
                  "Bellman-Ford %.17g",
-                 sp_grid_algorithm_name(a), cut, s.x, s.y,
-                 t.x, t.y, w, sp_grid_height(g), res[a].cost, want);
+                 sp_grid_algorithm_name(a), cut, s.x, s.y, t.x, t.y, w,
+                 sp_grid_height(g), res[a].cost, want);
       size_t len = sp_grid_workspace_path(ws, path, MAX_SIDE * MAX_SIDE);
       assert_int_equal(len, res[a].length);
       double sum;
@@ -89,7 +89,8 @@ static void test_random_against_bellman_ford(void **state) {
     assert_int_equal(sp_grid_new(w, h, 1, NO_ALLOC, &g, NULL), SP_OK);
     randomize(g, &r);
     SpGridWorkspace *ws = workspace_for(g);
-    for (int cut = 0; cut <= 1; cut++) check_against_oracle(g, ws, &r, cut, &tot);
+    for (int cut = 0; cut <= 1; cut++)
+      check_against_oracle(g, ws, &r, cut, &tot);
     /* change a few cells, including the cheapest, and search again with
      * the same workspace: the heuristic must follow the new minimum */
     for (int k = 0; k < 6; k++) {
@@ -125,12 +126,13 @@ static void test_no_allocation_after_warmup(void **state) {
   test_alloc_init(&c, 0);
   SpGrid *g = NULL;
   SpGridWorkspace *ws = NULL;
-  assert_int_equal(sp_grid_new(40, 30, 2, test_alloc_hook(&c), &g, NULL), SP_OK);
-  assert_int_equal(sp_grid_workspace_new(g, NULL, test_alloc_hook(&c), &ws, NULL),
+  assert_int_equal(sp_grid_new(40, 30, 2, test_alloc_hook(&c), &g, NULL),
                    SP_OK);
+  assert_int_equal(
+      sp_grid_workspace_new(g, NULL, test_alloc_hook(&c), &ws, NULL), SP_OK);
   assert_int_equal(c.calls, 2); /* one block each */
-  assert_int_equal(c.bytes, sp_grid_size_bytes(g) +
-                                sp_grid_workspace_size_bytes(ws));
+  assert_int_equal(c.bytes,
+                   sp_grid_size_bytes(g) + sp_grid_workspace_size_bytes(ws));
   RdRng r = {77};
   randomize(g, &r);
   SpGridPoint path[1200];
@@ -140,8 +142,8 @@ static void test_no_allocation_after_warmup(void **state) {
     sp_grid_find_path(g, ws, s, t, &q, NULL, NULL);
     sp_grid_workspace_path(ws, path, 1200);
     if (i % 50 == 0) {
-      sp_grid_set_cost(g, rd_below(&r, 40), rd_below(&r, 30), 1 + rd_below(&r, 5),
-                       NULL);
+      sp_grid_set_cost(g, rd_below(&r, 40), rd_below(&r, 30),
+                       1 + rd_below(&r, 5), NULL);
       sp_grid_fill_blocked(g, rd_below(&r, 30), rd_below(&r, 20), 3, 3,
                            rd_below(&r, 2), NULL);
       sp_grid_set_ascii(g, 0, 0, "=.#\n..=", 7, NULL);
@@ -172,9 +174,9 @@ static void test_failing_allocator(void **state) {
       /* the ASCII loader fails the same way */
       test_alloc_init(&c, 1);
       g = (SpGrid *)&c;
-      assert_int_equal(sp_grid_new_ascii("..\n..", 5, test_alloc_hook(&c), &g,
-                                         &err),
-                       SP_ERR_MEMORY);
+      assert_int_equal(
+          sp_grid_new_ascii("..\n..", 5, test_alloc_hook(&c), &g, &err),
+          SP_ERR_MEMORY);
       assert_null(g);
       assert_int_equal(c.live, 0);
       continue;
@@ -188,16 +190,15 @@ static void test_failing_allocator(void **state) {
       assert_null(ws);
       /* the grid is intact and usable */
       c.fail_at = 0;
-      assert_int_equal(sp_grid_workspace_new(g, NULL, test_alloc_hook(&c), &ws,
-                                             NULL),
-                       SP_OK);
+      assert_int_equal(
+          sp_grid_workspace_new(g, NULL, test_alloc_hook(&c), &ws, NULL),
+          SP_OK);
     } else {
       assert_int_equal(st, SP_OK);
     }
     SpGridResult r;
-    assert_int_equal(sp_grid_find_path(g, ws, pt(0, 0), pt(7, 7), NULL, &r,
-                                       NULL),
-                     SP_OK);
+    assert_int_equal(
+        sp_grid_find_path(g, ws, pt(0, 0), pt(7, 7), NULL, &r, NULL), SP_OK);
     assert_close(r.cost, 7 * SQRT2);
     sp_grid_workspace_free(ws);
     sp_grid_free(g);
@@ -205,7 +206,6 @@ static void test_failing_allocator(void **state) {
     assert_int_equal(c.bytes, 0);
   }
 }
-
 
 /* ================================================================== */
 /* Threads                                                            */
@@ -253,8 +253,8 @@ static void test_threads_share_a_grid(void **state) {
     ends[2 * i + 1] = random_open(g, &r);
     SpGridResult res;
     SpGridQuery q = query(SP_GRID_DIJKSTRA, 0);
-    SpStatus st = sp_grid_find_path(g, ws, ends[2 * i], ends[2 * i + 1], &q,
-                                    &res, NULL);
+    SpStatus st =
+        sp_grid_find_path(g, ws, ends[2 * i], ends[2 * i + 1], &q, &res, NULL);
     want[i] = st == SP_OK ? res.cost : -1.0;
   }
   sp_grid_workspace_free(ws);

@@ -123,12 +123,12 @@ static void test_article_figure(void **state) {
   assert_true(expanded[SP_GRID_ASTAR] < expanded[SP_GRID_DIJKSTRA]);
 
   /* the two road routes, checked move by move by the oracle */
-  const SpGridPoint road[] = {{1, 1}, {1, 2}, {1, 3}, {2, 3}, {3, 3}, {4, 3},
-                              {5, 3}, {5, 4}, {5, 5}, {5, 6}, {6, 6}, {7, 6},
-                              {8, 6}, {8, 5}, {8, 4}};
-  const SpGridPoint cut_road[] = {{1, 1}, {1, 2}, {2, 3}, {3, 3}, {4, 3},
-                                  {5, 4}, {5, 5}, {6, 6}, {7, 6}, {8, 5},
-                                  {8, 4}};
+  const SpGridPoint road[] = {{1, 1}, {1, 2}, {1, 3}, {2, 3}, {3, 3},
+                              {4, 3}, {5, 3}, {5, 4}, {5, 5}, {5, 6},
+                              {6, 6}, {7, 6}, {8, 6}, {8, 5}, {8, 4}};
+  const SpGridPoint cut_road[] = {{1, 1}, {1, 2}, {2, 3}, {3, 3},
+                                  {4, 3}, {5, 4}, {5, 5}, {6, 6},
+                                  {7, 6}, {8, 5}, {8, 4}};
   double cost;
   assert_null(grid_oracle_check_path(g, road, 15, s, t, 0, &cost));
   assert_close(cost, 17.0);
@@ -169,10 +169,10 @@ static void test_corner_cutting(void **state) {
   }
   /* the diagonal (0,1)-(1,0) is refused by default, allowed when cutting */
   double cost;
-  const SpGridPoint squeeze[] = {{0, 2}, {0, 1}, {1, 0}, {2, 0}, {3, 0},
-                                 {4, 1}, {4, 2}};
-  assert_non_null(grid_oracle_check_path(g, squeeze, 7, pt(0, 2), pt(4, 2), 0,
-                                         &cost));
+  const SpGridPoint squeeze[] = {{0, 2}, {0, 1}, {1, 0}, {2, 0},
+                                 {3, 0}, {4, 1}, {4, 2}};
+  assert_non_null(
+      grid_oracle_check_path(g, squeeze, 7, pt(0, 2), pt(4, 2), 0, &cost));
   sp_grid_workspace_free(ws);
   sp_grid_free(g);
 
@@ -184,7 +184,8 @@ static void test_corner_cutting(void **state) {
   assert_int_equal(sp_grid_find_path(g, ws, pt(0, 0), pt(1, 1), &q, NULL, &err),
                    SP_NO_PLAN);
   assert_int_equal(err.code, SP_GRID_E_UNREACHABLE);
-  SpGridResult r = must_find(g, ws, pt(0, 0), pt(1, 1), SP_GRID_DIJKSTRA, 1, path, 16);
+  SpGridResult r =
+      must_find(g, ws, pt(0, 0), pt(1, 1), SP_GRID_DIJKSTRA, 1, path, 16);
   assert_close(r.cost, 2 * SQRT2);
   sp_grid_workspace_free(ws);
   sp_grid_free(g);
@@ -242,23 +243,41 @@ static void test_endpoint_errors(void **state) {
     SpGridErrorCode code;
     const char *msg;
   } cases[] = {
-      {{-1, 0}, {1, 1}, SP_ERR_STATE, SP_GRID_E_RANGE,
+      {{-1, 0},
+       {1, 1},
+       SP_ERR_STATE,
+       SP_GRID_E_RANGE,
        "start (-1, 0) is outside the 3x2 grid"},
-      {{0, 2}, {1, 1}, SP_ERR_STATE, SP_GRID_E_RANGE,
+      {{0, 2},
+       {1, 1},
+       SP_ERR_STATE,
+       SP_GRID_E_RANGE,
        "start (0, 2) is outside the 3x2 grid"},
-      {{0, 0}, {3, 1}, SP_ERR_STATE, SP_GRID_E_RANGE,
+      {{0, 0},
+       {3, 1},
+       SP_ERR_STATE,
+       SP_GRID_E_RANGE,
        "target (3, 1) is outside the 3x2 grid"},
-      {{0, 0}, {0, -5}, SP_ERR_STATE, SP_GRID_E_RANGE,
+      {{0, 0},
+       {0, -5},
+       SP_ERR_STATE,
+       SP_GRID_E_RANGE,
        "target (0, -5) is outside the 3x2 grid"},
-      {{2, 0}, {0, 0}, SP_ERR_STATE, SP_GRID_E_BLOCKED,
+      {{2, 0},
+       {0, 0},
+       SP_ERR_STATE,
+       SP_GRID_E_BLOCKED,
        "start (2, 0) is blocked"},
-      {{0, 0}, {2, 0}, SP_ERR_STATE, SP_GRID_E_BLOCKED,
+      {{0, 0},
+       {2, 0},
+       SP_ERR_STATE,
+       SP_GRID_E_BLOCKED,
        "target (2, 0) is blocked"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    assert_int_equal(sp_grid_find_path(g, ws, cases[i].s, cases[i].t, NULL,
-                                       &r, &err),
-                     cases[i].st);
+    assert_int_equal(
+        sp_grid_find_path(g, ws, cases[i].s, cases[i].t, NULL, &r, &err),
+        cases[i].st);
     assert_int_equal(err.code, cases[i].code);
     assert_string_equal(err.message, cases[i].msg);
     assert_int_equal(r.length, 0);
@@ -274,13 +293,13 @@ static void test_endpoint_errors(void **state) {
                    SP_ERR_INVALID);
   assert_int_equal(err.code, SP_GRID_E_ARGUMENT);
   assert_string_equal(err.message, "invalid argument: unknown algorithm (5)");
-  assert_int_equal(sp_grid_find_path(NULL, ws, pt(0, 0), pt(1, 1), NULL, &r,
-                                     &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(
+      sp_grid_find_path(NULL, ws, pt(0, 0), pt(1, 1), NULL, &r, &err),
+      SP_ERR_INVALID);
   assert_string_equal(err.message, "invalid argument: grid is NULL");
-  assert_int_equal(sp_grid_find_path(g, NULL, pt(0, 0), pt(1, 1), NULL, &r,
-                                     &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(
+      sp_grid_find_path(g, NULL, pt(0, 0), pt(1, 1), NULL, &r, &err),
+      SP_ERR_INVALID);
   SpGridWorkspace *none = ws;
   assert_int_equal(sp_grid_workspace_new(NULL, NULL, NO_ALLOC, &none, &err),
                    SP_ERR_INVALID);
@@ -296,16 +315,16 @@ static void test_endpoint_errors(void **state) {
 
   /* a workspace made for another size */
   SpGrid *other = ascii_grid("...\n...\n...\n");
-  assert_int_equal(sp_grid_find_path(other, ws, pt(0, 0), pt(1, 1), NULL, &r,
-                                     &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(
+      sp_grid_find_path(other, ws, pt(0, 0), pt(1, 1), NULL, &r, &err),
+      SP_ERR_INVALID);
   assert_int_equal(err.code, SP_GRID_E_MISMATCH);
   assert_string_equal(err.message, "the workspace was made for a 3x2 grid, "
                                    "this grid is 3x3");
   /* but any grid of the same size is fine */
   SpGrid *same = ascii_grid("===\n===\n");
-  SpGridResult ok = must_find(same, ws, pt(0, 0), pt(2, 0), SP_GRID_DIJKSTRA,
-                              0, path, 8);
+  SpGridResult ok =
+      must_find(same, ws, pt(0, 0), pt(2, 0), SP_GRID_DIJKSTRA, 0, path, 8);
   assert_true(ok.cost == 2.0);
   sp_grid_free(same);
   sp_grid_free(other);

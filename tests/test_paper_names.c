@@ -72,11 +72,14 @@ static void dump(Text *t, const SpBuiltSpec *b, const SpDomain *d) {
   for (int a = 0; a < sp_domain_action_count(d); a++) {
     int v = sp_action_variable(d, a);
     put(t, "act %s %s %s %s", sp_action_name(d, a), sp_variable_name(d, v),
-        sp_value_name(d, v, sp_action_pre(d, a)), sp_value_name(d, v, sp_action_post(d, a)));
+        sp_value_name(d, v, sp_action_pre(d, a)),
+        sp_value_name(d, v, sp_action_post(d, a)));
     for (int w = 0; w < sp_domain_variable_count(d); w++)
       for (int i = 0; i < sp_action_prevail_count(d, a); i++) {
         SpCondition c = sp_action_prevail(d, a, i);
-        if (c.variable == w) put(t, " %s=%s", sp_variable_name(d, w), sp_value_name(d, w, c.value));
+        if (c.variable == w)
+          put(t, " %s=%s", sp_variable_name(d, w),
+              sp_value_name(d, w, c.value));
       }
     put(t, "\n");
   }
@@ -105,8 +108,8 @@ static void test_horse_breeder_ijcai_names(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_horse_breeder_ssci_names),
-    cmocka_unit_test(test_horse_breeder_ijcai_names),
+      cmocka_unit_test(test_horse_breeder_ssci_names),
+      cmocka_unit_test(test_horse_breeder_ijcai_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

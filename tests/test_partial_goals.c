@@ -20,7 +20,7 @@
 #endif
 /* Random domains up to this many states: every start; larger: a few. */
 #define PARTIAL_ALL_STARTS_STATES 64
-#define PARTIAL_STARTS 3
+#define PARTIAL_STARTS            3
 
 static const SpAllocator plain = {NULL, NULL};
 
@@ -35,7 +35,8 @@ static void compiled_open(Compiled *c, SpBuiltSpec *b) {
   SpError err;
   assert_non_null(b);
   c->b = b;
-  assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &c->d, &err), SP_OK);
+  assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &c->d, &err),
+                   SP_OK);
   assert_int_equal(sp_workspace_new(c->d, plain, &c->ws, &err), SP_OK);
   c->o = oracle_space_new(c->d);
   assert_non_null(c->o);
@@ -49,8 +50,8 @@ static void compiled_close(Compiled *c) {
 }
 
 /* Every start and every partial goal of one domain, free and kept. */
-static long check_domain_partial(OracleSpace *o, SpWorkspace *ws, int keep, OracleTally *t,
-                                 FILE *out) {
+static long check_domain_partial(OracleSpace *o, SpWorkspace *ws, int keep,
+                                 OracleTally *t, FILE *out) {
   long s, bad = 0;
   SpValue s0[64];
   for (s = 0; s < oracle_state_count(o); s++) {
@@ -74,9 +75,10 @@ static void test_paper_domain(void **state) {
   oracle_set_label(c.o, c.b->spec.name);
   assert_int_equal(check_domain_partial(c.o, c.ws, 0, &free_t, stderr), 0);
   assert_int_equal(check_domain_partial(c.o, c.ws, 1, &keep_t, stderr), 0);
-  printf("%s: free: %ld pairs, %ld solvable, %ld planned; keep: %ld pairs, %ld solvable\n",
-         c.b->spec.name, free_t.pairs, free_t.solvable, free_t.planned, keep_t.pairs,
-         keep_t.solvable);
+  printf("%s: free: %ld pairs, %ld solvable, %ld planned; keep: %ld pairs, %ld "
+         "solvable\n",
+         c.b->spec.name, free_t.pairs, free_t.solvable, free_t.planned,
+         keep_t.pairs, keep_t.solvable);
   assert_int_equal(free_t.failures, 0);
   assert_int_equal(keep_t.failures, 0);
   assert_int_equal(free_t.planned, free_t.solvable);
@@ -114,7 +116,8 @@ static void test_failure_texts(void **state) {
           goal[i] = x % r == r - 1 ? SP_ANY : (SpValue)(x % r);
           x /= r;
         }
-        if (sp_plan(c.d, c.ws, s0, goal, plan, &len, &f) != SP_NO_PLAN) continue;
+        if (sp_plan(c.d, c.ws, s0, goal, plan, &len, &f) != SP_NO_PLAN)
+          continue;
         checked++;
         sp_failure_format(c.d, &f, text, sizeof text);
         if (f.variable >= 0 && f.code != SP_FAIL_ORDER) {
@@ -123,7 +126,8 @@ static void test_failure_texts(void **state) {
           if (f.action < 0) { /* the goal's own chain: never a free variable */
             assert_false(is_free);
             /* (no setter: the first value on the way that none sets) */
-            if (f.code != SP_FAIL_NO_SETTER) assert_int_equal(f.value, goal[f.variable]);
+            if (f.code != SP_FAIL_NO_SETTER)
+              assert_int_equal(f.value, goal[f.variable]);
           }
           if (is_free) assert_null(strstr(text, "goal value"));
         }
@@ -155,7 +159,8 @@ static void test_horse_breeder_trough(void **state) {
     assert_string_equal(sp_variable_name(c.d, bucket), "bucket");
     memset(goal, SP_ANY, sizeof goal);
     goal[water] = 2; /* in_trough */
-    assert_int_equal(sp_plan(c.d, c.ws, morning->values, goal, plan, &len, NULL), SP_OK);
+    assert_int_equal(
+        sp_plan(c.d, c.ws, morning->values, goal, plan, &len, NULL), SP_OK);
     assert_int_equal(len, 3);
     memcpy(end, morning->values, sizeof end);
     assert_int_equal(sp_plan_replay(c.d, end, plan, len), -1);
@@ -163,7 +168,8 @@ static void test_horse_breeder_trough(void **state) {
     assert_string_equal(sp_value_name(c.d, bucket, end[bucket]), "in_hands");
     memcpy(goal, morning->values, sizeof goal); /* keep */
     goal[water] = 2;
-    assert_int_equal(sp_plan(c.d, c.ws, morning->values, goal, plan, &len, NULL), SP_OK);
+    assert_int_equal(
+        sp_plan(c.d, c.ws, morning->values, goal, plan, &len, NULL), SP_OK);
     assert_int_equal(len, 4);
     compiled_close(&c);
   }
@@ -210,7 +216,8 @@ static void test_random_domains(void **state) {
     uint64_t seed = 0x9A47000ull + (uint64_t)i;
     long bad = 0;
     random_domain_generate(&rd, seed, flavor);
-    if (sp_domain_compile(&rd.spec, &strict, plain, &d, &err) != SP_OK) continue;
+    if (sp_domain_compile(&rd.spec, &strict, plain, &d, &err) != SP_OK)
+      continue;
     assert_int_equal(sp_workspace_new(d, plain, &ws, &err), SP_OK);
     o = oracle_space_new(d);
     assert_non_null(o);
@@ -231,14 +238,16 @@ static void test_random_domains(void **state) {
     }
     if (bad > 0) {
       bad_domains++;
-      fprintf(stderr, "==== seed %llu flavor %s: %ld mismatching partial goals\n",
+      fprintf(stderr,
+              "==== seed %llu flavor %s: %ld mismatching partial goals\n",
               (unsigned long long)seed, rd_flavor_name(flavor), bad);
     }
     oracle_space_free(o);
     sp_workspace_free(ws);
     sp_domain_free(d);
   }
-  printf("random domains: %ld generated, %ld inside the classes checked: %ld partial goals, "
+  printf("random domains: %ld generated, %ld inside the classes checked: %ld "
+         "partial goals, "
          "%ld solvable, %ld planned, %ld mismatches in %ld domains\n",
          n, checked, t.pairs, t.solvable, t.planned, t.failures, bad_domains);
   assert_true(checked > n / 4);
@@ -280,8 +289,8 @@ static void test_population_matches_sp_plan(void **state) {
     for (i = 0; i < n; i++) {
       int len, glen;
       SpFailure f, pf;
-      SpStatus st = sp_plan(c.d, c.ws, s0s + i * (size_t)m, goals + i * (size_t)m, plan, &len,
-                            &f);
+      SpStatus st = sp_plan(c.d, c.ws, s0s + i * (size_t)m,
+                            goals + i * (size_t)m, plan, &len, &f);
       SpStatus pst = sp_population_plan_of(pop, i, got, &glen);
       assert_int_equal(pst, st);
       if (st == SP_OK) {
@@ -305,15 +314,15 @@ static void test_population_matches_sp_plan(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    PAPER_COUNT_TEST(0, test_paper_domain),
-    PAPER_COUNT_TEST(1, test_paper_domain),
-    PAPER_COUNT_TEST(2, test_paper_domain),
-    PAPER_COUNT_TEST(3, test_paper_domain),
-    cmocka_unit_test(test_failure_texts),
-    cmocka_unit_test(test_horse_breeder_trough),
-    cmocka_unit_test(test_any_in_start_refused),
-    cmocka_unit_test(test_random_domains),
-    cmocka_unit_test(test_population_matches_sp_plan),
+      PAPER_COUNT_TEST(0, test_paper_domain),
+      PAPER_COUNT_TEST(1, test_paper_domain),
+      PAPER_COUNT_TEST(2, test_paper_domain),
+      PAPER_COUNT_TEST(3, test_paper_domain),
+      cmocka_unit_test(test_failure_texts),
+      cmocka_unit_test(test_horse_breeder_trough),
+      cmocka_unit_test(test_any_in_start_refused),
+      cmocka_unit_test(test_random_domains),
+      cmocka_unit_test(test_population_matches_sp_plan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,7 +43,8 @@ static void expect_same(TestFixture *f, SpPlanCache *c, const SpValue *s0,
   memset(fresh, 0xEE, sizeof fresh);
   memset(cached, 0xEE, sizeof cached);
   SpStatus fs = sp_plan(f->d, f->ws, s0, goal, fresh, &flen, &ff);
-  SpStatus cs = sp_plan_cache_plan(c, f->d, f->ws, s0, goal, cached, &clen, &cf);
+  SpStatus cs =
+      sp_plan_cache_plan(c, f->d, f->ws, s0, goal, cached, &clen, &cf);
   assert_int_equal(cs, fs);
   assert_int_equal(clen, flen);
   assert_memory_equal(cached, fresh, (size_t)flen * sizeof(uint16_t));
@@ -151,7 +152,8 @@ static void test_bounded_stops_inserting(void **state) {
 static void test_keys_distinguish_every_byte(void **state) {
   (void)state;
   TestFixture f;
-  test_fixture_open(&f, sp_builtin_multiprv_2_cycle(plain, 11)); /* 11 vars: 2 words */
+  test_fixture_open(
+      &f, sp_builtin_multiprv_2_cycle(plain, 11)); /* 11 vars: 2 words */
   SpPlanCache *c = cache_for(&f, 256);
   SpError err;
   assert_int_equal(sp_plan_cache_reserve(c, 256, &err), SP_OK);
@@ -169,7 +171,8 @@ static void test_keys_distinguish_every_byte(void **state) {
       uint64_t h = sp_plan_cache_key(c, a, b, key);
       assert_int_equal(sp_plan_cache_find(c, key, h), SP_CACHE_NONE);
       plan[0] = (uint16_t)(side * 11 + v);
-      uint32_t e = sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL);
+      uint32_t e =
+          sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL);
       assert_int_equal(e, (uint32_t)(1 + side * 11 + v));
     }
   }
@@ -209,8 +212,9 @@ static void test_probe_runs(void **state) {
     /* all into one probe run: same low hash bits */
     uint64_t h = sp_plan_cache_key(c, s0, goal, key) & ~(uint64_t)0xFFFF;
     plan[0] = (uint16_t)k;
-    assert_int_equal(sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL),
-                     (uint32_t)k);
+    assert_int_equal(
+        sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL),
+        (uint32_t)k);
   }
   for (int k = 7; k >= 0; k--) {
     s0[2] = (SpValue)(k % 4);
@@ -229,8 +233,9 @@ static void test_probe_runs(void **state) {
 static void test_random_pairs_all_domains(void **state) {
   (void)state;
   SpBuiltSpec *specs[] = {
-      sp_builtin_horse_breeder(plain, SP_HORSE_IJCAI), sp_builtin_citizen(plain),
-      sp_builtin_acquisition_machine(plain), sp_builtin_multiprv_2_cycle(plain, 12),
+      sp_builtin_horse_breeder(plain, SP_HORSE_IJCAI),
+      sp_builtin_citizen(plain), sp_builtin_acquisition_machine(plain),
+      sp_builtin_multiprv_2_cycle(plain, 12),
       sp_builtin_oneprv_5(plain, 70) /* 280 actions: 2-byte ids */};
   for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
     TestFixture f;
@@ -258,7 +263,8 @@ static void test_random_pairs_all_domains(void **state) {
     /* the named pairs of the paper domains */
     for (int i = 0; i < f.b->start_count; i++)
       for (int g = 0; g < f.b->goal_count; g++) {
-        sp_builtin_resolve_goal(f.b, &f.b->goals[g], f.b->starts[i].values, goal);
+        sp_builtin_resolve_goal(f.b, &f.b->goals[g], f.b->starts[i].values,
+                                goal);
         expect_same(&f, c, f.b->starts[i].values, goal);
         expect_same(&f, c, f.b->starts[i].values, goal);
       }
@@ -294,9 +300,9 @@ static void test_capacity_limit_and_memory(void **state) {
   test_fixture_open(&f, sp_builtin_citizen(plain));
   SpPlanCache *c = (SpPlanCache *)1;
   SpError err;
-  assert_int_equal(sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY + 1u, plain,
-                                     &c, &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(
+      sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY + 1u, plain, &c, &err),
+      SP_ERR_INVALID);
   assert_null(c);
   assert_int_equal(err.code, SP_E_LIMIT);
   assert_non_null(strstr(err.message, "capacity"));
@@ -422,15 +428,16 @@ static void test_capacity_bounded_by_plan_bytes(void **state) {
   test_fixture_open(&f, sp_builtin_oneprv_5(plain, 70)); /* 280 actions */
   SpPlanCache *c = NULL;
   SpError err;
-  assert_int_equal(sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY, plain, &c,
-                                     &err),
-                   SP_OK);
+  assert_int_equal(
+      sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY, plain, &c, &err),
+      SP_OK);
   assert_int_equal(c->plan_stride, 560);
   assert_int_equal(c->capacity, SP_PLAN_CACHE_MAX_PLAN_BYTES / 560);
   assert_int_equal(sp_plan_cache_reserve(c, UINT32_MAX, &err), SP_OK);
   assert_int_equal(c->reserved, c->capacity);
   size_t plans = (size_t)c->chunk_count * c->chunk_bytes;
-  assert_true(plans < SP_PLAN_CACHE_MAX_PLAN_BYTES + SP_PLAN_CACHE_MAX_PLAN_BYTES / 4);
+  assert_true(plans <
+              SP_PLAN_CACHE_MAX_PLAN_BYTES + SP_PLAN_CACHE_MAX_PLAN_BYTES / 4);
   sp_plan_cache_free(c);
   test_fixture_close(&f);
 }

@@ -90,14 +90,16 @@ static void test_every_state_and_goal(void **state) {
     size_t pairs = (size_t)states * (size_t)f.b->goal_count;
     SpPopulation *pop = NULL;
     SpError err;
-    assert_int_equal(sp_population_new(f.d, 2 * pairs, plain, &pop, &err), SP_OK);
+    assert_int_equal(sp_population_new(f.d, 2 * pairs, plain, &pop, &err),
+                     SP_OK);
     SpValue *goal = malloc(m), *s0 = malloc(m);
     for (size_t copy = 0; copy < 2; copy++) {
       for (long k = 0; k < states; k++) {
         test_decode_state(f.d, k, s0);
         for (int g = 0; g < f.b->goal_count; g++) {
           condition_goal(&f, g, goal);
-          size_t i = copy * pairs + (size_t)k * (size_t)f.b->goal_count + (size_t)g;
+          size_t i =
+              copy * pairs + (size_t)k * (size_t)f.b->goal_count + (size_t)g;
           assert_int_equal(sp_population_set(pop, i, s0, goal, &err), SP_OK);
         }
       }
@@ -155,7 +157,8 @@ static void test_more_goals_than_rows(void **state) {
   int gc = 4 * SP_PLAN_TABLE_GOALS;
   SpValue *goals = malloc((size_t)gc * m);
   RdRng rng = {99};
-  for (int g = 0; g < gc; g++) test_random_state(f.d, &rng, goals + (size_t)g * m);
+  for (int g = 0; g < gc; g++)
+    test_random_state(f.d, &rng, goals + (size_t)g * m);
   SpPopulation *pop = NULL;
   SpError err;
   assert_int_equal(sp_population_new(f.d, 30000, plain, &pop, &err), SP_OK);

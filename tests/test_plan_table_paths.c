@@ -158,8 +158,7 @@ static void assign(const TestFixture *f, SpPopulation *pop, const Pool *pool,
   }
   if (!some)
     assert_int_equal(
-        sp_population_mark_dirty(pop, 0, sp_population_size(pop), &err),
-        SP_OK);
+        sp_population_mark_dirty(pop, 0, sp_population_size(pop), &err), SP_OK);
 }
 
 /* Every table mode in turn on one population (so the table is remade
@@ -170,9 +169,8 @@ static void assign(const TestFixture *f, SpPopulation *pop, const Pool *pool,
  * without planning them again. */
 static void test_every_path_matches_sp_plan(void **state) {
   (void)state;
-  static const int modes[] = {SP_TABLE_AUTO, SP_TABLE_PORTABLE,
-                              SP_TABLE_RADIX, SP_TABLE_OFF, SP_TABLE_AUTO,
-                              SP_TABLE_AUTO};
+  static const int modes[] = {SP_TABLE_AUTO, SP_TABLE_PORTABLE, SP_TABLE_RADIX,
+                              SP_TABLE_OFF,  SP_TABLE_AUTO,     SP_TABLE_AUTO};
   for (int which = 0; which < PAPER_COUNT; which++) {
     TestFixture f;
     test_fixture_open(&f, paper_spec(which));

@@ -83,7 +83,8 @@ static void test_planning_allocates_nothing(void **state) {
   SpBuiltSpec *b = sp_builtin_citizen(plain);
   SpDomain *d;
   SpWorkspace *ws;
-  assert_int_equal(sp_domain_compile(&b->spec, NULL, counting, &d, NULL), SP_OK);
+  assert_int_equal(sp_domain_compile(&b->spec, NULL, counting, &d, NULL),
+                   SP_OK);
   assert_int_equal(sp_workspace_new(d, counting, &ws, NULL), SP_OK);
   long before = c.calls;
   int planned = 0;
@@ -129,10 +130,12 @@ static void test_goal_value_without_setter(void **state) {
   (void)state;
   TestFixture f;
   test_fixture_open(&f, sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
-  const SpValue s0[] = {0, 0, 1}, goal[] = {0, 0, 0}; /* water back to the source */
-  SpFailure why = expect_no_plan(f.d, s0, goal, SP_FAIL_NO_SETTER,
-                                 "the goal needs water = in_source, but no action "
-                                 "sets water to in_source");
+  const SpValue s0[] = {0, 0, 1},
+                goal[] = {0, 0, 0}; /* water back to the source */
+  SpFailure why =
+      expect_no_plan(f.d, s0, goal, SP_FAIL_NO_SETTER,
+                     "the goal needs water = in_source, but no action "
+                     "sets water to in_source");
   assert_int_equal(why.action, -1);
   assert_int_equal(why.variable, 2);
   assert_int_equal(why.value, 0);
@@ -145,16 +148,17 @@ static void test_prevail_unreachable(void **state) {
   SpVariableSpec vars[] = {{"door", 3, bin}, {"light", 2, bin}};
   SpCondition needs_door_2[] = {{0, 2}};
   SpActionSpec acts[] = {
-    {"open", 0, 0, 1, 0, NULL},
-    {"break", 0, 0, 2, 0, NULL},
-    {"switch_on", 1, 0, 1, 1, needs_door_2},
+      {"open", 0, 0, 1, 0, NULL},
+      {"break", 0, 0, 2, 0, NULL},
+      {"switch_on", 1, 0, 1, 1, needs_door_2},
   };
   SpDomainSpec spec = {"doors", 2, vars, 3, acts};
   SpDomain *d = compile(&spec, 0);
   const SpValue s0[] = {0, 0}, goal[] = {1, 1};
-  SpFailure why = expect_no_plan(d, s0, goal, SP_FAIL_UNREACHABLE,
-                                 "action 'switch_on' needs door = 2, which cannot be "
-                                 "reached");
+  SpFailure why =
+      expect_no_plan(d, s0, goal, SP_FAIL_UNREACHABLE,
+                     "action 'switch_on' needs door = 2, which cannot be "
+                     "reached");
   assert_int_equal(why.action, 2);
   sp_domain_free(d);
 }
@@ -166,10 +170,10 @@ static void test_repeat_needed(void **state) {
   SpVariableSpec vars[] = {{"dial", 3, bin}, {"lamp", 2, bin}};
   SpCondition needs_dial_2[] = {{0, 2}};
   SpActionSpec acts[] = {
-    {"turn_1", 0, 0, 1, 0, NULL},
-    {"turn_2", 0, 1, 2, 0, NULL},
-    {"turn_0", 0, 2, 0, 0, NULL},
-    {"light", 1, 0, 1, 1, needs_dial_2},
+      {"turn_1", 0, 0, 1, 0, NULL},
+      {"turn_2", 0, 1, 2, 0, NULL},
+      {"turn_0", 0, 2, 0, 0, NULL},
+      {"light", 1, 0, 1, 1, needs_dial_2},
   };
   SpDomainSpec spec = {"dial", 2, vars, 4, acts};
   SpDomain *d = compile(&spec, 1);
@@ -191,8 +195,8 @@ static void test_order_cycle(void **state) {
   SpVariableSpec vars[] = {{"u", 2, bin}, {"w", 2, bin}};
   SpCondition needs_w0[] = {{1, 0}}, needs_u0[] = {{0, 0}};
   SpActionSpec acts[] = {
-    {"set_u", 0, 0, 1, 1, needs_w0},
-    {"set_w", 1, 0, 1, 1, needs_u0},
+      {"set_u", 0, 0, 1, 1, needs_w0},
+      {"set_w", 1, 0, 1, 1, needs_u0},
   };
   SpDomainSpec spec = {"deadlock", 2, vars, 2, acts};
   SpDomain *d = compile(&spec, 0);
@@ -211,7 +215,8 @@ static void test_state_out_of_range(void **state) {
   uint16_t plan[16];
   int len = 7;
   SpFailure why;
-  assert_int_equal(sp_plan(f.d, f.ws, s0, goal, plan, &len, &why), SP_ERR_STATE);
+  assert_int_equal(sp_plan(f.d, f.ws, s0, goal, plan, &len, &why),
+                   SP_ERR_STATE);
   assert_int_equal(len, 0);
   assert_int_equal(why.variable, 1);
   assert_int_equal(why.value, 5);
@@ -224,16 +229,21 @@ static void test_state_out_of_range(void **state) {
  * planner now orders forced requesters before choosing. 9 actions, as BFS. */
 static void test_forced_sides_propagate(void **state) {
   (void)state;
-  SpVariableSpec vars[] = {{"v0", 4, bin}, {"v1", 4, bin}, {"v2", 3, bin},
-                           {"v3", 2, bin}, {"v4", 3, bin}};
+  SpVariableSpec vars[] = {{"v0", 4, bin},
+                           {"v1", 4, bin},
+                           {"v2", 3, bin},
+                           {"v3", 2, bin},
+                           {"v4", 3, bin}};
   SpCondition p0[] = {{1, 1}}, p1[] = {{2, 1}}, p2[] = {{2, 2}},
               p8[] = {{0, 3}, {1, 2}}, p9[] = {{2, 0}}, p10[] = {{0, 0}};
   SpActionSpec acts[] = {
-    {"a0", 0, 3, 0, 1, p0}, {"a1", 0, 1, 2, 1, p1}, {"a2", 0, 0, 3, 1, p2},
-    {"a3", 1, 1, 0, 0, NULL}, {"a4", 1, 0, 2, 0, NULL}, {"a5", 1, 2, 3, 0, NULL},
-    {"a6", 2, 2, 0, 0, NULL}, {"a7", 2, 2, 1, 0, NULL}, {"a8", 2, 0, 2, 2, p8},
-    {"a9", 3, 0, 1, 1, p9}, {"a10", 4, 1, 0, 1, p10}, {"a11", 4, 0, 1, 0, NULL},
-    {"a12", 4, 1, 2, 0, NULL},
+      {"a0", 0, 3, 0, 1, p0},    {"a1", 0, 1, 2, 1, p1},
+      {"a2", 0, 0, 3, 1, p2},    {"a3", 1, 1, 0, 0, NULL},
+      {"a4", 1, 0, 2, 0, NULL},  {"a5", 1, 2, 3, 0, NULL},
+      {"a6", 2, 2, 0, 0, NULL},  {"a7", 2, 2, 1, 0, NULL},
+      {"a8", 2, 0, 2, 2, p8},    {"a9", 3, 0, 1, 1, p9},
+      {"a10", 4, 1, 0, 1, p10},  {"a11", 4, 0, 1, 0, NULL},
+      {"a12", 4, 1, 2, 0, NULL},
   };
   SpDomainSpec spec = {"interlocked_loops", 5, vars, 13, acts};
   SpDomain *d = compile(&spec, 0);
@@ -250,10 +260,13 @@ static void test_forced_sides_propagate(void **state) {
 static void test_requester_before_loop(void **state) {
   (void)state;
   SpVariableSpec vars[] = {{"w", 2, bin}, {"u", 2, bin}, {"z", 2, bin}};
-  SpCondition needs_u1[] = {{1, 1}}, needs_w0[] = {{0, 0}}, needs_w1[] = {{0, 1}};
+  SpCondition needs_u1[] = {{1, 1}}, needs_w0[] = {{0, 0}},
+              needs_w1[] = {{0, 1}};
   SpActionSpec acts[] = {
-    {"w_on", 0, 0, 1, 1, needs_u1}, {"w_off", 0, 1, 0, 0, NULL},
-    {"b", 1, 0, 1, 1, needs_w0}, {"c", 2, 0, 1, 1, needs_w1},
+      {"w_on", 0, 0, 1, 1, needs_u1},
+      {"w_off", 0, 1, 0, 0, NULL},
+      {"b", 1, 0, 1, 1, needs_w0},
+      {"c", 2, 0, 1, 1, needs_w1},
   };
   SpDomainSpec spec = {"before_loop", 3, vars, 4, acts};
   SpDomain *d = compile(&spec, 0);
@@ -267,15 +280,15 @@ static void test_requester_before_loop(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_planning_allocates_nothing),
-    cmocka_unit_test(test_orders_are_retrievable),
-    cmocka_unit_test(test_goal_value_without_setter),
-    cmocka_unit_test(test_prevail_unreachable),
-    cmocka_unit_test(test_repeat_needed),
-    cmocka_unit_test(test_order_cycle),
-    cmocka_unit_test(test_state_out_of_range),
-    cmocka_unit_test(test_forced_sides_propagate),
-    cmocka_unit_test(test_requester_before_loop),
+      cmocka_unit_test(test_planning_allocates_nothing),
+      cmocka_unit_test(test_orders_are_retrievable),
+      cmocka_unit_test(test_goal_value_without_setter),
+      cmocka_unit_test(test_prevail_unreachable),
+      cmocka_unit_test(test_repeat_needed),
+      cmocka_unit_test(test_order_cycle),
+      cmocka_unit_test(test_state_out_of_range),
+      cmocka_unit_test(test_forced_sides_propagate),
+      cmocka_unit_test(test_requester_before_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,8 @@ static void test_matches_sp_plan(void **state) {
     TestFixture f;
     test_fixture_open(&f, paper_spec(which));
     size_t n = 10000;
-    SpPopulation *pop = population_with_pairs(&f, n, 11 + (uint64_t)which, plain);
+    SpPopulation *pop =
+        population_with_pairs(&f, n, 11 + (uint64_t)which, plain);
     SpPlanReport r;
     SpError err;
     assert_int_equal(sp_population_plan(pop, NULL, &r, &err), SP_OK);
@@ -148,7 +149,8 @@ static void test_plan_accessors(void **state) {
   uint16_t plan[16];
   int len = -1;
   /* before planning */
-  assert_int_equal(sp_population_status_of(pop, 0, NULL, NULL), SP_NPC_UNPLANNED);
+  assert_int_equal(sp_population_status_of(pop, 0, NULL, NULL),
+                   SP_NPC_UNPLANNED);
   assert_int_equal(sp_population_plan_of(pop, 0, plan, &len), SP_ERR_STATE);
   assert_int_equal(len, 0);
   assert_int_equal(sp_population_plan_length(pop, 0), -1);
@@ -171,18 +173,21 @@ static void test_plan_accessors(void **state) {
       assert_int_equal(sp_population_plan_step(pop, i, -1), -1);
     }
     SpFailureCode code;
-    assert_int_equal(sp_population_status_of(pop, 2, &code, NULL), SP_NPC_NO_PLAN);
+    assert_int_equal(sp_population_status_of(pop, 2, &code, NULL),
+                     SP_NPC_NO_PLAN);
     assert_int_not_equal(code, SP_FAIL_NONE);
     assert_int_equal(sp_population_plan_of(pop, 2, plan, &len), SP_NO_PLAN);
     assert_int_equal(sp_population_plan_step(pop, 2, 0), -1);
     assert_int_equal(sp_population_plan_of(pop, 3, plan, &len), SP_OK);
     assert_int_equal(len, 0);
-    assert_int_equal(sp_population_status_of(pop, 3, NULL, NULL), SP_NPC_PLANNED);
+    assert_int_equal(sp_population_status_of(pop, 3, NULL, NULL),
+                     SP_NPC_PLANNED);
     /* the whole failure record on demand */
     SpFailure full, direct;
     assert_int_equal(sp_population_explain(pop, 2, &full, &err), SP_NO_PLAN);
     int l2;
-    assert_int_equal(sp_plan(f.d, f.ws, stuck, back, plan, &l2, &direct), SP_NO_PLAN);
+    assert_int_equal(sp_plan(f.d, f.ws, stuck, back, plan, &l2, &direct),
+                     SP_NO_PLAN);
     assert_memory_equal(&full, &direct, sizeof full);
     assert_int_equal(full.code, code);
     assert_int_equal(sp_population_explain(pop, 0, &full, &err), SP_OK);
@@ -253,8 +258,8 @@ static void test_budget_no_starvation(void **state) {
   SpPopulation *pop = population_with_pairs(&f, n, 9, plain);
   SpError err;
   for (size_t call = 0; call < chunks; call++) {
-    assert_int_equal(sp_population_mark_dirty(pop, 0, SP_POPULATION_CHUNK, &err),
-                     SP_OK);
+    assert_int_equal(
+        sp_population_mark_dirty(pop, 0, SP_POPULATION_CHUNK, &err), SP_OK);
     SpPlanReport r = plan_with(pop, 1, 0, 1);
     assert_int_equal(r.planned, SP_POPULATION_CHUNK);
   }

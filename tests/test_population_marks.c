@@ -23,7 +23,8 @@ typedef struct Env {
 /* N citizens, all planned once (nothing dirty). */
 static void env_open(Env *e) {
   e->b = sp_builtin_citizen(plain);
-  assert_int_equal(sp_domain_compile(&e->b->spec, NULL, plain, &e->d, NULL), SP_OK);
+  assert_int_equal(sp_domain_compile(&e->b->spec, NULL, plain, &e->d, NULL),
+                   SP_OK);
   assert_int_equal(sp_population_new(e->d, N, plain, &e->pop, NULL), SP_OK);
   const SpValue *s0 = sp_builtin_start(e->b, "start_of_day")->values;
   const SpValue *g = sp_builtin_goal(e->b, "buy_supplies")->values;
@@ -76,7 +77,8 @@ static void mark_half(void *arg, int worker) {
   SpPopulation *pop = arg;
   uint32_t list[N / 4];
   size_t n = 0;
-  for (size_t i = (size_t)worker * (N / 2); i < (size_t)(worker + 1) * (N / 2); i += 2) {
+  for (size_t i = (size_t)worker * (N / 2); i < (size_t)(worker + 1) * (N / 2);
+       i += 2) {
     sp_population_mark_dirty(pop, i, 1, NULL);
     list[n++] = (uint32_t)(i + 1);
   }

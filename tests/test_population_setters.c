@@ -51,7 +51,8 @@ static void test_dirty_flags(void **state) {
   assert_int_equal(dirty, 0);
   /* a new goal makes one dirty; the old result stays readable */
   assert_int_equal(sp_population_set(pop, 5, NULL, work_goal, &err), SP_OK);
-  assert_int_equal(sp_population_status_of(pop, 5, NULL, &dirty), SP_NPC_PLANNED);
+  assert_int_equal(sp_population_status_of(pop, 5, NULL, &dirty),
+                   SP_NPC_PLANNED);
   assert_int_equal(dirty, 1);
   assert_int_equal(sp_population_plan_length(pop, 5), 0);
   assert_memory_equal(sp_population_goal(pop, 5), work_goal, 7);
@@ -88,11 +89,12 @@ static void test_bulk_setters(void **state) {
   SpError err;
   plan_with(pop, 1, 0, 0);
   /* a range in the middle */
-  assert_int_equal(sp_population_set_states(pop, 1000, 2000, st + 1000 * 7, &err),
-                   SP_OK);
+  assert_int_equal(
+      sp_population_set_states(pop, 1000, 2000, st + 1000 * 7, &err), SP_OK);
   SpPopulationStats s;
   sp_population_stats(pop, &s);
-  assert_true(s.dirty > 1900 && s.dirty <= 2000); /* unchanged rows stay clean */
+  assert_true(s.dirty > 1900 &&
+              s.dirty <= 2000); /* unchanged rows stay clean */
   for (size_t i = 0; i < n; i++) {
     if (i >= 1000 && i < 3000)
       assert_memory_equal(sp_population_state(pop, i), st + i * 7, 7);
@@ -110,7 +112,8 @@ static void test_bulk_setters(void **state) {
   /* the SSCI setting: one goal for all */
   const SpNamedState *harvest = sp_builtin_goal(f.b, "harvest");
   assert_non_null(harvest);
-  assert_int_equal(sp_population_set_goal_all(pop, harvest->values, &err), SP_OK);
+  assert_int_equal(sp_population_set_goal_all(pop, harvest->values, &err),
+                   SP_OK);
   for (size_t i = 0; i < n; i++)
     assert_memory_equal(sp_population_goal(pop, i), harvest->values, 7);
   SpPlanReport r = plan_with(pop, 2, 0, 0);
@@ -139,21 +142,24 @@ static void test_bad_input_errors(void **state) {
   assert_int_equal(err.index, 12);
   assert_int_equal(err.variable, 0);
   assert_int_equal(err.value, 5);
-  assert_string_equal(err.message,
-                      "npc 12: start value 5 is out of range for 'hunger' (3 values)");
+  assert_string_equal(
+      err.message,
+      "npc 12: start value 5 is out of range for 'hunger' (3 values)");
   /* a bad goal on the last variable; the good start is not applied */
   SpValue good[7] = {1, 1, 1, 1, 1, 1, 1}, badg[7] = {0, 0, 0, 0, 0, 0, 2};
   assert_int_equal(sp_population_set(pop, 3, good, badg, &err), SP_ERR_STATE);
   assert_int_equal(err.field, SP_FIELD_GOAL);
   assert_int_equal(err.variable, 6);
-  assert_string_equal(err.message,
-                      "npc 3: goal value 2 is out of range for 'working' (2 values)");
+  assert_string_equal(
+      err.message,
+      "npc 3: goal value 2 is out of range for 'working' (2 values)");
   assert_memory_equal(sp_population_state(pop, 3), (SpValue[7]){0}, 7);
   /* bulk: NPC 7 of the batch (index 9) is bad, nothing is applied */
   SpValue packed[10 * 7];
   for (int k = 0; k < 10; k++) memcpy(packed + k * 7, good, 7);
   packed[7 * 7 + 3] = 9;
-  assert_int_equal(sp_population_set_states(pop, 2, 10, packed, &err), SP_ERR_STATE);
+  assert_int_equal(sp_population_set_states(pop, 2, 10, packed, &err),
+                   SP_ERR_STATE);
   assert_int_equal(err.index, 9);
   assert_int_equal(err.variable, 3);
   assert_int_equal(err.value, 9);
@@ -161,7 +167,8 @@ static void test_bad_input_errors(void **state) {
   assert_non_null(strstr(err.message, "'wandering'"));
   for (size_t i = 0; i < 20; i++)
     assert_memory_equal(sp_population_state(pop, i), (SpValue[7]){0}, 7);
-  assert_int_equal(sp_population_set_goals(pop, 2, 10, packed, &err), SP_ERR_STATE);
+  assert_int_equal(sp_population_set_goals(pop, 2, 10, packed, &err),
+                   SP_ERR_STATE);
   assert_int_equal(err.field, SP_FIELD_GOAL);
   /* one goal for all: the message names no NPC */
   assert_int_equal(sp_population_set_goal_all(pop, bad, &err), SP_ERR_STATE);
@@ -172,7 +179,8 @@ static void test_bad_input_errors(void **state) {
   assert_int_equal(sp_population_set(pop, 20, good, good, &err), SP_ERR_STATE);
   assert_int_equal(err.code, SP_E_LIMIT);
   assert_string_equal(err.message, "npc 20 is out of range (population of 20)");
-  assert_int_equal(sp_population_set_states(pop, 15, 10, packed, &err), SP_ERR_STATE);
+  assert_int_equal(sp_population_set_states(pop, 15, 10, packed, &err),
+                   SP_ERR_STATE);
   assert_int_equal(err.code, SP_E_LIMIT);
   assert_string_equal(err.message,
                       "npcs 15..24 are out of range (population of 20)");
@@ -181,15 +189,15 @@ static void test_bad_input_errors(void **state) {
                    SP_ERR_STATE);
   /* a population over the limit */
   SpPopulation *big = (SpPopulation *)1;
-  assert_int_equal(sp_population_new(f.d, SP_POPULATION_MAX_NPCS + 1, plain, &big,
-                                     &err),
-                   SP_ERR_STATE);
+  assert_int_equal(
+      sp_population_new(f.d, SP_POPULATION_MAX_NPCS + 1, plain, &big, &err),
+      SP_ERR_STATE);
   assert_null(big);
   assert_int_equal(err.code, SP_E_LIMIT);
   /* a cache over the limit */
-  assert_int_equal(sp_population_set_cache_capacity(
-                       pop, (uint32_t)(1u << 30), &err),
-                   SP_ERR_INVALID);
+  assert_int_equal(
+      sp_population_set_cache_capacity(pop, (uint32_t)(1u << 30), &err),
+      SP_ERR_INVALID);
   assert_int_equal(err.code, SP_E_LIMIT);
   sp_population_free(pop);
   sp_population_free(NULL);

@@ -187,7 +187,8 @@ static void test_no_allocation_when_planning(void **state) {
       assert_int_equal(sp_population_set_goals(pop, 0, n, go, &err), SP_OK);
       SpPlanReport r;
       do {
-        r = plan_with(pop, cases[c].threads, cases[c].no_cache, cases[c].budget);
+        r = plan_with(pop, cases[c].threads, cases[c].no_cache,
+                      cases[c].budget);
       } while (r.waiting > 0);
       SpFailure fail;
       sp_population_explain(pop, 7, &fail, &err);
@@ -237,7 +238,8 @@ static void test_cache_grows_with_use(void **state) {
   for (int round = 0; round < 12; round++) {
     size_t first = (size_t)round * 250u;
     random_pairs(&f, 250, 500 + (uint64_t)round, st, go);
-    assert_int_equal(sp_population_set_states(pop, first, 250, st, &err), SP_OK);
+    assert_int_equal(sp_population_set_states(pop, first, 250, st, &err),
+                     SP_OK);
     assert_int_equal(sp_population_set_goals(pop, first, 250, go, &err), SP_OK);
     plan_with(pop, 1 + round % 2, 0, 0);
     expect_matches_sp_plan(&f, pop);

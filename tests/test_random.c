@@ -69,8 +69,8 @@ static long domain_count(void) {
 
 /* Runs the planner checks of one compiled domain inside the classes.
  * Returns the number of mismatching pairs. */
-static long check_planner(const SpDomain *d, uint64_t seed, Summary *sum, FILE *out,
-                          int report_limit) {
+static long check_planner(const SpDomain *d, uint64_t seed, Summary *sum,
+                          FILE *out, int report_limit) {
   OracleSpace *o = oracle_space_new(d);
   SpWorkspace *ws = NULL;
   SpError err;
@@ -113,8 +113,9 @@ static void run_one(uint64_t seed, RdFlavor flavor, Summary *sum) {
   SpClass oc, cc;
   SpStatus st;
   char why[256];
-  int printing = sum->failing_domains + sum->class_mismatches + sum->compile_failures <
-                 RANDOM_PRINTED_FAILURES;
+  int printing =
+      sum->failing_domains + sum->class_mismatches + sum->compile_failures <
+      RANDOM_PRINTED_FAILURES;
 
   random_domain_generate(&rd, seed, flavor);
   sum->domains++;
@@ -137,9 +138,12 @@ static void run_one(uint64_t seed, RdFlavor flavor, Summary *sum) {
   if (cc != oc) {
     sum->class_mismatches++;
     if (printing) {
-      fprintf(stderr, "==== class mismatch (seed %llu%s): compiler %s, oracle %s (%s)\n",
-              (unsigned long long)seed, rd.multi_cycle ? ", two cycles on a variable" : "",
-              sp_class_name(cc), sp_class_name(oc), why);
+      fprintf(
+          stderr,
+          "==== class mismatch (seed %llu%s): compiler %s, oracle %s (%s)\n",
+          (unsigned long long)seed,
+          rd.multi_cycle ? ", two cycles on a variable" : "", sp_class_name(cc),
+          sp_class_name(oc), why);
       oracle_print_domain(stderr, d);
     }
   }
@@ -188,17 +192,20 @@ static void print_summary(const Summary *sum) {
          sum->by_class[SP_CLASS_CSTAR2], sum->by_class[SP_CLASS_OUTSIDE]);
   for (f = 0; f < RD_FLAVOR_COUNT; f++) {
     printf("  steered %-8s:", rd_flavor_name((RdFlavor)f));
-    for (c = 0; c < 4; c++) printf(" %s %ld", sp_class_name((SpClass)c), sum->by_flavor[f][c]);
+    for (c = 0; c < 4; c++)
+      printf(" %s %ld", sp_class_name((SpClass)c), sum->by_flavor[f][c]);
     putchar('\n');
   }
-  printf("planner checked on %ld domains (%ld on all pairs): %ld pairs, %ld solvable, "
+  printf("planner checked on %ld domains (%ld on all pairs): %ld pairs, %ld "
+         "solvable, "
          "%ld planned\n",
          sum->checked_domains, sum->all_pair_domains, sum->tally.pairs,
          sum->tally.solvable, sum->tally.planned);
-  printf("failures: %ld class mismatches, %ld refused domains, %ld strict-compile "
-         "mismatches, %ld mismatching pairs in %ld domains\n",
-         sum->class_mismatches, sum->compile_failures, sum->option_mismatches,
-         sum->tally.failures, sum->failing_domains);
+  printf(
+      "failures: %ld class mismatches, %ld refused domains, %ld strict-compile "
+      "mismatches, %ld mismatching pairs in %ld domains\n",
+      sum->class_mismatches, sum->compile_failures, sum->option_mismatches,
+      sum->tally.failures, sum->failing_domains);
 }
 
 static void test_random_domains(void **state) {
@@ -218,19 +225,24 @@ static void test_random_domains(void **state) {
     Summary again;
     memset(&again, 0, sizeof(again));
     random_domain_generate(&rd, sum.smallest_seed, sum.smallest_flavor);
-    fprintf(stderr, "==== smallest failing domain: seed %llu, flavor %s, %ld states\n",
-            (unsigned long long)sum.smallest_seed, rd_flavor_name(sum.smallest_flavor),
-            sum.smallest_states);
+    fprintf(stderr,
+            "==== smallest failing domain: seed %llu, flavor %s, %ld states\n",
+            (unsigned long long)sum.smallest_seed,
+            rd_flavor_name(sum.smallest_flavor), sum.smallest_states);
     if (sp_domain_compile(&rd.spec, &loose, plain, &d, &err) == SP_OK) {
       check_planner(d, sum.smallest_seed, &again, stderr, 1);
       sp_domain_free(d);
     }
   }
   /* Each class must be exercised, or the test proves little. */
-  assert_true(sum.by_class[SP_CLASS_C0] * 10 >= sum.domains || sum.domains < 100);
-  assert_true(sum.by_class[SP_CLASS_CS2] * 10 >= sum.domains || sum.domains < 100);
-  assert_true(sum.by_class[SP_CLASS_CSTAR2] * 10 >= sum.domains || sum.domains < 100);
-  assert_true(sum.by_class[SP_CLASS_OUTSIDE] * 10 >= sum.domains || sum.domains < 100);
+  assert_true(sum.by_class[SP_CLASS_C0] * 10 >= sum.domains ||
+              sum.domains < 100);
+  assert_true(sum.by_class[SP_CLASS_CS2] * 10 >= sum.domains ||
+              sum.domains < 100);
+  assert_true(sum.by_class[SP_CLASS_CSTAR2] * 10 >= sum.domains ||
+              sum.domains < 100);
+  assert_true(sum.by_class[SP_CLASS_OUTSIDE] * 10 >= sum.domains ||
+              sum.domains < 100);
   assert_int_equal(sum.class_mismatches, 0);
   assert_int_equal(sum.compile_failures, 0);
   assert_int_equal(sum.option_mismatches, 0);
@@ -243,11 +255,14 @@ static void test_generator(void **state) {
   int i, k;
   (void)state;
   for (i = 0; i < 200; i++) {
-    random_domain_generate(&a, 1234u + (uint64_t)i, (RdFlavor)(i % RD_FLAVOR_COUNT));
-    random_domain_generate(&b, 1234u + (uint64_t)i, (RdFlavor)(i % RD_FLAVOR_COUNT));
+    random_domain_generate(&a, 1234u + (uint64_t)i,
+                           (RdFlavor)(i % RD_FLAVOR_COUNT));
+    random_domain_generate(&b, 1234u + (uint64_t)i,
+                           (RdFlavor)(i % RD_FLAVOR_COUNT));
     assert_int_equal(a.spec.variable_count, b.spec.variable_count);
     assert_int_equal(a.spec.action_count, b.spec.action_count);
-    assert_true(a.spec.variable_count >= 2 && a.spec.variable_count <= RD_MAX_VARIABLES);
+    assert_true(a.spec.variable_count >= 2 &&
+                a.spec.variable_count <= RD_MAX_VARIABLES);
     for (k = 0; k < a.spec.action_count; k++) {
       const SpActionSpec *x = &a.spec.actions[k], *y = &b.spec.actions[k];
       int j;
@@ -282,12 +297,13 @@ static const char *const four_values[] = {"0", "1", "2", "3"};
  * and the domain is outside, as it must be. */
 static void test_ghost_value_ties_requesters(void **state) {
   static const SpVariableSpec vars[] = {
-    {"x", 2, two_values}, {"y", 2, two_values}, {"z", 2, two_values}};
+      {"x", 2, two_values}, {"y", 2, two_values}, {"z", 2, two_values}};
   static const SpCondition y0_needs[] = {{0, 0}};
   static const SpCondition z0_needs[] = {{0, 1}, {1, 1}};
-  static const SpActionSpec acts[] = {
-    {"x1", 0, 0, 1, 0, NULL}, {"x0", 0, 1, 0, 0, NULL},
-    {"y0", 1, 1, 0, 1, y0_needs}, {"z0", 2, 1, 0, 2, z0_needs}};
+  static const SpActionSpec acts[] = {{"x1", 0, 0, 1, 0, NULL},
+                                      {"x0", 0, 1, 0, 0, NULL},
+                                      {"y0", 1, 1, 0, 1, y0_needs},
+                                      {"z0", 2, 1, 0, 2, z0_needs}};
   static const SpDomainSpec spec = {"ghost_tie", 3, vars, 4, acts};
   static const SpValue s0[] = {0, 1, 1}, goal[] = {1, 0, 0};
   SpCompileOptions loose = {1};
@@ -297,8 +313,10 @@ static void test_ghost_value_ties_requesters(void **state) {
   uint16_t witness[8];
   char why[256];
   (void)state;
-  assert_int_equal(oracle_classify_spec(&spec, why, sizeof(why)), SP_CLASS_CSTAR2);
-  assert_int_equal(oracle_classify_spec_ex(&spec, ORACLE_CLASS_GHOST_NODES, why, sizeof(why)),
+  assert_int_equal(oracle_classify_spec(&spec, why, sizeof(why)),
+                   SP_CLASS_CSTAR2);
+  assert_int_equal(oracle_classify_spec_ex(&spec, ORACLE_CLASS_GHOST_NODES, why,
+                                           sizeof(why)),
                    SP_CLASS_OUTSIDE);
   assert_int_equal(sp_domain_compile(&spec, &loose, plain, &d, &err), SP_OK);
   o = oracle_space_new(d);
@@ -309,7 +327,8 @@ static void test_ghost_value_ties_requesters(void **state) {
   assert_int_equal(oracle_shortest_plan(o, goal, witness), 5);
   oracle_space_free(o);
   if (sp_domain_class(d) != SP_CLASS_OUTSIDE) {
-    fprintf(stderr, "the compiler accepts a domain whose instance needs a repeat:\n");
+    fprintf(stderr,
+            "the compiler accepts a domain whose instance needs a repeat:\n");
     oracle_print_domain(stderr, d);
   }
   assert_int_equal(sp_domain_class(d), SP_CLASS_OUTSIDE);
@@ -321,13 +340,13 @@ static void test_ghost_value_ties_requesters(void **state) {
  * so the domain is SAS-PUCS2, and the planner must be right on it. */
 static void test_two_cycles_on_one_variable(void **state) {
   static const SpVariableSpec vars[] = {
-    {"v", 4, four_values}, {"p", 2, two_values}, {"q", 2, two_values}};
+      {"v", 4, four_values}, {"p", 2, two_values}, {"q", 2, two_values}};
   static const SpCondition p_needs[] = {{0, 1}};
   static const SpCondition q_needs[] = {{0, 3}};
   static const SpActionSpec acts[] = {
-    {"v1", 0, 0, 1, 0, NULL}, {"v0", 0, 1, 0, 0, NULL},
-    {"v3", 0, 2, 3, 0, NULL}, {"v2", 0, 3, 2, 0, NULL},
-    {"p1", 1, 0, 1, 1, p_needs}, {"q1", 2, 0, 1, 1, q_needs}};
+      {"v1", 0, 0, 1, 0, NULL},    {"v0", 0, 1, 0, 0, NULL},
+      {"v3", 0, 2, 3, 0, NULL},    {"v2", 0, 3, 2, 0, NULL},
+      {"p1", 1, 0, 1, 1, p_needs}, {"q1", 2, 0, 1, 1, q_needs}};
   static const SpDomainSpec spec = {"two_cycles", 3, vars, 6, acts};
   SpCompileOptions loose = {1};
   SpDomain *d = NULL;
@@ -353,10 +372,10 @@ static void test_two_cycles_on_one_variable(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_generator),
-    cmocka_unit_test(test_ghost_value_ties_requesters),
-    cmocka_unit_test(test_two_cycles_on_one_variable),
-    cmocka_unit_test(test_random_domains),
+      cmocka_unit_test(test_generator),
+      cmocka_unit_test(test_ghost_value_ties_requesters),
+      cmocka_unit_test(test_two_cycles_on_one_variable),
+      cmocka_unit_test(test_random_domains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,8 +71,9 @@ static void test_unknown_variable(void **state) {
   Fixture f;
   fixture_init(&f);
   f.actions[1].variable = 7;
-  SpError e = expect_error(&f, SP_ERR_INVALID, SP_E_UNKNOWN_VARIABLE,
-                           "actions[2] 'fill_feeder': variable 7 does not exist", 1);
+  SpError e =
+      expect_error(&f, SP_ERR_INVALID, SP_E_UNKNOWN_VARIABLE,
+                   "actions[2] 'fill_feeder': variable 7 does not exist", 1);
   assert_int_equal(e.field, SP_FIELD_VAR);
 }
 
@@ -81,8 +82,9 @@ static void test_prevail_unknown_variable(void **state) {
   Fixture f;
   fixture_init(&f);
   f.prevails[0].variable = -1;
-  SpError e = expect_error(&f, SP_ERR_INVALID, SP_E_UNKNOWN_VARIABLE,
-                           "actions[1] 'take_haystack': prevail 1 names variable -1", 0);
+  SpError e = expect_error(
+      &f, SP_ERR_INVALID, SP_E_UNKNOWN_VARIABLE,
+      "actions[1] 'take_haystack': prevail 1 names variable -1", 0);
   assert_int_equal(e.field, SP_FIELD_PREVAIL);
   assert_int_equal(e.index, 0);
 }
@@ -92,9 +94,11 @@ static void test_value_out_of_range(void **state) {
   Fixture f;
   fixture_init(&f);
   f.actions[1].post = 3;
-  SpError e = expect_error(&f, SP_ERR_INVALID, SP_E_VALUE_RANGE,
-                           "actions[2] 'fill_feeder': post 3 is out of range for "
-                           "'haystack' (3 values)", 1);
+  SpError e =
+      expect_error(&f, SP_ERR_INVALID, SP_E_VALUE_RANGE,
+                   "actions[2] 'fill_feeder': post 3 is out of range for "
+                   "'haystack' (3 values)",
+                   1);
   assert_int_equal(e.field, SP_FIELD_POST);
   assert_int_equal(e.value, 3);
   fixture_init(&f);
@@ -103,8 +107,9 @@ static void test_value_out_of_range(void **state) {
   assert_int_equal(e.field, SP_FIELD_PRE);
   fixture_init(&f);
   f.prevails[1].value = 9;
-  e = expect_error(&f, SP_ERR_INVALID, SP_E_VALUE_RANGE,
-                   "'pick_up_bucket': prevail value 9 is out of range for 'haystack'", 2);
+  e = expect_error(
+      &f, SP_ERR_INVALID, SP_E_VALUE_RANGE,
+      "'pick_up_bucket': prevail value 9 is out of range for 'haystack'", 2);
   assert_int_equal(e.field, SP_FIELD_PREVAIL);
   assert_int_equal(e.variable, 0);
 }
@@ -114,8 +119,9 @@ static void test_pre_equals_post(void **state) {
   Fixture f;
   fixture_init(&f);
   f.actions[1].pre = 2;
-  SpError e = expect_error(&f, SP_ERR_INVALID, SP_E_PRE_EQUALS_POST,
-                           "'fill_feeder': pre and post are both 'in_feeder'", 1);
+  SpError e =
+      expect_error(&f, SP_ERR_INVALID, SP_E_PRE_EQUALS_POST,
+                   "'fill_feeder': pre and post are both 'in_feeder'", 1);
   assert_int_equal(e.value, 2);
 }
 
@@ -124,8 +130,9 @@ static void test_prevail_on_own_variable(void **state) {
   Fixture f;
   fixture_init(&f);
   f.prevails[0] = (SpCondition){0, 2};
-  SpError e = expect_error(&f, SP_ERR_INVALID, SP_E_PREVAIL_OWN_VAR,
-                           "'take_haystack': prevail on its own variable 'haystack'", 0);
+  SpError e = expect_error(
+      &f, SP_ERR_INVALID, SP_E_PREVAIL_OWN_VAR,
+      "'take_haystack': prevail on its own variable 'haystack'", 0);
   assert_int_equal(e.field, SP_FIELD_PREVAIL);
 }
 
@@ -144,11 +151,13 @@ static void test_post_uniqueness_names_both(void **state) {
   (void)state;
   Fixture f;
   fixture_init(&f);
-  f.actions[1].pre = 2; /* fill_feeder now in_feeder -> in_hands: */
+  f.actions[1].pre = 2;  /* fill_feeder now in_feeder -> in_hands: */
   f.actions[1].post = 1; /* in_hands is take_haystack's post already */
-  SpError e = expect_error(&f, SP_ERR_INVALID, SP_E_POST_NOT_UNIQUE,
-                           "actions[2] 'fill_feeder': post 'in_hands' of 'haystack' is "
-                           "already set by actions[1] 'take_haystack'", 1);
+  SpError e =
+      expect_error(&f, SP_ERR_INVALID, SP_E_POST_NOT_UNIQUE,
+                   "actions[2] 'fill_feeder': post 'in_hands' of 'haystack' is "
+                   "already set by actions[1] 'take_haystack'",
+                   1);
   assert_int_equal(e.other_action, 0);
 }
 
@@ -157,13 +166,15 @@ static void test_duplicate_names(void **state) {
   Fixture f;
   fixture_init(&f);
   f.actions[2].name = "take_haystack";
-  SpError e = expect_error(&f, SP_ERR_INVALID, SP_E_DUPLICATE_ACTION,
-                           "actions[3]: name 'take_haystack' is already used by actions[1]", 2);
+  SpError e = expect_error(
+      &f, SP_ERR_INVALID, SP_E_DUPLICATE_ACTION,
+      "actions[3]: name 'take_haystack' is already used by actions[1]", 2);
   assert_int_equal(e.other_action, 0);
   fixture_init(&f);
   f.vars[1].name = "haystack";
-  e = expect_error(&f, SP_ERR_INVALID, SP_E_DUPLICATE_VARIABLE,
-                   "variables[2]: name 'haystack' is already used by variables[1]", -1);
+  e = expect_error(
+      &f, SP_ERR_INVALID, SP_E_DUPLICATE_VARIABLE,
+      "variables[2]: name 'haystack' is already used by variables[1]", -1);
   assert_int_equal(e.variable, 1);
   fixture_init(&f);
   static const char *twice[] = {"on_floor", "on_floor"};
@@ -177,23 +188,30 @@ static void test_empty_names_and_values(void **state) {
   Fixture f;
   fixture_init(&f);
   f.actions[1].name = "";
-  expect_error(&f, SP_ERR_INVALID, SP_E_EMPTY_NAME, "actions[2]: missing or empty name", 1);
+  expect_error(&f, SP_ERR_INVALID, SP_E_EMPTY_NAME,
+               "actions[2]: missing or empty name", 1);
   fixture_init(&f);
   f.vars[0].name = NULL;
-  expect_error(&f, SP_ERR_INVALID, SP_E_EMPTY_NAME, "variables[1]: missing or empty name", -1);
+  expect_error(&f, SP_ERR_INVALID, SP_E_EMPTY_NAME,
+               "variables[1]: missing or empty name", -1);
   fixture_init(&f);
   f.vars[1].value_count = 0;
-  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES, "variables[2] 'bucket': 0 values, expected at least 2", -1);
+  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES,
+               "variables[2] 'bucket': 0 values, expected at least 2", -1);
   fixture_init(&f);
-  f.vars[1].value_count = 1; /* as the header and the Lua binding say: never a variable */
-  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES, "variables[2] 'bucket': 1 value, expected at least 2", -1);
+  f.vars[1].value_count =
+      1; /* as the header and the Lua binding say: never a variable */
+  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES,
+               "variables[2] 'bucket': 1 value, expected at least 2", -1);
   fixture_init(&f);
   static const char *unnamed[] = {"on_floor", ""};
   f.vars[1].value_names = unnamed;
-  expect_error(&f, SP_ERR_INVALID, SP_E_EMPTY_NAME, "'bucket': value 2 has no name", -1);
+  expect_error(&f, SP_ERR_INVALID, SP_E_EMPTY_NAME,
+               "'bucket': value 2 has no name", -1);
   fixture_init(&f);
   f.spec.variable_count = 0;
-  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES, "the domain has no variables", -1);
+  expect_error(&f, SP_ERR_INVALID, SP_E_NO_VALUES,
+               "the domain has no variables", -1);
 }
 
 static void test_limits(void **state) {
@@ -201,7 +219,10 @@ static void test_limits(void **state) {
   Fixture f;
   fixture_init(&f);
   f.vars[0].value_count = SP_MAX_VALUES + 1;
-  expect_error(&f, SP_ERR_INVALID, SP_E_LIMIT, "256 values, the limit is 255 (the byte 255 is kept for SP_ANY in goals)", -1);
+  expect_error(
+      &f, SP_ERR_INVALID, SP_E_LIMIT,
+      "256 values, the limit is 255 (the byte 255 is kept for SP_ANY in goals)",
+      -1);
   fixture_init(&f);
   f.spec.variable_count = SP_MAX_VARIABLES + 1;
   expect_error(&f, SP_ERR_INVALID, SP_E_LIMIT, "the limit is 4096", -1);
@@ -213,7 +234,8 @@ static void test_limits(void **state) {
   memset(long_name, 'x', sizeof long_name - 1);
   long_name[sizeof long_name - 1] = '\0';
   f.actions[0].name = long_name;
-  expect_error(&f, SP_ERR_INVALID, SP_E_LIMIT, "name longer than 255 characters", 0);
+  expect_error(&f, SP_ERR_INVALID, SP_E_LIMIT,
+               "name longer than 255 characters", 0);
 }
 
 /* ---- allocation failures ----------------------------------------------- */
@@ -246,18 +268,18 @@ static void test_compile_survives_every_allocation_failure(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_valid_fixture_compiles),
-    cmocka_unit_test(test_unknown_variable),
-    cmocka_unit_test(test_prevail_unknown_variable),
-    cmocka_unit_test(test_value_out_of_range),
-    cmocka_unit_test(test_pre_equals_post),
-    cmocka_unit_test(test_prevail_on_own_variable),
-    cmocka_unit_test(test_two_prevails_on_one_variable),
-    cmocka_unit_test(test_post_uniqueness_names_both),
-    cmocka_unit_test(test_duplicate_names),
-    cmocka_unit_test(test_empty_names_and_values),
-    cmocka_unit_test(test_limits),
-    cmocka_unit_test(test_compile_survives_every_allocation_failure),
+      cmocka_unit_test(test_valid_fixture_compiles),
+      cmocka_unit_test(test_unknown_variable),
+      cmocka_unit_test(test_prevail_unknown_variable),
+      cmocka_unit_test(test_value_out_of_range),
+      cmocka_unit_test(test_pre_equals_post),
+      cmocka_unit_test(test_prevail_on_own_variable),
+      cmocka_unit_test(test_two_prevails_on_one_variable),
+      cmocka_unit_test(test_post_uniqueness_names_both),
+      cmocka_unit_test(test_duplicate_names),
+      cmocka_unit_test(test_empty_names_and_values),
+      cmocka_unit_test(test_limits),
+      cmocka_unit_test(test_compile_survives_every_allocation_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

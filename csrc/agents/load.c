@@ -106,6 +106,8 @@ typedef struct Load {
   uint8_t *freed;         /* first pass, per saved slot of the crowd read:
                              1 despawned, 2 listed as free too */
   size_t freed_bytes;
+  size_t body;            /* where the world's part starts */
+  SaveNames names;        /* format 6: its names block (mem NULL: none) */
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
@@ -405,6 +407,9 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   if (setup != sp_save_setup_print(c))
     return bad(r, "action behaviours or crowd options (seed, speed, "
                   "cooldown, retry) differ from the saved ones");
+  if (x->names.mem != NULL && n != x->names.crowd[r->crowd - 1].agents)
+    return bad(r, "%llu agents saved, its names say %llu", (unsigned long long)n,
+               (unsigned long long)x->names.crowd[r->crowd - 1].agents);
   if (n > c->capacity)
     return bad(r, "%llu agents saved, the capacity is %zu",
                (unsigned long long)n, c->capacity);
@@ -489,6 +494,8 @@ static int read_payload(Load *x, Rd *r) {
   if (r->failed) return 0;
   if (count != x->count)
     return bad(r, "the save holds %u crowds, %zu were given", count, x->count);
+  if (x->names.mem != NULL && x->names.crowds != count)
+    return bad(r, "the save holds %u crowds, its names %u", count, x->names.crowds);
   for (size_t k = 0; k < x->count; k++) {
     SpCrowd *c = x->crowds[k];
     r->crowd = (int)k + 1;
@@ -514,6 +521,24 @@ static int read_payload(Load *x, Rd *r) {
   return 1;
 }
 
+/* Format 6's names block (checked and kept for the counts), after which
+ * the world's part starts. */
+static int read_names(Load *x, Rd *r, size_t have) {
+  char why[160];
+  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have, x->w->alloc,
+                                     &x->names, why, sizeof why);
+  if (e == sp_save_no_memory) {
+    r->failed = 1;
+    sp_error_memory(r->err);
+    return 0;
+  }
+  r->crowd = -1; /* "saved world: names: ..." */
+  if (e != NULL) return bad(r, "%s", e);
+  r->crowd = 0;
+  r->at = x->body = SAVE_HEADER_BYTES + x->names.end;
+  return 1;
+}
+
 /* The header: magic, version, length and checksum. A save shorter than
  * its header says is read as far as it goes, to say where it ends. */
 static int read_header(Load *x, Rd *r) {
@@ -527,11 +552,11 @@ static int read_header(Load *x, Rd *r) {
   r->crowd = -1;
   if (memcmp(r->p, SAVE_MAGIC, 8) != 0) return bad(r, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(r->p + 8, 4);
-  if (version != SP_SAVE_VERSION) {
+  if (version < SAVE_OLDEST || version > SP_SAVE_VERSION) {
     r->failed = 1;
     sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: format version %u, this saspu reads %d",
-                 version, SP_SAVE_VERSION);
+                 "saved world: format version %u, this saspu reads %u to %d",
+                 version, SAVE_OLDEST, SP_SAVE_VERSION);
     return 0;
   }
   if (sp_save_get(r->p + 12, 4) != 0)
@@ -543,6 +568,7 @@ static int read_header(Load *x, Rd *r) {
   size_t have = r->len - SAVE_HEADER_BYTES;
   if (payload > have) {
     r->crowd = 0;
+    if (version >= 6 && !read_names(x, r, have)) return 0;
     read_payload(x, r); /* fails where the bytes end */
     r->crowd = -1;
     if (!r->failed)
@@ -555,13 +581,14 @@ static int read_header(Load *x, Rd *r) {
   if (sp_save_fnv(SAVE_FNV_START, r->p + SAVE_HEADER_BYTES, have) != sum)
     return bad(r, "checksum mismatch (the data is corrupted)");
   r->crowd = 0;
-  return 1;
+  return version < 6 || read_names(x, r, have);
 }
 
 static void load_free(Load *x) {
   SpAllocator a = x->w->alloc;
   if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
   if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
+  sp_save_names_free(&x->names);
   if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
   if (x->ref == NULL) return;
   for (size_t k = 0; k < x->count; k++)
@@ -579,7 +606,11 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   sp_error_clear(err);
   if (extra != NULL) *extra = NULL;
   if (extra_len != NULL) *extra_len = 0;
-  Load x = {w, crowds, count, 0, NULL, NULL, 0, NULL, NULL, 0, 0, agents, goals, NULL, 0};
+  Load x;
+  memset(&x, 0, sizeof x);
+  x.w = w, x.crowds = crowds, x.count = count;
+  x.agents = agents, x.goals = goals;
+  x.body = SAVE_HEADER_BYTES;
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
   x.held = sp_mem_alloc(w->alloc, x.place_bytes);
@@ -593,7 +624,7 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   Rd r = {data, len, 0, err, 0, "", SP_NO_AGENT, 0};
   int ok = read_header(&x, &r) && read_payload(&x, &r);
   if (ok && apply) {
-    Rd again = {data, len, SAVE_HEADER_BYTES, err, 0, "", SP_NO_AGENT, 0};
+    Rd again = {data, len, x.body, err, 0, "", SP_NO_AGENT, 0};
     x.apply = 1;
     memset(x.held, 0, x.place_bytes);
     read_payload(&x, &again);

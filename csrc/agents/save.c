@@ -116,15 +116,9 @@ uint64_t sp_save_setup_print(const SpCrowd *c) {
 /* Writer                                                             */
 /* ------------------------------------------------------------------ */
 
-typedef struct Out {
-  SpAllocator alloc;
-  uint8_t *p;
-  size_t len, cap;
-  int oom;
-} Out;
+typedef SpSaveOut Out;
 
-/* Room for n more bytes; NULL once the allocator failed. */
-static uint8_t *room(Out *o, size_t n) {
+uint8_t *sp_save_room(Out *o, size_t n) {
   if (o->oom) return NULL;
   if (o->len + n > o->cap) {
     size_t nc = o->cap < 4096 ? 4096 : o->cap;
@@ -142,13 +136,13 @@ static uint8_t *room(Out *o, size_t n) {
   return at;
 }
 
-static void put(Out *o, uint64_t v, int bytes) {
-  uint8_t *p = room(o, (size_t)bytes);
+void sp_save_out(Out *o, uint64_t v, int bytes) {
+  uint8_t *p = sp_save_room(o, (size_t)bytes);
   if (p != NULL) sp_save_put(p, v, bytes);
 }
 
-static void put_bytes(Out *o, const void *src, size_t n) {
-  uint8_t *p = room(o, n);
+void sp_save_out_bytes(Out *o, const void *src, size_t n) {
+  uint8_t *p = sp_save_room(o, n);
   if (p != NULL && n > 0) memcpy(p, src, n);
 }
 
@@ -179,41 +173,41 @@ static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
   SpFailureCode code = SP_FAIL_NONE;
   int dirty = 0;
   SpNpcStatus st = sp_population_status_of(c->pop, i, &code, &dirty);
-  put(o, (uint64_t)st | (uint64_t)code << 2 | (uint64_t)(dirty != 0) << 7, 1);
+  sp_save_out(o, (uint64_t)st | (uint64_t)code << 2 | (uint64_t)(dirty != 0) << 7, 1);
   if (st != SP_NPC_PLANNED) return;
   int len = 0;
   sp_population_plan_of(c->pop, i, plan, &len);
-  put(o, (uint64_t)len, 2);
+  sp_save_out(o, (uint64_t)len, 2);
   int id_bytes = c->action_count <= 255 ? 1 : 2;
-  for (int k = 0; k < len; k++) put(o, plan[k], id_bytes);
+  for (int k = 0; k < len; k++) sp_save_out(o, plan[k], id_bytes);
 }
 
 static void put_crowd(const SpCrowd *c, Out *o) {
   size_t m = (size_t)c->m;
-  put(o, sp_save_domain_print(c->domain), 8);
-  put(o, sp_save_setup_print(c), 8);
-  put(o, c->n, 8);
+  sp_save_out(o, sp_save_domain_print(c->domain), 8);
+  sp_save_out(o, sp_save_setup_print(c), 8);
+  sp_save_out(o, c->n, 8);
   uint64_t clock;
   memcpy(&clock, &c->clock, sizeof clock);
-  put(o, clock, 8);
-  put(o, (uint64_t)c->selector, 1);
-  put(o, (uint64_t)c->goal_count, 4);
+  sp_save_out(o, clock, 8);
+  sp_save_out(o, (uint64_t)c->selector, 1);
+  sp_save_out(o, (uint64_t)c->goal_count, 4);
   for (int g = 0; g < c->goal_count; g++) {
-    put(o, (uint32_t)c->goals[g].priority, 4);
-    put(o, (uint32_t)c->goals[g].index, 4);
-    put_bytes(o, c->goals[g].cond, m);
-    put_bytes(o, c->goals[g].when, m);
+    sp_save_out(o, (uint32_t)c->goals[g].priority, 4);
+    sp_save_out(o, (uint32_t)c->goals[g].index, 4);
+    sp_save_out_bytes(o, c->goals[g].cond, m);
+    sp_save_out_bytes(o, c->goals[g].when, m);
   }
   uint64_t counters[SAVE_COUNTERS] = {c->plans,  c->replans,
                                       c->no_plans, c->events,
                                       c->steps_finished, c->events_lost};
-  for (int k = 0; k < SAVE_COUNTERS; k++) put(o, counters[k], 8);
-  put(o, c->refused_words, 4);
+  for (int k = 0; k < SAVE_COUNTERS; k++) sp_save_out(o, counters[k], 8);
+  sp_save_out(o, c->refused_words, 4);
   /* the plan buffer of worker 0 is free between updates */
   uint16_t *plan = c->cw[0].plan;
   for (size_t i = 0; i < c->n && !o->oom; i++) {
     size_t words = c->refused_words;
-    uint8_t *p = room(o, SAVE_AGENT_BYTES + 4u * words + 2u * m);
+    uint8_t *p = sp_save_room(o, SAVE_AGENT_BYTES + 4u * words + 2u * m);
     if (p == NULL) break;
     put_agent(c, i, p);
     p += SAVE_AGENT_BYTES;
@@ -225,15 +219,15 @@ static void put_crowd(const SpCrowd *c, Out *o) {
     memcpy(p + m, sp_population_goal(c->pop, i), m);
     put_result(c, i, plan, o);
   }
-  put(o, c->free_count, 4);
-  for (size_t k = 0; k < c->free_count; k++) put(o, c->free_slots[k], 4);
-  put(o, (uint64_t)c->tie_count, 1);
-  for (int k = 0; k < c->tie_count; k++) put(o, c->ties[k].value, 1);
-  put(o, (uint64_t)c->sensor_count, 1);
+  sp_save_out(o, c->free_count, 4);
+  for (size_t k = 0; k < c->free_count; k++) sp_save_out(o, c->free_slots[k], 4);
+  sp_save_out(o, (uint64_t)c->tie_count, 1);
+  for (int k = 0; k < c->tie_count; k++) sp_save_out(o, c->ties[k].value, 1);
+  sp_save_out(o, (uint64_t)c->sensor_count, 1);
   for (int k = 0; k < c->sensor_count; k++) {
     uint64_t due;
     memcpy(&due, &c->sensor_due[k], sizeof due);
-    put(o, due, 8);
+    sp_save_out(o, due, 8);
   }
 }
 
@@ -277,6 +271,14 @@ static SpStatus check_reservations(const SpWorld *w, const SpCrowd *const *crowd
 SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
                        size_t count, const void *extra, size_t extra_len,
                        void **out, size_t *len, SpError *err) {
+  return sp_world_save_named(w, crowds, count, NULL, extra, extra_len, out,
+                             len, err);
+}
+
+SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
+                             size_t count, const SpSaveNames *names,
+                             const void *extra, size_t extra_len,
+                             void **out, size_t *len, SpError *err) {
   sp_error_clear(err);
   *out = NULL;
   *len = 0;
@@ -290,59 +292,65 @@ SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
   SpStatus st = check_reservations(w, crowds, count, err);
   if (st != SP_OK) return st;
   Out o = {w->alloc, NULL, 0, 0, 0};
-  room(&o, SAVE_HEADER_BYTES);
-  put(&o, sp_save_grid_print(w->grid), 8);
-  put(&o, sp_save_places_print(w), 8);
-  put(&o, w->place_count, 4);
+  sp_save_room(&o, SAVE_HEADER_BYTES);
+  sp_save_put_names(&o, w, crowds, count, names, NULL);
+  sp_save_out(&o, sp_save_grid_print(w->grid), 8);
+  sp_save_out(&o, sp_save_places_print(w), 8);
+  sp_save_out(&o, w->place_count, 4);
   for (size_t p = 0; p < w->place_count; p++)
-    put(&o, (uint32_t)atomic_load(&((Place *)&w->places[p])->reserved), 4);
-  put(&o, w->clock, 8);
+    sp_save_out(&o, (uint32_t)atomic_load(&((Place *)&w->places[p])->reserved), 4);
+  sp_save_out(&o, w->clock, 8);
   /* a grid changed since the last update drops every field then: none
    * is worth recomputing on load */
   int stale = w->grid != NULL && sp_grid_version(w->grid) != w->grid_version;
   uint32_t fields = 0;
   for (size_t k = 0; k < w->field_count && !stale; k++)
     fields += w->fields[k].key != UINT32_MAX;
-  put(&o, fields, 4);
+  sp_save_out(&o, fields, 4);
   for (size_t k = 0; k < w->field_count && !stale; k++) {
     if (w->fields[k].key == UINT32_MAX) continue;
-    put(&o, w->fields[k].key, 4);
-    put(&o, w->fields[k].used, 8);
+    sp_save_out(&o, w->fields[k].key, 4);
+    sp_save_out(&o, w->fields[k].used, 8);
   }
-  put(&o, (uint64_t)w->fact_count, 4);
-  for (int k = 0; k < w->fact_count; k++) put(&o, (uint64_t)w->facts[k].value, 1);
-  put(&o, count, 4);
+  sp_save_out(&o, (uint64_t)w->fact_count, 4);
+  for (int k = 0; k < w->fact_count; k++) sp_save_out(&o, (uint64_t)w->facts[k].value, 1);
+  sp_save_out(&o, count, 4);
   for (size_t k = 0; k < count; k++) put_crowd(crowds[k], &o);
-  put(&o, extra_len, 4);
-  put_bytes(&o, extra, extra_len);
-  if (o.oom) {
-    if (o.p != NULL) sp_mem_free(w->alloc, o.p, o.cap);
+  sp_save_out(&o, extra_len, 4);
+  sp_save_out_bytes(&o, extra, extra_len);
+  return sp_save_seal(&o, SP_SAVE_VERSION, out, len, err);
+}
+
+SpStatus sp_save_seal(Out *o, uint32_t version, void **out, size_t *len,
+                      SpError *err) {
+  if (o->oom || o->len < SAVE_HEADER_BYTES) {
+    if (o->p != NULL) sp_mem_free(o->alloc, o->p, o->cap);
     return sp_error_memory(err);
   }
-  size_t payload = o.len - SAVE_HEADER_BYTES;
-  memcpy(o.p, SAVE_MAGIC, 8);
-  sp_save_put(o.p + 8, SP_SAVE_VERSION, 4);
-  sp_save_put(o.p + 12, 0, 4);
-  sp_save_put(o.p + 16, payload, 8);
-  sp_save_put(o.p + 24,
-              sp_save_fnv(SAVE_FNV_START, o.p + SAVE_HEADER_BYTES, payload), 8);
+  size_t payload = o->len - SAVE_HEADER_BYTES;
+  memcpy(o->p, SAVE_MAGIC, 8);
+  sp_save_put(o->p + 8, version, 4);
+  sp_save_put(o->p + 12, 0, 4);
+  sp_save_put(o->p + 16, payload, 8);
+  sp_save_put(o->p + 24,
+              sp_save_fnv(SAVE_FNV_START, o->p + SAVE_HEADER_BYTES, payload), 8);
   /* hand back exactly len bytes, so the caller frees what it got */
-  if (o.cap != o.len) {
-    uint8_t *p = sp_mem_realloc(w->alloc, o.p, o.cap, o.len);
-    if (p != NULL) o.p = p, o.cap = o.len;
+  if (o->cap != o->len) {
+    uint8_t *p = sp_mem_realloc(o->alloc, o->p, o->cap, o->len);
+    if (p != NULL) o->p = p, o->cap = o->len;
   }
-  if (o.cap != o.len) { /* the allocator could not shrink: copy */
-    uint8_t *p = sp_mem_alloc(w->alloc, o.len);
+  if (o->cap != o->len) { /* the allocator could not shrink: copy */
+    uint8_t *p = sp_mem_alloc(o->alloc, o->len);
     if (p == NULL) {
-      sp_mem_free(w->alloc, o.p, o.cap);
+      sp_mem_free(o->alloc, o->p, o->cap);
       return sp_error_memory(err);
     }
-    memcpy(p, o.p, o.len);
-    sp_mem_free(w->alloc, o.p, o.cap);
-    o.p = p;
+    memcpy(p, o->p, o->len);
+    sp_mem_free(o->alloc, o->p, o->cap);
+    o->p = p;
   }
-  *out = o.p;
-  *len = o.len;
+  *out = o->p;
+  *len = o->len;
   return SP_OK;
 }
 

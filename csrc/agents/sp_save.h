@@ -10,6 +10,15 @@
 /* A save: a 32-byte header, then the payload it checksums.
  *   header:  "SASPUSAV", u32 version, u32 0, u64 payload bytes,
  *            u64 FNV-1a 64 of the payload
+ *   names:   (format 6 on; format 5 starts at `world`) what a load under
+ *            migration maps by (save_names.c): u32 places, per place a
+ *            name; u32 facts, per fact a name, u8 values, their names;
+ *            u32 crowds, per crowd its domain's name, u64 agents, u32
+ *            variables, per variable a name, u8 values, their names;
+ *            u32 actions, per action a name and u64 its signature
+ *            (sp_save_action_sig); u32 goals, per goal (index order) a
+ *            name. A name: u8 length 1..SAVE_NAME_MAX, that many bytes,
+ *            no NUL.
  *   world:   u64 grid print (0: no grid), u64 places print, u32 places,
  *            per place u32 reserved; u64 field clock, u32 fields, per
  *            field u32 key, u64 last use (which fields were cached:
@@ -36,6 +45,8 @@
 #define SAVE_AGENT_BYTES 64u /* the record, time, phase, flags, generation,
                                back-off */
 #define SAVE_COUNTERS 6
+#define SAVE_OLDEST 5u /* the oldest format a load reads (no names) */
+#define SAVE_NAME_MAX 255u
 #define SAVE_FNV_START 0xcbf29ce484222325ull
 
 static inline void sp_save_put(uint8_t *p, uint64_t v, int bytes) {
@@ -65,6 +76,88 @@ uint64_t sp_save_setup_print(const SpCrowd *c);
 /* Adds each bound agent of the crowds to held[its place]. */
 void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
                         uint32_t *held);
+
+/* A growing output buffer (save.c): room() is NULL once the allocator
+ * failed, and every later put is a no-op, so a writer checks oom once. */
+typedef struct SpSaveOut {
+  SpAllocator alloc;
+  uint8_t *p;
+  size_t len, cap;
+  int oom;
+} SpSaveOut;
+uint8_t *sp_save_room(SpSaveOut *o, size_t n);
+void sp_save_out(SpSaveOut *o, uint64_t v, int bytes);
+void sp_save_out_bytes(SpSaveOut *o, const void *src, size_t n);
+/* Seals o as a save of `version`: the header's length and checksum, and
+ * the buffer shrunk to its length (*out, *len). SP_ERR_MEMORY frees it. */
+SpStatus sp_save_seal(SpSaveOut *o, uint32_t version, void **out, size_t *len,
+                      SpError *err);
+
+/* ------------------------------------------------------------------ */
+/* Names (save_names.c)                                               */
+/* ------------------------------------------------------------------ */
+/* A name inside the save's bytes (not NUL-terminated). */
+typedef struct SaveStr {
+  const uint8_t *p;
+  size_t len;
+} SaveStr;
+/* A variable or fact and its values: str[at[v]] is v's name, its values
+ * str[at[v] + 1 .. at[v + 1]). */
+typedef struct SaveVars {
+  uint32_t count;
+  const SaveStr *str;
+  const uint32_t *at; /* count + 1 */
+} SaveVars;
+typedef struct SaveCrowdNames {
+  SaveStr name;
+  uint64_t agents;
+  SaveVars vars;
+  uint32_t actions, goals;
+  const SaveStr *act; /* actions, and their signatures */
+  const uint64_t *sig;
+  const SaveStr *goal; /* goals, by index */
+} SaveCrowdNames;
+typedef struct SaveNames {
+  SpAllocator alloc;
+  uint32_t places, crowds;
+  const SaveStr *place;
+  SaveVars facts;
+  SaveCrowdNames *crowd;
+  size_t end;        /* the payload offset past the block */
+  void *mem;         /* one allocation holding the arrays */
+  size_t mem_bytes;
+} SaveNames;
+int sp_save_vars_find(const SaveVars *v, const char *name);
+int sp_save_values_find(const SaveVars *v, int var, const char *name);
+static inline uint32_t sp_save_value_count(const SaveVars *v, int var) {
+  return v->at[var + 1] - v->at[var] - 1;
+}
+/* The names block of a format-6 payload p[0..len) (after the header):
+ * checks every count and name against the bytes (bounded, no NUL), then,
+ * when out is not NULL, fills *out (free with sp_save_names_free).
+ * NULL when sound, else what is wrong (written to buf). */
+const char *sp_save_names_read(const uint8_t *p, size_t len, SpAllocator alloc,
+                               SaveNames *out, char *buf, size_t size);
+void sp_save_names_free(SaveNames *n);
+extern const char sp_save_no_memory[]; /* what the read returns then */
+/* Where the world's part of a sound save starts (32 before format 6;
+ * after the names block from 6 on); 0 when the names are malformed. */
+size_t sp_save_body_at(const uint8_t *save, size_t len);
+/* Writes the names block of w and crowds (names: see SpSaveNames; agents
+ * per crowd, or NULL: the crowds' own counts). */
+void sp_save_put_names(SpSaveOut *o, const SpWorld *w,
+                       const SpCrowd *const *crowds, size_t count,
+                       const SpSaveNames *names, const uint64_t *agents);
+/* What a load under migration compares an action by: its name, its
+ * variable, pre, post and prevails by name, and its behaviour (durations,
+ * binding with the place's or kind's name, flags). */
+uint64_t sp_save_action_sig(const SpCrowd *c, int action,
+                            const SpSaveNames *names);
+/* Place p's name: the caller's, or "<kind>#<p + 1>" written to buf. */
+const char *sp_save_place_name(const SpWorld *w, size_t p,
+                               const SpSaveNames *names, char *buf,
+                               size_t size);
+int sp_save_str_is(SaveStr s, const char *name);
 
 /* ------------------------------------------------------------------ */
 /* What the update relies on (check.c)                                */

@@ -345,7 +345,8 @@ static int ask_caller(SpCrowd *c, Sink s, size_t i) {
 static int choose_selected(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpReason why = (SpReason)a->why;
-  int again = why == SP_REASON_WORLD_CHANGED || why == SP_REASON_STEP_FAILED;
+  int again = why == SP_REASON_WORLD_CHANGED || why == SP_REASON_STEP_FAILED ||
+              why == SP_REASON_MIGRATED;
   if (a->goal == GOAL_NONE || (why != SP_REASON_SELECT && !again)) {
     if (why != SP_REASON_SELECT) return ask_caller(c, s, i);
     a->pursued = GOAL_NONE;

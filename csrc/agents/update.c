@@ -441,6 +441,6 @@ const char *sp_reason_name(SpReason r) {
       "none",        "world_changed", "step_failed",   "higher_goal",
       "conditions",  "unreachable",   "full",          "script",
       "no_plan",     "all_satisfied", "no_goal",       "no_plan_any",
-      "cooldown",    "select",        "target_gone"};
+      "cooldown",    "select",        "target_gone",   "migrated"};
   return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
 }

@@ -21,7 +21,8 @@ SpStatus sp_plan_cache_capacity(uint32_t *capacity, SpError *err) {
   if (*capacity <= SP_PLAN_CACHE_MAX_CAPACITY) return SP_OK;
   return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                       "plan cache: capacity %lu is over the limit of %lu "
-                      "entries", (unsigned long)*capacity,
+                      "entries",
+                      (unsigned long)*capacity,
                       (unsigned long)SP_PLAN_CACHE_MAX_CAPACITY);
 }
 
@@ -29,8 +30,7 @@ SpStatus sp_plan_cache_capacity(uint32_t *capacity, SpError *err) {
  * plans fit SP_CACHE_CHUNK_BYTES (one entry when a plan alone does not). */
 static void chunk_layout(SpPlanCache *c) {
   int shift = 8;
-  while (shift > 0 &&
-         ((size_t)c->plan_stride << shift) > SP_CACHE_CHUNK_BYTES)
+  while (shift > 0 && ((size_t)c->plan_stride << shift) > SP_CACHE_CHUNK_BYTES)
     shift--;
   size_t n = (size_t)1 << shift;
   c->chunk_shift = shift;
@@ -97,14 +97,13 @@ static void update_reserved(SpPlanCache *c) {
   c->reserved = (uint32_t)r;
 }
 
-SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries,
-                               SpError *err) {
+SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries, SpError *err) {
   if (entries > c->capacity) entries = c->capacity;
   if (entries <= c->reserved) return SP_OK;
   /* at least double, so filling a cache one pass at a time costs a
    * logarithmic number of allocations */
-  uint32_t want = c->reserved > c->capacity / 2u ? c->capacity
-                                                 : 2u * c->reserved;
+  uint32_t want =
+      c->reserved > c->capacity / 2u ? c->capacity : 2u * c->reserved;
   if (want < entries) want = entries;
   /* small plans: the whole capacity at once, as cheap as growing */
   if ((size_t)c->capacity * (size_t)c->plan_stride <= SP_CACHE_EAGER_BYTES)
@@ -115,8 +114,9 @@ SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries,
     SpStatus st = rehash(c, slots, err);
     if (st != SP_OK) return st;
   }
-  uint32_t chunks = (uint32_t)(((size_t)want + ((size_t)1 << c->chunk_shift) -
-                                1u) >> c->chunk_shift);
+  uint32_t chunks =
+      (uint32_t)(((size_t)want + ((size_t)1 << c->chunk_shift) - 1u) >>
+                 c->chunk_shift);
   SpStatus st = grow_chunk_list(c, chunks, err);
   while (st == SP_OK && c->chunk_count < chunks) {
     char *chunk = sp_mem_alloc(c->alloc, c->chunk_bytes);
@@ -132,8 +132,7 @@ SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries,
 }
 
 SpStatus sp_plan_cache_new(const SpDomain *d, uint32_t capacity,
-                           SpAllocator alloc, SpPlanCache **out,
-                           SpError *err) {
+                           SpAllocator alloc, SpPlanCache **out, SpError *err) {
   sp_error_clear(err);
   *out = NULL;
   SpStatus st = sp_plan_cache_capacity(&capacity, err);
@@ -240,8 +239,8 @@ uint32_t sp_plan_cache_insert(SpPlanCache *c, const uint64_t *key,
   if (kind == SP_CACHE_NO_PLAN) {
     ((SpFailure *)(chunk + c->fail_offset))[at] = *failure;
   } else {
-    uint8_t *dst = (uint8_t *)chunk + c->plan_offset +
-                   (size_t)at * (size_t)c->plan_stride;
+    uint8_t *dst =
+        (uint8_t *)chunk + c->plan_offset + (size_t)at * (size_t)c->plan_stride;
     if (c->id_bytes == 1) {
       for (int k = 0; k < len; k++) dst[k] = (uint8_t)plan[k];
     } else {
@@ -251,8 +250,7 @@ uint32_t sp_plan_cache_insert(SpPlanCache *c, const uint64_t *key,
   return e;
 }
 
-int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e,
-                             uint16_t *plan) {
+int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e, uint16_t *plan) {
   int len = sp_plan_cache_entry_length(c, e);
   const uint8_t *src = sp_plan_cache_entry_ids(c, e);
   if (c->id_bytes == 1) {
@@ -263,10 +261,9 @@ int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e,
   return len;
 }
 
-SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d,
-                            SpWorkspace *ws, const SpValue *s0,
-                            const SpValue *goal, uint16_t *plan, int *len,
-                            SpFailure *failure) {
+SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
+                            const SpValue *s0, const SpValue *goal,
+                            uint16_t *plan, int *len, SpFailure *failure) {
   uint64_t key[2 * ((SP_MAX_VARIABLES + 7) / 8)];
   uint64_t hash = sp_plan_cache_key(c, s0, goal, key);
   uint32_t e = sp_plan_cache_find(c, key, hash);
@@ -285,8 +282,10 @@ SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d,
   SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   SpStatus st = sp_plan(d, ws, s0, goal, plan, len, &f);
   if (failure != NULL) {
-    if (st == SP_OK) failure->code = SP_FAIL_NONE;
-    else *failure = f; /* SP_NO_PLAN or SP_ERR_STATE: all fields set */
+    if (st == SP_OK)
+      failure->code = SP_FAIL_NONE;
+    else
+      *failure = f; /* SP_NO_PLAN or SP_ERR_STATE: all fields set */
   }
   /* room for one more (a failed reserve only means it is not stored) */
   if (st == SP_OK || st == SP_NO_PLAN) {

@@ -51,7 +51,8 @@ SpStatus sp_plan_table_new(const SpDomain *d, int bits, SpAllocator alloc,
     if (bits_layout(&packed, count, m)) probe = packed;
   }
   int rows = SP_PLAN_TABLE_GOALS + (probe.bits ? SP_TABLE_ROW_FIRST : 0);
-  size_t cell_bytes = (size_t)rows * probe.states * sizeof(atomic_uint_least32_t);
+  size_t cell_bytes =
+      (size_t)rows * probe.states * sizeof(atomic_uint_least32_t);
   size_t map_bytes = probe.goal_ids * sizeof(atomic_uint_least32_t);
   SpPlanTable *t = sp_mem_alloc(alloc, sizeof *t);
   if (t == NULL) return sp_error_memory(err);
@@ -99,9 +100,9 @@ static int goal_slot(SpPlanTable *t, uint64_t g) {
     unsigned s = atomic_load_explicit(&t->goal_state[k], memory_order_acquire);
     if (s == 0) {
       unsigned expect = 0;
-      if (atomic_compare_exchange_strong_explicit(
-              &t->goal_state[k], &expect, 1, memory_order_acq_rel,
-              memory_order_acquire)) {
+      if (atomic_compare_exchange_strong_explicit(&t->goal_state[k], &expect, 1,
+                                                  memory_order_acq_rel,
+                                                  memory_order_acquire)) {
         t->goal_key[k] = g;
         atomic_store_explicit(&t->goal_state[k], 2, memory_order_release);
         return k;

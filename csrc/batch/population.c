@@ -152,8 +152,8 @@ SpValue *sp_population_goal_write(SpPopulation *pop, size_t i) {
 /* Setters                                                            */
 /* ------------------------------------------------------------------ */
 
-static SpStatus range_error(const SpPopulation *p, size_t first,
-                            size_t count, SpError *err) {
+static SpStatus range_error(const SpPopulation *p, size_t first, size_t count,
+                            SpError *err) {
   sp_error_clear(err);
   if (err != NULL) err->index = first > (size_t)INT32_MAX ? -1 : (int)first;
   if (count == 1)
@@ -172,9 +172,9 @@ static int range_ok(const SpPopulation *p, size_t first, size_t count) {
 /* Checks `count` packed states for NPCs first.. and names the first bad
  * value: NPC (unless `all`: one state meant for every NPC), variable (by
  * name) and value. */
-static SpStatus check_values(const SpPopulation *p, size_t first,
-                             size_t count, const SpValue *packed,
-                             SpField field, int all, SpError *err) {
+static SpStatus check_values(const SpPopulation *p, size_t first, size_t count,
+                             const SpValue *packed, SpField field, int all,
+                             SpError *err) {
   size_t m = (size_t)p->m;
   for (size_t k = 0; k < count; k++) {
     const SpValue *s = packed + k * m;
@@ -193,8 +193,8 @@ static SpStatus check_values(const SpPopulation *p, size_t first,
       if (all)
         return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, field,
                             "%s value %d is out of range for '%s' "
-                            "(%d values)", what, (int)s[v], name,
-                            (int)p->limits[v] + 1);
+                            "(%d values)",
+                            what, (int)s[v], name, (int)p->limits[v] + 1);
       return sp_error_set(
           err, SP_ERR_STATE, SP_E_STATE_VALUE, field,
           "npc %zu: %s value %d is out of range for '%s' (%d values)", npc,
@@ -243,9 +243,8 @@ SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
   return SP_OK;
 }
 
-SpStatus sp_population_set_states(SpPopulation *pop, size_t first,
-                                  size_t count, const SpValue *packed,
-                                  SpError *err) {
+SpStatus sp_population_set_states(SpPopulation *pop, size_t first, size_t count,
+                                  const SpValue *packed, SpError *err) {
   sp_error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
   SpStatus st = check_values(pop, first, count, packed, SP_FIELD_START, 0, err);
@@ -254,9 +253,8 @@ SpStatus sp_population_set_states(SpPopulation *pop, size_t first,
   return SP_OK;
 }
 
-SpStatus sp_population_set_goals(SpPopulation *pop, size_t first,
-                                 size_t count, const SpValue *packed,
-                                 SpError *err) {
+SpStatus sp_population_set_goals(SpPopulation *pop, size_t first, size_t count,
+                                 const SpValue *packed, SpError *err) {
   sp_error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
   SpStatus st = check_values(pop, first, count, packed, SP_FIELD_GOAL, 0, err);
@@ -280,8 +278,8 @@ SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
   return SP_OK;
 }
 
-SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
-                                  size_t count, SpError *err) {
+SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first, size_t count,
+                                  SpError *err) {
   sp_error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
   size_t fresh = 0;
@@ -361,8 +359,8 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
     for (int k = 0; k < count; k++) {
       Worker *w = p->workers[k];
       if (w->cache == NULL) {
-        SpStatus st = sp_plan_cache_new(p->domain, p->cache_capacity,
-                                        p->alloc, &w->cache, err);
+        SpStatus st = sp_plan_cache_new(p->domain, p->cache_capacity, p->alloc,
+                                        &w->cache, err);
         if (st != SP_OK) return st;
       }
       size_t want = w->cache->count + atomic_load(&p->dirty_count);
@@ -385,8 +383,8 @@ typedef struct Pass {
   size_t start_chunk;  /* the cursor at the start of the call */
   size_t dirty_before; /* dirty NPCs at the start */
   /* shared, each on its own line */
-  _Alignas(64) atomic_size_t next;  /* chunks claimed so far */
-  _Alignas(64) atomic_size_t done;  /* NPCs planned so far */
+  _Alignas(64) atomic_size_t next; /* chunks claimed so far */
+  _Alignas(64) atomic_size_t done; /* NPCs planned so far */
   _Alignas(64) atomic_int stop;
 } Pass;
 
@@ -599,8 +597,8 @@ SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
   return SP_OK;
 }
 
-SpStatus sp_population_explain(SpPopulation *pop, size_t i,
-                               SpFailure *failure, SpError *err) {
+SpStatus sp_population_explain(SpPopulation *pop, size_t i, SpFailure *failure,
+                               SpError *err) {
   sp_error_clear(err);
   if (!range_ok(pop, i, 1)) return range_error(pop, i, 1, err);
   SpStatus st = workers_ensure(pop, 1, 0, err);
@@ -634,15 +632,17 @@ static void detach_from_caches(SpPopulation *p) {
 /* Writes NPC i's result as a saved game had it: the plan goes to the
  * NPC's own slot (caches are not saved); the dirty count follows. */
 void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
-                           SpFailureCode code, int dirty,
-                           const uint16_t *plan, int len) {
+                           SpFailureCode code, int dirty, const uint16_t *plan,
+                           int len) {
   uint8_t was = pop->status[i] & ST_DIRTY;
   uint8_t s = ST_UNPLANNED;
   if (status == SP_NPC_PLANNED) {
     uint8_t *slot = pop->slots + i * pop->slot_bytes;
     for (int k = 0; k < len; k++) {
-      if (pop->id_bytes == 1) slot[k] = (uint8_t)plan[k];
-      else memcpy(slot + 2 * (size_t)k, &plan[k], 2);
+      if (pop->id_bytes == 1)
+        slot[k] = (uint8_t)plan[k];
+      else
+        memcpy(slot + 2 * (size_t)k, &plan[k], 2);
     }
     pop->handle[i] = (uint32_t)len;
     s = ST_SLOT;
@@ -674,8 +674,8 @@ void sp_population_cache_clear(SpPopulation *pop) {
       sp_plan_cache_clear(pop->workers[k]->cache);
 }
 
-SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
-                                          uint32_t capacity, SpError *err) {
+SpStatus sp_population_set_cache_capacity(SpPopulation *pop, uint32_t capacity,
+                                          SpError *err) {
   sp_error_clear(err);
   SpStatus st = sp_plan_cache_capacity(&capacity, err);
   if (st != SP_OK) return st;

@@ -37,9 +37,9 @@ typedef struct BitsView {
 
 static inline BitsView bits_view(const SpPopulation *p) {
   const SpPlanTable *t = p->table;
-  BitsView v = {p->states, p->goals, p->status, p->handle, t->cells,
-                t->goal_row, (size_t)p->m, t->m, t->state_bits,
-                t->goal_bits, {0}, {0}};
+  BitsView v = {p->states,     p->goals,     p->status,    p->handle,
+                t->cells,      t->goal_row,  (size_t)p->m, t->m,
+                t->state_bits, t->goal_bits, {0},          {0}};
   memcpy(v.state_at, t->state_at, 8);
   memcpy(v.goal_at, t->goal_at, 8);
   return v;
@@ -51,8 +51,9 @@ static inline BitsView bits_view(const SpPopulation *p) {
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static int bits_miss(SpPopulation *p, Worker *w, int k, size_t i, uint64_t s,
-                     uint64_t g, uint64_t id, uint64_t rank) {
+static int
+bits_miss(SpPopulation *p, Worker *w, int k, size_t i, uint64_t s, uint64_t g,
+          uint64_t id, uint64_t rank) {
   s &= p->last_mask;
   g &= p->last_mask;
   atomic_uint_least32_t *row = sp_plan_table_goal_row(p->table, id, g);
@@ -77,9 +78,9 @@ static void bits_done(Worker *w, const BitsRun *run) {
 /* Portable: each byte's bits shifted into place. */
 #define BITS_ATTR
 #define BITS_UNROLL
-#define BITS_ONE bits_one
-#define BITS_SLOW bits_slow
-#define BITS_LOOP sp_population_plan_bits
+#define BITS_ONE     bits_one
+#define BITS_SLOW    bits_slow
+#define BITS_LOOP    sp_population_plan_bits
 #define BITS_RANK(s) sp_plan_table_pack(s, v->state_bits, v->state_at, v->vars)
 #define BITS_GOAL(g) sp_plan_table_pack(g, v->goal_bits, v->goal_at, v->vars)
 #include "population_bits_loop.h"
@@ -94,9 +95,9 @@ static void bits_done(Worker *w, const BitsRun *run) {
 #else
 #define BITS_UNROLL
 #endif
-#define BITS_ONE bits_one_pext
-#define BITS_SLOW bits_slow_pext
-#define BITS_LOOP sp_population_plan_bits_pext
+#define BITS_ONE     bits_one_pext
+#define BITS_SLOW    bits_slow_pext
+#define BITS_LOOP    sp_population_plan_bits_pext
 #define BITS_RANK(s) _pext_u64(s, v->state_bits)
 #define BITS_GOAL(g) _pext_u64(g, v->goal_bits)
 #include "population_bits_loop.h"

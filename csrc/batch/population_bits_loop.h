@@ -14,16 +14,15 @@
  * BITS_SLOW after its block, so no call sits in the hot loop, whose
  * values then all stay in registers. */
 BITS_ATTR static inline unsigned BITS_ONE(size_t i, const SpValue *sp,
-                                          const SpValue *gp,
-                                          const BitsView *v, int status_done,
-                                          size_t *failures) {
+                                          const SpValue *gp, const BitsView *v,
+                                          int status_done, size_t *failures) {
   uint64_t s, g;
   memcpy(&s, sp, 8); /* bytes past m fall outside the masks */
   memcpy(&g, gp, 8);
   uint64_t rank = BITS_RANK(s), id = BITS_GOAL(g);
   size_t row = atomic_load_explicit(&v->goal_row[id], memory_order_relaxed);
-  uint32_t x = atomic_load_explicit(&v->cells[row + rank],
-                                    memory_order_relaxed);
+  uint32_t x =
+      atomic_load_explicit(&v->cells[row + rank], memory_order_relaxed);
   if (SP_LIKELY(!(x & SP_TABLE_FAILED))) {
     v->handle[i] = x;
     if (!status_done) v->status[i] = ST_CACHE;
@@ -40,9 +39,9 @@ BITS_ATTR static inline unsigned BITS_ONE(size_t i, const SpValue *sp,
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-BITS_ATTR static void BITS_SLOW(SpPopulation *p, Worker *w, int k,
-                                const BitsView *v, size_t b, uint64_t miss,
-                                BitsRun *run) {
+BITS_ATTR static void
+BITS_SLOW(SpPopulation *p, Worker *w, int k, const BitsView *v, size_t b,
+          uint64_t miss, BitsRun *run) {
   for (size_t i = b; miss != 0; i++, miss >>= 1) {
     if (!(miss & 1u)) continue;
     uint64_t s, g;

@@ -9,7 +9,7 @@
  * costs nothing), which lets profilers count each path's instructions;
  * COLDISH keeps a rare path out of a hot loop's registers. */
 #if defined(__GNUC__)
-#define LOOP static __attribute__((noinline))
+#define LOOP    static __attribute__((noinline))
 #define COLDISH __attribute__((noinline))
 #else
 #define LOOP static
@@ -58,7 +58,7 @@ static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
   } else {
     p->status[i] =
         (uint8_t)(ST_NO_PLAN | (unsigned)sp_plan_cache_entry_failure(c, e)->code
-                  << ST_CODE_SHIFT);
+                                   << ST_CODE_SHIFT);
     w->failures++;
   }
 }
@@ -77,8 +77,8 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
   SpStatus st = sp_plan(p->domain, w->ws, s0, goal, w->plan, &len, &f);
   if (st == SP_OK) {
     if (use_cache) {
-      uint32_t e = sp_plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN,
-                                        w->plan, len, NULL);
+      uint32_t e = sp_plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN, w->plan,
+                                        len, NULL);
       if (e != SP_CACHE_NONE) {
         p->handle[i] = (uint32_t)k * p->cache_capacity + e;
         p->status[i] = ST_CACHE;
@@ -168,7 +168,7 @@ static inline int lookup_small(SpPopulation *p, Worker *w, int k, size_t i,
  * in locals, so the byte stores into `status` (which may alias
  * anything) force no reloads. Returns NPCs planned. */
 LOOP size_t plan_chunk_small(SpPopulation *p, Worker *w, int k, size_t lo,
-                               size_t hi) {
+                             size_t hi) {
   const size_t m = (size_t)p->m;
   const SpValue *const states = p->states, *const goals = p->goals;
   const uint8_t *const status = p->status;
@@ -248,15 +248,17 @@ static inline Radix radix_load(const SpPlanTable *t) {
                        (short)t->radix[1], (short)t->radix[0]);
 }
 static inline uint32_t rank_of(uint64_t s, Radix r) {
-  __m128i v = _mm_unpacklo_epi8(_mm_cvtsi64_si128((long long)s),
-                                _mm_setzero_si128());
+  __m128i v =
+      _mm_unpacklo_epi8(_mm_cvtsi64_si128((long long)s), _mm_setzero_si128());
   __m128i x = _mm_madd_epi16(v, r);
   x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4E));
   x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xB1));
   return (uint32_t)_mm_cvtsi128_si32(x);
 }
 #else
-typedef struct Radix { uint32_t r[8]; } Radix;
+typedef struct Radix {
+  uint32_t r[8];
+} Radix;
 static inline Radix radix_load(const SpPlanTable *t) {
   Radix r;
   memcpy(r.r, t->radix, sizeof r.r);
@@ -323,8 +325,7 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
  * straight to the planner, visited by the flag bits of its block of
  * eight, its plan copied into its slot. Only the failure code is kept,
  * which sp_plan sets on every call. Returns NPCs planned. */
-LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo,
-                            size_t hi) {
+LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
   const SpDomain *const d = p->domain;
   SpWorkspace *const ws = w->ws;
   const size_t m = (size_t)p->m, slot_bytes = p->slot_bytes;
@@ -342,7 +343,8 @@ LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo,
     for (; dirty != 0; dirty &= dirty - 1u) {
       size_t i = b + sp_low_byte(dirty);
       int len = 0;
-      if (sp_plan(d, ws, states + i * m, goals + i * m, plan, &len, &f) != SP_OK) {
+      if (sp_plan(d, ws, states + i * m, goals + i * m, plan, &len, &f) !=
+          SP_OK) {
         status[i] = (uint8_t)(ST_NO_PLAN | (unsigned)f.code << ST_CODE_SHIFT);
         failures++;
         continue;
@@ -383,4 +385,3 @@ size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
   }
   return w->planned - before;
 }
-

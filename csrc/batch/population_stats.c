@@ -37,13 +37,14 @@ void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
       workers += sp_plan_cache_size_bytes(w->cache);
     }
   }
-  out->bytes_per_npc = 2u * (size_t)pop->m + 1u + sizeof(uint32_t) +
-                       pop->slot_bytes;
+  out->bytes_per_npc =
+      2u * (size_t)pop->m + 1u + sizeof(uint32_t) + pop->slot_bytes;
   out->bytes_npcs = pop->block_bytes;
   out->bytes_workers = workers;
   out->bytes_total = sizeof *pop + pop->block_bytes + workers;
   out->bytes_resident = out->bytes_total - pop->block_bytes +
                         sp_mem_resident(pop->block, pop->block_bytes);
   if (pop->table != NULL)
-    out->bytes_resident -= pop->table->bytes - sizeof *pop->table - table_resident;
+    out->bytes_resident -=
+        pop->table->bytes - sizeof *pop->table - table_resident;
 }

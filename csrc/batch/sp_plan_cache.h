@@ -62,15 +62,15 @@ enum { SP_CACHE_PLAN = 1, SP_CACHE_NO_PLAN = 2 };
  * lookup; treat the fields as read-only outside plan_cache.c. */
 typedef struct SpPlanCache {
   SpAllocator alloc;
-  void *raw;      /* the struct's block (the struct starts 64-aligned in it) */
-  void *slots_raw;   /* the table's block, likewise */
+  void *raw;       /* the struct's block (the struct starts 64-aligned in it) */
+  void *slots_raw; /* the table's block, likewise */
   size_t slots_bytes;
-  size_t bytes;   /* everything held: struct, table, chunk list, chunks */
-  int state_len;    /* variables per state (m) */
-  int key_words;    /* words per packed state */
+  size_t bytes;  /* everything held: struct, table, chunk list, chunks */
+  int state_len; /* variables per state (m) */
+  int key_words; /* words per packed state */
   int action_count;
-  int id_bytes;     /* 1 or 2 */
-  int plan_stride;  /* bytes per entry's plan */
+  int id_bytes;      /* 1 or 2 */
+  int plan_stride;   /* bytes per entry's plan */
   uint32_t capacity; /* most entries ever stored (bounded, see above) */
   uint32_t reserved; /* entries with storage and table room */
   uint32_t count;
@@ -187,14 +187,13 @@ static inline int sp_plan_cache_entry_kind(const SpPlanCache *c, uint32_t e) {
   return (int)(sp_plan_cache_meta(c, e) >> 16);
 }
 
-static inline int sp_plan_cache_entry_length(const SpPlanCache *c,
-                                             uint32_t e) {
+static inline int sp_plan_cache_entry_length(const SpPlanCache *c, uint32_t e) {
   return (int)(sp_plan_cache_meta(c, e) & 0xFFFFu);
 }
 
 /* The failure record of a SP_CACHE_NO_PLAN entry. */
-static inline const SpFailure *sp_plan_cache_entry_failure(
-    const SpPlanCache *c, uint32_t e) {
+static inline const SpFailure *sp_plan_cache_entry_failure(const SpPlanCache *c,
+                                                           uint32_t e) {
   const SpFailure *f =
       (const SpFailure *)(sp_plan_cache_chunk(c, e) + c->fail_offset);
   return f + sp_plan_cache_slot_in_chunk(c, e);
@@ -215,10 +214,9 @@ int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e, uint16_t *plan);
  * contract as sp_plan: `plan` holds action_count entries; on SP_NO_PLAN
  * *failure (if not NULL) is the record sp_plan wrote, field by field.
  * SP_ERR_STATE results are never cached. d must be the cache's domain. */
-SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d,
-                            SpWorkspace *ws, const SpValue *s0,
-                            const SpValue *goal, uint16_t *plan, int *len,
-                            SpFailure *failure);
+SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
+                            const SpValue *s0, const SpValue *goal,
+                            uint16_t *plan, int *len, SpFailure *failure);
 
 #ifdef __cplusplus
 }

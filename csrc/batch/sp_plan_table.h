@@ -15,7 +15,7 @@ extern "C" {
  * of a "no plan" result, or the population handle of a cached plan (below
  * 2^31: a hit is a non-negative cell, and the handle is stored as is). */
 #define SP_TABLE_FAILED 0x80000000u
-#define SP_TABLE_EMPTY 0xFFFFFFFFu
+#define SP_TABLE_EMPTY  0xFFFFFFFFu
 
 /* Design: for a domain whose states fit (at most 8 variables and
  * SP_PLAN_TABLE_MAX_STATES states), a start state's mixed-radix rank
@@ -31,19 +31,19 @@ extern "C" {
 typedef struct SpPlanTable {
   SpAllocator alloc;
   size_t bytes;
-  uint32_t states;          /* cells per row */
+  uint32_t states; /* cells per row */
   int m;
   uint32_t radix[8];  /* rank = sum of value[v] * radix[v]; 0 past m */
-  uint64_t last_mask;       /* used bytes of a state word */
+  uint64_t last_mask; /* used bytes of a state word */
   atomic_uint goal_state[SP_PLAN_TABLE_GOALS]; /* 0 free, 1 claimed, 2 ready */
   uint64_t goal_key[SP_PLAN_TABLE_GOALS];      /* the goal's masked word */
-  atomic_uint_least32_t *cells; /* row_count rows of `states` */
-  size_t cell_count;            /* row_count x states */
+  atomic_uint_least32_t *cells;                /* row_count rows of `states` */
+  size_t cell_count;                           /* row_count x states */
   /* The bit-packed layout (bits = 1): see "bit-packed layout" below. */
   int bits;
-  int shift;                  /* log2(states) */
-  uint64_t state_bits;        /* per byte v: its low ceil(log2 values) bits */
-  uint64_t goal_bits;         /* per byte v: one bit more (SP_ANY sets it) */
+  int shift;           /* log2(states) */
+  uint64_t state_bits; /* per byte v: its low ceil(log2 values) bits */
+  uint64_t goal_bits;  /* per byte v: one bit more (SP_ANY sets it) */
   uint8_t state_at[8], goal_at[8]; /* bit offsets of byte v's packed bits */
   atomic_uint_least32_t *goal_row; /* 2^(shift + m) entries: a goal's
                                       row, as its first cell's index */

@@ -52,12 +52,12 @@ static inline unsigned sp_low_byte(uint64_t x) {
 
 /* How cached calls use the direct table (sp_population_use_table). */
 enum {
-  SP_TABLE_OFF = 0,      /* the per-worker hash caches alone */
-  SP_TABLE_AUTO = 1,     /* default: bit-packed where it fits and the CPU
+  SP_TABLE_OFF = 0,     /* the per-worker hash caches alone */
+  SP_TABLE_AUTO = 1,    /* default: bit-packed where it fits and the CPU
                             has a fast pext, else as SP_TABLE_RADIX */
-  SP_TABLE_RADIX = 2,    /* mixed-radix ranks, one NPC at a time (as before
+  SP_TABLE_RADIX = 2,   /* mixed-radix ranks, one NPC at a time (as before
                             the bit-packed layout; the baseline) */
-  SP_TABLE_PORTABLE = 3  /* bit-packed, ranks packed by a byte loop (the
+  SP_TABLE_PORTABLE = 3 /* bit-packed, ranks packed by a byte loop (the
                             pext path's reference; any CPU) */
 };
 
@@ -81,10 +81,10 @@ struct SpPopulation {
   SpAllocator alloc;
   const SpDomain *domain;
   size_t n;
-  int m;            /* variables */
-  int key_words;    /* 64-bit words per packed state */
+  int m;         /* variables */
+  int key_words; /* 64-bit words per packed state */
   int action_count;
-  int id_bytes;     /* 1 or 2 */
+  int id_bytes; /* 1 or 2 */
   size_t slot_bytes;
   uint64_t last_mask; /* same as a cache's: used bytes of a last word */
 

@@ -47,8 +47,7 @@ static void *pool_thread_main(void *p) {
   unsigned long seen = 0;
   pthread_mutex_lock(&pool->mutex);
   for (;;) {
-    while (!pool->quit && self->index < pool->keep &&
-           pool->generation == seen)
+    while (!pool->quit && self->index < pool->keep && pool->generation == seen)
       pthread_cond_wait(&pool->wake, &pool->mutex);
     if (pool->quit || self->index >= pool->keep) break;
     seen = pool->generation;
@@ -125,7 +124,8 @@ SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
       sp_error_clear(err);
       return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
                           "thread pool: could not start thread %d of %d "
-                          "(%s)", i, size - 1, strerror(rc));
+                          "(%s)",
+                          i, size - 1, strerror(rc));
     }
     pool->started = i;
   }

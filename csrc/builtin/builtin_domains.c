@@ -123,13 +123,15 @@ static SpBuiltSpec *lay_out(Cursor *c, const SpDomainSpec *spec,
   }
   for (i = 0; i < na; i++) {
     const SpActionSpec *sa = &spec->actions[i];
-    SpCondition *prv = cursor_take(c, (size_t)sa->prevail_count, sizeof(SpCondition));
+    SpCondition *prv =
+        cursor_take(c, (size_t)sa->prevail_count, sizeof(SpCondition));
     const char *aname = cursor_string(c, sa->name);
     if (acts == NULL) continue;
     acts[i] = *sa;
     acts[i].name = aname;
     if (sa->prevail_count > 0)
-      memcpy(prv, sa->prevails, (size_t)sa->prevail_count * sizeof(SpCondition));
+      memcpy(prv, sa->prevails,
+             (size_t)sa->prevail_count * sizeof(SpCondition));
     acts[i].prevails = sa->prevail_count > 0 ? prv : NULL;
   }
   copy_states(c, st, starts, start_count, nv);
@@ -184,7 +186,8 @@ static const SpNamedState *find_state(const SpNamedState *list, int count,
   int i;
   if (name == NULL) return NULL;
   for (i = 0; i < count; i++)
-    if (list[i].name != NULL && strcmp(list[i].name, name) == 0) return &list[i];
+    if (list[i].name != NULL && strcmp(list[i].name, name) == 0)
+      return &list[i];
   return NULL;
 }
 

@@ -55,7 +55,8 @@ static int scratch_init(Scratch *s, SpAllocator a, int m, int n, int per_var) {
   s->goal = sp_mem_alloc(a, (size_t)m);
   s->names = sp_mem_alloc(a, s->names_size);
   if (s->variables == NULL || s->value_names == NULL || s->actions == NULL ||
-      s->prevails == NULL || s->start == NULL || s->goal == NULL || s->names == NULL) {
+      s->prevails == NULL || s->start == NULL || s->goal == NULL ||
+      s->names == NULL) {
     scratch_free(s);
     return 0;
   }
@@ -150,8 +151,10 @@ SpBuiltSpec *sp_builtin_multiprv_n_cycle(SpAllocator a, int m, int n) {
     for (p = 1; p < n; p++) set_action(&s, k++, i, p - 1, p, count, tail);
     set_action(&s, k++, i, n - 1, 0, count, tail);
   }
-  if (n == 2) snprintf(name, sizeof(name), "multiprv_2_cycle_m%d", m);
-  else snprintf(name, sizeof(name), "multiprv_%d_cycle_m%d", n, m);
+  if (n == 2)
+    snprintf(name, sizeof(name), "multiprv_2_cycle_m%d", m);
+  else
+    snprintf(name, sizeof(name), "multiprv_%d_cycle_m%d", n, m);
   b = finish(&s, name);
   /* An n-cycle with a requestable action breaks C2 when n >= 3 (and for
    * m == 1 nothing is requested, so the domain stays inside). */

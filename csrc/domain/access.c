@@ -14,7 +14,8 @@ int sp_variable_value_count(const SpDomain *d, int var) {
   return sp_vars(d)[var].value_count;
 }
 const char *sp_value_name(const SpDomain *d, int var, int value) {
-  return sp_names(d) + sp_values(d)[sp_vars(d)[var].value_base + (uint32_t)value].name;
+  return sp_names(d) +
+         sp_values(d)[sp_vars(d)[var].value_base + (uint32_t)value].name;
 }
 const char *sp_action_name(const SpDomain *d, int action) {
   return sp_names(d) + sp_actions(d)[action].name;
@@ -32,12 +33,14 @@ int sp_action_prevail_count(const SpDomain *d, int action) {
   return sp_actions(d)[action].prevail_count;
 }
 SpCondition sp_action_prevail(const SpDomain *d, int action, int i) {
-  const SpPrevail *p = &sp_prevails(d)[sp_actions(d)[action].prevail_base + (uint32_t)i];
+  const SpPrevail *p =
+      &sp_prevails(d)[sp_actions(d)[action].prevail_base + (uint32_t)i];
   SpCondition c = {p->variable, p->value};
   return c;
 }
 int sp_domain_setter(const SpDomain *d, int var, int value) {
-  uint16_t a = sp_values(d)[sp_vars(d)[var].value_base + (uint32_t)value].setter;
+  uint16_t a =
+      sp_values(d)[sp_vars(d)[var].value_base + (uint32_t)value].setter;
   return a == SP_NONE16 ? -1 : (int)a;
 }
 int sp_action_is_requestable(const SpDomain *d, int action) {
@@ -67,6 +70,6 @@ int sp_variable_cycle_length(const SpDomain *d, int var, int cycle) {
   return sp_values(d)[v->value_base + sp_actions(d)[a].post].cycle_length;
 }
 int sp_variable_cycle_action(const SpDomain *d, int var, int cycle, int i) {
-  return sp_cycles(d)[sp_vars(d)[var].cycle_base + cycle_start(d, var, cycle) +
-                      (uint32_t)i];
+  return sp_cycles(
+      d)[sp_vars(d)[var].cycle_base + cycle_start(d, var, cycle) + (uint32_t)i];
 }

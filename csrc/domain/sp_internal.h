@@ -30,10 +30,10 @@ typedef struct SpValueInfo {
   uint32_t requester_base; /* actions whose prevail is this value ... */
   uint32_t requester_count;
   uint32_t name;
-  uint16_t setter;    /* the action setting this value, SP_NONE16: ghost */
-  uint16_t cycle_pos; /* index in the variable's cycle table of the cycle
+  uint16_t setter;       /* the action setting this value, SP_NONE16: ghost */
+  uint16_t cycle_pos;    /* index in the variable's cycle table of the cycle
                          action that sets this value, SP_NONE16 if off it */
-  uint16_t cycle_first; /* where this value's cycle starts in that table */
+  uint16_t cycle_first;  /* where this value's cycle starts in that table */
   uint16_t cycle_length; /* and its number of actions */
 } SpValueInfo;
 

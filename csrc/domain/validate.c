@@ -52,9 +52,7 @@ static const char *value_name_at(const void *ctx, int i) {
   return ((const SpVariableSpec *)ctx)->value_names[i];
 }
 
-static int bad_name(const char *s) {
-  return s == NULL || s[0] == '\0';
-}
+static int bad_name(const char *s) { return s == NULL || s[0] == '\0'; }
 
 static SpStatus check_variables(const SpDomainSpec *spec, SpAllocator alloc,
                                 SpError *err) {
@@ -91,7 +89,8 @@ static SpStatus check_variables(const SpDomainSpec *spec, SpAllocator alloc,
       if (strlen(vn) > SP_MAX_NAME)
         return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_VALUES,
                             "variables[%d] '%s': value %d name longer than %d "
-                            "characters", v + 1, var->name, k + 1, SP_MAX_NAME);
+                            "characters",
+                            v + 1, var->name, k + 1, SP_MAX_NAME);
     }
     int a, b;
     if (find_duplicate(alloc, var, value_name_at, var->value_count, &a, &b))
@@ -102,8 +101,8 @@ static SpStatus check_variables(const SpDomainSpec *spec, SpAllocator alloc,
       return sp_error_set(err, SP_ERR_INVALID, SP_E_DUPLICATE_VALUE,
                           SP_FIELD_VALUES,
                           "variables[%d] '%s': value '%s' is listed twice "
-                          "(values %d and %d)", v + 1, var->name,
-                          var->value_names[a], a + 1, b + 1);
+                          "(values %d and %d)",
+                          v + 1, var->name, var->value_names[a], a + 1, b + 1);
     }
     err->index = -1;
   }
@@ -117,23 +116,24 @@ static SpStatus check_variables(const SpDomainSpec *spec, SpAllocator alloc,
     return sp_error_set(err, SP_ERR_INVALID, SP_E_DUPLICATE_VARIABLE,
                         SP_FIELD_NAME,
                         "variables[%d]: name '%s' is already used by "
-                        "variables[%d]", b + 1, spec->variables[a].name, a + 1);
+                        "variables[%d]",
+                        b + 1, spec->variables[a].name, a + 1);
   }
   return SP_OK;
 }
 
 /* Checks one value index against its variable and reports it in `field`. */
-static SpStatus check_value(const SpDomainSpec *spec, int i, int var,
-                            int value, SpField field, const char *what,
-                            SpError *err) {
+static SpStatus check_value(const SpDomainSpec *spec, int i, int var, int value,
+                            SpField field, const char *what, SpError *err) {
   const SpVariableSpec *vs = &spec->variables[var];
   if (value >= 0 && value < vs->value_count) return SP_OK;
   err->variable = var;
   err->value = value;
   return sp_error_set(err, SP_ERR_INVALID, SP_E_VALUE_RANGE, field,
                       "actions[%d] '%s': %s %d is out of range for '%s' "
-                      "(%d values)", i + 1, spec->actions[i].name, what, value,
-                      vs->name, vs->value_count);
+                      "(%d values)",
+                      i + 1, spec->actions[i].name, what, value, vs->name,
+                      vs->value_count);
 }
 
 static SpStatus check_prevails(const SpDomainSpec *spec, int i,
@@ -151,11 +151,11 @@ static SpStatus check_prevails(const SpDomainSpec *spec, int i,
     err->index = k;
     if (c.variable < 0 || c.variable >= spec->variable_count) {
       err->variable = c.variable;
-      st = sp_error_set(err, SP_ERR_INVALID, SP_E_UNKNOWN_VARIABLE,
-                        SP_FIELD_PREVAIL,
-                        "actions[%d] '%s': prevail %d names variable %d, "
-                        "there are %d", i + 1, act->name, k + 1, c.variable,
-                        spec->variable_count);
+      st = sp_error_set(
+          err, SP_ERR_INVALID, SP_E_UNKNOWN_VARIABLE, SP_FIELD_PREVAIL,
+          "actions[%d] '%s': prevail %d names variable %d, "
+          "there are %d",
+          i + 1, act->name, k + 1, c.variable, spec->variable_count);
       break;
     }
     if (c.variable == act->variable) {
@@ -165,8 +165,8 @@ static SpStatus check_prevails(const SpDomainSpec *spec, int i,
                         SP_FIELD_PREVAIL,
                         "actions[%d] '%s': prevail on its own variable '%s' "
                         "(an action changes one variable and may only "
-                        "require others)", i + 1, act->name,
-                        spec->variables[c.variable].name);
+                        "require others)",
+                        i + 1, act->name, spec->variables[c.variable].name);
       break;
     }
     st = check_value(spec, i, c.variable, c.value, SP_FIELD_PREVAIL,
@@ -207,8 +207,8 @@ static SpStatus check_action(const SpDomainSpec *spec, int i,
     return sp_error_set(err, SP_ERR_INVALID, SP_E_UNKNOWN_VARIABLE,
                         SP_FIELD_VAR,
                         "actions[%d] '%s': variable %d does not exist "
-                        "(there are %d)", i + 1, act->name, act->variable,
-                        spec->variable_count);
+                        "(there are %d)",
+                        i + 1, act->name, act->variable, spec->variable_count);
   }
   SpStatus st =
       check_value(spec, i, act->variable, act->pre, SP_FIELD_PRE, "pre", err);
@@ -223,8 +223,8 @@ static SpStatus check_action(const SpDomainSpec *spec, int i,
     return sp_error_set(err, SP_ERR_INVALID, SP_E_PRE_EQUALS_POST,
                         SP_FIELD_POST,
                         "actions[%d] '%s': pre and post are both '%s' (an "
-                        "action must change '%s')", i + 1, act->name,
-                        vs->value_names[act->post], vs->name);
+                        "action must change '%s')",
+                        i + 1, act->name, vs->value_names[act->post], vs->name);
   }
   return check_prevails(spec, i, seen, err);
 }
@@ -236,7 +236,8 @@ static SpStatus check_post_unique(const SpDomainSpec *spec, SpAllocator alloc,
   size_t total = 0;
   for (int v = 0; v < spec->variable_count; v++)
     total += (size_t)spec->variables[v].value_count;
-  size_t *base = sp_mem_alloc(alloc, (size_t)spec->variable_count * sizeof *base);
+  size_t *base =
+      sp_mem_alloc(alloc, (size_t)spec->variable_count * sizeof *base);
   int *setter = sp_mem_alloc(alloc, total * sizeof *setter);
   SpStatus st = SP_OK;
   if (base == NULL || setter == NULL) {
@@ -259,13 +260,13 @@ static SpStatus check_post_unique(const SpDomainSpec *spec, SpAllocator alloc,
       err->other_action = first;
       err->variable = act->variable;
       err->value = act->post;
-      st = sp_error_set(err, SP_ERR_INVALID, SP_E_POST_NOT_UNIQUE,
-                        SP_FIELD_POST,
-                        "actions[%d] '%s': post '%s' of '%s' is already set "
-                        "by actions[%d] '%s' (post-uniqueness: one action "
-                        "per value)", i + 1, act->name,
-                        vs->value_names[act->post], vs->name, first + 1,
-                        spec->actions[first].name);
+      st =
+          sp_error_set(err, SP_ERR_INVALID, SP_E_POST_NOT_UNIQUE, SP_FIELD_POST,
+                       "actions[%d] '%s': post '%s' of '%s' is already set "
+                       "by actions[%d] '%s' (post-uniqueness: one action "
+                       "per value)",
+                       i + 1, act->name, vs->value_names[act->post], vs->name,
+                       first + 1, spec->actions[first].name);
       goto done;
     }
     setter[slot] = i;
@@ -320,7 +321,8 @@ SpStatus sp_spec_validate(const SpDomainSpec *spec, SpAllocator alloc,
     return sp_error_set(err, SP_ERR_INVALID, SP_E_DUPLICATE_ACTION,
                         SP_FIELD_NAME,
                         "actions[%d]: name '%s' is already used by "
-                        "actions[%d]", b + 1, spec->actions[a].name, a + 1);
+                        "actions[%d]",
+                        b + 1, spec->actions[a].name, a + 1);
   }
   return check_post_unique(spec, alloc, err);
 }

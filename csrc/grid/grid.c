@@ -254,8 +254,8 @@ const int sp_grid_dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
  * and d ^ 3 for the diagonals (SE/NW, SW/NE). */
 static void grid_mask_flip(SpGrid *g, size_t i, int open) {
   for (int d = 0; d < 8; d++) {
-    size_t j = i + (size_t)(ptrdiff_t)(sp_grid_dy[d] * g->stride +
-                                       sp_grid_dx[d]);
+    size_t j =
+        i + (size_t)(ptrdiff_t)(sp_grid_dy[d] * g->stride + sp_grid_dx[d]);
     uint8_t bit = (uint8_t)(1u << (d < 4 ? d ^ 1 : d ^ 3));
     if (open)
       g->nbr[j] |= bit;

@@ -36,7 +36,7 @@ struct SpGrid {
   float min_cost;   /* cheapest open cell */
   size_t min_count; /* open cells at min_cost; 0 iff no cell is open */
   float *cell;
-  uint8_t *nbr; /* open-neighbour masks, same indices as cell */
+  uint8_t *nbr;     /* open-neighbour masks, same indices as cell */
   uint64_t version; /* bumped by every run of writes (distance fields) */
 };
 

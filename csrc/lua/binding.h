@@ -148,6 +148,9 @@ void push_names_at(lua_State *L, int dom, Names *n);
 void push_names(lua_State *L, Names *n);
 void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to);
 void set_int_field(lua_State *L, int t, const char *k, size_t v);
+/* Argument `arg`: a frame's dt in seconds, finite and 0 or more (a float
+ * once converted: an infinite step would make the crowd's clock unsavable). */
+float check_dt(lua_State *L, int arg);
 /* saspu.KEEP (a light userdata) and its test; goals.c gives it its meaning */
 void push_keep_marker(lua_State *L);
 int is_keep_marker(lua_State *L, int idx);
@@ -228,7 +231,28 @@ typedef struct LAgent {
   uint32_t gen;
 } LAgent;
 
+/* The user values of a saspu.Crowd. */
+enum {
+  UV_CROWD_WORLD = 1, /* the saspu.World: keeps it alive */
+  UV_CROWD_DOMAIN,    /* the saspu.Domain: same */
+  UV_CROWD_HANDLES,   /* agent index -> its saspu.Agent (made on demand) */
+  UV_CROWD_DATA,      /* agent index -> its script data table (same) */
+  UV_CROWD_SENSED,    /* the crowds its sensors read: keeps them alive */
+  UV_CROWD_COUNT = UV_CROWD_SENSED
+};
+
 LWorld *check_world(lua_State *L, int idx);
+/* The saspu.Crowd at idx, open or closed (raises for anything else). */
+LCrowd *to_crowd(lua_State *L, int idx);
+/* Raises "saspu.Crowd:<fname>: <message>" for a core error. */
+int crowd_error(lua_State *L, const char *fname, const SpError *err);
+/* Argument `arg`: a live agent of the crowd, 1-based; returns it 0-based. */
+size_t check_agent(lua_State *L, const LCrowd *c, int arg);
+/* Argument `arg`: an id in 1..n (`what` names it in the error); 0-based. */
+int check_id(lua_State *L, int arg, int n, const char *what);
+/* Argument `arg`: a packed state of the crowd at index 1 (0xFF allowed
+ * when `any`); checks the crowd again after the Lua point it may be. */
+const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int any);
 /* Frees a closed crowd's core crowd and lets go of its domain and world. */
 void crowd_release(LCrowd *c);
 /* The open crowd at idx (its world's grid open too), or raises. */
@@ -236,16 +260,17 @@ LCrowd *check_crowd(lua_State *L, int idx);
 /* The crowd at idx again after a Lua point: raises when it, or its
  * world's grid, was closed meanwhile. */
 SpCrowd *live_crowd(lua_State *L, int idx);
-/* Argument `arg`: a frame's dt in seconds, finite and 0 or more (a float
- * once converted: an infinite step would make the crowd's clock unsavable). */
-float check_dt(lua_State *L, int arg);
 /* crowd_events.c: adds the event readers to the methods table on top;
  * saspu.core.event_kinds(). */
 void open_crowd_events(lua_State *L);
+/* crowd_agents.c: adds the methods that change agents (spawn, control,
+ * chase, ...) to the methods table on top. */
+void open_crowd_agents(lua_State *L);
+/* crowd_inspect.c: adds the readers of agents (info, plan, blocker,
+ * stats, ...) to the methods table on top. */
+void open_crowd_inspect(lua_State *L);
 /* crowd_sense.c: crowd:near and the crowd's sensors and facts. */
 void open_crowd_sense(lua_State *L);
-int check_radius(lua_State *L, int arg);
-int check_coord(lua_State *L, int arg);
 int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);

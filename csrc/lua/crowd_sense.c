@@ -6,7 +6,7 @@
 
 /* Argument `arg`: a radius in cells, a number >= 0 (a fraction is cut:
  * cells are whole); returned as an int (huge radii clipped). */
-int check_radius(lua_State *L, int arg)
+static int check_radius(lua_State *L, int arg)
 {
   int isnum = 0;
   lua_Number r = lua_tonumberx(L, arg, &isnum);
@@ -17,7 +17,7 @@ int check_radius(lua_State *L, int arg)
 }
 
 /* Argument `arg`: a 1-based cell coordinate, an integer; returned 0-based. */
-int check_coord(lua_State *L, int arg)
+static int check_coord(lua_State *L, int arg)
 {
   lua_Integer v = luaL_checkinteger(L, arg);
   luaL_argcheck(L, v >= -65536 && v <= 131072, arg, "cell coordinate out of range");
@@ -107,7 +107,7 @@ static int l_crowd_add_sensor(lua_State *L)
   sn.r = r;
   sn.period = (float)period;
   if (near && near != c) { /* keep it alive (a Lua point) before the core holds it */
-    lua_getiuservalue(L, 1, 5);
+    lua_getiuservalue(L, 1, UV_CROWD_SENSED);
     lua_pushvalue(L, 5);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     lua_pop(L, 1);

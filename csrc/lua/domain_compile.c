@@ -428,7 +428,7 @@ int l_domain(lua_State *L)
   spec.actions = lua_touserdata(L, S_ACTIONS);
 
   memset(&err, 0, sizeof err);
-  alloc.fn = lua_getallocf(L, &alloc.ud);
+  alloc = core_allocator(L);
   /* compile outside domains too: the refusal then quotes the whole
    * explanation, which may not fit in SpError's message */
   allow_outside = opts.allow_outside;

@@ -221,9 +221,8 @@ static int l_grid_close(lua_State *L)
 {
   LGrid *g = to_grid(L, 1);
   if (g->path) {
-    void *ud;
-    lua_Alloc f = lua_getallocf(L, &ud);
-    f(ud, g->path, g->path_cap * sizeof *g->path, 0);
+    SpAllocator a = core_allocator(L);
+    a.fn(a.ud, g->path, g->path_cap * sizeof *g->path, 0);
     g->path = NULL;
     g->path_cap = 0;
   }
@@ -433,14 +432,12 @@ static void check_query(lua_State *L, int arg, SpGridQuery *q)
 static void reserve_path(lua_State *L, LGrid *g, size_t len)
 {
   size_t cap = g->path_cap ? g->path_cap : GRID_PATH_MIN;
-  void *ud, *p;
-  lua_Alloc f;
   if (len <= g->path_cap)
     return;
   while (cap < len)
     cap *= 2;
-  f = lua_getallocf(L, &ud);
-  p = f(ud, g->path, g->path_cap * sizeof *g->path, cap * sizeof *g->path);
+  SpAllocator a = core_allocator(L);
+  void *p = a.fn(a.ud, g->path, g->path_cap * sizeof *g->path, cap * sizeof *g->path);
   if (!p) /* the old buffer is still ours, and still in g */
     luaL_error(L, "saspu.Grid: not enough memory for a path of %d cells", (int)len);
   g->path = p;

@@ -74,6 +74,8 @@ int luaopen_saspu_core(lua_State *L)
   /* the files that add to a type register from here, so no type file
    * calls the files built on it (no include or call circles) */
   lua_getfield(L, -1, "Crowd"); /* module methods */
+  open_crowd_agents(L);         /* spawn, control, chase, ... */
+  open_crowd_inspect(L);        /* info, plan, blocker, stats, ... */
   open_crowd_events(L);         /* the event readers */
   open_crowd_sense(L);          /* crowd:near */
   lua_pop(L, 1);

@@ -1,4 +1,5 @@
 /* names.c: shared helpers of the binding: raising errors with a path, name lists and lookups, reading states, formatted core text. */
+#include <float.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -399,4 +400,12 @@ void push_keep_marker(lua_State *L)
 int is_keep_marker(lua_State *L, int idx)
 {
   return lua_type(L, idx) == LUA_TLIGHTUSERDATA && lua_touserdata(L, idx) == &keep_marker;
+}
+
+/* Argument `arg`: a frame's dt in seconds (see binding.h). */
+float check_dt(lua_State *L, int arg)
+{
+  double dt = luaL_checknumber(L, arg);
+  luaL_argcheck(L, dt >= 0 && dt <= FLT_MAX, arg, "dt must be a finite number of seconds, 0 or more");
+  return (float)dt;
 }

@@ -291,11 +291,11 @@ static int l_world_update_crowds(lua_State *L)
   for (int pass = 0; pass < 2; pass++) {
     for (size_t k = 1; k <= n; k++) {
       lua_rawgeti(L, 3, (lua_Integer)k);
+      /* an open crowd of w: its world's grid is w's, checked open above */
       LCrowd *c = luaL_testudata(L, -1, CROWD_MT);
       if (!c || !c->c || c->world != w)
         return luaL_error(L, "saspu.World:update_crowds: list[%d] is not an "
                           "open crowd of this world", (int)k);
-      check_crowd(L, -1); /* and its world's grid */
       lua_pop(L, 1);
       if (pass == 0 && c->on_world_pool)
         batch[nb++] = c->c;

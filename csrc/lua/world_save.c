@@ -62,19 +62,64 @@ static SpWorld *gather(lua_State *L, int list, SaveBox *b, const char *fname)
   return w->w;
 }
 
-/* core.world_save(world, crowds, extra) -> string: every crowd of the
- * world in a fixed order, and the script side's bytes. */
+/* The string at t[k], or NULL (the table keeps it alive). */
+static const char *string_at(lua_State *L, int t, lua_Integer k)
+{
+  lua_rawgeti(L, t, k);
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  lua_pop(L, 1);
+  return s;
+}
+
+/* The names of places (table at `places`, by id) and goals (table at
+ * `goals`, per crowd a list by goal index) as SpSaveNames, in a userdata
+ * left on the stack; either table may be absent (nil). */
+static void names_from(lua_State *L, int places, int goals, size_t crowds,
+                       SpSaveNames *out)
+{
+  size_t np = lua_istable(L, places) ? (size_t)lua_rawlen(L, places) : 0, ng = 0;
+  for (size_t k = 0; lua_istable(L, goals) && k < crowds; k++) {
+    lua_rawgeti(L, goals, (lua_Integer)k + 1);
+    ng += lua_istable(L, -1) ? (size_t)lua_rawlen(L, -1) : 0;
+    lua_pop(L, 1);
+  }
+  const char **p = lua_newuserdatauv(L, (np + ng + 1) * sizeof(char *) +
+                                            (crowds + 1) * sizeof(char **), 0);
+  const char **g = p + np;
+  const char *const **gl = (const char *const **)(p + np + ng + 1);
+  for (size_t k = 0; k < np; k++) p[k] = string_at(L, places, (lua_Integer)k + 1);
+  for (size_t k = 0; k < crowds; k++) {
+    gl[k] = NULL;
+    if (!lua_istable(L, goals)) continue;
+    lua_rawgeti(L, goals, (lua_Integer)k + 1);
+    if (lua_istable(L, -1)) {
+      size_t n = (size_t)lua_rawlen(L, -1);
+      for (size_t j = 0; j < n; j++) g[j] = string_at(L, lua_gettop(L), (lua_Integer)j + 1);
+      gl[k] = g;
+      g += n;
+    }
+    lua_pop(L, 1);
+  }
+  out->places = np > 0 ? p : NULL;
+  out->goals = lua_istable(L, goals) ? gl : NULL;
+}
+
+/* core.world_save(world, crowds, extra [, place names, goal names]) ->
+ * string: every crowd of the world in a fixed order, and the script
+ * side's bytes. */
 static int l_world_save(lua_State *L)
 {
   size_t extra_len;
   const char *extra = luaL_optlstring(L, 3, "", &extra_len);
   check_world(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
+  SpSaveNames names;
+  names_from(L, 4, 5, (size_t)lua_rawlen(L, 2), &names);
   SaveBox *b = new_box(L, 2); /* the last Lua point before the core */
   SpWorld *w = gather(L, 2, b, "save");
   SpError err;
-  if (sp_world_save(w, (const SpCrowd *const *)b->crowds, b->count, extra, extra_len,
-                    &b->buf, &b->len, &err) != SP_OK) {
+  if (sp_world_save_named(w, (const SpCrowd *const *)b->crowds, b->count, &names, extra,
+                          extra_len, &b->buf, &b->len, &err) != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
       return luaL_error(L, "saspu.World:save: not enough memory");
     return luaL_error(L, "saspu.World:save: %s", err.message);
@@ -125,15 +170,158 @@ static int l_world_load(lua_State *L)
   return 3;
 }
 
-/* Registers core.world_save and core.world_load (module on top). */
+/* The result of a migration until its parts are Lua values: its __gc
+ * frees them when a Lua error comes first. */
+#define MIGRATION_MT "saspu.Migration"
+typedef struct MigBox {
+  const SpWorld *w;
+  SpMigration m;
+} MigBox;
+
+static void mig_release(MigBox *b)
+{
+  if (b->w != NULL) sp_migration_free(b->w, &b->m);
+  b->w = NULL;
+}
+
+static int l_mig_gc(lua_State *L)
+{
+  mig_release(luaL_checkudata(L, 1, MIGRATION_MT));
+  return 0;
+}
+
+/* core.world_migrate(world, crowds, s, place names, goal names, defaults)
+ * -> the save rewritten for this world, { report lines }, { per crowd:
+ * { [saved action id] = new id or false } }. defaults: a list of names,
+ * variable then value. Raises "saspu.World:load: saved world: migrate:
+ * ..." and changes nothing when the save cannot be mapped. */
+static int l_world_migrate(lua_State *L)
+{
+  size_t len;
+  const char *s = luaL_checklstring(L, 3, &len);
+  check_world(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 6, LUA_TTABLE);
+  size_t nd = (size_t)lua_rawlen(L, 6) / 2;
+  SpMigrateDefault *defs = lua_newuserdatauv(L, (nd + 1) * sizeof *defs, 0);
+  for (size_t k = 0; k < nd; k++) {
+    defs[k].variable = string_at(L, 6, (lua_Integer)(2 * k + 1));
+    defs[k].value = string_at(L, 6, (lua_Integer)(2 * k + 2));
+  }
+  SpSaveNames names;
+  names_from(L, 4, 5, (size_t)lua_rawlen(L, 2), &names);
+  MigBox *mb = lua_newuserdatauv(L, sizeof *mb, 0);
+  memset(mb, 0, sizeof *mb);
+  luaL_setmetatable(L, MIGRATION_MT);
+  SaveBox *b = new_box(L, 2);
+  SpWorld *w = gather(L, 2, b, "load"); /* the last Lua point before the core */
+  SpError err;
+  if (sp_world_migrate(w, (const SpCrowd *const *)b->crowds, b->count, &names, defs, nd, s,
+                       len, &mb->m, &err) != SP_OK) {
+    if (err.status == SP_ERR_MEMORY)
+      return luaL_error(L, "saspu.World:load: not enough memory");
+    return luaL_error(L, "saspu.World:load: %s", err.message);
+  }
+  mb->w = w;
+  lua_pushlstring(L, mb->m.save, mb->m.save_len);
+  lua_newtable(L);
+  const char *line = mb->m.report, *end = line + mb->m.report_len;
+  for (int k = 1; line != NULL && line < end; k++) {
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    lua_pushlstring(L, line, (size_t)(nl - line));
+    lua_rawseti(L, -2, k);
+    line = nl + 1;
+  }
+  lua_createtable(L, (int)mb->m.map_count, 0);
+  for (size_t k = 0; k < mb->m.map_count; k++) {
+    lua_newtable(L);
+    for (size_t a = mb->m.map_at[k]; a < mb->m.map_at[k + 1]; a++) {
+      int32_t to = mb->m.action_map[a];
+      if (to >= 0) lua_pushinteger(L, to + 1);
+      else lua_pushboolean(L, 0);
+      lua_rawseti(L, -2, (lua_Integer)(a - mb->m.map_at[k]) + 1);
+    }
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  mig_release(mb); /* the Lua values hold it all now */
+  return 3;
+}
+
+/* core.save_info(s) -> { format, bytes, crowd_count, places, facts,
+ * crowds = { { name, agents, variables, actions, goals }, ... } } (only
+ * format, bytes and crowd_count before format 6, which names nothing).
+ * Raises "saspu.save_info: saved world: ...". */
+static int l_save_info(lua_State *L)
+{
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  SpSaveInfo info;
+  SpSaveCrowdInfo ci;
+  SpError err;
+  if (sp_save_info(s, len, 0, &info, NULL, &err) != SP_OK)
+    return luaL_error(L, "saspu.save_info: %s", err.message);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, (lua_Integer)info.version);
+  lua_setfield(L, -2, "format");
+  lua_pushinteger(L, (lua_Integer)info.payload + 32);
+  lua_setfield(L, -2, "bytes");
+  lua_pushinteger(L, (lua_Integer)info.crowds);
+  lua_setfield(L, -2, "crowd_count");
+  if (info.version < 6) return 1;
+  lua_pushinteger(L, (lua_Integer)info.places);
+  lua_setfield(L, -2, "places");
+  lua_pushinteger(L, (lua_Integer)info.facts);
+  lua_setfield(L, -2, "facts");
+  lua_createtable(L, (int)(info.crowds < 1024 ? info.crowds : 1024), 0);
+  for (uint32_t k = 0; k < info.crowds; k++) {
+    sp_save_info(s, len, k, &info, &ci, &err); /* sound: checked above */
+    lua_createtable(L, 0, 5);
+    lua_pushlstring(L, ci.name, ci.name_len);
+    lua_setfield(L, -2, "name");
+    lua_pushinteger(L, (lua_Integer)ci.agents);
+    lua_setfield(L, -2, "agents");
+    lua_pushinteger(L, (lua_Integer)ci.variables);
+    lua_setfield(L, -2, "variables");
+    lua_pushinteger(L, (lua_Integer)ci.actions);
+    lua_setfield(L, -2, "actions");
+    lua_pushinteger(L, (lua_Integer)ci.goals);
+    lua_setfield(L, -2, "goals");
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  lua_setfield(L, -2, "crowds");
+  return 1;
+}
+
+/* Registers core.world_save, world_load, world_migrate, save_info and
+ * save_layout (module on top). */
 void open_world_save(lua_State *L)
 {
-  luaL_newmetatable(L, SAVE_BOX_MT);
-  lua_pushcfunction(L, l_box_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
-  lua_pushcfunction(L, l_world_save);
-  lua_setfield(L, -2, "world_save");
-  lua_pushcfunction(L, l_world_load);
-  lua_setfield(L, -2, "world_load");
+  const char *const boxes[2] = {SAVE_BOX_MT, MIGRATION_MT};
+  const lua_CFunction gcs[2] = {l_box_gc, l_mig_gc};
+  for (int k = 0; k < 2; k++) {
+    luaL_newmetatable(L, boxes[k]);
+    lua_pushcfunction(L, gcs[k]);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+  }
+  const luaL_Reg fns[] = {{"world_save", l_world_save}, {"world_load", l_world_load},
+                          {"world_migrate", l_world_migrate}, {"save_info", l_save_info},
+                          {NULL, NULL}};
+  for (const luaL_Reg *f = fns; f->name != NULL; f++) {
+    lua_pushcfunction(L, f->func);
+    lua_setfield(L, -2, f->name);
+  }
+  /* the layout constants, which tests/fuzz/save_driver.lua must match */
+  SpSaveLayout sl;
+  sp_save_layout(&sl);
+  lua_createtable(L, 0, 6);
+  const struct { const char *k; lua_Integer v; } layout[] = {
+      {"version", sl.version}, {"oldest", sl.oldest},
+      {"header_bytes", sl.header_bytes}, {"agent_bytes", sl.agent_bytes},
+      {"counters", sl.counters}, {"name_max", sl.name_max}};
+  for (size_t k = 0; k < sizeof layout / sizeof layout[0]; k++) {
+    lua_pushinteger(L, layout[k].v);
+    lua_setfield(L, -2, layout[k].k);
+  }
+  lua_setfield(L, -2, "save_layout");
 }

@@ -45,8 +45,10 @@ static int variable_of(const SpDomain *d, int k) {
   int lo = 0, hi = d->variable_count - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
-    if ((int)vars[mid].value_base <= k) lo = mid;
-    else hi = mid - 1;
+    if ((int)vars[mid].value_base <= k)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -77,8 +79,10 @@ SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
   memset(out, 0, sizeof *out);
   out->variable = out->current = out->needed = -1;
   out->action = out->link_from = out->link_to = -1;
-  if (failure) out->failure = *failure;
-  else out->failure.code = SP_FAIL_NONE;
+  if (failure)
+    out->failure = *failure;
+  else
+    out->failure.code = SP_FAIL_NONE;
   /* the goal's own values first, in declaration order, then the prevails
    * they call for in the order found: the first blocker is the nearest */
   for (int v = 0; v < d->variable_count; v++)
@@ -90,7 +94,8 @@ SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
     int x = k - (int)vars[v].value_base, end;
     if (!chain_reaches(d, v, s0[v], x, &end)) {
       out->kind = end == x && vals[k].setter == SP_NONE16
-                      ? SP_BLOCK_NOTHING_SETS : SP_BLOCK_NO_WAY_OUT;
+                      ? SP_BLOCK_NOTHING_SETS
+                      : SP_BLOCK_NO_WAY_OUT;
       out->variable = v;
       out->current = s0[v];
       out->needed = x;
@@ -126,11 +131,11 @@ SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
 static void add(size_t *at, int n) {
   if (n > 0) *at += (size_t)n;
 }
-#define ROOM(buf, size, at) ((at) < (size) ? (buf) + (at) : NULL), \
-                            ((at) < (size) ? (size) - (at) : 0)
+#define ROOM(buf, size, at)                                                    \
+  ((at) < (size) ? (buf) + (at) : NULL), ((at) < (size) ? (size) - (at) : 0)
 
-size_t sp_blocker_link_format(const SpDomain *d, const SpBlocker *b,
-                              char *buf, size_t size) {
+size_t sp_blocker_link_format(const SpDomain *d, const SpBlocker *b, char *buf,
+                              size_t size) {
   if (size > 0) buf[0] = '\0';
   if (b->link_from < 0 || b->link_to < 0 || b->variable < 0) return 0;
   int n = snprintf(buf, size, "an action setting %s from %s to %s",
@@ -159,8 +164,8 @@ size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
   if (b->kind == SP_BLOCK_ORDER) {
     if (b->variable >= 0 && b->current >= 0)
       add(&at, snprintf(ROOM(buf, size, at), "%s is %s now; ",
-                   sp_variable_name(d, b->variable),
-                   sp_value_name(d, b->variable, b->current)));
+                        sp_variable_name(d, b->variable),
+                        sp_value_name(d, b->variable, b->current)));
     add(&at, (int)sp_failure_format(d, &b->failure, ROOM(buf, size, at)));
     return at;
   }
@@ -168,22 +173,27 @@ size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
   const char *now = sp_value_name(d, b->variable, b->current);
   const char *want = sp_value_name(d, b->variable, b->needed);
   if (b->action < 0)
-    add(&at, snprintf(ROOM(buf, size, at), "the goal needs %s = %s", var, want));
+    add(&at,
+        snprintf(ROOM(buf, size, at), "the goal needs %s = %s", var, want));
   else
-    add(&at, snprintf(ROOM(buf, size, at), "action '%s' (on the only way to the goal) needs %s = %s",
-                 sp_action_name(d, b->action), var, want));
+    add(&at, snprintf(ROOM(buf, size, at),
+                      "action '%s' (on the only way to the goal) needs %s = %s",
+                      sp_action_name(d, b->action), var, want));
   if (b->kind == SP_BLOCK_NOTHING_SETS)
-    add(&at, snprintf(ROOM(buf, size, at), ", but %s is %s and no action sets %s to %s",
-                 var, now, var, want));
+    add(&at, snprintf(ROOM(buf, size, at),
+                      ", but %s is %s and no action sets %s to %s", var, now,
+                      var, want));
   else if (!has_way_out(d, b->variable, b->current))
-    add(&at, snprintf(ROOM(buf, size, at), ", but %s is %s and no action leaves %s", var,
-                 now, now));
+    add(&at, snprintf(ROOM(buf, size, at),
+                      ", but %s is %s and no action leaves %s", var, now, now));
   else
-    add(&at, snprintf(ROOM(buf, size, at), ", but %s is %s and no way out of %s leads to %s",
-                 var, now, now, want));
+    add(&at, snprintf(ROOM(buf, size, at),
+                      ", but %s is %s and no way out of %s leads to %s", var,
+                      now, now, want));
   if (b->link_to != b->needed)
-    add(&at, snprintf(ROOM(buf, size, at), " (the way to %s begins at %s, which no action sets)",
-                 want, sp_value_name(d, b->variable, b->link_to)));
+    add(&at, snprintf(ROOM(buf, size, at),
+                      " (the way to %s begins at %s, which no action sets)",
+                      want, sp_value_name(d, b->variable, b->link_to)));
   char link[3 * SP_MAX_NAME + 40];
   sp_blocker_link_format(d, b, link, sizeof link);
   add(&at, snprintf(ROOM(buf, size, at), "; missing: %s", link));

@@ -62,9 +62,9 @@ static void mark_free(const SpValue *goal, SpFailure *failure) {
     failure->free_variable = goal[failure->variable] == SP_ANY;
 }
 
-SpStatus sp_plan_partial(const SpDomain *d, SpWorkspace *ws,
-                         const SpValue *s0, const SpValue *goal,
-                         uint16_t *plan, int *len, SpFailure *failure) {
+SpStatus sp_plan_partial(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
+                         const SpValue *goal, uint16_t *plan, int *len,
+                         SpFailure *failure) {
   SpValue *trial = sp_workspace_goal_scratch(ws, 0);
   SpValue *ends = sp_workspace_goal_scratch(ws, 1);
   SpValue *best = sp_workspace_goal_scratch(ws, 2);
@@ -77,8 +77,7 @@ SpStatus sp_plan_partial(const SpDomain *d, SpWorkspace *ws,
   mark_free(goal, failure);
   /* step 2: subsets of the restorable free variables kept */
   int k = 0;
-  for (int w = 0; w < m; w++)
-    k += goal[w] == SP_ANY && restorable(d, w, s0[w]);
+  for (int w = 0; w < m; w++) k += goal[w] == SP_ANY && restorable(d, w, s0[w]);
   if (k > 63) k = 63; /* 2^63 tries would never end anyway */
   int best_len = -1, n = 0;
   for (uint64_t mask = 1; mask < (uint64_t)1 << k; mask++) {

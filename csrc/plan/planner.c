@@ -46,10 +46,10 @@
 /* The hot steps are small functions with one caller each: HOT inlines
  * them, COLD keeps failure paths and rare cases out of the way. */
 #if defined(__GNUC__)
-#define HOT static inline __attribute__((always_inline))
+#define HOT  static inline __attribute__((always_inline))
 #define COLD static __attribute__((noinline, cold))
 #else
-#define HOT static inline
+#define HOT  static inline
 #define COLD static
 #endif
 
@@ -72,8 +72,8 @@ typedef struct Plan {
   SpValue *ends;
 } Plan;
 
-COLD SpStatus fail(Plan *p, SpFailureCode code, int action, int other,
-                   int var, int value) {
+COLD SpStatus fail(Plan *p, SpFailureCode code, int action, int other, int var,
+                   int value) {
   if (p->failure) {
     p->failure->code = code;
     p->failure->action = action;
@@ -387,8 +387,7 @@ COLD SpStatus fail_order(Plan *p) {
     uint16_t a = ws->chosen[i];
     if (ws->act[a].flags & FLAG_EMITTED) continue;
     int w = p->actions[a].variable;
-    uint16_t prev =
-        p->values[p->vars[w].value_base + p->actions[a].pre].setter;
+    uint16_t prev = p->values[p->vars[w].value_base + p->actions[a].pre].setter;
     if (prev != SP_NONE16 && is_chosen(p, prev) && ws->act[prev].next == a &&
         !(ws->act[prev].flags & FLAG_EMITTED))
       return fail(p, SP_FAIL_ORDER, a, prev, w, -1);
@@ -436,14 +435,15 @@ static int undecided_requester(const Plan *p, const Held *h, uint32_t i) {
   const uint16_t *requesters = sp_requesters(p->d);
   for (i = i < h->lo ? h->lo : i; i < h->hi; i++) {
     const ActScratch *b = &act[requesters[i]];
-    if (b->stamp == p->gen && !(b->flags & FLAG_EMITTED) && decided[i] != p->gen)
+    if (b->stamp == p->gen && !(b->flags & FLAG_EMITTED) &&
+        decided[i] != p->gen)
       return (int)i;
   }
   return -1;
 }
 
-#define EACH_UNDECIDED(i, p, h)                                              \
-  for (int i = undecided_requester(p, h, 0); i >= 0;                        \
+#define EACH_UNDECIDED(i, p, h)                                                \
+  for (int i = undecided_requester(p, h, 0); i >= 0;                           \
        i = undecided_requester(p, h, (uint32_t)i + 1))
 
 static void decide(Plan *p, int i) { p->ws->decided[i] = p->gen; }
@@ -622,11 +622,11 @@ COLD int check_states(Plan *p, int v) {
   return -1;
 }
 
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) &&                            \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SWAR 1
+#define SWAR      1
 #define HIGH_BITS 0x8080808080808080ull
-#define LOW_BITS 0x7F7F7F7F7F7F7F7Full
+#define LOW_BITS  0x7F7F7F7F7F7F7F7Full
 
 /* The n (1..7) bytes at p as the low bytes of a word, read as two
  * overlapping halves that stay inside the n bytes. */
@@ -713,11 +713,11 @@ HOT void plan_begin(Plan *p) {
   ws->edge_count = ws->held_count = ws->link_count = 0;
 }
 
-SpStatus sp_plan_closure(const SpDomain *d, SpWorkspace *ws,
-                         const SpValue *s0, const SpValue *wanted,
-                         SpValue *ends, SpFailure *failure) {
-  Plan p = {d, ws, sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
-            s0, ends, 0, failure, wanted, ends};
+SpStatus sp_plan_closure(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
+                         const SpValue *wanted, SpValue *ends,
+                         SpFailure *failure) {
+  Plan p = {d,  ws,   sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
+            s0, ends, 0,          failure,      wanted,        ends};
   plan_begin(&p);
   int count = 0;
   for (int w = 0; w < d->variable_count; w++) {
@@ -735,8 +735,8 @@ int sp_plan_closure_size(const SpWorkspace *ws) { return ws->chosen_count; }
 SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
                  const SpValue *goal, uint16_t *plan, int *len,
                  SpFailure *failure) {
-  Plan p = {d, ws, sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
-            s0, goal, 0, failure, NULL, NULL};
+  Plan p = {d,  ws,   sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
+            s0, goal, 0,          failure,      NULL,          NULL};
   *len = 0;
   plan_begin(&p);
 

@@ -15,12 +15,11 @@ size_t sp_failure_format(const SpDomain *d, const SpFailure *f, char *buf,
   char who[SP_MAX_NAME + 16], other[SP_MAX_NAME + 16];
   const char *var = f->variable >= 0 ? sp_variable_name(d, f->variable) : "?";
   const char *val = f->variable >= 0 && f->value >= 0
-                        ? sp_value_name(d, f->variable, f->value) : "?";
+                        ? sp_value_name(d, f->variable, f->value)
+                        : "?";
   int n = 0;
   switch (f->code) {
-  case SP_FAIL_NONE:
-    n = snprintf(buf, size, "no failure");
-    break;
+  case SP_FAIL_NONE: n = snprintf(buf, size, "no failure"); break;
   case SP_FAIL_NO_SETTER:
     n = snprintf(buf, size, "%s needs %s = %s, but no action sets %s to %s",
                  action_or_goal(d, f->action, who, sizeof who), var, val, var,
@@ -32,13 +31,14 @@ size_t sp_failure_format(const SpDomain *d, const SpFailure *f, char *buf,
                    "%s needs %s = %s, which cannot be reached from the start "
                    "value of %s along with the other values asked of it (the "
                    "goal leaves %s free)",
-                   action_or_goal(d, f->action, who, sizeof who), var, val,
-                   var, var);
+                   action_or_goal(d, f->action, who, sizeof who), var, val, var,
+                   var);
     else
       n = snprintf(buf, size,
                    "%s needs %s = %s, which cannot be reached from the start "
                    "value on the way to the goal value of %s",
-                   action_or_goal(d, f->action, who, sizeof who), var, val, var);
+                   action_or_goal(d, f->action, who, sizeof who), var, val,
+                   var);
     break;
   case SP_FAIL_REPEAT:
     n = snprintf(buf, size,
@@ -68,7 +68,8 @@ size_t sp_failure_format(const SpDomain *d, const SpFailure *f, char *buf,
     break;
   }
   /* other reasons about a free variable say so too (UNREACHABLE did) */
-  if (n >= 0 && f->free_variable && f->variable >= 0 && f->code != SP_FAIL_UNREACHABLE) {
+  if (n >= 0 && f->free_variable && f->variable >= 0 &&
+      f->code != SP_FAIL_UNREACHABLE) {
     size_t at = (size_t)n < size ? (size_t)n : (size > 0 ? size - 1 : 0);
     int m = snprintf(size > 0 ? buf + at : buf, size > at ? size - at : 0,
                      " (the goal leaves %s free)", var);

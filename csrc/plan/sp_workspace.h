@@ -18,7 +18,7 @@ typedef struct ActScratch {
   uint32_t stamp;
   int32_t indegree;
   int32_t first_edge, last_edge; /* stored successors, in the order found */
-  uint16_t next;                  /* next on the timeline, SP_NONE16 last */
+  uint16_t next;                 /* next on the timeline, SP_NONE16 last */
   uint16_t flags;
 } ActScratch;
 
@@ -54,12 +54,12 @@ struct SpWorkspace {
 
   ActScratch *act;
   VarScratch *var;
-  uint32_t *visit_stamp;     /* per action, for the safety search */
-  uint32_t *decided; /* per requester list entry: == gen when this
+  uint32_t *visit_stamp; /* per action, for the safety search */
+  uint32_t *decided;     /* per requester list entry: == gen when this
                         start-value prevail is ordered against the loop */
-  uint8_t *value_max;        /* per variable: its largest value (constant) */
+  uint8_t *value_max;    /* per variable: its largest value (constant) */
   SpValue *goal_scratch[SP_GOAL_SCRATCH]; /* per variable, for partial.c */
-  int small_values;          /* every variable has at most 128 values */
+  int small_values; /* every variable has at most 128 values */
 
   uint16_t *touched; /* variables with a timeline */
   int touched_count;

@@ -100,7 +100,8 @@ SpOrder sp_workspace_order(const SpWorkspace *ws, int i) {
   }
   for (int t = 0; t < ws->touched_count; t++) {
     uint16_t a = ws->var[ws->touched[t]].first;
-    for (uint16_t b = ws->act[a].next; b != SP_NONE16; a = b, b = ws->act[a].next)
+    for (uint16_t b = ws->act[a].next; b != SP_NONE16;
+         a = b, b = ws->act[a].next)
       if (i-- == 0) {
         o.from = a;
         o.to = b;

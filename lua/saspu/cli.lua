@@ -1,4 +1,4 @@
--- lua/saspu/cli.lua: the `saspu` command (bin/saspu): check, explain, plan, graph, order and bench a domain file.
+-- lua/saspu/cli.lua: the `saspu` command (bin/saspu): check, explain, plan, graph, order and bench a domain file; save-info reads a save's header.
 --
 -- cli.main(args, out, err) -> exit status; out and err are file-like (write).
 local saspu = require "saspu"
@@ -21,8 +21,10 @@ local usage = {
   order = "saspu order FILE START GOAL\n  The plan and its partial order: pre, prevail, threat and restore edges.",
   bench = "saspu bench [--npcs N] FILE\n  Plans per second on the domain with a population of N NPCs (default 10000)\n"
     .. "  over every declared start x goal: cold (no plan cache) and cached.",
+  ["save-info"] = "saspu save-info FILE\n  A save's header without a world: its format, places, facts, and per crowd its\n"
+    .. "  domain, agents, variables, actions and goals (format 6 on; format 5 names none).",
 }
-local order = { "check", "explain", "plan", "graph", "order", "bench" }
+local order = { "check", "explain", "plan", "graph", "order", "bench", "save-info" }
 
 local function help_text()
   local lines = { "usage: saspu COMMAND [ARGS]   (saspu COMMAND --help for one)", "" }
@@ -256,8 +258,30 @@ local function bench(args, out)
   return 0
 end
 
+-- save-info FILE: the header of a save, without building a world.
+local function save_info(args, out)
+  if #args ~= 1 then error(usage["save-info"], 0) end
+  local f, why = io.open(args[1], "rb")
+  if not f then error(why, 0) end
+  local s = f:read("a") or ""
+  f:close()
+  local ok, info = pcall(saspu.save_info, s)
+  if not ok then error(args[1] .. ": " .. tostring(info):gsub("^saspu%.save_info: ", ""), 0) end
+  out:write(format("%s: saspu save, format %d, %d bytes\n", args[1], info.format, info.bytes))
+  if not info.crowds then
+    out:write(format("crowds: %d (format %d names nothing more)\n", info.crowd_count, info.format))
+    return 0
+  end
+  out:write(format("places: %d, facts: %d, crowds: %d\n", info.places, info.facts, info.crowd_count))
+  for k, c in ipairs(info.crowds) do
+    out:write(format("crowd %d '%s': %d agents, %d variables, %d actions, %d goals\n", k, c.name,
+                     c.agents, c.variables, c.actions, c.goals))
+  end
+  return 0
+end
+
 local commands = { check = check, explain = explain, plan = plan, graph = graph,
-  order = order_cmd, bench = bench }
+  order = order_cmd, bench = bench, ["save-info"] = save_info }
 
 -- cli.main(args, out, err) -> exit status.
 function M.main(args, out, err)

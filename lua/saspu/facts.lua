@@ -120,7 +120,7 @@ function M.tie(world, ws, c, n, list, where)
   return tied
 end
 
---- Installs world:set and world:get on `World`; private.world_side(w) is world.lua's.
+--- Installs world:set and world:get on `World`; private.world_side(w) is sides.lua's.
 -- @local
 function M.install(World, private)
   local world_side = private.world_side

@@ -185,9 +185,10 @@ saspu.grid_from_ascii = core.grid_from_ascii
 -- saspu.population(dom, n [, opts]) -> saspu.Population; saspu.clock_ns(); saspu.cores().
 saspu.population = core.population
 saspu.clock_ns = core.clock_ns
+saspu.save_info = core.save_info
 saspu.cores = core.cores
 
--- Worlds, crowds and agents: lua/saspu/world.lua.
+-- Worlds, crowds and agents: lua/saspu/world.lua (and the parts it loads).
 local world = require "saspu.world"
 
 --- A world: places on an optional grid, and the crowds that live in it.

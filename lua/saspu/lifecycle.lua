@@ -2,7 +2,7 @@
 --
 -- The C side (csrc/agents/lifecycle.c, csrc/lua/crowd.c) does the work; these methods
 -- check the arguments, name the call in errors and drop the script side's records of
--- a despawned agent. lua/saspu/world.lua installs them on saspu.Agent.
+-- a despawned agent. lua/saspu/crowd.lua installs them on saspu.Agent.
 local type, pcall, error, tostring, ipairs = type, pcall, error, tostring, ipairs
 local format, remove = string.format, table.remove
 
@@ -13,8 +13,8 @@ local M = {}
 
 --- @type Agent
 
---- Installs the methods on `Agent`; `private` holds world.lua's crowd_side(c [, level]),
--- check_cell(world, x, y, where) and drop_running(side, agent).
+--- Installs the methods on `Agent`; `private` holds sides.lua's crowd_side(c [, level]),
+-- check_cell(world, x, y, where) and hooks.lua's drop_running(side, agent).
 -- @local
 function M.install(Agent, private)
   local crowd_side, check_cell, drop_running =

@@ -9,7 +9,7 @@ local FIELDS = { near = true, near_kind = true, r = true, period = true }
 --- Reads world:crowd's `sensors = { var = { near = crowd, r = 8 } | { near_kind = "saloon",
 -- r = 3 }, period = seconds } }` and adds them to crowd c. The variable must be
 -- boolean-like (values false and true, declared as booleans or named so): true when the
--- test holds. `crowds` is world.lua's table of crowd sides (to know a crowd of the world).
+-- test holds. `crowds` is sides.lua's table of crowd sides (to know a crowd of the world).
 -- @local
 function M.add(world, c, n, spec, crowds, where)
   if spec == nil then return {} end

@@ -20,31 +20,28 @@ typedef struct Model {
   int nv;
   size_t agents; /* slots used */
   SpValue state[MAX_AGENTS][RD_MAX_VARIABLES];
-  uint8_t dead[MAX_AGENTS];   /* despawned */
-  uint32_t gen[MAX_AGENTS];   /* despawns of the slot */
+  uint8_t dead[MAX_AGENTS];                  /* despawned */
+  uint32_t gen[MAX_AGENTS];                  /* despawns of the slot */
   size_t free_slots[MAX_AGENTS], free_count; /* reused last first */
 } Model;
 
-static void broken(const char *what, size_t agent, int action)
-{
-  fprintf(stderr, "fuzz_crowd: %s (agent %zu, action %d)\n", what, agent, action);
+static void broken(const char *what, size_t agent, int action) {
+  fprintf(stderr, "fuzz_crowd: %s (agent %zu, action %d)\n", what, agent,
+          action);
   abort();
 }
 
 /* Checks one update's events against the model and moves it on: a step
  * starts only where its pre and prevails hold, and finishing applies
  * pre -> post. Then every agent's state must be the model's. */
-static void check_events(Model *m, const SpCrowd *c)
-{
+static void check_events(Model *m, const SpCrowd *c) {
   const SpAgentEvent *ev = sp_crowd_events(c);
   size_t n = sp_crowd_event_count(c), k, i;
   for (k = 0; k < n; k++) {
     size_t a = ev[k].agent;
     int act = ev[k].action, var, pre, p;
-    if (a >= m->agents)
-      broken("an event of an agent never spawned", a, act);
-    if (m->dead[a])
-      broken("an event of a despawned agent", a, act);
+    if (a >= m->agents) broken("an event of an agent never spawned", a, act);
+    if (m->dead[a]) broken("an event of a despawned agent", a, act);
     if (ev[k].gen != (uint16_t)m->gen[a])
       broken("an event with another generation than its agent's", a, act);
     if (ev[k].kind != SP_EV_STEP_STARTED && ev[k].kind != SP_EV_STEP_FINISHED)
@@ -54,8 +51,10 @@ static void check_events(Model *m, const SpCrowd *c)
     var = sp_action_variable(m->d, act);
     pre = sp_action_pre(m->d, act);
     if (pre >= 0 && m->state[a][var] != pre)
-      broken(ev[k].kind == SP_EV_STEP_STARTED ? "a step started without its pre"
-                                              : "a step finished without its pre", a, act);
+      broken(ev[k].kind == SP_EV_STEP_STARTED
+                 ? "a step started without its pre"
+                 : "a step finished without its pre",
+             a, act);
     if (ev[k].kind == SP_EV_STEP_STARTED) {
       for (p = 0; p < sp_action_prevail_count(m->d, act); p++) {
         SpCondition cond = sp_action_prevail(m->d, act, p);
@@ -67,18 +66,17 @@ static void check_events(Model *m, const SpCrowd *c)
     }
   }
   for (i = 0; i < m->agents; i++)
-    if (!m->dead[i] && memcmp(sp_crowd_state(c, i), m->state[i], (size_t)m->nv) != 0)
+    if (!m->dead[i] &&
+        memcmp(sp_crowd_state(c, i), m->state[i], (size_t)m->nv) != 0)
       broken("the agent's state is not the one its events make", i, -1);
 }
 
 /* No place holds more agents than its capacity. */
-static void check_places(const SpWorld *w)
-{
+static void check_places(const SpWorld *w) {
   size_t n = sp_world_place_count(w), i;
   for (i = 0; i < n; i++) {
     SpPlaceInfo p;
-    if (sp_world_place(w, (uint32_t)i, &p) != SP_OK)
-      abort();
+    if (sp_world_place(w, (uint32_t)i, &p) != SP_OK) abort();
     if (p.reserved < 0 || (p.capacity > 0 && p.reserved > p.capacity))
       broken("a place holds more agents than its capacity", i, -1);
   }
@@ -87,13 +85,14 @@ static void check_places(const SpWorld *w)
 /* Despawn of `agent` (maybe not a live one): refused exactly when the
  * model says it is not alive; the slot's generation and the crowd's
  * size follow the model. */
-static void despawn(Model *m, SpCrowd *c, size_t agent)
-{
+static void despawn(Model *m, SpCrowd *c, size_t agent) {
   SpError err;
   int live = agent < m->agents && !m->dead[agent];
   SpStatus st = sp_crowd_despawn(c, agent, &err);
   if ((st == SP_OK) != live)
-    broken(live ? "a live agent could not be despawned" : "a despawn of no live agent", agent, -1);
+    broken(live ? "a live agent could not be despawned"
+                : "a despawn of no live agent",
+           agent, -1);
   if (st == SP_OK) {
     m->dead[agent] = 1;
     m->gen[agent]++;
@@ -101,25 +100,24 @@ static void despawn(Model *m, SpCrowd *c, size_t agent)
   }
   if (agent < m->agents && sp_crowd_generation(c, agent) != m->gen[agent])
     broken("a slot's generation is not its despawn count", agent, -1);
-  if (sp_crowd_size(c) != m->agents - m->free_count || sp_crowd_slots(c) != m->agents)
+  if (sp_crowd_size(c) != m->agents - m->free_count ||
+      sp_crowd_slots(c) != m->agents)
     broken("the crowd's size does not count its live agents", agent, -1);
 }
 
 /* Teleport: done exactly for a live agent and an open cell inside the
  * grid, and then the agent stands there; otherwise it did not move. */
-static void teleport(const Model *m, SpCrowd *c, const SpGrid *g, size_t agent, int x, int y)
-{
+static void teleport(const Model *m, SpCrowd *c, const SpGrid *g, size_t agent,
+                     int x, int y) {
   SpError err;
   int x0 = -1, y0 = -1, x1 = -1, y1 = -1;
   int live = agent < m->agents && !m->dead[agent];
   int open = sp_grid_contains(g, x, y) && !sp_grid_is_blocked(g, x, y);
-  if (live)
-    sp_crowd_position(c, agent, &x0, &y0);
+  if (live) sp_crowd_position(c, agent, &x0, &y0);
   SpStatus st = sp_crowd_teleport(c, agent, x, y, &err);
   if ((st == SP_OK) != (live && open))
     broken("a teleport done or refused wrongly", agent, -1);
-  if (live)
-    sp_crowd_position(c, agent, &x1, &y1);
+  if (live) sp_crowd_position(c, agent, &x1, &y1);
   if (live && (st == SP_OK ? (x1 != x || y1 != y) : (x1 != x0 || y1 != y0)))
     broken("a teleport left the agent elsewhere", agent, -1);
 }
@@ -127,8 +125,7 @@ static void teleport(const Model *m, SpCrowd *c, const SpGrid *g, size_t agent, 
 /* Byte 0-1: the domain's seed; byte 2: grid side, threads, selector; then
  * one call per four bytes (op, a, b, c), arguments partly out of range on
  * purpose (refusals must change nothing). */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static RandomDomain rd;
   static Model m;
   SpDomain *d = NULL;
@@ -142,11 +139,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   SpValue s[RD_MAX_VARIABLES];
   int nv, na, side, kinds[2], v;
   size_t at, agent;
-  if (size < 3)
-    return 0;
+  if (size < 3) return 0;
   random_domain_generate(&rd, (uint64_t)data[0] << 8 | data[1], RD_FLAVOR_ANY);
   test_alloc_init(&ta, 0);
-  if (sp_domain_compile(&rd.spec, NULL, test_alloc_hook(&ta), &d, &err) != SP_OK)
+  if (sp_domain_compile(&rd.spec, NULL, test_alloc_hook(&ta), &d, &err) !=
+      SP_OK)
     return 0; /* outside the tractable classes */
   nv = sp_domain_variable_count(d);
   na = sp_domain_action_count(d);
@@ -162,23 +159,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       sp_world_kind(w, "well", &kinds[1], &err) != SP_OK ||
       sp_crowd_new(w, d, &o, test_alloc_hook(&ta), &c, &err) != SP_OK)
     abort();
-  if (data[2] & 0x20)
-    sp_crowd_set_selector(c, 1);
+  if (data[2] & 0x20) sp_crowd_set_selector(c, 1);
   memset(&m, 0, sizeof m);
   m.d = d;
   m.nv = nv;
   for (at = 3; at + 4 <= size; at += 4) {
-    int op = data[at] % 17, x = data[at + 1], y = data[at + 2], z = data[at + 3];
-    agent = m.agents ? (size_t)x % (m.agents + 1) : 0; /* sometimes one too far */
+    int op = data[at] % 17, x = data[at + 1], y = data[at + 2],
+        z = data[at + 3];
+    agent =
+        m.agents ? (size_t)x % (m.agents + 1) : 0; /* sometimes one too far */
     switch (op) {
     case 0: /* spawn: values from the bytes, some out of range */
       for (v = 0; v < nv; v++)
-        s[v] = (SpValue)((y + v * z) % (sp_variable_value_count(d, v) + (z == 255)));
-      if (sp_crowd_spawn(c, s, x % (side + 1), z % side, (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE,
-                         &agent, &err) == SP_OK) {
-        size_t want = m.free_count > 0 ? m.free_slots[m.free_count - 1] : m.agents;
-        if (agent != want)
-          broken("a spawn out of order", agent, -1);
+        s[v] = (SpValue)((y + v * z) %
+                         (sp_variable_value_count(d, v) + (z == 255)));
+      if (sp_crowd_spawn(c, s, x % (side + 1), z % side,
+                         (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE, &agent,
+                         &err) == SP_OK) {
+        size_t want =
+            m.free_count > 0 ? m.free_slots[m.free_count - 1] : m.agents;
+        if (agent != want) broken("a spawn out of order", agent, -1);
         if (m.free_count > 0)
           m.free_count--, m.dead[agent] = 0;
         else
@@ -186,18 +186,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(m.state[agent], s, (size_t)nv);
       }
       break;
-    case 13:
-      despawn(&m, c, agent);
-      break;
-    case 14:
-      teleport(&m, c, g, agent, y % (side + 1), z % (side + 1));
-      break;
+    case 13: despawn(&m, c, agent); break;
+    case 14: teleport(&m, c, g, agent, y % (side + 1), z % (side + 1)); break;
     case 15: /* answers to engine moves, pending or not; a chase of an
                 agent of the crowd (maybe itself, maybe gone) */
       if ((z & 3) == 3)
         sp_crowd_set_target_agent(c, agent, c, (size_t)y % (m.agents + 1),
                                   (size_t)y % (m.agents + 1) < MAX_AGENTS
-                                      ? m.gen[(size_t)y % (m.agents + 1)] + (uint32_t)(x & 1)
+                                      ? m.gen[(size_t)y % (m.agents + 1)] +
+                                            (uint32_t)(x & 1)
                                       : 0,
                                   z % 3 - (z == 255), &err);
       else if (z & 1)
@@ -217,28 +214,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       if (sp_crowd_set_var(c, agent, v, z % 6, &err) == SP_OK)
         m.state[agent][v] = (SpValue)(z % 6);
       break;
-    case 4:
-      sp_crowd_fail_step(c, agent, z, &err);
-      break;
-    case 5:
-      sp_crowd_finish_step(c, agent, &err);
-      break;
+    case 4: sp_crowd_fail_step(c, agent, z, &err); break;
+    case 5: sp_crowd_finish_step(c, agent, &err); break;
     case 6: { /* a goal: some variables free, some values out of range */
       SpValue when[RD_MAX_VARIABLES];
       int index;
       for (v = 0; v < nv; v++) {
-        s[v] = ((y >> v) & 1) ? (SpValue)((z + v) % (sp_variable_value_count(d, v) + (x == 7)))
-                              : (SpValue)SP_ANY;
-        when[v] = ((x >> v) & 1) ? (SpValue)(z % sp_variable_value_count(d, v)) : (SpValue)SP_ANY;
+        s[v] = ((y >> v) & 1)
+                   ? (SpValue)((z + v) %
+                               (sp_variable_value_count(d, v) + (x == 7)))
+                   : (SpValue)SP_ANY;
+        when[v] = ((x >> v) & 1) ? (SpValue)(z % sp_variable_value_count(d, v))
+                                 : (SpValue)SP_ANY;
       }
-      sp_crowd_add_goal(c, s, z % 5 - 1, (x & 0x80) ? when : NULL, &index, &err);
+      sp_crowd_add_goal(c, s, z % 5 - 1, (x & 0x80) ? when : NULL, &index,
+                        &err);
       break;
     }
     case 7: { /* a place (capacities 0: unlimited .. 3) */
       uint32_t id;
       if (sp_world_place_count(w) < MAX_PLACES)
-        sp_world_add_place(w, kinds[x & 1] + (z == 255), y % (side + 1), z % side, x % 4 - (z == 254),
-                           &id, &err);
+        sp_world_add_place(w, kinds[x & 1] + (z == 255), y % (side + 1),
+                           z % side, x % 4 - (z == 254), &id, &err);
       break;
     }
     case 8: /* grid edits under the agents' feet */
@@ -262,12 +259,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       break;
     }
     case 10:
-      sp_crowd_set_target(c, agent, (z & 1) ? (uint32_t)y % 5 : SP_NO_PLACE, y % (side + 1),
-                          z % side, &err);
+      sp_crowd_set_target(c, agent, (z & 1) ? (uint32_t)y % 5 : SP_NO_PLACE,
+                          y % (side + 1), z % side, &err);
       break;
     case 11:
       if (z & 1) {
-        sp_crowd_select_goal(c, agent, y % (sp_crowd_goal_count(c) + 2) - 1, &err);
+        sp_crowd_select_goal(c, agent, y % (sp_crowd_goal_count(c) + 2) - 1,
+                             &err);
       } else {
         for (v = 0; v < nv; v++)
           s[v] = (SpValue)((y + v) % sp_variable_value_count(d, v));
@@ -278,10 +276,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 16: { /* perception and world facts: queries, no agent changed */
       const uint32_t *near;
       size_t found;
-      if (sp_crowd_near(c, x % (side + 2) - 1, y % (side + 2) - 1, z % 12 - 1, (size_t)(y % 4),
-                        &near, &found, &err) == SP_OK) {
+      if (sp_crowd_near(c, x % (side + 2) - 1, y % (side + 2) - 1, z % 12 - 1,
+                        (size_t)(y % 4), &near, &found, &err) == SP_OK) {
         for (size_t k = 0; k < found; k++)
-          if (!sp_crowd_alive(c, near[k])) broken("near gave a dead agent", near[k], -1);
+          if (!sp_crowd_alive(c, near[k]))
+            broken("near gave a dead agent", near[k], -1);
       } else if (z % 12 != 0) {
         broken("near refused a radius >= 0", agent, -1);
       }
@@ -291,9 +290,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       sp_world_set_fact(w, x % 3 - 1, y % 4, &err);
       break;
     }
-    default:
-      sp_crowd_rethink(c, agent, &err);
-      break;
+    default: sp_crowd_rethink(c, agent, &err); break;
     }
     /* whatever the calls did, a save of the crowd now would load: the
      * invariants a load checks (sp_save.h) hold */
@@ -306,7 +303,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   sp_world_free(w);
   sp_grid_free(g);
   sp_domain_free(d);
-  if (ta.live != 0)
-    abort();
+  if (ta.live != 0) abort();
   return 0;
 }

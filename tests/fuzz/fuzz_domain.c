@@ -13,8 +13,7 @@ typedef struct Bytes {
   size_t n;
 } Bytes;
 
-static int take(Bytes *b, int below)
-{
+static int take(Bytes *b, int below) {
   int x = 0;
   if (b->n) {
     x = *b->p++;
@@ -25,8 +24,8 @@ static int take(Bytes *b, int below)
 
 enum { MAX_VARS = 5, MAX_VALUES = 4, MAX_ACTIONS = 16, MAX_PREVAILS = 3 };
 
-static const char *const VALUE_NAMES[MAX_VALUES] = { "a", "b", "c", "d" };
-static const char *const VAR_NAMES[MAX_VARS] = { "v0", "v1", "v2", "v3", "v4" };
+static const char *const VALUE_NAMES[MAX_VALUES] = {"a", "b", "c", "d"};
+static const char *const VAR_NAMES[MAX_VARS] = {"v0", "v1", "v2", "v3", "v4"};
 
 /* Any description the bytes make, valid or not: value counts may be 1,
  * actions may break post-uniqueness or name values out of range, so the
@@ -34,15 +33,14 @@ static const char *const VAR_NAMES[MAX_VARS] = { "v0", "v1", "v2", "v3", "v4" };
  * accepted one must plan exactly what BFS finds (for tractable classes). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-  Bytes b = { data, size };
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  Bytes b = {data, size};
   SpVariableSpec vars[MAX_VARS];
   SpActionSpec acts[MAX_ACTIONS];
   SpCondition conds[MAX_ACTIONS][MAX_PREVAILS];
   char names[MAX_ACTIONS][8];
   SpDomainSpec spec;
-  SpCompileOptions opts = { 0 };
+  SpCompileOptions opts = {0};
   SpDomain *d = NULL;
   SpError err;
   TestAlloc ta;
@@ -76,12 +74,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   spec.actions = acts;
   opts.allow_outside = take(&b, 2);
   test_alloc_init(&ta, take(&b, 16) == 0 ? 1 + take(&b, 32) : 0);
-  if (sp_domain_compile(&spec, &opts, test_alloc_hook(&ta), &d, &err) != SP_OK) {
+  if (sp_domain_compile(&spec, &opts, test_alloc_hook(&ta), &d, &err) !=
+      SP_OK) {
     if (d != NULL || ta.live != 0)
       abort(); /* a refusal leaves nothing behind */
     return 0;
   }
-  if (sp_domain_class(d) != SP_CLASS_OUTSIDE && oracle_count_states(d) <= 4096) {
+  if (sp_domain_class(d) != SP_CLASS_OUTSIDE &&
+      oracle_count_states(d) <= 4096) {
     OracleSpace *o = oracle_space_new(d);
     SpWorkspace *ws = NULL;
     SpAllocator plain = test_alloc_hook(&ta);
@@ -91,18 +91,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (o && sp_workspace_new(d, plain, &ws, &err) == SP_OK) {
       memset(&t, 0, sizeof t);
       oracle_set_report_limit(o, 1);
-      for (k = 0; k < 3; k++) { /* a few starts the bytes choose: all their goals */
-        oracle_state_decode(o, (long)take(&b, 0) * 256 % oracle_state_count(o), s0);
+      for (k = 0; k < 3;
+           k++) { /* a few starts the bytes choose: all their goals */
+        oracle_state_decode(o, (long)take(&b, 0) * 256 % oracle_state_count(o),
+                            s0);
         oracle_check_start(o, ws, s0, &t, stderr);
       }
-      if (t.failures)
-        abort();
+      if (t.failures) abort();
     }
     sp_workspace_free(ws);
     oracle_space_free(o);
   }
   sp_domain_free(d);
-  if (ta.live != 0)
-    abort();
+  if (ta.live != 0) abort();
   return 0;
 }

@@ -15,8 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Input: 4 bytes of query (x0, y0, x1, y1), 1 of flags, then the picture
  * as given (refused pictures must leak nothing). Every path found must be
  * valid and cost what Bellman-Ford says; "unreachable" must agree too. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static double dist[MAX_CELLS];
   static SpGridPoint path[MAX_CELLS];
   SpGrid *g = NULL;
@@ -28,17 +27,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   TestAlloc ta;
   SpStatus st;
   int w, h, k;
-  if (size < 5 || size - 5 > MAX_TEXT)
-    return 0;
+  if (size < 5 || size - 5 > MAX_TEXT) return 0;
   test_alloc_init(&ta, 0);
-  if (sp_grid_new_ascii((const char *)data + 5, size - 5, test_alloc_hook(&ta), &g, &err) != SP_OK) {
-    if (g != NULL || ta.live != 0)
-      abort();
+  if (sp_grid_new_ascii((const char *)data + 5, size - 5, test_alloc_hook(&ta),
+                        &g, &err) != SP_OK) {
+    if (g != NULL || ta.live != 0) abort();
     return 0;
   }
   w = sp_grid_width(g);
   h = sp_grid_height(g);
-  if ((long)w * h > MAX_CELLS || sp_grid_workspace_new(g, NULL, test_alloc_hook(&ta), &ws, &err) != SP_OK) {
+  if ((long)w * h > MAX_CELLS ||
+      sp_grid_workspace_new(g, NULL, test_alloc_hook(&ta), &ws, &err) !=
+          SP_OK) {
     sp_grid_free(g);
     return 0;
   }
@@ -54,20 +54,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == SP_OK) {
       double cost = 0, want = dist[to.y * w + to.x];
       size_t len = sp_grid_workspace_path(ws, path, MAX_CELLS);
-      if (len > MAX_CELLS || grid_oracle_check_path(g, path, len, from, to, q.allow_corner_cutting, &cost))
+      if (len > MAX_CELLS ||
+          grid_oracle_check_path(g, path, len, from, to, q.allow_corner_cutting,
+                                 &cost))
         abort();
-      if (fabs(cost - want) > 1e-6 * (1 + want) || fabs((double)res.cost - want) > 1e-3 * (1 + want))
+      if (fabs(cost - want) > 1e-6 * (1 + want) ||
+          fabs((double)res.cost - want) > 1e-3 * (1 + want))
         abort();
     } else if (err.code == SP_GRID_E_UNREACHABLE) {
-      if (!isinf(dist[to.y * w + to.x]))
-        abort();
+      if (!isinf(dist[to.y * w + to.x])) abort();
     } else if (err.code != SP_GRID_E_BLOCKED) {
       abort();
     }
   }
   sp_grid_workspace_free(ws);
   sp_grid_free(g);
-  if (ta.live != 0)
-    abort();
+  if (ta.live != 0) abort();
   return 0;
 }

@@ -11,8 +11,7 @@ int luaopen_saspu_core(lua_State *L);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Stops and reports: libFuzzer saves the input as a crash. */
-static void finding(const char *what)
-{
+static void finding(const char *what) {
   fprintf(stderr, "fuzz_lua_api: %s\n", what);
   abort();
 }
@@ -21,15 +20,14 @@ static void finding(const char *what)
  * next, so a crash input replays alone): the standard libraries,
  * package.path at the sources, saspu.core preloaded, the driver loaded.
  * The driver's table is left on top. */
-static lua_State *open_state(void)
-{
+static lua_State *open_state(void) {
   lua_State *L = luaL_newstate();
-  if (L == NULL)
-    finding("cannot open a Lua state");
+  if (L == NULL) finding("cannot open a Lua state");
   luaL_openlibs(L);
   lua_getglobal(L, "package");
-  lua_pushstring(L, SASPU_SOURCE_DIR "/lua/?.lua;" SASPU_SOURCE_DIR "/lua/?/init.lua;"
-                    SASPU_SOURCE_DIR "/tests/fuzz/?.lua");
+  lua_pushstring(L, SASPU_SOURCE_DIR "/lua/?.lua;" SASPU_SOURCE_DIR
+                                     "/lua/?/init.lua;" SASPU_SOURCE_DIR
+                                     "/tests/fuzz/?.lua");
   lua_setfield(L, -2, "path");
   lua_getfield(L, -1, "preload");
   lua_pushcfunction(L, luaopen_saspu_core);
@@ -37,8 +35,7 @@ static lua_State *open_state(void)
   lua_pop(L, 2);
   lua_getglobal(L, "require");
   lua_pushstring(L, "lua_api_driver");
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK)
-    finding(lua_tostring(L, -1));
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) finding(lua_tostring(L, -1));
   lua_pushstring(L, SASPU_SOURCE_DIR "/"); /* where the domain files are */
   lua_setfield(L, -2, "root");
   return L;
@@ -46,8 +43,7 @@ static lua_State *open_state(void)
 
 /* Each input is one sequence of calls; the driver returns its findings
  * as a list of texts. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lua_State *L = open_state();
   lua_getfield(L, -1, "run_bytes");
   lua_pushlstring(L, (const char *)data, size);
@@ -59,8 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fprintf(stderr, "fuzz_lua_api: finding: %s\n", lua_tostring(L, -1));
     lua_pop(L, 1);
   }
-  if (n > 0)
-    finding("the driver's findings above");
+  if (n > 0) finding("the driver's findings above");
   lua_close(L);
   return 0;
 }

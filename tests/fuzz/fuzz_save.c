@@ -10,8 +10,7 @@
 int luaopen_saspu_core(lua_State *L);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void finding(const char *what)
-{
+static void finding(const char *what) {
   fprintf(stderr, "fuzz_save: %s\n", what);
   abort();
 }
@@ -19,18 +18,16 @@ static void finding(const char *what)
 /* One state for the whole run (building the base save once): each input
  * builds its own world from the same game code, so an input replays
  * alone. The driver's table stays in the registry. */
-static lua_State *state(void)
-{
+static lua_State *state(void) {
   static lua_State *L;
-  if (L != NULL)
-    return L;
+  if (L != NULL) return L;
   L = luaL_newstate();
-  if (L == NULL)
-    finding("cannot open a Lua state");
+  if (L == NULL) finding("cannot open a Lua state");
   luaL_openlibs(L);
   lua_getglobal(L, "package");
-  lua_pushstring(L, SASPU_SOURCE_DIR "/lua/?.lua;" SASPU_SOURCE_DIR "/lua/?/init.lua;"
-                    SASPU_SOURCE_DIR "/tests/fuzz/?.lua");
+  lua_pushstring(L, SASPU_SOURCE_DIR "/lua/?.lua;" SASPU_SOURCE_DIR
+                                     "/lua/?/init.lua;" SASPU_SOURCE_DIR
+                                     "/tests/fuzz/?.lua");
   lua_setfield(L, -2, "path");
   lua_getfield(L, -1, "preload");
   lua_pushcfunction(L, luaopen_saspu_core);
@@ -38,16 +35,14 @@ static lua_State *state(void)
   lua_pop(L, 2);
   lua_getglobal(L, "require");
   lua_pushstring(L, "save_driver");
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK)
-    finding(lua_tostring(L, -1));
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) finding(lua_tostring(L, -1));
   lua_pushstring(L, SASPU_SOURCE_DIR "/"); /* where the domain files are */
   lua_setfield(L, -2, "root");
   lua_setfield(L, LUA_REGISTRYINDEX, "saspu.fuzz_save");
   return L;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lua_State *L = state();
   lua_getfield(L, LUA_REGISTRYINDEX, "saspu.fuzz_save");
   lua_getfield(L, -1, "run_bytes");
@@ -60,8 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fprintf(stderr, "fuzz_save: finding: %s\n", lua_tostring(L, -1));
     lua_pop(L, 1);
   }
-  if (n > 0)
-    finding("the driver's findings above");
+  if (n > 0) finding("the driver's findings above");
   lua_pop(L, 2);
   return 0;
 }

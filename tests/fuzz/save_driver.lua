@@ -72,13 +72,15 @@ local AGENT = {
   { "shun", 63, 1, "int" },
 }
 local AGENT_BYTES = 64
-
+local LAYOUT = { version = 6, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
+                 counters = 6, name_max = 255 }
+M.LAYOUT, M.AGENT = LAYOUT, AGENT
 -- The fields of save s: { at = offset (1-based), bytes, kind, group } (group: fields of
 -- the same meaning in other agents, for copies); and where the script part starts.
 local function layout(s, crowd_vars, crowd_actions)
   local f = {}
   local function add(at, bytes, kind, group) f[#f + 1] = { at = at, bytes = bytes, kind = kind, group = group } end
-  local at = 33
+  local at = M.names_layout(s, add)
   add(at + 8, 8, "int", "places print")
   local np = unpack("<I4", s, at + 16)
   at = at + 20
@@ -115,8 +117,8 @@ local function layout(s, crowd_vars, crowd_actions)
       for v = 0, 2 * m - 1 do add(at + 8 + v, 1, "value", "goal value") end
       at = at + 8 + 2 * m
     end
-    for c = 0, 5 do add(at + 8 * c, 8, "int", "counter") end
-    at = at + 48
+    for c = 0, LAYOUT.counters - 1 do add(at + 8 * c, 8, "int", "counter") end
+    at = at + 8 * LAYOUT.counters
     local words = unpack("<I4", s, at)
     at = at + 4
     for _ = 1, n do
@@ -150,6 +152,47 @@ local function layout(s, crowd_vars, crowd_actions)
     at = at + 1 + 8 * sensors
   end
   return f, at + 4 -- past the extra part's length
+end
+M.layout = layout
+
+-- The names block (format 6 on): its counts, name lengths and a byte of each name go
+-- to add(); returns where the world's part starts (1-based).
+function M.names_layout(s, add)
+  local at = LAYOUT.header_bytes + 1
+  local function count(group)
+    local n = unpack("<I4", s, at)
+    add(at, 4, "int", group)
+    at = at + 4
+    return n
+  end
+  local function name(group)
+    local n = s:byte(at)
+    add(at, 1, "int", "name length")
+    add(at + 1, 1, "int", group)
+    at = at + 1 + n
+  end
+  local function values(group)
+    name(group)
+    local nv = s:byte(at)
+    add(at, 1, "int", "value count")
+    at = at + 1
+    for _ = 1, nv do name("value name") end
+  end
+  for _ = 1, count("place count") do name("place name") end
+  for _ = 1, count("fact count") do values("fact name") end
+  for _ = 1, count("crowd count") do
+    name("domain name")
+    add(at, 8, "int", "named agents")
+    at = at + 8
+    for _ = 1, count("variable count") do values("variable name") end
+    for _ = 1, count("action count") do
+      name("action name")
+      add(at, 8, "int", "action signature")
+      at = at + 8
+    end
+    for _ = 1, count("goal count") do name("goal name") end
+  end
+  return at
 end
 
 ---------------------------------------------------------------------------------------

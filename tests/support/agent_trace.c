@@ -27,8 +27,8 @@ void agent_trace(const SpCrowd *c, size_t agent, char *buf, size_t size) {
   }
 }
 
-void agent_trace_run(SpCrowd *c, size_t agent, int frames, float dt,
-                     char *buf, size_t size) {
+void agent_trace_run(SpCrowd *c, size_t agent, int frames, float dt, char *buf,
+                     size_t size) {
   for (int f = 0; f < frames; f++) {
     size_t len = strlen(buf);
     if (f > 0 && len + 2 < size) memcpy(buf + len, " |", 3);
@@ -37,8 +37,8 @@ void agent_trace_run(SpCrowd *c, size_t agent, int frames, float dt,
   }
 }
 
-int agent_same_events_any_threads(AgentRecorder rec, uint64_t from,
-                                  uint64_t to, size_t min_events) {
+int agent_same_events_any_threads(AgentRecorder rec, uint64_t from, uint64_t to,
+                                  size_t min_events) {
   static const int threads[] = {1, 2, 4};
   for (uint64_t seed = from; seed <= to; seed++) {
     size_t n[3] = {0, 0, 0};
@@ -53,8 +53,10 @@ int agent_same_events_any_threads(AgentRecorder rec, uint64_t from,
     }
     for (int t = 0; t < 3; t++) free(e[t]);
     if (!ok) {
-      fprintf(stderr, "seed %llu: events differ across thread counts or "
-              "fewer than %zu\n", (unsigned long long)seed, min_events);
+      fprintf(stderr,
+              "seed %llu: events differ across thread counts or "
+              "fewer than %zu\n",
+              (unsigned long long)seed, min_events);
       return 0;
     }
   }

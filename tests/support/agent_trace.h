@@ -9,14 +9,14 @@
 void agent_trace(const SpCrowd *c, size_t agent, char *buf, size_t size);
 /* Updates `frames` times by dt, tracing every frame into buf; frames are
  * separated by " |". */
-void agent_trace_run(SpCrowd *c, size_t agent, int frames, float dt,
-                     char *buf, size_t size);
+void agent_trace_run(SpCrowd *c, size_t agent, int frames, float dt, char *buf,
+                     size_t size);
 /* Records one run's events (malloc'd; NULL when the seed gives no run). */
 typedef SpAgentEvent *(*AgentRecorder)(uint64_t seed, int threads,
                                        size_t *count);
 /* Records the runs of seeds from..to with 1, 2 and 4 threads: 1 when each
  * gives byte-identical events for every thread count, at least
  * min_events of them; else 0, naming the seed on stderr. */
-int agent_same_events_any_threads(AgentRecorder rec, uint64_t from,
-                                  uint64_t to, size_t min_events);
+int agent_same_events_any_threads(AgentRecorder rec, uint64_t from, uint64_t to,
+                                  size_t min_events);
 #endif

@@ -15,7 +15,8 @@ void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
                    unsigned seed) {
   t->b = sp_builtin_citizen(plain);
   assert_non_null(t->b);
-  assert_int_equal(sp_domain_compile(&t->b->spec, NULL, plain, &t->d, NULL), SP_OK);
+  assert_int_equal(sp_domain_compile(&t->b->spec, NULL, plain, &t->d, NULL),
+                   SP_OK);
   assert_int_equal(sp_world_new(NULL, plain, &t->w, NULL), SP_OK);
   SpCrowdOptions o;
   memset(&o, 0, sizeof o);
@@ -41,7 +42,8 @@ void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
     assert_int_equal(sp_crowd_add_goal(t->c, goal, 1, NULL, NULL, NULL), SP_OK);
   }
   for (size_t i = 0; i < n; i++)
-    assert_int_equal(sp_crowd_spawn(t->c, start, 1, 1, SP_NO_PLACE, NULL, NULL), SP_OK);
+    assert_int_equal(sp_crowd_spawn(t->c, start, 1, 1, SP_NO_PLACE, NULL, NULL),
+                     SP_OK);
 }
 
 void citizens_close(Citizens *t) {

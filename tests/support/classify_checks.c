@@ -71,7 +71,8 @@ void explained_free(Explained *e) {
 SpError refused(const SpDomainSpec *spec) {
   SpDomain *d = NULL;
   SpError err;
-  assert_int_equal(sp_domain_compile(spec, NULL, plain, &d, &err), SP_ERR_CLASS);
+  assert_int_equal(sp_domain_compile(spec, NULL, plain, &d, &err),
+                   SP_ERR_CLASS);
   assert_null(d);
   assert_int_equal(err.code, SP_E_OUTSIDE_CLASS);
   return err;
@@ -95,7 +96,6 @@ void expect_text_before(const char *text, const char *part, size_t limit) {
     fail_msg("\"%s\" ends after %zu characters in:\n%s", part, limit, text);
 }
 
-
 /* ------------------------------------------------------------------ */
 /* Domains more than one file builds                                  */
 /* ------------------------------------------------------------------ */
@@ -108,16 +108,17 @@ void gray_build(Gray *g, int n) {
     g->vars[i].value_names = bit_names;
     for (int up = 1; up >= 0; up--) {
       int k = 2 * i + (1 - up);
-      snprintf(g->names[k], sizeof g->names[k], "%s%d", up ? "set" : "reset", i);
+      snprintf(g->names[k], sizeof g->names[k], "%s%d", up ? "set" : "reset",
+               i);
       int np = 0;
       if (i >= 1) g->prv[k][np++] = (SpCondition){i - 1, 1};
       for (int j = 0; j + 1 < i; j++) g->prv[k][np++] = (SpCondition){j, 0};
-      g->acts[k] = (SpActionSpec){g->names[k], i, up ? 0 : 1, up ? 1 : 0, np, g->prv[k]};
+      g->acts[k] =
+          (SpActionSpec){g->names[k], i, up ? 0 : 1, up ? 1 : 0, np, g->prv[k]};
     }
   }
   g->spec = (SpDomainSpec){"gray", n, g->vars, 2 * n, g->acts};
 }
-
 
 /* A farm hand's position has two separate cycles: home <-> shop, and the
  * round field -> barn -> mill -> field. Selling needs the shop (the
@@ -137,7 +138,6 @@ void farm_spec(int feed, SpDomainSpec *spec) {
   };
   *spec = (SpDomainSpec){"farm", 3, vars, feed ? 7 : 6, acts};
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Reference classifier and path checker                              */
@@ -185,7 +185,8 @@ static int is_requested(const SpDomainSpec *s, int a) {
  * the actions and one node per value that no action sets (a ghost, id
  * action_count + the value's global index), as the analysis reads Def. 7. */
 static int requesters_joined(const SpDomainSpec *s, int v, int p, int m) {
-  int parent[RD_MAX_ACTIONS + RD_MAX_VARIABLES * RD_MAX_VALUES], base[RD_MAX_VARIABLES];
+  int parent[RD_MAX_ACTIONS + RD_MAX_VARIABLES * RD_MAX_VALUES],
+      base[RD_MAX_VARIABLES];
   int nodes = s->action_count;
   for (int w = 0; w < s->variable_count; w++) {
     base[w] = nodes - s->action_count;
@@ -198,7 +199,8 @@ static int requesters_joined(const SpDomainSpec *s, int v, int p, int m) {
     SpCondition needs_of[1 + RD_MAX_PREVAILS];
     int k = 0;
     needs_of[k++] = (SpCondition){act->variable, act->pre};
-    for (int i = 0; i < act->prevail_count; i++) needs_of[k++] = act->prevails[i];
+    for (int i = 0; i < act->prevail_count; i++)
+      needs_of[k++] = act->prevails[i];
     for (int i = 0; i < k; i++) {
       SpCondition c = needs_of[i];
       if (c.variable == v) continue; /* G(v), ghosts of v included */
@@ -249,7 +251,8 @@ SpClass reference_class(const SpDomainSpec *s) {
 
 int action_named(const SpDomain *d, const char *name, size_t len) {
   for (int a = 0; a < sp_domain_action_count(d); a++)
-    if (strlen(sp_action_name(d, a)) == len && memcmp(sp_action_name(d, a), name, len) == 0)
+    if (strlen(sp_action_name(d, a)) == len &&
+        memcmp(sp_action_name(d, a), name, len) == 0)
       return a;
   fail_msg("no action '%.*s'", (int)len, name);
   return -1;
@@ -257,7 +260,8 @@ int action_named(const SpDomain *d, const char *name, size_t len) {
 
 int variable_named(const SpDomain *d, const char *name, size_t len) {
   for (int v = 0; v < sp_domain_variable_count(d); v++)
-    if (strlen(sp_variable_name(d, v)) == len && memcmp(sp_variable_name(d, v), name, len) == 0)
+    if (strlen(sp_variable_name(d, v)) == len &&
+        memcmp(sp_variable_name(d, v), name, len) == 0)
       return v;
   fail_msg("no variable '%.*s'", (int)len, name);
   return -1;
@@ -283,7 +287,7 @@ const char *quoted(const char **p, size_t *len) {
 
 /* A node of a printed path: an action, or a value no action sets. */
 typedef struct PathNode {
-  int action; /* -1 for a ghost */
+  int action;          /* -1 for a ghost */
   int variable, value; /* the value the node sets */
 } PathNode;
 
@@ -303,7 +307,8 @@ static PathNode path_node(const SpDomain *d, const char **p) {
     n.value = -1;
     for (int x = 0; x < sp_variable_value_count(d, n.variable); x++) {
       const char *vn = sp_value_name(d, n.variable, x);
-      if (strlen(vn) == (size_t)(close - *p) && memcmp(vn, *p, strlen(vn)) == 0) n.value = x;
+      if (strlen(vn) == (size_t)(close - *p) && memcmp(vn, *p, strlen(vn)) == 0)
+        n.value = x;
     }
     assert_true(n.value >= 0);
     assert_int_equal(sp_domain_setter(d, n.variable, n.value), -1);
@@ -355,9 +360,11 @@ void check_paths(const SpDomain *d, const char *text) {
     }
     p = strstr(at, "\n   path: ") + strlen("\n   path: ");
     PathNode x = path_node(d, &p);
-    assert_true(x.action >= 0 && needs(d, x.action, v, sp_action_post(d, plus)));
+    assert_true(x.action >= 0 &&
+                needs(d, x.action, v, sp_action_post(d, plus)));
     while (*p == ' ') {
-      int pre = strncmp(p, " -pre-> ", 8) == 0 || strncmp(p, " <-pre- ", 8) == 0;
+      int pre =
+          strncmp(p, " -pre-> ", 8) == 0 || strncmp(p, " <-pre- ", 8) == 0;
       int forward = p[2] != '-';
       p = strchr(p + 1, ' ') + 1;
       PathNode y = path_node(d, &p);
@@ -372,6 +379,7 @@ void check_paths(const SpDomain *d, const char *text) {
       }
       x = y;
     }
-    assert_true(x.action >= 0 && needs(d, x.action, v, sp_action_post(d, minus)));
+    assert_true(x.action >= 0 &&
+                needs(d, x.action, v, sp_action_post(d, minus)));
   }
 }

@@ -54,9 +54,9 @@ void assert_close(double got, double want) {
 
 /* Runs one search that must succeed, checks the path with the oracle
  * (valid moves, summed cost equal to the reported cost) and returns it. */
-SpGridResult must_find(const SpGrid *g, SpGridWorkspace *ws,
-                         SpGridPoint s, SpGridPoint t, SpGridAlgorithm a,
-                         int cut, SpGridPoint *path, size_t cap) {
+SpGridResult must_find(const SpGrid *g, SpGridWorkspace *ws, SpGridPoint s,
+                       SpGridPoint t, SpGridAlgorithm a, int cut,
+                       SpGridPoint *path, size_t cap) {
   SpGridResult r;
   SpGridError err;
   SpGridQuery q = query(a, cut);
@@ -115,4 +115,3 @@ void randomize(SpGrid *g, RdRng *r) {
   assert_int_equal(sp_grid_set_costs(g, 0, 0, w, h, v, NULL), SP_OK);
   free(v);
 }
-

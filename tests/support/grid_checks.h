@@ -5,7 +5,7 @@
 #include "random_domain.h" /* RdRng, the tests' seeded splitmix64 */
 #include "saspu_grid.h"
 
-#define SQRT2 1.41421356237309504880
+#define SQRT2    1.41421356237309504880
 #define NO_ALLOC ((SpAllocator){NULL, NULL})
 /* Largest side of the random grids. */
 #define MAX_SIDE 24
@@ -18,9 +18,9 @@ int close_enough(double a, double b);
 void assert_close(double got, double want);
 /* Runs one search that must succeed, checks the path with the oracle
  * (valid moves, summed cost equal to the reported cost) and returns it. */
-SpGridResult must_find(const SpGrid *g, SpGridWorkspace *ws,
-                         SpGridPoint s, SpGridPoint t, SpGridAlgorithm a,
-                         int cut, SpGridPoint *path, size_t cap);
+SpGridResult must_find(const SpGrid *g, SpGridWorkspace *ws, SpGridPoint s,
+                       SpGridPoint t, SpGridAlgorithm a, int cut,
+                       SpGridPoint *path, size_t cap);
 /* Uniform in [0, 1) from the top 53 bits of one draw; fixed seeds give
  * the same grids on every machine. */
 double rng_unit(RdRng *r);

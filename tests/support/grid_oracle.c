@@ -53,8 +53,8 @@ int grid_oracle_distances(const SpGrid *g, SpGridPoint start,
 
 const char *grid_oracle_check_path(const SpGrid *g, const SpGridPoint *path,
                                    size_t len, SpGridPoint start,
-                                   SpGridPoint target,
-                                   int allow_corner_cutting, double *cost) {
+                                   SpGridPoint target, int allow_corner_cutting,
+                                   double *cost) {
   *cost = 0.0;
   if (len == 0) return "the path is empty";
   if (path[0].x != start.x || path[0].y != start.y)
@@ -65,8 +65,8 @@ const char *grid_oracle_check_path(const SpGrid *g, const SpGridPoint *path,
     if (sp_grid_is_blocked(g, path[i].x, path[i].y))
       return "the path visits a blocked or outside cell";
   for (size_t i = 1; i < len; i++) {
-    double c = grid_oracle_move_cost(g, path[i - 1], path[i],
-                                     allow_corner_cutting);
+    double c =
+        grid_oracle_move_cost(g, path[i - 1], path[i], allow_corner_cutting);
     if (c < 0) return "the path makes a move that is not allowed";
     *cost += c;
   }

@@ -26,7 +26,7 @@ int grid_oracle_distances(const SpGrid *g, SpGridPoint start,
  * what is wrong. */
 const char *grid_oracle_check_path(const SpGrid *g, const SpGridPoint *path,
                                    size_t len, SpGridPoint start,
-                                   SpGridPoint target,
-                                   int allow_corner_cutting, double *cost);
+                                   SpGridPoint target, int allow_corner_cutting,
+                                   double *cost);
 
 #endif

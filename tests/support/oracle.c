@@ -17,7 +17,8 @@ struct OracleSpace {
   long *stride;
   long count;
   /* actions flattened for the search */
-  int *act_var, *act_pre, *act_post, *act_prv_start; /* act_prv_start[nacts] ends */
+  int *act_var, *act_pre, *act_post,
+      *act_prv_start; /* act_prv_start[nacts] ends */
   SpCondition *prv;
   /* search results */
   int32_t *dist;
@@ -95,9 +96,9 @@ OracleSpace *oracle_space_new(const SpDomain *d) {
   o->seen = xcalloc((size_t)o->nacts, 1);
   o->state = xcalloc((size_t)o->nvars, sizeof(SpValue));
   o->digit = xcalloc((size_t)o->nvars, sizeof(int));
-  if (!o->digit || !o->radix || !o->stride || !o->act_var || !o->act_pre || !o->act_post ||
-      !o->act_prv_start || !o->prv || !o->dist || !o->queue || !o->via || !o->plan ||
-      !o->seen || !o->state) {
+  if (!o->digit || !o->radix || !o->stride || !o->act_var || !o->act_pre ||
+      !o->act_post || !o->act_prv_start || !o->prv || !o->dist || !o->queue ||
+      !o->via || !o->plan || !o->seen || !o->state) {
     oracle_space_free(o);
     return NULL;
   }
@@ -159,7 +160,8 @@ void oracle_bfs(OracleSpace *o, const SpValue *s0) {
       for (k = o->act_prv_start[a]; ok && k < o->act_prv_start[a + 1]; k++)
         ok = vals[o->prv[k].variable] == o->prv[k].value;
       if (!ok) continue;
-      next = cur + (long)(o->act_post[a] - o->act_pre[a]) * o->stride[o->act_var[a]];
+      next = cur +
+             (long)(o->act_post[a] - o->act_pre[a]) * o->stride[o->act_var[a]];
       if (o->dist[next] >= 0) continue;
       o->dist[next] = o->dist[cur] + 1;
       o->via[next] = (uint16_t)a;
@@ -190,7 +192,8 @@ long oracle_nearest_match(const OracleSpace *o, const SpValue *goal) {
     long idx = base;
     for (i = 0; i < o->nvars; i++)
       if (goal[i] == SP_ANY) idx += (long)o->digit[i] * o->stride[i];
-    if (o->dist[idx] >= 0 && (best < 0 || o->dist[idx] < o->dist[best])) best = idx;
+    if (o->dist[idx] >= 0 && (best < 0 || o->dist[idx] < o->dist[best]))
+      best = idx;
     for (i = 0; i < o->nvars; i++) {
       if (goal[i] != SP_ANY) continue;
       if (++o->digit[i] < o->radix[i]) break;
@@ -202,16 +205,20 @@ long oracle_nearest_match(const OracleSpace *o, const SpValue *goal) {
 
 int oracle_distance(const OracleSpace *o, const SpValue *goal) {
   long idx;
-  if (!oracle_goal_is_partial(o, goal)) return o->dist[oracle_state_index(o, goal)];
+  if (!oracle_goal_is_partial(o, goal))
+    return o->dist[oracle_state_index(o, goal)];
   idx = oracle_nearest_match(o, goal);
   return idx < 0 ? -1 : o->dist[idx];
 }
 
-int oracle_distance_at(const OracleSpace *o, long index) { return o->dist[index]; }
+int oracle_distance_at(const OracleSpace *o, long index) {
+  return o->dist[index];
+}
 
 long oracle_reachable_count(const OracleSpace *o) { return o->reachable; }
 
-int oracle_shortest_plan(const OracleSpace *o, const SpValue *goal, uint16_t *plan) {
+int oracle_shortest_plan(const OracleSpace *o, const SpValue *goal,
+                         uint16_t *plan) {
   long idx = oracle_goal_is_partial(o, goal) ? oracle_nearest_match(o, goal)
                                              : oracle_state_index(o, goal);
   int len = idx < 0 ? -1 : o->dist[idx], k;
@@ -234,9 +241,10 @@ void oracle_print_state(FILE *out, const SpDomain *d, const SpValue *s) {
   int i, n = sp_domain_variable_count(d);
   fputc('<', out);
   for (i = 0; i < n; i++) {
-    const char *vn = s[i] == SP_ANY                       ? "*"
-                     : s[i] < sp_variable_value_count(d, i) ? sp_value_name(d, i, s[i])
-                                                            : "?";
+    const char *vn = s[i] == SP_ANY ? "*"
+                     : s[i] < sp_variable_value_count(d, i)
+                         ? sp_value_name(d, i, s[i])
+                         : "?";
     fprintf(out, "%s%s=%s", i ? ", " : "", sp_variable_name(d, i), vn);
   }
   fputs("> = <", out);
@@ -244,12 +252,15 @@ void oracle_print_state(FILE *out, const SpDomain *d, const SpValue *s) {
   fputc('>', out);
 }
 
-void oracle_print_plan(FILE *out, const SpDomain *d, const uint16_t *plan, int len) {
+void oracle_print_plan(FILE *out, const SpDomain *d, const uint16_t *plan,
+                       int len) {
   int i, na = sp_domain_action_count(d);
   fprintf(out, "(%d actions)", len);
   for (i = 0; i < len; i++) {
-    if (plan[i] < na) fprintf(out, "%s %s", i ? "," : "", sp_action_name(d, plan[i]));
-    else fprintf(out, "%s #%d(out of range)", i ? "," : "", plan[i]);
+    if (plan[i] < na)
+      fprintf(out, "%s %s", i ? "," : "", sp_action_name(d, plan[i]));
+    else
+      fprintf(out, "%s #%d(out of range)", i ? "," : "", plan[i]);
   }
 }
 
@@ -287,9 +298,12 @@ void oracle_print_domain(FILE *out, const SpDomain *d) {
   {
     char why[256];
     SpClass c = oracle_classify_domain(d, why, sizeof(why));
-    fprintf(out, "  oracle class (IJCAI Def. 7 literally) %s: %s\n", sp_class_name(c), why);
-    c = oracle_classify_domain_ex(d, ORACLE_CLASS_GHOST_NODES, why, sizeof(why));
-    fprintf(out, "  oracle class (ghost values in G) %s: %s\n", sp_class_name(c), why);
+    fprintf(out, "  oracle class (IJCAI Def. 7 literally) %s: %s\n",
+            sp_class_name(c), why);
+    c = oracle_classify_domain_ex(d, ORACLE_CLASS_GHOST_NODES, why,
+                                  sizeof(why));
+    fprintf(out, "  oracle class (ghost values in G) %s: %s\n",
+            sp_class_name(c), why);
   }
   need = sp_domain_explain(d, NULL, 0);
   buf = malloc(need + 1);
@@ -305,22 +319,25 @@ void oracle_print_spec(FILE *out, const SpDomainSpec *spec) {
   char why[256];
   SpClass c = oracle_classify_spec(spec, why, sizeof(why));
   SpClass g = oracle_classify_spec_ex(spec, ORACLE_CLASS_GHOST_NODES, NULL, 0);
-  fprintf(out, "spec '%s': %d variables, %d actions\n", spec->name ? spec->name : "?",
-          spec->variable_count, spec->action_count);
+  fprintf(out, "spec '%s': %d variables, %d actions\n",
+          spec->name ? spec->name : "?", spec->variable_count,
+          spec->action_count);
   for (i = 0; i < spec->variable_count; i++)
     fprintf(out, "  var %d '%s': %d values\n", i,
             spec->variables[i].name ? spec->variables[i].name : "?",
             spec->variables[i].value_count);
   for (i = 0; i < spec->action_count; i++) {
     const SpActionSpec *a = &spec->actions[i];
-    fprintf(out, "  act %d '%s': v%d %d->%d", i, a->name ? a->name : "?", a->variable,
-            a->pre, a->post);
+    fprintf(out, "  act %d '%s': v%d %d->%d", i, a->name ? a->name : "?",
+            a->variable, a->pre, a->post);
     if (a->prevail_count > 0) fputs(" prv", out);
     for (j = 0; j < a->prevail_count; j++)
       fprintf(out, " v%d=%d", a->prevails[j].variable, a->prevails[j].value);
     fputc('\n', out);
   }
-  fprintf(out, "  oracle class (IJCAI Def. 7 literally) %s: %s; with ghost values in G %s\n",
+  fprintf(out,
+          "  oracle class (IJCAI Def. 7 literally) %s: %s; with ghost values "
+          "in G %s\n",
           sp_class_name(c), why, sp_class_name(g));
 }
 
@@ -328,7 +345,9 @@ void oracle_print_spec(FILE *out, const SpDomainSpec *spec) {
 /* Checker                                                            */
 /* ------------------------------------------------------------------ */
 
-void oracle_set_report_limit(OracleSpace *o, int limit) { o->report_limit = limit; }
+void oracle_set_report_limit(OracleSpace *o, int limit) {
+  o->report_limit = limit;
+}
 
 void oracle_set_label(OracleSpace *o, const char *label) {
   snprintf(o->label, sizeof(o->label), "%s", label != NULL ? label : "");
@@ -338,14 +357,15 @@ long oracle_failure_count(const OracleSpace *o) { return o->failures; }
 
 /* Prints one mismatch: the domain (once per space), then the pair. */
 static void report(OracleSpace *o, OracleTally *t, FILE *out, const SpValue *s0,
-                   const SpValue *goal, SpStatus st, const SpFailure *f, int len,
-                   int dist, const char *fmt, ...) {
+                   const SpValue *goal, SpStatus st, const SpFailure *f,
+                   int len, int dist, const char *fmt, ...) {
   va_list ap;
   o->failures++;
   t->failures++;
   if (out == NULL || o->reports >= o->report_limit) return;
   o->reports++;
-  fprintf(out, "==== oracle mismatch%s%s ====\n", o->label[0] ? " in " : "", o->label);
+  fprintf(out, "==== oracle mismatch%s%s ====\n", o->label[0] ? " in " : "",
+          o->label);
   if (!o->domain_printed) {
     oracle_print_domain(out, o->d);
     o->domain_printed = 1;
@@ -354,12 +374,14 @@ static void report(OracleSpace *o, OracleTally *t, FILE *out, const SpValue *s0,
   oracle_print_state(out, o->d, s0);
   fputs("\n  goal ", out);
   oracle_print_state(out, o->d, goal);
-  fprintf(out, "\n  BFS distance %d%s\n", dist, dist < 0 ? " (unreachable)" : "");
+  fprintf(out, "\n  BFS distance %d%s\n", dist,
+          dist < 0 ? " (unreachable)" : "");
   if (dist >= 0) {
     uint16_t *witness = xcalloc((size_t)dist, sizeof(uint16_t));
     if (witness != NULL) {
       fputs("  BFS shortest plan ", out);
-      oracle_print_plan(out, o->d, witness, oracle_shortest_plan(o, goal, witness));
+      oracle_print_plan(out, o->d, witness,
+                        oracle_shortest_plan(o, goal, witness));
       fputc('\n', out);
       free(witness);
     }
@@ -395,44 +417,51 @@ int oracle_check_pair(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
   if (st == SP_OK) t->planned++;
   if (dist < 0) {
     if (st == SP_NO_PLAN) return 1;
-    report(o, t, out, s0, goal, st, &f, len, dist, "unreachable goal, expected SP_NO_PLAN");
+    report(o, t, out, s0, goal, st, &f, len, dist,
+           "unreachable goal, expected SP_NO_PLAN");
     return 0;
   }
   if (st != SP_OK) {
-    report(o, t, out, s0, goal, st, &f, len, dist, "reachable goal, expected SP_OK");
+    report(o, t, out, s0, goal, st, &f, len, dist,
+           "reachable goal, expected SP_OK");
     return 0;
   }
   if (len < 0 || len > o->nacts) {
-    report(o, t, out, s0, goal, st, &f, 0, dist, "plan length %d out of range", len);
+    report(o, t, out, s0, goal, st, &f, 0, dist, "plan length %d out of range",
+           len);
     return 0;
   }
   memset(o->seen, 0, (size_t)o->nacts);
   for (i = 0; i < len; i++) {
     if (o->plan[i] >= o->nacts) {
-      report(o, t, out, s0, goal, st, &f, len, dist, "action id %d out of range", o->plan[i]);
-        return 0;
+      report(o, t, out, s0, goal, st, &f, len, dist,
+             "action id %d out of range", o->plan[i]);
+      return 0;
     }
     if (o->seen[o->plan[i]]) {
       report(o, t, out, s0, goal, st, &f, len, dist, "action '%s' repeats",
              sp_action_name(o->d, o->plan[i]));
-        return 0;
+      return 0;
     }
     o->seen[o->plan[i]] = 1;
   }
   memcpy(o->state, s0, (size_t)o->nvars);
   r = sp_plan_replay(o->d, o->state, o->plan, len);
   if (r >= 0) {
-    report(o, t, out, s0, goal, st, &f, len, dist, "step %d ('%s') is not applicable", r,
+    report(o, t, out, s0, goal, st, &f, len, dist,
+           "step %d ('%s') is not applicable", r,
            sp_action_name(o->d, o->plan[r]));
     return 0;
   }
   for (i = 0; i < o->nvars; i++)
     if (goal[i] != SP_ANY && o->state[i] != goal[i]) {
-      report(o, t, out, s0, goal, st, &f, len, dist, "the plan does not end in the goal");
+      report(o, t, out, s0, goal, st, &f, len, dist,
+             "the plan does not end in the goal");
       return 0;
     }
   if (len != dist) {
-    report(o, t, out, s0, goal, st, &f, len, dist, "plan length %d, BFS distance %d", len, dist);
+    report(o, t, out, s0, goal, st, &f, len, dist,
+           "plan length %d, BFS distance %d", len, dist);
     return 0;
   }
   return 1;
@@ -460,8 +489,9 @@ long oracle_check_start(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
   return bad;
 }
 
-long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
-                                int keep, OracleTally *t, FILE *out) {
+long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws,
+                                const SpValue *s0, int keep, OracleTally *t,
+                                FILE *out) {
   long bad = 0;
   int i;
   SpValue *goal = xcalloc((size_t)o->nvars, sizeof(SpValue));
@@ -477,7 +507,8 @@ long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws, const SpValue *
   oracle_bfs(o, start);
   for (;;) { /* digit radix[i] stands for SP_ANY */
     for (i = 0; i < o->nvars; i++)
-      goal[i] = digit[i] == o->radix[i] ? (keep ? start[i] : SP_ANY) : (SpValue)digit[i];
+      goal[i] = digit[i] == o->radix[i] ? (keep ? start[i] : SP_ANY)
+                                        : (SpValue)digit[i];
     if (!oracle_check_pair(o, ws, start, goal, t, out)) bad++;
     for (i = 0; i < o->nvars; i++) {
       if (++digit[i] <= o->radix[i]) break;
@@ -491,7 +522,8 @@ long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws, const SpValue *
   return bad;
 }
 
-long oracle_check_all_pairs(OracleSpace *o, SpWorkspace *ws, OracleTally *t, FILE *out) {
+long oracle_check_all_pairs(OracleSpace *o, SpWorkspace *ws, OracleTally *t,
+                            FILE *out) {
   long s, bad = 0;
   SpValue *s0 = xcalloc((size_t)o->nvars, sizeof(SpValue));
   if (s0 == NULL) return -1;
@@ -580,9 +612,9 @@ static int view_requires(const View *w, int b, int var, int value) {
  * `parent` has room for na + total values nodes. With `ghosts`, every
  * value without a setter is a node too (the ghost action of the papers'
  * tables), with the edges an action in its place would have. */
-static int requesters_connected(const View *w, const int *setter, const int *base,
-                                int ghosts, int v, int ap, int am, int *parent,
-                                int *who_p, int *who_m) {
+static int requesters_connected(const View *w, const int *setter,
+                                const int *base, int ghosts, int v, int ap,
+                                int am, int *parent, int *who_p, int *who_m) {
   int a, b, x, nodes = w->na + base[w->nv];
   for (a = 0; a < nodes; a++) parent[a] = a;
   for (a = 0; a < w->na; a++) {
@@ -590,7 +622,8 @@ static int requesters_connected(const View *w, const int *setter, const int *bas
     for (b = 0; b < w->na; b++) {
       if (b == a || w->var[b] == v) continue;
       /* E_pre: post(a) = pre(b) on one variable */
-      if (w->var[a] == w->var[b] && w->post[a] == w->pre[b]) uf_union(parent, a, b);
+      if (w->var[a] == w->var[b] && w->post[a] == w->pre[b])
+        uf_union(parent, a, b);
       /* E_prv: a's post is a prevail-condition of b */
       if (view_requires(w, b, w->var[a], w->post[a])) uf_union(parent, a, b);
     }
@@ -628,7 +661,8 @@ static int requesters_connected(const View *w, const int *setter, const int *bas
  * cycles on one variable (a disconnected G(v)) are each judged alone. */
 static SpClass view_classify(const View *w, int flags, char *why, size_t size) {
   int a, b, v;
-  int *setter = NULL, *base = NULL, *pred = NULL, *on_cycle = NULL, *cyc_len = NULL;
+  int *setter = NULL, *base = NULL, *pred = NULL, *on_cycle = NULL,
+      *cyc_len = NULL;
   int *req = NULL, *parent = NULL;
   int total = 0;
   int req_cycle = 0, double_req = 0;
@@ -656,7 +690,8 @@ static SpClass view_classify(const View *w, int flags, char *why, size_t size) {
     int k;
     v = w->var[a];
     if (v < 0 || v >= w->nv || w->pre[a] < 0 || w->pre[a] >= w->nvalues[v] ||
-        w->post[a] < 0 || w->post[a] >= w->nvalues[v] || w->pre[a] == w->post[a]) {
+        w->post[a] < 0 || w->post[a] >= w->nvalues[v] ||
+        w->pre[a] == w->post[a]) {
       say(why, size, "action %d breaks the model (variable or values)", a);
       result = SP_CLASS_OUTSIDE;
       goto done;
@@ -670,8 +705,8 @@ static SpClass view_classify(const View *w, int flags, char *why, size_t size) {
     setter[base[v] + w->post[a]] = a;
     for (k = w->prv_start[a]; k < w->prv_start[a + 1]; k++) {
       SpCondition c = w->prv[k];
-      if (c.variable < 0 || c.variable >= w->nv || c.variable == v || c.value < 0 ||
-          c.value >= w->nvalues[c.variable]) {
+      if (c.variable < 0 || c.variable >= w->nv || c.variable == v ||
+          c.value < 0 || c.value >= w->nvalues[c.variable]) {
         say(why, size, "action %d has a bad prevail-condition", a);
         result = SP_CLASS_OUTSIDE;
         goto done;
@@ -720,7 +755,8 @@ static SpClass view_classify(const View *w, int flags, char *why, size_t size) {
     if (len > 2) {
       say(why, size,
           "the cycle of %d actions on variable %d through action %d holds a "
-          "requestable action (C2 broken)", len, w->var[a], a);
+          "requestable action (C2 broken)",
+          len, w->var[a], a);
       result = SP_CLASS_OUTSIDE;
       goto done;
     }
@@ -729,7 +765,9 @@ static SpClass view_classify(const View *w, int flags, char *why, size_t size) {
   if (!req_cycle) goto done;
   if (!double_req) {
     result = SP_CLASS_CS2;
-    say(why, size, "every cycle with a requestable action has 2 actions and one requestable");
+    say(why, size,
+        "every cycle with a requestable action has 2 actions and one "
+        "requestable");
     goto done;
   }
 
@@ -740,12 +778,14 @@ static SpClass view_classify(const View *w, int flags, char *why, size_t size) {
   say(why, size, "every doubly requested 2-cycle has unrelated requesters");
   for (a = 0; a < w->na; a++) {
     int m = pred[a], who_p = -1, who_m = -1;
-    if (!on_cycle[a] || cyc_len[a] != 2 || m < a || !req[a] || !req[m]) continue;
+    if (!on_cycle[a] || cyc_len[a] != 2 || m < a || !req[a] || !req[m])
+      continue;
     v = w->var[a];
-    if (requesters_connected(w, setter, base, flags & ORACLE_CLASS_GHOST_NODES, v, a, m,
-                             parent, &who_p, &who_m)) {
+    if (requesters_connected(w, setter, base, flags & ORACLE_CLASS_GHOST_NODES,
+                             v, a, m, parent, &who_p, &who_m)) {
       say(why, size,
-          "on variable %d the requester %d of action %d and the requester %d of "
+          "on variable %d the requester %d of action %d and the requester %d "
+          "of "
           "action %d are connected without G(v) (C*2 broken)",
           v, who_p, a, who_m, m);
       result = SP_CLASS_OUTSIDE;
@@ -768,7 +808,8 @@ done:
   return result;
 }
 
-SpClass oracle_classify_spec(const SpDomainSpec *spec, char *why, size_t why_size) {
+SpClass oracle_classify_spec(const SpDomainSpec *spec, char *why,
+                             size_t why_size) {
   return oracle_classify_spec_ex(spec, 0, why, why_size);
 }
 
@@ -781,7 +822,8 @@ SpClass oracle_classify_spec_ex(const SpDomainSpec *spec, int flags, char *why,
   View w;
   SpClass c;
   int i, j, total = 0;
-  for (i = 0; i < spec->action_count; i++) total += spec->actions[i].prevail_count;
+  for (i = 0; i < spec->action_count; i++)
+    total += spec->actions[i].prevail_count;
   memset(&w, 0, sizeof(w));
   if (!view_alloc(&w, spec->variable_count, spec->action_count, total)) {
     view_free(&w);

@@ -44,7 +44,8 @@ int oracle_distance_at(const OracleSpace *o, long index);
 long oracle_reachable_count(const OracleSpace *o);
 /* One shortest plan from the last BFS start to `goal` into plan (room
  * for the distance); returns its length, or -1 when unreachable. */
-int oracle_shortest_plan(const OracleSpace *o, const SpValue *goal, uint16_t *plan);
+int oracle_shortest_plan(const OracleSpace *o, const SpValue *goal,
+                         uint16_t *plan);
 
 /* ------------------------------------------------------------------ */
 /* Checking the planner against the search                            */
@@ -84,11 +85,13 @@ long oracle_check_start(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
  * variable given one of its values or left free (SP_ANY), all
  * combinations. With `keep`, a left-out variable gets s0's value instead
  * (the goal is total). Same return. */
-long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws, const SpValue *s0,
-                                int keep, OracleTally *t, FILE *out);
+long oracle_check_start_partial(OracleSpace *o, SpWorkspace *ws,
+                                const SpValue *s0, int keep, OracleTally *t,
+                                FILE *out);
 
 /* Every (s0, s*) pair of the space. Same return. */
-long oracle_check_all_pairs(OracleSpace *o, SpWorkspace *ws, OracleTally *t, FILE *out);
+long oracle_check_all_pairs(OracleSpace *o, SpWorkspace *ws, OracleTally *t,
+                            FILE *out);
 
 /* ------------------------------------------------------------------ */
 /* Printing                                                           */
@@ -103,7 +106,8 @@ void oracle_print_domain(FILE *out, const SpDomain *d);
 void oracle_print_spec(FILE *out, const SpDomainSpec *spec);
 /* <v0=name, v1=name, ...> followed by the raw digits. */
 void oracle_print_state(FILE *out, const SpDomain *d, const SpValue *s);
-void oracle_print_plan(FILE *out, const SpDomain *d, const uint16_t *plan, int len);
+void oracle_print_plan(FILE *out, const SpDomain *d, const uint16_t *plan,
+                       int len);
 
 /* ------------------------------------------------------------------ */
 /* Brute-force class analysis                                         */
@@ -117,7 +121,8 @@ void oracle_print_plan(FILE *out, const SpDomain *d, const uint16_t *plan, int l
  * receives one sentence on the deciding cycle. A spec that breaks the
  * model's basic rules (indices out of range, pre == post, two setters of
  * one value) gives SP_CLASS_OUTSIDE with the reason in `why`. */
-SpClass oracle_classify_spec(const SpDomainSpec *spec, char *why, size_t why_size);
+SpClass oracle_classify_spec(const SpDomainSpec *spec, char *why,
+                             size_t why_size);
 SpClass oracle_classify_domain(const SpDomain *d, char *why, size_t why_size);
 
 /* Variants of the analysis, for comparing readings of the definitions. */

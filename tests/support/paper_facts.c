@@ -27,4 +27,4 @@ const SpValue paper_sigma3_start[3] = {1, 0, 0};
 const SpValue paper_sigma3_goal[3] = {2, 0, 2};
 const char *const paper_sigma3_plan[PAPER_SIGMA3_LENGTH + 1] = {
     "drop_haystack", "pick_up_bucket", "fill_bucket", "fill_trough",
-    "drop_bucket", "take_haystack", "fill_feeder", NULL};
+    "drop_bucket",   "take_haystack",  "fill_feeder", NULL};

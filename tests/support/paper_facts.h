@@ -25,8 +25,8 @@ extern const PaperCount paper_counts[PAPER_COUNT_N];
 /* A cmocka test entry for paper_counts[i]: runs f with the entry as its
  * *state, under the entry's name. Expands to a braced initializer, so it
  * needs <cmocka.h> only where it is used. */
-#define PAPER_COUNT_TEST(i, f) \
-  {paper_counts[i].test, f, NULL, NULL, (void *)&paper_counts[i]}
+#define PAPER_COUNT_TEST(i, f)                                                 \
+  { paper_counts[i].test, f, NULL, NULL, (void *)&paper_counts[i] }
 
 /* ------------------------------------------------------------------ */
 /* The worked example                                                 */

@@ -15,34 +15,31 @@
 
 /* Each text is string literals and other PAPER_NAMES_ macros, nothing else
  * (the spec expands them). */
-#define PAPER_NAMES_HORSE_VARIABLES \
-  "var haystack stored in_hands in_feeder\n" \
-  "var bucket on_floor in_hands\n" \
-  "var water in_source in_bucket in_trough\n" \
-  "act drop_haystack haystack in_hands stored\n" \
+#define PAPER_NAMES_HORSE_VARIABLES                                            \
+  "var haystack stored in_hands in_feeder\n"                                   \
+  "var bucket on_floor in_hands\n"                                             \
+  "var water in_source in_bucket in_trough\n"                                  \
+  "act drop_haystack haystack in_hands stored\n"                               \
   "act take_haystack haystack stored in_hands bucket=on_floor\n"
 
-#define PAPER_NAMES_HORSE_REST \
-  "act drop_bucket bucket in_hands on_floor\n" \
-  "act pick_up_bucket bucket on_floor in_hands haystack=stored\n" \
-  "act fill_bucket water in_source in_bucket bucket=in_hands\n" \
-  "act fill_trough water in_bucket in_trough bucket=in_hands\n" \
+#define PAPER_NAMES_HORSE_REST                                                 \
+  "act drop_bucket bucket in_hands on_floor\n"                                 \
+  "act pick_up_bucket bucket on_floor in_hands haystack=stored\n"              \
+  "act fill_bucket water in_source in_bucket bucket=in_hands\n"                \
+  "act fill_trough water in_bucket in_trough bucket=in_hands\n"                \
   "start holding_haystack haystack=in_hands bucket=on_floor water=in_source\n" \
-  "start morning haystack=stored bucket=on_floor water=in_source\n" \
-  "goal feed_horses haystack=in_feeder bucket=on_floor water=in_trough\n" \
-  "goal fill_feeder haystack=in_feeder bucket=on_floor\n" \
+  "start morning haystack=stored bucket=on_floor water=in_source\n"            \
+  "goal feed_horses haystack=in_feeder bucket=on_floor water=in_trough\n"      \
+  "goal fill_feeder haystack=in_feeder bucket=on_floor\n"                      \
   "goal fill_trough bucket=on_floor water=in_trough\n"
 
-#define PAPER_NAMES_HORSE_BREEDER \
-  "domain horse_breeder\n" \
-  PAPER_NAMES_HORSE_VARIABLES \
-  "act fill_feeder haystack in_hands in_feeder bucket=on_floor\n" \
-  PAPER_NAMES_HORSE_REST
+#define PAPER_NAMES_HORSE_BREEDER                                              \
+  "domain horse_breeder\n" PAPER_NAMES_HORSE_VARIABLES                         \
+  "act fill_feeder haystack in_hands in_feeder "                               \
+  "bucket=on_floor\n" PAPER_NAMES_HORSE_REST
 
-#define PAPER_NAMES_HORSE_BREEDER_IJCAI \
-  "domain horse_breeder_ijcai\n" \
-  PAPER_NAMES_HORSE_VARIABLES \
-  "act fill_feeder haystack in_hands in_feeder\n" \
-  PAPER_NAMES_HORSE_REST
+#define PAPER_NAMES_HORSE_BREEDER_IJCAI                                        \
+  "domain horse_breeder_ijcai\n" PAPER_NAMES_HORSE_VARIABLES                   \
+  "act fill_feeder haystack in_hands in_feeder\n" PAPER_NAMES_HORSE_REST
 
 #endif

@@ -67,7 +67,8 @@ SpPopulation *population_for(const TestFixture *f, size_t n, SpAllocator a) {
 
 SpPopulation *population_with_pairs(const TestFixture *f, size_t n,
                                     uint64_t seed, SpAllocator a) {
-  SpValue *st = malloc(n * (size_t)f->m + 1), *go = malloc(n * (size_t)f->m + 1);
+  SpValue *st = malloc(n * (size_t)f->m + 1),
+          *go = malloc(n * (size_t)f->m + 1);
   assert_non_null(st);
   assert_non_null(go);
   random_pairs(f, n, seed, st, go);
@@ -145,4 +146,3 @@ SpPlanReport plan_with(SpPopulation *pop, int threads, int no_cache,
   assert_int_equal(sp_population_plan(pop, &o, &r, &err), SP_OK);
   return r;
 }
-

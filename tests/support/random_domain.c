@@ -95,7 +95,7 @@ typedef struct Plan {
   RdFlavor flavor;
   int nv;
   Shape shape[RD_MAX_VARIABLES];
-  int chosen[RD_MAX_VARIABLES]; /* the one cycle value CS2 may request */
+  int chosen[RD_MAX_VARIABLES];  /* the one cycle value CS2 may request */
   int chosen2[RD_MAX_VARIABLES]; /* same for a second cycle */
   int sw, plus, minus;           /* C*2: switch variable and its values */
   int group[RD_MAX_VARIABLES];   /* C*2: 0 or 1 */
@@ -114,7 +114,8 @@ static int pick_value(RdRng *r, const Plan *pl, int w) {
   case RD_FLAVOR_CS2:
   case RD_FLAVOR_CSTAR2:
     for (p = 0; p < s->n; p++)
-      if (!s->cycle[p] || p == pl->chosen[w] || p == pl->chosen2[w]) cand[nc++] = p;
+      if (!s->cycle[p] || p == pl->chosen[w] || p == pl->chosen2[w])
+        cand[nc++] = p;
     break;
   default:
     for (p = 0; p < s->n; p++) cand[nc++] = p;
@@ -144,7 +145,8 @@ static int pick_cycle_value(RdRng *r, const Shape *s, int which) {
 /* C*2 steering: make sure each side of the switch has a requester (an
  * action of that side's group with room for one more prevail), so the
  * switch cycle is requested on both values. */
-static void ask_for_both_sides(RdRng *r, RandomDomain *rd, const Plan *pl, int na) {
+static void ask_for_both_sides(RdRng *r, RandomDomain *rd, const Plan *pl,
+                               int na) {
   int side, a;
   for (side = 0; side < 2; side++) {
     int value = side ? pl->minus : pl->plus, cand[RD_MAX_ACTIONS], nc = 0;
@@ -152,11 +154,13 @@ static void ask_for_both_sides(RdRng *r, RandomDomain *rd, const Plan *pl, int n
       const SpActionSpec *act = &rd->actions[a];
       int k, has = 0;
       for (k = 0; k < act->prevail_count; k++)
-        has |= act->prevails[k].variable == pl->sw && act->prevails[k].value == value;
+        has |= act->prevails[k].variable == pl->sw &&
+               act->prevails[k].value == value;
       if (has) break;
       if (act->variable != pl->sw && pl->group[act->variable] == side) {
         int free_slot = act->prevail_count < RD_MAX_PREVAILS;
-        for (k = 0; k < act->prevail_count; k++) free_slot &= act->prevails[k].variable != pl->sw;
+        for (k = 0; k < act->prevail_count; k++)
+          free_slot &= act->prevails[k].variable != pl->sw;
         if (free_slot) cand[nc++] = a;
       }
     }
@@ -206,10 +210,22 @@ void random_domain_generate(RandomDomain *rd, uint64_t seed, RdFlavor flavor) {
   pl.sw = -1;
   pl.nv = 2 + rd_below(&r, RD_MAX_VARIABLES - 1);
   switch (flavor) {
-  case RD_FLAVOR_C0: cycle_pct = 50; long_pct = 40; break;
-  case RD_FLAVOR_CS2: cycle_pct = 70; long_pct = 10; break;
-  case RD_FLAVOR_CSTAR2: cycle_pct = 70; long_pct = 5; break;
-  case RD_FLAVOR_OUTSIDE: cycle_pct = 75; long_pct = 60; break;
+  case RD_FLAVOR_C0:
+    cycle_pct = 50;
+    long_pct = 40;
+    break;
+  case RD_FLAVOR_CS2:
+    cycle_pct = 70;
+    long_pct = 10;
+    break;
+  case RD_FLAVOR_CSTAR2:
+    cycle_pct = 70;
+    long_pct = 5;
+    break;
+  case RD_FLAVOR_OUTSIDE:
+    cycle_pct = 75;
+    long_pct = 60;
+    break;
   default: break;
   }
   for (v = 0; v < pl.nv; v++) {
@@ -229,8 +245,10 @@ void random_domain_generate(RandomDomain *rd, uint64_t seed, RdFlavor flavor) {
       int got = 0;
       for (p = 0; p < pl.shape[pl.sw].n; p++)
         if (pl.shape[pl.sw].cycle[p] == 1) {
-          if (got++ == 0) pl.plus = p;
-          else pl.minus = p;
+          if (got++ == 0)
+            pl.plus = p;
+          else
+            pl.minus = p;
         }
       for (v = 0; v < pl.nv; v++) pl.group[v] = rd_below(&r, 2);
       /* Two sides need a variable each (the switch aside). */
@@ -258,7 +276,8 @@ void random_domain_generate(RandomDomain *rd, uint64_t seed, RdFlavor flavor) {
       int want, k, w, tries, used[RD_MAX_VARIABLES] = {0};
       if (pl.shape[v].pre[p] < 0) continue;
       act = &rd->actions[na];
-      snprintf(rd->action_names[na], sizeof(rd->action_names[na]), "a%d_v%d", p, v);
+      snprintf(rd->action_names[na], sizeof(rd->action_names[na]), "a%d_v%d", p,
+               v);
       act->name = rd->action_names[na];
       act->variable = v;
       act->pre = pl.shape[v].pre[p];

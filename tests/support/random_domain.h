@@ -7,9 +7,9 @@
 #include "saspu.h"
 
 #define RD_MAX_VARIABLES 6
-#define RD_MAX_VALUES 5
-#define RD_MAX_ACTIONS (RD_MAX_VARIABLES * RD_MAX_VALUES)
-#define RD_MAX_PREVAILS 3
+#define RD_MAX_VALUES    5
+#define RD_MAX_ACTIONS   (RD_MAX_VARIABLES * RD_MAX_VALUES)
+#define RD_MAX_PREVAILS  3
 
 /* A small deterministic PRNG (splitmix64), so runs repeat exactly. */
 typedef struct RdRng {
@@ -26,12 +26,12 @@ int rd_chance(RdRng *r, int percent);
 /* What a domain is steered towards. The steering only biases the
  * structure; the class a domain lands in is whatever the analysis says. */
 typedef enum RdFlavor {
-  RD_FLAVOR_C0 = 0,   /* requests avoid cycle values */
-  RD_FLAVOR_CS2,      /* 2-cycles, one requested value per cycle */
-  RD_FLAVOR_CSTAR2,   /* a switch variable whose two values are requested
+  RD_FLAVOR_C0 = 0,  /* requests avoid cycle values */
+  RD_FLAVOR_CS2,     /* 2-cycles, one requested value per cycle */
+  RD_FLAVOR_CSTAR2,  /* a switch variable whose two values are requested
                          by two separate groups of variables */
-  RD_FLAVOR_OUTSIDE,  /* long cycles and requests anywhere */
-  RD_FLAVOR_ANY,      /* no steering */
+  RD_FLAVOR_OUTSIDE, /* long cycles and requests anywhere */
+  RD_FLAVOR_ANY,     /* no steering */
   RD_FLAVOR_COUNT
 } RdFlavor;
 

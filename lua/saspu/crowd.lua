@@ -1,0 +1,242 @@
+-- lua/saspu/crowd.lua: the Crowd and Agent methods written in Lua (spawn, set_all, goals and priorities, why; set, get, state, inspect), by names instead of ids.
+local core = require "saspu.core"
+local sides = require "saspu.sides"
+local names = require "saspu.names"
+local hooks = require "saspu.hooks"
+
+local type, ipairs, tostring, error, pcall = type, ipairs, tostring, error, pcall
+local concat, string_format = table.concat, string.format
+
+local Crowd, Agent = core.Crowd, core.Agent
+local crowd_side, check_cell = sides.crowd_side, sides.check_cell
+local is_integer, refuse_unknown = sides.is_integer, sides.refuse_unknown
+local var_value, why_of = names.var_value, names.why_of
+
+--- Part of module saspu: the Crowd and Agent methods of crowd.lua (LDoc merges it, config.ld).
+-- @module saspu
+
+--- @type Crowd
+
+--- Spawns an agent.
+-- @tparam table spec `{ start = start name | { var = value }, state = { var = value }
+-- (overrides values of start), x = 1, y = 1, home = place name }`
+-- @treturn Agent
+-- @raise "saspu.Crowd:spawn: start: unknown start 'x' of 'horse_breeder'";
+-- "saspu.Crowd:spawn: x = 99 is outside 1..4"; "saspu.Crowd:spawn: home: unknown place 'h'";
+-- "saspu.Crowd:spawn: unknown field 'k'"; "saspu.Crowd:spawn: crowd: full (capacity 1)";
+-- a value error naming the variable.
+function Crowd:spawn(spec)
+  local side = crowd_side(self)
+  if type(spec) ~= "table" then error("saspu.Crowd:spawn: expected a table, got " .. type(spec), 2) end
+  refuse_unknown(spec, { start = true, state = true, x = true, y = true, home = true },
+                 "saspu.Crowd:spawn")
+  local dom = self:domain()
+  local start = spec.start
+  if type(start) == "string" and not dom:starts()[start] then
+    error(string_format("saspu.Crowd:spawn: start: unknown start '%s' of '%s'", start, side.names.name), 2)
+  elseif type(start) ~= "string" and type(start) ~= "table" then
+    error("saspu.Crowd:spawn: start: expected a start name or a state table, got " .. type(start), 2)
+  end
+  if spec.state ~= nil and type(spec.state) ~= "table" then
+    error("saspu.Crowd:spawn: state: expected a table of variable = value, got " .. type(spec.state), 2)
+  end
+  local ok, packed = pcall(dom.encode, dom, spec.state or start, start)
+  if not ok then error("saspu.Crowd:spawn: " .. tostring(packed):gsub("^saspu.Domain:encode: ", ""), 2) end
+  local x, y = spec.x or 1, spec.y or 1
+  check_cell(side.world, x, y, "saspu.Crowd:spawn")
+  local home
+  if spec.home ~= nil then
+    home = side.wside.place_ids[spec.home]
+    if not home then error(string_format("saspu.Crowd:spawn: home: unknown place '%s'", tostring(spec.home)), 2) end
+  end
+  local i = self:spawn_packed(packed, x, y, home)
+  return self:agent(i)
+end
+
+-- The refusal of a set on a sensor's variable.
+local function sensed_message(where, var)
+  return string_format("%s: variable '%s' is a sensor's (the update sets it)", where, tostring(var))
+end
+
+-- The refusal of a set on a variable tied to a world fact.
+local function tied_message(where, var, fact)
+  return string_format("%s: variable '%s' is the world's fact '%s' (set it with world:set)",
+                       where, tostring(var), fact)
+end
+
+--- Sets `var` of every agent: a world change (plans it breaks replan with `world_changed`).
+-- @tparam string var
+-- @param value a value of var
+-- @raise "saspu.Crowd:set_all: 'x' is not a value of 'bucket' (on_floor, in_hands)";
+-- "saspu.Crowd:set_all: unknown variable 'v'".
+function Crowd:set_all(var, value)
+  local side = crowd_side(self)
+  local v, x = var_value(side.names, var, value)
+  if not v then error("saspu.Crowd:set_all: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Crowd:set_all", var, side.tied[v]), 2) end
+  if side.sensed[v] then error(sensed_message("saspu.Crowd:set_all", var), 2) end
+  self:set_var_all(v, x)
+end
+
+--- The behaviour's goals by index (the names in events).
+-- @treturn {string,...}
+-- @raise "saspu.Crowd: not made by world:crowd".
+function Crowd:goal_names()
+  local out = {}
+  for i, g in ipairs(crowd_side(self).goal_names) do out[i] = g end
+  return out
+end
+
+--- Changes a goal's priority now, for every agent of the crowd.
+-- The goals are sorted again (among equal priorities, the earlier listed first); an
+-- idle agent looks again, and a running plan yields to a goal now strictly higher as it
+-- would to any (between steps, or mid-step when the step is interruptible). Every goal
+-- of the behaviour with that name takes it.
+--     crowd:set_priority("flee", 100)   -- the alarm rang
+-- @function Crowd:set_priority
+-- @tparam string goal a goal name of the behaviour (or one `select` added)
+-- @tparam int priority
+-- @raise "saspu.Crowd:set_priority: unknown goal 'sleep' (work, have_a_meal)";
+-- "saspu.Crowd:set_priority: priority must be an integer, got 1.5"; "saspu.Crowd: closed".
+function Crowd:set_priority(goal, priority)
+  local side = crowd_side(self)
+  if not is_integer(priority) then
+    error("saspu.Crowd:set_priority: priority must be an integer, got " .. tostring(priority), 2)
+  end
+  local found = false
+  for i, name in ipairs(side.goal_names) do
+    if name == goal then
+      self:set_goal_priority(i, priority)
+      found = true
+    end
+  end
+  if not found then
+    error(string_format("saspu.Crowd:set_priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+end
+
+--- A goal's priority now.
+-- @function Crowd:priority
+-- @tparam string goal a goal name of the behaviour
+-- @treturn int
+-- @raise "saspu.Crowd:priority: unknown goal 'sleep' (work, have_a_meal)".
+function Crowd:priority(goal)
+  local side = crowd_side(self)
+  local i = side.goal_ids[goal]
+  if not i then
+    error(string_format("saspu.Crowd:priority: unknown goal '%s' (%s)", tostring(goal),
+                        concat(side.goal_names, ", ")), 2)
+  end
+  return self:goal_priority(i)
+end
+
+--- What blocks the goal of an agent's last `no_plan`, in the domain's words.
+-- Judged from the agent's state now, so never stale: nil once that goal has a plan (or
+-- when the agent's last failure was no `no_plan`).
+-- @function Crowd:why
+-- @tparam int i the agent's index
+-- @treturn table|nil `{ kind, goal, variable, current, needs, action, missing, link,
+--   message, planner }`: `variable` is at `current` and has no way toward `needs`, the
+--   value every plan needs (the goal's own value, or a prevail of `action` on the only
+--   way to it); `missing` is the link that would open the way ("an action setting outlaw
+--   from escaped to at_large", `link = { variable, from, to }`); `kind` is
+--   `"no_way_out"`, `"nothing_sets"` or `"order"` (every value is reachable, but no order
+--   of the needed actions works: `planner` says why); `tostring(why)` is `message`.
+-- @raise "saspu.Crowd: closed"; "agent 9 is outside 1..1".
+function Crowd:why(i)
+  return why_of(self, i)
+end
+
+--- @type Agent
+
+--- Sets one variable of the agent: a world change (a plan it breaks replans with
+-- `world_changed`).
+-- @tparam string var
+-- @param value a value of var
+-- @raise "saspu.Agent:set: unknown variable 'nosuch'"; a value that is not var's;
+-- "saspu.Agent: closed".
+function Agent:set(var, value)
+  local c = self:crowd()
+  local side = crowd_side(c)
+  local v, x = var_value(side.names, var, value)
+  if not v then error("saspu.Agent:set: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Agent:set", var, side.tied[v]), 2) end
+  if side.sensed[v] then error(sensed_message("saspu.Agent:set", var), 2) end
+  c:set_var(self:index(), v, x)
+end
+
+--- One variable of the agent's state.
+-- @tparam string var
+-- @return the value, in its declared form
+-- @raise "saspu.Agent:get: unknown variable 'nosuch'"; "saspu.Agent: closed".
+function Agent:get(var)
+  local c = self:crowd()
+  local n = crowd_side(c).names
+  local v = n.var_ids[var]
+  if not v then error(string_format("saspu.Agent:get: unknown variable '%s'", tostring(var)), 2) end
+  return n.value_names[v][c:state(self:index()):byte(v) + 1]
+end
+
+--- The agent's state.
+-- @treturn table `{ var = value }`
+-- @raise "saspu.Agent: closed".
+function Agent:state()
+  local c = self:crowd()
+  return c:domain():decode(c:state(self:index()))
+end
+
+-- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
+require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
+                                            drop_running = hooks.drop_running })
+
+-- Where plan step `action` of this agent binds (a text for inspect).
+local function bound(side, rec, info)
+  if not rec or rec.bind == "none" then return nil end
+  if rec.bind == "place" then return side.wside.place_names[rec.arg] end
+  if rec.bind == "kind" then return "nearest " .. rec.arg end
+  if rec.bind == "home" then return info.home and side.wside.place_names[info.home] or "home" end
+  return "script"
+end
+
+--- Everything about the agent, by names, for debugging.
+-- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },
+-- step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
+-- last_action, events }`; `events` are the agent's last events since its first inspect
+-- @raise "saspu.Agent: closed".
+function Agent:inspect()
+  local c = self:crowd()
+  local side = crowd_side(c)
+  local i = self:index()
+  local info = c:info(i, {})
+  local n = side.names
+  info.class = n.name
+  info.crowd = tostring(c)
+  info.state = self:state()
+  info.goal = info.goal and side.goal_names[info.goal] or nil
+  info.action = info.action and n.action_names[info.action] or nil
+  info.last_action = info.last_action and n.action_names[info.last_action] or nil
+  info.target = info.target and side.wside.place_names[info.target] or nil
+  info.home = info.home and side.wside.place_names[info.home] or nil
+  local ids = {}
+  local len = c:plan(i, ids)
+  local plan = {}
+  for k = 1, len do
+    local a = ids[k]
+    plan[k] = { action = n.action_names[a], done = ids.done[k], at = bound(side, side.actions[a], info) }
+  end
+  if info.step and plan[info.step] then
+    plan[info.step].at = info.target or (info.target_x and (info.target_x .. "," .. info.target_y))
+                         or plan[info.step].at
+  end
+  info.plan = len > 0 and plan or nil
+  info.why = info.last_reason == "no_plan" and why_of(c, i) or nil
+  local log = side.watch[i]
+  if not log then log = {} side.watch[i] = log end
+  local events = {}
+  for k, e in ipairs(log) do events[k] = { kind = e.kind, reason = e.reason, goal = e.goal, action = e.action } end
+  info.events = events
+  return info
+end
+
+return {}
