@@ -1,4 +1,4 @@
-/* fuzz_save.c: libFuzzer harness: Lua 5.4 with the binding compiled in runs tests/fuzz/save_driver.lua, which mutates a real save field by field, seals it again, loads it and runs the world; a finding aborts. */
+/* fuzz_save.c: libFuzzer harness: Lua 5.4 with the binding compiled in runs tests/fuzz/save_driver.lua, which mutates a real save field by field (its names too), seals it again, loads it (an odd-length input under migration into a patched game) and runs the world; a finding aborts. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
