@@ -1,6 +1,7 @@
 -- bench/bench_levels.lua: does memory come back? A game loads level after level (a world of N walking citizens on a 256x256 grid, script data on every fourth agent, a few frames, a save), closes it, collects; RSS before, at the peak and after each level (MB).
--- Run: lua5.4 bench/bench_levels.lua [agents] [levels] [nodata]   (from the repo root, with build/
--- holding saspu/core.so; SASPU_BUILD_DIR names another build directory).
+-- Run: lua5.4 bench/bench_levels.lua [agents] [levels] [nodata] [max=MB]   (from the repo root,
+-- with build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory). With max=MB
+-- it exits 1 when RSS after a level exceeds RSS before the first by more (CTest's lua_memory_return).
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
@@ -8,7 +9,12 @@ local saspu = require "saspu"
 
 local N = tonumber(arg[1]) or 1000000
 local LEVELS = tonumber(arg[2]) or 3
-local DATA = arg[3] ~= "nodata" -- agent handles and `data` tables made by the script
+local DATA, MAX = true, nil -- agent handles and `data` tables made by the script; the check
+for k = 3, #arg do
+  if arg[k] == "nodata" then DATA = false
+  elseif arg[k]:match("^max=") then MAX = assert(tonumber(arg[k]:sub(5)), "max=MB: a number")
+  else error("bench_levels: unknown argument '" .. arg[k] .. "' (nodata, max=MB)") end
+end
 
 local function rss_mb()
   local f = assert(io.open("/proc/self/statm"))
@@ -74,3 +80,7 @@ for l = 1, LEVELS do
                       after, after - before, lua_mb))
 end
 print(string.format("worst RSS after a level, from before: %+.1f MB", worst))
+if MAX and worst > MAX then
+  print(string.format("FAILED: %+.1f MB stayed, more than max=%g", worst, MAX))
+  os.exit(1)
+end

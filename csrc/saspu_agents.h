@@ -371,8 +371,8 @@ SP_API SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
  * SP_EV_MOVE; a despawned target is SP_ERR_STATE). Valid while the agent waits for a target, as
  * sp_crowd_set_target. The first chase of a crowd allocates its records
  * (and, with a grid, a search workspace): SP_ERR_MEMORY, nothing
- * changed. A chase is not saved: after a load the walker goes on to the
- * target's cell of the save. */
+ * changed. A save holds the chase (target, reach and the path being
+ * followed): after a load the walk goes on as it would have. */
 #if !defined(SP_CHASE_PATH)
 #define SP_CHASE_PATH 16
 #endif
@@ -623,14 +623,16 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * contents), and per crowd its clock, goals, counters and every agent's
  * record (state, goal, plan, step cursor and progress, position, target,
  * draw counter, cooldown, refusals, flags), the despawned slots and their
- * generations. It does not hold what the
+ * generations, and the walks to other agents. It does not hold what the
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 6
+#define SP_SAVE_VERSION 7
 /* Format 6 adds the names (places, facts, and per crowd its domain's
  * variables, values and actions, and its goals) that a load under
- * migration maps by; format 5 saves still load, without migration. */
+ * migration maps by; format 5 saves still load, without migration.
+ * Format 7 adds the walks to other agents (chases, with their paths);
+ * a format 5 or 6 save loads with none. */
 
 /* The names a save carries beyond the domains' own (either NULL: places
  * are called "<kind>#<id>", goals "goal <index + 1>"): places[p] for

@@ -93,7 +93,7 @@ end
 describe("world:save and world:load", function()
   it("run the guide's example as printed (docs/saves.md)", function()
     local lines = docs.example("docs/saves.md", "# Saving and loading a world")
-    assert.equal("1110\t5", lines[1])
+    assert.equal("1114\t5", lines[1])
     assert.equal("false\tsaspu.World:load: saved world: truncated at byte 600 in crowd 1 'citizen'",
                  lines[2])
   end)
@@ -166,7 +166,7 @@ describe("world:save and world:load", function()
     refused(good:sub(1, #good - 10), "saspu.World:load: saved world: truncated at byte")
     refused(good:sub(1, 40) .. string.char((good:byte(41) + 1) % 256) .. good:sub(42),
             "saspu.World:load: saved world: checksum mismatch")
-    refused(good:sub(1, 8) .. "\7" .. good:sub(10), "format version 7, this saspu reads 5 to 6")
+    refused(good:sub(1, 8) .. "\8" .. good:sub(10), "format version 8, this saspu reads 5 to 7")
     refused("not a save at all, but long enough to have a header", "not a saspu save")
     for cut = 0, #good - 1, 97 do
       assert.has_error(function() w2:load(good:sub(1, cut)) end)

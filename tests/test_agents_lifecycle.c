@@ -217,9 +217,10 @@ static void test_despawn_is_saved(void **state) {
   uint8_t *bad = malloc(len);
   memcpy(bad, buf, len);
   /* the last crowd bytes before the extra part: u32 count, then slots 1, 3
-   * reversed (3 freed first), then u8 fact ties and u8 sensors (none) */
-  size_t at = len - 4 - 2 -
-              4; /* extra length u32, ties and sensors, the last free slot */
+   * reversed (3 freed first), then u8 fact ties, u8 sensors and u32
+   * chases (none) */
+  size_t at = len - 4 - 4 - 2 -
+              4; /* extra length, chases, ties and sensors, the last slot */
   assert_int_equal(bad[at], 1);
   bad[at] = 0; /* slot 0 is alive */
   assert_int_equal(sp_world_load_check(u.w, (const SpCrowd *const *)uc, 1, bad,

@@ -378,9 +378,12 @@ static void test_bad_input_changes_nothing(void **state) {
   bad[40] ^= 1;
   refused(&b, bad, len, "checksum mismatch", before, blen);
   memcpy(bad, good, len);
-  bad[8] = 7;
-  refused(&b, bad, len, "format version 7, this saspu reads 5 to 6", before,
-          blen);
+  bad[8] = SP_SAVE_VERSION + 1;
+  char version[64];
+  snprintf(version, sizeof version,
+           "format version %d, this saspu reads %u to %d", SP_SAVE_VERSION + 1,
+           SAVE_OLDEST, SP_SAVE_VERSION);
+  refused(&b, bad, len, version, before, blen);
   memcpy(bad, good, len);
   memcpy(bad, "SASPUSAW", 8);
   refused(&b, bad, len, "not a saspu save", before, blen);
@@ -465,6 +468,10 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
     at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
     at += 1 + (size_t)b[at];                  /* the fact ties' values */
     at += 1 + 8u * (size_t)b[at];             /* the sensors' next readings */
+    uint32_t chases = (uint32_t)get_le(b + at, 4);
+    at += 4;
+    for (uint32_t q = 0; q < chases; q++)
+      at += 24 + 4u * b[at + 18]; /* and paths */
   }
   return 0;
 }

@@ -41,6 +41,44 @@ void sp_crowd_chase_free(SpCrowd *c) {
   c->chase_ws = NULL;
 }
 
+int sp_crowd_chase_ready(SpCrowd *c) {
+  if (c->chase == NULL) {
+    size_t bytes = (c->capacity + 1) * sizeof(Chase);
+    c->chase = sp_mem_alloc(c->alloc, bytes);
+    if (c->chase == NULL) return 0;
+    memset(c->chase, 0, bytes);
+  }
+  const SpGrid *g = c->world->grid;
+  if (g != NULL && c->chase_ws == NULL) {
+    SpGridError gerr;
+    if (sp_grid_workspace_new(g, NULL, c->alloc, &c->chase_ws, &gerr) != SP_OK)
+      return 0;
+  }
+  return 1;
+}
+
+int sp_chase_saved(const SpCrowd *c, size_t i) {
+  return c->chase != NULL && c->chase[i].on && c->phase[i] == SP_PHASE_WALKING;
+}
+
+uint32_t sp_chase_target_index(const SpCrowd *c, size_t i,
+                               const SpCrowd *const *crowds, size_t count) {
+  const Chase *ch = &c->chase[i];
+  if (!crowd_live(c->world, ch->crowd, ch->serial)) return UINT32_MAX;
+  for (size_t k = 0; k < count; k++)
+    if (crowds[k] == ch->crowd) return (uint32_t)k;
+  return UINT32_MAX;
+}
+
+void sp_chase_restore(SpCrowd *c, size_t i, const SpCrowd *target,
+                      const Chase *saved) {
+  Chase *ch = &c->chase[i];
+  *ch = *saved;
+  ch->crowd = target;
+  ch->serial = target != NULL ? target->serial : 0; /* none: target_gone */
+  ch->on = 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Setting a chase                                                    */
 /* ------------------------------------------------------------------ */
@@ -66,19 +104,8 @@ SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
   if (reach < 0 || reach > 65534)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: reach %d is outside 0..65534", reach);
-  const SpGrid *g = c->world->grid;
   if (!c->opt.engine_moves) {
-    if (c->chase == NULL) {
-      size_t bytes = (c->capacity + 1) * sizeof(Chase);
-      c->chase = sp_mem_alloc(c->alloc, bytes);
-      if (c->chase == NULL) return sp_error_memory(err);
-      memset(c->chase, 0, bytes);
-    }
-    if (g != NULL && c->chase_ws == NULL) {
-      SpGridError gerr;
-      if (sp_grid_workspace_new(g, NULL, c->alloc, &c->chase_ws, &gerr) != SP_OK)
-        return sp_error_memory(err);
-    }
+    if (!sp_crowd_chase_ready(c)) return sp_error_memory(err);
     Chase *ch = &c->chase[agent];
     memset(ch, 0, sizeof *ch);
     ch->crowd = other;

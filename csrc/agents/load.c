@@ -108,6 +108,7 @@ typedef struct Load {
   size_t freed_bytes;
   size_t body;            /* where the world's part starts */
   SaveNames names;        /* format 6: its names block (mem NULL: none) */
+  uint32_t version;       /* the save's format */
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
@@ -341,7 +342,10 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   char why[200];
   if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return bad(r, "%s", why);
-  if (!x->apply) x->freed[i] = phase == SP_PHASE_FREE;
+  /* 1: despawned; 4: walking to a target, so it may chase */
+  if (!x->apply)
+    x->freed[i] = (uint8_t)(phase == SP_PHASE_FREE ? 1
+                            : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4 : 0);
   if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
     r->failed = 1; /* invisible: every generation is 0 until loaded */
     sp_error_memory(r->err);
@@ -391,6 +395,82 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
     if (x->freed[i] == 1)
       return bad(r, "despawned slot %zu is not in the free list", i);
   *count = k;
+  return 1;
+}
+
+static int cell_ok(const SpGrid *g, unsigned x, unsigned y) {
+  return x < (unsigned)sp_grid_width(g) && y < (unsigned)sp_grid_height(g);
+}
+
+/* One chase: its fields against the saved agent and the crowds (see
+ * sp_save.h); the path's cells on the grid, each next to the one before. */
+static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
+  uint32_t i = (uint32_t)sp_save_get(p, 4), tc = (uint32_t)sp_save_get(p + 4, 4);
+  uint32_t slot = (uint32_t)sp_save_get(p + 8, 4);
+  unsigned reach = (unsigned)sp_save_get(p + 16, 2), steps = p[18], at = p[19];
+  unsigned gx = (unsigned)sp_save_get(p + 20, 2), gy = (unsigned)sp_save_get(p + 22, 2);
+  const SpGrid *g = x->w->grid;
+  if (i >= n || !(x->freed[i] & 4))
+    return bad(r, "chase of agent %u: not an agent walking to a target", i + 1);
+  if (tc != UINT32_MAX && (tc >= x->count || slot >= x->crowds[tc]->capacity))
+    return bad(r, "chase of agent %u: target crowd %u slot %u does not exist",
+               i + 1, tc + 1, slot + 1);
+  if (reach > 65534) return bad(r, "chase of agent %u: reach %u", i + 1, reach);
+  if (steps > SP_CHASE_PATH + 1 || at > steps || (g == NULL && steps > 0))
+    return bad(r, "chase of agent %u: path of %u cells, next %u", i + 1, steps, at);
+  if (g != NULL && !(gx == 0xFFFF && gy == 0xFFFF) && !cell_ok(g, gx, gy))
+    return bad(r, "chase of agent %u: cell (%u, %u) is off the grid", i + 1, gx, gy);
+  for (unsigned q = 0; q < steps; q++) {
+    unsigned px = (unsigned)sp_save_get(p + 24 + 4 * q, 2);
+    unsigned py = (unsigned)sp_save_get(p + 26 + 4 * q, 2);
+    unsigned ox = q > 0 ? (unsigned)sp_save_get(p + 20 + 4 * q, 2) : px;
+    unsigned oy = q > 0 ? (unsigned)sp_save_get(p + 22 + 4 * q, 2) : py;
+    if (!cell_ok(g, px, py) || px + 1 < ox || ox + 1 < px || py + 1 < oy || oy + 1 < py)
+      return bad(r, "chase of agent %u: path cell %u is off the grid or not "
+                    "next to the one before", i + 1, q + 1);
+  }
+  x->freed[i] &= (uint8_t)~4; /* listed once */
+  return 1;
+}
+
+/* The crowd's chases, after its agents: checked, then set again (the
+ * chases of before the load end). */
+static int read_chases(Load *x, Rd *r, SpCrowd *c, size_t n) {
+  uint32_t k = x->version >= 7 ? (uint32_t)get(r, 4) : 0; /* before 7: none */
+  if (r->failed) return 0;
+  if (k > n) return bad(r, "%u chases of %zu agents", k, n);
+  if (k > 0 && c->opt.engine_moves)
+    return bad(r, "%u chases saved, the engine moves this crowd", k);
+  if (x->apply && c->chase != NULL)
+    for (size_t i = 0; i < c->capacity; i++) c->chase[i].on = 0;
+  if (k > 0 && !x->apply && !sp_crowd_chase_ready(c)) {
+    r->failed = 1; /* invisible: no chase is on until loaded */
+    sp_error_memory(r->err);
+    return 0;
+  }
+  for (uint32_t j = 0; j < k; j++) {
+    const uint8_t *p = take(r, 24);
+    if (p == NULL) return 0;
+    if (take(r, 4u * p[18]) == NULL) return 0;
+    if (!x->apply) {
+      if (!check_chase(x, r, p, n)) return 0;
+      continue;
+    }
+    Chase ch;
+    memset(&ch, 0, sizeof ch);
+    uint32_t tc = (uint32_t)sp_save_get(p + 4, 4);
+    ch.agent = (uint32_t)sp_save_get(p + 8, 4);
+    ch.gen = (uint32_t)sp_save_get(p + 12, 4);
+    ch.reach = (uint16_t)sp_save_get(p + 16, 2);
+    ch.steps = p[18], ch.at = p[19];
+    ch.gx = (uint16_t)sp_save_get(p + 20, 2), ch.gy = (uint16_t)sp_save_get(p + 22, 2);
+    for (int q = 0; q < ch.steps; q++) {
+      ch.path[q].x = (int)sp_save_get(p + 24 + 4 * q, 2);
+      ch.path[q].y = (int)sp_save_get(p + 26 + 4 * q, 2);
+    }
+    sp_chase_restore(c, (size_t)sp_save_get(p, 4),
+                     tc == UINT32_MAX ? NULL : x->crowds[tc], &ch);
+  }
   return 1;
 }
 
@@ -458,6 +538,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   r->agent = SP_NO_AGENT;
   if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
   if (!read_ties(x, r, c)) return 0;
+  if (!read_chases(x, r, c, (size_t)n)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
   for (size_t i = n; i < c->n; i++) {
@@ -551,6 +632,7 @@ static int read_header(Load *x, Rd *r) {
   r->crowd = -1;
   if (memcmp(r->p, SAVE_MAGIC, 8) != 0) return bad(r, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(r->p + 8, 4);
+  x->version = version;
   if (version < SAVE_OLDEST || version > SP_SAVE_VERSION) {
     r->failed = 1;
     sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,

@@ -247,6 +247,7 @@ static int rewrite(Mig *g, uint64_t *agents) {
   if (g->len < SAVE_HEADER_BYTES || memcmp(g->p, SAVE_MAGIC, 8) != 0)
     return mig_fail(g, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(g->p + 8, 4);
+  g->version = version;
   if (version < 6)
     return mig_fail(g, "format %u carries no names to map by: load it without "
                     "migrate, in the game version that wrote it", version);

@@ -26,6 +26,7 @@ typedef struct Mig {
   uint32_t *held;      /* new places: reservations of the agents kept */
   size_t place_bytes, held_bytes;
   uint32_t *gone_uses; /* old places: agents whose target or home it was */
+  uint32_t version;    /* the input's format */
 } Mig;
 
 /* Reader (bounded; NULL or 0 once failed) */

@@ -405,6 +405,26 @@ static int mig_goals(Mig *g, Maps *x) {
 /* The ties' and sensors' part: kept when this crowd has as many, else
  * this crowd's own (a tie's value past its fact's values takes the
  * fact's now). */
+/* The chases (format 7): copied when the crowd did not change (its
+ * agents are as saved; the load checks them), else dropped, and those
+ * walkers go to where their target was at the save. */
+static int mig_chases(Mig *g, const Maps *x) {
+  size_t from = g->at;
+  uint32_t n = g->version >= 7 ? (uint32_t)mig_get(g, 4) : 0;
+  for (uint32_t k = 0; k < n && !g->failed; k++) {
+    const uint8_t *p = mig_take(g, 24);
+    if (p == NULL || mig_take(g, 4u * p[18]) == NULL) return 0;
+  }
+  if (g->failed) return 0;
+  if (n > 0 && x->changed) {
+    mig_say(g, "%u walk%s to another agent dropped", n, n == 1 ? "" : "s");
+    n = 0;
+  }
+  if (n == 0) sp_save_out(&g->o, 0, 4);
+  else sp_save_out_bytes(&g->o, g->p + from, g->at - from);
+  return 1;
+}
+
 static int mig_ties(Mig *g, const SpCrowd *c) {
   unsigned n = (unsigned)mig_get(g, 1);
   const uint8_t *v = mig_take(g, n);
@@ -476,7 +496,7 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
   if (slots == NULL) return 0;
   sp_save_out(&g->o, free, 4);
   sp_save_out_bytes(&g->o, slots, 4u * (size_t)free);
-  return mig_ties(g, c);
+  return mig_ties(g, c) && mig_chases(g, x);
 }
 
 int mig_crowd(Mig *g, size_t k) {

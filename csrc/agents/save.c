@@ -181,7 +181,35 @@ static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
   for (int k = 0; k < len; k++) sp_save_out(o, plan[k], id_bytes);
 }
 
-static void put_crowd(const SpCrowd *c, Out *o) {
+/* The chases (walks to other agents): agent, its target's crowd (an
+ * index among the saved crowds, or UINT32_MAX: gone), slot, generation,
+ * reach, and the path being followed, so the walk goes on as it was. */
+static void put_chases(const SpCrowd *c, const SpCrowd *const *crowds,
+                       size_t count, Out *o) {
+  uint32_t k = 0;
+  for (size_t i = 0; c->chase != NULL && i < c->n; i++) k += (uint32_t)sp_chase_saved(c, i);
+  sp_save_out(o, k, 4);
+  for (size_t i = 0; k > 0 && i < c->n; i++) {
+    if (!sp_chase_saved(c, i)) continue;
+    const Chase *ch = &c->chase[i];
+    sp_save_out(o, i, 4);
+    sp_save_out(o, sp_chase_target_index(c, i, crowds, count), 4);
+    sp_save_out(o, ch->agent, 4);
+    sp_save_out(o, ch->gen, 4);
+    sp_save_out(o, ch->reach, 2);
+    sp_save_out(o, ch->steps, 1);
+    sp_save_out(o, ch->at, 1);
+    sp_save_out(o, ch->gx, 2);
+    sp_save_out(o, ch->gy, 2);
+    for (int q = 0; q < ch->steps; q++) {
+      sp_save_out(o, (uint16_t)ch->path[q].x, 2);
+      sp_save_out(o, (uint16_t)ch->path[q].y, 2);
+    }
+  }
+}
+
+static void put_crowd(const SpCrowd *c, const SpCrowd *const *crowds,
+                      size_t count, Out *o) {
   size_t m = (size_t)c->m;
   sp_save_out(o, sp_save_domain_print(c->domain), 8);
   sp_save_out(o, sp_save_setup_print(c), 8);
@@ -228,6 +256,7 @@ static void put_crowd(const SpCrowd *c, Out *o) {
     memcpy(&due, &c->sensor_due[k], sizeof due);
     sp_save_out(o, due, 8);
   }
+  put_chases(c, crowds, count, o);
 }
 
 /* ------------------------------------------------------------------ */
@@ -314,7 +343,7 @@ SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
   sp_save_out(&o, (uint64_t)w->fact_count, 4);
   for (int k = 0; k < w->fact_count; k++) sp_save_out(&o, (uint64_t)w->facts[k].value, 1);
   sp_save_out(&o, count, 4);
-  for (size_t k = 0; k < count; k++) put_crowd(crowds[k], &o);
+  for (size_t k = 0; k < count; k++) put_crowd(crowds[k], crowds, count, &o);
   sp_save_out(&o, extra_len, 4);
   sp_save_out_bytes(&o, extra, extra_len);
   return sp_save_seal(&o, SP_SAVE_VERSION, out, len, err);

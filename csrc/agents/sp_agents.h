@@ -387,6 +387,18 @@ static inline void sp_chase_end(SpCrowd *c, size_t i) {
   if (c->chase != NULL) c->chase[i].on = 0;
 }
 void sp_crowd_chase_free(SpCrowd *c);
+/* Allocates the crowd's chase records (and, with a grid, its search
+ * workspace) if it has none; 0 when out of memory. */
+int sp_crowd_chase_ready(SpCrowd *c);
+/* For save.c and load.c: agent i's chase is written (it chases and
+ * walks); the index of its target's crowd among crowds[], or UINT32_MAX
+ * when that crowd is freed or not given (gone: target_gone at the next
+ * frame); a loaded chase set again, `target` NULL when gone. */
+int sp_chase_saved(const SpCrowd *c, size_t i);
+uint32_t sp_chase_target_index(const SpCrowd *c, size_t i,
+                               const SpCrowd *const *crowds, size_t count);
+void sp_chase_restore(SpCrowd *c, size_t i, const SpCrowd *target,
+                      const Chase *saved);
 void sp_world_register_crowd(SpWorld *w, SpCrowd *c);
 void sp_world_unregister_crowd(SpWorld *w, SpCrowd *c);
 

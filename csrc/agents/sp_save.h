@@ -37,7 +37,13 @@
  *            of its last agent with phase SP_PHASE_FREE and flags 0;
  *            u8 fact ties, per tie u8 the value it applied last (the
  *            ties are in the setup print); u8 sensors, per sensor f64
- *            the crowd clock of its next reading. 
+ *            the crowd clock of its next reading; u32 chases (walking
+ *            agents going to another agent), per chase u32 agent, u32
+ *            its target's crowd (index in this save, UINT32_MAX: gone),
+ *            u32 target slot, u32 its generation, u16 reach, u8 path
+ *            cells, u8 next cell, u16 x, u16 y the target's cell when
+ *            the path was found (0xFFFF: none), and per path cell u16 x,
+ *            u16 y.
  *   extra:   u32 bytes, then the caller's own bytes (the Lua side's)
  * Every number is little-endian. */
 #define SAVE_MAGIC "SASPUSAV"

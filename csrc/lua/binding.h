@@ -275,6 +275,11 @@ int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);
 void open_world_save(lua_State *L);
+/* release.c: gives the C library's free pages back to the system
+ * (malloc_trim on glibc); a token whose finalizer does the same. */
+void return_free_memory(void);
+void push_memory_return(lua_State *L);
+void open_memory_return(lua_State *L);
 void open_crowd(lua_State *L);
 void push_agent(lua_State *L, int crowd, size_t index);
 void push_agent_data(lua_State *L, int crowd, size_t index);

@@ -7,7 +7,8 @@
 enum {
   UV_WORLD_GRID = 1, /* the saspu.Grid (or false): keeps it alive */
   UV_WORLD_BATCH,    /* update_crowds' list of SpCrowd pointers (or nil) */
-  UV_WORLD_COUNT = UV_WORLD_BATCH
+  UV_WORLD_RETURN,   /* a release.c token, dropped on close (nil after) */
+  UV_WORLD_COUNT = UV_WORLD_RETURN
 };
 
 /* The saspu.World at `idx`, open or closed. */
@@ -56,13 +57,15 @@ static int world_error(lua_State *L, const char *fname, const SpError *err)
   return luaL_error(L, "saspu.World:%s: %s", fname, err->message);
 }
 
-/* Frees the C world and its pool (no crowd uses them any more). */
+/* Frees the C world and its pool (no crowd uses them any more), and
+ * gives the free pages back: its crowds were freed before it. */
 static void world_free(LWorld *w)
 {
   sp_world_free(w->w);
   w->w = NULL;
   sp_thread_pool_free(w->pool);
   w->pool = NULL;
+  return_free_memory();
 }
 
 /* saspu.core.world([grid [, threads]]) -> saspu.World. With threads (0:
@@ -91,6 +94,8 @@ static int l_world(lua_State *L)
   else
     lua_pushboolean(L, 0);
   lua_setiuservalue(L, -2, UV_WORLD_GRID);
+  push_memory_return(L);
+  lua_setiuservalue(L, -2, UV_WORLD_RETURN);
   SpWorld *sw = NULL;
   if (grid) { /* the userdata above was a Lua point: the grid may be closed */
     grid = grid_of(L, 1);
@@ -124,6 +129,10 @@ static int l_world_close(lua_State *L)
     w->closed = 1;
     if (w->users == 0)
       world_free(w);
+    /* the token becomes garbage: the collection that frees what the
+     * script dropped with the world runs its finalizer */
+    lua_pushnil(L);
+    lua_setiuservalue(L, 1, UV_WORLD_RETURN);
   }
   return 0;
 }

@@ -171,12 +171,15 @@ local near_found = {} -- crowd:near's answer, reused
 -- @tparam int x a cell, 1-based
 -- @tparam int y
 -- @tparam number r the radius in cells, >= 0 (a fraction is cut)
--- @tparam[opt] Crowd crowd only this crowd of the world
+-- @tparam[opt] Crowd crowd only this crowd of the world (nil: every crowd)
+-- @tparam[opt] int max at most this many, the nearest in that order (nil or 0: all); each
+-- crowd's index then stops once it holds its nearest `max`, as `crowd:near` does
 -- @treturn {Agent,...} the handles, a new table
 -- @raise "saspu.World:near: x and y must be integers, got 1.5, 1";
 -- "saspu.World:near: r must be a number >= 0, got -1";
--- "saspu.World:near: crowd is not a crowd of this world".
-function World:near(x, y, r, crowd)
+-- "saspu.World:near: crowd is not a crowd of this world";
+-- "saspu.World:near: max must be an integer >= 0 (0: all), got -1".
+function World:near(x, y, r, crowd, max)
   local ws = world_side(self)
   if not is_integer(x) or not is_integer(y) then
     error(string_format("saspu.World:near: x and y must be integers, got %s, %s", tostring(x),
@@ -184,6 +187,9 @@ function World:near(x, y, r, crowd)
   end
   if type(r) ~= "number" or r ~= r or r < 0 then
     error("saspu.World:near: r must be a number >= 0, got " .. tostring(r), 2)
+  end
+  if max ~= nil and (not is_integer(max) or max < 0) then
+    error("saspu.World:near: max must be an integer >= 0 (0: all), got " .. tostring(max), 2)
   end
   local list = ws.crowds
   if crowd ~= nil then
@@ -197,7 +203,7 @@ function World:near(x, y, r, crowd)
   for ci = 1, #list do
     local c = list[ci]
     if c:is_open() then
-      for k = 1, c:near(x, y, r, near_found) do
+      for k = 1, c:near(x, y, r, near_found, max) do
         local i = near_found[k]
         local ax, ay = c:position(i)
         local dx, dy = ax - x, ay - y
@@ -212,7 +218,9 @@ function World:near(x, y, r, crowd)
     if a[2] ~= b[2] then return a[2] < b[2] end
     return a[3] < b[3]
   end)
-  for k = 1, #hits do hits[k] = hits[k][4]:agent(hits[k][3]) end
+  local keep = (max and max > 0 and max < #hits) and max or #hits
+  for k = #hits, keep + 1, -1 do hits[k] = nil end
+  for k = 1, keep do hits[k] = hits[k][4]:agent(hits[k][3]) end
   return hits
 end
 

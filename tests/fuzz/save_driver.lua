@@ -150,6 +150,23 @@ local function layout(s, crowd_vars, crowd_actions)
     add(at, 1, "int", "sensor count")
     for q = 0, sensors - 1 do add(at + 1 + 8 * q, 8, "double", "sensor clock") end
     at = at + 1 + 8 * sensors
+    local chases = unpack("<I4", s, at) -- walks to other agents, each with its path
+    add(at, 4, "int", "chase count")
+    at = at + 4
+    for _ = 1, chases do
+      add(at, 4, "int", "chase agent")
+      add(at + 4, 4, "int", "chase target crowd")
+      add(at + 8, 4, "int", "chase target slot")
+      add(at + 12, 4, "int", "chase generation")
+      add(at + 16, 2, "int", "chase reach")
+      add(at + 18, 1, "int", "chase path cells")
+      add(at + 19, 1, "int", "chase next cell")
+      add(at + 20, 2, "int", "chase target x")
+      add(at + 22, 2, "int", "chase target y")
+      local cells = s:byte(at + 18)
+      for q = 0, 2 * cells - 1 do add(at + 24 + 2 * q, 2, "int", "chase path cell") end
+      at = at + 24 + 4 * cells
+    end
   end
   return f, at + 4 -- past the extra part's length
 end

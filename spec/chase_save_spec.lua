@@ -1,0 +1,170 @@
+-- spec/chase_save_spec.lua: a step whose target is another agent (at = { agent = handle }) survives world:save / world:load: the same events and positions as an uninterrupted run.
+local saspu = require "saspu"
+local support = require "support.agents"
+local save_bytes = require "support.save_bytes"
+
+-- A field with a wall; a bandit walking east slowly; a sheriff whose buy_food step goes
+-- to the bandit (a handle, or an at function returning the handle kept in its data).
+local FIELD = ("....................\n"):rep(3) .. "..........#.........\n" .. ("....................\n"):rep(3)
+
+local function town(form)
+  local world = saspu.world { grid = saspu.grid_from_ascii(FIELD),
+                              places = { { name = "east", x = 20, y = 7 } } }
+  local bandits = world:crowd(support.citizen(), {
+    actions = { buy_food = { duration = 60, at = "east" } }, goals = { { "work" } },
+  }, { speed = 2 })
+  local bandit = bandits:spawn { start = "start_of_day", x = 1, y = 7 }
+  local at = { agent = bandit, reach = 1 }
+  if form == "function" then at = function(a) return a.data.prey, 1 end end
+  local sheriffs = world:crowd(support.citizen(), {
+    actions = { buy_food = { duration = 1, at = at } }, goals = { { "work" } },
+  })
+  local sheriff = sheriffs:spawn { start = "start_of_day", x = 20, y = 1 }
+  sheriff.data.prey = bandit
+  return world, sheriff, bandit
+end
+
+-- frames of the world: every event and both positions, one line per frame
+local function run(world, sheriff, bandit, frames)
+  local log = {}
+  for f = 1, frames do
+    world:update(0.25)
+    local line = {}
+    for ev in world:events() do
+      line[#line + 1] = (ev.agent == sheriff and "S:" or "B:") .. ev.kind
+                        .. (ev.reason and "/" .. ev.reason or "")
+    end
+    local sx, sy = sheriff:position()
+    local bx, by = bandit:position()
+    log[f] = string.format("%s | S %d,%d B %d,%d", table.concat(line, " "), sx, sy, bx, by)
+  end
+  return log
+end
+
+local function count(log, text)
+  local n = 0
+  for _, l in ipairs(log) do
+    for _ in l:gmatch(text) do n = n + 1 end
+  end
+  return n
+end
+
+describe("a step that goes to another agent, across world:save and world:load", function()
+  for _, form in ipairs { "handle", "function" } do
+    for _, at_frame in ipairs { 2, 3, 6, 9 } do
+      it("goes on as an uninterrupted run (at as a " .. form .. ", saved at frame "
+         .. at_frame .. ")", function()
+        local wa, sa, ba = town(form)
+        run(wa, sa, ba, at_frame)
+        local saved = wa:save()
+        local a_log = run(wa, sa, ba, 70)
+        local wb, sb, bb = town(form)
+        wb:load(saved)
+        local b_log = run(wb, sb, bb, 70)
+        assert.same(a_log, b_log)
+        assert.equal(wa:save(), wb:save())
+        -- the sheriff was on its way at the save, and arrived after it
+        assert.is_true(count(a_log, "S:arrived") >= 1)
+      end)
+    end
+  end
+
+  it("goes on the same after a load with migrate = true when nothing changed", function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local saved = wa:save()
+    local a_log = run(wa, sa, ba, 70)
+    local wb, sb, bb = town("handle")
+    wb:load(saved, { migrate = true })
+    assert.same(a_log, run(wb, sb, bb, 70))
+  end)
+
+  it("was saved mid-chase: the sheriff walked toward a bandit that moved", function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    assert.equal("walking", sa:inspect().phase)
+    local bx = ba:position()
+    local saved = wa:save()
+    local wb, sb, bb = town("handle")
+    wb:load(saved)
+    assert.equal("walking", sb:inspect().phase)
+    assert.equal(bx, (bb:position()))
+  end)
+
+  -- little-endian integers of `bytes` bytes, on every Lua version (no string.pack on 5.1)
+  local function u_at(s, at, bytes)
+    local v = 0
+    for k = bytes - 1, 0, -1 do v = v * 256 + s:byte(at + k) end
+    return v
+  end
+  local function le(v, bytes)
+    local out = {}
+    for k = 1, bytes do
+      out[k] = string.char(v % 256)
+      v = math.floor(v / 256)
+    end
+    return table.concat(out)
+  end
+
+  -- The sheriff's chase in save s: the byte where its record starts (1-based) and its
+  -- path's cells. It is the last crowd's only chase, just before the script part.
+  local function chase_of(s)
+    local _, part = save_bytes.script_part(s)
+    local stop = part - 4 -- the script part's u32 length
+    for cells = 0, 17 do
+      local at = stop - 24 - 4 * cells
+      if s:byte(at + 18) == cells and u_at(s, at - 4, 4) == 1 then return at, cells end
+    end
+    error("no chase found")
+  end
+
+  local function put(s, at, bytes, v)
+    return save_bytes.reseal(s:sub(1, at - 1) .. le(v, bytes) .. s:sub(at + bytes))
+  end
+
+  it("refuses a crafted chase, naming the crowd, the agent and the field, and changes nothing",
+     function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local good = wa:save()
+    local at, cells = chase_of(good)
+    assert.is_true(cells > 1)
+    local cases = {
+      { 0, 4, 1, "chase of agent 2: not an agent walking to a target" },
+      { 0, 4, 9, "chase of agent 10: not an agent walking to a target" },
+      { 4, 4, 6, "chase of agent 1: target crowd 7 slot 1 does not exist" },
+      { 8, 4, 1000000000, "chase of agent 1: target crowd 1 slot 1000000001 does not exist" },
+      { 16, 2, 65535, "chase of agent 1: reach 65535" },
+      { 19, 1, cells + 1, "chase of agent 1: path of " .. cells .. " cells, next " .. (cells + 1) },
+      { 20, 2, 300, "chase of agent 1: cell (300, " },
+      { 24 + 4 * (cells - 1), 2, 19, "path cell " .. cells .. " is off the grid or not next" },
+      { 24 + 4 * (cells - 1), 2, 20, "path cell " .. cells .. " is off the grid" },
+      { -4, 4, 2, "2 chases of 1 agents" },
+    }
+    local wb, sb, bb = town("handle")
+    run(wb, sb, bb, 2)
+    local before = wb:save()
+    for _, case in ipairs(cases) do
+      local bad = put(good, at + case[1], case[2], case[3])
+      local ok, err = pcall(wb.load, wb, bad)
+      assert.is_false(ok, case[4])
+      assert.matches("saved world: crowd 2 'citizen'", err, 1, true)
+      assert.matches(case[4], err, 1, true)
+      assert.equal(before, wb:save())
+    end
+    wb:load(good)
+    assert.equal(good, wb:save())
+  end)
+
+  it("loads a chase whose target's crowd was gone, and fails the step with target_gone", function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local good = wa:save()
+    local at = chase_of(good)
+    local wb, sb = town("handle")
+    wb:load(put(good, at + 4, 4, 0xFFFFFFFF))
+    assert.equal("walking", sb:inspect().phase)
+    wb:update(0.25)
+    assert.equal("target_gone", sb:inspect().last_reason)
+  end)
+end)
