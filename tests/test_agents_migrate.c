@@ -88,14 +88,18 @@ static void reseal(uint8_t *b, size_t len) {
               8);
 }
 
-/* The same save as format 5: no names block. */
+/* The same save as format 5: no names block and (format 7) no chase list:
+ * the town's one crowd ends with a chase count of 0, then the extra part
+ * "x" (u32 1, one byte). */
 static uint8_t *as_format5(const uint8_t *good, size_t len, size_t *out_len) {
-  size_t body = sp_save_body_at(good, len);
+  size_t body = sp_save_body_at(good, len), chases = len - 1 - 4 - 4;
   assert_true(body > SAVE_HEADER_BYTES);
-  *out_len = len - (body - SAVE_HEADER_BYTES);
+  assert_int_equal(sp_save_get(good + chases, 4), 0);
+  *out_len = len - (body - SAVE_HEADER_BYTES) - 4;
   uint8_t *b = malloc(*out_len);
   memcpy(b, good, SAVE_HEADER_BYTES);
-  memcpy(b + SAVE_HEADER_BYTES, good + body, len - body);
+  memcpy(b + SAVE_HEADER_BYTES, good + body, chases - body);
+  memcpy(b + SAVE_HEADER_BYTES + (chases - body), good + chases + 4, 5);
   sp_save_put(b + 8, 5, 4);
   reseal(b, *out_len);
   return b;
