@@ -217,7 +217,8 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
       SpError err; /* what a load checks holds after every update */
       if (sp_crowd_check(s->c[k], &err) != SP_OK) fail_msg("%s", err.message);
       size_t n = sp_crowd_event_count(s->c[k]);
-      if (log == NULL) continue;
+      if (log == NULL || n == 0)
+        continue; /* no buffer yet: events may be NULL */
       if (log->n + n > log->cap) {
         log->cap = (log->n + n) * 2;
         log->ev = realloc(log->ev, log->cap * sizeof *log->ev);
