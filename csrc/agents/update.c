@@ -91,15 +91,18 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
      * them, or they walk or think; those awake whose timed wait goes on
      * (a long frame wakes all) are settled without a visit */
     const uint8_t *phase = c->phase;
-    size_t na = sp_wheel_awake_list(c, lo, hi, due);
+    /* a long frame wakes every agent: the agents in order, no bits, and
+     * nobody settled (the next frame wakes them all again) */
+    int sweep = c->sweeping;
+    size_t na = sweep ? hi - lo : sp_wheel_awake_list(c, lo, hi, due);
     for (size_t k = 0; k < na; k++) {
-      size_t i = due[k];
+      size_t i = sweep ? lo + k : due[k];
       uint8_t ph = phase[i];
       /* a move waits for the caller's answer: nothing due before it */
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
           (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))) ||
           (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
-        sp_wheel_settle(c, wk, i);
+        if (!sweep) sp_wheel_settle(c, wk, i);
         continue;
       }
       due[nd++] = (uint32_t)i;
@@ -114,7 +117,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
         flagged += (c->flags[due[k]] & F_BIND) != 0;
       else
         flagged += (uint32_t)sp_agent_advance(c, s, due[k], c->dt, walked[k]);
-      sp_wheel_settle(c, wk, due[k]);
+      if (!sweep) sp_wheel_settle(c, wk, due[k]);
     }
     break;
   }
