@@ -73,12 +73,7 @@ static void town_close(Town *t) {
 }
 
 static size_t spawn(Town *t, int x, int y) {
-  size_t id;
-  assert_int_equal(
-      sp_crowd_spawn(t->c, sp_builtin_start(t->f.b, "start_of_day")->values, x,
-                     y, SP_NO_PLACE, &id, NULL),
-      SP_OK);
-  return id;
+  return test_spawn(&t->f, t->c, "start_of_day", x, y);
 }
 
 static int reserved(const Town *t) {

@@ -82,36 +82,55 @@ void mig_say(Mig *g, const char *fmt, ...) {
 /* The world's part                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Old places to new ones by name; reports what came and went. */
+/* A name's slot in a table of `mask + 1` slots (FNV-1a, linear probing). */
+static size_t name_slot(const uint8_t *p, size_t len, size_t mask) {
+  return (size_t)sp_save_fnv(SAVE_FNV_START, p, len) & mask;
+}
+
+/* Old places to new ones by name, through a hash table of the old names
+ * (a crafted save may list many: linear in both counts); reports the
+ * places that came. The first of two equal old names wins. */
 static int map_places(Mig *g) {
   const SpWorld *w = g->w;
   char buf[64];
+  size_t slots = 1;
+  while (slots < 2 * (size_t)g->old.places + 2) slots *= 2;
+  size_t table_bytes = slots * sizeof(uint32_t);
   g->place_bytes = ((size_t)g->old.places + 1) * sizeof(uint32_t);
   g->held_bytes = (w->place_count + 1) * sizeof(uint32_t);
   g->place_map = sp_mem_alloc(w->alloc, g->place_bytes);
   g->gone_uses = sp_mem_alloc(w->alloc, g->place_bytes);
   g->held = sp_mem_alloc(w->alloc, g->held_bytes);
-  if (g->place_map == NULL || g->gone_uses == NULL || g->held == NULL) {
+  uint32_t *table = sp_mem_alloc(w->alloc, table_bytes);
+  if (g->place_map == NULL || g->gone_uses == NULL || g->held == NULL || table == NULL) {
+    if (table != NULL) sp_mem_free(w->alloc, table, table_bytes);
     g->failed = 1;
     sp_error_memory(g->err);
     return 0;
   }
   memset(g->gone_uses, 0, g->place_bytes);
   memset(g->held, 0, g->held_bytes);
+  memset(table, 0, table_bytes);
   for (uint32_t p = 0; p < g->old.places; p++) {
     g->place_map[p] = SP_NO_PLACE;
-    for (size_t q = 0; q < w->place_count && g->place_map[p] == SP_NO_PLACE; q++)
-      if (sp_save_str_is(g->old.place[p], sp_save_place_name(w, q, g->names, buf,
-                                                               sizeof buf)))
-        g->place_map[p] = (uint32_t)q;
+    SaveStr n = g->old.place[p];
+    size_t k = name_slot(n.p, n.len, slots - 1);
+    while (table[k] != 0 && !(g->old.place[table[k] - 1].len == n.len &&
+                              memcmp(g->old.place[table[k] - 1].p, n.p, n.len) == 0))
+      k = (k + 1) & (slots - 1);
+    if (table[k] == 0) table[k] = p + 1;
   }
   for (size_t q = 0; q < w->place_count; q++) {
     const char *name = sp_save_place_name(w, q, g->names, buf, sizeof buf);
-    int found = 0;
-    for (uint32_t p = 0; p < g->old.places && !found; p++)
-      found = sp_save_str_is(g->old.place[p], name);
-    if (!found) mig_say(g, "place '%s' is new", name);
+    size_t len = strlen(name), k = name_slot((const uint8_t *)name, len, slots - 1);
+    while (table[k] != 0 && !sp_save_str_is(g->old.place[table[k] - 1], name))
+      k = (k + 1) & (slots - 1);
+    if (table[k] != 0 && g->place_map[table[k] - 1] == SP_NO_PLACE)
+      g->place_map[table[k] - 1] = (uint32_t)q;
+    else
+      mig_say(g, "place '%s' is new", name);
   }
+  sp_mem_free(w->alloc, table, table_bytes);
   return 1;
 }
 

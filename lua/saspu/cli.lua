@@ -263,7 +263,7 @@ local function save_info(args, out)
   if #args ~= 1 then error(usage["save-info"], 0) end
   local f, why = io.open(args[1], "rb")
   if not f then error(why, 0) end
-  local s = f:read("a") or ""
+  local s = f:read("*a") or "" -- "*a": Lua 5.1 and LuaJIT too
   f:close()
   local ok, info = pcall(saspu.save_info, s)
   if not ok then error(args[1] .. ": " .. tostring(info):gsub("^saspu%.save_info: ", ""), 0) end

@@ -6,32 +6,48 @@
 -- world's own saves on the way must load back.
 local saspu = require "saspu"
 
-local pack, unpack, format, concat = string.pack, string.unpack, string.format, table.concat
+local pack, unpack, format = string.pack, string.unpack, string.format
 
-local M = { root = "", loaded = 0, refused = 0 } -- counts of the inputs run
+local M = { root = "", loaded = 0, refused = 0, migrated = 0 } -- counts of the inputs run
 
 ---------------------------------------------------------------------------------------
 -- The world (the same game code every time)
 ---------------------------------------------------------------------------------------
 
-local dom_cache
+local dom_cache, patched_cache
 local function domain()
   dom_cache = dom_cache or saspu.domain_file(M.root .. "domains/citizen.lua")
   return dom_cache
 end
 
-local function build()
-  local world = saspu.world {
-    grid = saspu.grid(16, 16),
-    places = { { name = "market", kind = "shop", x = 3, y = 3, capacity = 1 },
-               { name = "inn", kind = "shop", x = 12, y = 4, capacity = 2 },
-               { name = "well", x = 8, y = 12 } },
-  }
-  local d = domain()
+-- The game after a patch (the migrate path): thirst's "no_drink" renamed "parched",
+-- buy_drink takes 3 s, a place added.
+local function patched_domain()
+  if not patched_cache then
+    local spec = saspu.load(M.root .. "domains/citizen.lua")
+    spec.variables[2].values[1] = "parched"
+    for _, a in ipairs(spec.actions) do
+      if a.pre == "no_drink" then a.pre = "parched" end
+    end
+    for _, st in pairs(spec.starts) do
+      if st.thirst == "no_drink" then st.thirst = "parched" end
+    end
+    patched_cache = saspu.domain(spec)
+  end
+  return patched_cache
+end
+
+local function build(patched)
+  local places = { { name = "market", kind = "shop", x = 3, y = 3, capacity = 1 },
+                   { name = "inn", kind = "shop", x = 12, y = 4, capacity = 2 },
+                   { name = "well", x = 8, y = 12 } }
+  if patched then table.insert(places, 2, { name = "pump", x = 5, y = 14 }) end
+  local world = saspu.world { grid = saspu.grid(16, 16), places = places }
+  local d = patched and patched_domain() or domain()
   local a = world:crowd(d, {
     actions = {
       buy_food = { at = { kind = "shop" }, duration = { 1, 3 } },
-      buy_drink = { at = "market", duration = 1 },
+      buy_drink = { at = "market", duration = patched and 3 or 1 },
       eat = { duration = function(agent) return agent:index() % 3 + 1 end },
       drink = { run = function(_, wait) wait(2) end },
       take = { at = function(agent) return agent:index() % 16 + 1, 5 end, duration = 1 },
@@ -54,6 +70,8 @@ local function build()
   for i = 1, 6 do b:spawn { start = "start_of_day", x = 16 - i, y = 2 } end
   return world
 end
+
+M.build = build
 
 ---------------------------------------------------------------------------------------
 -- The layout of a save (csrc/agents/sp_save.h): every field with its offset and size
@@ -306,6 +324,8 @@ local function read_all(world, findings)
   end
 end
 
+-- An input of an odd length loads under migration into the patched game (the same
+-- mutations, framing and checksum), an even one into the same game.
 function M.run_bytes(s)
   if not base then prepare() end
   local findings = {}
@@ -315,8 +335,11 @@ function M.run_bytes(s)
     save = mutate(save, fields, extra_at, op, hi * 256 + lo, val)
   end
   save = reseal(save)
-  local world = build()
-  local ok, err = pcall(world.load, world, save)
+  local migrate = #s % 2 == 1
+  local world = build(migrate)
+  local opts = migrate and { migrate = true, defaults = { thirst = "parched" } } or nil
+  local ok, err = pcall(world.load, world, save, opts)
+  if ok and migrate then M.migrated = M.migrated + 1 end
   if not ok then
     M.refused = M.refused + 1
     M.last = err
@@ -345,14 +368,18 @@ function M.run_bytes(s)
   return findings
 end
 
--- A few inputs for the seed corpus: each mutation kind on a few fields.
+-- A few inputs for the seed corpus: each mutation kind on a few fields, and each also
+-- with one byte more (the migrate path).
 function M.seeds()
   local out = {}
   for kind = 0, 6 do
     for j = 0, 3 do
-      out[#out + 1] = concat { string.char(kind, j * 7 % 256, (j * 131 + kind * 17) % 256, j * 37 % 256) }
+      local one = string.char(kind, j * 7 % 256, (j * 131 + kind * 17) % 256, j * 37 % 256)
+      out[#out + 1] = one
+      out[#out + 1] = one .. "m"
     end
   end
+  out[#out + 1] = "m" -- the save as written, migrated
   return out
 end
 

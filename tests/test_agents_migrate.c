@@ -1,0 +1,294 @@
+/* test_agents_migrate.c: format 6's names block and sp_world_migrate in C: an old-format save still loads, names are untrusted input (bounded, refused by name, nothing changed), a migration onto the same world changes nothing, and out-of-memory at any point leaks nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "saspu_agents.h"
+#include "sp_save.h"
+#include "test_alloc.h"
+#include "test_fixture.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+/* A small world: a 16x8 grid, two kinds, three places, one citizen crowd
+ * whose steps walk to the places, six agents after a few frames. */
+typedef struct Town {
+  TestFixture f;
+  SpGrid *grid;
+  SpWorld *w;
+  SpCrowd *c;
+} Town;
+
+static void town_open(Town *t, SpAllocator a) {
+  memset(t, 0, sizeof *t);
+  test_fixture_open(&t->f, sp_builtin_citizen(plain));
+  assert_int_equal(sp_grid_new(16, 8, 1.0, a, &t->grid, NULL), SP_OK);
+  assert_int_equal(sp_world_new(t->grid, a, &t->w, NULL), SP_OK);
+  const char *kinds[2] = {"market", "well"};
+  for (int k = 0; k < 2; k++)
+    assert_int_equal(sp_world_kind(t->w, kinds[k], NULL, NULL), SP_OK);
+  for (int p = 0; p < 3; p++)
+    assert_int_equal(
+        sp_world_add_place(t->w, p % 2, 2 + 5 * p, 3, 0, NULL, NULL), SP_OK);
+  SpCrowdOptions o;
+  memset(&o, 0, sizeof o);
+  o.capacity = 10, o.threads = 1, o.seed = 3;
+  assert_int_equal(sp_crowd_new(t->w, t->f.d, &o, a, &t->c, NULL), SP_OK);
+  for (int k = 0; k < t->f.a; k++) {
+    SpActionBehaviour b;
+    memset(&b, 0, sizeof b);
+    b.place = SP_NO_PLACE;
+    b.min_duration = 0.5f, b.max_duration = 1.0f;
+    b.bind = k % 3 == 0 ? SP_BIND_KIND : SP_BIND_NONE;
+    b.kind = k % 2;
+    assert_int_equal(sp_crowd_set_action(t->c, k, &b, NULL), SP_OK);
+  }
+  const SpBuiltSpec *bs = t->f.b;
+  SpValue cond[64];
+  for (int g = 0; g < bs->goal_count; g++) {
+    for (int v = 0; v < t->f.m; v++)
+      cond[v] = bs->goals[g].keep != NULL && bs->goals[g].keep[v]
+                    ? SP_ANY
+                    : bs->goals[g].values[v];
+    sp_crowd_add_goal(t->c, cond, g, NULL, NULL, NULL);
+  }
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(sp_crowd_spawn(t->c, bs->starts[0].values, i, 6,
+                                    SP_NO_PLACE, NULL, NULL),
+                     SP_OK);
+  for (int f = 0; f < 12; f++)
+    assert_int_equal(sp_crowd_update(t->c, 0.4f, NULL), SP_OK);
+}
+
+static void town_close(Town *t) {
+  sp_crowd_free(t->c);
+  sp_world_free(t->w);
+  sp_grid_free(t->grid);
+  test_fixture_close(&t->f);
+}
+
+static uint8_t *save(Town *t, size_t *len) {
+  void *buf;
+  const SpCrowd *cs[1] = {t->c};
+  SpError err;
+  if (sp_world_save(t->w, cs, 1, "x", 1, &buf, len, &err) != SP_OK)
+    fail_msg("%s", err.message);
+  return buf;
+}
+
+static void reseal(uint8_t *b, size_t len) {
+  sp_save_put(b + 16, len - SAVE_HEADER_BYTES, 8);
+  sp_save_put(b + 24,
+              sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
+                          len - SAVE_HEADER_BYTES),
+              8);
+}
+
+/* The same save as format 5: no names block and (format 7) no chase list:
+ * the town's one crowd ends with a chase count of 0, then the extra part
+ * "x" (u32 1, one byte). */
+static uint8_t *as_format5(const uint8_t *good, size_t len, size_t *out_len) {
+  size_t body = sp_save_body_at(good, len), chases = len - 1 - 4 - 4;
+  assert_true(body > SAVE_HEADER_BYTES);
+  assert_int_equal(sp_save_get(good + chases, 4), 0);
+  *out_len = len - (body - SAVE_HEADER_BYTES) - 4;
+  uint8_t *b = malloc(*out_len);
+  memcpy(b, good, SAVE_HEADER_BYTES);
+  memcpy(b + SAVE_HEADER_BYTES, good + body, chases - body);
+  memcpy(b + SAVE_HEADER_BYTES + (chases - body), good + chases + 4, 5);
+  sp_save_put(b + 8, 5, 4);
+  reseal(b, *out_len);
+  return b;
+}
+
+/* A format-5 save loads without migration (and resumes as the format-6
+ * one does); a migration refuses it, saying why. */
+static void test_format5_still_loads(void **state) {
+  (void)state;
+  Town t;
+  town_open(&t, plain);
+  size_t len, len5;
+  uint8_t *good = save(&t, &len);
+  uint8_t *old = as_format5(good, len, &len5);
+  SpError err;
+  SpSaveInfo info;
+  assert_int_equal(sp_save_info(old, len5, 0, &info, NULL, &err), SP_OK);
+  assert_int_equal(info.version, 5);
+  assert_int_equal(info.crowds, 1);
+  assert_int_equal(sp_world_load(t.w, &t.c, 1, old, len5, NULL, NULL, &err),
+                   SP_OK);
+  size_t again_len;
+  uint8_t *again = save(&t, &again_len);
+  assert_int_equal(again_len, len);
+  assert_memory_equal(again, good, len);
+  SpMigration m;
+  const SpCrowd *cs[1] = {t.c};
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, old, len5, &m, &err),
+      SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "format 5 carries no names to map by"));
+  assert_null(m.save);
+  free(old);
+  sp_world_save_free(t.w, again, again_len);
+  sp_world_save_free(t.w, good, len);
+  town_close(&t);
+}
+
+/* Every kind of crafted names block is refused by the load, the
+ * migration and sp_save_info, naming what is wrong; the world saves the
+ * same bytes after. */
+static void test_crafted_names_refused(void **state) {
+  (void)state;
+  Town t;
+  town_open(&t, plain);
+  size_t len;
+  uint8_t *good = save(&t, &len);
+  const SpCrowd *cs[1] = {t.c};
+  const size_t p = SAVE_HEADER_BYTES; /* the place count */
+  const size_t name = p + 4;          /* place 1's name length */
+  struct {
+    size_t at;
+    int bytes;
+    uint64_t value;
+    const char *text;
+  } cases[] = {
+      {name, 1, 0, "names: place 1: the name is empty"},
+      {name + 1, 1, 0, "names: place 1: the name holds a NUL byte"},
+      {name, 1, 255, "names"},
+      {p, 4, 0xFFFFFFFFu, "names: place 4"}, /* read on into what follows */
+      {p, 4, 0, "names"}, /* the rest then reads as the wrong fields */
+  };
+  size_t before_len;
+  uint8_t *before = save(&t, &before_len);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    uint8_t *bad = malloc(len);
+    memcpy(bad, good, len);
+    sp_save_put(bad + cases[k].at, cases[k].value, cases[k].bytes);
+    reseal(bad, len);
+    SpError err;
+    SpSaveInfo info;
+    assert_int_equal(sp_world_load(t.w, &t.c, 1, bad, len, NULL, NULL, &err),
+                     SP_ERR_INVALID);
+    if (strstr(err.message, cases[k].text) == NULL)
+      fail_msg("case %zu: load said '%s'", k, err.message);
+    SpMigration m;
+    assert_int_equal(
+        sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, bad, len, &m, &err),
+        SP_ERR_INVALID);
+    assert_non_null(strstr(err.message, "saved world: migrate: "));
+    if (k < 4) { /* sp_save_info reads the names only */
+      assert_int_equal(sp_save_info(bad, len, 0, &info, NULL, &err),
+                       SP_ERR_INVALID);
+      assert_non_null(strstr(err.message, cases[k].text));
+    }
+    size_t now_len;
+    uint8_t *now = save(&t, &now_len);
+    assert_int_equal(now_len, before_len);
+    assert_memory_equal(now, before, before_len);
+    sp_world_save_free(t.w, now, now_len);
+    free(bad);
+  }
+  /* cut inside the names: where it ends, by the load and the migration */
+  SpError err;
+  SpMigration m;
+  assert_int_equal(sp_world_load(t.w, &t.c, 1, good, 60, NULL, NULL, &err),
+                   SP_ERR_INVALID);
+  assert_non_null(
+      strstr(err.message, "saved world: truncated at byte 60 in the names"));
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, 60, &m, &err),
+      SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "saved world: migrate: "));
+  sp_world_save_free(t.w, before, before_len);
+  sp_world_save_free(t.w, good, len);
+  town_close(&t);
+}
+
+/* Migrating a save onto the world that wrote it gives the same bytes, a
+ * report saying the crowd is unchanged, and every action mapped to
+ * itself; the counts of sp_save_info are the world's. */
+static void test_migrate_same_world(void **state) {
+  (void)state;
+  Town t;
+  town_open(&t, plain);
+  size_t len;
+  uint8_t *good = save(&t, &len);
+  const SpCrowd *cs[1] = {t.c};
+  SpMigration m;
+  SpError err;
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err), SP_OK);
+  assert_int_equal(m.save_len, len);
+  assert_memory_equal(m.save, good, len);
+  assert_non_null(strstr(m.report, "crowd 1 'citizen': unchanged\n"));
+  assert_int_equal(m.map_at[1] - m.map_at[0], (size_t)t.f.a);
+  for (int a = 0; a < t.f.a; a++) assert_int_equal(m.action_map[a], a);
+  sp_migration_free(t.w, &m);
+  SpSaveInfo info;
+  SpSaveCrowdInfo ci;
+  assert_int_equal(sp_save_info(good, len, 0, &info, &ci, &err), SP_OK);
+  assert_int_equal(info.version, SP_SAVE_VERSION);
+  assert_int_equal(info.places, 3);
+  assert_int_equal(ci.agents, 6);
+  assert_int_equal(ci.variables, (uint32_t)t.f.m);
+  assert_int_equal(ci.actions, (uint32_t)t.f.a);
+  assert_int_equal(ci.name_len, strlen("citizen"));
+  assert_memory_equal(ci.name, "citizen", ci.name_len);
+  /* a default for a variable no crowd has */
+  SpMigrateDefault d = {"nope", "x"};
+  assert_int_equal(
+      sp_world_migrate(t.w, cs, 1, NULL, &d, 1, good, len, &m, &err),
+      SP_ERR_INVALID);
+  assert_non_null(
+      strstr(err.message, "defaults.nope: no crowd has a variable 'nope'"));
+  sp_world_save_free(t.w, good, len);
+  town_close(&t);
+}
+
+/* Out of memory at every allocation of a migration: SP_ERR_MEMORY and
+ * nothing leaked, until it succeeds. */
+static void test_migrate_out_of_memory(void **state) {
+  (void)state;
+  TestAlloc ta;
+  test_alloc_init(&ta, 0);
+  Town t;
+  town_open(&t, test_alloc_hook(&ta));
+  size_t len;
+  uint8_t *good = save(&t, &len);
+  const SpCrowd *cs[1] = {t.c};
+  long live = ta.live;
+  int failures = 0;
+  for (long k = 1;; k++) {
+    SpMigration m;
+    SpError err;
+    ta.fail_at = ta.calls + k;
+    SpStatus st =
+        sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err);
+    ta.fail_at = 0;
+    if (st == SP_OK) {
+      sp_migration_free(t.w, &m);
+      break;
+    }
+    assert_int_equal(st, SP_ERR_MEMORY);
+    assert_int_equal(ta.live, live);
+    failures++;
+  }
+  assert_int_equal(ta.live, live);
+  assert_true(failures >= 4);
+  sp_world_save_free(t.w, good, len);
+  town_close(&t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_format5_still_loads),
+      cmocka_unit_test(test_crafted_names_refused),
+      cmocka_unit_test(test_migrate_same_world),
+      cmocka_unit_test(test_migrate_out_of_memory),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
