@@ -177,19 +177,7 @@ describe("world:near", function()
       world:update(0.5)
       for _ = 1, 20 do
         local x, y, r = rand(1, 30), rand(1, 30), rand(0, 9)
-        local want = {}
-        for ci, c in ipairs { first, second } do
-          for i = 1, c:size() do
-            local ax, ay = c:position(i)
-            local d = cheb(ax, ay, x, y)
-            if d <= r then want[#want + 1] = { d, ci, i, c } end
-          end
-        end
-        table.sort(want, function(a, b)
-          if a[1] ~= b[1] then return a[1] < b[1] end
-          if a[2] ~= b[2] then return a[2] < b[2] end
-          return a[3] < b[3]
-        end)
+        local want = scatter.near_answer({ first, second }, x, y, r)
         local got = world:near(x, y, r)
         assert.equal(#want, #got)
         for k, h in ipairs(got) do

@@ -33,4 +33,27 @@ function M.spawn(crowd, n, start, rand, w, h, grid)
   return out
 end
 
+-- world:near's answer by brute force over `crowds` (a world's, in creation order): the
+-- agents within r as { distance, crowd number, index, crowd }, nearest first, then by
+-- crowd order and index; the first `max` only when max > 0.
+function M.near_answer(crowds, x, y, r, max)
+  local want = {}
+  for ci, c in ipairs(crowds) do
+    for i = 1, c:size() do
+      local ax, ay = c:position(i)
+      local d = M.cheb(ax, ay, x, y)
+      if d <= r then want[#want + 1] = { d, ci, i, c } end
+    end
+  end
+  table.sort(want, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    if a[2] ~= b[2] then return a[2] < b[2] end
+    return a[3] < b[3]
+  end)
+  if max and max > 0 then
+    for k = #want, max + 1, -1 do want[k] = nil end
+  end
+  return want
+end
+
 return M
