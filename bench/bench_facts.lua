@@ -1,4 +1,4 @@
--- bench/bench_facts.lua: a world fact whose change concerns 1 agent of a million: the frame it costs against a frame with no change, and against the same change made with crowd:set_all (medians, one process).
+-- bench/bench_facts.lua: a world fact whose change concerns 1 agent of a million: the frame it costs against a frame with no change, against the same change made to that one agent alone (a:set: what the one agent costs), and against the same change made with crowd:set_all (medians, one process).
 -- Run: lua5.4 bench/bench_facts.lua [agents] [threads] [frames]   (from the repo root,
 -- with build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory).
 package.path = "bench/support/?.lua;" .. package.path
@@ -60,7 +60,7 @@ local function reset(f)
 end
 
 local clock = saspu.clock_ns
-local plain, fact, all = {}, {}, {}
+local plain, fact, all, one = {}, {}, {}, {}
 local no_plans0 = crowd:stats({}, true).no_plans
 -- A frame after `change` (timed), then the untimed reset; the change reached the guard.
 local function after(change, f)
@@ -74,21 +74,25 @@ local function after(change, f)
 end
 local function set_fact() world:set("alarm", "ringing") end
 local function set_every() crowd:set_all("alarm2", "ringing") end
+local function set_guard() guard:set("alarm2", "ringing") end
 for f = 1, FRAMES do
   local t0 = clock()
   world:update(DT)
   plain[f] = (clock() - t0) / 1e6
   fact[f] = after(set_fact, f)
   all[f] = after(set_every, f)
+  one[f] = after(set_guard, f)
 end
 local no_plans = crowd:stats({}, true).no_plans - no_plans0
-local mp, mf, ma = median(plain), median(fact), median(all)
+local mp, mf, ma, mo = median(plain), median(fact), median(all), median(one)
 print(string.format("bench_facts: %s; %d agents, %d threads, %d frames of each",
                     lb.machine(saspu.cores()), N,
                     THREADS, FRAMES))
 print(string.format("frame, no change                      median %8.3f ms", mp))
 print(string.format("frame after world:set (1 agent reads) median %8.3f ms  (%.2fx the plain frame)",
                     mf, mf / mp))
+print(string.format("the guard's a:set alone + frame        median %8.3f ms  (world:set frame %.2fx this)",
+                    mo, mf / mo))
 print(string.format("set_all of the same change + frame    median %8.3f ms  (%.1fx the world:set frame)",
                     ma, ma / mf))
-print(string.format("no_plan events: %d (the guard, once per timed change: %d expected)", no_plans, 2 * FRAMES))
+print(string.format("no_plan events: %d (the guard, once per timed change: %d expected)", no_plans, 3 * FRAMES))

@@ -37,7 +37,7 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   size_t m = (size_t)sp_domain_variable_count(sp_crowd_domain(c));
   at += 4 + (size_t)sp_save_get(good + at, 4) * (8 + 2 * m) + 48;
   at += 4; /* the refusal words' count, then the first agent */
-  size_t fixed = nf_at + 4 + (4 + facts) + 4 + (at - crowd) + 4 + 1 + 1 + 4 + 4;
+  size_t fixed = nf_at + 4 + (4 + facts) + 4 + (at - crowd) + 4 + 1 + 1 + 4;
   size_t k = len > fixed ? (len - fixed) / 12 : 0;
   *out_len = fixed + 12 * k;
   *entries = k;
@@ -62,8 +62,7 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   sp_save_put(p, 0, 4);     /* no despawned slot */
   p[4] = 0;                 /* no fact ties (the town has none) */
   p[5] = 0;                 /* no sensors */
-  sp_save_put(p + 6, 0, 4); /* no chases */
-  sp_save_put(p + 10, 0, 4); /* no extra bytes */
+  sp_save_put(p + 6, 0, 4); /* no extra bytes (format 5: no chase list) */
   sp_save_put(b + 16, *out_len - SAVE_HEADER_BYTES, 8);
   sp_save_put(b + 24, sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
                                   *out_len - SAVE_HEADER_BYTES), 8);

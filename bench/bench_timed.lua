@@ -20,27 +20,7 @@ local world, crowd = util.timed_crowd(saspu, N, THREADS)
 
 -- The plain loop: each agent a table with its plan (two steps, as the crowd's agents
 -- alternate work and end_work), a step index and the time left in its step.
-local random = math.random
-math.randomseed(1)
-local agents = {}
-for i = 1, N do
-  agents[i] = { plan = { "work", "end_work" }, step = 1, timer = 1 + 2 * random() }
-end
-local finished = 0
-local function plain_frame(dt)
-  for i = 1, N do
-    local a = agents[i]
-    local t = a.timer - dt
-    if t <= 0 then
-      finished = finished + 1
-      local s = a.step + 1
-      if s > #a.plan then s = 1 end
-      a.step = s
-      t = t + 1 + 2 * random()
-    end
-    a.timer = t
-  end
-end
+local plain_frame, plain_finished = util.plain_timers(N)
 
 local clock = saspu.clock_ns
 local c_ms, lua_ms, ratio = {}, {}, {}
@@ -67,5 +47,5 @@ print(format("%d agents, crowd on %d thread(s), %d frames of %.4f s after %d war
 print(format("  saspu crowd:      %8.2f ms/frame (%d steps finished in all)", util.median(c_ms),
              crowd:stats(nil, true).steps_finished))
 print(format("  plain Lua loop:   %8.2f ms/frame (%d steps finished in all)", util.median(lua_ms),
-             finished))
+             plain_finished()))
 print(format("  plain / saspu:    %8.2fx (median of per-frame ratios; target 20x)", util.median(ratio)))

@@ -1,17 +1,23 @@
 -- bench/bench_town.lua: the Western town of ./dev demo (seven crowds on the 256x256 map, the demo's own frame): median ms per frame split into planning / walking / Lua, at several sizes, 1 vs 2 threads in one process.
--- Run: lua5.4 bench/bench_town.lua [sizes] [warm-up frames] [frames]   (from the repo root, with
--- build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory). sizes is a comma
--- list (default 10000,100000,1000000). Frames are 30 game seconds from 05:00, as in the demo.
+-- Run: lua5.4 bench/bench_town.lua [realtime] [sizes] [warm-up frames] [frames]   (from the repo
+-- root, with build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory). sizes
+-- is a comma list (default 10000,100000,1000000). Frames are 30 game seconds from 05:00, as in
+-- the demo (the time-lapse day); with `realtime` they are 1/60 s (the demo's durations and
+-- walking speeds, the world's C update alone, on one thread) against the plain Lua timer loop
+-- of bench_timed over as many agents, in the same process (issue 24: at least 8x cheaper).
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
 local saspu = require "saspu"
 local demo = assert(loadfile("tools/demo.lua"))("--module")
 
+local REALTIME = arg[1] == "realtime"
+local args = {}
+for k = REALTIME and 2 or 1, #arg do args[#args + 1] = arg[k] end
 local SIZES = {}
-for n in (arg[1] or "10000,100000,1000000"):gmatch("%d+") do SIZES[#SIZES + 1] = tonumber(n) end
-local WARM = tonumber(arg[2]) or 60
-local FRAMES = tonumber(arg[3]) or 120
+for n in (args[1] or "10000,100000,1000000"):gmatch("%d+") do SIZES[#SIZES + 1] = tonumber(n) end
+local WARM = tonumber(args[2]) or 60
+local FRAMES = tonumber(args[3]) or 120
 local KEYS = { "ms", "plan", "walk", "lua", "cpu" }
 
 local function median(t)
@@ -31,6 +37,38 @@ end
 -- The demo's town for `npcs` NPCs on `threads` threads (no pictures, no output).
 local function town(npcs, threads)
   return demo.build { npcs = npcs, threads = threads, seed = 1, start = demo.START_HOUR }
+end
+
+-- Real time: the town's frames of 1/60 s against the plain Lua timer loop, alternating.
+local function realtime()
+  local util = require "lua_bench"
+  local DT = 1 / 60
+  print("machine: " .. util.machine(saspu.cores()))
+  print(string.format("town in real time: 7 crowds, 256x256 map, frames of %.4f s from %02d:00, "
+    .. "1 thread; %d warm-up frames, then %d timed (medians)", DT, demo.START_HOUR, WARM, FRAMES))
+  print(string.format("%9s | %10s %10s | %s", "NPCs", "town ms", "plain ms", "plain / town"))
+  for _, n in ipairs(SIZES) do
+    local sim = town(n, 1)
+    local plain = util.plain_timers(n)
+    local clock = saspu.clock_ns
+    local tm, pm, ratio = {}, {}, {}
+    for f = 1, WARM + FRAMES do
+      local t0 = clock(); sim.world:update(DT); local t1 = clock(); plain(DT)
+      local t, p = (t1 - t0) / 1e6, (clock() - t1) / 1e6
+      if f > WARM then
+        tm[#tm + 1], pm[#pm + 1], ratio[#ratio + 1] = t, p, p / math.max(t, 1e-6)
+      end
+    end
+    print(string.format("%9d | %10.3f %10.3f | %.2fx (median of per-frame ratios; target 8x)", n,
+                        median(tm), median(pm), median(ratio)))
+    sim, plain = nil, nil -- luacheck: ignore
+    collectgarbage()
+    collectgarbage()
+  end
+end
+if REALTIME then
+  realtime()
+  return
 end
 
 print(string.format("machine: %s", machine()))

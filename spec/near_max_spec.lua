@@ -1,17 +1,8 @@
 -- spec/near_max_spec.lua: world:near's optional max: the first `max` of the full answer (nearest first, crowd order then index among equals), checked against a brute-force scan on two walking crowds.
 local saspu = require "saspu"
 
-local function rng(seed)
-  local x = seed
-  return function(lo, hi)
-    x = (x * 48271) % 2147483647
-    return lo + math.floor(x / 65536) % (hi - lo + 1)
-  end
-end
-
-local function cheb(ax, ay, x, y)
-  return math.max(math.abs(ax - x), math.abs(ay - y))
-end
+local scatter = require "support.scatter"
+local rng = scatter.rng
 
 -- two crowds of citizens spread over a 24x24 grid, walking to three markets
 local function two_crowds(seed)
@@ -24,28 +15,13 @@ local function two_crowds(seed)
                 goals = { { "have_a_meal" } } }
   local crowds = { world:crowd(dom, beh), world:crowd(dom, beh) }
   for _, c in ipairs(crowds) do
-    for _ = 1, 90 do c:spawn { start = "start_of_day", x = rand(1, 24), y = rand(1, 24) } end
+    scatter.spawn(c, 90, "start_of_day", rand, 24, 24)
   end
   return world, crowds, rand
 end
 
 -- the brute-force answer: { crowd, index } nearest first, crowd order then index
-local function brute(crowds, x, y, r, max)
-  local want = {}
-  for ci, c in ipairs(crowds) do
-    for i = 1, c:size() do
-      local d = cheb(c:position(i), select(2, c:position(i)), x, y)
-      if d <= r then want[#want + 1] = { d, ci, i, c } end
-    end
-  end
-  table.sort(want, function(a, b)
-    if a[1] ~= b[1] then return a[1] < b[1] end
-    if a[2] ~= b[2] then return a[2] < b[2] end
-    return a[3] < b[3]
-  end)
-  for k = #want, (max > 0 and max or #want) + 1, -1 do want[k] = nil end
-  return want
-end
+local brute = scatter.near_answer
 
 describe("world:near with max", function()
   it("returns the max nearest, in the order of the full answer, of every crowd or one", function()

@@ -1,18 +1,8 @@
 -- spec/perception_spec.lua: crowd:near and world:near (the crowds' spatial index) against a brute-force scan of every agent's cell, on random crowds that walk.
 local saspu = require "saspu"
 
--- A small deterministic generator (the spec must not depend on math.random's seed).
-local function rng(seed)
-  local x = seed
-  return function(lo, hi)
-    x = (x * 48271) % 2147483647 -- exact in a double too (Lua 5.1, LuaJIT)
-    return lo + math.floor(x / 65536) % (hi - lo + 1)
-  end
-end
-
-local function cheb(ax, ay, x, y)
-  return math.max(math.abs(ax - x), math.abs(ay - y))
-end
+local scatter = require "support.scatter"
+local rng, cheb = scatter.rng, scatter.cheb
 
 -- The brute-force answer: indices of agents within r, nearest first, by index.
 local function brute(crowd, x, y, r, max, handles)
@@ -48,8 +38,7 @@ local function walking_world(seed, n, w, h, opts)
   for _ = 1, math.floor(w * h / 12) do g:set_blocked(rand(1, w), rand(1, h), true) end
   local spots = {}
   for k = 1, 3 do
-    local x, y
-    repeat x, y = rand(1, w), rand(1, h) until not g:is_blocked(x, y)
+    local x, y = scatter.open_cell(rand, w, h, g)
     spots[k] = { name = "p" .. k, kind = "market", x = x, y = y }
   end
   local world = saspu.world { grid = g, places = spots, threads = opts and opts.threads }
@@ -59,11 +48,7 @@ local function walking_world(seed, n, w, h, opts)
                 work = { duration = 1, at = "p2" }, buy_drink = { duration = 1, at = "p3" } },
     goals = { { "have_a_meal", priority = 2 }, { { thirst = "hydrated" }, priority = 1 } },
   }, { capacity = n + 100, seed = seed, speed = 6 })
-  for _ = 1, n do
-    local x, y
-    repeat x, y = rand(1, w), rand(1, h) until not g:is_blocked(x, y)
-    crowd:spawn { start = "start_of_day", x = x, y = y }
-  end
+  scatter.spawn(crowd, n, "start_of_day", rand, w, h, g)
   return world, crowd, rand
 end
 
@@ -99,11 +84,7 @@ describe("crowd:near", function()
     local g = world:grid()
     local handles, out = {}, {}
     for i = 1, crowd:size() do handles[i] = crowd:agent(i) end
-    local function open_cell()
-      local x, y
-      repeat x, y = rand(1, 30), rand(1, 24) until not g:is_blocked(x, y)
-      return x, y
-    end
+    local function open_cell() return scatter.open_cell(rand, 30, 24, g) end
     for frame = 1, 10 do
       world:update(0.3)
       for _ = 1, 15 do
@@ -150,7 +131,7 @@ describe("crowd:near", function()
     local dom = saspu.domain_file("domains/citizen.lua")
     local crowd = world:crowd(dom, {})
     local rand = rng(5)
-    for _ = 1, 300 do crowd:spawn { start = "start_of_day", x = rand(1, 60000), y = rand(1, 50) } end
+    scatter.spawn(crowd, 300, "start_of_day", rand, 60000, 50)
     crowd:spawn { start = "start_of_day", x = 65000, y = 65000 }
     local out = {}
     for _ = 1, 50 do
@@ -191,28 +172,12 @@ describe("world:near", function()
     local world, first, rand = walking_world(3, 120, 30, 30)
     local second = world:crowd(saspu.domain_file("domains/citizen.lua"), {
       actions = { buy_food = { duration = 1, at = { kind = "market" } } }, goals = { { "have_a_meal" } } })
-    for _ = 1, 80 do
-      local x, y
-      repeat x, y = rand(1, 30), rand(1, 30) until not world:grid():is_blocked(x, y)
-      second:spawn { start = "start_of_day", x = x, y = y }
-    end
+    scatter.spawn(second, 80, "start_of_day", rand, 30, 30, world:grid())
     for _ = 1, 5 do
       world:update(0.5)
       for _ = 1, 20 do
         local x, y, r = rand(1, 30), rand(1, 30), rand(0, 9)
-        local want = {}
-        for ci, c in ipairs { first, second } do
-          for i = 1, c:size() do
-            local ax, ay = c:position(i)
-            local d = cheb(ax, ay, x, y)
-            if d <= r then want[#want + 1] = { d, ci, i, c } end
-          end
-        end
-        table.sort(want, function(a, b)
-          if a[1] ~= b[1] then return a[1] < b[1] end
-          if a[2] ~= b[2] then return a[2] < b[2] end
-          return a[3] < b[3]
-        end)
+        local want = scatter.near_answer({ first, second }, x, y, r)
         local got = world:near(x, y, r)
         assert.equal(#want, #got)
         for k, h in ipairs(got) do

@@ -1,5 +1,7 @@
 -- spec/sensors_spec.lua: a crowd's `sensors` (near = crowd, near_kind = place kind, r, period): boolean variables the C update keeps equal to a brute-force scan, that act as world changes, with clear errors.
 local saspu = require "saspu"
+local scatter = require "support.scatter"
+local rng, cheb = scatter.rng, scatter.cheb
 
 local WATCHER = {
   name = "watcher",
@@ -15,14 +17,6 @@ local WATCHER = {
   goals = {},
 }
 
-local function rng(seed)
-  local x = seed
-  return function(lo, hi)
-    x = (x * 48271) % 2147483647 -- exact in a double too (Lua 5.1, LuaJIT)
-    return lo + math.floor(x / 65536) % (hi - lo + 1)
-  end
-end
-
 -- A 30x20 field with two saloons; bandits and sheriffs spread at random.
 local function field(seed, nb, ns, sensor_opts)
   local rand = rng(seed)
@@ -30,23 +24,17 @@ local function field(seed, nb, ns, sensor_opts)
     { name = "s1", kind = "saloon", x = 5, y = 5 }, { name = "s2", kind = "saloon", x = 25, y = 15 } } }
   local citizen = saspu.domain_file("domains/citizen.lua")
   local bandits = world:crowd(citizen, {}, { capacity = nb + 10 })
-  local bl = {}
-  for i = 1, nb do bl[i] = bandits:spawn { start = "start_of_day", x = rand(1, 30), y = rand(1, 20) } end
+  local bl = scatter.spawn(bandits, nb, "start_of_day", rand, 30, 20)
   local dom = saspu.domain(WATCHER)
   local sensors = sensor_opts or { bandit_near = { near = bandits, r = 3 }, saloon_near = { near_kind = "saloon", r = 2 } }
   local sheriffs = world:crowd(dom, {
     actions = { arm = { duration = 0.5 }, relax = { duration = 0.5 } },
     goals = { { { alert = "armed" }, when = { bandit_near = true } }, { { alert = "calm" }, when = { bandit_near = false } } },
   }, { sensors = sensors, capacity = ns })
-  local sl = {}
-  for i = 1, ns do
-    sl[i] = sheriffs:spawn { start = { bandit_near = false, saloon_near = false, alert = "calm" },
-                             x = rand(1, 30), y = rand(1, 20) }
-  end
+  local sl = scatter.spawn(sheriffs, ns, { bandit_near = false, saloon_near = false, alert = "calm" },
+                          rand, 30, 20)
   return world, bandits, bl, sheriffs, sl, rand
 end
-
-local function cheb(ax, ay, bx, by) return math.max(math.abs(ax - bx), math.abs(ay - by)) end
 
 local function any_near(list, x, y, r)
   for _, h in ipairs(list) do

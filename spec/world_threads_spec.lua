@@ -94,7 +94,8 @@ describe("saspu.world { threads = n }", function()
     for _ = 1, 5 do world:update(0.5) end
     local full, quick = crowds[1]:stats(), crowds[1]:stats({}, true)
     for _, k in ipairs { "agents", "plans", "replans", "no_plans", "events", "steps_finished",
-                         "events_lost", "ms_update", "ms_planning", "ms_binding" } do
+                         "events_lost", "visited", "ms_update", "ms_planning",
+                         "ms_binding" } do
       assert.equal(full[k], quick[k], k)
     end
     assert.is_true(full.plans > 0)

@@ -73,12 +73,7 @@ static void town_close(Town *t) {
 }
 
 static size_t spawn(Town *t, int x, int y) {
-  size_t id;
-  assert_int_equal(
-      sp_crowd_spawn(t->c, sp_builtin_start(t->f.b, "start_of_day")->values, x,
-                     y, SP_NO_PLACE, &id, NULL),
-      SP_OK);
-  return id;
+  return test_spawn(&t->f, t->c, "start_of_day", x, y);
 }
 
 static int reserved(const Town *t) {
@@ -412,6 +407,16 @@ static void test_chase_follows_a_moving_agent(void **state) {
   town_close(&t);
 }
 
+/* Whether the last frame failed agent me's step with target_gone. */
+static int target_gone(const Town *t, size_t me) {
+  const SpAgentEvent *ev = sp_crowd_events(t->c);
+  int gone = 0;
+  for (size_t k = 0; k < sp_crowd_event_count(t->c); k++)
+    gone |= ev[k].agent == me && ev[k].kind == SP_EV_STEP_FAILED &&
+            ev[k].reason == SP_REASON_TARGET_GONE;
+  return gone;
+}
+
 /* A target of a stale generation: the chase fails at the next frame. */
 static void test_chase_stale_target(void **state) {
   (void)state;
@@ -422,12 +427,7 @@ static void test_chase_stale_target(void **state) {
   assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 1, 1, NULL),
                    SP_OK);
   frame(&t, 0.25f);
-  const SpAgentEvent *ev = sp_crowd_events(t.c);
-  int gone = 0;
-  for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
-    gone |= ev[k].agent == me && ev[k].kind == SP_EV_STEP_FAILED &&
-            ev[k].reason == SP_REASON_TARGET_GONE;
-  assert_true(gone);
+  assert_true(target_gone(&t, me));
   sp_crowd_free(pc);
   town_close(&t);
 }
@@ -444,12 +444,7 @@ static void test_chase_target_crowd_freed(void **state) {
   frame(&t, 0.25f);
   sp_crowd_free(pc);
   frame(&t, 0.25f);
-  const SpAgentEvent *ev = sp_crowd_events(t.c);
-  int gone = 0;
-  for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
-    gone |= ev[k].agent == me && ev[k].kind == SP_EV_STEP_FAILED &&
-            ev[k].reason == SP_REASON_TARGET_GONE;
-  assert_true(gone);
+  assert_true(target_gone(&t, me));
   assert_string_equal(sp_reason_name(SP_REASON_TARGET_GONE), "target_gone");
   town_close(&t);
 }

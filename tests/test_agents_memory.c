@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "citizens.h"
 #include "saspu_agents.h"
 #include "saspu_population.h"
 #include "sp_builtin.h"
@@ -19,54 +20,13 @@
 static const SpAllocator plain = {NULL, NULL};
 
 /* Citizens cycling work / end_work (actions of 1-3 s, no places), as the
- * timed crowd of bench/bench_memory.lua. */
-typedef struct Timed {
-  SpBuiltSpec *b;
-  SpDomain *d;
-  SpWorld *w;
-  SpCrowd *c;
-} Timed;
+ * timed crowd of bench/bench_memory.lua (tests/support/citizens.c). */
+typedef Citizens Timed;
 
 static void timed_open(Timed *t, size_t n) {
-  t->b = sp_builtin_citizen(plain);
-  assert_non_null(t->b);
-  assert_int_equal(sp_domain_compile(&t->b->spec, NULL, plain, &t->d, NULL),
-                   SP_OK);
-  assert_int_equal(sp_world_new(NULL, plain, &t->w, NULL), SP_OK);
-  SpCrowdOptions o;
-  memset(&o, 0, sizeof o);
-  o.capacity = n;
-  o.threads = 2;
-  o.seed = 1;
-  assert_int_equal(sp_crowd_new(t->w, t->d, &o, plain, &t->c, NULL), SP_OK);
-  SpActionBehaviour beh;
-  memset(&beh, 0, sizeof beh);
-  beh.min_duration = 1.0f;
-  beh.max_duration = 3.0f;
-  beh.bind = SP_BIND_NONE;
-  for (int a = 0; a < sp_domain_action_count(t->d); a++)
-    assert_int_equal(sp_crowd_set_action(t->c, a, &beh, NULL), SP_OK);
-  int m = sp_domain_variable_count(t->d), working = -1;
-  for (int v = 0; v < m; v++)
-    if (strcmp(sp_variable_name(t->d, v), "working") == 0) working = v;
-  assert_true(working >= 0);
-  SpValue goal[16], start[16] = {0};
-  memset(goal, SP_ANY, sizeof goal);
-  for (SpValue value = 0; value < 2; value++) {
-    goal[working] = value;
-    assert_int_equal(sp_crowd_add_goal(t->c, goal, 1, NULL, NULL, NULL), SP_OK);
-  }
-  for (size_t i = 0; i < n; i++)
-    assert_int_equal(sp_crowd_spawn(t->c, start, 1, 1, SP_NO_PLACE, NULL, NULL),
-                     SP_OK);
+  citizens_open(t, n, 1.0f, 3.0f, 2, 1);
 }
-
-static void timed_close(Timed *t) {
-  sp_crowd_free(t->c);
-  sp_world_free(t->w);
-  sp_domain_free(t->d);
-  sp_builtin_free(t->b);
-}
+static void timed_close(Timed *t) { citizens_close(t); }
 
 /* The process's resident set in bytes. */
 static size_t rss_bytes(void) {

@@ -62,12 +62,7 @@ static void timed(Scene *s, const char *action, float seconds) {
 }
 
 static size_t spawn(Scene *s, const char *start, int x, int y) {
-  size_t i;
-  SpError err;
-  SpStatus st = sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, start)->values, x,
-                               y, SP_NO_PLACE, &i, &err);
-  if (st != SP_OK) fail_msg("%s", err.message);
-  return i;
+  return test_spawn(&s->f, s->c, start, x, y);
 }
 
 static void run(Scene *s, size_t agent, int frames, float dt) {

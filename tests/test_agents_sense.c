@@ -36,12 +36,7 @@ static void scene_close(Scene *s) {
 }
 
 static size_t spawn(Scene *s, int x, int y) {
-  size_t id;
-  assert_int_equal(
-      sp_crowd_spawn(s->c, sp_builtin_start(s->f.b, "start_of_day")->values, x,
-                     y, SP_NO_PLACE, &id, NULL),
-      SP_OK);
-  return id;
+  return test_spawn(&s->f, s->c, "start_of_day", x, y);
 }
 
 static int cheb(int ax, int ay, int x, int y) {

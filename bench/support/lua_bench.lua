@@ -43,4 +43,32 @@ function M.timed_crowd(saspu, n, threads)
   return world, crowd
 end
 
+--- The plain Lua loop a game would write for n timed agents (a table per agent, a plan of
+-- two steps, a step index, a timer of 1-3 s): returns frame(dt), which advances every agent,
+-- and count(), the steps finished so far.
+function M.plain_timers(n)
+  local random = math.random
+  math.randomseed(1)
+  local agents = {}
+  for i = 1, n do
+    agents[i] = { plan = { "work", "end_work" }, step = 1, timer = 1 + 2 * random() }
+  end
+  local finished = 0
+  local function frame(dt)
+    for i = 1, n do
+      local a = agents[i]
+      local t = a.timer - dt
+      if t <= 0 then
+        finished = finished + 1
+        local s = a.step + 1
+        if s > #a.plan then s = 1 end
+        a.step = s
+        t = t + 1 + 2 * random()
+      end
+      a.timer = t
+    end
+  end
+  return frame, function() return finished end
+end
+
 return M

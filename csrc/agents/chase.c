@@ -126,6 +126,7 @@ SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
   c->phase[agent] = SP_PHASE_WALKING;
   c->flags[agent] |= F_BIND;
   c->time[agent] = 0.0f;
+  sp_agent_wake(c, agent);
   return SP_OK;
 }
 

@@ -274,7 +274,8 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
   char buf[200];
   for (size_t i = 0; i < c->n; i++) {
     SpAgentView v = {&c->agents[i], c->phase[i], c->flags[i], 0, 0, -1};
-    memcpy(&v.time_bits, &c->time[i], sizeof v.time_bits);
+    float t = sp_agent_saved_time(c, i); /* a due time is ticks (wheel.c) */
+    memcpy(&v.time_bits, &t, sizeof v.time_bits);
     v.planned = sp_population_status_of(c->pop, i, NULL, NULL) == SP_NPC_PLANNED;
     if (v.planned) v.len = sp_population_plan_length(c->pop, i);
     const char *why = sp_save_check_agent(&cv, &v, buf, sizeof buf);

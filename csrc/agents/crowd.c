@@ -32,6 +32,7 @@ void sp_crowd_free(SpCrowd *c) {
   sp_thread_pool_free(c->own_pool);
   sp_index_free(c);
   sp_facts_free(c);
+  sp_wheel_free(c); /* before the workers: it frees their timer lists */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
@@ -63,6 +64,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
   if (c == NULL) return sp_error_memory(err);
   memset(c, 0, sizeof *c);
   atomic_init(&c->lost, 0);
+  atomic_init(&c->visited, 0);
   atomic_init(&c->next_chunk, 0);
   c->alloc = alloc;
   c->world = w;
@@ -97,7 +99,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
   c->beh = sp_mem_alloc(alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   c->chunks = sp_mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->agents == NULL || c->hot_block == NULL || c->beh == NULL ||
-      c->chunks == NULL) {
+      c->chunks == NULL || !sp_wheel_new(c)) {
     sp_crowd_free(c);
     return sp_error_memory(err);
   }
@@ -184,11 +186,14 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
   c->beh[action] = *b;
   if (c->beh[action].max_duration < c->beh[action].min_duration)
     c->beh[action].max_duration = c->beh[action].min_duration;
+  int was = c->any_interruptible;
   c->any_binding = c->any_interruptible = 0;
   for (int k = 0; k < c->action_count; k++) {
     if (c->beh[k].bind != SP_BIND_NONE) c->any_binding = 1;
     if (c->beh[k].interruptible) c->any_interruptible = 1;
   }
+  /* acting agents are visited every frame or sleep on their timers */
+  if (was != c->any_interruptible) sp_wheel_wake_all(c);
   return SP_OK;
 }
 
@@ -510,7 +515,10 @@ static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
 SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
   sp_error_clear(err);
   SpStatus st = waiting(c, agent, err);
-  if (st == SP_OK) c->flags[agent] |= F_FINISH;
+  if (st == SP_OK) {
+    c->flags[agent] |= F_FINISH;
+    sp_agent_wake(c, agent);
+  }
   return st;
 }
 
@@ -539,6 +547,7 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   c->flags[i] = (uint8_t)((c->flags[i] | F_FAIL) & ~(F_FINISH | F_BIND));
   int32_t d = (int32_t)detail;
   memcpy(&c->time[i], &d, sizeof d);
+  sp_agent_wake(c, i);
   return SP_OK;
 }
 
@@ -583,6 +592,7 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
   c->phase[agent] = SP_PHASE_WALKING;
   c->flags[agent] |= F_BIND;
   c->time[agent] = 0.0f;
+  sp_agent_wake(c, agent);
   return SP_OK;
 }
 
@@ -604,7 +614,7 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   out->steps_done = 0;
   for (int k = 0; has && k < out->plan_length; k++)
     out->steps_done += sp_crowd_step_done(c, agent, k);
-  out->time_left = c->flags[agent] & F_FAIL ? 0.0f : c->time[agent];
+  out->time_left = c->flags[agent] & F_FAIL ? 0.0f : sp_agent_saved_time(c, agent);
   out->x = a->x;
   out->y = a->y;
   out->target = a->target;
@@ -777,6 +787,7 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   out->events = c->events;
   out->steps_finished = c->steps_finished;
   out->events_lost = c->events_lost;
+  out->visited = atomic_load(&c->visited);
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;
   out->ms_binding = c->ms_binding;
@@ -818,6 +829,7 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
                 (c->chunk_count + 1) * sizeof(ChunkRec) +
                 (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
   if (c->chase_ws != NULL) rest += sp_grid_workspace_size_bytes(c->chase_ws);
+  grow += sp_wheel_bytes(c); /* the awake bits and the timers' slots */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     const CrowdWorker *w = &c->cw[k];
     grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent));

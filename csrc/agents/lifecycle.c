@@ -105,7 +105,10 @@ static SpStatus move_pending(const SpCrowd *c, size_t agent, SpError *err) {
 SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err) {
   sp_error_clear(err);
   SpStatus st = move_pending(c, agent, err);
-  if (st == SP_OK) c->flags[agent] |= F_FINISH;
+  if (st == SP_OK) {
+    c->flags[agent] |= F_FINISH;
+    sp_agent_wake(c, agent);
+  }
   return st;
 }
 
@@ -119,6 +122,7 @@ SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
   c->flags[agent] |= F_FAIL;
   int32_t d = (int32_t)detail;
   memcpy(&c->time[agent], &d, sizeof d);
+  sp_agent_wake(c, agent);
   return SP_OK;
 }
 

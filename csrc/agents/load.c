@@ -611,6 +611,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
   sp_index_reset(c); /* every agent may have moved */
   sp_facts_reload(c); /* who reads which fact, from the plans */
+  sp_wheel_loaded(c); /* the seconds left are due times from now */
   c->ev_count = 0;
   return 1;
 }

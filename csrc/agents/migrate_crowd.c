@@ -402,9 +402,6 @@ static int mig_goals(Mig *g, Maps *x) {
   return 1;
 }
 
-/* The ties' and sensors' part: kept when this crowd has as many, else
- * this crowd's own (a tie's value past its fact's values takes the
- * fact's now). */
 /* The chases (format 7): copied when the crowd did not change (its
  * agents are as saved; the load checks them), else dropped, and those
  * walkers go to where their target was at the save. */
@@ -440,6 +437,9 @@ static int mig_own(Mig *g, const Maps *x) {
   return 1;
 }
 
+/* The ties' and sensors' part: kept when this crowd has as many, else
+ * this crowd's own (a tie's value past its fact's values takes the
+ * fact's now). */
 static int mig_ties(Mig *g, const SpCrowd *c) {
   unsigned n = (unsigned)mig_get(g, 1);
   const uint8_t *v = mig_take(g, n);

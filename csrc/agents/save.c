@@ -162,7 +162,8 @@ static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   int16_t sh[4] = {a->fail_action, a->faction, a->fother, a->fvar};
   for (int k = 0; k < 4; k++) sp_save_put(p + 42 + 2 * k, (uint16_t)sh[k], 2);
   p[50] = a->fvalue, p[51] = a->pursued;
-  sp_save_put(p + 52, sp_save_float_bits(c->time[i]), 4);
+  /* a wait's due time is saved as the seconds left (wheel.c) */
+  sp_save_put(p + 52, sp_save_float_bits(sp_agent_saved_time(c, i)), 4);
   p[56] = c->phase[i], p[57] = c->flags[i];
   sp_save_put(p + 58, sp_crowd_generation(c, i), 4);
   p[62] = a->fails, p[63] = a->shun;

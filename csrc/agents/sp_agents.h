@@ -2,10 +2,12 @@
 #ifndef sp_agents_h
 #define sp_agents_h
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "saspu_agents.h"
 #include "sp_alloc.h"
@@ -221,6 +223,8 @@ typedef struct CrowdWorker {
   size_t ev_peak; /* most events one pass of this frame left here */
   EvTrim ev_trim;
   size_t planned;
+  uint32_t *arm; /* agents whose timer this pass started (wheel.c) */
+  size_t arm_count, arm_cap;
 } CrowdWorker;
 
 typedef struct ChunkRec {
@@ -302,6 +306,18 @@ struct SpCrowd {
   float dt;
   atomic_size_t next_chunk;
   CrowdIndex index;
+  /* due times (wheel.c): the time slot of an acting or blocked agent
+   * holds the tick (SP_TICKS_PER_S a second, from `epoch`) its wait ends
+   * at, an exact integer; the agents asleep on a timer wait in the wheel,
+   * and an update visits the awake ones */
+  uint64_t *awake; /* bit per agent: visit at the next advance */
+  size_t awake_words;
+  struct Wheel *wheel;      /* NULL until the first timer */
+  int64_t wheel_tick;      /* the first tick not wholly drained */
+  int64_t epoch;     /* ticks */
+  uint32_t now_rel;  /* this frame's clock in ticks, less epoch */
+  uint32_t base_rel; /* what a timer started now counts from */
+  int sweeping;    /* a long frame: every agent awake, no wheel */
   /* world facts tied to variables (facts.c): the value each tie last
    * applied, and who must hear of a change: per agent the ties its plan
    * reads (bit k: ties[k]), per chunk how many agents read any */
@@ -326,6 +342,7 @@ struct SpCrowd {
   size_t own_count, own_cap;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
+  atomic_size_t visited; /* by the last advance pass */
   double ms_update, ms_planning, ms_binding;
 };
 
@@ -499,6 +516,82 @@ void sp_priority_free(SpCrowd *c);
 /* 1 when sorted goal g is rechecked and no `when` of its group holds in
  * state: the agent pursuing it drops it. */
 int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
+
+/* ---- due times (wheel.c) ------------------------------------------- */
+
+/* Due times count ticks of 1/SP_TICKS_PER_S s: the crowd clock rounded
+ * to a tick, so a save's seconds left (a float) give back the same ticks
+ * below 256 s. The wheel's slots are 2^SP_WHEEL_SHIFT ticks (1/64 s),
+ * SP_WHEEL_SLOTS of them in a lap. */
+#define SP_TICKS_PER_S 65536.0
+#define SP_WHEEL_SHIFT 10
+#define SP_WHEEL_SLOTS 1024
+
+static inline uint32_t sp_due_get(const SpCrowd *c, size_t i) {
+  uint32_t u;
+  memcpy(&u, &c->time[i], sizeof u);
+  return u;
+}
+static inline void sp_due_put(SpCrowd *c, size_t i, uint32_t u) {
+  memcpy(&c->time[i], &u, sizeof u);
+}
+/* Seconds as ticks, rounded, within what a due time holds. */
+static inline uint32_t sp_ticks(double seconds) {
+  double t = floor(seconds * SP_TICKS_PER_S + 0.5);
+  return t <= 0.0 ? 0u : t >= 2147483647.0 ? 2147483647u : (uint32_t)t;
+}
+/* Agent i waits `seconds` from now (the base of this pass). */
+static inline void sp_due_start(SpCrowd *c, size_t i, float seconds) {
+  uint64_t d = (uint64_t)c->base_rel + sp_ticks(seconds);
+  sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+}
+/* 1 when agent i's wait is over. */
+static inline int sp_due_passed(const SpCrowd *c, size_t i) {
+  return sp_due_get(c, i) <= c->now_rel;
+}
+
+/* Agent i is visited at the next advance (a worker touches only its own
+ * chunk's words: chunks are whole words). */
+static inline void sp_agent_wake(SpCrowd *c, size_t i) {
+  c->awake[i / 64] |= 1ull << (i % 64);
+}
+/* 1 when phase ph waits on a timer the wheel keeps. */
+static inline int sp_wheel_timed(const SpCrowd *c, uint8_t ph) {
+  return ph == SP_PHASE_BLOCKED ||
+         (ph == SP_PHASE_ACTING && !c->any_interruptible);
+}
+/* Seconds left of agent i's timed wait (acting, blocked). */
+static inline float sp_agent_time_left(const SpCrowd *c, size_t i) {
+  return (float)(((double)sp_due_get(c, i) - (double)c->now_rel) / SP_TICKS_PER_S);
+}
+/* What agent i's time slot means as seconds, as a save holds it: the
+ * seconds left of a wait, a walk's progress or a failure's detail (bit
+ * for bit), else 0 (a slot no phase reads keeps a stale due time). */
+static inline float sp_agent_saved_time(const SpCrowd *c, size_t i) {
+  uint8_t ph = c->phase[i];
+  if (c->flags[i] & F_FAIL) return c->time[i];
+  if (ph == SP_PHASE_ACTING || ph == SP_PHASE_BLOCKED)
+    return sp_agent_time_left(c, i);
+  return ph == SP_PHASE_WALKING ? c->time[i] : 0.0f;
+}
+int sp_wheel_new(SpCrowd *c);
+void sp_wheel_free(SpCrowd *c);
+size_t sp_wheel_bytes(const SpCrowd *c);
+/* After a visit of agent i by worker wk: asleep (on a timer, armed
+ * through the worker's list) or awake at the next advance. */
+void sp_wheel_settle(SpCrowd *c, int wk, size_t i);
+/* Serial, after a pass: the timers the workers started into the wheel. */
+void sp_wheel_flush(SpCrowd *c);
+/* Serial, at a frame's start (clock advanced): wakes the agents whose
+ * wait ends, or every agent for a long frame. */
+void sp_wheel_frame(SpCrowd *c);
+/* After a load: the seconds left in the time slots become due times
+ * from the clock loaded, every agent awake, the wheel empty. */
+void sp_wheel_loaded(SpCrowd *c);
+void sp_wheel_wake_all(SpCrowd *c);
+/* The agents of [lo, hi) awake, in order (whole words of a chunk). */
+size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
+                           uint32_t *out);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

@@ -306,7 +306,7 @@ static void after_failure(SpCrowd *c, Sink s, size_t i) {
   c->flags[i] &= (uint8_t)~F_BIND;
   a->why = SP_REASON_STEP_FAILED; /* replan when the wait is over */
   c->phase[i] = SP_PHASE_BLOCKED;
-  c->time[i] = wait;
+  sp_due_start(c, i, wait); /* a due time (wheel.c) */
 }
 
 /* Tries goals from the agent's `from`-th down (its order: the crowd's,
@@ -609,7 +609,7 @@ static void start_acting(SpCrowd *c, Sink s, Plan *plan) {
     sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return;
   }
-  c->time[i] = draw(c, b, i, a->draws);
+  sp_due_start(c, i, draw(c, b, i, a->draws)); /* wheel.c */
   c->phase[i] = SP_PHASE_ACTING;
 }
 
@@ -770,9 +770,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
         if (c->beh[act].interruptible &&
             drop_lapsed(c, s, i, sp_population_state(c->pop, i)))
           return 0;
-        c->time[i] -= dt;
       }
-      if (c->time[i] > 0.0f) return 0;
+      if (!sp_due_passed(c, i)) return 0; /* its due time: not yet */
       complete_step(c, s, &plan);
       break;
     case SP_PHASE_SCRIPT:
@@ -800,8 +799,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
       if (!end_move(c, s, &plan)) return 0;
       break;
     case SP_PHASE_BLOCKED:
-      if (round == 0) c->time[i] -= dt;
-      if (c->time[i] > 0.0f) return 0;
+      if (!sp_due_passed(c, i)) return 0;
       if (a->why == SP_REASON_STEP_FAILED) { /* a back-off is over */
         need_goal(c, i, SP_REASON_STEP_FAILED);
         return 0;
@@ -853,7 +851,7 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
     sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
   c->flags[i] &= (uint8_t)~F_BIND;
   c->phase[i] = SP_PHASE_BLOCKED;
-  c->time[i] = wait > 0.0f ? wait : c->opt.retry;
+  sp_due_start(c, i, wait > 0.0f ? wait : c->opt.retry);
 }
 
 /* Unreachable: fail, cool the binding down, replan. */

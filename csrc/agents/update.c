@@ -61,6 +61,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
   uint32_t flagged = 0;
+  int wk = s.worker;
   uint32_t due[SP_CROWD_CHUNK];
   uint8_t walked[SP_CROWD_CHUNK];
   size_t nd = 0;
@@ -70,6 +71,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       sp_agent_choose(c, s, due[k]);
+      sp_wheel_settle(c, wk, due[k]);
     }
     /* every agent waiting for a plan, also one left waiting by an update
      * whose planning failed */
@@ -80,31 +82,33 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       sp_agent_take_plan(c, s, due[k]);
+      sp_wheel_settle(c, wk, due[k]);
     }
     flagged = mark_waiting(c, lo, hi, due); /* their next goal */
     break;
   default: {
-    /* first the agents with nothing due (a countdown that does not run
-     * out: a blocked agent's wait, or an action no goal interrupts) in one
-     * tight sweep over the hot arrays; then the others, in agent order,
-     * their records fetched a few agents ahead */
-    float dt = c->dt, *time = c->time;
+    /* the agents awake (wheel.c): a timer ran out, a call or a change woke
+     * them, or they walk or think; those awake whose timed wait goes on
+     * (a long frame wakes all) are settled without a visit */
     const uint8_t *phase = c->phase;
-    int quick = !c->any_interruptible;
-    for (size_t i = lo; i < hi; i++) {
+    /* a long frame wakes every agent: the agents in order, no bits, and
+     * nobody settled (the next frame wakes them all again) */
+    int sweep = c->sweeping;
+    size_t na = sweep ? hi - lo : sp_wheel_awake_list(c, lo, hi, due);
+    for (size_t k = 0; k < na; k++) {
+      size_t i = sweep ? lo + k : due[k];
       uint8_t ph = phase[i];
       /* a move waits for the caller's answer: nothing due before it */
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
-          (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))))
-        continue;
-      if (((ph == SP_PHASE_ACTING && quick) || ph == SP_PHASE_BLOCKED) &&
-          time[i] > dt) {
-        time[i] -= dt;
+          (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))) ||
+          (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
+        if (!sweep) sp_wheel_settle(c, wk, i);
         continue;
       }
       due[nd++] = (uint32_t)i;
     }
-    if (nd > 0) sp_agent_walk_many(c, due, nd, dt, walked);
+    if (nd > 0) sp_agent_walk_many(c, due, nd, c->dt, walked);
+    atomic_fetch_add_explicit(&c->visited, nd, memory_order_relaxed);
     for (size_t k = 0; k < nd; k++) {
       size_t ahead = k + PREFETCH_AHEAD;
       if (ahead < nd && walked[ahead] != WALK_STAYED) fetch_ahead(c, due[ahead]);
@@ -112,7 +116,8 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       if (walked[k] == WALK_STAYED)
         flagged += (c->flags[due[k]] & F_BIND) != 0;
       else
-        flagged += (uint32_t)sp_agent_advance(c, s, due[k], dt, walked[k]);
+        flagged += (uint32_t)sp_agent_advance(c, s, due[k], c->dt, walked[k]);
+      if (!sweep) sp_wheel_settle(c, wk, due[k]);
     }
     break;
   }
@@ -255,6 +260,7 @@ static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     else if (c->ev_count > c->ev_mark) /* no buffer yet: ev is NULL */
       count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
     c->serial_pass = 0;
+    sp_wheel_flush(c); /* the timers its workers started */
   }
 }
 
@@ -278,10 +284,12 @@ static SpStatus plan_waiting(SpCrowd *c, size_t waiting, SpError *err) {
 /* Sets up a crowd's frame. */
 static void frame_begin(SpCrowd *c, float dt) {
   atomic_store(&c->lost, 0);
+  atomic_store(&c->visited, 0);
   c->ev_count = 0;
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
+  sp_wheel_frame(c); /* wakes the agents whose wait ends */
   sp_world_check_grid(c->world);
 }
 
@@ -302,11 +310,13 @@ static void bind_pass(SpCrowd *c) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       size_t before = c->ev_count;
       sp_agent_bind(c, serial, due[k]);
+      sp_wheel_settle(c, -1, due[k]);
       if (c->ev_count > before) /* no buffer yet: ev is NULL */
         count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
   }
+  sp_wheel_flush(c);
   c->ms_binding = now_ms() - tb;
 }
 
@@ -391,7 +401,10 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     run_batch(crowds, count, pool, PASS_TAKE);
   }
 
-  for (size_t k = 0; k < count; k++) crowds[k]->in_pass = 1;
+  for (size_t k = 0; k < count; k++) {
+    crowds[k]->in_pass = 1;
+    crowds[k]->base_rel = crowds[k]->now_rel; /* timers of now on */
+  }
   run_batch(crowds, count, pool, PASS_ADVANCE);
   size_t lost = 0;
   for (size_t k = 0; k < count; k++) {

@@ -172,7 +172,7 @@ static int l_crowd_blocker(lua_State *L)
 }
 
 /* c:stats([out [, counters]]) -> { agents, idle, walking, acting, ...
- * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, ms_update,
+ * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, visited, ms_update,
  * ms_planning, ms_binding, bytes_per_agent, bytes_total }. With counters
  * true, O(1): no phases and no bytes (left as they were in out). */
 static int l_crowd_stats(lua_State *L)
@@ -199,6 +199,7 @@ static int l_crowd_stats(lua_State *L)
   set_int_field(L, 2, "events", (size_t)s.events);
   set_int_field(L, 2, "steps_finished", (size_t)s.steps_finished);
   set_int_field(L, 2, "events_lost", (size_t)s.events_lost);
+  set_int_field(L, 2, "visited", (size_t)s.visited);
   lua_pushnumber(L, s.ms_update);
   lua_setfield(L, 2, "ms_update");
   lua_pushnumber(L, s.ms_planning);

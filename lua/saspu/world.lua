@@ -371,6 +371,25 @@ local function strip_own(msg)
   return (msg:gsub("^[^\n]-saspu/[%w_]+%.lua:%d+: ", ""))
 end
 
+-- The level of a tail-called function's caller: Lua 5.1 keeps a "(tail call)" frame
+-- between them, later versions and LuaJIT do not.
+local CALLER_LEVEL = (function()
+  local function callee()
+    local info = debug.getinfo(2, "S")
+    return info
+  end
+  local function caller() return callee() end
+  return caller().what == "tail" and 3 or 2
+end)()
+
+-- The results of a guarded method, as many as it returned (a fixed list of names would
+-- pad them with nils: print(a:get(v)) would print them). It is tail-called, so no table
+-- is made per call.
+local function pass_results(ok, ...)
+  if not ok then error(strip_own((...)), CALLER_LEVEL) end
+  return ...
+end
+
 -- Wraps every method of `methods` written in Lua (the C ones check for themselves).
 local function guard(methods, what)
   local is_open, names = methods.is_open, {}
@@ -384,9 +403,7 @@ local function guard(methods, what)
     local f = methods[name]
     methods[name] = function(self, ...)
       if not is_open(self) then error(what .. ": closed", 2) end
-      local ok, a, b, c, d = pcall(f, self, ...)
-      if not ok then error(strip_own(a), 2) end
-      return a, b, c, d
+      return pass_results(pcall(f, self, ...))
     end
   end
 end

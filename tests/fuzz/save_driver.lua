@@ -60,12 +60,13 @@ local function build(patched)
     goals = { { "work", priority = 3 }, { "have_a_meal", priority = 2 }, { "join_a_debate" },
               { "go_for_a_walk", priority = 1, when = { debating = "true" } } },
   }, { capacity = 14, seed = 7, speed = 3, retry = 2, cooldown = 3 })
-  local b = world:crowd(d, {
-    actions = { buy_drink = { at = "inn", duration = 2 }, drink = { duration = 1 } },
+  for i = 1, 12 do a:spawn { start = "start_of_day", x = i, y = i % 7 + 1, home = "well" } end
+  local b = world:crowd(d, { -- drinks next to agent 1 of a, wherever it walks (chases)
+    actions = { buy_drink = { at = "inn", duration = 2 },
+                drink = { at = { agent = a:agent(1), reach = 1 }, duration = 1 } },
     goals = { { "quench_thirst" }, { "have_a_meal" } },
     select = function(agent) return agent:index() % 2 == 0 and "quench_thirst" or "have_a_meal" end,
   }, { capacity = 8, seed = 9, speed = 2 })
-  for i = 1, 12 do a:spawn { start = "start_of_day", x = i, y = i % 7 + 1, home = "well" } end
   for i = 1, 6 do b:spawn { start = "start_of_day", x = 16 - i, y = 2 } end
   a:agent(2):set_priority("have_a_meal", 9) -- agents' own priorities
   a:agent(5):set_priority("work", 0)
@@ -93,7 +94,7 @@ local AGENT = {
   { "shun", 63, 1, "int" },
 }
 local AGENT_BYTES = 64
-local LAYOUT = { version = 6, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
+local LAYOUT = { version = 8, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
                  counters = 6, name_max = 255 }
 M.LAYOUT, M.AGENT = LAYOUT, AGENT
 -- The fields of save s: { at = offset (1-based), bytes, kind, group } (group: fields of
@@ -317,7 +318,7 @@ end
 local base, fields, extra_at
 local function prepare()
   local world = build()
-  for _ = 1, 25 do world:update(0.7) end
+  for _ = 1, 10 do world:update(0.7) end -- crowd 2 has two chases then
   base = world:save()
   local vars, acts = {}, {}
   for k, c in ipairs(world:crowds()) do

@@ -45,3 +45,14 @@ int test_decode_state(const SpDomain *d, long k, SpValue *s) {
   }
   return k == 0;
 }
+
+size_t test_spawn(const TestFixture *f, SpCrowd *c, const char *start, int x,
+                  int y) {
+  const SpNamedState *s = sp_builtin_start(f->b, start);
+  if (s == NULL) fail_msg("no start state '%s'", start);
+  size_t id = 0;
+  SpError err;
+  if (sp_crowd_spawn(c, s->values, x, y, SP_NO_PLACE, &id, &err) != SP_OK)
+    fail_msg("spawn '%s' at (%d, %d): %s", start, x, y, err.message);
+  return id;
+}

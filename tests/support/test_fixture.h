@@ -4,6 +4,7 @@
 
 #include "random_domain.h" /* RdRng */
 #include "saspu.h"
+#include "saspu_agents.h"
 #include "sp_builtin.h"
 
 typedef struct TestFixture {
@@ -22,6 +23,13 @@ void test_fixture_open(TestFixture *f, SpBuiltSpec *b);
 
 /* Frees the workspace, the domain and the spec. */
 void test_fixture_close(TestFixture *f);
+
+/* Spawns an agent of crowd c (of f's domain) in f's start state `start`
+ * at cell (x, y), 0-based, without a home; returns its index. A start
+ * that f's spec lacks, or a refused spawn, fails the running cmocka test
+ * with the core's message. */
+size_t test_spawn(const TestFixture *f, SpCrowd *c, const char *start, int x,
+                  int y);
 
 /* Draws every value of s uniformly from its variable's range. */
 void test_random_state(const SpDomain *d, RdRng *rng, SpValue *s);

@@ -1,0 +1,307 @@
+/* wheel.c: due times: agents waiting on a timer sleep in a wheel of ticks, so an update visits only the agents whose wait ends or whom something woke. */
+#include <math.h>
+#include <string.h>
+
+#include "sp_agents.h"
+#include "sp_internal.h"
+
+/* The agents armed in one slot, in no order, in a chain of blocks from
+ * one pool (a slot holds at most one block not full, so the wheel costs
+ * about 4 bytes per waiting agent); stale entries (a timer restarted, a
+ * wait interrupted) are dropped when the slot drains. */
+#define BLOCK_ENTRIES 62
+#define NO_BLOCK UINT32_MAX
+typedef struct WheelBlock {
+  uint32_t next, n;
+  uint32_t e[BLOCK_ENTRIES];
+} WheelBlock;
+
+struct WheelSlot {
+  uint32_t head; /* NO_BLOCK: empty */
+};
+
+struct Wheel {
+  struct WheelSlot slot[SP_WHEEL_SLOTS];
+  WheelBlock *block; /* the pool, `cap` blocks, `used` of them handed out */
+  uint32_t used, cap, free_head;
+};
+
+/* A clock this many ticks past the epoch moves the epoch by half of it
+ * (a due time holds 2^32 ticks, 18 hours). */
+#define EPOCH_SPAN 2147483648u
+/* A frame this many ticks long wakes every agent: nearly all are due. */
+#define SWEEP_TICKS (SP_WHEEL_SLOTS / 4)
+
+_Static_assert(SP_CROWD_CHUNK % 64 == 0, "a chunk is whole bitmap words");
+_Static_assert((SP_WHEEL_SLOTS & (SP_WHEEL_SLOTS - 1)) == 0,
+               "SP_WHEEL_SLOTS: a power of two");
+
+int sp_wheel_new(SpCrowd *c) {
+  c->awake_words = c->chunk_count * (SP_CROWD_CHUNK / 64) + 1;
+  c->awake = sp_mem_alloc(c->alloc, c->awake_words * sizeof(uint64_t));
+  if (c->awake == NULL) return 0;
+  memset(c->awake, 0, c->awake_words * sizeof(uint64_t));
+  return 1;
+}
+
+void sp_wheel_free(SpCrowd *c) {
+  if (c->awake != NULL)
+    sp_mem_free(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
+  c->awake = NULL;
+  struct Wheel *wh = c->wheel;
+  if (wh != NULL) {
+    if (wh->block != NULL)
+      sp_mem_free(c->alloc, wh->block, wh->cap * sizeof(WheelBlock));
+    sp_mem_free(c->alloc, wh, sizeof *wh);
+    c->wheel = NULL;
+  }
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    if (w->arm != NULL) sp_mem_free(c->alloc, w->arm, w->arm_cap * sizeof(uint32_t));
+    w->arm = NULL;
+    w->arm_count = w->arm_cap = 0;
+  }
+}
+
+size_t sp_wheel_bytes(const SpCrowd *c) {
+  size_t b = c->awake_words * sizeof(uint64_t);
+  if (c->wheel != NULL) /* the pool's pages in use */
+    b += sizeof *c->wheel +
+         sp_mem_resident(c->wheel->block, c->wheel->cap * sizeof(WheelBlock));
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+    b += c->cw[k].arm_cap * sizeof(uint32_t);
+  return b;
+}
+
+static inline void sleep_bit(SpCrowd *c, size_t i) {
+  c->awake[i / 64] &= ~(1ull << (i % 64));
+}
+
+/* The wheel tick agent i's wait ends in. */
+static inline int64_t tick_of(const SpCrowd *c, size_t i) {
+  return (c->epoch + (int64_t)sp_due_get(c, i)) >> SP_WHEEL_SHIFT;
+}
+
+/* The crowd clock in ticks. */
+static int64_t clock_ticks(double clock) {
+  return (int64_t)floor(clock * SP_TICKS_PER_S + 0.5);
+}
+
+/* Grows a list of agents by one (doubling); 0 on memory. The lock is the
+ * world's allocator lock when a worker grows it. */
+static int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap, uint32_t i,
+                int locked) {
+  if (*n == *cap) {
+    size_t nc = *cap < 64 ? 64 : *cap * 2;
+    if (locked) pthread_mutex_lock(&c->world->alloc_lock);
+    void *p = sp_mem_realloc(c->alloc, *e, *cap * sizeof(uint32_t),
+                             nc * sizeof(uint32_t));
+    if (locked) pthread_mutex_unlock(&c->world->alloc_lock);
+    if (p == NULL) return 0;
+    *e = p;
+    *cap = nc;
+  }
+  (*e)[(*n)++] = i;
+  return 1;
+}
+
+void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
+  uint8_t ph = c->phase[i], fl = c->flags[i];
+  if (sp_wheel_timed(c, ph)) {
+    /* due already (a wait begun before this frame's advance), or a long
+     * frame: awake; else asleep once its worker's list holds it (without
+     * memory it stays awake and tries again next frame) */
+    if (c->sweeping || sp_due_passed(c, i)) {
+      sp_agent_wake(c, i);
+      return;
+    }
+    CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
+    if (push(c, &w->arm, &w->arm_count, &w->arm_cap, (uint32_t)i, wk >= 0))
+      sleep_bit(c, i);
+    else
+      sp_agent_wake(c, i);
+    return;
+  }
+  int answered = (fl & (F_FINISH | F_FAIL)) != 0;
+  if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
+      ((ph == SP_PHASE_SCRIPT || ph == SP_PHASE_MOVING) && !answered))
+    sleep_bit(c, i); /* woken by the call that answers it, or a goal */
+  else
+    sp_agent_wake(c, i);
+}
+
+/* A block from the pool (its free list, else its unused tail, else a
+ * larger pool); NO_BLOCK on memory. */
+static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
+  uint32_t b = wh->free_head;
+  if (b != NO_BLOCK) {
+    wh->free_head = wh->block[b].next;
+    return b;
+  }
+  if (wh->used == wh->cap) {
+    uint32_t nc = wh->cap < 64 ? 64 : wh->cap * 2;
+    void *p = sp_mem_realloc(c->alloc, wh->block, wh->cap * sizeof(WheelBlock),
+                             (size_t)nc * sizeof(WheelBlock));
+    if (p == NULL) return NO_BLOCK;
+    wh->block = p;
+    wh->cap = nc;
+  }
+  return wh->used++;
+}
+
+/* Agent i into slot s; 0 on memory. */
+static int slot_add(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
+  uint32_t h = wh->slot[s].head;
+  if (h == NO_BLOCK || wh->block[h].n == BLOCK_ENTRIES) {
+    uint32_t b = block_take(c, wh);
+    if (b == NO_BLOCK) return 0;
+    wh->block[b].next = h;
+    wh->block[b].n = 0;
+    wh->slot[s].head = h = b;
+  }
+  WheelBlock *bl = &wh->block[h];
+  bl->e[bl->n++] = i;
+  return 1;
+}
+
+static void slots_clear(struct Wheel *wh) {
+  for (size_t s = 0; s < SP_WHEEL_SLOTS; s++) wh->slot[s].head = NO_BLOCK;
+  wh->used = 0;
+  wh->free_head = NO_BLOCK;
+}
+
+/* Agent i into the slot of its tick (awake instead, without memory). */
+static void arm(SpCrowd *c, uint32_t i) {
+  if (c->wheel == NULL) {
+    c->wheel = sp_mem_alloc(c->alloc, sizeof *c->wheel);
+    if (c->wheel == NULL) {
+      sp_agent_wake(c, i);
+      return;
+    }
+    memset(c->wheel, 0, sizeof *c->wheel);
+    slots_clear(c->wheel);
+  }
+  int64_t t = tick_of(c, i);
+  if (t < c->wheel_tick) t = c->wheel_tick;
+  if (!slot_add(c, c->wheel, (size_t)(t & (SP_WHEEL_SLOTS - 1)), i))
+    sp_agent_wake(c, i);
+}
+
+void sp_wheel_flush(SpCrowd *c) {
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    for (size_t j = 0; j < w->arm_count; j++) arm(c, w->arm[j]);
+    w->arm_count = 0;
+  }
+}
+
+/* Drains the slot of tick t: wakes its agents due now, keeps those due in
+ * a later lap or later in this tick, drops the stale; its blocks go back
+ * to the pool as they are read. */
+static void drain(SpCrowd *c, int64_t t) {
+  struct Wheel *wh = c->wheel;
+  size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
+  uint32_t b = wh->slot[s].head;
+  wh->slot[s].head = NO_BLOCK;
+  while (b != NO_BLOCK) {
+    /* by index: keeping an entry may grow (move) the pool */
+    for (uint32_t k = 0; k < wh->block[b].n; k++) {
+      uint32_t j = wh->block[b].e[k];
+      if (j >= c->n || !sp_wheel_timed(c, c->phase[j])) continue;
+      if (sp_due_passed(c, j)) {
+        sp_agent_wake(c, j);
+        continue;
+      }
+      int64_t tj = tick_of(c, j);
+      if ((tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0) &&
+          !slot_add(c, wh, s, j))
+        sp_agent_wake(c, j);
+    }
+    WheelBlock *bl = &wh->block[b];
+    uint32_t next = bl->next;
+    bl->next = wh->free_head; /* read whole: free for the entries kept */
+    wh->free_head = b;
+    b = next;
+  }
+}
+
+void sp_wheel_wake_all(SpCrowd *c) {
+  size_t words = (c->n + 63) / 64;
+  if (words > 0) memset(c->awake, 0xFF, words * sizeof(uint64_t));
+}
+
+/* Moves the epoch when the clock is far past it (a sweep every nine
+ * hours of the crowd's time); the waits' ticks do not change. */
+static void rebase(SpCrowd *c, int64_t now) {
+  if (now - c->epoch < (int64_t)EPOCH_SPAN) return;
+  const uint32_t by = EPOCH_SPAN / 2;
+  for (size_t i = 0; i < c->n; i++) {
+    uint8_t ph = c->phase[i];
+    if (ph != SP_PHASE_ACTING && ph != SP_PHASE_BLOCKED) continue;
+    if (c->flags[i] & F_FAIL) continue; /* the slot holds a detail */
+    uint32_t d = sp_due_get(c, i);
+    sp_due_put(c, i, d > by ? d - by : 0);
+  }
+  c->epoch += by;
+}
+
+static uint32_t rel(const SpCrowd *c, int64_t ticks) {
+  int64_t r = ticks - c->epoch;
+  return r <= 0 ? 0u : r >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+}
+
+void sp_wheel_frame(SpCrowd *c) {
+  int64_t now = clock_ticks(c->clock);
+  rebase(c, now);
+  c->now_rel = rel(c, now);
+  /* the choose and take passes count from the frame before */
+  c->base_rel = rel(c, clock_ticks(c->clock - c->dt));
+  int64_t cur = now >> SP_WHEEL_SHIFT;
+  int was = c->sweeping;
+  c->sweeping = cur - c->wheel_tick >= SWEEP_TICKS;
+  if (c->sweeping || was) {
+    /* most agents are due: visit them all, in order, not through slots
+     * (and after a long frame, arm every timer again) */
+    if (c->wheel != NULL) slots_clear(c->wheel);
+    sp_wheel_wake_all(c);
+    c->wheel_tick = cur > 0 ? cur - 1 : 0;
+    return;
+  }
+  if (c->wheel != NULL)
+    for (int64_t t = c->wheel_tick; t <= cur + 1; t++) drain(c, t);
+  /* the last ticks again next frame: a due time rounded near a tick's
+   * edge is found there */
+  c->wheel_tick = cur > 0 ? cur - 1 : 0;
+}
+
+void sp_wheel_loaded(SpCrowd *c) {
+  if (c->wheel != NULL) slots_clear(c->wheel);
+  c->epoch = clock_ticks(c->clock);
+  c->now_rel = c->base_rel = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    uint8_t ph = c->phase[i];
+    if ((ph != SP_PHASE_ACTING && ph != SP_PHASE_BLOCKED) ||
+        (c->flags[i] & F_FAIL))
+      continue;
+    float left = c->time[i];
+    sp_due_put(c, i, sp_ticks(left));
+  }
+  int64_t cur = c->epoch >> SP_WHEEL_SHIFT;
+  c->wheel_tick = cur > 0 ? cur - 1 : 0;
+  sp_wheel_wake_all(c);
+}
+
+size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
+                           uint32_t *out) {
+  size_t n = 0;
+  for (size_t wd = lo / 64; wd * 64 < hi; wd++) {
+    uint64_t bits = c->awake[wd];
+    while (bits != 0) {
+      size_t i = wd * 64 + (size_t)__builtin_ctzll(bits);
+      bits &= bits - 1;
+      if (i >= hi) break;
+      out[n++] = (uint32_t)i;
+    }
+  }
+  return n;
+}
