@@ -28,7 +28,6 @@ static void print_machine(void) {
          sp_online_cores(), load[0]);
 }
 
-
 static void town_new(CitizenTown *t, size_t n, int threads, int walking) {
   CitizenTownOptions o = {n, threads, walking, 0};
   citizen_town_new(t, &o);
@@ -56,8 +55,7 @@ static void report(const char *what, const CitizenTown *t, int threads,
   printf("citizen %-7s n=%-7zu threads=%d  median %6.2f ms  mean %6.2f ms  "
          "min %6.2f ms  caller cpu median %6.2f ms  events/frame %zu  "
          "bytes/agent %zu  walking=%zu acting=%zu\n",
-         what, st.agents, threads, ms[frames / 2], mean, ms[0],
-         cpu[frames / 2],
+         what, st.agents, threads, ms[frames / 2], mean, ms[0], cpu[frames / 2],
          events / (size_t)frames, st.bytes_per_agent,
          st.phase[SP_PHASE_WALKING], st.phase[SP_PHASE_ACTING]);
 }

@@ -45,7 +45,8 @@ static void run(int which, int reps) {
   SpDomain *d = NULL;
   SpWorkspace *ws = NULL;
   SpError err;
-  if (b == NULL || sp_domain_compile(&b->spec, NULL, plain, &d, &err) != SP_OK ||
+  if (b == NULL ||
+      sp_domain_compile(&b->spec, NULL, plain, &d, &err) != SP_OK ||
       sp_workspace_new(d, plain, &ws, &err) != SP_OK) {
     fprintf(stderr, "bench_cold: %s does not compile\n", names[which]);
     exit(1);
@@ -74,8 +75,9 @@ static void run(int which, int reps) {
   }
   qsort(ns, pairs, sizeof *ns, cmp_double);
   printf("%-20s %6zu solvable pairs  median %6.1f ns  q1 %6.1f  q3 %6.1f  "
-         "(%llu plans)\n", names[which], pairs, ns[pairs / 2], ns[pairs / 4],
-         ns[3 * pairs / 4], plans);
+         "(%llu plans)\n",
+         names[which], pairs, ns[pairs / 2], ns[pairs / 4], ns[3 * pairs / 4],
+         plans);
   free(ns);
   sp_workspace_free(ws);
   sp_domain_free(d);
@@ -90,11 +92,13 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--domain") == 0 && i + 1 < argc) {
       only = atoi(argv[++i]);
     } else {
-      printf("usage: bench_cold [--reps K] [--domain 0|1|2]\n"
-             "  K plans of each pair in a row, timed together (default 64; 0 only\n"
-             "  finds the pairs: an instruction count with K minus one with 0,\n"
-             "  divided by K x pairs, is the count per plan)\n"
-             "  --domain  horse breeder, citizen or acquisition machine only\n");
+      printf(
+          "usage: bench_cold [--reps K] [--domain 0|1|2]\n"
+          "  K plans of each pair in a row, timed together (default 64; 0 "
+          "only\n"
+          "  finds the pairs: an instruction count with K minus one with 0,\n"
+          "  divided by K x pairs, is the count per plan)\n"
+          "  --domain  horse breeder, citizen or acquisition machine only\n");
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }

@@ -46,7 +46,7 @@
 #include "bench_util.h"
 #include "saspu_grid.h"
 
-#define NO_ALLOC ((SpAllocator){NULL, NULL})
+#define NO_ALLOC  ((SpAllocator){NULL, NULL})
 #define TARGET_US 20.0
 
 static double rng_unit(uint64_t *s) {

@@ -16,8 +16,8 @@
 #include "bench_population.h"
 
 typedef struct Paper {
-  const char *key;   /* short name in tables and CSV */
-  const char *game;  /* the paper's benchmark name */
+  const char *key;     /* short name in tables and CSV */
+  const char *game;    /* the paper's benchmark name */
   double fit_a, fit_b; /* SSCI Table IV: a + b x ms */
 } Paper;
 
@@ -30,11 +30,14 @@ enum { PAPER_COUNT = 3 };
 
 /* The cold-gap rows (cold_gap.c) for each domain that runs: n NPCs. */
 static void cold_gap_rows(const char *only, int fixed, size_t n, int frames) {
-  printf("cold frame against the single plan on the same pairs: %zu NPCs, one\n"
-         "thread, cache off, thread CPU time, median of %d frames; `frame` =\n"
-         "sp_population_plan per NPC, `stream` = sp_plan on the frame's NPCs in\n"
-         "order, `repeated` = sp_plan on each pair 64 times in a row (bench_cold's\n"
-         "figure), median over the pairs\n", n, frames);
+  printf(
+      "cold frame against the single plan on the same pairs: %zu NPCs, one\n"
+      "thread, cache off, thread CPU time, median of %d frames; `frame` =\n"
+      "sp_population_plan per NPC, `stream` = sp_plan on the frame's NPCs in\n"
+      "order, `repeated` = sp_plan on each pair 64 times in a row "
+      "(bench_cold's\n"
+      "figure), median over the pairs\n",
+      n, frames);
   printf("   %-20s %8s %10s %10s %11s %10s %10s\n", "domain", "frame ns",
          "stream ns", "repeat ns", "frame/rep", "frame/str", "str/rep");
   for (int which = 0; which < PAPER_COUNT; which++) {
@@ -60,11 +63,19 @@ static void cold_gap_rows(const char *only, int fixed, size_t n, int frames) {
 /* `bytes` is the bit-packed table with ranks packed by the byte loop
  * instead of pext (the reference path; by default a CPU without a fast
  * pext runs `radix`). */
-enum { MODE_OFF = 0, MODE_HASH, MODE_RADIX, MODE_BYTES, MODE_TABLE, MODE_COUNT };
-static const char *const mode_names[MODE_COUNT] = {"off", "hash", "radix", "bytes",
-                                                   "on"};
-static const int mode_table[MODE_COUNT] = {SP_TABLE_OFF, SP_TABLE_OFF, SP_TABLE_RADIX,
-                                           SP_TABLE_PORTABLE, SP_TABLE_AUTO};
+enum {
+  MODE_OFF = 0,
+  MODE_HASH,
+  MODE_RADIX,
+  MODE_BYTES,
+  MODE_TABLE,
+  MODE_COUNT
+};
+static const char *const mode_names[MODE_COUNT] = {"off", "hash", "radix",
+                                                   "bytes", "on"};
+static const int mode_table[MODE_COUNT] = {SP_TABLE_OFF, SP_TABLE_OFF,
+                                           SP_TABLE_RADIX, SP_TABLE_PORTABLE,
+                                           SP_TABLE_AUTO};
 
 typedef struct Cell {
   double median_ms, min_ms, max_ms;
@@ -100,7 +111,8 @@ static Cell measure(const Workload *w, SpPopulation *pop, SpValue *st,
     double cpu0 = process_cpu_ms();
     if (sp_population_plan(pop, &o, &r, &err) != SP_OK) die("plan", &err);
     double cpu1 = process_cpu_ms();
-    if (r.planned != n || r.waiting != 0) die("plan: not every NPC planned", NULL);
+    if (r.planned != n || r.waiting != 0)
+      die("plan: not every NPC planned", NULL);
     if (f == 0) continue;
     ms[f - 1] = (double)r.elapsed_ns / 1e6;
     cpu[f - 1] = cpu1 - cpu0;
@@ -156,7 +168,8 @@ static double streaming_floor_ms(size_t n, size_t m, int threads, int frames) {
   Stream j = {st, go, status, handle, n, m, threads};
   double ms[64];
   for (int f = 0; f <= frames; f++) {
-    for (size_t i = 0; i < n * m + 8; i++) st[i] = (SpValue)(i + (size_t)f), go[i] = (SpValue)(i * 3u);
+    for (size_t i = 0; i < n * m + 8; i++)
+      st[i] = (SpValue)(i + (size_t)f), go[i] = (SpValue)(i * 3u);
     uint64_t t0 = bu_now_ns();
     sp_thread_pool_run(pool, threads, stream_job, &j);
     if (f > 0) ms[f - 1] = (double)(bu_now_ns() - t0) / 1e6;
@@ -171,8 +184,10 @@ static double streaming_floor_ms(size_t n, size_t m, int threads, int frames) {
 
 static void source_dir(char *buf, size_t size) {
   const char *slash = strrchr(__FILE__, '/');
-  if (slash == NULL) snprintf(buf, size, ".");
-  else snprintf(buf, size, "%.*s", (int)(slash - __FILE__), __FILE__);
+  if (slash == NULL)
+    snprintf(buf, size, ".");
+  else
+    snprintf(buf, size, "%.*s", (int)(slash - __FILE__), __FILE__);
 }
 
 /* Most entries of --threads. */
@@ -203,38 +218,52 @@ static int parse_thread_list(const char *s, int *opts) {
   while (*s) {
     char *end;
     long v = strtol(s, &end, 10);
-    if (end == s || v < 1 || v > SP_THREAD_POOL_MAX || n == THREAD_OPTS_MAX) return 0;
+    if (end == s || v < 1 || v > SP_THREAD_POOL_MAX || n == THREAD_OPTS_MAX)
+      return 0;
     opts[n++] = (int)v;
     s = end;
-    if (*s == ',') s++;
-    else if (*s) return 0;
+    if (*s == ',')
+      s++;
+    else if (*s)
+      return 0;
   }
   return n;
 }
 
 static void usage(void) {
-  printf("usage: bench_population [--out DIR] [--quick] [--frames K] [--domain NAME]\n"
+  printf("usage: bench_population [--out DIR] [--quick] [--frames K] [--domain "
+         "NAME]\n"
          "                       [--threads LIST] [--goals fixed] [--npcs N]\n"
-         "  --out DIR   where the CSV files go (default: bench/out next to this source)\n"
+         "  --out DIR   where the CSV files go (default: bench/out next to "
+         "this source)\n"
          "  --quick     NPC counts 100k and 1M only, 3 frames\n"
-         "  --frames K  timed frames per cell (default 7, at most 60); the median is reported\n"
+         "  --frames K  timed frames per cell (default 7, at most 60); the "
+         "median is reported\n"
          "  --domain NAME  only horse_breeder, citizen or acquisition_machine\n"
-         "  --threads LIST worker counts to measure, comma-separated (default: 1 and\n"
-         "                 the online cores), e.g. 1,2,4,8,16; at most %d entries\n"
-         "  --goals fixed  the paper goals as conditions (kept variables free), so NPCs\n"
-         "                 share a few goals as in a game; default: kept variables take\n"
+         "  --threads LIST worker counts to measure, comma-separated (default: "
+         "1 and\n"
+         "                 the online cores), e.g. 1,2,4,8,16; at most %d "
+         "entries\n"
+         "  --goals fixed  the paper goals as conditions (kept variables "
+         "free), so NPCs\n"
+         "                 share a few goals as in a game; default: kept "
+         "variables take\n"
          "                 the start's values (a goal per start)\n"
          "  --npcs N    one population size only\n"
-         "  --cache LIST   rows to measure, comma-separated among off, hash, radix,\n"
+         "  --cache LIST   rows to measure, comma-separated among off, hash, "
+         "radix,\n"
          "                 bytes, on\n"
          "                 (default: all)\n"
-         "  --cold-gap     only the cold frame against the single plan on the same\n"
-         "                 pairs (100k NPCs unless --npcs; printed after a full run too)\n",
+         "  --cold-gap     only the cold frame against the single plan on the "
+         "same\n"
+         "                 pairs (100k NPCs unless --npcs; printed after a "
+         "full run too)\n",
          THREAD_OPTS_MAX);
 }
 
 int main(int argc, char **argv) {
-  static const size_t counts_full[] = {100000, 500000, 1000000, 2000000, 3400000};
+  static const size_t counts_full[] = {100000, 500000, 1000000, 2000000,
+                                       3400000};
   static const size_t counts_quick[] = {100000, 1000000};
   const size_t *counts = counts_full;
   size_t count_n = 5;
@@ -294,39 +323,52 @@ int main(int argc, char **argv) {
   }
   char src[2048], dir[4096], model[256];
   source_dir(src, sizeof src);
-  if (out_dir == NULL) snprintf(dir, sizeof dir, "%s/out", src);
-  else snprintf(dir, sizeof dir, "%s", out_dir);
+  if (out_dir == NULL)
+    snprintf(dir, sizeof dir, "%s/out", src);
+  else
+    snprintf(dir, sizeof dir, "%s", out_dir);
   bu_cpu_model(model, sizeof model);
   int cores = sp_online_cores();
   double t_start = bu_now_ns();
   printf("saspu population benchmark (SSCI 2022 Figure 3 / Table IV)\n");
   double load0[3], load1[3];
   bu_load_average(load0);
-  printf("cpu: %s\ncores online: %d\nload average at start: %.2f %.2f %.2f\n", model,
-         cores, load0[0], load0[1], load0[2]);
+  printf("cpu: %s\ncores online: %d\nload average at start: %.2f %.2f %.2f\n",
+         model, cores, load0[0], load0[1], load0[2]);
   if (load0[0] > 0.5)
-    printf("warning: the machine is busy; timings with %d threads suffer most\n", cores);
+    printf(
+        "warning: the machine is busy; timings with %d threads suffer most\n",
+        cores);
   if (gap_only) {
     cold_gap_rows(only, fixed, count_n == 1 ? counts[0] : 100000, frames);
     bu_load_average(load1);
-    printf("load average at end: %.2f %.2f %.2f\n", load1[0], load1[1], load1[2]);
+    printf("load average at end: %.2f %.2f %.2f\n", load1[0], load1[1],
+           load1[2]);
     return 0;
   }
-  printf("every NPC replans at every frame; its (s0, s*) pair changes at every frame;\n"
-         "time = sp_population_plan for the whole population, median of %d frames\n"
-         "after one warm-up frame; chunk %d NPCs; cache %d entries per worker;\n"
-         "cpu ms = CPU time of all threads over the call (median);\n"
-         "cache hash = the per-worker hash caches alone, radix = the direct table\n"
-         "with mixed-radix ranks one NPC at a time (the baselines), bytes = the\n"
-         "bit-packed table with ranks packed by a byte loop, on = as by default\n"
-         "(bit-packed table with pext where the CPU has a fast one: %s); goals: %s\n\n",
-         frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY,
-         sp_population_fast_pext() ? "yes" : "no", fixed ? "fixed conditions (--goals fixed)" : "kept variables take the start's values");
+  printf(
+      "every NPC replans at every frame; its (s0, s*) pair changes at every "
+      "frame;\n"
+      "time = sp_population_plan for the whole population, median of %d "
+      "frames\n"
+      "after one warm-up frame; chunk %d NPCs; cache %d entries per worker;\n"
+      "cpu ms = CPU time of all threads over the call (median);\n"
+      "cache hash = the per-worker hash caches alone, radix = the direct "
+      "table\n"
+      "with mixed-radix ranks one NPC at a time (the baselines), bytes = the\n"
+      "bit-packed table with ranks packed by a byte loop, on = as by default\n"
+      "(bit-packed table with pext where the CPU has a fast one: %s); goals: "
+      "%s\n\n",
+      frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY,
+      sp_population_fast_pext() ? "yes" : "no",
+      fixed ? "fixed conditions (--goals fixed)"
+            : "kept variables take the start's values");
 
-  FILE *csv = bu_csv_open(dir, "population.csv",
-                          "domain,game,npcs,cache,threads,median_ms,min_ms,max_ms,"
-                          "cpu_ms,ns_per_npc,npcs_per_s,cache_hits,cache_misses,failures,"
-                          "bytes_per_npc,bytes_total");
+  FILE *csv = bu_csv_open(
+      dir, "population.csv",
+      "domain,game,npcs,cache,threads,median_ms,min_ms,max_ms,"
+      "cpu_ms,ns_per_npc,npcs_per_s,cache_hits,cache_misses,failures,"
+      "bytes_per_npc,bytes_total");
   FILE *fits = bu_csv_open(dir, "population_fit.csv",
                            "domain,game,cache,threads,a_ms,b_ms_per_npc,r2,"
                            "paper_a_ms,paper_b_ms_per_npc");
@@ -354,14 +396,17 @@ int main(int argc, char **argv) {
            papers[which].key, papers[which].game, w.m,
            sp_domain_action_count(w.d), sp_class_name(sp_domain_class(w.d)),
            w.pairs, w.avg_len);
-    printf("%10s %6s %7s %10s %10s %10s %9s %10s %12s\n", "npcs", "cache", "threads",
-           "median ms", "min ms", "max ms", "ns/npc", "cpu ms", "hit rate");
-    double xs[MODE_COUNT][THREAD_OPTS_MAX][8], ys[MODE_COUNT][THREAD_OPTS_MAX][8];
+    printf("%10s %6s %7s %10s %10s %10s %9s %10s %12s\n", "npcs", "cache",
+           "threads", "median ms", "min ms", "max ms", "ns/npc", "cpu ms",
+           "hit rate");
+    double xs[MODE_COUNT][THREAD_OPTS_MAX][8],
+        ys[MODE_COUNT][THREAD_OPTS_MAX][8];
     for (size_t ci = 0; ci < count_n; ci++) {
       size_t n = counts[ci];
       SpPopulation *pop = NULL;
       SpError err;
-      if (sp_population_new(w.d, n, plain, &pop, &err) != SP_OK) die("population", &err);
+      if (sp_population_new(w.d, n, plain, &pop, &err) != SP_OK)
+        die("population", &err);
       for (int cache = 0; cache < MODE_COUNT; cache++) {
         if (!(modes >> cache & 1u)) continue;
         for (int ti = 0; ti < thread_n; ti++) {
@@ -371,11 +416,15 @@ int main(int argc, char **argv) {
           SpPopulationStats s;
           sp_population_stats(pop, &s);
           double ns_per = c.median_ms * 1e6 / (double)n;
-          double hit = c.hits + c.misses ? (double)c.hits / (double)(c.hits + c.misses) : 0;
-          printf("%10zu %6s %7d %10.3f %10.3f %10.3f %9.2f %10.3f %11.4f%%\n", n,
-                 mode_names[cache], threads, c.median_ms, c.min_ms, c.max_ms,
+          double hit = c.hits + c.misses
+                           ? (double)c.hits / (double)(c.hits + c.misses)
+                           : 0;
+          printf("%10zu %6s %7d %10.3f %10.3f %10.3f %9.2f %10.3f %11.4f%%\n",
+                 n, mode_names[cache], threads, c.median_ms, c.min_ms, c.max_ms,
                  ns_per, c.cpu_ms, 100.0 * hit);
-          fprintf(csv, "%s,%s,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.0f,%llu,%llu,%zu,%zu,%zu\n",
+          fprintf(csv,
+                  "%s,%s,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.0f,%llu,%llu,%zu,"
+                  "%zu,%zu\n",
                   papers[which].key, papers[which].game, n, mode_names[cache],
                   threads, c.median_ms, c.min_ms, c.max_ms, c.cpu_ms, ns_per,
                   (double)n / (c.median_ms / 1e3), (unsigned long long)c.hits,
@@ -390,9 +439,10 @@ int main(int argc, char **argv) {
       if (ci == 0) {
         SpPopulationStats s;
         sp_population_stats(pop, &s);
-        printf("   bytes per NPC: %zu (state %d + goal %d + status 1 + handle 4 + "
-               "plan slot %d)\n",
-               s.bytes_per_npc, w.m, w.m, sp_domain_action_count(w.d));
+        printf(
+            "   bytes per NPC: %zu (state %d + goal %d + status 1 + handle 4 + "
+            "plan slot %d)\n",
+            s.bytes_per_npc, w.m, w.m, sp_domain_action_count(w.d));
       }
       sp_population_free(pop);
     }
@@ -402,21 +452,24 @@ int main(int argc, char **argv) {
       continue;
     }
     printf("   linear fits, runtime (ms) = a + b x for x NPCs:\n");
-    printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC)\n", "SSCI Table IV (8 cores)",
-           papers[which].fit_a, papers[which].fit_b, papers[which].fit_b * 1e6);
+    printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC)\n",
+           "SSCI Table IV (8 cores)", papers[which].fit_a, papers[which].fit_b,
+           papers[which].fit_b * 1e6);
     for (int cache = 0; cache < MODE_COUNT; cache++) {
       if (!(modes >> cache & 1u)) continue;
       for (int ti = 0; ti < thread_n; ti++) {
         double coef[2] = {0, 0};
         double r2 = bu_fit_poly(xs[cache][ti], ys[cache][ti], count_n, 1, coef);
         char label[64];
-        snprintf(label, sizeof label, "saspu cache %s, %d thread%s", mode_names[cache],
-                 thread_opts[ti], thread_opts[ti] > 1 ? "s" : "");
-        printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC), R^2 %.4f\n", label,
-               coef[0], coef[1], coef[1] * 1e6, r2);
-        fprintf(fits, "%s,%s,%s,%d,%.6f,%.6e,%.5f,%.4f,%.3e\n", papers[which].key,
-                papers[which].game, mode_names[cache], thread_opts[ti], coef[0],
-                coef[1], r2, papers[which].fit_a, papers[which].fit_b);
+        snprintf(label, sizeof label, "saspu cache %s, %d thread%s",
+                 mode_names[cache], thread_opts[ti],
+                 thread_opts[ti] > 1 ? "s" : "");
+        printf("   %-28s a = %8.4f  b = %.3e  (%.3f ns per NPC), R^2 %.4f\n",
+               label, coef[0], coef[1], coef[1] * 1e6, r2);
+        fprintf(fits, "%s,%s,%s,%d,%.6f,%.6e,%.5f,%.4f,%.3e\n",
+                papers[which].key, papers[which].game, mode_names[cache],
+                thread_opts[ti], coef[0], coef[1], r2, papers[which].fit_a,
+                papers[which].fit_b);
       }
     }
     printf("\n");
@@ -431,12 +484,16 @@ int main(int argc, char **argv) {
     double hash = at_max[which][MODE_HASH][thread_n - 1];
     double radix = at_max[which][MODE_RADIX][thread_n - 1];
     double off = at_max[which][MODE_OFF][thread_n - 1];
-    printf("   %-20s cache on %8.3f ms (%s); hash caches only %8.3f ms (on is %.2fx "
-           "faster); radix table %8.3f ms (on is %.2fx faster); cold (cache off) "
-           "%8.3f ms\n", papers[which].key, on, on <= 16.7 ? "met" : "missed", hash,
-           on > 0 ? hash / on : 0, radix, on > 0 ? radix / on : 0, off);
+    printf(
+        "   %-20s cache on %8.3f ms (%s); hash caches only %8.3f ms (on is "
+        "%.2fx "
+        "faster); radix table %8.3f ms (on is %.2fx faster); cold (cache off) "
+        "%8.3f ms\n",
+        papers[which].key, on, on <= 16.7 ? "met" : "missed", hash,
+        on > 0 ? hash / on : 0, radix, on > 0 ? radix / on : 0, off);
   }
-  printf("streaming floor at %zu NPCs, %d threads (read state + goal, write status +\n"
+  printf("streaming floor at %zu NPCs, %d threads (read state + goal, write "
+         "status +\n"
          "handle, nothing planned; the least a cached frame can cost here):\n",
          max_n, thread_opts[thread_n - 1]);
   for (int which = 0; which < PAPER_COUNT; which++) {
@@ -444,8 +501,10 @@ int main(int argc, char **argv) {
     double fl = streaming_floor_ms(max_n, (size_t)vars_of[which],
                                    thread_opts[thread_n - 1], frames);
     double on = at_max[which][MODE_TABLE][thread_n - 1];
-    printf("   %-20s floor %8.3f ms (%.2f ns per NPC); cache on is %.2fx the floor\n",
-           papers[which].key, fl, fl * 1e6 / (double)max_n, fl > 0 ? on / fl : 0);
+    printf("   %-20s floor %8.3f ms (%.2f ns per NPC); cache on is %.2fx the "
+           "floor\n",
+           papers[which].key, fl, fl * 1e6 / (double)max_n,
+           fl > 0 ? on / fl : 0);
   }
   printf("\n");
   cold_gap_rows(only, fixed, 100000, frames);

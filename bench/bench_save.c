@@ -24,8 +24,9 @@ static double median(double *v, int n) {
  * agents took spent on the cached-field list instead (every cell of the
  * grid, then again), the crowd left with no agent. Before loads were
  * bounded each distinct cell cost a distance field. */
-static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c,
-                               int cells, size_t *out_len, size_t *entries) {
+static uint8_t *crafted_fields(const uint8_t *good, size_t len,
+                               const SpCrowd *c, int cells, size_t *out_len,
+                               size_t *entries) {
   /* written as format 5 (no names block, which would name the agents) */
   const uint8_t *head = good;
   good += sp_save_body_at(head, len) - SAVE_HEADER_BYTES;
@@ -44,7 +45,8 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   uint8_t *b = malloc(*out_len);
   if (b == NULL) return NULL;
   memcpy(b, head, SAVE_HEADER_BYTES);
-  memcpy(b + SAVE_HEADER_BYTES, good + SAVE_HEADER_BYTES, nf_at - SAVE_HEADER_BYTES);
+  memcpy(b + SAVE_HEADER_BYTES, good + SAVE_HEADER_BYTES,
+         nf_at - SAVE_HEADER_BYTES);
   sp_save_put(b + 8, 5, 4);
   memset(b + 52, 0, 4 * np); /* no agent holds a place */
   sp_save_put(b + nf_at, k, 4);
@@ -64,8 +66,10 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len, const SpCrowd *c
   p[5] = 0;                 /* no sensors */
   sp_save_put(p + 6, 0, 4); /* no extra bytes (format 5: no chase list) */
   sp_save_put(b + 16, *out_len - SAVE_HEADER_BYTES, 8);
-  sp_save_put(b + 24, sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
-                                  *out_len - SAVE_HEADER_BYTES), 8);
+  sp_save_put(b + 24,
+              sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
+                          *out_len - SAVE_HEADER_BYTES),
+              8);
   return b;
 }
 
@@ -78,11 +82,12 @@ int main(int argc, char **argv) {
   bu_cpu_model(model, sizeof model);
   double load[3];
   bu_load_average(load);
-  printf("bench_save: %s, %d online cores, load average %.2f\n", model, bu_core_count(),
-         load[0]);
+  printf("bench_save: %s, %d online cores, load average %.2f\n", model,
+         bu_core_count(), load[0]);
   CitizenTown a, b;
   town_new(&a, n);
-  for (int f = 0; f < 12; f++) sp_crowd_update(a.c, 0.25f, NULL); /* plans, walks, acts */
+  for (int f = 0; f < 12; f++)
+    sp_crowd_update(a.c, 0.25f, NULL); /* plans, walks, acts */
   double frame[32], save_ms[32], load_ms[32], check_ms[32];
   if (reps > 32) reps = 32;
   for (int r = 0; r < reps; r++) {
@@ -96,7 +101,8 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps; r++) {
     if (buf != NULL) sp_world_save_free(a.w, buf, len);
     double t0 = bu_now_ns();
-    if (sp_world_save(a.w, list, 1, NULL, 0, &buf, &len, NULL) != SP_OK) return 1;
+    if (sp_world_save(a.w, list, 1, NULL, 0, &buf, &len, NULL) != SP_OK)
+      return 1;
     save_ms[r] = (bu_now_ns() - t0) / 1e6;
   }
   town_new(&b, n);
@@ -106,12 +112,13 @@ int main(int argc, char **argv) {
     SpWorldStats w0, w1;
     sp_world_stats(b.w, &w0);
     double t0 = bu_now_ns();
-    if (sp_world_load_check(b.w, (const SpCrowd *const *)blist, 1, buf, len, NULL, NULL,
-                            NULL) != SP_OK)
+    if (sp_world_load_check(b.w, (const SpCrowd *const *)blist, 1, buf, len,
+                            NULL, NULL, NULL) != SP_OK)
       return 1;
     check_ms[r] = (bu_now_ns() - t0) / 1e6;
     t0 = bu_now_ns();
-    if (sp_world_load(b.w, blist, 1, buf, len, NULL, NULL, NULL) != SP_OK) return 1;
+    if (sp_world_load(b.w, blist, 1, buf, len, NULL, NULL, NULL) != SP_OK)
+      return 1;
     load_ms[r] = (bu_now_ns() - t0) / 1e6;
     sp_world_stats(b.w, &w1);
     fields_ms = w1.ms_fields - w0.ms_fields; /* the last load's */
@@ -127,7 +134,8 @@ int main(int argc, char **argv) {
     sp_world_stats(b.w, &w0);
     double t0 = bu_now_ns();
     SpError err;
-    if (sp_world_load(b.w, blist, 1, crafted, clen, NULL, NULL, &err) != SP_OK) {
+    if (sp_world_load(b.w, blist, 1, crafted, clen, NULL, NULL, &err) !=
+        SP_OK) {
       fprintf(stderr, "bench_save: the crafted save: %s\n", err.message);
       return 1;
     }
@@ -139,21 +147,28 @@ int main(int argc, char **argv) {
   SpCrowdStats st;
   sp_crowd_stats(a.c, &st);
   double fm = median(frame, reps);
-  printf("citizens n=%zu (walking %zu, acting %zu)  save %.1f MB = %.1f bytes/agent\n", n,
-         st.phase[SP_PHASE_WALKING], st.phase[SP_PHASE_ACTING], (double)len / 1e6,
-         (double)len / (double)n);
-  double sm = median(save_ms, reps), lm = median(load_ms, reps), cm = median(check_ms, reps);
-  printf("median of %d: frame (dt 1/30 s, 2 threads) %.1f ms; save %.1f ms (%.1f frames, "
-         "%.0f ns/agent); load %.1f ms (%.1f frames, %.0f ns/agent), of which recomputing the "
+  printf("citizens n=%zu (walking %zu, acting %zu)  save %.1f MB = %.1f "
+         "bytes/agent\n",
+         n, st.phase[SP_PHASE_WALKING], st.phase[SP_PHASE_ACTING],
+         (double)len / 1e6, (double)len / (double)n);
+  double sm = median(save_ms, reps), lm = median(load_ms, reps),
+         cm = median(check_ms, reps);
+  printf("median of %d: frame (dt 1/30 s, 2 threads) %.1f ms; save %.1f ms "
+         "(%.1f frames, "
+         "%.0f ns/agent); load %.1f ms (%.1f frames, %.0f ns/agent), of which "
+         "recomputing the "
          "cached distance fields %.1f ms; a check-only pass %.1f ms\n",
-         reps, fm, sm, sm / fm, sm * 1e6 / (double)n, lm, lm / fm, lm * 1e6 / (double)n,
-         fields_ms, cm);
+         reps, fm, sm, sm / fm, sm * 1e6 / (double)n, lm, lm / fm,
+         lm * 1e6 / (double)n, fields_ms, cm);
   double xm = median(crafted_ms, reps);
-  printf("crafted save of %.1f MB (%zu cached-field entries, no agent): load %.1f ms "
-         "(%.2f x the legitimate load), %llu fields computed in %.1f ms (%.2f ms each; "
+  printf("crafted save of %.1f MB (%zu cached-field entries, no agent): load "
+         "%.1f ms "
+         "(%.2f x the legitimate load), %llu fields computed in %.1f ms (%.2f "
+         "ms each; "
          "unbounded, its %d distinct cells would cost %.1f s)\n",
          (double)clen / 1e6, entries, xm, xm / lm, (unsigned long long)computed,
-         crafted_fields_ms, computed ? crafted_fields_ms / (double)computed : 0.0, cells,
+         crafted_fields_ms,
+         computed ? crafted_fields_ms / (double)computed : 0.0, cells,
          computed ? crafted_fields_ms / (double)computed * cells / 1e3 : 0.0);
   free(crafted);
   sp_world_save_free(a.w, buf, len);

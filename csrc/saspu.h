@@ -41,11 +41,11 @@ typedef struct SpAllocator {
 
 typedef enum SpStatus {
   SP_OK = 0,
-  SP_ERR_MEMORY,   /* the allocator returned NULL */
-  SP_ERR_INVALID,  /* the domain description breaks a rule (see SpErrorCode) */
-  SP_ERR_CLASS,    /* the domain is outside SAS-PUC0/CS2/C*2 and was not allowed */
-  SP_ERR_STATE,    /* a start or goal value is out of range */
-  SP_NO_PLAN       /* the instance has no plan; SpFailure says why */
+  SP_ERR_MEMORY,  /* the allocator returned NULL */
+  SP_ERR_INVALID, /* the domain description breaks a rule (see SpErrorCode) */
+  SP_ERR_CLASS, /* the domain is outside SAS-PUC0/CS2/C*2 and was not allowed */
+  SP_ERR_STATE, /* a start or goal value is out of range */
+  SP_NO_PLAN    /* the instance has no plan; SpFailure says why */
 } SpStatus;
 
 typedef enum SpErrorCode {
@@ -118,9 +118,9 @@ typedef struct SpCondition {
 
 typedef struct SpActionSpec {
   const char *name;
-  int variable;   /* the one variable the action changes */
-  int pre;        /* its value before */
-  int post;       /* its value after */
+  int variable; /* the one variable the action changes */
+  int pre;      /* its value before */
+  int post;     /* its value after */
   int prevail_count;
   const SpCondition *prevails; /* values of other variables held throughout */
 } SpActionSpec;
@@ -138,10 +138,10 @@ typedef struct SpDomainSpec {
 /* ------------------------------------------------------------------ */
 
 typedef enum SpClass {
-  SP_CLASS_C0 = 0,   /* "SAS-PUC0" */
-  SP_CLASS_CS2,      /* "SAS-PUCS2" */
-  SP_CLASS_CSTAR2,   /* "SAS-PUC*2" */
-  SP_CLASS_OUTSIDE   /* "outside" */
+  SP_CLASS_C0 = 0, /* "SAS-PUC0" */
+  SP_CLASS_CS2,    /* "SAS-PUCS2" */
+  SP_CLASS_CSTAR2, /* "SAS-PUC*2" */
+  SP_CLASS_OUTSIDE /* "outside" */
 } SpClass;
 
 SP_API const char *sp_class_name(SpClass c);
@@ -161,7 +161,8 @@ typedef struct SpDomain SpDomain;
  * `opts` may be NULL (defaults: outside is an error). */
 SP_API SpStatus sp_domain_compile(const SpDomainSpec *spec,
                                   const SpCompileOptions *opts,
-                                  SpAllocator alloc, SpDomain **out, SpError *err);
+                                  SpAllocator alloc, SpDomain **out,
+                                  SpError *err);
 
 SP_API void sp_domain_free(SpDomain *d);
 
@@ -189,7 +190,8 @@ SP_API int sp_action_is_requestable(const SpDomain *d, int action);
  * id; Cycle(var) in the papers is cycle 0. */
 SP_API int sp_variable_cycle_count(const SpDomain *d, int var);
 SP_API int sp_variable_cycle_length(const SpDomain *d, int var, int cycle);
-SP_API int sp_variable_cycle_action(const SpDomain *d, int var, int cycle, int i);
+SP_API int sp_variable_cycle_action(const SpDomain *d, int var, int cycle,
+                                    int i);
 
 /* Class analysis, done at compile time. */
 SP_API SpClass sp_domain_class(const SpDomain *d);
@@ -221,7 +223,8 @@ typedef struct SpPathNode {
  * `problem` (0-based, a connected one): fills up to max nodes from a
  * requester of the cycle's first action to one of its second; returns the
  * node count (0 for a long cycle or no such problem, -1 out of memory). */
-SP_API int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out, int max);
+SP_API int sp_domain_problem_path(const SpDomain *d, int problem,
+                                  SpPathNode *out, int max);
 
 /* ------------------------------------------------------------------ */
 /* Planning                                                           */
@@ -236,11 +239,11 @@ typedef uint8_t SpValue;
 
 typedef enum SpFailureCode {
   SP_FAIL_NONE = 0,
-  SP_FAIL_NO_SETTER,     /* no action sets variable=value (a ghost) */
-  SP_FAIL_UNREACHABLE,   /* variable=value needed by `action` cannot be
+  SP_FAIL_NO_SETTER,   /* no action sets variable=value (a ghost) */
+  SP_FAIL_UNREACHABLE, /* variable=value needed by `action` cannot be
                             reached on the way from start to goal */
-  SP_FAIL_REPEAT,        /* `action` would be needed twice */
-  SP_FAIL_ORDER          /* the orders between actions form a cycle:
+  SP_FAIL_REPEAT,      /* `action` would be needed twice */
+  SP_FAIL_ORDER        /* the orders between actions form a cycle:
                             `action` and `other_action` lie on it */
 } SpFailureCode;
 
@@ -284,9 +287,9 @@ typedef enum SpBlockerKind {
 typedef struct SpBlocker {
   SpBlockerKind kind;
   int variable, current, needed;
-  int action;       /* the action whose prevail needs it; -1: the goal */
+  int action;             /* the action whose prevail needs it; -1: the goal */
   int link_from, link_to; /* the missing link, or -1 */
-  SpFailure failure; /* the planner's own reason (SP_BLOCK_ORDER) */
+  SpFailure failure;      /* the planner's own reason (SP_BLOCK_ORDER) */
 } SpBlocker;
 
 /* Bytes of scratch sp_plan_blocker needs for domain d. */
@@ -296,15 +299,16 @@ SP_API size_t sp_blocker_scratch_size(const SpDomain *d);
  * `scratch` holds sp_blocker_scratch_size(d) bytes. O(values + prevails).
  * Returns out->kind (SP_BLOCK_NONE only when a plan exists). */
 SP_API SpBlockerKind sp_plan_blocker(const SpDomain *d, const SpValue *s0,
-                              const SpValue *goal, const SpFailure *failure,
-                              void *scratch, SpBlocker *out);
+                                     const SpValue *goal,
+                                     const SpFailure *failure, void *scratch,
+                                     SpBlocker *out);
 /* A readable sentence with the domain's names. snprintf-like. */
-SP_API size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
-                         size_t size);
+SP_API size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b,
+                                char *buf, size_t size);
 /* The missing link as a phrase ("an action setting outlaw from escaped
  * to at_large"), empty when there is none. snprintf-like. */
 SP_API size_t sp_blocker_link_format(const SpDomain *d, const SpBlocker *b,
-                              char *buf, size_t size);
+                                     char *buf, size_t size);
 
 /* Scratch space for planning with one domain. One per thread; reusable
  * for any number of plans; planning itself never allocates. */
@@ -324,16 +328,16 @@ SP_API size_t sp_workspace_size_bytes(const SpWorkspace *ws);
  * state that matches the other entries. To keep a variable's start value
  * write s0[v] in the goal. A total goal (no SP_ANY) is planned in
  * O(|A| + |E_A|); a partial one as explained in csrc/plan/partial.c. */
-SP_API SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws,
-                        const SpValue *s0, const SpValue *goal,
-                        uint16_t *plan, int *len, SpFailure *failure);
+SP_API SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
+                        const SpValue *goal, uint16_t *plan, int *len,
+                        SpFailure *failure);
 
 /* The partial order the last sp_plan call built, for debugging. */
 typedef enum SpOrderKind {
-  SP_ORDER_PRE = 0,     /* from chains: post(from) = pre(to) */
-  SP_ORDER_PREVAIL,     /* from sets a value `to` needs */
-  SP_ORDER_THREAT,      /* from needs a value `to` destroys */
-  SP_ORDER_RESTORE      /* from restores a start value `to` needs again */
+  SP_ORDER_PRE = 0, /* from chains: post(from) = pre(to) */
+  SP_ORDER_PREVAIL, /* from sets a value `to` needs */
+  SP_ORDER_THREAT,  /* from needs a value `to` destroys */
+  SP_ORDER_RESTORE  /* from restores a start value `to` needs again */
 } SpOrderKind;
 
 typedef struct SpOrder {

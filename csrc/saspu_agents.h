@@ -71,7 +71,8 @@ SP_API SpGrid *sp_world_grid(const SpWorld *w);
 
 /* The id of the place kind `name`, created on first use (ids 0, 1, ... in
  * order of first use). */
-SP_API SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind, SpError *err);
+SP_API SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind,
+                              SpError *err);
 /* -1 when no kind has that name. */
 SP_API int sp_world_find_kind(const SpWorld *w, const char *name);
 SP_API const char *sp_world_kind_name(const SpWorld *w, int kind);
@@ -80,8 +81,8 @@ SP_API int sp_world_kind_count(const SpWorld *w);
 /* Adds a place of `kind` at (x, y); capacity 0 means unlimited. With a
  * grid the cell must be inside it and open. *id (may be NULL) receives
  * the place id (0, 1, ... in order). */
-SP_API SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
-                                   uint32_t *id, SpError *err);
+SP_API SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y,
+                                   int capacity, uint32_t *id, SpError *err);
 
 typedef struct SpPlaceInfo {
   int kind, x, y;
@@ -119,19 +120,21 @@ SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
  * in order). SP_ERR_INVALID for a name used already, bad counts or
  * names; SP_ERR_MEMORY. Nothing changed on failure. */
 SP_API SpStatus sp_world_add_fact(SpWorld *w, const char *name,
-                                  const char *const *values, int count, int value,
-                                  int *id, SpError *err);
+                                  const char *const *values, int count,
+                                  int value, int *id, SpError *err);
 SP_API int sp_world_fact_count(const SpWorld *w);
 /* -1 when no fact has that name. */
 SP_API int sp_world_find_fact(const SpWorld *w, const char *name);
 SP_API const char *sp_world_fact_name(const SpWorld *w, int fact);
 SP_API int sp_world_fact_value_count(const SpWorld *w, int fact);
-SP_API const char *sp_world_fact_value_name(const SpWorld *w, int fact, int value);
+SP_API const char *sp_world_fact_value_name(const SpWorld *w, int fact,
+                                            int value);
 /* The fact's value now (0-based); -1 for no such fact. */
 SP_API int sp_world_get_fact(const SpWorld *w, int fact);
 /* SP_ERR_INVALID for no such fact or a value out of range (nothing
  * changed). */
-SP_API SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err);
+SP_API SpStatus sp_world_set_fact(SpWorld *w, int fact, int value,
+                                  SpError *err);
 
 typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
@@ -146,15 +149,15 @@ SP_API void sp_world_stats(const SpWorld *w, SpWorldStats *out);
 typedef struct SpCrowd SpCrowd;
 
 typedef struct SpCrowdOptions {
-  size_t capacity;   /* most agents (a population of that size) */
-  uint64_t seed;     /* draws of ranged durations */
-  int threads;       /* workers for update and planning; 0: online cores */
-  SpThreadPool *pool;/* shared pool, or NULL for the crowd's own */
-  float speed;       /* cells per second when walking (0: 4) */
-  float cooldown;    /* seconds a failed binding is avoided (0: 5) */
-  float retry;       /* seconds a blocked agent waits to retry (0: 1) */
+  size_t capacity;    /* most agents (a population of that size) */
+  uint64_t seed;      /* draws of ranged durations */
+  int threads;        /* workers for update and planning; 0: online cores */
+  SpThreadPool *pool; /* shared pool, or NULL for the crowd's own */
+  float speed;        /* cells per second when walking (0: 4) */
+  float cooldown;     /* seconds a failed binding is avoided (0: 5) */
+  float retry;        /* seconds a blocked agent waits to retry (0: 1) */
   uint32_t cache_capacity; /* per-worker plan cache (0: default) */
-  int engine_moves;  /* 1: the caller moves agents (movement "engine"):
+  int engine_moves;        /* 1: the caller moves agents (movement "engine"):
                         a step bound to a target emits SP_EV_MOVE and waits
                         in SP_PHASE_MOVING for sp_crowd_arrived or
                         sp_crowd_move_failed; 0: saspu walks the grid */
@@ -183,12 +186,12 @@ typedef enum SpBind {
 typedef struct SpActionBehaviour {
   float min_duration, max_duration; /* seconds; drawn per agent and step */
   SpBind bind;
-  uint32_t place; /* SP_BIND_PLACE */
-  int kind;       /* SP_BIND_KIND */
+  uint32_t place;    /* SP_BIND_PLACE */
+  int kind;          /* SP_BIND_KIND */
   int interruptible; /* a strictly higher goal may stop it mid-step */
-  int scripted;   /* after arriving: waits in SP_PHASE_SCRIPT until
+  int scripted;      /* after arriving: waits in SP_PHASE_SCRIPT until
                      sp_crowd_finish_step / sp_crowd_fail_step */
-  int has_hook;   /* events of this action carry SP_EVENT_HOOK */
+  int has_hook;      /* events of this action carry SP_EVENT_HOOK */
   /* Back-off: the k-th failure in a row of this step (conditions,
    * script, unreachable) waits retry * 2^(k-2) seconds (capped at
    * SP_BACKOFF_CAP retries) before the agent replans; the max_failures-th
@@ -220,8 +223,9 @@ SP_API SpStatus sp_crowd_set_action(SpCrowd *c, int action,
  * chose: between steps, or mid-step when the step is interruptible. Past
  * 16 goals every agent keeps 4 more bytes per 32 goals for its refusals
  * (allocated here: SP_ERR_MEMORY leaves the crowd as it was). */
-SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
-                                  const SpValue *when, int *index, SpError *err);
+SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition,
+                                  int priority, const SpValue *when, int *index,
+                                  SpError *err);
 SP_API int sp_crowd_goal_count(const SpCrowd *c);
 /* Goal `index` (from sp_crowd_add_goal) takes `priority` at once: the
  * goals are sorted again (among equal priorities the earlier added
@@ -320,7 +324,8 @@ typedef struct SpSensor {
  * kind are given, near lives in another world, kind does not exist, r <
  * 0 or period is not a finite number >= 0; more than
  * SP_CROWD_MAX_SENSORS. The crowd sensed must outlive this one. */
-SP_API SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err);
+SP_API SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s,
+                                    SpError *err);
 
 /* ---- agents ---------------------------------------------------------- */
 
@@ -409,10 +414,12 @@ SP_API SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
 #endif
 SP_API SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
                                           const SpCrowd *other, size_t target,
-                                          uint32_t gen, int reach, SpError *err);
+                                          uint32_t gen, int reach,
+                                          SpError *err);
 
 /* The target cell of the agent's move or walk (0-based), or -1, -1. */
-SP_API SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int *y);
+SP_API SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x,
+                                     int *y);
 
 /* World changes. A change that breaks the rest of the running plan
  * (simulated from the new state) makes the agent replan with reason
@@ -421,10 +428,11 @@ SP_API SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int
  * follows, it is stopped. */
 SP_API SpStatus sp_crowd_set_var(SpCrowd *c, size_t agent, int var, int value,
                                  SpError *err);
-SP_API SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
-                                      int var, int value, SpError *err);
-SP_API SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
-                                   SpError *err);
+SP_API SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents,
+                                      size_t count, int var, int value,
+                                      SpError *err);
+SP_API SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent,
+                                   const SpValue *state, SpError *err);
 /* Re-evaluates the agent's goal at the next update (e.g. a `when` that a
  * script knows has changed). */
 SP_API SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err);
@@ -449,31 +457,31 @@ SP_API SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                                    SpError *err);
 /* SP_BIND_SCRIPT steps: where to go (a place, or a cell with place =
  * SP_NO_PLACE). Valid while the agent waits in SP_PHASE_SCRIPT. */
-SP_API SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
-                                    int y, SpError *err);
+SP_API SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place,
+                                    int x, int y, SpError *err);
 
 /* ---- update and events ------------------------------------------------ */
 
 typedef enum SpEventKind {
   SP_EV_GOAL_CHOSEN = 0,
   SP_EV_PLANNED,
-  SP_EV_REPLANNED,     /* reason: why the old plan was dropped */
+  SP_EV_REPLANNED, /* reason: why the old plan was dropped */
   SP_EV_STEP_STARTED,
   SP_EV_STEP_FINISHED,
-  SP_EV_STEP_FAILED,   /* reason */
-  SP_EV_STEP_SKIPPED,  /* its effect already held */
+  SP_EV_STEP_FAILED,  /* reason */
+  SP_EV_STEP_SKIPPED, /* its effect already held */
   SP_EV_ARRIVED,
   SP_EV_GOAL_REACHED,
-  SP_EV_NO_PLAN,       /* detail: SpFailureCode; sp_crowd_last_failure */
-  SP_EV_BLOCKED,       /* reason: unreachable or full */
-  SP_EV_IDLE,          /* reason: why there is nothing to do */
-  SP_EV_WAITING,       /* a scripted step or target waits for the caller */
-  SP_EV_MOVE,          /* engine_moves: move the agent to its target cell
+  SP_EV_NO_PLAN,      /* detail: SpFailureCode; sp_crowd_last_failure */
+  SP_EV_BLOCKED,      /* reason: unreachable or full */
+  SP_EV_IDLE,         /* reason: why there is nothing to do */
+  SP_EV_WAITING,      /* a scripted step or target waits for the caller */
+  SP_EV_MOVE,         /* engine_moves: move the agent to its target cell
                           (sp_crowd_target_cell); detail: the place or -1 */
-  SP_EV_GAVE_UP,       /* max_failures in a row: the goal is set aside for
+  SP_EV_GAVE_UP,      /* max_failures in a row: the goal is set aside for
                           give_up_for seconds; reason, action: the last
                           failure's */
-  SP_EV_GOAL_DROPPED,  /* a rechecked goal's `when` stopped holding while it
+  SP_EV_GOAL_DROPPED, /* a rechecked goal's `when` stopped holding while it
                           ran (sp_crowd_set_recheck): the agent chooses
                           again; reason SP_REASON_WHEN_LAPSED */
   SP_EV_COUNT
@@ -484,20 +492,20 @@ typedef enum SpReason {
   SP_REASON_WORLD_CHANGED,
   SP_REASON_STEP_FAILED,
   SP_REASON_HIGHER_GOAL,
-  SP_REASON_CONDITIONS,   /* pre or prevail did not hold at the start */
+  SP_REASON_CONDITIONS, /* pre or prevail did not hold at the start */
   SP_REASON_UNREACHABLE,
   SP_REASON_FULL,
-  SP_REASON_SCRIPT,       /* sp_crowd_fail_step; detail from the caller */
+  SP_REASON_SCRIPT, /* sp_crowd_fail_step; detail from the caller */
   SP_REASON_NO_PLAN,
-  SP_REASON_ALL_SATISFIED,/* idle: every applicable goal holds */
-  SP_REASON_NO_GOAL,      /* idle: no goal applies */
-  SP_REASON_NO_PLAN_ANY,  /* idle: no applicable goal has a plan */
-  SP_REASON_COOLDOWN,     /* blocked: the only target is cooling down */
-  SP_REASON_SELECT,       /* waiting: the caller chooses the goal */
-  SP_REASON_TARGET_GONE,  /* the agent a step went to was despawned or its
+  SP_REASON_ALL_SATISFIED, /* idle: every applicable goal holds */
+  SP_REASON_NO_GOAL,       /* idle: no goal applies */
+  SP_REASON_NO_PLAN_ANY,   /* idle: no applicable goal has a plan */
+  SP_REASON_COOLDOWN,      /* blocked: the only target is cooling down */
+  SP_REASON_SELECT,        /* waiting: the caller chooses the goal */
+  SP_REASON_TARGET_GONE,   /* the agent a step went to was despawned or its
                              crowd freed */
-  SP_REASON_MIGRATED,     /* a load under migration dropped its plan */
-  SP_REASON_WHEN_LAPSED,  /* a rechecked goal's `when` stopped holding */
+  SP_REASON_MIGRATED,      /* a load under migration dropped its plan */
+  SP_REASON_WHEN_LAPSED,   /* a rechecked goal's `when` stopped holding */
   SP_REASON_COUNT
 } SpReason;
 
@@ -564,24 +572,26 @@ SP_API const SpAgentEvent *sp_crowd_events(const SpCrowd *c);
 
 typedef struct SpAgentInfo {
   SpPhase phase;
-  int goal;            /* goal index, -1 none */
-  int plan_length;     /* -1 without a plan */
-  int step;            /* plan position of the running step, -1 none */
-  int action;          /* its action, -1 none */
-  int steps_done;      /* plan steps done or skipped */
-  float time_left;     /* acting/blocked: seconds; walking: cell progress */
+  int goal;        /* goal index, -1 none */
+  int plan_length; /* -1 without a plan */
+  int step;        /* plan position of the running step, -1 none */
+  int action;      /* its action, -1 none */
+  int steps_done;  /* plan steps done or skipped */
+  float time_left; /* acting/blocked: seconds; walking: cell progress */
   int x, y;
-  uint32_t target;     /* bound place, SP_NO_PLACE */
+  uint32_t target;        /* bound place, SP_NO_PLACE */
   int target_x, target_y; /* bound cell, -1 none */
   uint32_t home;
   SpReason last_reason; /* of the last failure */
   int last_action;      /* the action that failed, -1 */
 } SpAgentInfo;
 
-SP_API SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out);
+SP_API SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent,
+                                 SpAgentInfo *out);
 /* The agent's cell (0-based), alone: a cheap read for scripts that look
  * at many agents per frame. SP_ERR_STATE when there is no such agent. */
-SP_API SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x, int *y);
+SP_API SpStatus sp_crowd_position(const SpCrowd *c, size_t agent, int *x,
+                                  int *y);
 SP_API const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
 
 /* Perception. The live agents within Chebyshev distance r (max(|dx|,
@@ -597,7 +607,8 @@ SP_API const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
  * table grows). SP_ERR_INVALID for r < 0; SP_ERR_MEMORY (no answer, the
  * crowd as it was). */
 SP_API SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
-                              const uint32_t **agents, size_t *count, SpError *err);
+                              const uint32_t **agents, size_t *count,
+                              SpError *err);
 /* The agent's plan (action ids), as for sp_population_plan_of. */
 SP_API SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
                               int *len);
@@ -612,7 +623,7 @@ SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
  * SP_BLOCK_ORDER) the planner's reason with the variable's value now.
  * SP_ERR_STATE when the agent never had a no_plan. */
 SP_API SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
-                                  SpBlocker *out);
+                                         SpBlocker *out);
 /* What blocks the goal of the agent's last no_plan, judged from its state
  * now (sp_plan_blocker; kind SP_BLOCK_NONE when that goal has a plan
  * now). *goal receives the goal's index. SP_ERR_STATE when the agent's
@@ -621,7 +632,7 @@ SP_API SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
  * the crowd's first planning workspace: not during an update. */
 SP_API size_t sp_crowd_blocker_scratch_size(const SpCrowd *c);
 SP_API SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
-                               SpBlocker *out, int *goal);
+                                      SpBlocker *out, int *goal);
 
 typedef struct SpCrowdStats {
   size_t agents;
@@ -693,10 +704,11 @@ SP_API SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
                               void **out, size_t *len, SpError *err);
 SP_API void sp_world_save_free(const SpWorld *w, void *buf, size_t len);
 /* sp_world_save with the names of places and goals (names may be NULL). */
-SP_API SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
-                                    size_t count, const SpSaveNames *names,
-                                    const void *extra, size_t extra_len,
-                                    void **out, size_t *len, SpError *err);
+SP_API SpStatus sp_world_save_named(const SpWorld *w,
+                                    const SpCrowd *const *crowds, size_t count,
+                                    const SpSaveNames *names, const void *extra,
+                                    size_t extra_len, void **out, size_t *len,
+                                    SpError *err);
 
 /* Reads a save back onto a world built the same way (same grid, places,
  * crowds in the same order with the same domains, behaviours and
@@ -714,15 +726,17 @@ SP_API SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                               const void *data, size_t len, const void **extra,
                               size_t *extra_len, SpError *err);
 /* The same checks without loading (to read the extra bytes first). */
-SP_API SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
-                                    size_t count, const void *data, size_t len,
+SP_API SpStatus sp_world_load_check(const SpWorld *w,
+                                    const SpCrowd *const *crowds, size_t count,
+                                    const void *data, size_t len,
                                     const void **extra, size_t *extra_len,
                                     SpError *err);
 /* sp_world_load_check that also tells, per crowd k, how many agents and
  * goals the save holds (agents[k], goals[k]: count entries each), so the
  * caller can check its own part against them before loading. */
-SP_API SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
-                                     size_t count, const void *data, size_t len,
+SP_API SpStatus sp_world_load_counts(const SpWorld *w,
+                                     const SpCrowd *const *crowds, size_t count,
+                                     const void *data, size_t len,
                                      const void **extra, size_t *extra_len,
                                      size_t *agents, int *goals, SpError *err);
 
@@ -766,9 +780,9 @@ typedef struct SpMigration {
  * through sp_world_load's checks. */
 SP_API SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
                                  size_t count, const SpSaveNames *names,
-                                 const SpMigrateDefault *defaults, size_t ndefaults,
-                                 const void *data, size_t len, SpMigration *out,
-                                 SpError *err);
+                                 const SpMigrateDefault *defaults,
+                                 size_t ndefaults, const void *data, size_t len,
+                                 SpMigration *out, SpError *err);
 SP_API void sp_migration_free(const SpWorld *w, SpMigration *m);
 
 /* ---- a save's header without a world -------------------------------- */
@@ -794,11 +808,11 @@ SP_API SpStatus sp_save_info(const void *data, size_t len, size_t k,
                              SpError *err);
 /* The layout's constants (for tools that walk a save's bytes). */
 typedef struct SpSaveLayout {
-  int version, oldest;  /* written; the oldest read */
-  int header_bytes;     /* before the checksummed payload */
-  int agent_bytes;      /* an agent record's fixed part */
-  int counters;         /* u64 counters per crowd */
-  int name_max;         /* the longest name in the names block */
+  int version, oldest; /* written; the oldest read */
+  int header_bytes;    /* before the checksummed payload */
+  int agent_bytes;     /* an agent record's fixed part */
+  int counters;        /* u64 counters per crowd */
+  int name_max;        /* the longest name in the names block */
 } SpSaveLayout;
 SP_API void sp_save_layout(SpSaveLayout *out);
 

@@ -37,8 +37,10 @@ typedef struct SpBuiltSpec {
 
 /* Which Horse Breeder table to build. */
 enum {
-  SP_HORSE_SSCI = 0, /* SSCI 2022 Table I: fill_feeder needs bucket = on_floor */
-  SP_HORSE_IJCAI = 1 /* IJCAI 2023 / CNIA 2022 tables: fill_feeder has no prevail */
+  SP_HORSE_SSCI =
+      0, /* SSCI 2022 Table I: fill_feeder needs bucket = on_floor */
+  SP_HORSE_IJCAI =
+      1 /* IJCAI 2023 / CNIA 2022 tables: fill_feeder has no prevail */
 };
 
 /* Every builder returns NULL when the allocator fails or an argument is
@@ -112,14 +114,17 @@ SP_API SpBuiltSpec *sp_builtin_copy(SpAllocator a, const SpDomainSpec *spec,
 SP_API void sp_builtin_free(SpBuiltSpec *b);
 
 /* Lookups by name; NULL / -1 when absent. */
-SP_API const SpNamedState *sp_builtin_start(const SpBuiltSpec *b, const char *name);
-SP_API const SpNamedState *sp_builtin_goal(const SpBuiltSpec *b, const char *name);
+SP_API const SpNamedState *sp_builtin_start(const SpBuiltSpec *b,
+                                            const char *name);
+SP_API const SpNamedState *sp_builtin_goal(const SpBuiltSpec *b,
+                                           const char *name);
 SP_API int sp_builtin_action(const SpBuiltSpec *b, const char *name);
 
 /* Writes the total goal state for start s0: out[i] = s0[i] where the goal
  * keeps the start value, goal->values[i] otherwise. */
-SP_API void sp_builtin_resolve_goal(const SpBuiltSpec *b, const SpNamedState *goal,
-                                    const SpValue *s0, SpValue *out);
+SP_API void sp_builtin_resolve_goal(const SpBuiltSpec *b,
+                                    const SpNamedState *goal, const SpValue *s0,
+                                    SpValue *out);
 
 #ifdef __cplusplus
 }

@@ -139,8 +139,8 @@ SP_API size_t sp_grid_error_format(const SpGridError *err, int base, char *buf,
 /* A width x height grid, every cell open with cost `cost`. One allocation
  * through `alloc` (5 bytes per cell, border included: the cost and a mask
  * of open neighbours); on failure *out is NULL and nothing is leaked. */
-SP_API SpStatus sp_grid_new(int width, int height, double cost, SpAllocator alloc,
-                            SpGrid **out, SpGridError *err);
+SP_API SpStatus sp_grid_new(int width, int height, double cost,
+                            SpAllocator alloc, SpGrid **out, SpGridError *err);
 
 /* A grid drawn as an ASCII picture, one line per row, top row first.
  * Legend:   '#' blocked (remembered cost 1)   '.' open ground, cost 2
@@ -149,8 +149,9 @@ SP_API SpStatus sp_grid_new(int width, int height, double cost, SpAllocator allo
  * row must have the same length. Anything else is an error naming the
  * line and column (SP_GRID_E_MAP_CHAR, SP_GRID_E_MAP_RAGGED). `len` is
  * the text's length in bytes (a NUL inside is an unknown character). */
-SP_API SpStatus sp_grid_new_ascii(const char *text, size_t len, SpAllocator alloc,
-                                  SpGrid **out, SpGridError *err);
+SP_API SpStatus sp_grid_new_ascii(const char *text, size_t len,
+                                  SpAllocator alloc, SpGrid **out,
+                                  SpGridError *err);
 
 SP_API void sp_grid_free(SpGrid *g);
 
@@ -261,9 +262,8 @@ SP_API SpStatus sp_grid_find_path(const SpGrid *g, SpGridWorkspace *ws,
  * target last) into buf[0..cap-1] and returns its full length, like
  * snprintf: call with cap 0 to size a buffer. Returns 0 after a failed
  * search. The path stays readable until the next search on `ws`. */
-SP_API size_t sp_grid_workspace_path(const SpGridWorkspace *ws, SpGridPoint *buf,
-                                     size_t cap);
-
+SP_API size_t sp_grid_workspace_path(const SpGridWorkspace *ws,
+                                     SpGridPoint *buf, size_t cap);
 
 /* ------------------------------------------------------------------ */
 /* Distance fields                                                    */
@@ -290,8 +290,8 @@ SP_API SpStatus sp_grid_distance_field(const SpGrid *g, SpGridPoint target,
                                        void *scratch, SpGridError *err);
 /* 1 when a move from padded cell `cell` in direction d (0..7: E, W, S,
  * N, SE, SW, NE, NW) is allowed, and the index offset of that move. */
-SP_API int sp_grid_field_step(const SpGrid *g, int allow_corner_cutting, size_t cell,
-                              int d);
+SP_API int sp_grid_field_step(const SpGrid *g, int allow_corner_cutting,
+                              size_t cell, int d);
 SP_API ptrdiff_t sp_grid_field_offset(const SpGrid *g, int d);
 
 #ifdef __cplusplus

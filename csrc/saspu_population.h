@@ -86,8 +86,9 @@ typedef struct SpPopulation SpPopulation;
  * variable), every NPC dirty and unplanned. Allocates the per-NPC arrays
  * at once; workspaces, caches and threads come with the first plan call.
  * n may be 0. On failure *out is NULL and nothing is leaked. */
-SP_API SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
-                                  SpPopulation **out, SpError *err);
+SP_API SpStatus sp_population_new(const SpDomain *d, size_t n,
+                                  SpAllocator alloc, SpPopulation **out,
+                                  SpError *err);
 
 /* Releases everything, including the population's own thread pool; NULL
  * is ignored. */
@@ -106,8 +107,9 @@ SP_API size_t sp_population_size(const SpPopulation *pop);
  * SP_E_LIMIT. An NPC becomes dirty when its state or goal changes. */
 
 /* NPC i; s0 or goal may be NULL to keep the current one. */
-SP_API SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
-                                  const SpValue *goal, SpError *err);
+SP_API SpStatus sp_population_set(SpPopulation *pop, size_t i,
+                                  const SpValue *s0, const SpValue *goal,
+                                  SpError *err);
 
 /* NPCs first .. first+count-1 from packed arrays of count x m bytes. */
 SP_API SpStatus sp_population_set_states(SpPopulation *pop, size_t first,
@@ -118,8 +120,8 @@ SP_API SpStatus sp_population_set_goals(SpPopulation *pop, size_t first,
                                         SpError *err);
 
 /* The same goal (m bytes) for every NPC. */
-SP_API SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
-                                           SpError *err);
+SP_API SpStatus sp_population_set_goal_all(SpPopulation *pop,
+                                           const SpValue *goal, SpError *err);
 
 /* Marks NPCs first .. first+count-1 dirty (to replan them although
  * nothing changed). Several threads may mark disjoint NPCs at once, while
@@ -128,7 +130,8 @@ SP_API SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first,
                                          size_t count, SpError *err);
 /* The same for the `count` NPCs listed (one update of the shared count,
  * so workers marking their own NPCs do not contend). */
-SP_API SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
+SP_API SpStatus sp_population_mark_dirty_list(SpPopulation *pop,
+                                              const uint32_t *npcs,
                                               size_t count, SpError *err);
 
 /* NPC i's current state and goal (m bytes each); i must be < n. */
@@ -160,13 +163,13 @@ typedef struct SpPlanOptions {
 } SpPlanOptions;
 
 typedef struct SpPlanReport {
-  size_t planned;   /* NPCs planned by this call */
-  size_t waiting;   /* dirty NPCs left for the next call */
-  size_t failures;  /* of the planned, those with no plan */
+  size_t planned;        /* NPCs planned by this call */
+  size_t waiting;        /* dirty NPCs left for the next call */
+  size_t failures;       /* of the planned, those with no plan */
   uint64_t cache_hits;   /* of the planned, served by a cache */
   uint64_t cache_misses; /* of the planned, planned afresh with the cache on */
   uint64_t elapsed_ns;
-  int threads;           /* workers used */
+  int threads; /* workers used */
 } SpPlanReport;
 
 /* Plans dirty NPCs (all of them without a budget) and clears their dirty
@@ -226,9 +229,9 @@ SP_API SpStatus sp_population_explain(SpPopulation *pop, size_t i,
  * `code`; or unplanned) and its dirty flag, as sp_population_status_of
  * and sp_population_plan_of reported them when it was saved. Checks
  * nothing: the caller has validated the input. */
-SP_API void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
-                                  SpFailureCode code, int dirty,
-                                  const uint16_t *plan, int len);
+SP_API void sp_population_restore(SpPopulation *pop, size_t i,
+                                  SpNpcStatus status, SpFailureCode code,
+                                  int dirty, const uint16_t *plan, int len);
 
 /* ---- caches --------------------------------------------------------- */
 /* Each worker owns one cache of up to `capacity` entries (default
@@ -265,33 +268,35 @@ SP_API void sp_population_cache_clear(SpPopulation *pop);
  * are emptied as by sp_population_cache_clear and released; new ones come
  * with the next plan call. SP_ERR_INVALID over SP_PLAN_CACHE_MAX_CAPACITY. */
 SP_API SpStatus sp_population_set_cache_capacity(SpPopulation *pop,
-                                                 uint32_t capacity, SpError *err);
+                                                 uint32_t capacity,
+                                                 SpError *err);
 
 /* ---- statistics ----------------------------------------------------- */
 
 typedef struct SpPopulationStats {
   size_t npcs;
   size_t dirty;
-  size_t planned;    /* NPCs whose last result is a plan */
-  size_t no_plan;    /* ... no plan */
-  size_t unplanned;  /* never planned */
-  size_t in_cache;   /* NPCs whose plan is a shared cache entry */
+  size_t planned;   /* NPCs whose last result is a plan */
+  size_t no_plan;   /* ... no plan */
+  size_t unplanned; /* never planned */
+  size_t in_cache;  /* NPCs whose plan is a shared cache entry */
   uint64_t cache_hits, cache_misses; /* over every call so far */
   uint64_t cache_rejected;           /* misses not stored: cache full */
-  size_t cache_entries;  /* over every worker's cache */
-  size_t cache_capacity; /* entries per worker cache */
-  int workers;           /* worker records set up so far */
-  size_t bytes_per_npc;  /* state + goal + status + handle + slot */
-  size_t bytes_npcs;     /* the per-NPC arrays, padding included */
-  size_t bytes_workers;  /* workspaces, caches, scratch */
-  size_t bytes_total;    /* everything the population allocated */
+  size_t cache_entries;              /* over every worker's cache */
+  size_t cache_capacity;             /* entries per worker cache */
+  int workers;                       /* worker records set up so far */
+  size_t bytes_per_npc;              /* state + goal + status + handle + slot */
+  size_t bytes_npcs;                 /* the per-NPC arrays, padding included */
+  size_t bytes_workers;              /* workspaces, caches, scratch */
+  size_t bytes_total;                /* everything the population allocated */
   size_t bytes_resident; /* of bytes_total, what is in memory: a large
                             array's untouched pages (slots of NPCs never
                             planned into them) hold none */
 } SpPopulationStats;
 
 /* Fills *out; counts NPCs by status, so O(n). */
-SP_API void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out);
+SP_API void sp_population_stats(const SpPopulation *pop,
+                                SpPopulationStats *out);
 
 #ifdef __cplusplus
 }

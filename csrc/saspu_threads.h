@@ -27,8 +27,8 @@ typedef void (*SpThreadJob)(void *arg, int worker);
  * SP_THREAD_POOL_MAX are clamped. On failure (memory, or a thread that
  * could not start: SP_ERR_MEMORY with the reason in err) *out is NULL and
  * every thread already started has been joined. */
-SP_API SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
-                                   SpError *err);
+SP_API SpStatus sp_thread_pool_new(int size, SpAllocator alloc,
+                                   SpThreadPool **out, SpError *err);
 
 /* Wakes the threads, joins them and releases the pool; NULL is ignored.
  * Must not be called while a job runs. */

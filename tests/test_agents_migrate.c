@@ -96,7 +96,8 @@ static uint8_t *as_format5(const uint8_t *good, size_t len, size_t *out_len) {
   assert_true(body > SAVE_HEADER_BYTES);
   size_t tail = 4 + 1, added = 12; /* the extra part; the words cut */
   assert_true(len > tail + added);
-  for (size_t k = 0; k < added; k++) assert_int_equal(good[len - tail - added + k], 0);
+  for (size_t k = 0; k < added; k++)
+    assert_int_equal(good[len - tail - added + k], 0);
   *out_len = len - (body - SAVE_HEADER_BYTES) - added;
   uint8_t *b = malloc(*out_len);
   memcpy(b, good, SAVE_HEADER_BYTES);

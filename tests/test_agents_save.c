@@ -223,7 +223,8 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
         log->cap = (log->n + n) * 2;
         log->ev = realloc(log->ev, log->cap * sizeof *log->ev);
       }
-      if (n > 0) memcpy(log->ev + log->n, sp_crowd_events(s->c[k]), n * sizeof *log->ev);
+      if (n > 0)
+        memcpy(log->ev + log->n, sp_crowd_events(s->c[k]), n * sizeof *log->ev);
       for (size_t e = 0; e < n; e++) log->ev[log->n + e].gen = (uint16_t)k;
       log->n += n;
     }
@@ -472,7 +473,7 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
     uint32_t chases = (uint32_t)get_le(b + at, 4);
     at += 4;
     for (uint32_t q = 0; q < chases; q++)
-      at += 24 + 4u * b[at + 18]; /* and paths */
+      at += 24 + 4u * b[at + 18];              /* and paths */
     at += 4 + 12u * (size_t)get_le(b + at, 4); /* the agents' own priorities */
   }
   return 0;
@@ -634,7 +635,8 @@ static const SpWorld *cap1_world;
 static int reserved_at_cap1(const uint8_t *r) {
   SpPlaceInfo info;
   return reserved(r) &&
-         sp_world_place(cap1_world, (uint32_t)get_le(r + R_TARGET, 4), &info) == SP_OK &&
+         sp_world_place(cap1_world, (uint32_t)get_le(r + R_TARGET, 4), &info) ==
+             SP_OK &&
          info.capacity == 1;
 }
 
@@ -653,7 +655,8 @@ static void test_crafted_reservations_over_capacity(void **state) {
     uint8_t *good = save(&a, &len);
     int crowd;
     cap1_world = a.w;
-    size_t agent = 0, at = find_agent(&a, good, reserved_at_cap1, &crowd, &agent);
+    size_t agent = 0,
+           at = find_agent(&a, good, reserved_at_cap1, &crowd, &agent);
     uint32_t p = crowd < 0 ? 0 : (uint32_t)get_le(good + at + R_TARGET, 4);
     SpPlaceInfo info;
     if (crowd >= 0) sp_world_place(a.w, p, &info);

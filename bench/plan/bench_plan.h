@@ -24,7 +24,7 @@
 #define PLAN_ROOM 65536
 
 extern const SpAllocator plain; /* malloc/free */
-extern double clock_ns;         /* cost of one clock read, subtracted per batch */
+extern double clock_ns; /* cost of one clock read, subtracted per batch */
 
 /* ------------------------------------------------------------------ */
 /* Types                                                              */
@@ -53,11 +53,11 @@ typedef double (*Clock)(void);
 /* One planner's figures over one set of pairs. */
 typedef struct Figures {
   size_t n;
-  BuStats pair;      /* ns per plan, one value per pair */
-  double stream_ns;  /* mean ns per plan over the shuffled stream */
+  BuStats pair;     /* ns per plan, one value per pair */
+  double stream_ns; /* mean ns per plan over the shuffled stream */
   double plans_per_s;
   long reps;
-  double q[101];     /* per-pair quantiles 0..100 % */
+  double q[101]; /* per-pair quantiles 0..100 % */
 } Figures;
 
 typedef struct Out {
@@ -90,23 +90,26 @@ typedef struct KindRow {
 
 /* Compiles `spec` and builds the saspu workspace and the A* planner with
  * `cap` nodes (cap 0: none). Exits on failure. */
-void target_open(Target *t, const char *label, const SpDomainSpec *spec, int allow_outside,
-                 long cap);
+void target_open(Target *t, const char *label, const SpDomainSpec *spec,
+                 int allow_outside, long cap);
 /* Frees everything, t->spec included. */
 void target_close(Target *t);
 /* Plans pairs[0..n-1], each `reps` times; the ns `clock` saw elapse. */
-double run_pairs(Target *t, Planner which, const Pair *pairs, size_t n, long reps,
-                 Clock clock);
+double run_pairs(Target *t, Planner which, const Pair *pairs, size_t n,
+                 long reps, Clock clock);
 /* Per-pair medians and quantiles, and the shuffled stream; scratch: n doubles. */
-Figures measure(Target *t, Planner which, const Pair *pairs, size_t n, double *scratch);
+Figures measure(Target *t, Planner which, const Pair *pairs, size_t n,
+                double *scratch);
 void shuffle_pairs(Pair *p, size_t n, uint64_t *rng);
-void write_figures(FILE *csv, FILE *quantiles, const char *domain, const char *kind,
-                   const char *planner, const Figures *f, double mean_len,
-                   double expanded_median, long capped, long mismatches);
+void write_figures(FILE *csv, FILE *quantiles, const char *domain,
+                   const char *kind, const char *planner, const Figures *f,
+                   double mean_len, double expanded_median, long capped,
+                   long mismatches);
 /* Both planners once on the pair; 1 (printed up to *budget times) on a mismatch. */
-int check_pair(Target *t, const SpValue *s0, const SpValue *goal, Check *c, int *budget);
-void row_init(KindRow *row, const char *domain, const char *kind, long mismatches,
-              double mean_len);
+int check_pair(Target *t, const SpValue *s0, const SpValue *goal, Check *c,
+               int *budget);
+void row_init(KindRow *row, const char *domain, const char *kind,
+              long mismatches, double mean_len);
 double median_long(long *v, size_t n, double *scratch);
 /* The saspu columns of rows[0..n-1], with their header. */
 void print_saspu_rows(const KindRow *rows, int n);
@@ -116,7 +119,8 @@ void print_saspu_rows(const KindRow *rows, int n);
 /* ------------------------------------------------------------------ */
 
 /* paper.c: tables 1 and 2 (every pair, both planners), 1b (partial goals) */
-void bench_paper_domain(const char *label, SpBuiltSpec *b, Out *out, KindRow rows[2]);
+void bench_paper_domain(const char *label, SpBuiltSpec *b, Out *out,
+                        KindRow rows[2]);
 void print_cold_tables(const KindRow *rows, int n);
 void bench_partial_domain(const char *label, SpBuiltSpec *b, KindRow rows[2]);
 void print_partial_table(const KindRow *rows, int n);

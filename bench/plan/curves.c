@@ -16,12 +16,14 @@ typedef struct CurvePoint {
 } CurvePoint;
 
 /* Median of 5 batches of ~CURVE_BATCH_NS of thread CPU time each. */
-static double time_one(Target *t, Planner which, const Pair *p, double first_ns) {
+static double time_one(Target *t, Planner which, const Pair *p,
+                       double first_ns) {
   double v[5];
   long reps = (long)ceil(CURVE_BATCH_NS / (first_ns > 1 ? first_ns : 1));
   int k;
   if (reps < 1) reps = 1;
-  for (k = 0; k < 5; k++) v[k] = run_pairs(t, which, p, 1, reps, bu_cpu_ns) / (double)reps;
+  for (k = 0; k < 5; k++)
+    v[k] = run_pairs(t, which, p, 1, reps, bu_cpu_ns) / (double)reps;
   return bu_stats(v, 5).median;
 }
 
@@ -39,16 +41,17 @@ static SpBuiltSpec *build_family(Family f, int x, int fixed_m) {
  * size `probe` (0: none), where it runs anyway so that the table has a
  * lower bound on the ratio at the size the targets name. */
 void bench_curve(Family fam, const char *name, const char *xname, int fixed_m,
-                        const int *sizes, int n_sizes, int probe, long cap, Out *out) {
+                 const int *sizes, int n_sizes, int probe, long cap, Out *out) {
   CurvePoint *pts = calloc((size_t)n_sizes, sizeof *pts);
-  double *xs = malloc((size_t)n_sizes * sizeof *xs), *ys = malloc((size_t)n_sizes * sizeof *ys);
+  double *xs = malloc((size_t)n_sizes * sizeof *xs),
+         *ys = malloc((size_t)n_sizes * sizeof *ys);
   double c[3];
   int i, astar_on = 1, budget = 3;
   if (pts == NULL || xs == NULL || ys == NULL) exit(1);
   printf("\n%s\n", name);
   if (fam == MULTIPRV_N) printf("    time vs n at m = %d\n", fixed_m);
-  printf("%6s %7s %6s %11s %13s %11s %10s %9s\n", xname, "actions", "length", "saspu",
-         "A*", "A* expanded", "A* length", "ratio");
+  printf("%6s %7s %6s %11s %13s %11s %10s %9s\n", xname, "actions", "length",
+         "saspu", "A*", "A* expanded", "A* length", "ratio");
   for (i = 0; i < n_sizes; i++) {
     CurvePoint *pt = &pts[i];
     SpBuiltSpec *b = build_family(fam, sizes[i], fixed_m);
@@ -74,7 +77,8 @@ void bench_curve(Family fam, const char *name, const char *xname, int fixed_m,
     if (astar_on || sizes[i] == probe) {
       t.astar = goap_planner_new(t.d, cap);
       if (t.astar == NULL) {
-        printf("  (A* planner does not fit in memory at %s = %d)\n", xname, sizes[i]);
+        printf("  (A* planner does not fit in memory at %s = %d)\n", xname,
+               sizes[i]);
         astar_on = 0;
       }
     }
@@ -82,7 +86,8 @@ void bench_curve(Family fam, const char *name, const char *xname, int fixed_m,
       pt->astar_run = 1;
       t0 = bu_cpu_ns();
       check_pair(&t, p.s0, p.goal, &chk, &budget);
-      first = bu_cpu_ns() - t0 - pt->saspu_ns; /* check_pair ran saspu once too */
+      first =
+          bu_cpu_ns() - t0 - pt->saspu_ns; /* check_pair ran saspu once too */
       pt->ar = chk.ar;
       pt->alen = chk.alen;
       pt->expanded = chk.expanded;
@@ -93,20 +98,22 @@ void bench_curve(Family fam, const char *name, const char *xname, int fixed_m,
       if (chk.ar == GOAP_CAPPED) astar_on = 0;
     }
     if (!pt->astar_run) {
-      printf("%6d %7d %6d %9.0fns %13s %11s %10s %9s\n", sizes[i], pt->actions, pt->len,
-             pt->saspu_ns, "skipped", "-", "-", "-");
+      printf("%6d %7d %6d %9.0fns %13s %11s %10s %9s\n", sizes[i], pt->actions,
+             pt->len, pt->saspu_ns, "skipped", "-", "-", "-");
     } else if (pt->ar == GOAP_CAPPED) {
-      printf("%6d %7d %6d %9.0fns %10.0fns+ %11ld %10s >%7.0fx (A* stopped at %ld states)\n",
-             sizes[i], pt->actions, pt->len, pt->saspu_ns, pt->astar_ns, pt->expanded,
-             "capped", pt->astar_ns / pt->saspu_ns, pt->stored);
+      printf("%6d %7d %6d %9.0fns %10.0fns+ %11ld %10s >%7.0fx (A* stopped at "
+             "%ld states)\n",
+             sizes[i], pt->actions, pt->len, pt->saspu_ns, pt->astar_ns,
+             pt->expanded, "capped", pt->astar_ns / pt->saspu_ns, pt->stored);
     } else {
-      printf("%6d %7d %6d %9.0fns %11.0fns %11ld %10d %8.1fx\n", sizes[i], pt->actions,
-             pt->len, pt->saspu_ns, pt->astar_ns, pt->expanded, pt->alen,
-             pt->astar_ns / pt->saspu_ns);
+      printf("%6d %7d %6d %9.0fns %11.0fns %11ld %10d %8.1fx\n", sizes[i],
+             pt->actions, pt->len, pt->saspu_ns, pt->astar_ns, pt->expanded,
+             pt->alen, pt->astar_ns / pt->saspu_ns);
     }
     if (out->curves != NULL)
-      fprintf(out->curves, "%s,%d,%d,%d,%d,%.1f,%s,%.1f,%ld,%d,%.2f\n", name, sizes[i],
-              fam == MULTIPRV_N ? fixed_m : sizes[i], pt->actions, pt->len, pt->saspu_ns,
+      fprintf(out->curves, "%s,%d,%d,%d,%d,%.1f,%s,%.1f,%ld,%d,%.2f\n", name,
+              sizes[i], fam == MULTIPRV_N ? fixed_m : sizes[i], pt->actions,
+              pt->len, pt->saspu_ns,
               pt->astar_run ? goap_result_name(pt->ar) : "skipped",
               pt->astar_run ? pt->astar_ns : 0.0, pt->expanded, pt->alen,
               pt->astar_run ? pt->astar_ns / pt->saspu_ns : 0.0);
@@ -116,10 +123,12 @@ void bench_curve(Family fam, const char *name, const char *xname, int fixed_m,
   }
   {
     double r1 = bu_fit_poly(xs, ys, (size_t)n_sizes, 1, c);
-    printf("    saspu fit: ns = %.1f + %.2f %s (R^2 = %.4f)", c[0], c[1], xname, r1);
+    printf("    saspu fit: ns = %.1f + %.2f %s (R^2 = %.4f)", c[0], c[1], xname,
+           r1);
     if (fam == MULTIPRV_2) {
       double r2 = bu_fit_poly(xs, ys, (size_t)n_sizes, 2, c);
-      printf("; quadratic: ns = %.1f + %.2f m + %.3f m^2 (R^2 = %.4f)", c[0], c[1], c[2], r2);
+      printf("; quadratic: ns = %.1f + %.2f m + %.3f m^2 (R^2 = %.4f)", c[0],
+             c[1], c[2], r2);
     }
     printf("\n");
   }
@@ -127,4 +136,3 @@ void bench_curve(Family fam, const char *name, const char *xname, int fixed_m,
   free(xs);
   free(ys);
 }
-

@@ -18,7 +18,7 @@ double clock_ns;
  * `cap` nodes (cap 0: no A* planner). Exits on failure: a benchmark that
  * cannot build its domains has nothing to measure. */
 void target_open(Target *t, const char *label, const SpDomainSpec *spec,
-                        int allow_outside, long cap) {
+                 int allow_outside, long cap) {
   SpCompileOptions opts = {allow_outside};
   SpError err;
   memset(t, 0, sizeof *t);
@@ -40,7 +40,8 @@ void target_open(Target *t, const char *label, const SpDomainSpec *spec,
       exit(1);
     }
   }
-  t->plan = malloc(((size_t)sp_domain_action_count(t->d) + 1) * sizeof *t->plan);
+  t->plan =
+      malloc(((size_t)sp_domain_action_count(t->d) + 1) * sizeof *t->plan);
   t->aplan = malloc(PLAN_ROOM * sizeof *t->aplan);
   if (t->plan == NULL || t->aplan == NULL) exit(1);
 }
@@ -62,8 +63,8 @@ void target_close(Target *t) {
 /* Plans pairs[0..n-1], each `reps` times in a row; returns the ns that
  * `clock` saw elapse. The loops are written out per planner so neither
  * pays for a call through a pointer. */
-double run_pairs(Target *t, Planner which, const Pair *pairs, size_t n, long reps,
-                        Clock clock) {
+double run_pairs(Target *t, Planner which, const Pair *pairs, size_t n,
+                 long reps, Clock clock) {
   uint64_t acc = 0;
   double t0 = clock(), t1;
   size_t i;
@@ -72,7 +73,8 @@ double run_pairs(Target *t, Planner which, const Pair *pairs, size_t n, long rep
     for (i = 0; i < n; i++)
       for (r = 0; r < reps; r++) {
         int len = 0;
-        SpStatus s = sp_plan(t->d, t->ws, pairs[i].s0, pairs[i].goal, t->plan, &len, NULL);
+        SpStatus s = sp_plan(t->d, t->ws, pairs[i].s0, pairs[i].goal, t->plan,
+                             &len, NULL);
         acc += (uint64_t)len + (uint64_t)s;
       }
   } else {
@@ -96,7 +98,7 @@ double run_pairs(Target *t, Planner which, const Pair *pairs, size_t n, long rep
  * loop sees: every plan differs from the previous one. `scratch` holds
  * n doubles. */
 Figures measure(Target *t, Planner which, const Pair *pairs, size_t n,
-                       double *scratch) {
+                double *scratch) {
   Figures f;
   double est, total = 0;
   long plans = 0;
@@ -105,7 +107,8 @@ Figures measure(Target *t, Planner which, const Pair *pairs, size_t n,
   memset(&f, 0, sizeof f);
   f.n = n;
   if (n == 0) return f;
-  est = run_pairs(t, which, pairs, n, 1, bu_now_ns) / (double)n; /* also warms caches */
+  est = run_pairs(t, which, pairs, n, 1, bu_now_ns) /
+        (double)n; /* also warms caches */
   f.reps = (long)ceil(PAIR_BATCH_NS / (est > 1 ? est : 1));
   if (f.reps < 1) f.reps = 1;
   if (f.reps > 4096) f.reps = 4096;
@@ -143,17 +146,18 @@ void shuffle_pairs(Pair *p, size_t n, uint64_t *rng) {
 /* ------------------------------------------------------------------ */
 
 void write_figures(FILE *csv, FILE *quantiles, const char *domain,
-                          const char *kind, const char *planner, const Figures *f,
-                          double mean_len, double expanded_median, long capped,
-                          long mismatches) {
+                   const char *kind, const char *planner, const Figures *f,
+                   double mean_len, double expanded_median, long capped,
+                   long mismatches) {
   int k;
   if (csv != NULL)
-    fprintf(csv, "%s,%s,%s,%zu,%.1f,%.1f,%.1f,%.0f,%.2f,%.0f,%ld,%ld\n", domain, kind,
-            planner, f->n, f->pair.median, f->pair.p99, f->stream_ns, f->plans_per_s,
-            mean_len, expanded_median, capped, mismatches);
+    fprintf(csv, "%s,%s,%s,%zu,%.1f,%.1f,%.1f,%.0f,%.2f,%.0f,%ld,%ld\n", domain,
+            kind, planner, f->n, f->pair.median, f->pair.p99, f->stream_ns,
+            f->plans_per_s, mean_len, expanded_median, capped, mismatches);
   if (quantiles != NULL && f->n > 0)
     for (k = 0; k <= 100; k++)
-      fprintf(quantiles, "%s,%s,%s,%d,%.1f\n", domain, kind, planner, k, f->q[k]);
+      fprintf(quantiles, "%s,%s,%s,%d,%.1f\n", domain, kind, planner, k,
+              f->q[k]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -164,7 +168,7 @@ void write_figures(FILE *csv, FILE *quantiles, const char *domain,
  * not replay, or the two disagree on solvability or length while A* was
  * not capped) is printed, at most `*budget` times; returns 1 if any. */
 int check_pair(Target *t, const SpValue *s0, const SpValue *goal, Check *c,
-                      int *budget) {
+               int *budget) {
   SpValue state[SP_MAX_VARIABLES];
   int bad = 0;
   c->len = -1;
@@ -181,14 +185,16 @@ int check_pair(Target *t, const SpValue *s0, const SpValue *goal, Check *c,
   if (t->astar != NULL) {
     c->ar = goap_plan(t->astar, s0, goal, t->aplan, PLAN_ROOM, &c->alen);
     c->expanded = goap_last_expanded(t->astar);
-    if (c->ar == GOAP_FOUND && (c->status != SP_OK || c->alen != c->len)) bad = 1;
+    if (c->ar == GOAP_FOUND && (c->status != SP_OK || c->alen != c->len))
+      bad = 1;
     if (c->ar == GOAP_NO_PLAN && c->status == SP_OK) bad = 1;
   }
   if (bad && *budget > 0) {
     int i;
     (*budget)--;
-    printf("  MISMATCH on %s: saspu %s length %d, A* %s length %d; s0 =", t->label,
-           sp_status_name(c->status), c->len, goap_result_name(c->ar), c->alen);
+    printf(
+        "  MISMATCH on %s: saspu %s length %d, A* %s length %d; s0 =", t->label,
+        sp_status_name(c->status), c->len, goap_result_name(c->ar), c->alen);
     for (i = 0; i < t->m; i++) printf(" %d", s0[i]);
     printf(", s* =");
     for (i = 0; i < t->m; i++) printf(" %d", goal[i]);
@@ -206,18 +212,18 @@ double median_long(long *v, size_t n, double *scratch) {
 /* The saspu columns of rows[0..n-1], with their header. */
 void print_saspu_rows(const KindRow *rows, int n) {
   int i;
-  printf("%-22s %-10s %7s %8s %8s %8s %9s %12s\n", "domain", "pairs", "count", "median",
-         "p99", "stream", "mean len", "plans/s");
+  printf("%-22s %-10s %7s %8s %8s %8s %9s %12s\n", "domain", "pairs", "count",
+         "median", "p99", "stream", "mean len", "plans/s");
   for (i = 0; i < n; i++) {
     const KindRow *r = &rows[i];
-    printf("%-22s %-10s %7zu %6.1fns %6.1fns %6.1fns %9.2f %12.0f\n", r->domain, r->kind,
-           r->sp.n, r->sp.pair.median, r->sp.pair.p99, r->sp.stream_ns, r->mean_len,
-           r->sp.plans_per_s);
+    printf("%-22s %-10s %7zu %6.1fns %6.1fns %6.1fns %9.2f %12.0f\n", r->domain,
+           r->kind, r->sp.n, r->sp.pair.median, r->sp.pair.p99, r->sp.stream_ns,
+           r->mean_len, r->sp.plans_per_s);
   }
 }
 
-void row_init(KindRow *row, const char *domain, const char *kind, long mismatches,
-                     double mean_len) {
+void row_init(KindRow *row, const char *domain, const char *kind,
+              long mismatches, double mean_len) {
   memset(row, 0, sizeof *row);
   row->domain = domain;
   row->kind = kind;

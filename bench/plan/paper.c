@@ -15,7 +15,7 @@
  * planners, split into solvable and unsolvable, then timed. Fills
  * rows[0] (solvable) and rows[1] (unsolvable). */
 void bench_paper_domain(const char *label, SpBuiltSpec *b, Out *out,
-                               KindRow rows[2]) {
+                        KindRow rows[2]) {
   Target t;
   long states = 1, i, j, k;
   SpValue *all;
@@ -27,7 +27,8 @@ void bench_paper_domain(const char *label, SpBuiltSpec *b, Out *out,
   int budget = 5, v;
   uint64_t rng = 0x5EED0001ull;
 
-  for (v = 0; v < b->spec.variable_count; v++) states *= b->spec.variables[v].value_count;
+  for (v = 0; v < b->spec.variable_count; v++)
+    states *= b->spec.variables[v].value_count;
   target_open(&t, label, &b->spec, 0, states);
   t.spec = b;
   all = malloc((size_t)states * (size_t)t.m);
@@ -36,8 +37,8 @@ void bench_paper_domain(const char *label, SpBuiltSpec *b, Out *out,
   expanded[0] = malloc((size_t)(states * states) * sizeof(long));
   expanded[1] = malloc((size_t)(states * states) * sizeof(long));
   scratch = malloc((size_t)(states * states) * sizeof(double));
-  if (all == NULL || sets[0] == NULL || sets[1] == NULL || expanded[0] == NULL ||
-      expanded[1] == NULL || scratch == NULL)
+  if (all == NULL || sets[0] == NULL || sets[1] == NULL ||
+      expanded[0] == NULL || expanded[1] == NULL || scratch == NULL)
     exit(1);
   /* mixed radix, v0 fastest */
   for (i = 0; i < states; i++) {
@@ -69,12 +70,13 @@ void bench_paper_domain(const char *label, SpBuiltSpec *b, Out *out,
     shuffle_pairs(sets[k], counts[k], &rng);
     row->sp = measure(&t, SASPU, sets[k], counts[k], scratch);
     row->as = measure(&t, ASTAR, sets[k], counts[k], scratch);
-    write_figures(out->cold, out->quantiles, label, row->kind, "saspu", &row->sp,
-                  row->mean_len, 0, 0, mismatches);
-    write_figures(out->cold, out->quantiles, label, row->kind, "astar", &row->as,
-                  row->mean_len, row->expanded_median, 0, mismatches);
+    write_figures(out->cold, out->quantiles, label, row->kind, "saspu",
+                  &row->sp, row->mean_len, 0, 0, mismatches);
+    write_figures(out->cold, out->quantiles, label, row->kind, "astar",
+                  &row->as, row->mean_len, row->expanded_median, 0, mismatches);
   }
-  if (mismatches > 0) printf("  %s: %ld mismatches between saspu and A*\n", label, mismatches);
+  if (mismatches > 0)
+    printf("  %s: %ld mismatches between saspu and A*\n", label, mismatches);
   free(all);
   free(sets[0]);
   free(sets[1]);
@@ -86,22 +88,28 @@ void bench_paper_domain(const char *label, SpBuiltSpec *b, Out *out,
 
 void print_cold_tables(const KindRow *rows, int n) {
   int i;
-  printf("\n(1) Cold planning, saspu, one core (no plan cache): every ordered pair of distinct states\n");
-  printf("    median/p99: per pair, each pair repeated until ~2 us and averaged; stream: all pairs\n");
-  printf("    of the row in shuffled order, mean ns per plan (what a game loop sees)\n\n");
+  printf("\n(1) Cold planning, saspu, one core (no plan cache): every ordered "
+         "pair of distinct states\n");
+  printf("    median/p99: per pair, each pair repeated until ~2 us and "
+         "averaged; stream: all pairs\n");
+  printf("    of the row in shuffled order, mean ns per plan (what a game loop "
+         "sees)\n\n");
   print_saspu_rows(rows, n);
-  printf("\n(2) GOAP A* baseline on the same pairs (forward A*, unit costs, h = #variables off goal,\n");
-  printf("    binary heap, hashed closed set, preallocated); ratio = A* time / saspu time\n\n");
-  printf("%-22s %-10s %9s %9s %9s %8s %8s %8s %9s\n", "domain", "pairs", "median", "p99",
-         "stream", "expanded", "ratio", "ratio", "length");
-  printf("%-22s %-10s %9s %9s %9s %8s %8s %8s %9s\n", "", "", "", "", "", "(median)",
-         "median", "stream", "mismatch");
+  printf("\n(2) GOAP A* baseline on the same pairs (forward A*, unit costs, h "
+         "= #variables off goal,\n");
+  printf("    binary heap, hashed closed set, preallocated); ratio = A* time / "
+         "saspu time\n\n");
+  printf("%-22s %-10s %9s %9s %9s %8s %8s %8s %9s\n", "domain", "pairs",
+         "median", "p99", "stream", "expanded", "ratio", "ratio", "length");
+  printf("%-22s %-10s %9s %9s %9s %8s %8s %8s %9s\n", "", "", "", "", "",
+         "(median)", "median", "stream", "mismatch");
   for (i = 0; i < n; i++) {
     const KindRow *r = &rows[i];
-    printf("%-22s %-10s %7.1fns %7.1fns %7.1fns %8.0f %7.1fx %7.1fx %9ld\n", r->domain,
-           r->kind, r->as.pair.median, r->as.pair.p99, r->as.stream_ns, r->expanded_median,
-           r->as.pair.median / r->sp.pair.median, r->as.stream_ns / r->sp.stream_ns,
-           r->mismatches);
+    printf("%-22s %-10s %7.1fns %7.1fns %7.1fns %8.0f %7.1fx %7.1fx %9ld\n",
+           r->domain, r->kind, r->as.pair.median, r->as.pair.p99,
+           r->as.stream_ns, r->expanded_median,
+           r->as.pair.median / r->sp.pair.median,
+           r->as.stream_ns / r->sp.stream_ns, r->mismatches);
   }
 }
 
@@ -118,7 +126,8 @@ void bench_partial_domain(const char *label, SpBuiltSpec *b, KindRow rows[2]) {
   double len_sum = 0, *scratch;
   uint64_t rng = 0x5EED0002ull;
   int v, k;
-  for (v = 0; v < b->spec.variable_count; v++) states *= b->spec.variables[v].value_count;
+  for (v = 0; v < b->spec.variable_count; v++)
+    states *= b->spec.variables[v].value_count;
   target_open(&t, label, &b->spec, 0, 0);
   t.spec = b;
   all = malloc((size_t)states * (size_t)t.m);
@@ -138,7 +147,9 @@ void bench_partial_domain(const char *label, SpBuiltSpec *b, KindRow rows[2]) {
       for (v = 0; v < t.m; v++)
         if (bu_rng_below(&rng, 2)) g[v] = SP_ANY, any = 1;
       if (!any) g[bu_rng_below(&rng, t.m)] = SP_ANY;
-      kind = sp_plan(t.d, t.ws, all + i * t.m, g, t.plan, &len, NULL) == SP_OK ? 0 : 1;
+      kind = sp_plan(t.d, t.ws, all + i * t.m, g, t.plan, &len, NULL) == SP_OK
+                 ? 0
+                 : 1;
       if (kind == 0) {
         memcpy(state, all + i * t.m, (size_t)t.m);
         bad += sp_plan_replay(t.d, state, t.plan, len) != -1;
@@ -155,7 +166,9 @@ void bench_partial_domain(const char *label, SpBuiltSpec *b, KindRow rows[2]) {
     shuffle_pairs(sets[k], counts[k], &rng);
     row->sp = measure(&t, SASPU, sets[k], counts[k], scratch);
   }
-  if (bad > 0) printf("  %s: %ld partial-goal plans do not reach their goal\n", label, bad);
+  if (bad > 0)
+    printf("  %s: %ld partial-goal plans do not reach their goal\n", label,
+           bad);
   free(all);
   free(goals);
   free(sets[0]);
@@ -165,8 +178,9 @@ void bench_partial_domain(const char *label, SpBuiltSpec *b, KindRow rows[2]) {
 }
 
 void print_partial_table(const KindRow *rows, int n) {
-  printf("\n(1b) Cold planning, saspu, partial goals: every ordered pair of states, each goal\n");
-  printf("    variable free (SP_ANY) with probability 1/2, at least one; timed as in (1)\n\n");
+  printf("\n(1b) Cold planning, saspu, partial goals: every ordered pair of "
+         "states, each goal\n");
+  printf("    variable free (SP_ANY) with probability 1/2, at least one; timed "
+         "as in (1)\n\n");
   print_saspu_rows(rows, n);
 }
-

@@ -35,8 +35,8 @@ size_t workload_pair(const Workload *w, size_t i, int frame);
 
 /* Writes frame f's pairs into st and go (n x m each) and sets them on the
  * population, every NPC marked dirty. */
-void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
-                SpValue *go, size_t n, int frame);
+void load_frame(const Workload *w, SpPopulation *pop, SpValue *st, SpValue *go,
+                size_t n, int frame);
 
 /* The cold frame against the single plan on the same pairs (cold_gap.c):
  * n NPCs, `frames` timed frames, one thread, cache off. */

@@ -24,7 +24,8 @@ static double repeated_median(const Workload *w, SpWorkspace *ws,
     double best = 0;
     for (int round = 0; round < ROUNDS; round++) {
       double t0 = bu_now_ns();
-      for (int r = 0; r < REPS; r++) sp_plan(w->d, ws, s0, goal, plan, &len, NULL);
+      for (int r = 0; r < REPS; r++)
+        sp_plan(w->d, ws, s0, goal, plan, &len, NULL);
       double t = (bu_now_ns() - t0) / REPS;
       if (round == 0 || t < best) best = t;
     }
@@ -59,11 +60,13 @@ void cold_gap(const Workload *w, const char *key, size_t n, int frames) {
   SpPopulation *pop = NULL;
   SpWorkspace *ws = NULL;
   SpError err;
-  if (sp_population_new(w->d, n, plain, &pop, &err) != SP_OK) die("population", &err);
+  if (sp_population_new(w->d, n, plain, &pop, &err) != SP_OK)
+    die("population", &err);
   if (sp_workspace_new(w->d, plain, &ws, &err) != SP_OK) die("workspace", &err);
   size_t m = (size_t)w->m;
   SpValue *st = malloc(n * m + 8), *go = malloc(n * m + 8);
-  uint16_t *plan = malloc(((size_t)sp_domain_action_count(w->d) + 1u) * sizeof *plan);
+  uint16_t *plan =
+      malloc(((size_t)sp_domain_action_count(w->d) + 1u) * sizeof *plan);
   if (st == NULL || go == NULL || plan == NULL) die("memory", NULL);
   if (frames > FRAMES_MAX) frames = FRAMES_MAX;
   double fr[FRAMES_MAX], sm[FRAMES_MAX], ratio[FRAMES_MAX];

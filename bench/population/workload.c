@@ -60,7 +60,8 @@ void workload_open(Workload *w, int which, int fixed) {
     for (int g = 0; g < w->b->goal_count; g++) {
       sp_builtin_resolve_goal(w->b, &w->b->goals[g], s0, goal);
       for (int v = 0; fixed && v < w->m; v++)
-        if (w->b->goals[g].keep != NULL && w->b->goals[g].keep[v]) goal[v] = SP_ANY;
+        if (w->b->goals[g].keep != NULL && w->b->goals[g].keep[v])
+          goal[v] = SP_ANY;
       int len;
       if (sp_plan(w->d, ws, s0, goal, plan, &len, NULL) != SP_OK) continue;
       if (len == 0) continue; /* already there: not a planning request */
@@ -90,8 +91,8 @@ size_t workload_pair(const Workload *w, size_t i, int frame) {
  * used about equally. Written into packed arrays, then set in bulk (the
  * NPCs whose pair is unchanged are marked dirty too: every NPC replans
  * at every frame, as in SSCI). Not timed. */
-void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
-                SpValue *go, size_t n, int frame) {
+void load_frame(const Workload *w, SpPopulation *pop, SpValue *st, SpValue *go,
+                size_t n, int frame) {
   size_t m = (size_t)w->m;
   for (size_t i = 0; i < n; i++) {
     size_t p = workload_pair(w, i, frame);
@@ -103,4 +104,3 @@ void load_frame(const Workload *w, SpPopulation *pop, SpValue *st,
   if (sp_population_set_goals(pop, 0, n, go, &err) != SP_OK) die("set", &err);
   if (sp_population_mark_dirty(pop, 0, n, &err) != SP_OK) die("dirty", &err);
 }
-

@@ -33,7 +33,8 @@ void bu_load_average(double out[3]) {
   FILE *f = fopen("/proc/loadavg", "r");
   out[0] = out[1] = out[2] = 0;
   if (f == NULL) return;
-  if (fscanf(f, "%lf %lf %lf", &out[0], &out[1], &out[2]) != 3) out[0] = out[1] = out[2] = 0;
+  if (fscanf(f, "%lf %lf %lf", &out[0], &out[1], &out[2]) != 3)
+    out[0] = out[1] = out[2] = 0;
   fclose(f);
 }
 
@@ -91,7 +92,8 @@ BuStats bu_stats(double *v, size_t n) {
 /* Normal equations solved by Gaussian elimination with partial pivoting;
  * x is scaled by its largest magnitude first so x^4 sums stay well
  * conditioned for sizes in the thousands. */
-double bu_fit_poly(const double *x, const double *y, size_t n, int degree, double *c) {
+double bu_fit_poly(const double *x, const double *y, size_t n, int degree,
+                   double *c) {
   double a[3][4], scale = 0, ymean = 0, ss_tot = 0, ss_res = 0;
   int k = degree + 1, i, j, r;
   size_t p;

@@ -48,7 +48,8 @@ double bu_quantile_sorted(const double *sorted, size_t n, double q);
 /* Least-squares polynomial fit y = c[0] + c[1] x + ... + c[degree] x^degree,
  * degree 1 or 2. Returns R^2, or -1 when the system is singular (fewer
  * distinct x than coefficients). */
-double bu_fit_poly(const double *x, const double *y, size_t n, int degree, double *c);
+double bu_fit_poly(const double *x, const double *y, size_t n, int degree,
+                   double *c);
 
 /* ------------------------------------------------------------------ */
 /* Random numbers (splitmix64: fixed seeds give repeatable runs)      */

@@ -19,7 +19,7 @@ typedef struct CitizenTown {
 typedef struct CitizenTownOptions {
   size_t agents;
   int threads;
-  int walking;              /* buy_food and buy_drink bind the nearest market */
+  int walking; /* buy_food and buy_drink bind the nearest market */
   int market_capacity_every; /* every k-th market holds 4 agents (0: none) */
 } CitizenTownOptions;
 

@@ -76,7 +76,8 @@ static void *take(GoapPlanner *p, size_t count, size_t size) {
 static void pack_state(const GoapPlanner *p, const SpValue *s, uint64_t *out) {
   int i;
   memset(out, 0, (size_t)p->words * sizeof *out);
-  for (i = 0; i < p->m; i++) out[p->var_word[i]] |= (uint64_t)s[i] << p->var_shift[i];
+  for (i = 0; i < p->m; i++)
+    out[p->var_word[i]] |= (uint64_t)s[i] << p->var_shift[i];
 }
 
 /* Lays out fields of a common width (enough bits for the largest
@@ -125,7 +126,8 @@ GoapPlanner *goap_planner_new(const SpDomain *d, long node_cap) {
   p->m = sp_domain_variable_count(d);
   p->action_count = sp_domain_action_count(d);
   for (i = 0; i < p->m; i++)
-    if (sp_variable_value_count(d, i) > maxv) maxv = sp_variable_value_count(d, i);
+    if (sp_variable_value_count(d, i) > maxv)
+      maxv = sp_variable_value_count(d, i);
   p->bits = 1;
   while ((1 << p->bits) < maxv) p->bits++;
   p->words = (p->m + 64 / p->bits - 1) / (64 / p->bits);
@@ -134,15 +136,18 @@ GoapPlanner *goap_planner_new(const SpDomain *d, long node_cap) {
   p->slot_mask = slots - 1;
   p->var_word = take(p, (size_t)p->m, sizeof *p->var_word);
   p->var_shift = take(p, (size_t)p->m, sizeof *p->var_shift);
-  p->pre_mask = take(p, (size_t)p->action_count * (size_t)p->words, sizeof(uint64_t));
-  p->pre_val = take(p, (size_t)p->action_count * (size_t)p->words, sizeof(uint64_t));
+  p->pre_mask =
+      take(p, (size_t)p->action_count * (size_t)p->words, sizeof(uint64_t));
+  p->pre_val =
+      take(p, (size_t)p->action_count * (size_t)p->words, sizeof(uint64_t));
   p->eff_word = take(p, (size_t)p->action_count, sizeof *p->eff_word);
   p->eff_keep = take(p, (size_t)p->action_count, sizeof *p->eff_keep);
   p->eff_set = take(p, (size_t)p->action_count, sizeof *p->eff_set);
   p->act_var = take(p, (size_t)p->action_count, sizeof *p->act_var);
   p->act_pre = take(p, (size_t)p->action_count, 1);
   p->act_post = take(p, (size_t)p->action_count, 1);
-  p->states = take(p, ((size_t)node_cap + 1) * (size_t)p->words, sizeof(uint64_t));
+  p->states =
+      take(p, ((size_t)node_cap + 1) * (size_t)p->words, sizeof(uint64_t));
   p->g = take(p, (size_t)node_cap, sizeof *p->g);
   p->parent = take(p, (size_t)node_cap, sizeof *p->parent);
   p->via = take(p, (size_t)node_cap, sizeof *p->via);
@@ -154,9 +159,10 @@ GoapPlanner *goap_planner_new(const SpDomain *d, long node_cap) {
   if (p->var_word == NULL || p->var_shift == NULL || p->pre_mask == NULL ||
       p->pre_val == NULL || p->eff_word == NULL || p->eff_keep == NULL ||
       p->eff_set == NULL || p->act_var == NULL || p->act_pre == NULL ||
-      p->act_post == NULL || p->states == NULL || p->g == NULL || p->parent == NULL ||
-      p->via == NULL || p->slots == NULL ||
-      p->heap == NULL || p->heap_pos == NULL || p->goal_packed == NULL || p->h_delta == NULL) {
+      p->act_post == NULL || p->states == NULL || p->g == NULL ||
+      p->parent == NULL || p->via == NULL || p->slots == NULL ||
+      p->heap == NULL || p->heap_pos == NULL || p->goal_packed == NULL ||
+      p->h_delta == NULL) {
     goap_planner_free(p);
     return NULL;
   }
@@ -275,8 +281,8 @@ GOAP_INLINE int same_state(const uint64_t *a, const uint64_t *b, int words) {
 
 /* Finds `s` in the closed/open set, or inserts it as node `fresh`.
  * Returns the node index it is stored under. */
-GOAP_INLINE uint32_t lookup_or_insert(GoapPlanner *p, const uint64_t *s, int words,
-                                      uint32_t fresh) {
+GOAP_INLINE uint32_t lookup_or_insert(GoapPlanner *p, const uint64_t *s,
+                                      int words, uint32_t fresh) {
   size_t i = hash_state(s, words) & p->slot_mask;
   while (p->slots[i].stamp == p->stamp) {
     uint32_t n = p->slots[i].node;
@@ -296,7 +302,7 @@ GOAP_INLINE uint32_t lookup_or_insert(GoapPlanner *p, const uint64_t *s, int wor
  * node is reopened, so the result never depends on consistency. The goal
  * test on expansion keeps the plan minimal. */
 GOAP_INLINE GoapResult search(GoapPlanner *p, int words, uint32_t h0,
-                               uint32_t *goal_node) {
+                              uint32_t *goal_node) {
   const int na = p->action_count;
   uint64_t *scratch = p->states + (size_t)p->cap * (size_t)words;
   p->g[0] = 0;
@@ -330,7 +336,8 @@ GOAP_INLINE GoapResult search(GoapPlanner *p, int words, uint32_t h0,
         }
       if (!ok) continue;
       for (k = 0; k < words; k++) scratch[k] = s[k];
-      scratch[p->eff_word[a]] = (scratch[p->eff_word[a]] & p->eff_keep[a]) | p->eff_set[a];
+      scratch[p->eff_word[a]] =
+          (scratch[p->eff_word[a]] & p->eff_keep[a]) | p->eff_set[a];
       child = lookup_or_insert(p, scratch, words, (uint32_t)p->stored);
       key = entry_key(ng + (uint32_t)((int)h + p->h_delta[a]), ng);
       if (child == (uint32_t)p->stored) {
@@ -348,8 +355,10 @@ GOAP_INLINE GoapResult search(GoapPlanner *p, int words, uint32_t h0,
       p->g[child] = (int32_t)ng;
       p->parent[child] = (int32_t)node;
       p->via[child] = (uint16_t)a;
-      if (p->heap_pos[child] >= 0) heap_decrease(p, child, key);
-      else heap_push(p, child, key);
+      if (p->heap_pos[child] >= 0)
+        heap_decrease(p, child, key);
+      else
+        heap_push(p, child, key);
     }
   }
   return GOAP_NO_PLAN;

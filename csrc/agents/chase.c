@@ -98,8 +98,8 @@ SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
                         "crowd: target agent %zu does not exist", target);
   /* a walker finds a despawned target gone at its first frame (reason
    * target_gone); a move has no cell to go to */
-  if (c->opt.engine_moves &&
-      (!sp_crowd_alive(other, target) || sp_crowd_generation(other, target) != gen))
+  if (c->opt.engine_moves && (!sp_crowd_alive(other, target) ||
+                              sp_crowd_generation(other, target) != gen))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: the target agent was despawned");
   if (reach < 0 || reach > 65534)

@@ -44,14 +44,17 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
     return wrong(buf, size, "field 'goal': goal %u does not exist (%d goals)",
                  a->goal, cv->goals);
   if (a->pursued != GOAL_NONE && a->pursued >= cv->goals)
-    return wrong(buf, size, "field 'pursued': goal %u does not exist (%d goals)",
+    return wrong(buf, size,
+                 "field 'pursued': goal %u does not exist (%d goals)",
                  a->pursued, cv->goals);
   if (a->shun != GOAL_NONE && a->shun >= cv->goals)
     return wrong(buf, size, "field 'shun': goal %u does not exist (%d goals)",
                  a->shun, cv->goals);
   if (a->shun != GOAL_NONE && a->cool_place != SP_NO_PLACE)
-    return wrong(buf, size, "field 'shun': a goal given up beside place %u on "
-                 "cooldown", a->cool_place);
+    return wrong(buf, size,
+                 "field 'shun': a goal given up beside place %u on "
+                 "cooldown",
+                 a->cool_place);
   if (a->why >= SP_REASON_COUNT || a->reason >= SP_REASON_COUNT)
     return wrong(buf, size, "field '%s': reason %u does not exist",
                  a->why >= SP_REASON_COUNT ? "why" : "reason",
@@ -62,43 +65,59 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
   /* after a no_plan, fail_action names its goal (-2 - the goal's index);
    * with a failure of code NO_SETTER or UNREACHABLE, fother holds the
    * blocker's values (current | link_to << 8) or -1 (sp_agents.h) */
-  int blocker = (a->fcode == SP_FAIL_NO_SETTER || a->fcode == SP_FAIL_UNREACHABLE) &&
-                a->fother != -1;
+  int blocker =
+      (a->fcode == SP_FAIL_NO_SETTER || a->fcode == SP_FAIL_UNREACHABLE) &&
+      a->fother != -1;
   int goal_named = a->reason == SP_REASON_NO_PLAN && a->fail_action <= -2;
   if (goal_named && -2 - a->fail_action >= cv->goals)
-    return wrong(buf, size, "field 'fail_action': goal %d does not exist (%d goals)",
+    return wrong(buf, size,
+                 "field 'fail_action': goal %d does not exist (%d goals)",
                  -2 - a->fail_action, cv->goals);
   const int16_t acts[3] = {goal_named ? -1 : a->fail_action, a->faction,
                            blocker ? -1 : a->fother};
   const char *const act_names[3] = {"fail_action", "faction", "fother"};
   for (int k = 0; k < 3; k++)
     if (!action_or_none(c, acts[k]))
-      return wrong(buf, size, "field '%s': action %d does not exist (%d "
-                   "actions)", act_names[k], acts[k], c->action_count);
+      return wrong(buf, size,
+                   "field '%s': action %d does not exist (%d "
+                   "actions)",
+                   act_names[k], acts[k], c->action_count);
   if (blocker) {
     int count = a->fvar >= 0 && a->fvar < c->m
-                    ? sp_variable_value_count(c->domain, a->fvar) : 0;
+                    ? sp_variable_value_count(c->domain, a->fvar)
+                    : 0;
     uint16_t packed = (uint16_t)a->fother;
     if ((packed & 0xFF) >= count || (packed >> 8) >= count)
-      return wrong(buf, size, "field 'fother': blocker values %u and %u are no "
-                   "values of variable %d", packed & 0xFF, packed >> 8, a->fvar);
+      return wrong(buf, size,
+                   "field 'fother': blocker values %u and %u are no "
+                   "values of variable %d",
+                   packed & 0xFF, packed >> 8, a->fvar);
   }
-  if ((a->fcode == SP_FAIL_REPEAT || a->fcode == SP_FAIL_ORDER) && a->faction < 0)
-    return wrong(buf, size, "field 'faction': a failure of code %u names no "
-                 "action", a->fcode);
+  if ((a->fcode == SP_FAIL_REPEAT || a->fcode == SP_FAIL_ORDER) &&
+      a->faction < 0)
+    return wrong(buf, size,
+                 "field 'faction': a failure of code %u names no "
+                 "action",
+                 a->fcode);
   if (a->fvar < -1 || a->fvar >= c->m)
-    return wrong(buf, size, "field 'fvar': variable %d does not exist (%d "
-                 "variables)", a->fvar, c->m);
+    return wrong(buf, size,
+                 "field 'fvar': variable %d does not exist (%d "
+                 "variables)",
+                 a->fvar, c->m);
   if (a->fvalue != 0xFF &&
       (a->fvar < 0 || a->fvalue >= sp_variable_value_count(c->domain, a->fvar)))
-    return wrong(buf, size, "field 'fvalue': value %u is no value of "
-                 "variable %d", a->fvalue, a->fvar);
+    return wrong(buf, size,
+                 "field 'fvalue': value %u is no value of "
+                 "variable %d",
+                 a->fvalue, a->fvar);
   const uint32_t places[3] = {a->target, a->home, a->cool_place};
   const char *const place_names[3] = {"target", "home", "cool_place"};
   for (int k = 0; k < 3; k++)
     if (!place_or_none(w, places[k]))
-      return wrong(buf, size, "field '%s': place %u does not exist (%zu "
-                   "places)", place_names[k], places[k], w->place_count);
+      return wrong(buf, size,
+                   "field '%s': place %u does not exist (%zu "
+                   "places)",
+                   place_names[k], places[k], w->place_count);
   if (!isfinite(a->cool_until))
     return wrong(buf, size, "field 'cool_until': %g is not a finite time",
                  (double)a->cool_until);
@@ -107,12 +126,16 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
                  a->x, a->y);
   if ((a->tx == 0xFFFF) != (a->ty == 0xFFFF) ||
       (a->tx != 0xFFFF && !cell_ok(w, a->tx, a->ty)))
-    return wrong(buf, size, "field 'tx, ty': target cell (%u, %u) is outside "
-                 "the grid", a->tx, a->ty);
+    return wrong(buf, size,
+                 "field 'tx, ty': target cell (%u, %u) is outside "
+                 "the grid",
+                 a->tx, a->ty);
   if (a->target != SP_NO_PLACE && a->tx != 0xFFFF &&
       (a->tx != w->places[a->target].x || a->ty != w->places[a->target].y))
-    return wrong(buf, size, "field 'tx, ty': target cell (%u, %u) is not the "
-                 "cell of its target place %u", a->tx, a->ty, a->target);
+    return wrong(buf, size,
+                 "field 'tx, ty': target cell (%u, %u) is not the "
+                 "cell of its target place %u",
+                 a->tx, a->ty, a->target);
   return NULL;
 }
 
@@ -126,19 +149,27 @@ static const char *check_plan(const SpAgentView *v, int has_plan, char *buf,
   if (has_plan && a->goal == GOAL_NONE)
     return wrong(buf, size, "field 'goal': it follows a plan but has no goal");
   if (has_plan && a->cursor > len)
-    return wrong(buf, size, "field 'cursor': position %u is past its plan (%d "
-                 "steps)", a->cursor, len);
+    return wrong(buf, size,
+                 "field 'cursor': position %u is past its plan (%d "
+                 "steps)",
+                 a->cursor, len);
   if (has_plan && len - a->cursor < DONE_WINDOW &&
       (a->done >> (len - a->cursor)) != 0)
-    return wrong(buf, size, "field 'done': marks steps past its plan (%d "
-                 "steps, cursor %u)", len, a->cursor);
+    return wrong(buf, size,
+                 "field 'done': marks steps past its plan (%d "
+                 "steps, cursor %u)",
+                 len, a->cursor);
   if (a->step == STEP_NONE) return NULL;
   if (len < 0 || a->step >= len)
-    return wrong(buf, size, "field 'step': running step %u is not in its plan "
-                 "(%d steps)", a->step, len);
+    return wrong(buf, size,
+                 "field 'step': running step %u is not in its plan "
+                 "(%d steps)",
+                 a->step, len);
   if (a->step < a->cursor || a->step - a->cursor >= DONE_WINDOW)
-    return wrong(buf, size, "field 'step': running step %u is not within %d "
-                 "steps of the cursor %u", a->step, DONE_WINDOW, a->cursor);
+    return wrong(buf, size,
+                 "field 'step': running step %u is not within %d "
+                 "steps of the cursor %u",
+                 a->step, DONE_WINDOW, a->cursor);
   if ((a->done >> (a->step - a->cursor)) & 1u)
     return wrong(buf, size, "field 'step': running step %u is marked done",
                  a->step);
@@ -155,19 +186,23 @@ static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
   case SP_PHASE_WALKING:
   case SP_PHASE_ACTING:
     if (!step || !has)
-      return wrong(buf, size, "field 'step': %s without a running step of a "
-                   "plan", name);
+      return wrong(buf, size,
+                   "field 'step': %s without a running step of a "
+                   "plan",
+                   name);
     if (v->phase == SP_PHASE_WALKING && !(v->flags & F_BIND) && a->tx == 0xFFFF)
       return wrong(buf, size, "field 'tx, ty': walking without a target cell");
     break;
   case SP_PHASE_MOVING:
     if (!step || !has || a->tx == 0xFFFF)
-      return wrong(buf, size, "field 'step': moving without a running step of "
+      return wrong(buf, size,
+                   "field 'step': moving without a running step of "
                    "a plan and its target cell");
     break;
   case SP_PHASE_SCRIPT:
     if (step != has || (!step && !cv->selector))
-      return wrong(buf, size, "field 'step': waiting for the script without a "
+      return wrong(buf, size,
+                   "field 'step': waiting for the script without a "
                    "running step of a plan");
     break;
   case SP_PHASE_BLOCKED:
@@ -176,10 +211,12 @@ static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
     if (step)
       return wrong(buf, size, "field 'step': %s with a running step", name);
     if (v->phase == SP_PHASE_BLOCKED && !has)
-      return wrong(buf, size, "field 'flags': blocked without a plan to go on "
+      return wrong(buf, size,
+                   "field 'flags': blocked without a plan to go on "
                    "with");
     if (v->phase == SP_PHASE_THINKING && !has && !(v->flags & F_PLANNING))
-      return wrong(buf, size, "field 'flags': thinking with neither a plan nor "
+      return wrong(buf, size,
+                   "field 'flags': thinking with neither a plan nor "
                    "one to wait for");
     if (v->phase == SP_PHASE_IDLE && has)
       return wrong(buf, size, "field 'flags': idle with a plan");
@@ -199,25 +236,30 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
     return wrong(buf, size, "field 'phase': phase %u does not exist", v->phase);
   /* a despawned slot keeps its last agent's record, read by no pass */
   if (v->phase == SP_PHASE_FREE)
-    return fl != 0 ? wrong(buf, size, "field 'flags': a despawned slot with "
-                           "flags 0x%02x", fl)
+    return fl != 0 ? wrong(buf, size,
+                           "field 'flags': a despawned slot with "
+                           "flags 0x%02x",
+                           fl)
                    : NULL;
   const char *why = check_indices(cv, a, buf, size);
   if (why == NULL) why = check_plan(v, (fl & F_HAS_PLAN) != 0, buf, size);
   if (why != NULL) return why;
   int step = a->step != STEP_NONE;
-  if ((fl & F_PLANNING) &&
-      (a->goal == GOAL_NONE || step || (fl & F_HAS_PLAN) ||
-       v->phase != SP_PHASE_THINKING))
-    return wrong(buf, size, "field 'flags': waits for a plan without a goal, "
+  if ((fl & F_PLANNING) && (a->goal == GOAL_NONE || step || (fl & F_HAS_PLAN) ||
+                            v->phase != SP_PHASE_THINKING))
+    return wrong(buf, size,
+                 "field 'flags': waits for a plan without a goal, "
                  "or while it has a step or a plan");
   if ((fl & (F_FINISH | F_FAIL)) &&
       ((fl & F_FINISH && fl & F_FAIL) || !step ||
        (v->phase != SP_PHASE_SCRIPT && v->phase != SP_PHASE_MOVING)))
-    return wrong(buf, size, "field 'flags': a finished or failed script step "
+    return wrong(buf, size,
+                 "field 'flags': a finished or failed script step "
                  "that is not waiting for the script");
-  if ((fl & F_RESERVED) && (!step || a->target == SP_NO_PLACE || a->tx == 0xFFFF))
-    return wrong(buf, size, "field 'flags': holds a reservation without a "
+  if ((fl & F_RESERVED) &&
+      (!step || a->target == SP_NO_PLACE || a->tx == 0xFFFF))
+    return wrong(buf, size,
+                 "field 'flags': holds a reservation without a "
                  "running step, a target place and its cell");
   float t;
   memcpy(&t, &v->time_bits, sizeof t);
@@ -246,8 +288,9 @@ static SpStatus check_queue(const SpCrowd *c, SpError *err) {
     if (e->agent >= c->n || e->act < 0 || e->act >= c->action_count || bad_key)
       return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                           "crowd '%s': waiter %zu names agent %u, action %d "
-                          "or key 0x%x out of range", sp_domain_name(c->domain),
-                          k + 1, e->agent + 1, e->act, e->key);
+                          "or key 0x%x out of range",
+                          sp_domain_name(c->domain), k + 1, e->agent + 1,
+                          e->act, e->key);
     for (size_t j = k + 1; j < w->queue_len; j++)
       if (w->queue[j].crowd == c && w->queue[j].agent == e->agent)
         return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
@@ -263,7 +306,8 @@ static SpStatus check_queue(const SpCrowd *c, SpError *err) {
   if (marked != listed)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd '%s': %zu agents marked as waiting, %zu in the "
-                        "queue", sp_domain_name(c->domain), marked, listed);
+                        "queue",
+                        sp_domain_name(c->domain), marked, listed);
   return SP_OK;
 }
 
@@ -276,13 +320,14 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
     SpAgentView v = {&c->agents[i], c->phase[i], c->flags[i], 0, 0, -1};
     float t = sp_agent_saved_time(c, i); /* a due time is ticks (wheel.c) */
     memcpy(&v.time_bits, &t, sizeof v.time_bits);
-    v.planned = sp_population_status_of(c->pop, i, NULL, NULL) == SP_NPC_PLANNED;
+    v.planned =
+        sp_population_status_of(c->pop, i, NULL, NULL) == SP_NPC_PLANNED;
     if (v.planned) v.len = sp_population_plan_length(c->pop, i);
     const char *why = sp_save_check_agent(&cv, &v, buf, sizeof buf);
     if (why != NULL)
       return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd '%s' agent %zu: %s",
-                          sp_domain_name(c->domain), i + 1, why);
+                          "crowd '%s' agent %zu: %s", sp_domain_name(c->domain),
+                          i + 1, why);
   }
   SpStatus st = check_queue(c, err);
   if (st != SP_OK) return st;

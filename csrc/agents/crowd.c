@@ -36,7 +36,8 @@ void sp_crowd_free(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
-  if (c->ev != NULL) sp_mem_free(c->alloc, c->ev, c->ev_cap * sizeof(SpAgentEvent));
+  if (c->ev != NULL)
+    sp_mem_free(c->alloc, c->ev, c->ev_cap * sizeof(SpAgentEvent));
   if (c->chunks != NULL)
     sp_mem_free(c->alloc, c->chunks, (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->beh != NULL)
@@ -55,9 +56,8 @@ void sp_crowd_free(SpCrowd *c) {
   sp_mem_free(c->alloc, c, sizeof *c);
 }
 
-SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
-                      const SpCrowdOptions *opts, SpAllocator alloc,
-                      SpCrowd **out, SpError *err) {
+SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
+                      SpAllocator alloc, SpCrowd **out, SpError *err) {
   sp_error_clear(err);
   *out = NULL;
   SpCrowd *c = sp_mem_alloc(alloc, sizeof *c);
@@ -96,7 +96,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
     c->phase = (uint8_t *)(c->time + slots);
     c->flags = c->phase + slots;
   }
-  c->beh = sp_mem_alloc(alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
+  c->beh = sp_mem_alloc(
+      alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   c->chunks = sp_mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->agents == NULL || c->hot_block == NULL || c->beh == NULL ||
       c->chunks == NULL || !sp_wheel_new(c)) {
@@ -129,8 +130,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
       return st;
     }
     cw->state = sp_mem_alloc(alloc, (size_t)c->m + 8u);
-    cw->plan = sp_mem_alloc(alloc,
-                            ((size_t)c->action_count + 1u) * sizeof(uint16_t));
+    cw->plan =
+        sp_mem_alloc(alloc, ((size_t)c->action_count + 1u) * sizeof(uint16_t));
     cw->blocker = sp_mem_alloc(alloc, sp_blocker_scratch_size(d));
     if (cw->state == NULL || cw->plan == NULL || cw->blocker == NULL) {
       sp_crowd_free(c);
@@ -159,8 +160,8 @@ int sp_crowd_goal_count(const SpCrowd *c) { return c->goal_count; }
 /* Behaviours and goals                                               */
 /* ------------------------------------------------------------------ */
 
-SpStatus sp_crowd_set_action(SpCrowd *c, int action,
-                             const SpActionBehaviour *b, SpError *err) {
+SpStatus sp_crowd_set_action(SpCrowd *c, int action, const SpActionBehaviour *b,
+                             SpError *err) {
   sp_error_clear(err);
   if (action < 0 || action >= c->action_count)
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
@@ -171,18 +172,20 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action,
       (b->max_duration > 0.0f && b->max_duration < b->min_duration))
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: action '%s': duration must be >= 0 and "
-                        "min <= max", name);
+                        "min <= max",
+                        name);
   if ((unsigned)b->bind > SP_BIND_SCRIPT ||
       (b->bind == SP_BIND_PLACE && b->place >= c->world->place_count) ||
       (b->bind == SP_BIND_KIND &&
        (b->kind < 0 || b->kind >= c->world->kind_count)))
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: action '%s': unknown place or kind", name);
-  if (b->max_failures < 0 || b->max_failures > 255 || !(b->give_up_for >= 0.0f) ||
-      !isfinite(b->give_up_for))
+  if (b->max_failures < 0 || b->max_failures > 255 ||
+      !(b->give_up_for >= 0.0f) || !isfinite(b->give_up_for))
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: action '%s': max_failures must be 0..255 and "
-                        "give_up_for a finite number >= 0", name);
+                        "give_up_for a finite number >= 0",
+                        name);
   c->beh[action] = *b;
   if (c->beh[action].max_duration < c->beh[action].min_duration)
     c->beh[action].max_duration = c->beh[action].min_duration;
@@ -208,8 +211,8 @@ static SpStatus check_state(const SpCrowd *c, const SpValue *s, int any_ok,
     }
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_GOAL,
                         "crowd: %s value %d is out of range for '%s' "
-                        "(%d values)", what, (int)s[v],
-                        sp_variable_name(c->domain, v),
+                        "(%d values)",
+                        what, (int)s[v], sp_variable_name(c->domain, v),
                         sp_variable_value_count(c->domain, v));
   }
   return SP_OK;
@@ -248,8 +251,10 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   g->cond = c->goal_block + 2u * m * (size_t)c->goal_count;
   g->when = g->cond + m;
   memcpy(g->cond, condition, m);
-  if (when != NULL) memcpy(g->when, when, m);
-  else memset(g->when, SP_ANY, m);
+  if (when != NULL)
+    memcpy(g->when, when, m);
+  else
+    memset(g->when, SP_ANY, m);
   g->priority = priority;
   g->index = c->goal_count;
   if (index != NULL) *index = c->goal_count;
@@ -288,15 +293,17 @@ SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
   moved.priority = priority;
   for (int g = from; g + 1 < c->goal_count; g++) c->goals[g] = c->goals[g + 1];
   int to = 0, n = c->goal_count - 1;
-  while (to < n && (c->goals[to].priority > priority ||
-                    (c->goals[to].priority == priority && c->goals[to].index < index)))
+  while (to < n &&
+         (c->goals[to].priority > priority ||
+          (c->goals[to].priority == priority && c->goals[to].index < index)))
     to++;
   for (int g = n; g > to; g--) c->goals[g] = c->goals[g - 1];
   c->goals[to] = moved;
   /* old sorted position -> new one */
   uint8_t perm[SP_CROWD_MAX_GOALS];
   for (int g = 0; g < c->goal_count; g++) {
-    int rest = g == from ? -1 : (g > from ? g - 1 : g); /* without the moved one */
+    int rest =
+        g == from ? -1 : (g > from ? g - 1 : g); /* without the moved one */
     perm[g] = (uint8_t)(rest < 0 ? to : (rest >= to ? rest + 1 : rest));
   }
   if (c->refused_hi != NULL)
@@ -333,7 +340,6 @@ SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err) {
                       "crowd: agent %zu does not exist (%zu slots)", i, c->n);
 }
 
-
 SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
                         uint32_t home, size_t *agent, SpError *err) {
   sp_error_clear(err);
@@ -344,10 +350,12 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   if (st != SP_OK) return st;
   const SpGrid *g = c->world->grid;
   if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
-      (g != NULL && (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
+      (g != NULL &&
+       (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: spawn cell (%d, %d) is outside the grid or "
-                        "blocked", x, y);
+                        "blocked",
+                        x, y);
   if (home != SP_NO_PLACE && home >= c->world->place_count)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: home place %u does not exist", home);
@@ -417,12 +425,14 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
   if (sp_sensor_of(c, var))
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
                         "crowd: variable '%s' is a sensor's (the update sets "
-                        "it)", sp_variable_name(c->domain, var));
+                        "it)",
+                        sp_variable_name(c->domain, var));
   int tie = sp_facts_tie_of(c, var);
   if (tie >= 0)
     return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
                         "crowd: variable '%s' is the world's fact '%s' (set "
-                        "it on the world)", sp_variable_name(c->domain, var),
+                        "it on the world)",
+                        sp_variable_name(c->domain, var),
                         c->world->facts[c->ties[tie].fact].name);
   for (size_t k = 0; k < count; k++) {
     SpStatus st = sp_agent_check(c, agents[k], err);
@@ -446,7 +456,8 @@ SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
   /* a tied variable keeps the world's fact whatever the state says */
   SpValue *want = c->cw[0].state;
   memcpy(want, state, (size_t)c->m);
-  for (int k = 0; k < c->tie_count; k++) want[c->ties[k].var] = c->ties[k].value;
+  for (int k = 0; k < c->tie_count; k++)
+    want[c->ties[k].var] = c->ties[k].value;
   sp_facts_sync(c, agent);
   SpValue *s = sp_population_state_write(c->pop, agent);
   if (memcmp(s, want, (size_t)c->m) == 0) return SP_OK;
@@ -482,7 +493,8 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
       (c->flags[i] & F_NEED_GOAL))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu is not waiting for a goal (phase "
-                        "%s)", agent, sp_phase_name((SpPhase)c->phase[i]));
+                        "%s)",
+                        agent, sp_phase_name((SpPhase)c->phase[i]));
   if (goal < -1 || goal >= c->goal_count)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: goal %d does not exist (%d goals)", goal,
@@ -505,7 +517,8 @@ static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
   if (c->phase[i] != SP_PHASE_SCRIPT || a->step == STEP_NONE)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu is not waiting for a script "
-                        "(phase %s)", agent, sp_phase_name(c->phase[i]));
+                        "(phase %s)",
+                        agent, sp_phase_name(c->phase[i]));
   if (c->flags[i] & F_FAIL)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu: its step has failed", agent);
@@ -534,8 +547,8 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   size_t i = agent;
   int ph = c->phase[i];
   if (c->agents[i].step == STEP_NONE ||
-      (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING && ph != SP_PHASE_SCRIPT &&
-       ph != SP_PHASE_MOVING))
+      (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING &&
+       ph != SP_PHASE_SCRIPT && ph != SP_PHASE_MOVING))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu has no running step (phase %s)",
                         agent, sp_phase_name((SpPhase)ph));
@@ -551,8 +564,7 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   return SP_OK;
 }
 
-SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent,
-                                 SpError *err) {
+SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent, SpError *err) {
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
   if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
@@ -562,8 +574,8 @@ SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent,
   int act = sp_population_plan_step(c->pop, agent, a->step);
   if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu: action '%s' takes no target",
-                        agent, sp_action_name(c->domain, act));
+                        "crowd: agent %zu: action '%s' takes no target", agent,
+                        sp_action_name(c->domain, act));
   return SP_OK;
 }
 
@@ -583,8 +595,8 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
     if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
         (g != NULL && !sp_grid_contains(g, x, y)))
       return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd: target cell (%d, %d) is outside the grid",
-                          x, y);
+                          "crowd: target cell (%d, %d) is outside the grid", x,
+                          y);
     a->target = SP_NO_PLACE;
     a->tx = (uint16_t)x;
     a->ty = (uint16_t)y;
@@ -614,7 +626,8 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   out->steps_done = 0;
   for (int k = 0; has && k < out->plan_length; k++)
     out->steps_done += sp_crowd_step_done(c, agent, k);
-  out->time_left = c->flags[agent] & F_FAIL ? 0.0f : sp_agent_saved_time(c, agent);
+  out->time_left =
+      c->flags[agent] & F_FAIL ? 0.0f : sp_agent_saved_time(c, agent);
   out->x = a->x;
   out->y = a->y;
   out->target = a->target;
@@ -661,8 +674,10 @@ SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   const Agent *a = &c->agents[agent];
   f.code = (SpFailureCode)a->fcode;
   f.action = a->faction;
-  f.other_action = (f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE)
-                       ? -1 : a->fother; /* else: the blocker's values */
+  f.other_action =
+      (f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE)
+          ? -1
+          : a->fother; /* else: the blocker's values */
   f.variable = a->fvar;
   f.value = a->fvalue == 0xFF ? -1 : a->fvalue;
   return f;
@@ -682,7 +697,8 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
   out->needed = f.value;
   out->action = f.action;
   int count = f.variable >= 0 && f.variable < c->m
-                  ? sp_variable_value_count(c->domain, f.variable) : 0;
+                  ? sp_variable_value_count(c->domain, f.variable)
+                  : 0;
   uint16_t packed = (uint16_t)a->fother;
   int now = packed & 0xFF, to = packed >> 8;
   if (count == 0 || f.value < 0 || f.value >= count) {
@@ -711,7 +727,8 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
   *goal = -1;
   if (agent >= c->n || c->phase[agent] == SP_PHASE_FREE) return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];
-  if (a->reason != SP_REASON_NO_PLAN || a->fail_action > -2) return SP_ERR_STATE;
+  if (a->reason != SP_REASON_NO_PLAN || a->fail_action > -2)
+    return SP_ERR_STATE;
   int index = -2 - a->fail_action, g = 0;
   while (g < c->goal_count && c->goals[g].index != index) g++;
   if (g == c->goal_count) return SP_ERR_STATE;
@@ -722,7 +739,8 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
   SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   int len = 0;
   *goal = index;
-  if (sp_plan(c->domain, c->cw[0].ws, state, cond, c->cw[0].plan, &len, &f) == SP_OK)
+  if (sp_plan(c->domain, c->cw[0].ws, state, cond, c->cw[0].plan, &len, &f) ==
+      SP_OK)
     return SP_OK; /* out->kind SP_BLOCK_NONE: it has a plan now */
   sp_plan_blocker(c->domain, state, cond, &f, scratch, out);
   return SP_OK;
@@ -743,8 +761,8 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
  * EV_QUIET_FRAMES frames in a row under a quarter of it, shrinks it to
  * twice the most of those frames used (a power of two, at least
  * EV_KEEP_MIN). A shrink that fails keeps the buffer as it was. */
-static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
-                        EvTrim *t, size_t used) {
+static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap, EvTrim *t,
+                        size_t used) {
   if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) {
     t->quiet = 0;
     t->most = 0;
@@ -758,7 +776,7 @@ static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap,
   t->most = 0;
   if (keep >= *cap) return;
   void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
-                              keep * sizeof(SpAgentEvent));
+                           keep * sizeof(SpAgentEvent));
   if (p == NULL) return;
   *buf = p;
   *cap = keep;
@@ -803,16 +821,17 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   SpPopulationStats ps;
   sp_population_stats(c->pop, &ps);
   size_t pop_fixed = ps.bytes_total - ps.bytes_npcs;
-  size_t grow = sp_mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
-                sp_mem_resident(c->hot_block, c->hot_bytes) +
-                sp_mem_resident(c->refused_hi, c->refused_hi != NULL
-                                                   ? refused_bytes(c, c->refused_words)
-                                                   : 0) +
-                (ps.bytes_resident - pop_fixed) +
-                sp_mem_resident(c->ev, c->ev_cap * sizeof(SpAgentEvent)) +
-                sp_mem_resident(c->gens, c->gens != NULL ? 2u * (c->capacity + 1) *
-                                                               sizeof(uint32_t)
-                                                         : 0);
+  size_t grow =
+      sp_mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
+      sp_mem_resident(c->hot_block, c->hot_bytes) +
+      sp_mem_resident(c->refused_hi, c->refused_hi != NULL
+                                         ? refused_bytes(c, c->refused_words)
+                                         : 0) +
+      (ps.bytes_resident - pop_fixed) +
+      sp_mem_resident(c->ev, c->ev_cap * sizeof(SpAgentEvent)) +
+      sp_mem_resident(c->gens, c->gens != NULL
+                                   ? 2u * (c->capacity + 1) * sizeof(uint32_t)
+                                   : 0);
   const CrowdIndex *x = &c->index; /* made by the first query that needs it */
   size_t keys = x->cell != NULL ? (c->capacity + 1) * sizeof(uint32_t) : 0;
   grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
@@ -822,7 +841,8 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
     grow += sp_mem_resident(c->chase, (c->capacity + 1) * sizeof(struct Chase));
   if (c->reads != NULL) { /* world facts tied to variables */
     grow += sp_mem_resident(c->reads, c->capacity + 1);
-    grow += (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
+    grow +=
+        (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
   }
   size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
                 sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
@@ -854,6 +874,7 @@ void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
     SpPopulationStats ps;
     sp_population_stats(c->pop, &ps);
     out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
-                           c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
+                           c->refused_words * sizeof(uint32_t) +
+                           ps.bytes_per_npc;
   }
 }

@@ -74,7 +74,8 @@ SpStatus sp_world_set_fact(SpWorld *w, int fact, int value, SpError *err) {
   if (value < 0 || value >= f->value_count)
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "world: fact '%s': value %d is out of range (%d "
-                        "values)", f->name, value, f->value_count);
+                        "values)",
+                        f->name, value, f->value_count);
   w->facts[fact].value = value;
   return SP_OK;
 }
@@ -94,17 +95,19 @@ static SpStatus check_fact(const SpWorld *w, const char *name,
   for (int v = 0; v < count; v++) {
     if (values[v] == NULL || values[v][0] == '\0')
       return sp_error_set(err, SP_ERR_INVALID, SP_E_EMPTY_NAME, SP_FIELD_NONE,
-                          "world: fact '%s': value %d has no name", name, v + 1);
+                          "world: fact '%s': value %d has no name", name,
+                          v + 1);
     for (int u = 0; u < v; u++)
       if (strcmp(values[u], values[v]) == 0)
         return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                            "world: fact '%s': value '%s' is named twice",
-                            name, values[v]);
+                            "world: fact '%s': value '%s' is named twice", name,
+                            values[v]);
   }
   if (value < 0 || value >= count)
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "world: fact '%s': value %d is out of range (%d "
-                        "values)", name, value, count);
+                        "values)",
+                        name, value, count);
   return SP_OK;
 }
 
@@ -116,9 +119,9 @@ SpStatus sp_world_add_fact(SpWorld *w, const char *name,
   if (st != SP_OK) return st;
   if (w->fact_count == w->fact_cap) {
     int cap = w->fact_cap < 4 ? 4 : w->fact_cap * 2;
-    void *p = sp_mem_realloc(w->alloc, w->facts,
-                                (size_t)w->fact_cap * sizeof(Fact),
-                                (size_t)cap * sizeof(Fact));
+    void *p =
+        sp_mem_realloc(w->alloc, w->facts, (size_t)w->fact_cap * sizeof(Fact),
+                       (size_t)cap * sizeof(Fact));
     if (p == NULL) return sp_error_memory(err);
     w->facts = p;
     w->fact_cap = cap;
@@ -127,7 +130,8 @@ SpStatus sp_world_add_fact(SpWorld *w, const char *name,
   f.values = sp_mem_alloc(w->alloc, (size_t)count * sizeof(char *));
   int ok = f.name != NULL && f.values != NULL;
   if (f.values != NULL) memset(f.values, 0, (size_t)count * sizeof(char *));
-  for (int v = 0; ok && v < count; v++) ok = (f.values[v] = copy_name(w->alloc, values[v])) != NULL;
+  for (int v = 0; ok && v < count; v++)
+    ok = (f.values[v] = copy_name(w->alloc, values[v])) != NULL;
   if (!ok) {
     fact_free(w->alloc, &f); /* the names made so far; NULL ones are skipped */
     return sp_error_memory(err);
@@ -145,7 +149,8 @@ SpStatus sp_world_add_fact(SpWorld *w, const char *name,
 void sp_facts_free(SpCrowd *c) {
   if (c->reads != NULL) sp_mem_free(c->alloc, c->reads, c->capacity + 1);
   if (c->chunk_reads != NULL)
-    sp_mem_free(c->alloc, c->chunk_reads, (c->chunk_count + 1) * sizeof(uint32_t));
+    sp_mem_free(c->alloc, c->chunk_reads,
+                (c->chunk_count + 1) * sizeof(uint32_t));
   if (c->act_reads != NULL)
     sp_mem_free(c->alloc, c->act_reads, (size_t)c->action_count + 1);
   c->reads = c->act_reads = NULL;
@@ -171,7 +176,8 @@ static SpStatus check_tie(const SpCrowd *c, int fact, int var, SpError *err) {
   const SpWorld *w = c->world;
   const SpDomain *d = c->domain;
   const char *fname = w->facts[fact].name, *vname = sp_variable_name(d, var);
-  int nv = sp_variable_value_count(d, var), same = nv == w->facts[fact].value_count;
+  int nv = sp_variable_value_count(d, var),
+      same = nv == w->facts[fact].value_count;
   for (int x = 0; same && x < nv; x++)
     same = strcmp(sp_value_name(d, var, x), w->facts[fact].values[x]) == 0;
   if (!same)
@@ -181,8 +187,8 @@ static SpStatus check_tie(const SpCrowd *c, int fact, int var, SpError *err) {
     if (sp_action_variable(d, a) == var) {
       sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                    "crowd: fact '%s' tied to variable '%s': action '%s' "
-                   "changes it (only the world sets a fact)", fname, vname,
-                   sp_action_name(d, a));
+                   "changes it (only the world sets a fact)",
+                   fname, vname, sp_action_name(d, a));
       return SP_ERR_INVALID;
     }
   if (c->n > 0)
@@ -193,7 +199,8 @@ static SpStatus check_tie(const SpCrowd *c, int fact, int var, SpError *err) {
     return tie_error(err, fname, vname, "too many ties (SP_CROWD_MAX_FACTS)");
   for (int k = 0; k < c->tie_count; k++)
     if (c->ties[k].fact == fact || c->ties[k].var == var)
-      return tie_error(err, fname, vname, "the fact or the variable is tied already");
+      return tie_error(err, fname, vname,
+                       "the fact or the variable is tied already");
   return SP_OK;
 }
 
@@ -205,13 +212,14 @@ SpStatus sp_crowd_tie_fact(SpCrowd *c, int fact, int var, SpError *err) {
                         c->world->fact_count);
   if (var < 0 || var >= c->m)
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: variable %d does not exist (%d variables)",
-                        var, c->m);
+                        "crowd: variable %d does not exist (%d variables)", var,
+                        c->m);
   SpStatus st = check_tie(c, fact, var, err);
   if (st != SP_OK) return st;
   if (c->reads == NULL) {
     c->reads = sp_mem_alloc(c->alloc, c->capacity + 1);
-    c->chunk_reads = sp_mem_alloc(c->alloc, (c->chunk_count + 1) * sizeof(uint32_t));
+    c->chunk_reads =
+        sp_mem_alloc(c->alloc, (c->chunk_count + 1) * sizeof(uint32_t));
     c->act_reads = sp_mem_alloc(c->alloc, (size_t)c->action_count + 1);
     if (c->reads == NULL || c->chunk_reads == NULL || c->act_reads == NULL) {
       sp_facts_free(c);
@@ -244,8 +252,10 @@ static void set_reads(SpCrowd *c, size_t i, uint8_t mask) {
   uint8_t old = c->reads[i];
   if (old == mask) return;
   uint32_t *count = &c->chunk_reads[i / SP_CROWD_CHUNK];
-  if (old == 0) (*count)++;
-  else if (mask == 0) (*count)--;
+  if (old == 0)
+    (*count)++;
+  else if (mask == 0)
+    (*count)--;
   c->reads[i] = mask;
 }
 

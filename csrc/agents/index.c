@@ -8,7 +8,7 @@
 
 /* Buckets are 2^shift cells a side: 8 cells at least; more when the
  * area is so large that the bucket table would outgrow the agents. */
-#define INDEX_SHIFT_MIN 3
+#define INDEX_SHIFT_MIN   3
 #define INDEX_BUCKETS_MIN 1024u
 
 static size_t cell_bytes(const SpCrowd *c) {
@@ -50,8 +50,8 @@ void sp_index_reset(SpCrowd *c) {
   CrowdIndex *x = &c->index;
   if (x->cell == NULL) return;
   for (size_t i = 0; i <= c->capacity; i++)
-    x->cell[i] = i < c->n ? (uint32_t)c->agents[i].y << 16 | c->agents[i].x
-                          : UINT32_MAX;
+    x->cell[i] =
+        i < c->n ? (uint32_t)c->agents[i].y << 16 | c->agents[i].x : UINT32_MAX;
   x->stale = 1;
 }
 
@@ -191,7 +191,7 @@ static int found_room(SpCrowd *c, size_t need) {
   size_t cap = x->found_cap < 256 ? 256 : x->found_cap;
   while (cap < need) cap *= 2;
   void *p = sp_mem_realloc(c->alloc, x->found, x->found_cap * sizeof(uint64_t),
-                              cap * sizeof(uint64_t));
+                           cap * sizeof(uint64_t));
   if (p == NULL) return 0;
   x->found = p;
   x->found_cap = cap;
@@ -221,16 +221,19 @@ static void select_smallest(uint64_t *v, size_t n, size_t k) {
         i++;
       }
     }
-    if (k <= lt) hi = lt;
-    else if (k >= gt) lo = gt;
-    else return;
+    if (k <= lt)
+      hi = lt;
+    else if (k >= gt)
+      lo = gt;
+    else
+      return;
   }
 }
 
 /* Ring q of buckets around (cbx, cby) inside the span, appended to the
  * candidates within distance r. 0 on memory. */
-static int scan_ring(SpCrowd *c, const Span *s, int cbx, int cby, int q,
-                     int px, int py, int r, size_t *nf) {
+static int scan_ring(SpCrowd *c, const Span *s, int cbx, int cby, int q, int px,
+                     int py, int r, size_t *nf) {
   CrowdIndex *x = &c->index;
   for (int by = cby - q; by <= cby + q; by++) {
     if (by < s->by0 || by > s->by1) continue;
@@ -289,12 +292,14 @@ SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
     if (far[k] > qmax) qmax = far[k];
   size_t nf = 0;
   for (int q = 0; q <= qmax; q++) {
-    if (!scan_ring(c, &s, cbx, cby, q, x, y, r, &nf)) return sp_error_memory(err);
+    if (!scan_ring(c, &s, cbx, cby, q, x, y, r, &nf))
+      return sp_error_memory(err);
     if (max == 0 || nf < max || q == qmax) continue;
     /* enough found nearer than anything outside: the rest cannot enter */
     int64_t bound = outside_bound(ix, cbx, cby, q, x, y);
     size_t sure = 0;
-    for (size_t k = 0; k < nf; k++) sure += (int64_t)(ix->found[k] >> 32) < bound;
+    for (size_t k = 0; k < nf; k++)
+      sure += (int64_t)(ix->found[k] >> 32) < bound;
     if (sure >= max) break;
   }
   if (max > 0 && nf > max) {

@@ -69,7 +69,8 @@ SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
   if (st != SP_OK) return st;
   const SpGrid *g = c->world->grid;
   if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
-      (g != NULL && (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
+      (g != NULL &&
+       (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: cell (%d, %d) is outside the grid or blocked",
                         x, y);
@@ -126,8 +127,7 @@ SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
   return SP_OK;
 }
 
-SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x,
-                              int *y) {
+SpStatus sp_crowd_target_cell(const SpCrowd *c, size_t agent, int *x, int *y) {
   *x = *y = -1;
   if (!sp_crowd_alive(c, agent)) return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];

@@ -29,8 +29,10 @@ typedef struct Rd {
 } Rd;
 
 static void where(const Rd *r, char *buf, size_t size) {
-  if (r->crowd < 0) snprintf(buf, size, "the header");
-  else if (r->crowd == 0) snprintf(buf, size, "the world");
+  if (r->crowd < 0)
+    snprintf(buf, size, "the header");
+  else if (r->crowd == 0)
+    snprintf(buf, size, "the world");
   else if (r->agent == SP_NO_AGENT)
     snprintf(buf, size, "crowd %d '%s'", r->crowd, r->name);
   else
@@ -89,7 +91,7 @@ static uint64_t get(Rd *r, int bytes) {
 typedef struct Refusals {
   uint32_t *hi; /* the crowd's new refused_hi (NULL for none) */
   size_t words;
-  size_t n;     /* its agents as saved */
+  size_t n;         /* its agents as saved */
   OwnPriority *own; /* first pass: its agents' own priorities */
   size_t own_n;
 } Refusals;
@@ -101,20 +103,20 @@ typedef struct Load {
   int apply;
   uint32_t *saved, *held; /* per place: saved reservations, the agents' */
   size_t place_bytes;
-  Refusals *ref;          /* per crowd */
+  Refusals *ref; /* per crowd */
   const uint8_t *extra;
   size_t extra_len;
-  int selector;           /* the crowd being read: as saved */
-  size_t *agents;         /* per crowd: saved agents and goals, or NULL */
+  int selector;   /* the crowd being read: as saved */
+  size_t *agents; /* per crowd: saved agents and goals, or NULL */
   int *goals;
-  uint8_t *freed;         /* first pass, per saved slot of the crowd read:
+  uint8_t *freed; /* first pass, per saved slot of the crowd read:
                              1 despawned, 2 listed as free too */
   size_t freed_bytes;
-  Waiter *queue;          /* first pass: the world's new queue */
+  Waiter *queue; /* first pass: the world's new queue */
   size_t queue_len, queue_cap;
-  size_t body;            /* where the world's part starts */
-  SaveNames names;        /* format 6: its names block (mem NULL: none) */
-  uint32_t version;       /* the save's format */
+  size_t body;      /* where the world's part starts */
+  SaveNames names;  /* format 6: its names block (mem NULL: none) */
+  uint32_t version; /* the save's format */
 } Load;
 
 /* The cached fields, computed again in the saved order with their saved
@@ -129,7 +131,8 @@ static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
   if (w->grid == NULL) return;
   w->grid_version = sp_grid_version(w->grid);
   int width = sp_grid_width(w->grid);
-  size_t cap = w->field_size > 0 ? w->field_budget / w->field_size : 0, done = 0;
+  size_t cap = w->field_size > 0 ? w->field_budget / w->field_size : 0,
+         done = 0;
   if (cap == 0) cap = 1; /* the cache always holds one */
   for (uint32_t f = 0; f < count && done < cap; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
@@ -190,7 +193,8 @@ static int read_ties(Load *x, Rd *r, SpCrowd *c) {
     double due;
     memcpy(&due, &bits, sizeof due);
     if (r->failed) return 0;
-    if (!isfinite(due)) return bad(r, "sensor %u: its next reading is not a number", k + 1);
+    if (!isfinite(due))
+      return bad(r, "sensor %u: its next reading is not a number", k + 1);
     if (x->apply) c->sensor_due[k] = due;
   }
   return 1;
@@ -207,16 +211,18 @@ static int read_world(Load *x, Rd *r) {
   if (grid != sp_save_grid_print(w->grid))
     return bad(r, "the grid (size or cells) differs from the saved one");
   if (np != w->place_count || places != sp_save_places_print(w))
-    return bad(r, "the places (names of kinds, cells, capacities) differ "
-                  "from the saved ones (%u saved, %zu here)", np,
-               w->place_count);
+    return bad(r,
+               "the places (names of kinds, cells, capacities) differ "
+               "from the saved ones (%u saved, %zu here)",
+               np, w->place_count);
   const uint8_t *res = take(r, 4u * (size_t)np);
   uint64_t clock = get(r, 8);
   uint32_t nf = (uint32_t)get(r, 4);
   if (r->failed) return 0;
   if (nf > 0 && w->grid == NULL) return bad(r, "fields saved without a grid");
   size_t grid_cells = w->grid == NULL ? 0
-                      : (size_t)sp_grid_width(w->grid) * (size_t)sp_grid_height(w->grid);
+                                      : (size_t)sp_grid_width(w->grid) *
+                                            (size_t)sp_grid_height(w->grid);
   const uint8_t *list = take(r, 12u * (size_t)nf);
   if (r->failed) return 0;
   for (uint32_t f = 0; f < nf; f++) {
@@ -299,7 +305,8 @@ static int read_result(Load *x, Rd *r, SpCrowd *c, size_t i, int *len) {
     const uint8_t *ids = take(r, (size_t)*len * (size_t)id_bytes);
     if (ids == NULL) return 0;
     for (int k = 0; k < *len; k++) {
-      plan[k] = (uint16_t)sp_save_get(ids + (size_t)k * (size_t)id_bytes, id_bytes);
+      plan[k] =
+          (uint16_t)sp_save_get(ids + (size_t)k * (size_t)id_bytes, id_bytes);
       if (plan[k] >= c->action_count)
         return bad(r, "plan step %d: action %u does not exist", k + 1, plan[k]);
     }
@@ -325,8 +332,10 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   a.cool_place = (uint32_t)sp_save_get(p + 16, 4);
   uint32_t bits = (uint32_t)sp_save_get(p + 20, 4);
   memcpy(&a.cool_until, &bits, 4);
-  uint16_t *half[7] = {&a.x, &a.y, &a.tx, &a.ty, &a.cursor, &a.step, &a.refused};
-  for (int k = 0; k < 7; k++) *half[k] = (uint16_t)sp_save_get(p + 24 + 2 * k, 2);
+  uint16_t *half[7] = {&a.x,      &a.y,    &a.tx,     &a.ty,
+                       &a.cursor, &a.step, &a.refused};
+  for (int k = 0; k < 7; k++)
+    *half[k] = (uint16_t)sp_save_get(p + 24 + 2 * k, 2);
   a.goal = p[38], a.why = p[39], a.reason = p[40], a.fcode = p[41];
   int16_t *sh[4] = {&a.fail_action, &a.faction, &a.fother, &a.fvar};
   for (int k = 0; k < 4; k++)
@@ -350,8 +359,10 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
     return bad(r, "%s", why);
   /* 1: despawned; 4: walking to a target, so it may chase */
   if (!x->apply)
-    x->freed[i] = (uint8_t)(phase == SP_PHASE_FREE ? 1
-                            : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4 : 0);
+    x->freed[i] =
+        (uint8_t)(phase == SP_PHASE_FREE                          ? 1
+                  : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4
+                                                                  : 0);
   if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
     r->failed = 1; /* invisible: every generation is 0 until loaded */
     sp_error_memory(r->err);
@@ -365,7 +376,8 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   c->flags[i] = flags;
   if (c->gens != NULL) c->gens[i] = gen;
   for (size_t k = 0; k < words; k++)
-    x->ref[r->crowd - 1].hi[i * words + k] = (uint32_t)sp_save_get(hi + 4 * k, 4);
+    x->ref[r->crowd - 1].hi[i * words + k] =
+        (uint32_t)sp_save_get(hi + 4 * k, 4);
   memcpy(sp_population_state_write(c->pop, i), state, m);
   memcpy(sp_population_goal_write(c->pop, i), state + m, m);
   return 1;
@@ -393,8 +405,10 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
       continue;
     }
     if (slot >= n || x->freed[slot] != 1)
-      return bad(r, "free slot %u is not a despawned slot, or is listed "
-                    "twice", slot);
+      return bad(r,
+                 "free slot %u is not a despawned slot, or is listed "
+                 "twice",
+                 slot);
     x->freed[slot] = 2;
   }
   for (size_t i = 0; i < n && !x->apply; i++)
@@ -431,13 +445,19 @@ static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
     uint32_t agent = (uint32_t)get(r, 4), goal = (uint32_t)get(r, 4);
     int32_t prio = (int32_t)(uint32_t)get(r, 4);
     if (r->failed) return 0;
-    if (agent >= ref->n || (x->freed[agent] & 3) != 0 || goal >= (uint32_t)goals)
-      return bad(r, "own priority %u: agent %u (live) or goal %u does not "
-                    "exist", k + 1, agent + 1, goal + 1);
-    if (k > 0 && (agent < ref->own[k - 1].agent ||
-                  (agent == ref->own[k - 1].agent && goal <= ref->own[k - 1].goal)))
-      return bad(r, "own priority %u: not sorted by agent and goal, or "
-                    "listed twice", k + 1);
+    if (agent >= ref->n || (x->freed[agent] & 3) != 0 ||
+        goal >= (uint32_t)goals)
+      return bad(r,
+                 "own priority %u: agent %u (live) or goal %u does not "
+                 "exist",
+                 k + 1, agent + 1, goal + 1);
+    if (k > 0 &&
+        (agent < ref->own[k - 1].agent ||
+         (agent == ref->own[k - 1].agent && goal <= ref->own[k - 1].goal)))
+      return bad(r,
+                 "own priority %u: not sorted by agent and goal, or "
+                 "listed twice",
+                 k + 1);
     OwnPriority o = {agent, (uint16_t)goal, prio};
     ref->own[k] = o;
   }
@@ -451,10 +471,12 @@ static int cell_ok(const SpGrid *g, unsigned x, unsigned y) {
 /* One chase: its fields against the saved agent and the crowds (see
  * sp_save.h); the path's cells on the grid, each next to the one before. */
 static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
-  uint32_t i = (uint32_t)sp_save_get(p, 4), tc = (uint32_t)sp_save_get(p + 4, 4);
+  uint32_t i = (uint32_t)sp_save_get(p, 4),
+           tc = (uint32_t)sp_save_get(p + 4, 4);
   uint32_t slot = (uint32_t)sp_save_get(p + 8, 4);
   unsigned reach = (unsigned)sp_save_get(p + 16, 2), steps = p[18], at = p[19];
-  unsigned gx = (unsigned)sp_save_get(p + 20, 2), gy = (unsigned)sp_save_get(p + 22, 2);
+  unsigned gx = (unsigned)sp_save_get(p + 20, 2),
+           gy = (unsigned)sp_save_get(p + 22, 2);
   const SpGrid *g = x->w->grid;
   if (i >= n || !(x->freed[i] & 4))
     return bad(r, "chase of agent %u: not an agent walking to a target", i + 1);
@@ -463,17 +485,22 @@ static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
                i + 1, tc + 1, slot + 1);
   if (reach > 65534) return bad(r, "chase of agent %u: reach %u", i + 1, reach);
   if (steps > SP_CHASE_PATH + 1 || at > steps || (g == NULL && steps > 0))
-    return bad(r, "chase of agent %u: path of %u cells, next %u", i + 1, steps, at);
+    return bad(r, "chase of agent %u: path of %u cells, next %u", i + 1, steps,
+               at);
   if (g != NULL && !(gx == 0xFFFF && gy == 0xFFFF) && !cell_ok(g, gx, gy))
-    return bad(r, "chase of agent %u: cell (%u, %u) is off the grid", i + 1, gx, gy);
+    return bad(r, "chase of agent %u: cell (%u, %u) is off the grid", i + 1, gx,
+               gy);
   for (unsigned q = 0; q < steps; q++) {
     unsigned px = (unsigned)sp_save_get(p + 24 + 4 * q, 2);
     unsigned py = (unsigned)sp_save_get(p + 26 + 4 * q, 2);
     unsigned ox = q > 0 ? (unsigned)sp_save_get(p + 20 + 4 * q, 2) : px;
     unsigned oy = q > 0 ? (unsigned)sp_save_get(p + 22 + 4 * q, 2) : py;
-    if (!cell_ok(g, px, py) || px + 1 < ox || ox + 1 < px || py + 1 < oy || oy + 1 < py)
-      return bad(r, "chase of agent %u: path cell %u is off the grid or not "
-                    "next to the one before", i + 1, q + 1);
+    if (!cell_ok(g, px, py) || px + 1 < ox || ox + 1 < px || py + 1 < oy ||
+        oy + 1 < py)
+      return bad(r,
+                 "chase of agent %u: path cell %u is off the grid or not "
+                 "next to the one before",
+                 i + 1, q + 1);
   }
   x->freed[i] &= (uint8_t)~4; /* listed once */
   return 1;
@@ -509,7 +536,8 @@ static int read_chases(Load *x, Rd *r, SpCrowd *c, size_t n) {
     ch.gen = (uint32_t)sp_save_get(p + 12, 4);
     ch.reach = (uint16_t)sp_save_get(p + 16, 2);
     ch.steps = p[18], ch.at = p[19];
-    ch.gx = (uint16_t)sp_save_get(p + 20, 2), ch.gy = (uint16_t)sp_save_get(p + 22, 2);
+    ch.gx = (uint16_t)sp_save_get(p + 20, 2),
+    ch.gy = (uint16_t)sp_save_get(p + 22, 2);
     for (int q = 0; q < ch.steps; q++) {
       ch.path[q].x = (int)sp_save_get(p + 24 + 4 * q, 2);
       ch.path[q].y = (int)sp_save_get(p + 26 + 4 * q, 2);
@@ -534,7 +562,8 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
     return bad(r, "action behaviours or crowd options (seed, speed, "
                   "cooldown, retry) differ from the saved ones");
   if (x->names.mem != NULL && n != x->names.crowd[r->crowd - 1].agents)
-    return bad(r, "%llu agents saved, its names say %llu", (unsigned long long)n,
+    return bad(r, "%llu agents saved, its names say %llu",
+               (unsigned long long)n,
                (unsigned long long)x->names.crowd[r->crowd - 1].agents);
   if (n > c->capacity)
     return bad(r, "%llu agents saved, the capacity is %zu",
@@ -609,7 +638,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
    * behaviours (fingerprinted); chunk flags are zero between updates;
    * this frame's events belong to the frame before the save */
   memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
-  sp_index_reset(c); /* every agent may have moved */
+  sp_index_reset(c);  /* every agent may have moved */
   sp_facts_reload(c); /* who reads which fact, from the plans */
   sp_wheel_loaded(c); /* the seconds left are due times from now */
   c->ev_count = 0;
@@ -636,7 +665,8 @@ static int read_queue(Load *x, Rd *r) {
     x->queue = sp_mem_alloc(w->alloc, (x->queue_cap + 1) * sizeof(Waiter));
     uint64_t *seen = sp_mem_alloc(w->alloc, ((size_t)n + 1) * sizeof(uint64_t));
     if (x->queue == NULL || seen == NULL) {
-      if (seen != NULL) sp_mem_free(w->alloc, seen, ((size_t)n + 1) * sizeof(uint64_t));
+      if (seen != NULL)
+        sp_mem_free(w->alloc, seen, ((size_t)n + 1) * sizeof(uint64_t));
       r->failed = 1;
       sp_error_memory(r->err);
       return 0;
@@ -646,8 +676,8 @@ static int read_queue(Load *x, Rd *r) {
       uint32_t key = (uint32_t)get(r, 4), act = (uint32_t)get(r, 2);
       if (r->failed) break;
       if (crowd < 1 || crowd > x->count) {
-        bad(r, "waiter %u: crowd %u is not one of the %zu saved", k + 1,
-            crowd, x->count);
+        bad(r, "waiter %u: crowd %u is not one of the %zu saved", k + 1, crowd,
+            x->count);
         break;
       }
       const SpCrowd *c = x->crowds[crowd - 1];
@@ -687,7 +717,8 @@ static int read_queue(Load *x, Rd *r) {
   }
   take(r, 14u * n); /* checked by the first pass */
   for (size_t k = 0; k < x->count; k++)
-    for (size_t i = 0; i < x->crowds[k]->n; i++) x->crowds[k]->agents[i].queued = 0;
+    for (size_t i = 0; i < x->crowds[k]->n; i++)
+      x->crowds[k]->agents[i].queued = 0;
   for (size_t k = 0; k < x->queue_len; k++) {
     Waiter *e = &x->queue[k];
     e->gen = k < n ? sp_crowd_generation(e->crowd, e->agent) : e->gen;
@@ -709,7 +740,8 @@ static int read_payload(Load *x, Rd *r) {
   if (count != x->count)
     return bad(r, "the save holds %u crowds, %zu were given", count, x->count);
   if (x->names.mem != NULL && x->names.crowds != count)
-    return bad(r, "the save holds %u crowds, its names %u", count, x->names.crowds);
+    return bad(r, "the save holds %u crowds, its names %u", count,
+               x->names.crowds);
   for (size_t k = 0; k < x->count; k++) {
     SpCrowd *c = x->crowds[k];
     r->crowd = (int)k + 1;
@@ -726,8 +758,8 @@ static int read_payload(Load *x, Rd *r) {
   if (r->at != r->len) return bad(r, "%zu bytes after the end", r->len - r->at);
   for (size_t p = 0; p < x->w->place_count; p++) {
     if (x->saved[p] != x->held[p])
-      return bad(r, "place %zu: %u reservations saved, its agents hold %u",
-                 p, x->saved[p], x->held[p]);
+      return bad(r, "place %zu: %u reservations saved, its agents hold %u", p,
+                 x->saved[p], x->held[p]);
     int cap = x->w->places[p].capacity;
     if (cap > 0 && x->held[p] > (uint32_t)cap)
       return bad(r, "place %zu: %u reservations, its capacity is %d", p,
@@ -740,8 +772,8 @@ static int read_payload(Load *x, Rd *r) {
  * the world's part starts. */
 static int read_names(Load *x, Rd *r, size_t have) {
   char why[160];
-  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have, x->w->alloc,
-                                     &x->names, why, sizeof why);
+  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have,
+                                     x->w->alloc, &x->names, why, sizeof why);
   if (e == sp_save_no_memory) {
     r->failed = 1;
     sp_error_memory(r->err);
@@ -761,11 +793,13 @@ static int read_header(Load *x, Rd *r) {
     r->failed = 1;
     sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                  "saved world: truncated at byte %zu in the header (%u "
-                 "bytes)", r->len, SAVE_HEADER_BYTES);
+                 "bytes)",
+                 r->len, SAVE_HEADER_BYTES);
     return 0;
   }
   r->crowd = -1;
-  if (memcmp(r->p, SAVE_MAGIC, 8) != 0) return bad(r, "not a saspu save (bad magic)");
+  if (memcmp(r->p, SAVE_MAGIC, 8) != 0)
+    return bad(r, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(r->p + 8, 4);
   x->version = version;
   if (version < SAVE_OLDEST || version > SP_SAVE_VERSION) {
@@ -793,7 +827,8 @@ static int read_header(Load *x, Rd *r) {
     return 0;
   }
   if (payload < have)
-    return bad(r, "%llu bytes after the end", (unsigned long long)(have - payload));
+    return bad(r, "%llu bytes after the end",
+               (unsigned long long)(have - payload));
   if (sp_save_fnv(SAVE_FNV_START, r->p + SAVE_HEADER_BYTES, have) != sum)
     return bad(r, "checksum mismatch (the data is corrupted)");
   r->crowd = 0;
@@ -811,7 +846,8 @@ static void load_free(Load *x) {
   if (x->ref == NULL) return;
   for (size_t k = 0; k < x->count; k++) {
     if (x->ref[k].hi != NULL)
-      sp_mem_free(a, x->ref[k].hi, refused_bytes(x->crowds[k], x->ref[k].words));
+      sp_mem_free(a, x->ref[k].hi,
+                  refused_bytes(x->crowds[k], x->ref[k].words));
     if (x->ref[k].own != NULL)
       sp_mem_free(x->crowds[k]->alloc, x->ref[k].own,
                   x->ref[k].own_n * sizeof(OwnPriority));

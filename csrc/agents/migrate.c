@@ -102,7 +102,8 @@ static int map_places(Mig *g) {
   g->gone_uses = sp_mem_alloc(w->alloc, g->place_bytes);
   g->held = sp_mem_alloc(w->alloc, g->held_bytes);
   uint32_t *table = sp_mem_alloc(w->alloc, table_bytes);
-  if (g->place_map == NULL || g->gone_uses == NULL || g->held == NULL || table == NULL) {
+  if (g->place_map == NULL || g->gone_uses == NULL || g->held == NULL ||
+      table == NULL) {
     if (table != NULL) sp_mem_free(w->alloc, table, table_bytes);
     g->failed = 1;
     sp_error_memory(g->err);
@@ -115,14 +116,16 @@ static int map_places(Mig *g) {
     g->place_map[p] = SP_NO_PLACE;
     SaveStr n = g->old.place[p];
     size_t k = name_slot(n.p, n.len, slots - 1);
-    while (table[k] != 0 && !(g->old.place[table[k] - 1].len == n.len &&
-                              memcmp(g->old.place[table[k] - 1].p, n.p, n.len) == 0))
+    while (table[k] != 0 &&
+           !(g->old.place[table[k] - 1].len == n.len &&
+             memcmp(g->old.place[table[k] - 1].p, n.p, n.len) == 0))
       k = (k + 1) & (slots - 1);
     if (table[k] == 0) table[k] = p + 1;
   }
   for (size_t q = 0; q < w->place_count; q++) {
     const char *name = sp_save_place_name(w, q, g->names, buf, sizeof buf);
-    size_t len = strlen(name), k = name_slot((const uint8_t *)name, len, slots - 1);
+    size_t len = strlen(name),
+           k = name_slot((const uint8_t *)name, len, slots - 1);
     while (table[k] != 0 && !sp_save_str_is(g->old.place[table[k] - 1], name))
       k = (k + 1) & (slots - 1);
     if (table[k] != 0 && g->place_map[table[k] - 1] == SP_NO_PLACE)
@@ -140,7 +143,8 @@ static int mig_facts(Mig *g) {
   const SpWorld *w = g->w;
   uint32_t n = (uint32_t)mig_get(g, 4);
   if (!g->failed && n != g->old.facts.count)
-    return mig_fail(g, "%u facts saved, its names say %u", n, g->old.facts.count);
+    return mig_fail(g, "%u facts saved, its names say %u", n,
+                    g->old.facts.count);
   const uint8_t *v = mig_take(g, n);
   if (v == NULL) return 0;
   sp_save_out(&g->o, (uint64_t)w->fact_count, 4);
@@ -150,7 +154,8 @@ static int mig_facts(Mig *g) {
     if (old < 0) {
       mig_say(g, "fact '%s' is new", fact->name);
     } else if (v[old] >= sp_save_value_count(&g->old.facts, old)) {
-      return mig_fail(g, "fact '%s': value %u is out of range", fact->name, v[old]);
+      return mig_fail(g, "fact '%s': value %u is out of range", fact->name,
+                      v[old]);
     } else {
       SaveStr name = g->old.facts.str[g->old.facts.at[old] + 1 + v[old]];
       int found = -1;
@@ -177,8 +182,9 @@ static int mig_world(Mig *g, size_t *reserved_at) {
   uint32_t np = (uint32_t)mig_get(g, 4);
   if (g->failed) return 0;
   if (grid != sp_save_grid_print(w->grid))
-    return mig_fail(g, "the grid (size or cells) differs from the saved one "
-                    "(a migration maps domains, behaviours and places, not the grid)");
+    return mig_fail(
+        g, "the grid (size or cells) differs from the saved one "
+           "(a migration maps domains, behaviours and places, not the grid)");
   if (np != g->old.places)
     return mig_fail(g, "%u places saved, its names say %u", np, g->old.places);
   mig_take(g, 4u * (size_t)np);
@@ -197,12 +203,15 @@ static int mig_world(Mig *g, size_t *reserved_at) {
   uint32_t kept = 0;
   for (uint32_t f = 0; f < nf; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
-    kept += (key & FIELD_CELL_KEY) || (key < np && g->place_map[key] != SP_NO_PLACE);
+    kept += (key & FIELD_CELL_KEY) ||
+            (key < np && g->place_map[key] != SP_NO_PLACE);
   }
   sp_save_out(&g->o, kept, 4);
   for (uint32_t f = 0; f < nf; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
-    if (!(key & FIELD_CELL_KEY) && (key >= np || g->place_map[key] == SP_NO_PLACE)) continue;
+    if (!(key & FIELD_CELL_KEY) &&
+        (key >= np || g->place_map[key] == SP_NO_PLACE))
+      continue;
     sp_save_out(&g->o, key & FIELD_CELL_KEY ? key : g->place_map[key], 4);
     sp_save_out_bytes(&g->o, list + 12u * f + 4, 8);
   }
@@ -223,7 +232,8 @@ static int action_maps(Mig *g) {
   size_t total = 0;
   for (size_t k = 0; k < g->count; k++) total += g->old.crowd[k].actions;
   m->map_count = g->count;
-  m->map_bytes = (g->count + 1) * sizeof(size_t) + (total + 1) * sizeof(int32_t);
+  m->map_bytes =
+      (g->count + 1) * sizeof(size_t) + (total + 1) * sizeof(int32_t);
   m->map_at = sp_mem_alloc(g->w->alloc, m->map_bytes);
   if (m->map_at == NULL) return 0;
   m->action_map = (int32_t *)(m->map_at + g->count + 1);
@@ -253,10 +263,11 @@ static int check_defaults(Mig *g) {
     int found = 0;
     for (size_t c = 0; c < g->count && !found; c++)
       for (int v = 0; v < g->crowds[c]->m && !found; v++)
-        found = strcmp(sp_variable_name(g->crowds[c]->domain, v), d->variable) == 0;
+        found =
+            strcmp(sp_variable_name(g->crowds[c]->domain, v), d->variable) == 0;
     if (!found)
-      return mig_fail(g, "defaults.%s: no crowd has a variable '%s'", d->variable,
-                      d->variable);
+      return mig_fail(g, "defaults.%s: no crowd has a variable '%s'",
+                      d->variable, d->variable);
   }
   return 1;
 }
@@ -268,14 +279,17 @@ static int rewrite(Mig *g, uint64_t *agents) {
   uint32_t version = (uint32_t)sp_save_get(g->p + 8, 4);
   g->version = version;
   if (version < 6)
-    return mig_fail(g, "format %u carries no names to map by: load it without "
-                    "migrate, in the game version that wrote it", version);
+    return mig_fail(g,
+                    "format %u carries no names to map by: load it without "
+                    "migrate, in the game version that wrote it",
+                    version);
   if (version > SP_SAVE_VERSION)
     return mig_fail(g, "format version %u, this saspu reads %u to %d", version,
                     SAVE_OLDEST, SP_SAVE_VERSION);
   uint64_t payload = sp_save_get(g->p + 16, 8);
   if (sp_save_get(g->p + 12, 4) != 0 || payload != g->len - SAVE_HEADER_BYTES)
-    return mig_fail(g, "its header's flags or length do not fit its %zu bytes", g->len);
+    return mig_fail(g, "its header's flags or length do not fit its %zu bytes",
+                    g->len);
   if (sp_save_fnv(SAVE_FNV_START, g->p + SAVE_HEADER_BYTES, (size_t)payload) !=
       sp_save_get(g->p + 24, 8))
     return mig_fail(g, "checksum mismatch (the data is corrupted)");
@@ -288,8 +302,8 @@ static int rewrite(Mig *g, uint64_t *agents) {
   }
   if (e != NULL) return mig_fail(g, "%s", e);
   if (g->old.crowds != g->count)
-    return mig_fail(g, "the save holds %u crowds, %zu were given", g->old.crowds,
-                    g->count);
+    return mig_fail(g, "the save holds %u crowds, %zu were given",
+                    g->old.crowds, g->count);
   if (!check_defaults(g)) return 0;
   g->at = SAVE_HEADER_BYTES + g->old.end;
   for (size_t k = 0; k < g->count; k++) agents[k] = g->old.crowd[k].agents;
@@ -299,7 +313,8 @@ static int rewrite(Mig *g, uint64_t *agents) {
   if (!map_places(g) || !mig_world(g, &reserved_at)) return 0;
   uint32_t count = (uint32_t)mig_get(g, 4);
   if (!g->failed && count != g->count)
-    return mig_fail(g, "the save holds %u crowds, its names %zu", count, g->count);
+    return mig_fail(g, "the save holds %u crowds, its names %zu", count,
+                    g->count);
   sp_save_out(&g->o, count, 4);
   for (size_t k = 0; k < g->count; k++)
     if (!mig_crowd(g, k)) return 0;
@@ -310,12 +325,15 @@ static int rewrite(Mig *g, uint64_t *agents) {
   uint32_t waiters = g->version >= 8 ? (uint32_t)mig_get(g, 4) : 0;
   if (g->failed || mig_take(g, 14u * (size_t)waiters) == NULL) return 0;
   int same = !g->changed && g->old.places == g->w->place_count;
-  for (uint32_t p = 0; same && p < g->old.places; p++) same = g->place_map[p] == p;
+  for (uint32_t p = 0; same && p < g->old.places; p++)
+    same = g->place_map[p] == p;
   if (waiters > 0 && !same)
     mig_say(g, "%u agent%s waiting for full places queue again", waiters,
             waiters == 1 ? "" : "s");
-  if (waiters > 0 && same) sp_save_out_bytes(&g->o, g->p + queue_at, g->at - queue_at);
-  else sp_save_out(&g->o, 0, 4);
+  if (waiters > 0 && same)
+    sp_save_out_bytes(&g->o, g->p + queue_at, g->at - queue_at);
+  else
+    sp_save_out(&g->o, 0, 4);
   for (uint32_t p = 0; p < g->old.places; p++)
     if (g->place_map[p] == SP_NO_PLACE)
       mig_say(g, "place '%.*s' is gone (%u agents had it as target or home)",
@@ -323,7 +341,8 @@ static int rewrite(Mig *g, uint64_t *agents) {
   uint32_t extra = (uint32_t)mig_get(g, 4);
   const uint8_t *bytes = mig_take(g, extra);
   if (bytes == NULL) return 0;
-  if (g->at != g->len) return mig_fail(g, "%zu bytes after the end", g->len - g->at);
+  if (g->at != g->len)
+    return mig_fail(g, "%zu bytes after the end", g->len - g->at);
   sp_save_out(&g->o, extra, 4);
   sp_save_out_bytes(&g->o, bytes, extra);
   if (!g->o.oom)
@@ -360,8 +379,10 @@ SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
   mig_free(&g);
   SpStatus st = SP_OK;
   if (!ok && !g.failed) sp_error_memory(err);
-  if (ok) st = sp_save_seal(&g.o, SP_SAVE_VERSION, &out->save, &out->save_len, err);
-  else if (g.o.p != NULL) sp_mem_free(w->alloc, g.o.p, g.o.cap);
+  if (ok)
+    st = sp_save_seal(&g.o, SP_SAVE_VERSION, &out->save, &out->save_len, err);
+  else if (g.o.p != NULL)
+    sp_mem_free(w->alloc, g.o.p, g.o.cap);
   if (!ok || st != SP_OK) {
     SpStatus fail = ok ? st : err->status;
     out->save = NULL; /* sealed or freed above */

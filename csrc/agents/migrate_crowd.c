@@ -10,16 +10,16 @@
 typedef struct Maps {
   const SpCrowd *c;
   const SaveCrowdNames *old;
-  int m;              /* variables now */
-  int *var_of_new;    /* m: the old variable, -1: new */
-  int *new_of_var;    /* old vars: the new variable, -1: gone */
-  int *val;           /* old values (old->vars.at order): new value, -1: gone */
-  int *def;           /* m: the default value, -1: none */
-  uint32_t *missing;  /* old values: live agents holding a gone one */
-  int *act;           /* old actions: the new id, -1: changed or gone */
-  int changed;        /* anything differs from the save */
-  uint8_t *rows;      /* 2 m: an agent's rows, rewritten */
-  uint16_t *plan;     /* old actions: a plan, rewritten */
+  int m;             /* variables now */
+  int *var_of_new;   /* m: the old variable, -1: new */
+  int *new_of_var;   /* old vars: the new variable, -1: gone */
+  int *val;          /* old values (old->vars.at order): new value, -1: gone */
+  int *def;          /* m: the default value, -1: none */
+  uint32_t *missing; /* old values: live agents holding a gone one */
+  int *act;          /* old actions: the new id, -1: changed or gone */
+  int changed;       /* anything differs from the save */
+  uint8_t *rows;     /* 2 m: an agent's rows, rewritten */
+  uint16_t *plan;    /* old actions: a plan, rewritten */
   size_t bytes;
   void *mem;
 } Maps;
@@ -39,14 +39,16 @@ static int default_of(Mig *g, const SpCrowd *c, int vn) {
 }
 
 /* Builds the maps and says what changed. */
-static int build_maps(Mig *g, Maps *x, const SpCrowd *c, const SaveCrowdNames *old) {
+static int build_maps(Mig *g, Maps *x, const SpCrowd *c,
+                      const SaveCrowdNames *old) {
   const SpDomain *d = c->domain;
   const SaveVars *ov = &old->vars;
   size_t vals = ov->count > 0 ? ov->at[ov->count] : 0; /* names + values */
   x->c = c, x->old = old, x->m = c->m;
-  x->bytes = sizeof(int) * ((size_t)c->m * 2 + ov->count + vals + old->actions + 1) +
-             sizeof(uint32_t) * (vals + 1) + sizeof(uint16_t) * (old->actions + 1) +
-             2u * (size_t)c->m + 1;
+  x->bytes =
+      sizeof(int) * ((size_t)c->m * 2 + ov->count + vals + old->actions + 1) +
+      sizeof(uint32_t) * (vals + 1) + sizeof(uint16_t) * (old->actions + 1) +
+      2u * (size_t)c->m + 1;
   x->mem = sp_mem_alloc(g->w->alloc, x->bytes);
   if (x->mem == NULL) {
     g->failed = 1;
@@ -92,7 +94,8 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c, const SaveCrowdNames *o
     for (uint32_t v = 0; v < nv; v++) {
       SaveStr vname = ov->str[ov->at[vo] + 1 + v];
       int to = -1;
-      for (int y = 0; vn >= 0 && y < sp_variable_value_count(d, vn) && to < 0; y++)
+      for (int y = 0; vn >= 0 && y < sp_variable_value_count(d, vn) && to < 0;
+           y++)
         if (sp_save_str_is(vname, sp_value_name(d, vn, y))) to = y;
       x->val[ov->at[vo] + 1 + v] = to;
       if (vn >= 0 && to != (int)v) x->changed = 1;
@@ -156,8 +159,10 @@ static int map_state(Mig *g, Maps *x, const uint8_t *old, uint8_t *out,
   const SaveVars *ov = &x->old->vars;
   for (uint32_t vo = 0; vo < ov->count; vo++)
     if (old[vo] >= sp_save_value_count(ov, (int)vo))
-      return mig_fail(g, "agent %zu: state value %u of variable %u is out of "
-                      "range", i + 1, old[vo], vo + 1);
+      return mig_fail(g,
+                      "agent %zu: state value %u of variable %u is out of "
+                      "range",
+                      i + 1, old[vo], vo + 1);
   for (int vn = 0; vn < x->m; vn++) {
     int vo = x->var_of_new[vn];
     int y = vo < 0 ? x->def[vn] : x->val[slot(x, vo, old[vo])];
@@ -189,9 +194,11 @@ static int map_goal_row(Mig *g, Maps *x, const uint8_t *old, uint8_t *out,
     if (y < 0 && strict) {
       SaveStr vname = x->old->vars.str[x->old->vars.at[vo]];
       SaveStr val = x->old->vars.str[slot(x, vo, old[vo])];
-      return mig_fail(g, "%s %zu needs value '%.*s' of '%.*s', which no longer "
-                      "exists (give defaults = { %.*s = ... })", what, i + 1,
-                      SAVE_STR_ARG(val), SAVE_STR_ARG(vname), SAVE_STR_ARG(vname));
+      return mig_fail(g,
+                      "%s %zu needs value '%.*s' of '%.*s', which no longer "
+                      "exists (give defaults = { %.*s = ... })",
+                      what, i + 1, SAVE_STR_ARG(val), SAVE_STR_ARG(vname),
+                      SAVE_STR_ARG(vname));
     }
     if (y < 0) *lost = 1, y = SP_ANY;
     out[vn] = (uint8_t)y;
@@ -207,8 +214,12 @@ typedef struct Tally {
   size_t dropped, idle, homes;
 } Tally;
 
-static int16_t get16(const uint8_t *p) { return (int16_t)(uint16_t)sp_save_get(p, 2); }
-static void put16(uint8_t *p, int v) { sp_save_put(p, (uint16_t)(int16_t)v, 2); }
+static int16_t get16(const uint8_t *p) {
+  return (int16_t)(uint16_t)sp_save_get(p, 2);
+}
+static void put16(uint8_t *p, int v) {
+  sp_save_put(p, (uint16_t)(int16_t)v, 2);
+}
 
 /* An old place index mapped; 0 when out of range. */
 static int map_place(Mig *g, uint8_t *field, const char *name, size_t i) {
@@ -233,8 +244,10 @@ static void map_failure(const Maps *x, uint8_t *rec) {
   int *fields[3] = {goal_named ? NULL : &fa, &act, blocker ? NULL : &other};
   for (int k = 0; k < 3; k++) {
     if (fields[k] == NULL || *fields[k] == -1) continue;
-    if (*fields[k] < 0 || *fields[k] >= acts) ok = 0;
-    else *fields[k] = x->act[*fields[k]];
+    if (*fields[k] < 0 || *fields[k] >= acts)
+      ok = 0;
+    else
+      *fields[k] = x->act[*fields[k]];
     if (*fields[k] < 0) ok = 0;
   }
   int nvar = -1;
@@ -248,12 +261,15 @@ static void map_failure(const Maps *x, uint8_t *rec) {
                  blocker ? ((uint16_t)other >> 8) : -1};
   for (int k = 0; k < 3 && ok; k++) {
     if (vals[k] < 0) continue;
-    if ((uint32_t)vals[k] >= nv || x->val[slot(x, fvar, vals[k])] < 0) ok = 0;
-    else vals[k] = x->val[slot(x, fvar, vals[k])];
+    if ((uint32_t)vals[k] >= nv || x->val[slot(x, fvar, vals[k])] < 0)
+      ok = 0;
+    else
+      vals[k] = x->val[slot(x, fvar, vals[k])];
   }
   if (!ok) { /* the failure no longer names things that exist: forget it */
     rec[40] = SP_REASON_NONE, rec[41] = 0, rec[50] = 0xFF, rec[62] = 0;
-    put16(rec + 42, -1), put16(rec + 44, -1), put16(rec + 46, -1), put16(rec + 48, -1);
+    put16(rec + 42, -1), put16(rec + 44, -1), put16(rec + 46, -1),
+        put16(rec + 48, -1);
     return;
   }
   put16(rec + 42, fa), put16(rec + 44, act), put16(rec + 48, nvar);
@@ -302,34 +318,43 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
     return 0;
   int res = read_plan(g, x, plan, &len, &keep, i);
   if (res == 0) return 0;
-  uint32_t old_target = (uint32_t)sp_save_get(rec, 4), old_home = (uint32_t)sp_save_get(rec + 12, 4);
+  uint32_t old_target = (uint32_t)sp_save_get(rec, 4),
+           old_home = (uint32_t)sp_save_get(rec + 12, 4);
   if (!map_place(g, rec, "target", i) || !map_place(g, rec + 12, "home", i) ||
       !map_place(g, rec + 16, "cool_place", i))
     return 0;
   uint32_t target = (uint32_t)sp_save_get(rec, 4);
-  if (live && old_home != SP_NO_PLACE && sp_save_get(rec + 12, 4) == SP_NO_PLACE) t->homes++;
-  if (old_target != SP_NO_PLACE) g->gone_uses[old_target] += target == SP_NO_PLACE;
-  if (old_home != SP_NO_PLACE) g->gone_uses[old_home] += live && sp_save_get(rec + 12, 4) == SP_NO_PLACE;
+  if (live && old_home != SP_NO_PLACE &&
+      sp_save_get(rec + 12, 4) == SP_NO_PLACE)
+    t->homes++;
+  if (old_target != SP_NO_PLACE)
+    g->gone_uses[old_target] += target == SP_NO_PLACE;
+  if (old_home != SP_NO_PLACE)
+    g->gone_uses[old_home] += live && sp_save_get(rec + 12, 4) == SP_NO_PLACE;
   int tx = (int)sp_save_get(rec + 28, 2), ty = (int)sp_save_get(rec + 30, 2);
   int moved = target != SP_NO_PLACE && tx != 0xFFFF &&
               (tx != g->w->places[target].x || ty != g->w->places[target].y);
   int lost_target = old_target != SP_NO_PLACE && target == SP_NO_PLACE;
   map_failure(x, rec);
   uint8_t flags = rec[57], phase = rec[56];
-  int busy = (flags & (F_HAS_PLAN | F_PLANNING)) || sp_save_get(rec + 34, 2) != STEP_NONE;
-  if (live && busy && (!keep || moved || lost_target || defaulted || (lost && (flags & F_PLANNING)))) {
+  int busy = (flags & (F_HAS_PLAN | F_PLANNING)) ||
+             sp_save_get(rec + 34, 2) != STEP_NONE;
+  if (live && busy &&
+      (!keep || moved || lost_target || defaulted ||
+       (lost && (flags & F_PLANNING)))) {
     /* the plan no longer fits: start over at the next update */
     sp_save_put(rec, SP_NO_PLACE, 4);
-    sp_save_put(rec + 8, 0, 4);                              /* done */
+    sp_save_put(rec + 8, 0, 4); /* done */
     sp_save_put(rec + 28, 0xFFFF, 2), sp_save_put(rec + 30, 0xFFFF, 2);
     sp_save_put(rec + 32, 0, 2), sp_save_put(rec + 34, STEP_NONE, 2);
     rec[39] = SP_REASON_MIGRATED;
-    sp_save_put(rec + 52, 0, 4);                             /* time */
+    sp_save_put(rec + 52, 0, 4); /* time */
     rec[56] = SP_PHASE_THINKING, rec[57] = F_NEED_GOAL;
     res = 0x100 | SP_NPC_UNPLANNED;
     len = -1;
     t->dropped++;
-  } else if (live && x->changed && phase == SP_PHASE_IDLE && !(flags & F_NEED_GOAL)) {
+  } else if (live && x->changed && phase == SP_PHASE_IDLE &&
+             !(flags & F_NEED_GOAL)) {
     rec[39] = SP_REASON_NONE; /* it looks again, as after a state change */
     rec[56] = SP_PHASE_THINKING, rec[57] = flags | F_NEED_GOAL;
     t->idle++;
@@ -363,14 +388,17 @@ static int gone_values(Mig *g, Maps *x) {
       SaveStr val = ov->str[slot(x, (int)vo, (int)v)];
       if (x->val[slot(x, (int)vo, (int)v)] >= 0) continue;
       if (x->def[vn] < 0 && held > 0)
-        return mig_fail(g, "value '%.*s' of variable '%.*s' no longer exists and "
+        return mig_fail(g,
+                        "value '%.*s' of variable '%.*s' no longer exists and "
                         "%u agent%s hold%s it (give defaults = { %.*s = ... })",
                         SAVE_STR_ARG(val), SAVE_STR_ARG(vname), held,
                         held == 1 ? "" : "s", held == 1 ? "s" : "",
                         SAVE_STR_ARG(vname));
       if (held > 0)
-        mig_say(g, "variable '%.*s': value '%.*s' is gone: %u agent%s take%s '%s' "
-                "(defaults)", SAVE_STR_ARG(vname), SAVE_STR_ARG(val), held,
+        mig_say(g,
+                "variable '%.*s': value '%.*s' is gone: %u agent%s take%s '%s' "
+                "(defaults)",
+                SAVE_STR_ARG(vname), SAVE_STR_ARG(val), held,
                 held == 1 ? "" : "s", held == 1 ? "s" : "",
                 sp_value_name(x->c->domain, vn, x->def[vn]));
       else
@@ -392,8 +420,7 @@ static int mig_goals(Mig *g, Maps *x) {
   for (uint32_t k = 0; k < n; k++) {
     const uint8_t *p = mig_take(g, 8 + 2 * mo);
     int lost = 0;
-    if (p == NULL ||
-        !map_goal_row(g, x, p + 8, x->rows, 1, &lost, "goal", k) ||
+    if (p == NULL || !map_goal_row(g, x, p + 8, x->rows, 1, &lost, "goal", k) ||
         !map_goal_row(g, x, p + 8 + mo, x->rows + m, 1, &lost, "goal", k))
       return 0;
     sp_save_out_bytes(&g->o, p, 8);
@@ -417,8 +444,10 @@ static int mig_chases(Mig *g, const Maps *x) {
     mig_say(g, "%u walk%s to another agent dropped", n, n == 1 ? "" : "s");
     n = 0;
   }
-  if (n == 0) sp_save_out(&g->o, 0, 4);
-  else sp_save_out_bytes(&g->o, g->p + from, g->at - from);
+  if (n == 0)
+    sp_save_out(&g->o, 0, 4);
+  else
+    sp_save_out_bytes(&g->o, g->p + from, g->at - from);
   return 1;
 }
 
@@ -432,8 +461,10 @@ static int mig_own(Mig *g, const Maps *x) {
     mig_say(g, "%u own goal priorit%s dropped", n, n == 1 ? "y" : "ies");
     n = 0;
   }
-  if (n == 0) sp_save_out(&g->o, 0, 4);
-  else sp_save_out_bytes(&g->o, g->p + from, g->at - from);
+  if (n == 0)
+    sp_save_out(&g->o, 0, 4);
+  else
+    sp_save_out_bytes(&g->o, g->p + from, g->at - from);
   return 1;
 }
 
@@ -457,7 +488,9 @@ static int mig_ties(Mig *g, const SpCrowd *c) {
   for (int k = 0; k < c->sensor_count; k++) {
     uint64_t bits;
     memcpy(&bits, &c->sensor_due[k], sizeof bits);
-    sp_save_out(&g->o, n == (unsigned)c->sensor_count ? sp_save_get(due + 8 * k, 8) : bits, 8);
+    sp_save_out(
+        &g->o,
+        n == (unsigned)c->sensor_count ? sp_save_get(due + 8 * k, 8) : bits, 8);
   }
   return 1;
 }
@@ -472,9 +505,11 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
   if (n > c->capacity)
     return mig_fail(g, "%llu agents saved, the capacity is %zu",
                     (unsigned long long)n, c->capacity);
-  if (setup != sp_save_setup_print(c) || dom != sp_save_domain_print(c->domain)) {
-    if (!x->changed) mig_say(g, "options (seed, speed, cooldown, retry), ties or "
-                             "sensors changed");
+  if (setup != sp_save_setup_print(c) ||
+      dom != sp_save_domain_print(c->domain)) {
+    if (!x->changed)
+      mig_say(g, "options (seed, speed, cooldown, retry), ties or "
+                 "sensors changed");
     x->changed = 1;
   }
   sp_save_out(&g->o, sp_save_domain_print(c->domain), 8);
@@ -506,8 +541,9 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
   if (!x->changed) mig_say(g, "unchanged");
   if (x->changed) g->changed = 1;
   uint32_t free = (uint32_t)mig_get(g, 4);
-  if (!g->failed && free > n) return mig_fail(g, "%u despawned slots of %llu", free,
-                                              (unsigned long long)n);
+  if (!g->failed && free > n)
+    return mig_fail(g, "%u despawned slots of %llu", free,
+                    (unsigned long long)n);
   const uint8_t *slots = mig_take(g, 4u * (size_t)free);
   if (slots == NULL) return 0;
   sp_save_out(&g->o, free, 4);

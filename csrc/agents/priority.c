@@ -14,8 +14,10 @@ static size_t lower(const SpCrowd *c, size_t i) {
   size_t lo = 0, hi = c->own_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (c->own[mid].agent < i) lo = mid + 1;
-    else hi = mid;
+    if (c->own[mid].agent < i)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -57,14 +59,15 @@ SpStatus sp_crowd_set_agent_priority(SpCrowd *c, size_t agent, int index,
   if (k == SIZE_MAX) {
     if (c->own_count == c->own_cap) {
       size_t nc = c->own_cap < 8 ? 8 : c->own_cap * 2;
-      OwnPriority *p = sp_mem_realloc(c->alloc, c->own,
-                                      c->own_cap * sizeof *p, nc * sizeof *p);
+      OwnPriority *p = sp_mem_realloc(c->alloc, c->own, c->own_cap * sizeof *p,
+                                      nc * sizeof *p);
       if (p == NULL) return sp_error_memory(err);
       c->own = p;
       c->own_cap = nc;
     }
     k = lower(c, agent);
-    while (k < c->own_count && c->own[k].agent == agent && c->own[k].goal < index)
+    while (k < c->own_count && c->own[k].agent == agent &&
+           c->own[k].goal < index)
       k++;
     memmove(&c->own[k + 1], &c->own[k], (c->own_count - k) * sizeof *c->own);
     c->own_count++;
@@ -83,14 +86,16 @@ SpStatus sp_crowd_clear_agent_priority(SpCrowd *c, size_t agent, int index,
   if (st != SP_OK) return st;
   size_t k = find(c, agent, index);
   if (k != SIZE_MAX) {
-    memmove(&c->own[k], &c->own[k + 1], (c->own_count - k - 1) * sizeof *c->own);
+    memmove(&c->own[k], &c->own[k + 1],
+            (c->own_count - k - 1) * sizeof *c->own);
     c->own_count--;
     rethink(c, agent);
   }
   return SP_OK;
 }
 
-int sp_crowd_agent_priority(const SpCrowd *c, size_t agent, int index, int *own) {
+int sp_crowd_agent_priority(const SpCrowd *c, size_t agent, int index,
+                            int *own) {
   if (own != NULL) *own = 0;
   if (!sp_crowd_alive(c, agent)) return 0;
   size_t k = c->own_count > 0 ? find(c, agent, index) : SIZE_MAX;
@@ -110,7 +115,8 @@ void sp_priority_forget(SpCrowd *c, size_t i) {
 }
 
 void sp_priority_free(SpCrowd *c) {
-  if (c->own != NULL) sp_mem_free(c->alloc, c->own, c->own_cap * sizeof *c->own);
+  if (c->own != NULL)
+    sp_mem_free(c->alloc, c->own, c->own_cap * sizeof *c->own);
   c->own = NULL;
   c->own_count = c->own_cap = 0;
 }

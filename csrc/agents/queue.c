@@ -35,8 +35,7 @@ int sp_queue_still_waits(const Waiter *e) {
   case SP_PHASE_BLOCKED:
   case SP_PHASE_THINKING:
   case SP_PHASE_WALKING: /* about to bind again */
-  case SP_PHASE_SCRIPT:  /* its caller gives the place again */
-    return 1;
+  case SP_PHASE_SCRIPT: /* its caller gives the place again */ return 1;
   default: return 0;
   }
 }
@@ -85,9 +84,15 @@ int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
   int32_t ahead = 0;
   for (size_t k = 0; k < w->queue_len;) {
     Waiter *e = &w->queue[k];
-    if (e->key != key) { k++; continue; }
+    if (e->key != key) {
+      k++;
+      continue;
+    }
     if (e->crowd == c && e->agent == i) return ahead < free;
-    if (!sp_queue_still_waits(e)) { drop(w, k); continue; }
+    if (!sp_queue_still_waits(e)) {
+      drop(w, k);
+      continue;
+    }
     if (++ahead >= free) return 0;
     k++;
   }
@@ -108,7 +113,8 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
     size_t nc = w->queue_cap < 16 ? 16 : w->queue_cap * 2;
     Waiter *q = sp_mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
                                nc * sizeof *q);
-    if (q == NULL) return; /* no memory: it waits without a turn, and
+    if (q == NULL)
+      return; /* no memory: it waits without a turn, and
                               tries to join again at its next retry */
     w->queue = q;
     w->queue_cap = nc;

@@ -105,7 +105,8 @@ uint64_t sp_save_setup_print(const SpCrowd *c) {
   for (int k = 0; k < c->sensor_count; k++) {
     const SpSensor *s = &c->sensors[k];
     h = fnv_u64(h, (uint64_t)(uint32_t)s->var << 32 | (uint32_t)s->r);
-    h = fnv_u64(h, (uint64_t)(uint32_t)s->kind << 32 | sp_save_float_bits(s->period));
+    h = fnv_u64(h, (uint64_t)(uint32_t)s->kind << 32 |
+                       sp_save_float_bits(s->period));
     h = fnv_u64(h, (uint64_t)(uint32_t)s->on << 32 | (uint32_t)s->off |
                        (uint64_t)(s->near != NULL) << 63);
   }
@@ -151,11 +152,11 @@ void sp_save_out_bytes(Out *o, const void *src, size_t n) {
  * the bytes do not depend on padding or byte order. */
 static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   const Agent *a = &c->agents[i];
-  uint32_t word[6] = {a->target, a->draws, a->done, a->home, a->cool_place,
-                      sp_save_float_bits(a->cool_until)};
+  uint32_t word[6] = {a->target,     a->draws,
+                      a->done,       a->home,
+                      a->cool_place, sp_save_float_bits(a->cool_until)};
   for (int k = 0; k < 6; k++) sp_save_put(p + 4 * k, word[k], 4);
-  uint16_t half[7] = {a->x, a->y, a->tx, a->ty, a->cursor, a->step,
-                      a->refused};
+  uint16_t half[7] = {a->x, a->y, a->tx, a->ty, a->cursor, a->step, a->refused};
   for (int k = 0; k < 7; k++) sp_save_put(p + 24 + 2 * k, half[k], 2);
   uint8_t *b = p + 38;
   b[0] = a->goal, b[1] = a->why, b[2] = a->reason, b[3] = a->fcode;
@@ -173,7 +174,8 @@ static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
   SpFailureCode code = SP_FAIL_NONE;
   int dirty = 0;
   SpNpcStatus st = sp_population_status_of(c->pop, i, &code, &dirty);
-  sp_save_out(o, (uint64_t)st | (uint64_t)code << 2 | (uint64_t)(dirty != 0) << 7, 1);
+  sp_save_out(
+      o, (uint64_t)st | (uint64_t)code << 2 | (uint64_t)(dirty != 0) << 7, 1);
   if (st != SP_NPC_PLANNED) return;
   int len = 0;
   sp_population_plan_of(c->pop, i, plan, &len);
@@ -188,7 +190,8 @@ static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
 static void put_chases(const SpCrowd *c, const SpCrowd *const *crowds,
                        size_t count, Out *o) {
   uint32_t k = 0;
-  for (size_t i = 0; c->chase != NULL && i < c->n; i++) k += (uint32_t)sp_chase_saved(c, i);
+  for (size_t i = 0; c->chase != NULL && i < c->n; i++)
+    k += (uint32_t)sp_chase_saved(c, i);
   sp_save_out(o, k, 4);
   for (size_t i = 0; k > 0 && i < c->n; i++) {
     if (!sp_chase_saved(c, i)) continue;
@@ -226,8 +229,8 @@ static void put_crowd(const SpCrowd *c, const SpCrowd *const *crowds,
     sp_save_out_bytes(o, c->goals[g].cond, m);
     sp_save_out_bytes(o, c->goals[g].when, m);
   }
-  uint64_t counters[SAVE_COUNTERS] = {c->plans,  c->replans,
-                                      c->no_plans, c->events,
+  uint64_t counters[SAVE_COUNTERS] = {c->plans,          c->replans,
+                                      c->no_plans,       c->events,
                                       c->steps_finished, c->events_lost};
   for (int k = 0; k < SAVE_COUNTERS; k++) sp_save_out(o, counters[k], 8);
   sp_save_out(o, c->refused_words, 4);
@@ -248,7 +251,8 @@ static void put_crowd(const SpCrowd *c, const SpCrowd *const *crowds,
     put_result(c, i, plan, o);
   }
   sp_save_out(o, c->free_count, 4);
-  for (size_t k = 0; k < c->free_count; k++) sp_save_out(o, c->free_slots[k], 4);
+  for (size_t k = 0; k < c->free_count; k++)
+    sp_save_out(o, c->free_slots[k], 4);
   sp_save_out(o, (uint64_t)c->tie_count, 1);
   for (int k = 0; k < c->tie_count; k++) sp_save_out(o, c->ties[k].value, 1);
   sp_save_out(o, (uint64_t)c->sensor_count, 1);
@@ -280,7 +284,10 @@ static void put_queue(const SpWorld *w, const SpCrowd *const *crowds,
       size_t at = 0;
       while (at < count && crowds[at] != e->crowd) at++;
       if (at == count) continue; /* not saved (save checks the rest) */
-      if (pass == 0) { n++; continue; }
+      if (pass == 0) {
+        n++;
+        continue;
+      }
       sp_save_out(o, at + 1, 4);
       sp_save_out(o, e->agent, 4);
       sp_save_out(o, e->key, 4);
@@ -306,8 +313,9 @@ void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
 
 /* Every reservation is some agent's: the crowds given must be all of the
  * world's, or the save could not be loaded back consistently. */
-static SpStatus check_reservations(const SpWorld *w, const SpCrowd *const *crowds,
-                                   size_t count, SpError *err) {
+static SpStatus check_reservations(const SpWorld *w,
+                                   const SpCrowd *const *crowds, size_t count,
+                                   SpError *err) {
   size_t bytes = (w->place_count + 1) * sizeof(uint32_t);
   uint32_t *held = sp_mem_alloc(w->alloc, bytes);
   if (held == NULL) return sp_error_memory(err);
@@ -319,8 +327,8 @@ static SpStatus check_reservations(const SpWorld *w, const SpCrowd *const *crowd
     if ((uint32_t)reserved != held[p])
       st = sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "save: place %zu has %d reservations but the crowds "
-                        "given hold %u (pass every crowd of the world)", p,
-                        reserved, held[p]);
+                        "given hold %u (pass every crowd of the world)",
+                        p, reserved, held[p]);
   }
   sp_mem_free(w->alloc, held, bytes);
   return st;
@@ -329,14 +337,14 @@ static SpStatus check_reservations(const SpWorld *w, const SpCrowd *const *crowd
 SpStatus sp_world_save(const SpWorld *w, const SpCrowd *const *crowds,
                        size_t count, const void *extra, size_t extra_len,
                        void **out, size_t *len, SpError *err) {
-  return sp_world_save_named(w, crowds, count, NULL, extra, extra_len, out,
-                             len, err);
+  return sp_world_save_named(w, crowds, count, NULL, extra, extra_len, out, len,
+                             err);
 }
 
 SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
                              size_t count, const SpSaveNames *names,
-                             const void *extra, size_t extra_len,
-                             void **out, size_t *len, SpError *err) {
+                             const void *extra, size_t extra_len, void **out,
+                             size_t *len, SpError *err) {
   sp_error_clear(err);
   *out = NULL;
   *len = 0;
@@ -356,7 +364,8 @@ SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
   sp_save_out(&o, sp_save_places_print(w), 8);
   sp_save_out(&o, w->place_count, 4);
   for (size_t p = 0; p < w->place_count; p++)
-    sp_save_out(&o, (uint32_t)atomic_load(&((Place *)&w->places[p])->reserved), 4);
+    sp_save_out(&o, (uint32_t)atomic_load(&((Place *)&w->places[p])->reserved),
+                4);
   sp_save_out(&o, w->clock, 8);
   /* a grid changed since the last update drops every field then: none
    * is worth recomputing on load */
@@ -371,7 +380,8 @@ SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
     sp_save_out(&o, w->fields[k].used, 8);
   }
   sp_save_out(&o, (uint64_t)w->fact_count, 4);
-  for (int k = 0; k < w->fact_count; k++) sp_save_out(&o, (uint64_t)w->facts[k].value, 1);
+  for (int k = 0; k < w->fact_count; k++)
+    sp_save_out(&o, (uint64_t)w->facts[k].value, 1);
   sp_save_out(&o, count, 4);
   for (size_t k = 0; k < count; k++) put_crowd(crowds[k], crowds, count, &o);
   put_queue(w, crowds, count, &o);
@@ -392,7 +402,8 @@ SpStatus sp_save_seal(Out *o, uint32_t version, void **out, size_t *len,
   sp_save_put(o->p + 12, 0, 4);
   sp_save_put(o->p + 16, payload, 8);
   sp_save_put(o->p + 24,
-              sp_save_fnv(SAVE_FNV_START, o->p + SAVE_HEADER_BYTES, payload), 8);
+              sp_save_fnv(SAVE_FNV_START, o->p + SAVE_HEADER_BYTES, payload),
+              8);
   /* hand back exactly len bytes, so the caller frees what it got */
   if (o->cap != o->len) {
     uint8_t *p = sp_mem_realloc(o->alloc, o->p, o->cap, o->len);

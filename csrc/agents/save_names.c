@@ -51,8 +51,9 @@ static uint64_t fnv_word(uint64_t h, uint64_t v) {
 }
 
 static const char *value_or_any(const SpDomain *d, int var, int x) {
-  return x >= 0 && x < sp_variable_value_count(d, var) ? sp_value_name(d, var, x)
-                                                       : "*";
+  return x >= 0 && x < sp_variable_value_count(d, var)
+             ? sp_value_name(d, var, x)
+             : "*";
 }
 
 uint64_t sp_save_action_sig(const SpCrowd *c, int a, const SpSaveNames *names) {
@@ -76,7 +77,8 @@ uint64_t sp_save_action_sig(const SpCrowd *c, int a, const SpSaveNames *names) {
                       (uint64_t)(b->has_hook != 0) << 10 | (uint64_t)np << 16);
   char buf[64];
   if (b->bind == SP_BIND_PLACE && b->place < c->world->place_count)
-    h = fnv_name(h, sp_save_place_name(c->world, b->place, names, buf, sizeof buf));
+    h = fnv_name(
+        h, sp_save_place_name(c->world, b->place, names, buf, sizeof buf));
   if (b->bind == SP_BIND_KIND) {
     const char *kind = sp_world_kind_name(c->world, b->kind);
     h = fnv_name(h, kind != NULL ? kind : "");
@@ -164,7 +166,8 @@ static int num(Walk *w, int bytes, uint64_t *v, const char *what) {
   *v = 0;
   if (w->failed) return 0;
   if (w->len - w->at < (size_t)bytes)
-    return fail(w, "truncated at byte %zu in the names (%s)", w->len + SAVE_HEADER_BYTES, what);
+    return fail(w, "truncated at byte %zu in the names (%s)",
+                w->len + SAVE_HEADER_BYTES, what);
   *v = sp_save_get(w->p + w->at, bytes);
   w->at += (size_t)bytes;
   return 1;
@@ -193,8 +196,8 @@ static int name(Walk *w, SaveStr *out, const char *what, uint32_t k) {
   if (!num(w, 1, &n, what)) return 0;
   if (n == 0) return fail(w, "names: %s %u: the name is empty", what, k + 1);
   if (w->len - w->at < n)
-    return fail(w, "truncated at byte %zu in the names (%s %u)", w->len + SAVE_HEADER_BYTES,
-                what, k + 1);
+    return fail(w, "truncated at byte %zu in the names (%s %u)",
+                w->len + SAVE_HEADER_BYTES, what, k + 1);
   if (memchr(w->p + w->at, 0, (size_t)n) != NULL)
     return fail(w, "names: %s %u: the name holds a NUL byte", what, k + 1);
   SaveStr s = {w->p + w->at, (size_t)n};
@@ -219,7 +222,8 @@ static void vars(Walk *w, SaveVars *out, uint64_t max, const char *what) {
     uint64_t nv = 0;
     name(w, NULL, what, v);
     num(w, 1, &nv, what);
-    if (!w->failed && nv == 0) fail(w, "names: %s %u has no values", what, v + 1);
+    if (!w->failed && nv == 0)
+      fail(w, "names: %s %u has no values", what, v + 1);
     for (uint32_t x = 0; x < nv && !w->failed; x++) name(w, NULL, "value", x);
   }
   if (w->u32 != NULL) w->u32[w->u32s] = (uint32_t)(w->strs - first);
@@ -243,7 +247,8 @@ static void walk_crowd(Walk *w, uint32_t k) {
   }
   cn->goals = count_of(w, SP_CROWD_MAX_GOALS, "goals");
   cn->goal = here(w);
-  for (uint32_t g = 0; g < cn->goals && !w->failed; g++) name(w, NULL, "goal", g);
+  for (uint32_t g = 0; g < cn->goals && !w->failed; g++)
+    name(w, NULL, "goal", g);
   if (w->info != NULL && k == w->want && !w->failed) {
     w->info->name = (const char *)cn->name.p, w->info->name_len = cn->name.len;
     w->info->agents = cn->agents, w->info->variables = cn->vars.count;
@@ -254,7 +259,8 @@ static void walk_crowd(Walk *w, uint32_t k) {
 static void walk(Walk *w, uint32_t *places, uint32_t *crowds, SaveVars *facts) {
   *places = count_of(w, UINT32_MAX, "places");
   if (w->n != NULL) w->n->place = here(w);
-  for (uint32_t p = 0; p < *places && !w->failed; p++) name(w, NULL, "place", p);
+  for (uint32_t p = 0; p < *places && !w->failed; p++)
+    name(w, NULL, "place", p);
   vars(w, facts, UINT32_MAX, "fact");
   *crowds = count_of(w, UINT32_MAX, "crowds");
   for (uint32_t k = 0; k < *crowds && !w->failed; k++) walk_crowd(w, k);
@@ -281,8 +287,9 @@ const char *sp_save_names_read(const uint8_t *p, size_t len, SpAllocator alloc,
   memset(out, 0, sizeof *out);
   out->alloc = alloc;
   out->end = w.at;
-  size_t bytes = (size_t)crowds * sizeof(SaveCrowdNames) + w.strs * sizeof(SaveStr) +
-                 w.sigs * sizeof(uint64_t) + w.u32s * sizeof(uint32_t) + 1;
+  size_t bytes = (size_t)crowds * sizeof(SaveCrowdNames) +
+                 w.strs * sizeof(SaveStr) + w.sigs * sizeof(uint64_t) +
+                 w.u32s * sizeof(uint32_t) + 1;
   out->mem = sp_mem_alloc(alloc, bytes);
   if (out->mem == NULL) return sp_save_no_memory;
   out->mem_bytes = bytes;
@@ -294,7 +301,8 @@ const char *sp_save_names_read(const uint8_t *p, size_t len, SpAllocator alloc,
   uint64_t *sig = (uint64_t *)m;
   m += w.sigs * sizeof(uint64_t);
   uint32_t *u32 = (uint32_t *)m;
-  Walk again = {p, len, 0, buf, size, 0, 0, 0, 0, out, str, u32, sig, SIZE_MAX, NULL};
+  Walk again = {p, len, 0,   buf, size, 0,        0,   0,
+                0, out, str, u32, sig,  SIZE_MAX, NULL};
   walk(&again, &out->places, &out->crowds, &out->facts);
   return NULL; /* the same bytes: the second walk cannot fail */
 }
@@ -365,21 +373,25 @@ SpStatus sp_save_info(const void *data, size_t len, size_t k, SpSaveInfo *info,
   memset(info, 0, sizeof *info);
   const uint8_t *p = data;
   if (len < SAVE_HEADER_BYTES || memcmp(p, SAVE_MAGIC, 8) != 0)
-    return info_bad(err, "not a saspu save (bad magic or shorter than its header)");
+    return info_bad(err,
+                    "not a saspu save (bad magic or shorter than its header)");
   info->version = (uint32_t)sp_save_get(p + 8, 4);
   info->payload = sp_save_get(p + 16, 8);
   if (info->version < SAVE_OLDEST || info->version > SP_SAVE_VERSION)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "saved world: format version %u, this saspu reads %u to %d",
-                        info->version, SAVE_OLDEST, SP_SAVE_VERSION);
+    return sp_error_set(
+        err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+        "saved world: format version %u, this saspu reads %u to %d",
+        info->version, SAVE_OLDEST, SP_SAVE_VERSION);
   if (info->payload != len - SAVE_HEADER_BYTES)
     return info_bad(err, "its length is not the one its header says");
   p += SAVE_HEADER_BYTES, len -= SAVE_HEADER_BYTES;
-  if (sp_save_fnv(SAVE_FNV_START, p, len) != sp_save_get((const uint8_t *)data + 24, 8))
+  if (sp_save_fnv(SAVE_FNV_START, p, len) !=
+      sp_save_get((const uint8_t *)data + 24, 8))
     return info_bad(err, "checksum mismatch (the data is corrupted)");
   if (info->version < 6)
-    return old_crowds(p, len, &info->crowds) ? SP_OK
-                                             : info_bad(err, "truncated in the world");
+    return old_crowds(p, len, &info->crowds)
+               ? SP_OK
+               : info_bad(err, "truncated in the world");
   char buf[160];
   Walk w;
   memset(&w, 0, sizeof w);

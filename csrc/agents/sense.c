@@ -14,8 +14,8 @@ int sp_sensor_of(const SpCrowd *c, int var) {
 
 static SpStatus sensor_error(const SpCrowd *c, const SpSensor *s, SpError *err,
                              const char *what) {
-  const char *name = s->var >= 0 && s->var < c->m
-                         ? sp_variable_name(c->domain, s->var) : "?";
+  const char *name =
+      s->var >= 0 && s->var < c->m ? sp_variable_name(c->domain, s->var) : "?";
   return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                       "crowd: sensor of variable '%s': %s", name, what);
 }
@@ -25,37 +25,41 @@ SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err) {
   if (s->var < 0 || s->var >= c->m)
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: sensor: variable %d does not exist (%d "
-                        "variables)", s->var, c->m);
+                        "variables)",
+                        s->var, c->m);
   int nv = sp_variable_value_count(c->domain, s->var);
   if (s->on < 0 || s->on >= nv || s->off < 0 || s->off >= nv || s->on == s->off)
-    return sensor_error(c, s, err, "its on and off values must be two "
-                                   "different values of it");
+    return sensor_error(c, s, err,
+                        "its on and off values must be two "
+                        "different values of it");
   if (c->sensor_count >= SP_CROWD_MAX_SENSORS)
     return sensor_error(c, s, err, "too many sensors (SP_CROWD_MAX_SENSORS)");
   if (sp_sensor_of(c, s->var) || sp_facts_tie_of(c, s->var) >= 0)
-    return sensor_error(c, s, err, "it is a sensor's or a world fact's already");
+    return sensor_error(c, s, err,
+                        "it is a sensor's or a world fact's already");
   for (int a = 0; a < c->action_count; a++)
     if (sp_action_variable(c->domain, a) == s->var)
-      return sensor_error(c, s, err, "an action changes it (the sensor sets it)");
+      return sensor_error(c, s, err,
+                          "an action changes it (the sensor sets it)");
   if ((s->near == NULL) == (s->kind < 0))
     return sensor_error(c, s, err, "give a crowd or a place kind, one of them");
   if (s->near != NULL && s->near->world != c->world)
-    return sensor_error(c, s, err, "the crowd it senses lives in another world");
+    return sensor_error(c, s, err,
+                        "the crowd it senses lives in another world");
   if (s->near == NULL && s->kind >= c->world->kind_count)
     return sensor_error(c, s, err, "no such place kind");
   if (s->r < 0) return sensor_error(c, s, err, "the radius is negative");
   if (!(s->period >= 0.0f) || isinf(s->period))
-    return sensor_error(c, s, err, "the period must be a finite number of "
-                                   "seconds, 0 or more");
+    return sensor_error(c, s, err,
+                        "the period must be a finite number of "
+                        "seconds, 0 or more");
   c->sensors[c->sensor_count] = *s;
   c->sensor_due[c->sensor_count] = -1.0; /* read at the first update */
   c->sensor_count++;
   return SP_OK;
 }
 
-static int due(const SpCrowd *c, int k) {
-  return c->clock >= c->sensor_due[k];
-}
+static int due(const SpCrowd *c, int k) { return c->clock >= c->sensor_due[k]; }
 
 SpStatus sp_sensors_ready(SpCrowd *c, SpError *err) {
   for (int k = 0; k < c->sensor_count; k++) {
@@ -79,13 +83,14 @@ static int place_near(const SpWorld *w, int kind, int x, int y, int r) {
 /* One sensor over every live agent. */
 static void read_sensor(SpCrowd *c, const SpSensor *s) {
   const SpCrowd *near = s->near;
-  size_t self = near == c ? 0 : SP_NO_AGENT; /* an agent does not sense itself */
+  size_t self =
+      near == c ? 0 : SP_NO_AGENT; /* an agent does not sense itself */
   for (size_t i = 0; i < c->n; i++) {
     if (c->phase[i] == SP_PHASE_FREE) continue;
     int x = c->agents[i].x, y = c->agents[i].y;
-    int hit = near != NULL
-                  ? sp_index_any_but(near, x, y, s->r, self == 0 ? i : SP_NO_AGENT)
-                  : place_near(c->world, s->kind, x, y, s->r);
+    int hit = near != NULL ? sp_index_any_but(near, x, y, s->r,
+                                              self == 0 ? i : SP_NO_AGENT)
+                           : place_near(c->world, s->kind, x, y, s->r);
     SpValue v = (SpValue)(hit ? s->on : s->off);
     SpValue *state = sp_population_state_write(c->pop, i);
     if (state[s->var] == v) continue;

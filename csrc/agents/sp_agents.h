@@ -19,8 +19,8 @@
 typedef struct Place {
   int kind;
   int x, y;
-  int capacity;        /* 0: unlimited */
-  atomic_int reserved; /* released by workers, taken in the serial pass */
+  int capacity;          /* 0: unlimited */
+  atomic_int reserved;   /* released by workers, taken in the serial pass */
   uint32_t next_of_kind; /* the next place of its kind (id order), or none */
   uint32_t field_slot;   /* 1 + its cached field's slot, 0: none */
 } Place;
@@ -74,12 +74,12 @@ struct SpWorld {
   size_t field_count, field_cap;
   size_t field_budget, field_bytes, field_size; /* size: floats + ways */
   size_t field_cells;
-  ptrdiff_t way_offset[8]; /* field index step of each direction */
-  size_t hops_offset;      /* bytes from a field to its hop counts */
-  size_t skip_offset;      /* and to its skips */
+  ptrdiff_t way_offset[8];           /* field index step of each direction */
+  size_t hops_offset;                /* bytes from a field to its hop counts */
+  size_t skip_offset;                /* and to its skips */
   ptrdiff_t index_origin, index_row; /* cell (0, 0)'s index, a row's */
-  int skips_ok;            /* the grid's layout allows skips */
-  void *scratch; /* Dijkstra's open list */
+  int skips_ok;                      /* the grid's layout allows skips */
+  void *scratch;                     /* Dijkstra's open list */
   size_t scratch_bytes;
   uint64_t clock;
   uint64_t computed, evicted;
@@ -154,9 +154,9 @@ enum {
   F_STOP = 0x80       /* a world change stopped the running step */
 };
 
-#define STEP_NONE 0xFFFF
+#define STEP_NONE   0xFFFF
 #define REFUSED_LOW 16 /* goals whose refusals live in the agent record */
-#define GOAL_NONE 0xFF
+#define GOAL_NONE   0xFF
 #define DONE_WINDOW 32
 
 /* One agent's cold record, 56 bytes. Its phase, flags and time live in
@@ -164,22 +164,22 @@ enum {
  * read them for every agent, and this record only for agents with work
  * due, so a frame streams 6 bytes per agent rather than a whole record. */
 typedef struct Agent {
-  uint32_t target;  /* bound place or SP_NO_PLACE */
-  uint32_t draws;   /* steps started: seeds the duration draw */
-  uint32_t done;    /* bit k: plan position cursor + k is done */
+  uint32_t target; /* bound place or SP_NO_PLACE */
+  uint32_t draws;  /* steps started: seeds the duration draw */
+  uint32_t done;   /* bit k: plan position cursor + k is done */
   uint32_t home;
   uint32_t cool_place; /* the binding on cooldown */
   float cool_until;    /* crowd clock; also the end of a goal given up */
   uint16_t x, y;
-  uint16_t tx, ty;  /* target cell (0xFFFF none) */
-  uint16_t cursor;  /* first plan position not done */
-  uint16_t step;    /* running plan position, STEP_NONE */
-  uint16_t refused; /* goals 0..15 (sorted) refused for no plan; later
+  uint16_t tx, ty;     /* target cell (0xFFFF none) */
+  uint16_t cursor;     /* first plan position not done */
+  uint16_t step;       /* running plan position, STEP_NONE */
+  uint16_t refused;    /* goals 0..15 (sorted) refused for no plan; later
                        goals in the crowd's refused_hi words */
-  uint8_t goal;     /* sorted goal index, GOAL_NONE */
-  uint8_t why;      /* SpReason for the pending goal choice */
-  uint8_t reason;   /* last failure reason */
-  uint8_t fcode;    /* last SpFailure, compact; with the blocker of that
+  uint8_t goal;        /* sorted goal index, GOAL_NONE */
+  uint8_t why;         /* SpReason for the pending goal choice */
+  uint8_t reason;      /* last failure reason */
+  uint8_t fcode;       /* last SpFailure, compact; with the blocker of that
                        no_plan when it names a missing link: code
                        NO_SETTER / UNREACHABLE, fvar = its variable, fvalue
                        = the value needed, faction = the action needing
@@ -188,12 +188,12 @@ typedef struct Agent {
                           SP_REASON_NO_PLAN) -2 - the goal's index */
   int16_t faction, fother, fvar;
   uint8_t fvalue;
-  uint8_t pursued;  /* the goal of the last plan, GOAL_NONE */
-  uint8_t fails;    /* failures in a row of step fail_action (back-off) */
-  uint8_t shun;     /* the goal given up (its add index) until cool_until,
+  uint8_t pursued; /* the goal of the last plan, GOAL_NONE */
+  uint8_t fails;   /* failures in a row of step fail_action (back-off) */
+  uint8_t shun;    /* the goal given up (its add index) until cool_until,
                        GOAL_NONE; one cooldown at a time: a place's
                        (cool_place) ends it, and it clears cool_place */
-  uint8_t queued;   /* in its world's queue of waiters (queue.c); padding
+  uint8_t queued;  /* in its world's queue of waiters (queue.c); padding
                        otherwise, so the record stays 56 bytes */
 } Agent;
 
@@ -201,7 +201,7 @@ typedef struct Goal {
   SpValue *cond; /* m values, SP_ANY */
   SpValue *when; /* m values, SP_ANY everywhere when always */
   int priority;
-  int index;     /* order of sp_crowd_add_goal */
+  int index; /* order of sp_crowd_add_goal */
 } Goal;
 
 /* An event buffer's recent use: the most events of the frames since it
@@ -215,9 +215,9 @@ typedef struct EvTrim {
 /* One worker's scratch and event buffer. */
 typedef struct CrowdWorker {
   SpWorkspace *ws;
-  SpValue *state;  /* m + 8 bytes */
-  uint16_t *plan;  /* action_count + 1 */
-  void *blocker;   /* sp_blocker_scratch_size bytes */
+  SpValue *state; /* m + 8 bytes */
+  uint16_t *plan; /* action_count + 1 */
+  void *blocker;  /* sp_blocker_scratch_size bytes */
   SpAgentEvent *ev;
   size_t ev_count, ev_cap;
   size_t ev_peak; /* most events one pass of this frame left here */
@@ -243,10 +243,10 @@ typedef struct CrowdIndex {
   uint32_t *items; /* live agents by bucket, in agent order within one */
   size_t nb, start_cap;
   int shift, bw, bh; /* buckets of 2^shift cells a side, bw x bh */
-  int stale;       /* rebuild at the next query */
-  uint64_t *found; /* a query's candidates: distance << 32 | agent */
+  int stale;         /* rebuild at the next query */
+  uint64_t *found;   /* a query's candidates: distance << 32 | agent */
   size_t found_cap;
-  uint32_t *out;   /* sp_crowd_near's answer */
+  uint32_t *out; /* sp_crowd_near's answer */
 } CrowdIndex;
 
 struct SpCrowd {
@@ -258,10 +258,10 @@ struct SpCrowd {
   size_t capacity, n;
   Agent *agents;
   /* hot per-agent fields, one array each (capacity + 1 entries) */
-  float *time;      /* acting/blocked: seconds left; walking: progress */
-  uint8_t *phase;   /* SpPhase */
-  uint8_t *flags;   /* F_* */
-  void *hot_block;  /* the three arrays above, one allocation */
+  float *time;     /* acting/blocked: seconds left; walking: progress */
+  uint8_t *phase;  /* SpPhase */
+  uint8_t *flags;  /* F_* */
+  void *hot_block; /* the three arrays above, one allocation */
   size_t hot_bytes;
   /* refusals of goals REFUSED_LOW.. (sorted), refused_words per agent;
    * NULL while the crowd has at most REFUSED_LOW goals */
@@ -300,7 +300,7 @@ struct SpCrowd {
   double clock;
   /* the pass running now */
   int pass;
-  int in_pass; /* takes part in the pass of sp_crowds_update */
+  int in_pass;     /* takes part in the pass of sp_crowds_update */
   int serial_pass; /* the pass runs on the calling thread: events go to ev */
   size_t ev_mark;  /* ev_count when the pass began */
   float dt;
@@ -312,12 +312,12 @@ struct SpCrowd {
    * and an update visits the awake ones */
   uint64_t *awake; /* bit per agent: visit at the next advance */
   size_t awake_words;
-  struct Wheel *wheel;      /* NULL until the first timer */
-  int64_t wheel_tick;      /* the first tick not wholly drained */
-  int64_t epoch;     /* ticks */
-  uint32_t now_rel;  /* this frame's clock in ticks, less epoch */
-  uint32_t base_rel; /* what a timer started now counts from */
-  int sweeping;    /* a long frame: every agent awake, no wheel */
+  struct Wheel *wheel; /* NULL until the first timer */
+  int64_t wheel_tick;  /* the first tick not wholly drained */
+  int64_t epoch;       /* ticks */
+  uint32_t now_rel;    /* this frame's clock in ticks, less epoch */
+  uint32_t base_rel;   /* what a timer started now counts from */
+  int sweeping;        /* a long frame: every agent awake, no wheel */
   /* world facts tied to variables (facts.c): the value each tie last
    * applied, and who must hear of a change: per agent the ties its plan
    * reads (bit k: ties[k]), per chunk how many agents read any */
@@ -562,7 +562,8 @@ static inline int sp_wheel_timed(const SpCrowd *c, uint8_t ph) {
 }
 /* Seconds left of agent i's timed wait (acting, blocked). */
 static inline float sp_agent_time_left(const SpCrowd *c, size_t i) {
-  return (float)(((double)sp_due_get(c, i) - (double)c->now_rel) / SP_TICKS_PER_S);
+  return (float)(((double)sp_due_get(c, i) - (double)c->now_rel) /
+                 SP_TICKS_PER_S);
 }
 /* What agent i's time slot means as seconds, as a save holds it: the
  * seconds left of a wait, a walk's progress or a failure's detail (bit

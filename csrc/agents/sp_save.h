@@ -51,13 +51,14 @@
  *            place, or 0x80000000 | a kind), u16 the step's action
  *   extra:   u32 bytes, then the caller's own bytes (the Lua side's)
  * Every number is little-endian. */
-#define SAVE_MAGIC "SASPUSAV"
+#define SAVE_MAGIC        "SASPUSAV"
 #define SAVE_HEADER_BYTES 32u
-#define SAVE_AGENT_BYTES 64u /* the record, time, phase, flags, generation,
+#define SAVE_AGENT_BYTES                                                       \
+  64u /* the record, time, phase, flags, generation,
                                back-off */
-#define SAVE_COUNTERS 6
-#define SAVE_OLDEST 5u /* the oldest format a load reads (no names) */
-#define SAVE_NAME_MAX 255u
+#define SAVE_COUNTERS  6
+#define SAVE_OLDEST    5u /* the oldest format a load reads (no names) */
+#define SAVE_NAME_MAX  255u
 #define SAVE_FNV_START 0xcbf29ce484222325ull
 
 static inline void sp_save_put(uint8_t *p, uint64_t v, int bytes) {
@@ -134,8 +135,8 @@ typedef struct SaveNames {
   const SaveStr *place;
   SaveVars facts;
   SaveCrowdNames *crowd;
-  size_t end;        /* the payload offset past the block */
-  void *mem;         /* one allocation holding the arrays */
+  size_t end; /* the payload offset past the block */
+  void *mem;  /* one allocation holding the arrays */
   size_t mem_bytes;
 } SaveNames;
 int sp_save_vars_find(const SaveVars *v, const char *name);
@@ -224,13 +225,13 @@ int sp_save_str_is(SaveStr s, const char *name);
 typedef struct SpAgentView {
   const Agent *a;
   uint8_t phase, flags;
-  uint32_t time_bits;    /* the float's bits */
-  int planned;           /* the population holds a plan */
-  int len;               /* its length, or -1 */
+  uint32_t time_bits; /* the float's bits */
+  int planned;        /* the population holds a plan */
+  int len;            /* its length, or -1 */
 } SpAgentView;
 /* The crowd a view belongs to, as saved: its goals and selector. */
 typedef struct SpCrowdView {
-  const SpCrowd *c;      /* domain, world, action count */
+  const SpCrowd *c; /* domain, world, action count */
   int goals;
   int selector;
 } SpCrowdView;

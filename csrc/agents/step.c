@@ -29,7 +29,7 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
     size_t nc = *cap < 256 ? 256 : *cap * 2;
     if (s.worker >= 0) pthread_mutex_lock(&c->world->alloc_lock);
     void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
-                                nc * sizeof(SpAgentEvent));
+                             nc * sizeof(SpAgentEvent));
     if (s.worker >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
     if (p == NULL) {
       atomic_fetch_add(&c->lost, 1);
@@ -193,7 +193,8 @@ static void need_goal(SpCrowd *c, size_t i, SpReason why);
 static int drop_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
   Agent *a = &c->agents[i];
   if (c->selector || !sp_goal_lapsed(c, a->goal, state)) return 0;
-  sp_agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal, 0);
+  sp_agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal,
+                0);
   need_goal(c, i, SP_REASON_WHEN_LAPSED);
   return 1;
 }
@@ -222,7 +223,8 @@ static int backs_off(SpReason why) {
 
 static void count_failure(Agent *a, SpReason why, int act) {
   if (!backs_off(why)) return;
-  int same = a->fails > 0 && a->fail_action == act && backs_off((SpReason)a->reason);
+  int same =
+      a->fails > 0 && a->fail_action == act && backs_off((SpReason)a->reason);
   a->fails = (uint8_t)(same ? (a->fails < 255 ? a->fails + 1 : 255) : 1);
 }
 
@@ -291,8 +293,10 @@ static void after_failure(SpCrowd *c, Sink s, size_t i) {
         (float)(c->clock + (b->give_up_for > 0.0f ? b->give_up_for : 30.0f));
     a->fails = 0;
     /* a caller's failure keeps its detail (its message) in the time slot */
-    int32_t detail = a->reason == SP_REASON_SCRIPT ? sp_agent_fail_detail(c, i) : 0;
-    sp_agent_emit(s, i, SP_EV_GAVE_UP, (SpReason)a->reason, act, a->goal, detail);
+    int32_t detail =
+        a->reason == SP_REASON_SCRIPT ? sp_agent_fail_detail(c, i) : 0;
+    sp_agent_emit(s, i, SP_EV_GAVE_UP, (SpReason)a->reason, act, a->goal,
+                  detail);
     /* a selector crowd's caller chooses the next goal */
     need_goal(c, i, c->selector ? SP_REASON_NONE : SP_REASON_STEP_FAILED);
     return;
@@ -301,8 +305,10 @@ static void after_failure(SpCrowd *c, Sink s, size_t i) {
     need_goal(c, i, SP_REASON_STEP_FAILED);
     return;
   }
-  float wait = c->opt.retry * (float)(1u << (a->fails - 2 < 16 ? a->fails - 2 : 16));
-  if (wait > c->opt.retry * SP_BACKOFF_CAP) wait = c->opt.retry * SP_BACKOFF_CAP;
+  float wait =
+      c->opt.retry * (float)(1u << (a->fails - 2 < 16 ? a->fails - 2 : 16));
+  if (wait > c->opt.retry * SP_BACKOFF_CAP)
+    wait = c->opt.retry * SP_BACKOFF_CAP;
   c->flags[i] &= (uint8_t)~F_BIND;
   a->why = SP_REASON_STEP_FAILED; /* replan when the wait is over */
   c->phase[i] = SP_PHASE_BLOCKED;
@@ -403,7 +409,7 @@ int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
   int failed = (c->flags[i] & F_FAIL) != 0;
   /* the running step ends here, so a binding it asked for is void too (a
    * target the caller gave, then a world change, in one frame) */
-  c->flags[i] &= (uint8_t)~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP | F_BIND);
+  c->flags[i] &= (uint8_t) ~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP | F_BIND);
   /* a step the caller failed says so, even when a world change or a
    * higher goal drops the plan in the same frame */
   Plan plan = plan_view(c, s, i);
@@ -472,8 +478,10 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   } else {
     a->fcode = (uint8_t)f.code;
     a->faction = (int16_t)f.action;
-    a->fother = (int16_t)(f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE
-                              ? -1 : f.other_action);
+    a->fother =
+        (int16_t)(f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE
+                      ? -1
+                      : f.other_action);
     a->fvar = (int16_t)f.variable;
     a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
   }
@@ -590,8 +598,8 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
 static float draw(const SpCrowd *c, const SpActionBehaviour *b, size_t i,
                   uint32_t n) {
   if (b->max_duration <= b->min_duration) return b->min_duration;
-  uint64_t z = c->opt.seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^
-               ((uint64_t)n << 32);
+  uint64_t z =
+      c->opt.seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n << 32);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
@@ -713,8 +721,8 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     }
   }
   if (pick < 0) {
-    sp_agent_emit(s, i, SP_EV_STEP_FAILED, SP_REASON_CONDITIONS, first,
-                  a->goal, 0);
+    sp_agent_emit(s, i, SP_EV_STEP_FAILED, SP_REASON_CONDITIONS, first, a->goal,
+                  0);
     count_failure(a, SP_REASON_CONDITIONS, first);
     a->reason = SP_REASON_CONDITIONS;
     a->fail_action = (int16_t)first;
@@ -788,8 +796,9 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
       return 0;
     case SP_PHASE_WALKING:
       if (c->flags[i] & F_BIND) return 1;
-      if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
-                                           : !sp_agent_walk(c, i, round == 0 ? dt : 0.0f))
+      if (round == 0 && walked != WALK_NOT
+              ? walked != WALK_ARRIVED
+              : !sp_agent_walk(c, i, round == 0 ? dt : 0.0f))
         return (c->flags[i] & F_BIND) != 0;
       sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
                     (int32_t)a->target);
@@ -848,7 +857,8 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
   end_step(c, s, plan, why, (int32_t)p, full_wait);
   if (key != SP_NO_PLACE) sp_queue_join(c, i, key, act, !again); /* in turn */
   if (!again)
-    sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal, (int32_t)p);
+    sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal,
+                  (int32_t)p);
   c->flags[i] &= (uint8_t)~F_BIND;
   c->phase[i] = SP_PHASE_BLOCKED;
   sp_due_start(c, i, wait > 0.0f ? wait : c->opt.retry);
@@ -894,8 +904,14 @@ static uint32_t pick_place(const SpCrowd *c, const Agent *a,
          k = w->places[k].next_of_kind) {
       const Place *pl = &w->places[k];
       if (pl->capacity > 0) *limited = 1;
-      if (cooling(c, a, (uint32_t)k)) { *saw_cool = 1; continue; }
-      if (full(pl)) { *saw_full = 1; continue; }
+      if (cooling(c, a, (uint32_t)k)) {
+        *saw_cool = 1;
+        continue;
+      }
+      if (full(pl)) {
+        *saw_full = 1;
+        continue;
+      }
       int dd = octile(a->x, a->y, pl->x, pl->y);
       if (dd < best) best = dd, p = (uint32_t)k;
     }
@@ -977,8 +993,8 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   Plan plan = plan_view(c, s, i);
   int act = plan_act(&plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
-  if ((c->flags[i] & F_RESERVED) || (b->bind == SP_BIND_SCRIPT &&
-                                  a->target == SP_NO_PLACE)) {
+  if ((c->flags[i] & F_RESERVED) ||
+      (b->bind == SP_BIND_SCRIPT && a->target == SP_NO_PLACE)) {
     /* bound already: (re)compute the field and check the way */
     if (!reachable(c, a, sp_agent_field_key(c, a), a->tx, a->ty)) {
       unreachable(c, s, &plan, a->target);
@@ -992,7 +1008,8 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
   if (b->bind == SP_BIND_KIND && p == SP_NO_PLACE && (saw_full || saw_cool)) {
     float wait = saw_cool && !saw_full
-                     ? (float)((double)a->cool_until - c->clock) : 0.0f;
+                     ? (float)((double)a->cool_until - c->clock)
+                     : 0.0f;
     block(c, s, &plan, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
           SP_NO_PLACE, wait);
     return;

@@ -111,7 +111,8 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     atomic_fetch_add_explicit(&c->visited, nd, memory_order_relaxed);
     for (size_t k = 0; k < nd; k++) {
       size_t ahead = k + PREFETCH_AHEAD;
-      if (ahead < nd && walked[ahead] != WALK_STAYED) fetch_ahead(c, due[ahead]);
+      if (ahead < nd && walked[ahead] != WALK_STAYED)
+        fetch_ahead(c, due[ahead]);
       /* a walker still on its way has nothing more to do this frame */
       if (walked[k] == WALK_STAYED)
         flagged += (c->flags[due[k]] & F_BIND) != 0;
@@ -136,7 +137,8 @@ static void pass_job(void *arg, int worker) {
   Sink s = {c, c->serial_pass ? -1 : worker};
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   for (;;) {
-    size_t t = atomic_fetch_add_explicit(&c->next_chunk, 1, memory_order_relaxed);
+    size_t t =
+        atomic_fetch_add_explicit(&c->next_chunk, 1, memory_order_relaxed);
     if (t >= chunks) break;
     ChunkRec *r = &c->chunks[t];
     r->worker = (uint32_t)worker;
@@ -169,7 +171,7 @@ static int reserve_events(SpCrowd *c, size_t want) {
   size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
   while (nc < want) nc *= 2;
   void *p = sp_mem_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
-                              nc * sizeof *c->ev);
+                           nc * sizeof *c->ev);
   if (p == NULL) return 0;
   c->ev = p;
   c->ev_cap = nc;
@@ -345,7 +347,8 @@ static SpStatus check_crowds(SpCrowd *const *crowds, size_t count,
     if (crowds[k]->pool != crowds[0]->pool)
       return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
                           "crowds: crowd %zu does not run on the first "
-                          "crowd's thread pool", k + 1);
+                          "crowd's thread pool",
+                          k + 1);
     for (size_t j = 0; j < k; j++)
       if (crowds[j] == crowds[k])
         return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
@@ -361,7 +364,8 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   if (!(dt >= 0.0f) || isinf(dt)) /* the clock must stay a saved number */
     return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
                         "dt must be a finite number of seconds, 0 or more "
-                        "(got %g)", (double)dt);
+                        "(got %g)",
+                        (double)dt);
   if (count == 0) return SP_OK;
   double t0 = now_ms();
   SpStatus st = check_crowds(crowds, count, err);
@@ -424,27 +428,27 @@ const SpAgentEvent *sp_crowd_events(const SpCrowd *c) { return c->ev; }
 /* ------------------------------------------------------------------ */
 
 const char *sp_phase_name(SpPhase p) {
-  static const char *const names[] = {"free",    "idle",    "walking",
-                                      "acting",  "script",  "blocked",
+  static const char *const names[] = {"free",     "idle",   "walking",
+                                      "acting",   "script", "blocked",
                                       "thinking", "moving"};
   return (unsigned)p < SP_PHASE_COUNT ? names[p] : "?";
 }
 
 const char *sp_event_kind_name(SpEventKind k) {
   static const char *const names[] = {
-      "goal_chosen",   "planned",      "replanned",    "step_started",
-      "step_finished", "step_failed",  "step_skipped", "arrived",
-      "goal_reached",  "no_plan",      "blocked",      "idle",
-      "waiting",       "move",          "gave_up",      "goal_dropped"};
+      "goal_chosen",   "planned",     "replanned",    "step_started",
+      "step_finished", "step_failed", "step_skipped", "arrived",
+      "goal_reached",  "no_plan",     "blocked",      "idle",
+      "waiting",       "move",        "gave_up",      "goal_dropped"};
   return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
 }
 
 const char *sp_reason_name(SpReason r) {
   static const char *const names[] = {
-      "none",        "world_changed", "step_failed",   "higher_goal",
-      "conditions",  "unreachable",   "full",          "script",
-      "no_plan",     "all_satisfied", "no_goal",       "no_plan_any",
-      "cooldown",    "select",        "target_gone",   "migrated",
+      "none",       "world_changed", "step_failed", "higher_goal",
+      "conditions", "unreachable",   "full",        "script",
+      "no_plan",    "all_satisfied", "no_goal",     "no_plan_any",
+      "cooldown",   "select",        "target_gone", "migrated",
       "when_lapsed"};
   return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
 }

@@ -10,7 +10,7 @@
  * about 4 bytes per waiting agent); stale entries (a timer restarted, a
  * wait interrupted) are dropped when the slot drains. */
 #define BLOCK_ENTRIES 62
-#define NO_BLOCK UINT32_MAX
+#define NO_BLOCK      UINT32_MAX
 typedef struct WheelBlock {
   uint32_t next, n;
   uint32_t e[BLOCK_ENTRIES];
@@ -57,7 +57,8 @@ void sp_wheel_free(SpCrowd *c) {
   }
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
-    if (w->arm != NULL) sp_mem_free(c->alloc, w->arm, w->arm_cap * sizeof(uint32_t));
+    if (w->arm != NULL)
+      sp_mem_free(c->alloc, w->arm, w->arm_cap * sizeof(uint32_t));
     w->arm = NULL;
     w->arm_count = w->arm_cap = 0;
   }

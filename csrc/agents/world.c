@@ -41,7 +41,8 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
     w->skip_offset =
         (w->hops_offset + w->field_cells * sizeof(uint16_t) + 3u) & ~(size_t)3u;
     w->field_size = w->skip_offset + w->field_cells * sizeof(uint32_t);
-    for (int d = 0; d < 8; d++) w->way_offset[d] = sp_grid_field_offset(grid, d);
+    for (int d = 0; d < 8; d++)
+      w->way_offset[d] = sp_grid_field_offset(grid, d);
     /* a cell's coordinates from its index: rows of way_offset[S] cells,
      * east one index on */
     w->index_origin = (ptrdiff_t)sp_grid_field_index(grid, 0, 0);
@@ -91,8 +92,7 @@ int sp_world_find_kind(const SpWorld *w, const char *name) {
   return -1;
 }
 
-SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind,
-                       SpError *err) {
+SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind, SpError *err) {
   sp_error_clear(err);
   if (name == NULL || name[0] == '\0')
     return sp_error_set(err, SP_ERR_INVALID, SP_E_EMPTY_NAME, SP_FIELD_NAME,
@@ -104,8 +104,10 @@ SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind,
       char **names = sp_mem_alloc(w->alloc, (size_t)nc * sizeof(char *));
       size_t *bytes = sp_mem_alloc(w->alloc, (size_t)nc * sizeof(size_t));
       if (names == NULL || bytes == NULL) {
-        if (names != NULL) sp_mem_free(w->alloc, names, (size_t)nc * sizeof(char *));
-        if (bytes != NULL) sp_mem_free(w->alloc, bytes, (size_t)nc * sizeof(size_t));
+        if (names != NULL)
+          sp_mem_free(w->alloc, names, (size_t)nc * sizeof(char *));
+        if (bytes != NULL)
+          sp_mem_free(w->alloc, bytes, (size_t)nc * sizeof(size_t));
         return sp_error_memory(err);
       }
       if (w->kind_count > 0) {
@@ -147,7 +149,8 @@ SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
   if (capacity < 0)
     return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
                         "world: place capacity %d is negative", capacity);
-  if (w->grid != NULL ? !sp_grid_contains(w->grid, x, y) || sp_grid_is_blocked(w->grid, x, y)
+  if (w->grid != NULL ? !sp_grid_contains(w->grid, x, y) ||
+                            sp_grid_is_blocked(w->grid, x, y)
                       : (x < 0 || y < 0 || x > 65534 || y > 65534))
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "world: place (%d, %d) is outside the grid or blocked",
@@ -350,10 +353,11 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   Field *slot = NULL;
   for (size_t k = 0; k < w->field_count && slot == NULL; k++)
     if (w->fields[k].key == UINT32_MAX) slot = &w->fields[k];
-  if (slot == NULL &&
-      (w->field_count == 0 || w->field_bytes + w->field_size <= w->field_budget)) {
+  if (slot == NULL && (w->field_count == 0 ||
+                       w->field_bytes + w->field_size <= w->field_budget)) {
     void *arr = w->fields;
-    if (grow(w->alloc, &arr, &w->field_cap, w->field_count + 1, sizeof(Field))) {
+    if (grow(w->alloc, &arr, &w->field_cap, w->field_count + 1,
+             sizeof(Field))) {
       w->fields = arr;
       float *dist = sp_mem_alloc(w->alloc, w->field_size);
       if (dist != NULL) {
@@ -377,8 +381,8 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   SpGridPoint t = {x, y};
   SpGridError gerr;
-  SpStatus st = sp_grid_distance_field(w->grid, t, NULL, slot->dist,
-                                       w->scratch, &gerr);
+  SpStatus st =
+      sp_grid_distance_field(w->grid, t, NULL, slot->dist, w->scratch, &gerr);
   w->ms_fields += ms_since(&t0);
   if (st != SP_OK) return NULL;
   fill_ways(w, slot->dist);

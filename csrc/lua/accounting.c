@@ -33,8 +33,7 @@ static Accounting *get_accounting(lua_State *L)
 void open_accounting(lua_State *L)
 {
   Accounting *a;
-  if (get_accounting(L))
-    return;
+  if (get_accounting(L)) return;
   a = lua_newuserdatauv(L, sizeof *a, 0);
   a->live = a->since = a->base = 0;
   lua_rawsetp(L, LUA_REGISTRYINDEX, &ACCOUNTING_KEY);
@@ -47,8 +46,7 @@ void account_c_memory(lua_State *L, size_t *held, size_t bytes)
 {
   Accounting *a = get_accounting(L);
   size_t limit;
-  if (!a || bytes == 0)
-    return;
+  if (!a || bytes == 0) return;
   *held += bytes;
   a->live += bytes;
   a->since += bytes;
@@ -64,7 +62,6 @@ void account_c_memory(lua_State *L, size_t *held, size_t bytes)
 void release_c_memory(lua_State *L, size_t *held)
 {
   Accounting *a = get_accounting(L);
-  if (a)
-    a->live -= *held < a->live ? *held : a->live;
+  if (a) a->live -= *held < a->live ? *held : a->live;
   *held = 0;
 }

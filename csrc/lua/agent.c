@@ -26,11 +26,10 @@ static size_t agent_crowd(lua_State *L, int idx)
   LAgent *h = to_agent(L, idx);
   if (!agent_live(L, idx, h)) {
     LCrowd *c = lua_touserdata(L, -1);
-    if (!c->c)
-      luaL_error(L, "saspu.Agent: closed (its crowd is closed)");
+    if (!c->c) luaL_error(L, "saspu.Agent: closed (its crowd is closed)");
     /* no position: the caller is saspu's own Lua more often than not */
-    lua_pushfstring(L, "saspu.Agent: despawned (agent %I of '%s')", (lua_Integer)h->index + 1,
-                    sp_domain_name(c->domain));
+    lua_pushfstring(L, "saspu.Agent: despawned (agent %I of '%s')",
+                    (lua_Integer)h->index + 1, sp_domain_name(c->domain));
     lua_error(L);
   }
   return h->index;
@@ -84,8 +83,7 @@ static int l_agent_alive(lua_State *L)
 static int l_agent_index_meta(lua_State *L)
 {
   lua_pushvalue(L, 2);
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
-    return 1;
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   const char *k = lua_tostring(L, 2);
   if (k && k[0] == 'd' && lua_rawequal(L, 2, lua_upvalueindex(2))) {
     size_t i = agent_crowd(L, 1);
@@ -107,27 +105,24 @@ static int l_agent_tostring(lua_State *L)
     lua_pushfstring(L, "saspu.Agent %I of '%s' (despawned)", (lua_Integer)i + 1,
                     sp_domain_name(c->domain));
   else
-    lua_pushfstring(L, "saspu.Agent %I of '%s'", (lua_Integer)i + 1, sp_domain_name(c->domain));
+    lua_pushfstring(L, "saspu.Agent %I of '%s'", (lua_Integer)i + 1,
+                    sp_domain_name(c->domain));
   return 1;
 }
 
 static const luaL_Reg agent_methods[] = {
-  { "crowd", l_agent_crowd },
-  { "index", l_agent_index },
-  { "is_open", l_agent_is_open },
-  { "position", l_agent_position },
-  { "alive", l_agent_alive },
-  { NULL, NULL }
-};
+    {"crowd", l_agent_crowd},     {"index", l_agent_index},
+    {"is_open", l_agent_is_open}, {"position", l_agent_position},
+    {"alive", l_agent_alive},     {NULL, NULL}};
 
 /* Registers saspu.Agent and core.Agent (its methods table, which
  * lua/saspu/world.lua extends). */
 void open_agent(lua_State *L)
 {
-  luaL_newmetatable(L, AGENT_MT);   /* module mt */
+  luaL_newmetatable(L, AGENT_MT); /* module mt */
   lua_pushcfunction(L, l_agent_tostring);
   lua_setfield(L, -2, "__tostring");
-  luaL_newlib(L, agent_methods);    /* module mt methods */
+  luaL_newlib(L, agent_methods); /* module mt methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -4, "Agent");
   lua_pushliteral(L, "data");

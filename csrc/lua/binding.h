@@ -14,13 +14,13 @@
 
 #define SASPU_LUA_EXPORT __attribute__((visibility("default")))
 
-#define DOMAIN_MT "saspu.Domain"
-#define GRID_MT "saspu.Grid"
+#define DOMAIN_MT     "saspu.Domain"
+#define GRID_MT       "saspu.Grid"
 #define POPULATION_MT "saspu.Population"
-#define POOL_MT "saspu.ThreadPool"
-#define WORLD_MT "saspu.World"
-#define CROWD_MT "saspu.Crowd"
-#define AGENT_MT "saspu.Agent"
+#define POOL_MT       "saspu.ThreadPool"
+#define WORLD_MT      "saspu.World"
+#define CROWD_MT      "saspu.Crowd"
+#define AGENT_MT      "saspu.Agent"
 
 /* Error lists name at most this many choices ("(a, b, c, ...)"). */
 #if !defined(SASPU_LUA_LIST_MAX)
@@ -42,11 +42,11 @@
 /* The user values of a saspu.Domain. The maps use C indices (0-based); the
  * arrays are Lua arrays, so entry c + 1 is about C index c. */
 enum {
-  UV_VAR_IDS = 1,  /* variable name -> variable index */
-  UV_VAR_NAMES,    /* array of variable names */
-  UV_VALUE_IDS,    /* array of { value name -> value index }, one per variable */
-  UV_VALUE_NAMES,  /* array of arrays of value names */
-  UV_ACTION_IDS,   /* action name -> action index */
+  UV_VAR_IDS = 1, /* variable name -> variable index */
+  UV_VAR_NAMES,   /* array of variable names */
+  UV_VALUE_IDS,   /* array of { value name -> value index }, one per variable */
+  UV_VALUE_NAMES, /* array of arrays of value names */
+  UV_ACTION_IDS,  /* action name -> action index */
   UV_ACTION_NAMES, /* array of action names */
   UV_PARAMS,       /* array of parameter-name arrays, one per action */
   UV_GOALS,        /* goal name -> packed goal (values, then GOAL_* marks) */
@@ -64,11 +64,11 @@ typedef struct LDomain {
   SpDomain *orphan; /* closed, but still used by populations */
   int users;        /* open populations and crowds of this domain */
   SpWorkspace *ws;
-  uint16_t *plan; /* action_count entries, inside the scratch user value */
+  uint16_t *plan;   /* action_count entries, inside the scratch user value */
   uint16_t *counts; /* variable_count entries, same: value counts */
-  SpValue *s0;    /* variable_count entries, same */
-  SpValue *goal;  /* variable_count entries, same */
-  uint8_t *mask;  /* variable_count entries, same: the goal's GOAL_* marks */
+  SpValue *s0;      /* variable_count entries, same */
+  SpValue *goal;    /* variable_count entries, same */
+  uint8_t *mask;    /* variable_count entries, same: the goal's GOAL_* marks */
   int nvars;
   int nactions;
   size_t held; /* C bytes reported to accounting.c */
@@ -120,7 +120,8 @@ typedef struct Names {
 } Names;
 
 /* A core formatter, snprintf-like (sp_domain_explain, sp_failure_format). */
-typedef size_t (*Formatter)(const SpDomain *d, const void *arg, char *buf, size_t size);
+typedef size_t (*Formatter)(const SpDomain *d, const void *arg, char *buf,
+                            size_t size);
 
 /* ---- names.c: errors, name lists, lookups, states, shared helpers */
 int raise_error(lua_State *L, const char *where, const char *fmt, ...);
@@ -130,8 +131,8 @@ int read_var(lua_State *L, const Names *n, int idx, const char *where,
 int read_value(lua_State *L, const Names *n, int var, int idx,
                const char *where, const char *label);
 void push_key_list(lua_State *L, int tbl);
-void read_state(lua_State *L, const Names *n, int tbl, int nv,
-                SpValue *vals, uint8_t *mask, const char *where);
+void read_state(lua_State *L, const Names *n, int tbl, int nv, SpValue *vals,
+                uint8_t *mask, const char *where);
 size_t fmt_explain(const SpDomain *d, const void *arg, char *buf, size_t size);
 size_t fmt_failure(const SpDomain *d, const void *arg, char *buf, size_t size);
 size_t fmt_blocker(const SpDomain *d, const void *arg, char *buf, size_t size);
@@ -213,7 +214,7 @@ typedef struct LCrowd {
   LDomain *owner; /* same, for the domain */
   const SpDomain *domain;
   int nvars, nactions;
-  uint16_t *plan; /* nactions entries (at least 1), after the struct */
+  uint16_t *plan;    /* nactions entries (at least 1), after the struct */
   int on_world_pool; /* runs on its world's pool (options without threads) */
   /* sensors of other crowds: the crowds this one senses (kept alive by
    * its UV_CROWD_SENSED table), how many open crowds sense this one, and

@@ -99,15 +99,15 @@ int saspu_compat_getiuservalue(lua_State *L, int idx, int n)
 int saspu_compat_typeerror(lua_State *L, int arg, const char *tname)
 {
   const char *got;
-  if (luaL_getmetafield(L, arg, "__name") == 0)
-    lua_pushnil(L);
+  if (luaL_getmetafield(L, arg, "__name") == 0) lua_pushnil(L);
   if (lua_type(L, -1) == LUA_TSTRING)
     got = lua_tostring(L, -1);
   else if (lua_type(L, arg) == LUA_TLIGHTUSERDATA)
     got = "light userdata";
   else
     got = luaL_typename(L, arg);
-  return luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, got));
+  return luaL_argerror(L, arg,
+                       lua_pushfstring(L, "%s expected, got %s", tname, got));
 }
 
 #endif /* < 5.4 */
@@ -133,8 +133,7 @@ lua_Integer saspu_compat_tointegerx(lua_State *L, int idx, int *isnum)
 {
   lua_Integer i = 0;
   int ok = lua_isnumber(L, idx) && number_to_integer(lua_tonumber(L, idx), &i);
-  if (isnum)
-    *isnum = ok;
+  if (isnum) *isnum = ok;
   return ok ? i : 0;
 }
 
@@ -200,21 +199,16 @@ const char *saspu_compat_tolstring(lua_State *L, int idx, size_t *len)
       format_number(lua_tonumber(L, idx), num, sizeof num);
       lua_pushstring(L, num);
       break;
-    case LUA_TSTRING:
-      lua_pushvalue(L, idx);
-      break;
+    case LUA_TSTRING: lua_pushvalue(L, idx); break;
     case LUA_TBOOLEAN:
       lua_pushstring(L, lua_toboolean(L, idx) ? "true" : "false");
       break;
-    case LUA_TNIL:
-      lua_pushliteral(L, "nil");
-      break;
+    case LUA_TNIL: lua_pushliteral(L, "nil"); break;
     default: {
       int named = saspu_compat_getmetafield(L, idx, "__name") == LUA_TSTRING;
       const char *kind = named ? lua_tostring(L, -1) : luaL_typename(L, idx);
       saspu_compat_pushfstring(L, "%s: %p", kind, lua_topointer(L, idx));
-      if (named)
-        lua_remove(L, -2);
+      if (named) lua_remove(L, -2);
     }
     }
   }
@@ -244,9 +238,7 @@ const char *saspu_compat_pushvfstring(lua_State *L, const char *fmt, va_list ap)
       snprintf(num, sizeof num, "%lld", (long long)va_arg(ap, lua_Integer));
       luaL_addstring(&b, num);
       break;
-    case 'c':
-      luaL_addchar(&b, (char)va_arg(ap, int));
-      break;
+    case 'c': luaL_addchar(&b, (char)va_arg(ap, int)); break;
     case 'f':
       format_number((lua_Number)va_arg(ap, double), num, sizeof num);
       luaL_addstring(&b, num);
@@ -255,12 +247,11 @@ const char *saspu_compat_pushvfstring(lua_State *L, const char *fmt, va_list ap)
       snprintf(num, sizeof num, "%p", va_arg(ap, void *));
       luaL_addstring(&b, num);
       break;
-    case '%':
-      luaL_addchar(&b, '%');
-      break;
+    case '%': luaL_addchar(&b, '%'); break;
     default:
       luaL_pushresult(&b);
-      return luaL_error(L, "invalid option '%%%c' to 'lua_pushfstring'", e[1]), NULL;
+      return luaL_error(L, "invalid option '%%%c' to 'lua_pushfstring'", e[1]),
+             NULL;
     }
     fmt = e + 2;
   }
@@ -296,8 +287,7 @@ int saspu_compat_error(lua_State *L, const char *fmt, ...)
 
 int saspu_compat_newmetatable(lua_State *L, const char *tname)
 {
-  if (!luaL_newmetatable(L, tname))
-    return 0;
+  if (!luaL_newmetatable(L, tname)) return 0;
   lua_pushstring(L, tname); /* 5.3+ names the type for messages */
   lua_setfield(L, -2, "__name");
   return 1;
@@ -307,8 +297,7 @@ void *saspu_compat_testudata(lua_State *L, int idx, const char *tname)
 {
   void *p = lua_touserdata(L, idx);
   int same;
-  if (p == NULL || !lua_getmetatable(L, idx))
-    return NULL;
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
   lua_getfield(L, LUA_REGISTRYINDEX, tname);
   same = lua_rawequal(L, -1, -2);
   lua_pop(L, 2);
@@ -318,8 +307,7 @@ void *saspu_compat_testudata(lua_State *L, int idx, const char *tname)
 void *saspu_compat_checkudata(lua_State *L, int idx, const char *tname)
 {
   void *p = saspu_compat_testudata(L, idx, tname);
-  if (p == NULL)
-    saspu_compat_typeerror(L, idx, tname);
+  if (p == NULL) saspu_compat_typeerror(L, idx, tname);
   return p;
 }
 
@@ -358,12 +346,9 @@ void saspu_compat_rawsetp(lua_State *L, int idx, const void *p)
 int saspu_compat_compare(lua_State *L, int a, int b, int op)
 {
   switch (op) {
-  case LUA_OPEQ:
-    return lua_equal(L, a, b);
-  case LUA_OPLT:
-    return lua_lessthan(L, a, b);
-  default:
-    return lua_lessthan(L, a, b) || lua_equal(L, a, b);
+  case LUA_OPEQ: return lua_equal(L, a, b);
+  case LUA_OPLT: return lua_lessthan(L, a, b);
+  default: return lua_lessthan(L, a, b) || lua_equal(L, a, b);
   }
 }
 
@@ -382,8 +367,7 @@ void saspu_compat_setfuncs(lua_State *L, const luaL_Reg *l, int nup)
     if (l->func == NULL) {
       lua_pushboolean(L, 0);
     } else {
-      for (i = 0; i < nup; i++)
-        lua_pushvalue(L, -nup);
+      for (i = 0; i < nup; i++) lua_pushvalue(L, -nup);
       lua_pushcclosure(L, l->func, nup);
     }
     lua_setfield(L, -(nup + 2), l->name);

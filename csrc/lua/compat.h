@@ -39,8 +39,8 @@ int saspu_compat_typeerror(lua_State *L, int arg, const char *tname);
 #define lua_newuserdatauv saspu_compat_newuserdatauv
 #define lua_setiuservalue saspu_compat_setiuservalue
 #define lua_getiuservalue saspu_compat_getiuservalue
-#define luaL_typeerror saspu_compat_typeerror
-#define luaL_argexpected(L, cond, arg, tname) \
+#define luaL_typeerror    saspu_compat_typeerror
+#define luaL_argexpected(L, cond, arg, tname)                                  \
   ((void)((cond) || luaL_typeerror((L), (arg), (tname))))
 #endif
 
@@ -77,8 +77,8 @@ static inline int saspu_compat_gettable(lua_State *L, int idx)
 }
 #if !defined(SASPU_COMPAT_IMPL)
 #define lua_getfield saspu_compat_getfield
-#define lua_rawget saspu_compat_rawget
-#define lua_rawgeti saspu_compat_rawgeti
+#define lua_rawget   saspu_compat_rawget
+#define lua_rawgeti  saspu_compat_rawgeti
 #define lua_gettable saspu_compat_gettable
 #endif
 
@@ -91,24 +91,25 @@ const char *saspu_compat_tolstring(lua_State *L, int idx, size_t *len);
 int saspu_compat_newmetatable(lua_State *L, const char *tname);
 void *saspu_compat_testudata(lua_State *L, int idx, const char *tname);
 void *saspu_compat_checkudata(lua_State *L, int idx, const char *tname);
-const char *saspu_compat_pushvfstring(lua_State *L, const char *fmt, va_list ap);
+const char *saspu_compat_pushvfstring(lua_State *L, const char *fmt,
+                                      va_list ap);
 const char *saspu_compat_pushfstring(lua_State *L, const char *fmt, ...);
 int saspu_compat_error(lua_State *L, const char *fmt, ...);
 #if !defined(SASPU_COMPAT_IMPL)
-#define lua_geti saspu_compat_geti
+#define lua_geti          saspu_compat_geti
 #define luaL_getmetafield saspu_compat_getmetafield
-#define lua_tointegerx saspu_compat_tointegerx
+#define lua_tointegerx    saspu_compat_tointegerx
 #undef lua_tointeger
 #define lua_tointeger(L, i) saspu_compat_tointegerx((L), (i), NULL)
-#define luaL_checkinteger saspu_compat_checkinteger
-#define luaL_optinteger saspu_compat_optinteger
-#define luaL_tolstring saspu_compat_tolstring
-#define luaL_newmetatable saspu_compat_newmetatable
-#define luaL_testudata saspu_compat_testudata
-#define luaL_checkudata saspu_compat_checkudata
-#define lua_pushvfstring saspu_compat_pushvfstring
-#define lua_pushfstring saspu_compat_pushfstring
-#define luaL_error saspu_compat_error
+#define luaL_checkinteger   saspu_compat_checkinteger
+#define luaL_optinteger     saspu_compat_optinteger
+#define luaL_tolstring      saspu_compat_tolstring
+#define luaL_newmetatable   saspu_compat_newmetatable
+#define luaL_testudata      saspu_compat_testudata
+#define luaL_checkudata     saspu_compat_checkudata
+#define lua_pushvfstring    saspu_compat_pushvfstring
+#define lua_pushfstring     saspu_compat_pushfstring
+#define luaL_error          saspu_compat_error
 #endif
 
 #endif /* < 5.3 */
@@ -133,17 +134,17 @@ void saspu_compat_pushresultsize(luaL_Buffer *b, size_t size);
 int saspu_compat_rawgetp(lua_State *L, int idx, const void *p);
 void saspu_compat_rawsetp(lua_State *L, int idx, const void *p);
 #if !defined(SASPU_COMPAT_IMPL)
-#define lua_absindex saspu_compat_absindex
-#define lua_rawgetp saspu_compat_rawgetp
-#define lua_rawsetp saspu_compat_rawsetp
-#define lua_compare saspu_compat_compare
-#define lua_rawlen(L, i) lua_objlen((L), (i))
-#define luaL_len saspu_compat_len
-#define luaL_setfuncs saspu_compat_setfuncs
+#define lua_absindex      saspu_compat_absindex
+#define lua_rawgetp       saspu_compat_rawgetp
+#define lua_rawsetp       saspu_compat_rawsetp
+#define lua_compare       saspu_compat_compare
+#define lua_rawlen(L, i)  lua_objlen((L), (i))
+#define luaL_len          saspu_compat_len
+#define luaL_setfuncs     saspu_compat_setfuncs
 #define luaL_setmetatable saspu_compat_setmetatable
 /* A sized buffer is a userdata on top of the stack until
  * luaL_pushresultsize: push nothing in between (the binding does not). */
-#define luaL_buffinitsize saspu_compat_buffinitsize
+#define luaL_buffinitsize   saspu_compat_buffinitsize
 #define luaL_pushresultsize saspu_compat_pushresultsize
 #endif
 #define luaL_checkversion(L) ((void)(L))
@@ -151,16 +152,17 @@ void saspu_compat_rawsetp(lua_State *L, int idx, const void *p);
 static inline lua_Number saspu_compat_tonumberx(lua_State *L, int i, int *isnum)
 {
   int ok = lua_isnumber(L, i);
-  if (isnum)
-    *isnum = ok;
+  if (isnum) *isnum = ok;
   return ok ? lua_tonumber(L, i) : 0;
 }
 #define lua_tonumberx saspu_compat_tonumberx
 #if !defined(luaL_newlibtable)
-#define luaL_newlibtable(L, l) lua_createtable((L), 0, (int)(sizeof(l) / sizeof((l)[0]) - 1))
+#define luaL_newlibtable(L, l)                                                 \
+  lua_createtable((L), 0, (int)(sizeof(l) / sizeof((l)[0]) - 1))
 #endif
 #if !defined(luaL_newlib)
-#define luaL_newlib(L, l) (luaL_newlibtable((L), (l)), luaL_setfuncs((L), (l), 0))
+#define luaL_newlib(L, l)                                                      \
+  (luaL_newlibtable((L), (l)), luaL_setfuncs((L), (l), 0))
 #endif
 
 #endif /* < 5.2 */

@@ -20,14 +20,14 @@ LCrowd *check_crowd(lua_State *L, int idx)
 {
   LCrowd *c = to_crowd(L, idx);
   if (!c->c)
-    luaL_error(L, "saspu.Crowd: closed"); /* the caller's line, no method name */
+    luaL_error(L,
+               "saspu.Crowd: closed"); /* the caller's line, no method name */
   if (sp_world_grid(c->world->w)) {
     lua_getiuservalue(L, idx, UV_CROWD_WORLD);
     lua_getiuservalue(L, -1, 1); /* the world's grid */
     int open = grid_of(L, -1) != NULL;
     lua_pop(L, 2);
-    if (!open)
-      luaL_error(L, "saspu.Crowd: its world's grid is closed");
+    if (!open) luaL_error(L, "saspu.Crowd: its world's grid is closed");
   }
   return c;
 }
@@ -38,15 +38,13 @@ LCrowd *check_crowd(lua_State *L, int idx)
 SpCrowd *live_crowd(lua_State *L, int idx)
 {
   LCrowd *c = lua_touserdata(L, idx);
-  if (!c->c)
-    closed_during_call(L, CROWD_MT);
+  if (!c->c) closed_during_call(L, CROWD_MT);
   if (sp_world_grid(c->world->w)) {
     lua_getiuservalue(L, idx, UV_CROWD_WORLD);
     lua_getiuservalue(L, -1, 1);
     int open = grid_of(L, -1) != NULL;
     lua_pop(L, 2);
-    if (!open)
-      closed_during_call(L, GRID_MT);
+    if (!open) closed_during_call(L, GRID_MT);
   }
   return c->c;
 }
@@ -64,7 +62,9 @@ size_t check_agent(lua_State *L, const LCrowd *c, int arg)
   lua_Integer i = luaL_checkinteger(L, arg);
   size_t n = sp_crowd_slots(c->c);
   if (i < 1 || (lua_Unsigned)i > n)
-    luaL_argerror(L, arg, lua_pushfstring(L, "agent %I is outside 1..%I", i, (lua_Integer)n));
+    luaL_argerror(
+        L, arg,
+        lua_pushfstring(L, "agent %I is outside 1..%I", i, (lua_Integer)n));
   if (!sp_crowd_alive(c->c, (size_t)(i - 1)))
     luaL_argerror(L, arg, lua_pushfstring(L, "agent %I was despawned", i));
   return (size_t)(i - 1);
@@ -75,7 +75,8 @@ int check_id(lua_State *L, int arg, int n, const char *what)
 {
   lua_Integer i = luaL_checkinteger(L, arg);
   if (i < 1 || i > n)
-    luaL_argerror(L, arg, lua_pushfstring(L, "%s %I is outside 1..%d", what, i, n));
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "%s %I is outside 1..%d", what, i, n));
   return (int)(i - 1);
 }
 
@@ -88,26 +89,28 @@ const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int any)
   const char *s = luaL_checklstring(L, arg, &len);
   live_crowd(L, 1);
   if (len != (size_t)c->nvars)
-    luaL_argerror(L, arg, lua_pushfstring(L, "a packed state has %d bytes, got %d",
-                                          c->nvars, (int)len));
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "a packed state has %d bytes, got %d",
+                                  c->nvars, (int)len));
   for (int v = 0; v < c->nvars; v++) {
     int x = (uint8_t)s[v];
     if ((x != SP_ANY || !any) && x >= sp_variable_value_count(c->domain, v))
-      luaL_argerror(L, arg, lua_pushfstring(L, "byte %d ('%s') is %d, out of range",
-                                            v + 1, sp_variable_name(c->domain, v), x));
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "byte %d ('%s') is %d, out of range",
+                                    v + 1, sp_variable_name(c->domain, v), x));
   }
   return (const SpValue *)s;
 }
 
 /* Bounds of the options that have none of their own: a seed exact in a
  * double; speeds and times far beyond any game's, finite as floats. */
-#define OPT_MAX_SEED 9007199254740992.0 /* 2^53 */
+#define OPT_MAX_SEED  9007199254740992.0 /* 2^53 */
 #define OPT_MAX_FLOAT 1e9
 
 /* An option in lo..hi (NaN and infinities fail both tests), checked
  * before any cast to a C integer or float can overflow. */
-static double opt_number_field(lua_State *L, int t, const char *k, double dflt, double lo,
-                               double hi)
+static double opt_number_field(lua_State *L, int t, const char *k, double dflt,
+                               double lo, double hi)
 {
   double x = dflt;
   if (lua_getfield(L, t, k) != LUA_TNIL) {
@@ -130,7 +133,9 @@ static int opt_movement(lua_State *L, int t)
   if (type != LUA_TNIL) {
     const char *m = type == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     if (!m || (strcmp(m, "grid") != 0 && strcmp(m, "engine") != 0))
-      luaL_error(L, "world:crowd: options.movement must be \"grid\" or \"engine\", got %s",
+      luaL_error(L,
+                 "world:crowd: options.movement must be \"grid\" or "
+                 "\"engine\", got %s",
                  m ? shown_name(L, -1) : luaL_typename(L, -1));
     engine = m[0] == 'e';
   }
@@ -159,7 +164,8 @@ static int l_crowd(lua_State *L)
                                           (double)SP_POPULATION_MAX_NPCS);
     own_threads = lua_getfield(L, 3, "threads") != LUA_TNIL;
     lua_pop(L, 1);
-    o.threads = (int)opt_number_field(L, 3, "threads", 1, 0, SP_THREAD_POOL_MAX);
+    o.threads =
+        (int)opt_number_field(L, 3, "threads", 1, 0, SP_THREAD_POOL_MAX);
     o.seed = (uint64_t)opt_number_field(L, 3, "seed", 0, 0, OPT_MAX_SEED);
     o.speed = (float)opt_number_field(L, 3, "speed", 0, 0, OPT_MAX_FLOAT);
     o.cooldown = (float)opt_number_field(L, 3, "cooldown", 0, 0, OPT_MAX_FLOAT);
@@ -168,11 +174,11 @@ static int l_crowd(lua_State *L)
                                                   SP_PLAN_CACHE_MAX_CAPACITY);
     o.engine_moves = opt_movement(L, 3);
   }
-  if (!d->domain)
-    luaL_argerror(L, 2, "saspu.Domain is closed");
-  int na = sp_domain_action_count(d->domain); /* a closed domain keeps its count */
-  LCrowd *c = lua_newuserdatauv(L, sizeof *c + (size_t)(na ? na : 1) * sizeof(uint16_t),
-                                UV_CROWD_COUNT);
+  if (!d->domain) luaL_argerror(L, 2, "saspu.Domain is closed");
+  int na =
+      sp_domain_action_count(d->domain); /* a closed domain keeps its count */
+  LCrowd *c = lua_newuserdatauv(
+      L, sizeof *c + (size_t)(na ? na : 1) * sizeof(uint16_t), UV_CROWD_COUNT);
   memset(c, 0, sizeof *c);
   c->plan = (uint16_t *)(c + 1);
   luaL_setmetatable(L, CROWD_MT);
@@ -187,10 +193,8 @@ static int l_crowd(lua_State *L)
   lua_newtable(L);
   lua_setiuservalue(L, -2, UV_CROWD_SENSED);
   /* the options' metamethods and the allocations above were Lua points */
-  if (!d->domain)
-    closed_during_call(L, DOMAIN_MT);
-  if (!w->w || w->closed)
-    closed_during_call(L, WORLD_MT);
+  if (!d->domain) closed_during_call(L, DOMAIN_MT);
+  if (!w->w || w->closed) closed_during_call(L, WORLD_MT);
   check_world(L, 1); /* and its grid */
   if (!own_threads && w->pool) {
     o.pool = w->pool;
@@ -239,10 +243,10 @@ static int l_crowd_close(lua_State *L)
   if (c->c) {
     c->held = c->c;
     c->c = NULL;
-    for (int k = 0; k < c->sense_count; k++) { /* a crowd waiting for this one */
+    for (int k = 0; k < c->sense_count;
+         k++) { /* a crowd waiting for this one */
       LCrowd *s = c->senses[k];
-      if (--s->sensed_by == 0 && !s->c)
-        crowd_release(s);
+      if (--s->sensed_by == 0 && !s->c) crowd_release(s);
     }
     c->sense_count = 0;
   }
@@ -257,8 +261,9 @@ static int l_crowd_tostring(lua_State *L)
   if (!c->c)
     lua_pushliteral(L, "saspu.Crowd (closed)");
   else
-    lua_pushfstring(L, "saspu.Crowd '%s' (%I agents, %d goals)", sp_domain_name(c->domain),
-                    (lua_Integer)sp_crowd_size(c->c), sp_crowd_goal_count(c->c));
+    lua_pushfstring(L, "saspu.Crowd '%s' (%I agents, %d goals)",
+                    sp_domain_name(c->domain), (lua_Integer)sp_crowd_size(c->c),
+                    sp_crowd_goal_count(c->c));
   return 1;
 }
 
@@ -268,7 +273,8 @@ static int l_crowd_tostring(lua_State *L)
  * name) | "home" | "script". */
 static int l_crowd_set_action(lua_State *L)
 {
-  static const char *const binds[] = { "none", "place", "kind", "home", "script", NULL };
+  static const char *const binds[] = {"none", "place",  "kind",
+                                      "home", "script", NULL};
   LCrowd *c = check_crowd(L, 1);
   SpActionBehaviour b;
   SpError err;
@@ -281,7 +287,8 @@ static int l_crowd_set_action(lua_State *L)
   live_crowd(L, 1); /* strings read from numbers were Lua points */
   if (b.bind == SP_BIND_PLACE) {
     LWorld *w = c->world;
-    b.place = (uint32_t)check_id(L, 6, (int)sp_world_place_count(w->w), "place");
+    b.place =
+        (uint32_t)check_id(L, 6, (int)sp_world_place_count(w->w), "place");
   } else if (b.bind == SP_BIND_KIND) {
     b.kind = sp_world_find_kind(c->world->w, kind);
     luaL_argcheck(L, b.kind >= 0, 6, "no place of that kind");
@@ -290,7 +297,8 @@ static int l_crowd_set_action(lua_State *L)
   b.scripted = lua_toboolean(L, 8);
   b.has_hook = lua_toboolean(L, 9);
   lua_Integer most = luaL_optinteger(L, 10, 0);
-  luaL_argcheck(L, most >= 0 && most <= 255, 10, "max_failures must be 0..255 (0: 3)");
+  luaL_argcheck(L, most >= 0 && most <= 255, 10,
+                "max_failures must be 0..255 (0: 3)");
   b.max_failures = (int)most;
   b.give_up_for = (float)luaL_optnumber(L, 11, 0.0);
   if (sp_crowd_set_action(c->c, act, &b, &err) != SP_OK)
@@ -308,7 +316,8 @@ static int l_crowd_add_goal(lua_State *L)
   const SpValue *when = lua_isnoneornil(L, 4) ? NULL : check_packed(L, c, 4, 1);
   SpError err;
   int index;
-  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3, "priority out of range");
+  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3,
+                "priority out of range");
   if (sp_crowd_add_goal(c->c, cond, (int)prio, when, &index, &err) != SP_OK)
     return crowd_error(L, "add_goal", &err);
   lua_pushinteger(L, index + 1);
@@ -323,8 +332,10 @@ static int l_crowd_set_goal_priority(lua_State *L)
   lua_Integer goal = luaL_checkinteger(L, 2);
   lua_Integer prio = luaL_checkinteger(L, 3);
   SpError err;
-  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
-  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3, "priority out of range");
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2,
+                "no such goal");
+  luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 3,
+                "priority out of range");
   if (sp_crowd_set_priority(c->c, (int)goal - 1, (int)prio, &err) != SP_OK)
     return crowd_error(L, "set_priority", &err);
   return 0;
@@ -335,7 +346,8 @@ static int l_crowd_goal_priority(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
   lua_Integer goal = luaL_checkinteger(L, 2);
-  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2, "no such goal");
+  luaL_argcheck(L, goal >= 1 && goal <= sp_crowd_goal_count(c->c), 2,
+                "no such goal");
   lua_pushinteger(L, sp_crowd_priority(c->c, (int)goal - 1));
   return 1;
 }
@@ -429,41 +441,38 @@ void push_agent(lua_State *L, int crowd, size_t index)
   lua_remove(L, -2);
 }
 
-static const luaL_Reg crowd_meta[] = {
-  { "__gc", l_crowd_close },
-  { "__close", l_crowd_close },
-  { "__tostring", l_crowd_tostring },
-  { "__len", l_crowd_size },
-  { NULL, NULL }
-};
+static const luaL_Reg crowd_meta[] = {{"__gc", l_crowd_close},
+                                      {"__close", l_crowd_close},
+                                      {"__tostring", l_crowd_tostring},
+                                      {"__len", l_crowd_size},
+                                      {NULL, NULL}};
 
 static const luaL_Reg crowd_methods[] = {
-  { "set_action", l_crowd_set_action },
-  { "add_goal", l_crowd_add_goal },
-  { "update", l_crowd_update },
-  { "set_selector", l_crowd_set_selector },
-  { "set_goal_priority", l_crowd_set_goal_priority },
-  { "goal_priority", l_crowd_goal_priority },
-  { "size", l_crowd_size },
-  { "agent", l_crowd_agent },
-  { "handles", l_crowd_handles },
-  { "world", l_crowd_world },
-  { "domain", l_crowd_domain },
-  { "is_open", l_crowd_is_open },
-  { "close", l_crowd_close },
-  { NULL, NULL }
-};
+    {"set_action", l_crowd_set_action},
+    {"add_goal", l_crowd_add_goal},
+    {"update", l_crowd_update},
+    {"set_selector", l_crowd_set_selector},
+    {"set_goal_priority", l_crowd_set_goal_priority},
+    {"goal_priority", l_crowd_goal_priority},
+    {"size", l_crowd_size},
+    {"agent", l_crowd_agent},
+    {"handles", l_crowd_handles},
+    {"world", l_crowd_world},
+    {"domain", l_crowd_domain},
+    {"is_open", l_crowd_is_open},
+    {"close", l_crowd_close},
+    {NULL, NULL}};
 
 /* Registers saspu.Crowd: core.crowd and core.Crowd (the methods table,
  * which lua/saspu/world.lua extends). */
 void open_crowd(lua_State *L)
 {
-  luaL_newmetatable(L, CROWD_MT);   /* module mt */
+  luaL_newmetatable(L, CROWD_MT); /* module mt */
   luaL_setfuncs(L, crowd_meta, 0);
-  luaL_newlib(L, crowd_methods);    /* module mt methods */
+  luaL_newlib(L, crowd_methods); /* module mt methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
-  lua_setfield(L, -3, "Crowd");     /* module mt */
+  lua_setfield(L, -3, "Crowd"); /* module mt */
   lua_pop(L, 1);
   lua_pushcfunction(L, l_crowd);
   lua_setfield(L, -2, "crowd");

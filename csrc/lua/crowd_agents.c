@@ -6,8 +6,7 @@
 static int push_outcome(lua_State *L, SpStatus st, const SpError *err)
 {
   lua_pushboolean(L, st == SP_OK);
-  if (st == SP_OK)
-    return 1;
+  if (st == SP_OK) return 1;
   lua_pushstring(L, err->message);
   return 2;
 }
@@ -24,7 +23,8 @@ static int l_crowd_spawn(lua_State *L)
   luaL_argcheck(L, x >= 1 && x <= INT32_MAX, 3, "x must be 1 or more");
   luaL_argcheck(L, y >= 1 && y <= INT32_MAX, 4, "y must be 1 or more");
   if (!lua_isnoneornil(L, 5))
-    home = (uint32_t)check_id(L, 5, (int)sp_world_place_count(c->world->w), "place");
+    home = (uint32_t)check_id(L, 5, (int)sp_world_place_count(c->world->w),
+                              "place");
   if (sp_crowd_spawn(c->c, s, (int)x - 1, (int)y - 1, home, &id, &err) != SP_OK)
     return crowd_error(L, "spawn", &err);
   lua_pushinteger(L, (lua_Integer)id + 1);
@@ -53,7 +53,8 @@ static int l_crowd_set_var_all(lua_State *L)
   size_t n = sp_crowd_slots(c->c);
   SpError err;
   for (size_t a = 0; a < n; a++)
-    if (sp_crowd_alive(c->c, a) && sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
+    if (sp_crowd_alive(c->c, a) &&
+        sp_crowd_set_var(c->c, a, v, x, &err) != SP_OK)
       return crowd_error(L, "set_all", &err);
   return 0;
 }
@@ -75,8 +76,7 @@ static int l_crowd_set_state(lua_State *L)
  * on its next step). */
 static int fail_matches(lua_State *L, const LCrowd *c, size_t a)
 {
-  if (lua_isnoneornil(L, 5))
-    return 1;
+  if (lua_isnoneornil(L, 5)) return 1;
   int act = check_id(L, 5, c->nactions, "action");
   SpAgentInfo in;
   sp_crowd_inspect(c->c, a, &in);
@@ -91,11 +91,12 @@ static int fail_matches(lua_State *L, const LCrowd *c, size_t a)
  * false. */
 static int l_crowd_control(lua_State *L)
 {
-  static const char *const ops[] = { "finish", "fail", "target", "rethink", "arrived",
-                                      "move_failed", NULL };
+  static const char *const ops[] = {
+      "finish", "fail", "target", "rethink", "arrived", "move_failed", NULL};
   if (!to_crowd(L, 1)->c)
     luaL_error(L, "saspu.Crowd: closed"); /* before the other arguments */
-  int op = luaL_checkoption(L, 3, NULL, ops); /* a Lua point: before the crowd */
+  int op =
+      luaL_checkoption(L, 3, NULL, ops); /* a Lua point: before the crowd */
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
   SpError err;
@@ -104,18 +105,19 @@ static int l_crowd_control(lua_State *L)
     st = sp_crowd_finish_step(c->c, a, &err);
   else if (op == 1) {
     lua_Integer detail = luaL_checkinteger(L, 4);
-    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4, "detail out of range");
+    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4,
+                  "detail out of range");
     if (!fail_matches(L, c, a)) {
       lua_pushboolean(L, 0);
       lua_pushliteral(L, "the step of that action is not running");
       return 2;
     }
     st = sp_crowd_fail_step(c->c, a, (int)detail, &err);
-  }
-  else if (op == 2) {
+  } else if (op == 2) {
     uint32_t place = SP_NO_PLACE;
     if (!lua_isnoneornil(L, 4))
-      place = (uint32_t)check_id(L, 4, (int)sp_world_place_count(c->world->w), "place");
+      place = (uint32_t)check_id(L, 4, (int)sp_world_place_count(c->world->w),
+                                 "place");
     st = sp_crowd_set_target(c->c, a, place, (int)luaL_optinteger(L, 5, 1) - 1,
                              (int)luaL_optinteger(L, 6, 1) - 1, &err);
   } else if (op == 3)
@@ -124,7 +126,8 @@ static int l_crowd_control(lua_State *L)
     st = sp_crowd_arrived(c->c, a, &err);
   else {
     lua_Integer detail = luaL_checkinteger(L, 4);
-    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4, "detail out of range");
+    luaL_argcheck(L, detail >= INT32_MIN && detail <= INT32_MAX, 4,
+                  "detail out of range");
     st = sp_crowd_move_failed(c->c, a, (int)detail, &err);
   }
   return push_outcome(L, st, &err);
@@ -137,7 +140,9 @@ static int l_crowd_select_goal(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
   size_t a = check_agent(L, c, 2);
-  int goal = lua_isnoneornil(L, 3) ? -1 : check_id(L, 3, sp_crowd_goal_count(c->c), "goal");
+  int goal = lua_isnoneornil(L, 3)
+                 ? -1
+                 : check_id(L, 3, sp_crowd_goal_count(c->c), "goal");
   SpError err;
   return push_outcome(L, sp_crowd_select_goal(c->c, a, goal, &err), &err);
 }
@@ -204,7 +209,8 @@ static int l_crowd_chase(lua_State *L)
   size_t a = check_agent(L, c, 2);
   LAgent *h = luaL_checkudata(L, 3, AGENT_MT);
   lua_Integer reach = luaL_optinteger(L, 4, 1);
-  luaL_argcheck(L, reach >= 0 && reach <= 65534, 4, "reach must be in 0..65534");
+  luaL_argcheck(L, reach >= 0 && reach <= 65534, 4,
+                "reach must be in 0..65534");
   lua_getiuservalue(L, 3, 1);
   LCrowd *tc = lua_touserdata(L, -1);
   lua_pop(L, 1);
@@ -215,11 +221,10 @@ static int l_crowd_chase(lua_State *L)
   int gone = !tc->c || !sp_crowd_alive(tc->c, h->index) ||
              sp_crowd_generation(tc->c, h->index) != h->gen;
   SpError err;
-  SpStatus st = tc->c ? sp_crowd_set_target_agent(c->c, a, tc->c, h->index, h->gen,
-                                                  (int)reach, &err)
+  SpStatus st = tc->c ? sp_crowd_set_target_agent(c->c, a, tc->c, h->index,
+                                                  h->gen, (int)reach, &err)
                       : SP_ERR_STATE;
-  if (st == SP_ERR_MEMORY)
-    return crowd_error(L, "chase", &err);
+  if (st == SP_ERR_MEMORY) return crowd_error(L, "chase", &err);
   if (st != SP_OK && gone) {
     lua_pushboolean(L, 0);
     lua_pushliteral(L, "target_gone");
@@ -228,23 +233,18 @@ static int l_crowd_chase(lua_State *L)
   return push_outcome(L, st, &err);
 }
 
-static const luaL_Reg agent_methods[] = {
-  { "spawn_packed", l_crowd_spawn },
-  { "set_var", l_crowd_set_var },
-  { "set_var_all", l_crowd_set_var_all },
-  { "set_state", l_crowd_set_state },
-  { "control", l_crowd_control },
-  { "select_goal", l_crowd_select_goal },
-  { "slots", l_crowd_slots },
-  { "alive", l_crowd_alive },
-  { "despawn", l_crowd_despawn },
-  { "teleport", l_crowd_teleport },
-  { "chase", l_crowd_chase },
-  { NULL, NULL }
-};
+static const luaL_Reg agent_methods[] = {{"spawn_packed", l_crowd_spawn},
+                                         {"set_var", l_crowd_set_var},
+                                         {"set_var_all", l_crowd_set_var_all},
+                                         {"set_state", l_crowd_set_state},
+                                         {"control", l_crowd_control},
+                                         {"select_goal", l_crowd_select_goal},
+                                         {"slots", l_crowd_slots},
+                                         {"alive", l_crowd_alive},
+                                         {"despawn", l_crowd_despawn},
+                                         {"teleport", l_crowd_teleport},
+                                         {"chase", l_crowd_chase},
+                                         {NULL, NULL}};
 
 /* Adds these methods to saspu.Crowd's methods table (on top). */
-void open_crowd_agents(lua_State *L)
-{
-  luaL_setfuncs(L, agent_methods, 0);
-}
+void open_crowd_agents(lua_State *L) { luaL_setfuncs(L, agent_methods, 0); }

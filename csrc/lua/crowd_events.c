@@ -23,7 +23,8 @@ static void push_event_head(lua_State *L, const SpAgentEvent *e)
  * step failed for its place (full, unreachable, cooling down). */
 static int detail_is_place(const SpAgentEvent *e)
 {
-  return e->kind == SP_EV_ARRIVED || e->kind == SP_EV_BLOCKED || e->kind == SP_EV_MOVE ||
+  return e->kind == SP_EV_ARRIVED || e->kind == SP_EV_BLOCKED ||
+         e->kind == SP_EV_MOVE ||
          (e->kind == SP_EV_STEP_FAILED &&
           (e->reason == SP_REASON_FULL || e->reason == SP_REASON_UNREACHABLE ||
            e->reason == SP_REASON_COOLDOWN));
@@ -33,8 +34,7 @@ static int detail_is_place(const SpAgentEvent *e)
  * plan's length, or the number the core gave. */
 static lua_Integer lua_detail(const SpAgentEvent *e)
 {
-  if (detail_is_place(e))
-    return e->detail < 0 ? 0 : (lua_Integer)e->detail + 1;
+  if (detail_is_place(e)) return e->detail < 0 ? 0 : (lua_Integer)e->detail + 1;
   return e->detail;
 }
 
@@ -93,8 +93,8 @@ static size_t scan_events(lua_State *L, const LCrowd *c, int hooked)
   const SpAgentEvent *ev = sp_crowd_events(c->c);
   size_t i = k < 1 ? 0 : (size_t)(k - 1);
   for (; i < n; i++)
-    if ((!hooked || (ev[i].flags & SP_EVENT_HOOK)) && ((kinds >> ev[i].kind) & 1) &&
-        !event_stale(c->c, &ev[i]))
+    if ((!hooked || (ev[i].flags & SP_EVENT_HOOK)) &&
+        ((kinds >> ev[i].kind) & 1) && !event_stale(c->c, &ev[i]))
       break;
   return i;
 }
@@ -107,8 +107,7 @@ static int next_of(lua_State *L, int hooked, SpAgentEvent *e)
 {
   LCrowd *c = check_crowd(L, 1);
   size_t i = scan_events(L, c, hooked);
-  if (i >= sp_crowd_event_count(c->c))
-    return 0;
+  if (i >= sp_crowd_event_count(c->c)) return 0;
   *e = sp_crowd_events(c->c)[i];
   lua_pushinteger(L, (lua_Integer)i + 1);
   return 1;
@@ -120,10 +119,10 @@ static int next_of(lua_State *L, int hooked, SpAgentEvent *e)
 static int l_crowd_next_event(lua_State *L)
 {
   SpAgentEvent e;
-  if (!next_of(L, 0, &e))
-    return 0;
+  if (!next_of(L, 0, &e)) return 0;
   int pushed = push_event(L, &e);
-  lua_pushboolean(L, 1); /* live: the scan skips the events of despawned agents */
+  lua_pushboolean(L,
+                  1); /* live: the scan skips the events of despawned agents */
   return 1 + pushed + 1;
 }
 
@@ -135,8 +134,7 @@ static int l_crowd_next_event(lua_State *L)
 static int l_crowd_next_hook(lua_State *L)
 {
   SpAgentEvent e;
-  if (!next_of(L, 1, &e))
-    return 0;
+  if (!next_of(L, 1, &e)) return 0;
   push_event_head(L, &e);
   lua_pushinteger(L, e.action + 1);
   lua_pushinteger(L, e.detail);
@@ -155,8 +153,7 @@ static void push_id_or_false(lua_State *L, int id)
 /* The 0-based action ids listed (1-based) at `arg`, at most
  * EVENTS_ACTIONS; returns how many. */
 #define EVENTS_ACTIONS 64
-static int check_action_list(lua_State *L, int arg, const LCrowd *c,
-                             int *ids)
+static int check_action_list(lua_State *L, int arg, const LCrowd *c, int *ids)
 {
   luaL_checktype(L, arg, LUA_TTABLE);
   int n = (int)lua_rawlen(L, arg);
@@ -167,7 +164,8 @@ static int check_action_list(lua_State *L, int arg, const LCrowd *c,
     lua_Integer a = lua_tointeger(L, -1);
     lua_pop(L, 1);
     if (a < 1 || a > actions)
-      luaL_argerror(L, arg, lua_pushfstring(L, "actions[%d] is not an action id", k + 1));
+      luaL_argerror(
+          L, arg, lua_pushfstring(L, "actions[%d] is not an action id", k + 1));
     ids[k] = (int)a - 1;
   }
   return n;
@@ -180,10 +178,8 @@ static size_t of_actions(SpAgentEvent *block, size_t n, const int *ids,
   size_t kept = 0;
   for (size_t k = 0; k < n; k++) {
     int in = block[k].action < 0;
-    for (int j = 0; j < count && !in; j++)
-      in = block[k].action == ids[j];
-    if (in)
-      block[kept++] = block[k];
+    for (int j = 0; j < count && !in; j++) in = block[k].action == ids[j];
+    if (in) block[kept++] = block[k];
   }
   return kept;
 }
@@ -193,8 +189,7 @@ static size_t live_only(const SpCrowd *c, SpAgentEvent *block, size_t n)
 {
   size_t kept = 0;
   for (size_t k = 0; k < n; k++)
-    if (!event_stale(c, &block[k]))
-      block[kept++] = block[k];
+    if (!event_stale(c, &block[k])) block[kept++] = block[k];
   return kept;
 }
 
@@ -230,10 +225,8 @@ static int l_crowd_events_of(lua_State *L)
       block[got] = ev[next];
       got += (size_t)((kinds >> ev[next].kind) & 1);
     }
-    if (got == 0)
-      break;
-    if (filter)
-      got = of_actions(block, got, ids, nids);
+    if (got == 0) break;
+    if (filter) got = of_actions(block, got, ids, nids);
     got = live_only(sc, block, got);
     for (size_t k = 0; k < got; k++) {
       const SpAgentEvent *e = &block[k];
@@ -269,16 +262,9 @@ int l_event_kinds(lua_State *L)
 }
 
 static const luaL_Reg event_methods[] = {
-  { "event_count", l_crowd_event_count },
-  { "event", l_crowd_event },
-  { "next_hook", l_crowd_next_hook },
-  { "next_event", l_crowd_next_event },
-  { "events_of", l_crowd_events_of },
-  { NULL, NULL }
-};
+    {"event_count", l_crowd_event_count}, {"event", l_crowd_event},
+    {"next_hook", l_crowd_next_hook},     {"next_event", l_crowd_next_event},
+    {"events_of", l_crowd_events_of},     {NULL, NULL}};
 
 /* Adds the event readers to saspu.Crowd's methods table (on top). */
-void open_crowd_events(lua_State *L)
-{
-  luaL_setfuncs(L, event_methods, 0);
-}
+void open_crowd_events(lua_State *L) { luaL_setfuncs(L, event_methods, 0); }

@@ -11,7 +11,8 @@ static size_t agent_and_goal(lua_State *L, const LCrowd *c, int *goal)
   lua_Integer g = luaL_checkinteger(L, 3);
   int count = sp_crowd_goal_count(c->c);
   if (g < 1 || g > count)
-    luaL_argerror(L, 3, lua_pushfstring(L, "goal %I is outside 1..%d", g, count));
+    luaL_argerror(L, 3,
+                  lua_pushfstring(L, "goal %I is outside 1..%d", g, count));
   *goal = (int)g - 1;
   return i;
 }
@@ -29,7 +30,8 @@ static int l_crowd_set_agent_priority(lua_State *L)
     st = sp_crowd_clear_agent_priority(c->c, i, goal, &err);
   } else {
     lua_Integer prio = luaL_checkinteger(L, 4);
-    luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 4, "priority out of range");
+    luaL_argcheck(L, prio >= INT32_MIN && prio <= INT32_MAX, 4,
+                  "priority out of range");
     st = sp_crowd_set_agent_priority(c->c, i, goal, (int)prio, &err);
   }
   if (st == SP_ERR_MEMORY)
@@ -67,14 +69,10 @@ static int l_crowd_set_goal_recheck(lua_State *L)
 }
 
 static const luaL_Reg goal_methods[] = {
-  { "agent_priority", l_crowd_agent_priority },
-  { "set_agent_priority", l_crowd_set_agent_priority },
-  { "set_goal_recheck", l_crowd_set_goal_recheck },
-  { NULL, NULL }
-};
+    {"agent_priority", l_crowd_agent_priority},
+    {"set_agent_priority", l_crowd_set_agent_priority},
+    {"set_goal_recheck", l_crowd_set_goal_recheck},
+    {NULL, NULL}};
 
 /* Adds the per-agent priority methods to saspu.Crowd's methods (on top). */
-void open_crowd_goals(lua_State *L)
-{
-  luaL_setfuncs(L, goal_methods, 0);
-}
+void open_crowd_goals(lua_State *L) { luaL_setfuncs(L, goal_methods, 0); }

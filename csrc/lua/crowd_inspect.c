@@ -4,8 +4,7 @@
 /* Returns the 1-based cell of 0-based (x, y), or nothing when x < 0. */
 static int push_cell(lua_State *L, int x, int y)
 {
-  if (x < 0)
-    return 0;
+  if (x < 0) return 0;
   lua_pushinteger(L, x + 1);
   lua_pushinteger(L, y + 1);
   return 2;
@@ -47,7 +46,8 @@ static int l_crowd_info(lua_State *L)
   lua_setfield(L, 3, "x");
   lua_pushinteger(L, in.y + 1);
   lua_setfield(L, 3, "y");
-  set_opt_id(L, 3, "target", in.target == SP_NO_PLACE ? -1 : (long)in.target, -1);
+  set_opt_id(L, 3, "target", in.target == SP_NO_PLACE ? -1 : (long)in.target,
+             -1);
   set_opt_id(L, 3, "target_x", in.target_x, -1);
   set_opt_id(L, 3, "target_y", in.target_y, -1);
   set_opt_id(L, 3, "home", in.home == SP_NO_PLACE ? -1 : (long)in.home, -1);
@@ -89,8 +89,7 @@ static int l_crowd_plan(lua_State *L)
   int len = 0;
   luaL_checktype(L, 3, LUA_TTABLE);
   lua_settop(L, 3);
-  if (sp_crowd_plan(c->c, a, c->plan, &len) != SP_OK)
-    len = 0;
+  if (sp_crowd_plan(c->c, a, c->plan, &len) != SP_OK) len = 0;
   lua_createtable(L, len, 0);
   for (int k = 0; k < len; k++) {
     SpCrowd *sc = live_crowd(L, 1); /* the table growing is a Lua point */
@@ -117,8 +116,7 @@ static const char *blocker_kind_name(SpBlockerKind k)
 /* Sets t[k] = v + 1 for an id v >= 0 (1-based ids), nothing otherwise. */
 static void set_id(lua_State *L, int t, const char *k, int v)
 {
-  if (v < 0)
-    return;
+  if (v < 0) return;
   lua_pushinteger(L, (lua_Integer)v + 1);
   lua_setfield(L, t, k);
 }
@@ -140,7 +138,8 @@ static int l_crowd_blocker(lua_State *L)
   if (lua_toboolean(L, 3)) {
     st = sp_crowd_no_plan_blocker(c->c, a, &b);
   } else {
-    void *scratch = lua_newuserdatauv(L, sp_crowd_blocker_scratch_size(c->c), 0);
+    void *scratch =
+        lua_newuserdatauv(L, sp_crowd_blocker_scratch_size(c->c), 0);
     st = sp_crowd_last_blocker(live_crowd(L, 1), a, scratch, &b, &goal);
   }
   if (st != SP_OK) {
@@ -225,18 +224,10 @@ static int l_crowd_target_cell(lua_State *L)
 }
 
 static const luaL_Reg inspect_methods[] = {
-  { "info", l_crowd_info },
-  { "position", l_crowd_position },
-  { "state", l_crowd_state },
-  { "plan", l_crowd_plan },
-  { "blocker", l_crowd_blocker },
-  { "target_cell", l_crowd_target_cell },
-  { "stats", l_crowd_stats },
-  { NULL, NULL }
-};
+    {"info", l_crowd_info},       {"position", l_crowd_position},
+    {"state", l_crowd_state},     {"plan", l_crowd_plan},
+    {"blocker", l_crowd_blocker}, {"target_cell", l_crowd_target_cell},
+    {"stats", l_crowd_stats},     {NULL, NULL}};
 
 /* Adds these methods to saspu.Crowd's methods table (on top). */
-void open_crowd_inspect(lua_State *L)
-{
-  luaL_setfuncs(L, inspect_methods, 0);
-}
+void open_crowd_inspect(lua_State *L) { luaL_setfuncs(L, inspect_methods, 0); }

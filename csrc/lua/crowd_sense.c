@@ -11,8 +11,10 @@ static int check_radius(lua_State *L, int arg)
   int isnum = 0;
   lua_Number r = lua_tonumberx(L, arg, &isnum);
   if (!isnum || !(r >= 0))
-    luaL_argerror(L, arg, lua_pushfstring(L, "radius must be a number >= 0, got %s",
-                                          isnum ? lua_tostring(L, arg) : luaL_typename(L, arg)));
+    luaL_argerror(
+        L, arg,
+        lua_pushfstring(L, "radius must be a number >= 0, got %s",
+                        isnum ? lua_tostring(L, arg) : luaL_typename(L, arg)));
   return r > 65536 ? 65536 : (int)floor(r);
 }
 
@@ -20,7 +22,8 @@ static int check_radius(lua_State *L, int arg)
 static int check_coord(lua_State *L, int arg)
 {
   lua_Integer v = luaL_checkinteger(L, arg);
-  luaL_argcheck(L, v >= -65536 && v <= 131072, arg, "cell coordinate out of range");
+  luaL_argcheck(L, v >= -65536 && v <= 131072, arg,
+                "cell coordinate out of range");
   return (int)v - 1;
 }
 
@@ -91,10 +94,10 @@ static int l_crowd_add_sensor(lua_State *L)
   luaL_argcheck(L, var >= 1 && var <= c->nvars, 2, "no such variable");
   luaL_argcheck(L, on >= 1 && on <= 255, 3, "no such value");
   luaL_argcheck(L, off >= 1 && off <= 255, 4, "no such value");
-  luaL_argcheck(L, period >= 0 && period <= 1e9, 8, "period must be seconds in 0..1e9");
+  luaL_argcheck(L, period >= 0 && period <= 1e9, 8,
+                "period must be seconds in 0..1e9");
   c = check_crowd(L, 1); /* strings read from numbers were Lua points */
-  if (near)
-    near = check_crowd(L, 5);
+  if (near) near = check_crowd(L, 5);
   sn.var = (int)var - 1;
   sn.on = (int)on - 1;
   sn.off = (int)off - 1;
@@ -106,7 +109,8 @@ static int l_crowd_add_sensor(lua_State *L)
   }
   sn.r = r;
   sn.period = (float)period;
-  if (near && near != c) { /* keep it alive (a Lua point) before the core holds it */
+  if (near &&
+      near != c) { /* keep it alive (a Lua point) before the core holds it */
     lua_getiuservalue(L, 1, UV_CROWD_SENSED);
     lua_pushvalue(L, 5);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
@@ -128,15 +132,10 @@ static int l_crowd_add_sensor(lua_State *L)
   return 0;
 }
 
-static const luaL_Reg sense_methods[] = {
-  { "add_sensor", l_crowd_add_sensor },
-  { "near", l_crowd_near },
-  { "tie_fact", l_crowd_tie_fact },
-  { NULL, NULL }
-};
+static const luaL_Reg sense_methods[] = {{"add_sensor", l_crowd_add_sensor},
+                                         {"near", l_crowd_near},
+                                         {"tie_fact", l_crowd_tie_fact},
+                                         {NULL, NULL}};
 
 /* Adds the perception methods to saspu.Crowd's methods table (on top). */
-void open_crowd_sense(lua_State *L)
-{
-  luaL_setfuncs(L, sense_methods, 0);
-}
+void open_crowd_sense(lua_State *L) { luaL_setfuncs(L, sense_methods, 0); }

@@ -17,8 +17,7 @@ static LDomain *to_domain(lua_State *L, int idx)
 LDomain *check_domain(lua_State *L, int idx)
 {
   LDomain *d = to_domain(L, idx);
-  if (!d->domain)
-    luaL_argerror(L, idx, "saspu.Domain is closed");
+  if (!d->domain) luaL_argerror(L, idx, "saspu.Domain is closed");
   luaL_checkstack(L, STACK_NEED, "saspu.Domain");
   return d;
 }
@@ -51,7 +50,8 @@ static int l_close(lua_State *L)
       sp_domain_free(d->domain);
     d->domain = NULL;
   }
-  release_c_memory(L, &d->held); /* an orphan is small next to its populations */
+  release_c_memory(L,
+                   &d->held); /* an orphan is small next to its populations */
   return 0;
 }
 
@@ -62,8 +62,9 @@ static int l_tostring(lua_State *L)
     lua_pushliteral(L, "saspu.Domain (closed)");
     return 1;
   }
-  lua_pushfstring(L, "saspu.Domain '%s' (%d action%s, %s)", sp_domain_name(d->domain),
-                  d->nactions, d->nactions == 1 ? "" : "s",
+  lua_pushfstring(L, "saspu.Domain '%s' (%d action%s, %s)",
+                  sp_domain_name(d->domain), d->nactions,
+                  d->nactions == 1 ? "" : "s",
                   sp_class_name(sp_domain_class(d->domain)));
   return 1;
 }
@@ -74,12 +75,10 @@ static int l_index(lua_State *L)
   LDomain *d = to_domain(L, 1);
   const char *k;
   lua_pushvalue(L, 2);
-  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL)
-    return 1;
+  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
   k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
   if (k && (strcmp(k, "class") == 0 || strcmp(k, "name") == 0)) {
-    if (!d->domain)
-      return luaL_error(L, "saspu.Domain is closed");
+    if (!d->domain) return luaL_error(L, "saspu.Domain is closed");
     lua_pushstring(L, k[0] == 'c' ? sp_class_name(sp_domain_class(d->domain))
                                   : sp_domain_name(d->domain));
     return 1;
@@ -92,17 +91,18 @@ static int l_index(lua_State *L)
 static int l_explain(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
-  push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_explain, NULL);
+  push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_explain,
+                 NULL);
   return 1;
 }
 
 static int action_in_cycle(const SpDomain *dom, int a)
 {
-  int v = sp_action_variable(dom, a), nc = sp_variable_cycle_count(dom, v), c, i;
+  int v = sp_action_variable(dom, a), nc = sp_variable_cycle_count(dom, v), c,
+      i;
   for (c = 0; c < nc; c++)
     for (i = 0; i < sp_variable_cycle_length(dom, v, c); i++)
-      if (sp_variable_cycle_action(dom, v, c, i) == a)
-        return 1;
+      if (sp_variable_cycle_action(dom, v, c, i) == a) return 1;
   return 0;
 }
 
@@ -125,7 +125,8 @@ static int l_actions(lua_State *L)
     const SpDomain *dom = live_domain(L, d);
     int v = sp_action_variable(dom, a), np;
     int pre = sp_action_pre(dom, a), post = sp_action_post(dom, a);
-    int requestable = sp_action_is_requestable(dom, a), in_cycle = action_in_cycle(dom, a);
+    int requestable = sp_action_is_requestable(dom, a),
+        in_cycle = action_in_cycle(dom, a);
     lua_createtable(L, 0, 9);
     lua_pushinteger(L, a + 1);
     lua_setfield(L, -2, "id");
@@ -226,8 +227,7 @@ static int l_problems(lua_State *L)
   size_t room = (size_t)d->nactions + 1;
   lua_settop(L, 1);
   count = sp_domain_problems(d->domain, pr, SASPU_LUA_LIST_MAX);
-  if (count < 0)
-    return luaL_error(L, "saspu.Domain:problems: out of memory");
+  if (count < 0) return luaL_error(L, "saspu.Domain:problems: out of memory");
   push_names(L, &n);
   push_uv(L, 1, UV_ACTION_NAMES);
   names = lua_gettop(L);
@@ -235,8 +235,7 @@ static int l_problems(lua_State *L)
   for (i = 0; i < d->nvars; i++)
     room += (size_t)sp_variable_value_count(d->domain, i);
   path = lua_newuserdatauv(L, room * sizeof *path, 0);
-  if (count > SASPU_LUA_LIST_MAX)
-    count = SASPU_LUA_LIST_MAX;
+  if (count > SASPU_LUA_LIST_MAX) count = SASPU_LUA_LIST_MAX;
   lua_createtable(L, count, 0);
   for (i = 0; i < count; i++) {
     int v = pr[i].variable, len, c;
@@ -246,15 +245,15 @@ static int l_problems(lua_State *L)
     len = sp_variable_cycle_length(d->domain, v, pr[i].cycle);
     lua_createtable(L, len, 0);
     for (c = 0; c < len; c++) {
-      lua_rawgeti(L, names, sp_variable_cycle_action(d->domain, v, pr[i].cycle, c) + 1);
+      lua_rawgeti(L, names,
+                  sp_variable_cycle_action(d->domain, v, pr[i].cycle, c) + 1);
       lua_rawseti(L, -2, c + 1);
     }
     lua_setfield(L, -2, "cycle");
     lua_pushboolean(L, pr[i].connected);
     lua_setfield(L, -2, "connected");
     len = sp_domain_problem_path(d->domain, i, path, (int)room);
-    if (len < 0)
-      return luaL_error(L, "saspu.Domain:problems: out of memory");
+    if (len < 0) return luaL_error(L, "saspu.Domain:problems: out of memory");
     lua_createtable(L, len, 0);
     for (j = 0; j < len; j++) {
       lua_createtable(L, 0, 5);
@@ -296,8 +295,7 @@ static int push_state_copies(lua_State *L, int uv, int partial)
     const uint8_t *p = (const uint8_t *)lua_tostring(L, -1);
     lua_newtable(L);
     for (v = 0; v < d->nvars; v++) {
-      if (partial && !p[d->nvars + v])
-        continue;
+      if (partial && !p[d->nvars + v]) continue;
       lua_rawgeti(L, n.var_names, v + 1);
       if (partial && p[d->nvars + v] == GOAL_KEEP)
         push_keep_marker(L);
@@ -315,16 +313,10 @@ static int push_state_copies(lua_State *L, int uv, int partial)
 
 /* dom:goals() -> { name = partial state }, copies of the declared goals
  * (saspu.KEEP where a goal keeps the start value). */
-static int l_goals(lua_State *L)
-{
-  return push_state_copies(L, UV_GOALS, 1);
-}
+static int l_goals(lua_State *L) { return push_state_copies(L, UV_GOALS, 1); }
 
 /* dom:starts() -> { name = total state }, copies of the declared starts. */
-static int l_starts(lua_State *L)
-{
-  return push_state_copies(L, UV_STARTS, 0);
-}
+static int l_starts(lua_State *L) { return push_state_copies(L, UV_STARTS, 0); }
 
 /* dom:action_name(id) -> name (ids are 1-based, in declaration order). */
 static int l_action_name(lua_State *L)
@@ -354,43 +346,39 @@ static int l_action_id(lua_State *L)
   return 1;
 }
 
-static const luaL_Reg domain_meta[] = {
-  { "__gc", l_close },
-  { "__close", l_close },
-  { "__tostring", l_tostring },
-  { NULL, NULL }
-};
+static const luaL_Reg domain_meta[] = {{"__gc", l_close},
+                                       {"__close", l_close},
+                                       {"__tostring", l_tostring},
+                                       {NULL, NULL}};
 
-static const luaL_Reg domain_methods[] = {
-  { "action_name", l_action_name },
-  { "action_id", l_action_id },
-  { "actions", l_actions },
-  { "variables", l_variables },
-  { "goals", l_goals },
-  { "starts", l_starts },
-  { "explain", l_explain },
-  { "problems", l_problems },
-  { "close", l_close },
-  { NULL, NULL }
-};
-
+static const luaL_Reg domain_methods[] = {{"action_name", l_action_name},
+                                          {"action_id", l_action_id},
+                                          {"actions", l_actions},
+                                          {"variables", l_variables},
+                                          {"goals", l_goals},
+                                          {"starts", l_starts},
+                                          {"explain", l_explain},
+                                          {"problems", l_problems},
+                                          {"close", l_close},
+                                          {NULL, NULL}};
 
 /* Registers the saspu.Domain metatable and adds saspu.domain to the
  * module table on top of the stack. Every domain function holds the
  * metatable as upvalue 1, which to_domain checks against. */
 void open_domain(lua_State *L)
 {
-  luaL_newmetatable(L, DOMAIN_MT);        /* module mt */
+  luaL_newmetatable(L, DOMAIN_MT); /* module mt */
   lua_pushvalue(L, -1);
   luaL_setfuncs(L, domain_meta, 1);
-  luaL_newlibtable(L, domain_methods);    /* module mt methods */
+  luaL_newlibtable(L, domain_methods); /* module mt methods */
   lua_pushvalue(L, -2);
   luaL_setfuncs(L, domain_methods, 1);
   lua_pushvalue(L, -2);
   lua_pushvalue(L, -2);
-  lua_pushcclosure(L, l_index, 2);        /* module mt methods __index(mt, methods) */
+  lua_pushcclosure(L, l_index, 2); /* module mt methods __index(mt, methods) */
   lua_setfield(L, -3, "__index");
-  lua_setfield(L, -3, "domain_methods");  /* module mt: init.lua adds Lua methods */
-  lua_pushcclosure(L, l_domain, 1);       /* module domain(mt) */
+  lua_setfield(L, -3,
+               "domain_methods");   /* module mt: init.lua adds Lua methods */
+  lua_pushcclosure(L, l_domain, 1); /* module domain(mt) */
   lua_setfield(L, -2, "domain");
 }

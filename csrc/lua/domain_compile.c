@@ -9,8 +9,8 @@
 
 /* Stack slots used while compiling (absolute indices). */
 enum {
-  S_SPEC = 1,      /* the argument table */
-  S_DOMAIN,        /* the result userdata */
+  S_SPEC = 1, /* the argument table */
+  S_DOMAIN,   /* the result userdata */
   S_VAR_IDS,
   S_VAR_NAMES,
   S_VALUE_IDS,
@@ -18,9 +18,9 @@ enum {
   S_ACTION_IDS,
   S_ACTION_NAMES,
   S_PARAMS,
-  S_ANCHORS,       /* Lua-owned buffers and strings the spec points into */
-  S_VARS,          /* userdata: SpVariableSpec[nv] */
-  S_ACTIONS,       /* userdata: SpActionSpec[na] */
+  S_ANCHORS, /* Lua-owned buffers and strings the spec points into */
+  S_VARS,    /* userdata: SpVariableSpec[nv] */
+  S_ACTIONS, /* userdata: SpActionSpec[na] */
   S_TOP = S_ACTIONS
 };
 
@@ -34,11 +34,11 @@ static void check_fields(lua_State *L, int tbl, const char *const *allowed,
     if (lua_type(L, -2) == LUA_TSTRING) {
       const char *k = lua_tostring(L, -2);
       for (i = 0; allowed[i]; i++)
-        if (strcmp(k, allowed[i]) == 0)
-          ok = 1;
+        if (strcmp(k, allowed[i]) == 0) ok = 1;
     }
     if (!ok) {
-      raise_error(L, where, "unknown field %s (expected %s)", shown_name(L, -2), expected);
+      raise_error(L, where, "unknown field %s (expected %s)", shown_name(L, -2),
+                  expected);
     }
     lua_pop(L, 1);
   }
@@ -57,24 +57,28 @@ static const char *read_name(lua_State *L, int tbl, const char *field,
     raise_error(L, where, "%s: expected a non-empty string, got %s", field,
                 s ? "an empty string" : luaL_typename(L, -1));
   if (len > SP_MAX_NAME)
-    raise_error(L, where, "%s: %s is longer than %d bytes", field, shown_name(L, -1),
-                SP_MAX_NAME);
+    raise_error(L, where, "%s: %s is longer than %d bytes", field,
+                shown_name(L, -1), SP_MAX_NAME);
   if (strlen(s) != len)
-    raise_error(L, where, "%s: %s contains a zero byte", field, shown_name(L, -1));
+    raise_error(L, where, "%s: %s contains a zero byte", field,
+                shown_name(L, -1));
   return s;
 }
 
 /* Pushes the table at field `field` of `tbl`, raising when it is not a table. */
-static void read_table(lua_State *L, int tbl, const char *field, const char *where)
+static void read_table(lua_State *L, int tbl, const char *field,
+                       const char *where)
 {
   if (lua_getfield(L, tbl, field) != LUA_TTABLE)
-    raise_error(L, where, "%s: expected a table, got %s", field, luaL_typename(L, -1));
+    raise_error(L, where, "%s: expected a table, got %s", field,
+                luaL_typename(L, -1));
 }
 
 /* Raises unless the table on top of the stack is an array 1..n: a map
  * keyed by name (actions = { feed = { ... } }) would otherwise be read as
  * 0 entries, dropping what the scripter wrote. `shape` shows one entry. */
-static void check_array(lua_State *L, const char *field, lua_Integer n, const char *shape)
+static void check_array(lua_State *L, const char *field, lua_Integer n,
+                        const char *shape)
 {
   int tbl = lua_gettop(L);
   lua_pushnil(L);
@@ -83,12 +87,13 @@ static void check_array(lua_State *L, const char *field, lua_Integer n, const ch
     lua_Integer k = lua_tointegerx(L, -2, &isint);
     if (lua_type(L, -2) != LUA_TNUMBER || !isint || k < 1 || k > n) {
       const char *key = luaL_tolstring(L, -2, NULL);
-      raise_error(L, "saspu.domain",
-                  "%s: expected an array in declaration order, { %s, ... }, got a "
-                  "table with the key %s%s%s (a map keyed by name? list the entries "
-                  "in order, each with its name field)",
-                  field, shape, lua_type(L, -3) == LUA_TSTRING ? "'" : "", key,
-                  lua_type(L, -3) == LUA_TSTRING ? "'" : "");
+      raise_error(
+          L, "saspu.domain",
+          "%s: expected an array in declaration order, { %s, ... }, got a "
+          "table with the key %s%s%s (a map keyed by name? list the entries "
+          "in order, each with its name field)",
+          field, shape, lua_type(L, -3) == LUA_TSTRING ? "'" : "", key,
+          lua_type(L, -3) == LUA_TSTRING ? "'" : "");
     }
     lua_pop(L, 1);
   }
@@ -108,15 +113,16 @@ static void anchor(lua_State *L)
  * `names` (array). Leaves the entry, its name and two path strings on
  * the stack; returns the entry's index, with *name and *where (the path
  * "saspu.domain: actions[3] 'name'") pointing into them. */
-static int open_named_entry(lua_State *L, int list, lua_Integer i, const char *list_name,
-                            const char *kind, const char *const *allowed,
-                            const char *expected, int ids, int names,
-                            const char **name, const char **where)
+static int open_named_entry(lua_State *L, int list, lua_Integer i,
+                            const char *list_name, const char *kind,
+                            const char *const *allowed, const char *expected,
+                            int ids, int names, const char **name,
+                            const char **where)
 {
   int entry;
   if (lua_geti(L, list, i) != LUA_TTABLE)
-    raise_error(L, "saspu.domain", "%s[%I]: expected a table, got %s", list_name, i,
-                luaL_typename(L, -1));
+    raise_error(L, "saspu.domain", "%s[%I]: expected a table, got %s",
+                list_name, i, luaL_typename(L, -1));
   entry = lua_gettop(L);
   *where = lua_pushfstring(L, "saspu.domain: %s[%I]", list_name, i);
   *name = read_name(L, entry, "name", *where);
@@ -139,16 +145,18 @@ static int open_named_entry(lua_State *L, int list, lua_Integer i, const char *l
  * tables and the SpVariableSpec array, in declaration order. */
 static int compile_variables(lua_State *L)
 {
-  static const char *const fields[] = { "name", "values", NULL };
+  static const char *const fields[] = {"name", "values", NULL};
   SpVariableSpec *vars;
   lua_Integer nv, i, j;
   read_table(L, S_SPEC, "variables", "saspu.domain");
   nv = luaL_len(L, -1);
-  check_array(L, "variables", nv, "{ name = \"bucket\", values = { \"on_floor\", \"in_hands\" } }");
+  check_array(L, "variables", nv,
+              "{ name = \"bucket\", values = { \"on_floor\", \"in_hands\" } }");
   if (nv < 1)
     raise_error(L, "saspu.domain", "variables: expected at least one variable");
   if (nv > SP_MAX_VARIABLES)
-    raise_error(L, "saspu.domain", "variables: %I variables, at most %d allowed", nv,
+    raise_error(L, "saspu.domain",
+                "variables: %I variables, at most %d allowed", nv,
                 SP_MAX_VARIABLES);
   vars = lua_newuserdatauv(L, (size_t)nv * sizeof *vars, 0);
   lua_replace(L, S_VARS);
@@ -156,16 +164,20 @@ static int compile_variables(lua_State *L)
     int entry, top = lua_gettop(L);
     lua_Integer nvals;
     const char *name, *where, **vnames;
-    entry = open_named_entry(L, top, i, "variables", "variable", fields, "name, values",
-                             S_VAR_IDS, S_VAR_NAMES, &name, &where);
+    entry =
+        open_named_entry(L, top, i, "variables", "variable", fields,
+                         "name, values", S_VAR_IDS, S_VAR_NAMES, &name, &where);
 
     read_table(L, entry, "values", where);
     nvals = luaL_len(L, -1);
     if (nvals < 2)
-      raise_error(L, where, "values: expected at least 2 values, got %I", nvals);
+      raise_error(L, where, "values: expected at least 2 values, got %I",
+                  nvals);
     if (nvals > SP_MAX_VALUES)
-      raise_error(L, where, "values: %I values, at most %d allowed (one byte per value, "
-                  "255 means any)", nvals, SP_MAX_VALUES);
+      raise_error(L, where,
+                  "values: %I values, at most %d allowed (one byte per value, "
+                  "255 means any)",
+                  nvals, SP_MAX_VALUES);
     vnames = lua_newuserdatauv(L, (size_t)nvals * sizeof *vnames, 0);
     anchor(L);
     lua_pop(L, 1);
@@ -179,8 +191,11 @@ static int compile_variables(lua_State *L)
       if (lua_geti(L, values, j) == LUA_TBOOLEAN) {
         lua_pushstring(L, lua_toboolean(L, -1) ? "true" : "false");
       } else if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0) {
-        raise_error(L, where, "values[%I]: expected a non-empty string or a boolean, got %s",
-                    j, lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+        raise_error(
+            L, where,
+            "values[%I]: expected a non-empty string or a boolean, got %s", j,
+            lua_type(L, -1) == LUA_TSTRING ? "an empty string"
+                                           : luaL_typename(L, -1));
       } else {
         lua_pushvalue(L, -1);
       }
@@ -190,10 +205,12 @@ static int compile_variables(lua_State *L)
         raise_error(L, where, "values[%I]: %s is longer than %d bytes", j,
                     shown_name(L, -1), SP_MAX_NAME);
       if (strlen(vnames[j - 1]) != len)
-        raise_error(L, where, "values[%I]: %s contains a zero byte", j, shown_name(L, -1));
+        raise_error(L, where, "values[%I]: %s contains a zero byte", j,
+                    shown_name(L, -1));
       lua_pushvalue(L, -1);
       if (lua_rawget(L, values + 1) != LUA_TNIL)
-        raise_error(L, where, "values[%I] '%s': duplicate value (also values[%I])", j,
+        raise_error(L, where,
+                    "values[%I] '%s': duplicate value (also values[%I])", j,
                     vnames[j - 1], lua_tointeger(L, -1) + 1);
       lua_pop(L, 1);
       lua_pushvalue(L, -2);
@@ -219,8 +236,7 @@ static void sort_prevails(SpCondition *c, int n)
   int i, j;
   for (i = 1; i < n; i++) {
     SpCondition x = c[i];
-    for (j = i; j > 0 && c[j - 1].variable > x.variable; j--)
-      c[j] = c[j - 1];
+    for (j = i; j > 0 && c[j - 1].variable > x.variable; j--) c[j] = c[j - 1];
     c[j] = x;
   }
 }
@@ -237,7 +253,8 @@ static void compile_prevails(lua_State *L, const Names *n, int tbl,
     lua_pop(L, 1);
   }
   if (count > SP_MAX_PREVAILS)
-    raise_error(L, where, "prevail: %d conditions, at most %d allowed", count, SP_MAX_PREVAILS);
+    raise_error(L, where, "prevail: %d conditions, at most %d allowed", count,
+                SP_MAX_PREVAILS);
   conds = lua_newuserdatauv(L, (size_t)(count ? count : 1) * sizeof *conds, 0);
   anchor(L);
   lua_pop(L, 1);
@@ -246,7 +263,8 @@ static void compile_prevails(lua_State *L, const Names *n, int tbl,
     int key = lua_gettop(L) - 1, v;
     if (lua_type(L, key) != LUA_TSTRING) {
       const char *s = luaL_tolstring(L, key, NULL);
-      raise_error(L, where, "prevail: expected variable names as keys, got %s key %s",
+      raise_error(L, where,
+                  "prevail: expected variable names as keys, got %s key %s",
                   luaL_typename(L, key), s);
     }
     v = read_var(L, n, key, where, "prevail: ");
@@ -261,19 +279,23 @@ static void compile_prevails(lua_State *L, const Names *n, int tbl,
 }
 
 /* params = { "item", "pos" }: copied into S_PARAMS[i] (always a table). */
-static void compile_params(lua_State *L, int entry, lua_Integer i, const char *where)
+static void compile_params(lua_State *L, int entry, lua_Integer i,
+                           const char *where)
 {
   lua_Integer np, j;
   int t = lua_getfield(L, entry, "params");
   lua_newtable(L);
   if (t != LUA_TNIL) {
     if (t != LUA_TTABLE)
-      raise_error(L, where, "params: expected a table, got %s", luaL_typename(L, -2));
+      raise_error(L, where, "params: expected a table, got %s",
+                  luaL_typename(L, -2));
     np = luaL_len(L, -2);
     for (j = 1; j <= np; j++) {
       if (lua_geti(L, -2, j) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
-        raise_error(L, where, "params[%I]: expected a non-empty string, got %s", j,
-                    lua_type(L, -1) == LUA_TSTRING ? "an empty string" : luaL_typename(L, -1));
+        raise_error(L, where, "params[%I]: expected a non-empty string, got %s",
+                    j,
+                    lua_type(L, -1) == LUA_TSTRING ? "an empty string"
+                                                   : luaL_typename(L, -1));
       lua_rawseti(L, -2, j);
     }
   }
@@ -285,17 +307,18 @@ static void compile_params(lua_State *L, int entry, lua_Integer i, const char *w
  * name tables and the SpActionSpec array in declaration order. */
 static int compile_actions(lua_State *L, const Names *n)
 {
-  static const char *const fields[] = { "name", "var", "pre", "post", "prevail",
-                                        "params", NULL };
+  static const char *const fields[] = {"name",    "var",    "pre", "post",
+                                       "prevail", "params", NULL};
   SpActionSpec *acts;
   lua_Integer na, i;
   read_table(L, S_SPEC, "actions", "saspu.domain");
   na = luaL_len(L, -1);
   check_array(L, "actions", na,
-              "{ name = \"fill\", var = \"bucket\", pre = \"empty\", post = \"full\" }");
+              "{ name = \"fill\", var = \"bucket\", pre = \"empty\", post = "
+              "\"full\" }");
   if (na > SP_MAX_ACTIONS)
-    raise_error(L, "saspu.domain", "actions: %I actions, at most %d allowed", na,
-                SP_MAX_ACTIONS);
+    raise_error(L, "saspu.domain", "actions: %I actions, at most %d allowed",
+                na, SP_MAX_ACTIONS);
   acts = lua_newuserdatauv(L, (size_t)(na ? na : 1) * sizeof *acts, 0);
   lua_replace(L, S_ACTIONS);
   for (i = 1; i <= na; i++) {
@@ -303,8 +326,8 @@ static int compile_actions(lua_State *L, const Names *n)
     const char *name, *where;
     SpActionSpec *a = &acts[i - 1];
     entry = open_named_entry(L, top, i, "actions", "action", fields,
-                             "name, var, pre, post, prevail, params", S_ACTION_IDS,
-                             S_ACTION_NAMES, &name, &where);
+                             "name, var, pre, post, prevail, params",
+                             S_ACTION_IDS, S_ACTION_NAMES, &name, &where);
     a->name = name; /* anchored as a key of S_ACTION_IDS */
 
     lua_getfield(L, entry, "var");
@@ -324,7 +347,8 @@ static int compile_actions(lua_State *L, const Names *n)
       a->prevail_count = 0;
       a->prevails = NULL;
     } else {
-      raise_error(L, where, "prevail: expected a table, got %s", luaL_typename(L, -1));
+      raise_error(L, where, "prevail: expected a table, got %s",
+                  luaL_typename(L, -1));
     }
     compile_params(L, entry, i, where);
     lua_settop(L, top);
@@ -337,13 +361,12 @@ static int compile_actions(lua_State *L, const Names *n)
  * in a new table left on the stack: starts are total (one byte per
  * variable), goals partial (values, then their GOAL_* marks: a left-out
  * variable is free, one given as saspu.KEEP keeps its start value). */
-static void compile_states(lua_State *L, const Names *n, int nv, const char *field,
-                           int partial, SpValue *buf)
+static void compile_states(lua_State *L, const Names *n, int nv,
+                           const char *field, int partial, SpValue *buf)
 {
   int t = lua_getfield(L, S_SPEC, field), tbl;
   lua_newtable(L);
-  if (t == LUA_TNIL)
-    return;
+  if (t == LUA_TNIL) return;
   if (t != LUA_TTABLE)
     raise_error(L, "saspu.domain", "%s: expected a table, got %s", field,
                 luaL_typename(L, -2));
@@ -353,18 +376,24 @@ static void compile_states(lua_State *L, const Names *n, int nv, const char *fie
     const char *where;
     if (lua_type(L, -2) != LUA_TSTRING || lua_rawlen(L, -2) == 0) {
       if (lua_type(L, -2) == LUA_TSTRING)
-        raise_error(L, "saspu.domain", "%s: expected non-empty names as keys, got ''", field);
-      raise_error(L, "saspu.domain", "%s: expected names as keys, got %s key %s", field,
-            luaL_typename(L, -2), luaL_tolstring(L, -2, NULL));
+        raise_error(L, "saspu.domain",
+                    "%s: expected non-empty names as keys, got ''", field);
+      raise_error(L, "saspu.domain",
+                  "%s: expected names as keys, got %s key %s", field,
+                  luaL_typename(L, -2), luaL_tolstring(L, -2, NULL));
     }
-    if (lua_rawlen(L, -2) > SP_MAX_NAME || strlen(lua_tostring(L, -2)) != lua_rawlen(L, -2))
-      raise_error(L, "saspu.domain", "%s: %s: a name is 1 to %d bytes without zero bytes",
-                  field, shown_name(L, -2), SP_MAX_NAME);
-    where = lua_pushfstring(L, "saspu.domain: %s.%s", field, lua_tostring(L, -2));
+    if (lua_rawlen(L, -2) > SP_MAX_NAME ||
+        strlen(lua_tostring(L, -2)) != lua_rawlen(L, -2))
+      raise_error(L, "saspu.domain",
+                  "%s: %s: a name is 1 to %d bytes without zero bytes", field,
+                  shown_name(L, -2), SP_MAX_NAME);
+    where =
+        lua_pushfstring(L, "saspu.domain: %s.%s", field, lua_tostring(L, -2));
     if (!lua_istable(L, -2))
       raise_error(L, where, "expected a table, got %s", luaL_typename(L, -2));
     memset(buf, 0, (size_t)nv * 2);
-    read_state(L, n, lua_gettop(L) - 1, nv, buf, partial ? buf + nv : NULL, where);
+    read_state(L, n, lua_gettop(L) - 1, nv, buf, partial ? buf + nv : NULL,
+               where);
     lua_pop(L, 2);
     lua_pushvalue(L, -1);
     lua_pushlstring(L, (const char *)buf, (size_t)nv * (partial ? 2 : 1));
@@ -378,8 +407,8 @@ static void compile_states(lua_State *L, const Names *n, int nv, const char *fie
  * only then can an error escape, with every allocation owned. */
 int l_domain(lua_State *L)
 {
-  static const char *const fields[] = { "name", "variables", "actions", "goals",
-                                        "starts", "allow_outside", NULL };
+  static const char *const fields[] = {
+      "name", "variables", "actions", "goals", "starts", "allow_outside", NULL};
   SpDomainSpec spec;
   SpCompileOptions opts;
   SpAllocator alloc;
@@ -397,8 +426,7 @@ int l_domain(lua_State *L)
   memset(d, 0, sizeof *d);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_setmetatable(L, -2);
-  for (t = S_VAR_IDS; t <= S_ANCHORS; t++)
-    lua_newtable(L);
+  for (t = S_VAR_IDS; t <= S_ANCHORS; t++) lua_newtable(L);
   lua_pushnil(L); /* S_VARS */
   lua_pushnil(L); /* S_ACTIONS */
   n.var_ids = S_VAR_IDS;
@@ -438,8 +466,10 @@ int l_domain(lua_State *L)
     return core_error(L, "saspu.domain", &err);
   }
   if (!allow_outside && sp_domain_class(d->domain) == SP_CLASS_OUTSIDE) {
-    push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT, fmt_explain, NULL);
-    return raise_error(L, "saspu.domain", "%s(set allow_outside = true to accept it)",
+    push_formatted(L, (const SpDomain *const *)&d->domain, DOMAIN_MT,
+                   fmt_explain, NULL);
+    return raise_error(L, "saspu.domain",
+                       "%s(set allow_outside = true to accept it)",
                        lua_tostring(L, -1));
   }
   d->nvars = nv;
@@ -450,7 +480,8 @@ int l_domain(lua_State *L)
   }
 
   /* 16-bit arrays first for alignment, then the byte arrays */
-  scratch = ((size_t)(na ? na : 1) + (size_t)nv) * sizeof(uint16_t) + 3 * (size_t)nv;
+  scratch =
+      ((size_t)(na ? na : 1) + (size_t)nv) * sizeof(uint16_t) + 3 * (size_t)nv;
   d->plan = lua_newuserdatauv(L, scratch, 0);
   d->counts = d->plan + (na ? na : 1);
   d->s0 = (SpValue *)(d->counts + nv);
@@ -475,8 +506,9 @@ int l_domain(lua_State *L)
     lua_pushvalue(L, t);
     lua_setiuservalue(L, S_DOMAIN, uv);
   }
-  account_c_memory(L, &d->held, sp_domain_size_bytes(d->domain) +
-                                    sp_workspace_size_bytes(d->ws));
+  account_c_memory(L, &d->held,
+                   sp_domain_size_bytes(d->domain) +
+                       sp_workspace_size_bytes(d->ws));
   lua_pushvalue(L, S_DOMAIN);
   return 1;
 }

@@ -29,8 +29,9 @@ const char *failure_code_name(SpFailureCode c)
 void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
                  const char *type, int why, const SpFailure *f)
 {
-  static const char *const keys[7] = { "message", "code", "action", "other_action",
-                                       "variable", "value", "free_variable" };
+  static const char *const keys[7] = {"message",      "code",     "action",
+                                      "other_action", "variable", "value",
+                                      "free_variable"};
   Names n;
   int top = lua_gettop(L), names, nactions, nvars, has_value, first, k;
   const SpDomain *cd;
@@ -40,8 +41,7 @@ void fill_why_at(lua_State *L, int dom, const SpDomain *const *domain,
   first = names + 1;
   push_formatted(L, domain, type, fmt_failure, f);
   cd = *domain;
-  if (!cd)
-    closed_during_call(L, type);
+  if (!cd) closed_during_call(L, type);
   nactions = sp_domain_action_count(cd);
   nvars = sp_domain_variable_count(cd);
   has_value = f->variable >= 0 && f->variable < nvars && f->value >= 0 &&
@@ -90,10 +90,8 @@ static int run_plan(lua_State *L, LDomain *d, SpFailure *f)
   f->action = f->other_action = f->variable = f->value = -1;
   f->free_variable = 0;
   st = sp_plan(live_domain(L, d), d->ws, d->s0, d->goal, d->plan, &len, f);
-  if (st == SP_OK)
-    return len;
-  if (st == SP_NO_PLAN)
-    return -1;
+  if (st == SP_OK) return len;
+  if (st == SP_NO_PLAN) return -1;
   return luaL_error(L, "saspu: the planner failed (%s)", sp_status_name(st));
 }
 
@@ -103,8 +101,8 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
 /* Is the string at `arg` (not a declared name) a packed state? Then it is
  * read into vals; else raises "unknown <what> '...'" listing the names in
  * the table just below the top of the stack. */
-static void plan_packed_or_raise(lua_State *L, LDomain *d, int arg, SpValue *vals,
-                                 const char *what)
+static void plan_packed_or_raise(lua_State *L, LDomain *d, int arg,
+                                 SpValue *vals, const char *what)
 {
   if (lua_rawlen(L, arg) == (size_t)d->nvars) {
     read_packed(L, d, arg, vals, "plan", what, vals == d->goal);
@@ -112,9 +110,11 @@ static void plan_packed_or_raise(lua_State *L, LDomain *d, int arg, SpValue *val
   }
   push_key_list(L, lua_gettop(L) - 1);
   shown_name(L, arg);
-  luaL_error(L, "saspu.Domain:plan: %s: unknown %s %s (%s; or a packed state of %d "
-             "bytes from dom:encode)", what, what, lua_tostring(L, -1), lua_tostring(L, -2),
-             d->nvars);
+  luaL_error(
+      L,
+      "saspu.Domain:plan: %s: unknown %s %s (%s; or a packed state of %d "
+      "bytes from dom:encode)",
+      what, what, lua_tostring(L, -1), lua_tostring(L, -2), d->nvars);
 }
 
 /* Reads argument `arg` of dom:plan as a start into d->s0. */
@@ -138,7 +138,8 @@ static void plan_start(lua_State *L, LDomain *d, const Names *n, int arg)
 /* Reads argument `arg` of dom:plan as a goal into d->goal: a condition,
  * whose left-out variables are free (SP_ANY), or keep their start value
  * with `keep`; a saspu.KEEP value keeps it too. */
-static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg, int keep)
+static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg,
+                      int keep)
 {
   if (lua_type(L, arg) == LUA_TSTRING) {
     push_uv(L, 1, UV_GOALS);
@@ -151,14 +152,16 @@ static void plan_goal(lua_State *L, LDomain *d, const Names *n, int arg, int kee
     }
     lua_pop(L, 2);
   } else if (lua_type(L, arg) == LUA_TTABLE) {
-    read_state(L, n, arg, d->nvars, d->goal, d->mask, "saspu.Domain:plan: goal");
+    read_state(L, n, arg, d->nvars, d->goal, d->mask,
+               "saspu.Domain:plan: goal");
   } else {
     luaL_typeerror(L, arg, "table or goal name");
   }
   resolve_goal(d->goal, d->mask, d->s0, d->nvars, keep);
 }
 
-static const char *const BLOCKER_KINDS[] = { "none", "nothing_sets", "no_way_out", "order" };
+static const char *const BLOCKER_KINDS[] = {"none", "nothing_sets",
+                                            "no_way_out", "order"};
 
 /* Pushes the name of value x of variable v (nil when either is -1). */
 static void push_opt_value(lua_State *L, const Names *n, int v, int x)
@@ -188,11 +191,9 @@ void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
   push_names_at(L, dom, &n);
   push_uv(L, dom, UV_ACTION_NAMES);
   actions = lua_gettop(L);
-  if (!*domain)
-    closed_during_call(L, type);
+  if (!*domain) closed_during_call(L, type);
   void *scratch = lua_newuserdatauv(L, sp_blocker_scratch_size(*domain), 0);
-  if (!*domain)
-    closed_during_call(L, type);
+  if (!*domain) closed_during_call(L, type);
   sp_plan_blocker(*domain, s0, goal, f, scratch, &b);
   lua_createtable(L, 0, 8);
   t = lua_gettop(L);
@@ -247,8 +248,8 @@ static int l_plan(lua_State *L)
     lua_pushnil(L);
     lua_createtable(L, 0, 8);
     fill_why(L, d, lua_gettop(L), &f);
-    fill_blocker_at(L, 1, (const SpDomain *const *)&d->domain, DOMAIN_MT, lua_gettop(L),
-                    d->s0, d->goal, &f);
+    fill_blocker_at(L, 1, (const SpDomain *const *)&d->domain, DOMAIN_MT,
+                    lua_gettop(L), d->s0, d->goal, &f);
     return 2;
   }
   push_uv(L, 1, UV_ACTION_NAMES);
@@ -261,7 +262,8 @@ static int l_plan(lua_State *L)
   return 1;
 }
 
-static const char *const order_kinds[] = { "pre", "prevail", "threat", "restore" };
+static const char *const order_kinds[] = {"pre", "prevail", "threat",
+                                          "restore"};
 
 /* dom:plan_order(start, goal) -> plan, orders | nil, why
  * The plan (action names, as dom:plan) and the partial order the planner
@@ -272,8 +274,7 @@ static int l_plan_order(lua_State *L)
 {
   int n, i;
   LDomain *d;
-  if (l_plan(L) == 2)
-    return 2;
+  if (l_plan(L) == 2) return 2;
   d = check_domain(L, 1);
   push_uv(L, 1, UV_ACTION_NAMES);
   n = sp_workspace_order_count(d->ws);
@@ -305,13 +306,17 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
     size_t len;
     const uint8_t *p = (const uint8_t *)lua_tolstring(L, arg, &len);
     if (len != (size_t)d->nvars)
-      luaL_error(L, "saspu.Domain:%s: %s: packed state of %d bytes, expected %d",
+      luaL_error(L,
+                 "saspu.Domain:%s: %s: packed state of %d bytes, expected %d",
                  fname, what, (int)len, d->nvars);
     for (v = 0; v < d->nvars; v++) {
       if (p[v] >= d->counts[v] && !(goal && p[v] == SP_ANY))
-        luaL_error(L, "saspu.Domain:%s: %s: byte %d is %d, out of range for '%s' (%d values%s)",
-                   fname, what, v + 1, (int)p[v], sp_variable_name(live_domain(L, d), v),
-                   (int)d->counts[v], goal ? "; 255: free" : "");
+        luaL_error(L,
+                   "saspu.Domain:%s: %s: byte %d is %d, out of range for '%s' "
+                   "(%d values%s)",
+                   fname, what, v + 1, (int)p[v],
+                   sp_variable_name(live_domain(L, d), v), (int)d->counts[v],
+                   goal ? "; 255: free" : "");
       vals[v] = p[v];
     }
   } else if (t == LUA_TTABLE) {
@@ -326,14 +331,19 @@ static void read_packed(lua_State *L, LDomain *d, int arg, SpValue *vals,
         lua_settop(L, top + 1); /* the nil of entry 1 */
       }
       if (names)
-        luaL_error(L, "saspu.Domain:%s: %s: got value names; this fast path takes a packed "
-                   "state (dom:encode(state)) or an array of 1-based value ids ({ 1, 1, 3 })",
+        luaL_error(L,
+                   "saspu.Domain:%s: %s: got value names; this fast path takes "
+                   "a packed "
+                   "state (dom:encode(state)) or an array of 1-based value ids "
+                   "({ 1, 1, 3 })",
                    fname, what);
       x = lua_tointegerx(L, -1, &isnum);
       if (!isnum || x < (goal ? 0 : 1) || x > d->counts[v])
-        luaL_error(L, "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d%s)",
-                   fname, what, v + 1, sp_variable_name(live_domain(L, d), v),
-                   (int)d->counts[v], goal ? "; 0: free" : "");
+        luaL_error(
+            L,
+            "saspu.Domain:%s: %s: [%d] must be a value id of '%s' (1 to %d%s)",
+            fname, what, v + 1, sp_variable_name(live_domain(L, d), v),
+            (int)d->counts[v], goal ? "; 0: free" : "");
       vals[v] = x == 0 ? SP_ANY : (SpValue)(x - 1);
       lua_pop(L, 1);
     }
@@ -362,8 +372,7 @@ static int l_plan_ids(lua_State *L)
     lua_replace(L, 4);
   }
   luaL_checktype(L, 4, LUA_TTABLE);
-  if (!lua_isnil(L, 5))
-    luaL_checktype(L, 5, LUA_TTABLE);
+  if (!lua_isnil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
   old = (lua_Integer)lua_rawlen(L, 4);
   len = run_plan(L, d, &f);
   if (len < 0) {
@@ -391,7 +400,8 @@ static int l_plan_ids(lua_State *L)
  * The variables it leaves out, and those it gives as saspu.KEEP, come
  * from `base` (a start name, a total table, a packed state) when given;
  * without a base, left-out variables are free: SP_ANY (a packed goal). */
-static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int base)
+static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg,
+                         int base)
 {
   int v, t = lua_type(L, arg);
   uint8_t *mask = d->mask; /* the base, read first, is done with it */
@@ -410,8 +420,11 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
       memcpy(d->goal, d->s0, (size_t)d->nvars);
       for (v = 0; v < d->nvars; v++)
         if (d->goal[v] == SP_ANY)
-          luaL_error(L, "saspu.Domain:encode: base: missing variable '%s' (a base gives "
-                     "every variable)", var_name(L, n, v));
+          luaL_error(
+              L,
+              "saspu.Domain:encode: base: missing variable '%s' (a base gives "
+              "every variable)",
+              var_name(L, n, v));
     }
   }
   memset(mask, GOAL_SET, (size_t)d->nvars);
@@ -436,11 +449,13 @@ static void encode_state(lua_State *L, LDomain *d, const Names *n, int arg, int 
     luaL_typeerror(L, arg, "table, start name or goal name");
   }
   for (v = 0; v < d->nvars; v++) {
-    if (mask[v] == GOAL_SET)
-      continue;
+    if (mask[v] == GOAL_SET) continue;
     if (!base && mask[v] == GOAL_KEEP)
-      luaL_error(L, "saspu.Domain:encode: '%s' keeps its start value (saspu.KEEP): "
-                 "give the start as a base", var_name(L, n, v));
+      luaL_error(
+          L,
+          "saspu.Domain:encode: '%s' keeps its start value (saspu.KEEP): "
+          "give the start as a base",
+          var_name(L, n, v));
     d->s0[v] = base ? d->goal[v] : SP_ANY;
   }
 }
@@ -471,8 +486,7 @@ static int l_decode(lua_State *L)
   push_names(L, &n);
   lua_createtable(L, 0, d->nvars);
   for (v = 0; v < d->nvars; v++) {
-    if (d->s0[v] == SP_ANY)
-      continue;
+    if (d->s0[v] == SP_ANY) continue;
     lua_rawgeti(L, n.var_names, v + 1);
     push_value_name(L, &n, v, d->s0[v]);
     lua_rawset(L, -3);
@@ -480,14 +494,12 @@ static int l_decode(lua_State *L)
   return 1;
 }
 
-static const luaL_Reg plan_methods[] = {
-  { "plan", l_plan },
-  { "plan_ids", l_plan_ids },
-  { "plan_order", l_plan_order },
-  { "encode", l_encode },
-  { "decode", l_decode },
-  { NULL, NULL }
-};
+static const luaL_Reg plan_methods[] = {{"plan", l_plan},
+                                        {"plan_ids", l_plan_ids},
+                                        {"plan_order", l_plan_order},
+                                        {"encode", l_encode},
+                                        {"decode", l_decode},
+                                        {NULL, NULL}};
 
 /* Adds the planning methods to saspu.Domain's method table (the module
  * table on top of the stack holds it as domain_methods, open_domain made

@@ -23,8 +23,7 @@ int goal_needs_start(const uint8_t *mark, int nv, int keep_all)
 {
   int v;
   for (v = 0; v < nv; v++)
-    if (mark[v] == GOAL_KEEP || (mark[v] == GOAL_FREE && keep_all))
-      return 1;
+    if (mark[v] == GOAL_KEEP || (mark[v] == GOAL_FREE && keep_all)) return 1;
   return 0;
 }
 
@@ -32,8 +31,7 @@ int goal_needs_start(const uint8_t *mark, int nv, int keep_all)
 void marks_of_goal(const SpValue *goal, uint8_t *mark, int nv)
 {
   int v;
-  for (v = 0; v < nv; v++)
-    mark[v] = goal[v] == SP_ANY ? GOAL_FREE : GOAL_SET;
+  for (v = 0; v < nv; v++) mark[v] = goal[v] == SP_ANY ? GOAL_FREE : GOAL_SET;
 }
 
 /* Reads a named goal (values, then marks: see compile_states). */
@@ -49,17 +47,19 @@ void read_named_goal(const char *packed, int nv, SpValue *goal, uint8_t *mark)
 int goal_options(lua_State *L, int arg)
 {
   int keep = 0;
-  if (lua_isnoneornil(L, arg))
-    return 0;
+  if (lua_isnoneornil(L, arg)) return 0;
   luaL_checktype(L, arg, LUA_TTABLE);
   lua_pushnil(L);
   while (lua_next(L, arg)) {
-    if (lua_type(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -2), "keep") != 0)
-      luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s (expected keep)",
-                                            shown_name(L, -2)));
+    if (lua_type(L, -2) != LUA_TSTRING ||
+        strcmp(lua_tostring(L, -2), "keep") != 0)
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "unknown option %s (expected keep)",
+                                    shown_name(L, -2)));
     if (!lua_isboolean(L, -1))
-      luaL_argerror(L, arg, lua_pushfstring(L, "keep: expected a boolean, got %s",
-                                            luaL_typename(L, -1)));
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "keep: expected a boolean, got %s",
+                                    luaL_typename(L, -1)));
     keep = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }

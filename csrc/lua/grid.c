@@ -20,10 +20,10 @@ typedef struct LGrid {
   size_t path_cap;     /* entries allocated in `path` */
   SpGridResult last;   /* figures of the last search */
   SpGridAlgorithm last_algorithm;
-  int searched;        /* a search ran: `last` means something */
-  int found;           /* and it found a path */
+  int searched; /* a search ran: `last` means something */
+  int found;    /* and it found a path */
   int width, height;
-  size_t held;         /* C bytes reported to accounting.c */
+  size_t held; /* C bytes reported to accounting.c */
 } LGrid;
 
 /* Smallest path buffer; it then doubles as longer paths come. */
@@ -39,8 +39,7 @@ static LGrid *to_grid(lua_State *L, int idx)
 static LGrid *check_grid(lua_State *L, int idx)
 {
   LGrid *g = to_grid(L, idx);
-  if (!g->grid)
-    luaL_argerror(L, idx, "saspu.Grid is closed");
+  if (!g->grid) luaL_argerror(L, idx, "saspu.Grid is closed");
   return g;
 }
 
@@ -48,17 +47,13 @@ static LGrid *check_grid(lua_State *L, int idx)
  * error "saspu.Grid was closed during the call". */
 static SpGrid *live_grid(lua_State *L, const LGrid *g)
 {
-  if (!g->grid)
-    closed_during_call(L, GRID_MT);
+  if (!g->grid) closed_during_call(L, GRID_MT);
   return g->grid;
 }
 
 /* The grid of the saspu.Grid at `idx`, NULL once it is closed (a world
  * checks it before every update). */
-SpGrid *grid_of(lua_State *L, int idx)
-{
-  return to_grid(L, idx)->grid;
-}
+SpGrid *grid_of(lua_State *L, int idx) { return to_grid(L, idx)->grid; }
 
 /* Argument `arg`, an integer in 1..limit, named `name` in the message;
  * returns it 0-based. */
@@ -66,8 +61,8 @@ static int check_cell(lua_State *L, int arg, const char *name, int limit)
 {
   lua_Integer v = luaL_checkinteger(L, arg);
   if (v < 1 || v > limit)
-    luaL_argerror(L, arg, lua_pushfstring(L, "%s = %I is outside 1..%d", name, v,
-                                          limit));
+    luaL_argerror(
+        L, arg, lua_pushfstring(L, "%s = %I is outside 1..%d", name, v, limit));
   return (int)(v - 1);
 }
 
@@ -77,8 +72,9 @@ static int check_cell(lua_State *L, int arg, const char *name, int limit)
 static const char *push_cost_error(lua_State *L, const char *prefix, double c)
 {
   char buf[160];
-  snprintf(buf, sizeof buf, "%scost %g is out of range: a cost is a number in [%g, %g]",
-           prefix, c, SP_GRID_MIN_COST, SP_GRID_MAX_COST);
+  snprintf(buf, sizeof buf,
+           "%scost %g is out of range: a cost is a number in [%g, %g]", prefix,
+           c, SP_GRID_MIN_COST, SP_GRID_MAX_COST);
   lua_pushstring(L, buf);
   return lua_tostring(L, -1);
 }
@@ -93,8 +89,7 @@ static double check_cost(lua_State *L, int arg, int optional, double dflt)
 {
   double c = optional ? (double)luaL_optnumber(L, arg, dflt)
                       : (double)luaL_checknumber(L, arg);
-  if (!valid_cost(c))
-    luaL_argerror(L, arg, push_cost_error(L, "", c));
+  if (!valid_cost(c)) luaL_argerror(L, arg, push_cost_error(L, "", c));
   return c;
 }
 
@@ -120,13 +115,17 @@ static Rect check_rect(lua_State *L, const LGrid *g, int arg)
   w = luaL_checkinteger(L, arg + 2);
   h = luaL_checkinteger(L, arg + 3);
   if (w < 0 || w > g->width - r.x)
-    luaL_argerror(L, arg + 2, lua_pushfstring(L,
-                  "w = %I does not fit: from x = %d the grid has room for 0..%d",
-                  w, r.x + 1, g->width - r.x));
+    luaL_argerror(
+        L, arg + 2,
+        lua_pushfstring(
+            L, "w = %I does not fit: from x = %d the grid has room for 0..%d",
+            w, r.x + 1, g->width - r.x));
   if (h < 0 || h > g->height - r.y)
-    luaL_argerror(L, arg + 3, lua_pushfstring(L,
-                  "h = %I does not fit: from y = %d the grid has room for 0..%d",
-                  h, r.y + 1, g->height - r.y));
+    luaL_argerror(
+        L, arg + 3,
+        lua_pushfstring(
+            L, "h = %I does not fit: from y = %d the grid has room for 0..%d",
+            h, r.y + 1, g->height - r.y));
   r.w = (int)w;
   r.h = (int)h;
   return r;
@@ -181,16 +180,19 @@ static int l_grid(lua_State *L)
   SpGridError err;
   SpGrid *grid = NULL;
   LGrid *g;
-  luaL_argcheck(L, w >= 1 && w <= SP_GRID_MAX_SIDE, 1,
-                lua_pushfstring(L, "w = %I is outside 1..%d", w, SP_GRID_MAX_SIDE));
-  luaL_argcheck(L, h >= 1 && h <= SP_GRID_MAX_SIDE, 2,
-                lua_pushfstring(L, "h = %I is outside 1..%d", h, SP_GRID_MAX_SIDE));
+  luaL_argcheck(
+      L, w >= 1 && w <= SP_GRID_MAX_SIDE, 1,
+      lua_pushfstring(L, "w = %I is outside 1..%d", w, SP_GRID_MAX_SIDE));
+  luaL_argcheck(
+      L, h >= 1 && h <= SP_GRID_MAX_SIDE, 2,
+      lua_pushfstring(L, "h = %I is outside 1..%d", h, SP_GRID_MAX_SIDE));
   luaL_argcheck(L, w * h <= SP_GRID_MAX_CELLS, 2,
                 lua_pushfstring(L, "a %Ix%I grid has more than %d cells", w, h,
                                 SP_GRID_MAX_CELLS));
   lua_settop(L, 3);
   g = new_grid_userdata(L);
-  if (sp_grid_new((int)w, (int)h, cost, core_allocator(L), &grid, &err) != SP_OK)
+  if (sp_grid_new((int)w, (int)h, cost, core_allocator(L), &grid, &err) !=
+      SP_OK)
     return grid_error(L, "saspu.grid", &err);
   grid_owns(L, g, grid);
   return 1;
@@ -341,8 +343,9 @@ static int l_grid_set_costs(lua_State *L)
   lua_settop(L, 6);
   len = (lua_Integer)lua_rawlen(L, 6);
   if (len != n)
-    luaL_argerror(L, 6, lua_pushfstring(L, "values has %I entries, expected w*h = %I",
-                                        len, n));
+    luaL_argerror(
+        L, 6,
+        lua_pushfstring(L, "values has %I entries, expected w*h = %I", len, n));
   vals = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *vals, 0);
   for (i = 0; i < n; i++) {
     int t = lua_rawgeti(L, 6, i + 1), cx = r.x + (int)(i % r.w) + 1,
@@ -357,14 +360,19 @@ static int l_grid_set_costs(lua_State *L)
       }
       vals[i] = c;
     } else {
-      luaL_argerror(L, 6, lua_pushfstring(L,
-                    "values[%I] (cell (%d, %d)): expected a cost, or 0 or false "
-                    "for blocked, got %s", i + 1, cx, cy,
-                    t == LUA_TBOOLEAN ? "true" : luaL_typename(L, -1)));
+      luaL_argerror(
+          L, 6,
+          lua_pushfstring(
+              L,
+              "values[%I] (cell (%d, %d)): expected a cost, or 0 or false "
+              "for blocked, got %s",
+              i + 1, cx, cy,
+              t == LUA_TBOOLEAN ? "true" : luaL_typename(L, -1)));
     }
     lua_pop(L, 1);
   }
-  if (sp_grid_set_costs(live_grid(L, g), r.x, r.y, r.w, r.h, vals, &err) != SP_OK)
+  if (sp_grid_set_costs(live_grid(L, g), r.x, r.y, r.w, r.h, vals, &err) !=
+      SP_OK)
     return grid_error(L, "saspu.Grid:set_costs", &err);
   return 0;
 }
@@ -392,36 +400,44 @@ static void check_query(lua_State *L, int arg, SpGridQuery *q)
 {
   q->algorithm = SP_GRID_ASTAR;
   q->allow_corner_cutting = 0;
-  if (lua_isnoneornil(L, arg))
-    return;
+  if (lua_isnoneornil(L, arg)) return;
   luaL_checktype(L, arg, LUA_TTABLE);
   lua_pushnil(L);
   while (lua_next(L, arg)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
     if (k && strcmp(k, "algorithm") == 0) {
-      const char *a = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      const char *a =
+          lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
       if (a && strcmp(a, "astar") == 0)
         q->algorithm = SP_GRID_ASTAR;
       else if (a && strcmp(a, "dijkstra") == 0)
         q->algorithm = SP_GRID_DIJKSTRA;
       else if (a)
-        luaL_argerror(L, arg, lua_pushfstring(L,
-                      "algorithm: expected 'astar' or 'dijkstra', got %s",
-                      shown_name(L, -1)));
+        luaL_argerror(
+            L, arg,
+            lua_pushfstring(L,
+                            "algorithm: expected 'astar' or 'dijkstra', got %s",
+                            shown_name(L, -1)));
       else
-        luaL_argerror(L, arg, lua_pushfstring(L,
-                      "algorithm: expected 'astar' or 'dijkstra', got %s",
-                      luaL_typename(L, -1)));
+        luaL_argerror(
+            L, arg,
+            lua_pushfstring(L,
+                            "algorithm: expected 'astar' or 'dijkstra', got %s",
+                            luaL_typename(L, -1)));
     } else if (k && strcmp(k, "corner_cutting") == 0) {
       if (!lua_isboolean(L, -1))
-        luaL_argerror(L, arg, lua_pushfstring(L,
-                      "corner_cutting: expected a boolean, got %s",
-                      luaL_typename(L, -1)));
+        luaL_argerror(
+            L, arg,
+            lua_pushfstring(L, "corner_cutting: expected a boolean, got %s",
+                            luaL_typename(L, -1)));
       q->allow_corner_cutting = lua_toboolean(L, -1);
     } else {
       const char *shown = shown_name(L, -2);
-      luaL_argerror(L, arg, lua_pushfstring(L,
-                    "unknown option %s (expected algorithm, corner_cutting)", shown));
+      luaL_argerror(
+          L, arg,
+          lua_pushfstring(
+              L, "unknown option %s (expected algorithm, corner_cutting)",
+              shown));
     }
     lua_pop(L, 1);
   }
@@ -432,14 +448,14 @@ static void check_query(lua_State *L, int arg, SpGridQuery *q)
 static void reserve_path(lua_State *L, LGrid *g, size_t len)
 {
   size_t cap = g->path_cap ? g->path_cap : GRID_PATH_MIN;
-  if (len <= g->path_cap)
-    return;
-  while (cap < len)
-    cap *= 2;
+  if (len <= g->path_cap) return;
+  while (cap < len) cap *= 2;
   SpAllocator a = core_allocator(L);
-  void *p = a.fn(a.ud, g->path, g->path_cap * sizeof *g->path, cap * sizeof *g->path);
+  void *p =
+      a.fn(a.ud, g->path, g->path_cap * sizeof *g->path, cap * sizeof *g->path);
   if (!p) /* the old buffer is still ours, and still in g */
-    luaL_error(L, "saspu.Grid: not enough memory for a path of %d cells", (int)len);
+    luaL_error(L, "saspu.Grid: not enough memory for a path of %d cells",
+               (int)len);
   g->path = p;
   g->path_cap = cap;
 }
@@ -463,7 +479,8 @@ static size_t grid_search(lua_State *L, LGrid *g, int arg, const char *fname)
   check_query(L, arg + 4, &q);
   live_grid(L, g);
   if (!g->ws) {
-    if (sp_grid_workspace_new(g->grid, NULL, core_allocator(L), &g->ws, &err) != SP_OK) {
+    if (sp_grid_workspace_new(g->grid, NULL, core_allocator(L), &g->ws, &err) !=
+        SP_OK) {
       g->ws = NULL;
       grid_error(L, fname, &err);
     }
@@ -496,8 +513,7 @@ static int l_grid_path(lua_State *L)
   size_t len, i;
   lua_settop(L, 6);
   len = grid_search(L, g, 2, "saspu.Grid:path");
-  if (len == 0)
-    return 3;
+  if (len == 0) return 3;
   lua_createtable(L, (int)len, 0);
   for (i = 0; i < len; i++) {
     SpGridPoint c;
@@ -582,52 +598,44 @@ static int l_grid_memory(lua_State *L)
 {
   LGrid *g = check_grid(L, 1);
   size_t bytes = sp_grid_size_bytes(g->grid) + g->path_cap * sizeof *g->path;
-  if (g->ws)
-    bytes += sp_grid_workspace_size_bytes(g->ws);
+  if (g->ws) bytes += sp_grid_workspace_size_bytes(g->ws);
   lua_pushinteger(L, (lua_Integer)bytes);
   return 1;
 }
 
-static const luaL_Reg grid_meta[] = {
-  { "__gc", l_grid_close },
-  { "__close", l_grid_close },
-  { "__tostring", l_grid_tostring },
-  { NULL, NULL }
-};
+static const luaL_Reg grid_meta[] = {{"__gc", l_grid_close},
+                                     {"__close", l_grid_close},
+                                     {"__tostring", l_grid_tostring},
+                                     {NULL, NULL}};
 
-static const luaL_Reg grid_methods[] = {
-  { "width", l_grid_width },
-  { "height", l_grid_height },
-  { "cost", l_grid_cost },
-  { "is_blocked", l_grid_is_blocked },
-  { "set_cost", l_grid_set_cost },
-  { "set_blocked", l_grid_set_blocked },
-  { "fill_cost", l_grid_fill_cost },
-  { "fill_blocked", l_grid_fill_blocked },
-  { "set_costs", l_grid_set_costs },
-  { "set_map", l_grid_set_map },
-  { "path", l_grid_path },
-  { "path_into", l_grid_path_into },
-  { "last_stats", l_grid_last_stats },
-  { "memory", l_grid_memory },
-  { "close", l_grid_close },
-  { NULL, NULL }
-};
+static const luaL_Reg grid_methods[] = {{"width", l_grid_width},
+                                        {"height", l_grid_height},
+                                        {"cost", l_grid_cost},
+                                        {"is_blocked", l_grid_is_blocked},
+                                        {"set_cost", l_grid_set_cost},
+                                        {"set_blocked", l_grid_set_blocked},
+                                        {"fill_cost", l_grid_fill_cost},
+                                        {"fill_blocked", l_grid_fill_blocked},
+                                        {"set_costs", l_grid_set_costs},
+                                        {"set_map", l_grid_set_map},
+                                        {"path", l_grid_path},
+                                        {"path_into", l_grid_path_into},
+                                        {"last_stats", l_grid_last_stats},
+                                        {"memory", l_grid_memory},
+                                        {"close", l_grid_close},
+                                        {NULL, NULL}};
 
 static const luaL_Reg grid_module_fns[] = {
-  { "grid", l_grid },
-  { "grid_from_ascii", l_grid_from_ascii },
-  { NULL, NULL }
-};
+    {"grid", l_grid}, {"grid_from_ascii", l_grid_from_ascii}, {NULL, NULL}};
 
 /* Registers the saspu.Grid metatable and adds the grid constructors to
  * the module table on top of the stack. */
 void open_grid(lua_State *L)
 {
-  luaL_newmetatable(L, GRID_MT);          /* module mt */
+  luaL_newmetatable(L, GRID_MT); /* module mt */
   luaL_setfuncs(L, grid_meta, 0);
-  luaL_newlib(L, grid_methods);           /* module mt methods */
+  luaL_newlib(L, grid_methods); /* module mt methods */
   lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);                          /* module */
+  lua_pop(L, 1); /* module */
   luaL_setfuncs(L, grid_module_fns, 0);
 }

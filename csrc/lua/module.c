@@ -9,7 +9,8 @@ static int l_clock_ns(lua_State *L)
 {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  lua_pushinteger(L, (lua_Integer)ts.tv_sec * 1000000000 + (lua_Integer)ts.tv_nsec);
+  lua_pushinteger(L, (lua_Integer)ts.tv_sec * 1000000000 +
+                         (lua_Integer)ts.tv_nsec);
   return 1;
 }
 
@@ -35,12 +36,10 @@ static int l_duration_draw(lua_State *L)
   return 2;
 }
 
-static const luaL_Reg module_fns[] = {
-  { "clock_ns", l_clock_ns },
-  { "duration_draw", l_duration_draw },
-  { "cores", l_cores },
-  { NULL, NULL }
-};
+static const luaL_Reg module_fns[] = {{"clock_ns", l_clock_ns},
+                                      {"duration_draw", l_duration_draw},
+                                      {"cores", l_cores},
+                                      {NULL, NULL}};
 
 /* The interpreter the module was built for. lua/saspu/native.lua finds
  * these bytes in a core.so that another Lua cannot load, to say so. */

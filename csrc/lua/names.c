@@ -33,8 +33,7 @@ const char *shown_name(lua_State *L, int idx)
   luaL_Buffer b;
   size_t len, i, head, tail;
   const char *s;
-  if (lua_type(L, idx) != LUA_TSTRING)
-    return luaL_tolstring(L, idx, NULL);
+  if (lua_type(L, idx) != LUA_TSTRING) return luaL_tolstring(L, idx, NULL);
   s = lua_tolstring(L, idx, &len);
   head = len > SASPU_LUA_NAME_SHOWN ? SASPU_LUA_NAME_SHOWN - 16 : len;
   tail = len > SASPU_LUA_NAME_SHOWN ? 8 : 0;
@@ -42,8 +41,7 @@ const char *shown_name(lua_State *L, int idx)
   luaL_addchar(&b, '\'');
   for (i = 0; i < head + tail; i++) {
     char c = s[i < head ? i : len - tail + (i - head)];
-    if (i == head)
-      luaL_addstring(&b, "...");
+    if (i == head) luaL_addstring(&b, "...");
     if (c == '\0')
       luaL_addstring(&b, "\\0");
     else
@@ -66,8 +64,7 @@ static void push_name_list(lua_State *L, int arr)
   lua_Integer n = (lua_Integer)lua_rawlen(L, arr), i;
   luaL_buffinit(L, &b);
   for (i = 1; i <= n; i++) {
-    if (i > 1)
-      luaL_addstring(&b, ", ");
+    if (i > 1) luaL_addstring(&b, ", ");
     if (i > SASPU_LUA_LIST_MAX) {
       luaL_addstring(&b, "...");
       break;
@@ -111,8 +108,7 @@ const char *var_name(lua_State *L, const Names *n, int var)
 static int lookup_var(lua_State *L, const Names *n, int idx)
 {
   int r;
-  if (lua_type(L, idx) != LUA_TSTRING)
-    return -2;
+  if (lua_type(L, idx) != LUA_TSTRING) return -2;
   lua_pushvalue(L, idx);
   r = lua_rawget(L, n->var_ids) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : -1;
   lua_pop(L, 1);
@@ -140,7 +136,7 @@ static int lookup_value(lua_State *L, const Names *n, int var, int idx)
 
 /* The variable at `idx` or an error naming the problem under `where`. */
 int read_var(lua_State *L, const Names *n, int idx, const char *where,
-                    const char *field)
+             const char *field)
 {
   int v = lookup_var(L, n, idx);
   if (v == -2)
@@ -159,18 +155,19 @@ int read_var(lua_State *L, const Names *n, int idx, const char *where,
  * "post 'full' is not a value of 'haystack' (stored, in_hands, in_feeder)";
  * `label` names the field ("pre", "post", "prevail") or is "". */
 int read_value(lua_State *L, const Names *n, int var, int idx,
-                      const char *where, const char *label)
+               const char *where, const char *label)
 {
   int x = lookup_value(L, n, var, idx);
   if (x == -2)
     return raise_error(L, where, "%s%sexpected a value of '%s', got %s", label,
-                       *label ? ": " : "", var_name(L, n, var), luaL_typename(L, idx));
+                       *label ? ": " : "", var_name(L, n, var),
+                       luaL_typename(L, idx));
   if (x < 0) {
     const char *shown = shown_name(L, idx);
     push_value_list(L, n, var);
     return raise_error(L, where, "%s%s%s is not a value of '%s' (%s)", label,
                        *label ? " " : "", shown, var_name(L, n, var),
-                 lua_tostring(L, -1));
+                       lua_tostring(L, -1));
   }
   return x;
 }
@@ -207,8 +204,8 @@ void push_key_list(lua_State *L, int tbl)
  * names, values value names. With `mask` (a goal) mask[v] is GOAL_SET,
  * GOAL_KEEP (the value saspu.KEEP) or GOAL_FREE (left out); without it
  * every variable must be given. */
-void read_state(lua_State *L, const Names *n, int tbl, int nv,
-                       SpValue *vals, uint8_t *mask, const char *where)
+void read_state(lua_State *L, const Names *n, int tbl, int nv, SpValue *vals,
+                uint8_t *mask, const char *where)
 {
   uint8_t seen_buf[64];
   uint8_t *seen = mask;
@@ -216,7 +213,8 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
   if (!seen) {
     /* a total state: track the variables given in a Lua-owned buffer
      * when the stack buffer is too small */
-    seen = nv <= (int)sizeof seen_buf ? seen_buf : lua_newuserdatauv(L, (size_t)nv, 0);
+    seen = nv <= (int)sizeof seen_buf ? seen_buf
+                                      : lua_newuserdatauv(L, (size_t)nv, 0);
   }
   memset(seen, 0, (size_t)nv);
   lua_pushnil(L);
@@ -236,7 +234,8 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
     }
     if (is_keep_marker(L, key + 1)) { /* a goal's "the start value" */
       if (!mask)
-        raise_error(L, where, "'%s': saspu.KEEP is for goals, a state gives every value",
+        raise_error(L, where,
+                    "'%s': saspu.KEEP is for goals, a state gives every value",
                     var_name(L, n, v));
       seen[v] = GOAL_KEEP;
       lua_pop(L, 1);
@@ -250,11 +249,9 @@ void read_state(lua_State *L, const Names *n, int tbl, int nv,
     for (v = 0; v < nv; v++)
       if (!seen[v])
         raise_error(L, where, "missing variable '%s'", var_name(L, n, v));
-    if (seen != seen_buf)
-      lua_pop(L, 1);
+    if (seen != seen_buf) lua_pop(L, 1);
   }
 }
-
 
 size_t fmt_explain(const SpDomain *d, const void *arg, char *buf, size_t size)
 {
@@ -290,8 +287,7 @@ void push_formatted(lua_State *L, const SpDomain *const *d, const char *type,
   } else {
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, len + 1);
-    if (!*d)
-      closed_during_call(L, type);
+    if (!*d) closed_during_call(L, type);
     f(*d, arg, p, len + 1);
     luaL_pushresultsize(&b, len);
   }
@@ -304,8 +300,7 @@ int closed_during_call(lua_State *L, const char *type)
 
 const SpDomain *live_domain(lua_State *L, const LDomain *d)
 {
-  if (!d->domain)
-    closed_during_call(L, DOMAIN_MT);
+  if (!d->domain) closed_during_call(L, DOMAIN_MT);
   return d->domain;
 }
 
@@ -322,8 +317,7 @@ void *to_userdata_of_upvalue(lua_State *L, int idx, const char *type)
     ok = lua_rawequal(L, -1, lua_upvalueindex(1));
     lua_pop(L, 1);
   }
-  if (!ok)
-    luaL_typeerror(L, idx, type);
+  if (!ok) luaL_typeerror(L, idx, type);
   return u;
 }
 
@@ -338,10 +332,7 @@ int core_error(lua_State *L, const char *where, const SpError *err)
 }
 
 /* Pushes user value `uv` of the userdata at `idx`. */
-void push_uv(lua_State *L, int idx, int uv)
-{
-  lua_getiuservalue(L, idx, uv);
-}
+void push_uv(lua_State *L, int idx, int uv) { lua_getiuservalue(L, idx, uv); }
 
 /* Pushes the Names tables of the domain userdata at stack index `dom`
  * (closed or not: the tables stay) and fills `n`. */
@@ -358,10 +349,7 @@ void push_names_at(lua_State *L, int dom, Names *n)
 }
 
 /* The same for the domain at stack index 1, as every domain method has. */
-void push_names(lua_State *L, Names *n)
-{
-  push_names_at(L, 1, n);
-}
+void push_names(lua_State *L, Names *n) { push_names_at(L, 1, n); }
 
 /* Sets t[from..to] to nil (raw: the caller's metamethods do not run). */
 void clear_array(lua_State *L, int t, lua_Integer from, lua_Integer to)
@@ -399,13 +387,15 @@ void push_keep_marker(lua_State *L)
 
 int is_keep_marker(lua_State *L, int idx)
 {
-  return lua_type(L, idx) == LUA_TLIGHTUSERDATA && lua_touserdata(L, idx) == &keep_marker;
+  return lua_type(L, idx) == LUA_TLIGHTUSERDATA &&
+         lua_touserdata(L, idx) == &keep_marker;
 }
 
 /* Argument `arg`: a frame's dt in seconds (see binding.h). */
 float check_dt(lua_State *L, int arg)
 {
   double dt = luaL_checknumber(L, arg);
-  luaL_argcheck(L, dt >= 0 && dt <= FLT_MAX, arg, "dt must be a finite number of seconds, 0 or more");
+  luaL_argcheck(L, dt >= 0 && dt <= FLT_MAX, arg,
+                "dt must be a finite number of seconds, 0 or more");
   return (float)dt;
 }

@@ -28,12 +28,12 @@ typedef struct LPopulation {
   LDomain *owner;
   size_t n;
   int nvars, nactions;
-  uint16_t *plan;  /* nactions entries (at least 1) */
-  SpValue *s0;     /* nvars entries each */
+  uint16_t *plan; /* nactions entries (at least 1) */
+  SpValue *s0;    /* nvars entries each */
   SpValue *goal;
   SpValue *row;
-  uint8_t *mask;   /* which variables a state argument gave */
-  size_t held;     /* C bytes reported to accounting.c */
+  uint8_t *mask; /* which variables a state argument gave */
+  size_t held;   /* C bytes reported to accounting.c */
 } LPopulation;
 
 /* The thread pool every population of a Lua state plans on (upvalue 2 of
@@ -66,8 +66,7 @@ static LPopulation *to_population(lua_State *L, int idx)
 static LPopulation *check_population(lua_State *L, int idx)
 {
   LPopulation *p = to_population(L, idx);
-  if (!p->pop)
-    luaL_argerror(L, idx, "saspu.Population is closed");
+  if (!p->pop) luaL_argerror(L, idx, "saspu.Population is closed");
   luaL_checkstack(L, STACK_NEED, POPULATION_MT);
   return p;
 }
@@ -76,8 +75,7 @@ static LPopulation *check_population(lua_State *L, int idx)
  * the error "saspu.Population was closed during the call". */
 static SpPopulation *live_pop(lua_State *L, const LPopulation *p)
 {
-  if (!p->pop)
-    closed_during_call(L, POPULATION_MT);
+  if (!p->pop) closed_during_call(L, POPULATION_MT);
   return p->pop;
 }
 
@@ -87,9 +85,11 @@ static size_t check_npc(lua_State *L, const LPopulation *p, int arg)
   lua_Integer i = luaL_checkinteger(L, arg);
   if (i < 1 || (lua_Unsigned)i > p->n) {
     if (p->n == 0)
-      luaL_argerror(L, arg, lua_pushfstring(L, "npc %I: the population is empty", i));
-    luaL_argerror(L, arg, lua_pushfstring(L, "npc %I is outside 1..%I", i,
-                                          (lua_Integer)p->n));
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "npc %I: the population is empty", i));
+    luaL_argerror(
+        L, arg,
+        lua_pushfstring(L, "npc %I is outside 1..%I", i, (lua_Integer)p->n));
   }
   return (size_t)(i - 1);
 }
@@ -99,15 +99,21 @@ static size_t check_npc(lua_State *L, const LPopulation *p, int arg)
 static size_t check_range(lua_State *L, const LPopulation *p, int arg,
                           lua_Integer first, size_t count)
 {
-  if (first < 1 || (lua_Unsigned)(first - 1) > p->n || count > p->n - (size_t)(first - 1)) {
+  if (first < 1 || (lua_Unsigned)(first - 1) > p->n ||
+      count > p->n - (size_t)(first - 1)) {
     /* the last NPC as a number only when it is one (no overflow shown) */
-    if (count == 0 || (count <= (size_t)LUA_MAXINTEGER &&
-                       (first < 1 || count - 1 <= (size_t)(LUA_MAXINTEGER - first))))
-      luaL_argerror(L, arg, lua_pushfstring(L, "npcs %I..%I are outside 1..%I", first,
-                                            (lua_Integer)((lua_Unsigned)first + count - 1),
-                                            (lua_Integer)p->n));
-    luaL_argerror(L, arg, lua_pushfstring(L, "%I NPCs from npc %I are outside 1..%I",
-                                          (lua_Integer)count, first, (lua_Integer)p->n));
+    if (count == 0 ||
+        (count <= (size_t)LUA_MAXINTEGER &&
+         (first < 1 || count - 1 <= (size_t)(LUA_MAXINTEGER - first))))
+      luaL_argerror(
+          L, arg,
+          lua_pushfstring(L, "npcs %I..%I are outside 1..%I", first,
+                          (lua_Integer)((lua_Unsigned)first + count - 1),
+                          (lua_Integer)p->n));
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "%I NPCs from npc %I are outside 1..%I",
+                                  (lua_Integer)count, first,
+                                  (lua_Integer)p->n));
   }
   return (size_t)(first - 1);
 }
@@ -124,21 +130,27 @@ static int pop_error(lua_State *L, const char *fname, const SpError *err)
  * positions: which byte of the string, which NPC, which variable. `first`
  * is the 0-based NPC of the string's first state; `all` when the string
  * is one state meant for every NPC. */
-static int packed_error(lua_State *L, const LPopulation *p, int arg, size_t first,
-                        int all, const char *fname, const SpError *err)
+static int packed_error(lua_State *L, const LPopulation *p, int arg,
+                        size_t first, int all, const char *fname,
+                        const SpError *err)
 {
-  if (err->code == SP_E_STATE_VALUE && err->variable >= 0 && err->variable < p->nvars) {
+  if (err->code == SP_E_STATE_VALUE && err->variable >= 0 &&
+      err->variable < p->nvars) {
     const char *var = sp_variable_name(p->domain, err->variable);
     int count = sp_variable_value_count(p->domain, err->variable);
     if (all)
-      return luaL_argerror(L, arg, lua_pushfstring(L,
-                           "byte %d ('%s') is %d, out of range (%d values: 0..%d)",
-                           err->variable + 1, var, err->value, count, count - 1));
-    return luaL_argerror(L, arg, lua_pushfstring(L,
-                         "byte %I (npc %I, '%s') is %d, out of range (%d values: 0..%d)",
-                         (lua_Integer)(((size_t)err->index - first) * (size_t)p->nvars) +
-                             err->variable + 1,
-                         (lua_Integer)err->index + 1, var, err->value, count, count - 1));
+      return luaL_argerror(
+          L, arg,
+          lua_pushfstring(
+              L, "byte %d ('%s') is %d, out of range (%d values: 0..%d)",
+              err->variable + 1, var, err->value, count, count - 1));
+    return luaL_argerror(
+        L, arg,
+        lua_pushfstring(
+            L, "byte %I (npc %I, '%s') is %d, out of range (%d values: 0..%d)",
+            (lua_Integer)(((size_t)err->index - first) * (size_t)p->nvars) +
+                err->variable + 1,
+            (lua_Integer)err->index + 1, var, err->value, count, count - 1));
   }
   return pop_error(L, fname, err);
 }
@@ -152,8 +164,9 @@ static int packed_error(lua_State *L, const LPopulation *p, int arg, size_t firs
  * p->mask to the goal's GOAL_* marks (every one GOAL_SET for a start).
  * `dom` is the stack index of the domain userdata and `n` its names;
  * `where` prefixes errors inside a table. */
-static void pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n,
-                           int arg, int is_goal, SpValue *out, const char *where)
+static void pop_read_state(lua_State *L, LPopulation *p, int dom,
+                           const Names *n, int arg, int is_goal, SpValue *out,
+                           const char *where)
 {
   int nv = p->nvars, v, t = lua_type(L, arg);
   memset(p->mask, GOAL_SET, (size_t)nv);
@@ -170,29 +183,37 @@ static void pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n
         memcpy(out, lua_tostring(L, -1), (size_t)nv);
     } else if (len == (size_t)nv) {
       for (v = 0; v < nv; v++) {
-        int x = (unsigned char)s[v], count = sp_variable_value_count(p->domain, v);
+        int x = (unsigned char)s[v],
+            count = sp_variable_value_count(p->domain, v);
         if (is_goal && x == SP_ANY)
           p->mask[v] = GOAL_FREE;
         else if (x >= count)
-          luaL_argerror(L, arg, lua_pushfstring(L,
-                        "packed %s: byte %d ('%s') is %d, out of range (%d values: 0..%d)",
-                        is_goal ? "goal" : "start", v + 1, sp_variable_name(p->domain, v),
-                        x, count, count - 1));
+          luaL_argerror(L, arg,
+                        lua_pushfstring(L,
+                                        "packed %s: byte %d ('%s') is %d, out "
+                                        "of range (%d values: 0..%d)",
+                                        is_goal ? "goal" : "start", v + 1,
+                                        sp_variable_name(p->domain, v), x,
+                                        count, count - 1));
         out[v] = (SpValue)x;
       }
     } else {
       push_key_list(L, lua_gettop(L) - 1);
       shown_name(L, arg);
-      luaL_argerror(L, arg, lua_pushfstring(L,
-                    "unknown %s %s (%s), and not a packed state of %d bytes",
-                    is_goal ? "goal" : "start", lua_tostring(L, -1), lua_tostring(L, -2), nv));
+      luaL_argerror(
+          L, arg,
+          lua_pushfstring(
+              L, "unknown %s %s (%s), and not a packed state of %d bytes",
+              is_goal ? "goal" : "start", lua_tostring(L, -1),
+              lua_tostring(L, -2), nv));
     }
     lua_pop(L, 2);
   } else if (t == LUA_TTABLE) {
     read_state(L, n, arg, nv, out, is_goal ? p->mask : NULL, where);
   } else {
-    luaL_typeerror(L, arg, is_goal ? "goal name, packed state or table"
-                                   : "start name, packed state or table");
+    luaL_typeerror(L, arg,
+                   is_goal ? "goal name, packed state or table"
+                           : "start name, packed state or table");
   }
 }
 
@@ -200,8 +221,9 @@ static void pop_read_state(lua_State *L, LPopulation *p, int dom, const Names *n
 static int unknown_option(lua_State *L, int arg, const char *allowed)
 {
   const char *shown = shown_name(L, -2);
-  return luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s (expected %s)",
-                       shown, allowed));
+  return luaL_argerror(
+      L, arg,
+      lua_pushfstring(L, "unknown option %s (expected %s)", shown, allowed));
 }
 
 /* The value on top of the stack for option `name`: an integer in lo..hi. */
@@ -209,10 +231,13 @@ static lua_Integer option_integer(lua_State *L, int arg, const char *name,
                                   lua_Integer lo, lua_Integer hi)
 {
   int isnum = 0;
-  lua_Integer x = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
+  lua_Integer x =
+      lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
   if (!isnum || x < lo || x > hi)
-    luaL_argerror(L, arg, lua_pushfstring(L, "%s: expected an integer in %I..%I, got %s",
-                                          name, lo, hi, luaL_tolstring(L, -1, NULL)));
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L,
+                                  "%s: expected an integer in %I..%I, got %s",
+                                  name, lo, hi, luaL_tolstring(L, -1, NULL)));
   return x;
 }
 
@@ -238,8 +263,10 @@ static int l_population(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     lua_pushnil(L);
     while (lua_next(L, 3)) {
-      if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "cache_capacity") == 0)
-        capacity = option_integer(L, 3, "cache_capacity", 0, SP_PLAN_CACHE_MAX_CAPACITY);
+      if (lua_type(L, -2) == LUA_TSTRING &&
+          strcmp(lua_tostring(L, -2), "cache_capacity") == 0)
+        capacity = option_integer(L, 3, "cache_capacity", 0,
+                                  SP_PLAN_CACHE_MAX_CAPACITY);
       else
         unknown_option(L, 3, "cache_capacity");
       lua_pop(L, 1);
@@ -266,17 +293,20 @@ static int l_population(lua_State *L)
   push_uv(L, 1, UV_ACTION_NAMES);
   lua_setiuservalue(L, -2, UV_POP_ACTIONS);
   /* the allocations above were Lua points: fetch the domain again */
-  if (sp_population_new(live_domain(L, d), (size_t)n, core_allocator(L), &pop, &err) != SP_OK)
+  if (sp_population_new(live_domain(L, d), (size_t)n, core_allocator(L), &pop,
+                        &err) != SP_OK)
     return core_error(L, "saspu.population", &err); /* nothing was allocated */
   p->pop = pop;
   p->domain = d->domain;
   p->owner = d;
   d->users++;
-  if (capacity > 0 && sp_population_set_cache_capacity(pop, (uint32_t)capacity, &err) != SP_OK)
+  if (capacity > 0 &&
+      sp_population_set_cache_capacity(pop, (uint32_t)capacity, &err) != SP_OK)
     return core_error(L, "saspu.population", &err);
   /* states, goals, status, handle and plan slot of every NPC */
   account_c_memory(L, &p->held,
-                   (size_t)n * (2 * (size_t)nv + 5 + (size_t)na * (na > 255 ? 2 : 1)));
+                   (size_t)n *
+                       (2 * (size_t)nv + 5 + (size_t)na * (na > 255 ? 2 : 1)));
   return 1;
 }
 
@@ -306,8 +336,9 @@ static int l_pop_tostring(lua_State *L)
   if (!p->pop)
     lua_pushliteral(L, "saspu.Population (closed)");
   else
-    lua_pushfstring(L, "saspu.Population '%s' (%I NPC%s)", sp_domain_name(p->domain),
-                    (lua_Integer)p->n, p->n == 1 ? "" : "s");
+    lua_pushfstring(L, "saspu.Population '%s' (%I NPC%s)",
+                    sp_domain_name(p->domain), (lua_Integer)p->n,
+                    p->n == 1 ? "" : "s");
   return 1;
 }
 
@@ -374,29 +405,25 @@ static int set_rows(lua_State *L, int goals)
   SpError err;
   SpStatus st;
   if (len % (size_t)p->nvars != 0)
-    luaL_argerror(L, 3, lua_pushfstring(L,
-                  "%I bytes is not a whole number of states of %d bytes",
-                  (lua_Integer)len, p->nvars));
+    luaL_argerror(L, 3,
+                  lua_pushfstring(
+                      L, "%I bytes is not a whole number of states of %d bytes",
+                      (lua_Integer)len, p->nvars));
   count = len / (size_t)p->nvars;
   first0 = check_range(L, p, 2, first, count);
   if (goals)
-    st = sp_population_set_goals(live_pop(L, p), first0, count, (const SpValue *)s, &err);
+    st = sp_population_set_goals(live_pop(L, p), first0, count,
+                                 (const SpValue *)s, &err);
   else
-    st = sp_population_set_states(live_pop(L, p), first0, count, (const SpValue *)s, &err);
-  if (st != SP_OK)
-    return packed_error(L, p, 3, first0, 0, fname, &err);
+    st = sp_population_set_states(live_pop(L, p), first0, count,
+                                  (const SpValue *)s, &err);
+  if (st != SP_OK) return packed_error(L, p, 3, first0, 0, fname, &err);
   return 0;
 }
 
-static int l_pop_set_states(lua_State *L)
-{
-  return set_rows(L, 0);
-}
+static int l_pop_set_states(lua_State *L) { return set_rows(L, 0); }
 
-static int l_pop_set_goals(lua_State *L)
-{
-  return set_rows(L, 1);
-}
+static int l_pop_set_goals(lua_State *L) { return set_rows(L, 1); }
 
 /* pop:set_goal_all(goal [, opts]): one goal for every NPC (a goal name,
  * a packed state or a table), free where it leaves variables out. The
@@ -414,7 +441,8 @@ static int l_pop_set_goal_all(lua_State *L)
   lua_getiuservalue(L, 1, UV_POP_DOMAIN);
   dom = lua_gettop(L);
   push_names_at(L, dom, &n);
-  pop_read_state(L, p, dom, &n, 2, 1, p->goal, "saspu.Population:set_goal_all: goal");
+  pop_read_state(L, p, dom, &n, 2, 1, p->goal,
+                 "saspu.Population:set_goal_all: goal");
   live_pop(L, p);
   if (!goal_needs_start(p->mask, p->nvars, keep)) {
     resolve_goal(p->goal, p->mask, NULL, p->nvars, 0); /* reads no start */
@@ -424,9 +452,11 @@ static int l_pop_set_goal_all(lua_State *L)
   }
   for (i = 0; i < p->n; i++) {
     memcpy(p->row, p->goal, (size_t)p->nvars);
-    resolve_goal(p->row, p->mask, sp_population_state(p->pop, i), p->nvars, keep);
+    resolve_goal(p->row, p->mask, sp_population_state(p->pop, i), p->nvars,
+                 keep);
     if (sp_population_set(p->pop, i, NULL, p->row, &err) != SP_OK)
-      return pop_error(L, "set_goal_all", &err); /* checked above: not reached */
+      return pop_error(L, "set_goal_all",
+                       &err); /* checked above: not reached */
   }
   return 0;
 }
@@ -441,7 +471,8 @@ static int l_pop_mark_dirty(lua_State *L)
   SpError err;
   if (!lua_isnoneornil(L, 2)) {
     lua_Integer first = luaL_checkinteger(L, 2), c = luaL_optinteger(L, 3, 1);
-    luaL_argcheck(L, c >= 0, 3, lua_pushfstring(L, "count = %I is negative", c));
+    luaL_argcheck(L, c >= 0, 3,
+                  lua_pushfstring(L, "count = %I is negative", c));
     count = (size_t)c;
     first0 = check_range(L, p, 2, first, count);
   }
@@ -454,10 +485,11 @@ static int l_pop_mark_dirty(lua_State *L)
  * *threads, and pushes opts.report (or nil). budget_ms: nil or
  * math.huge for no budget; 0 for a budget already spent, which still
  * plans one chunk with a dirty NPC so that every call makes progress. */
-static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o, int *threads,
-                               int *oversubscribe)
+static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o,
+                               int *threads, int *oversubscribe)
 {
-  static const char allowed[] = "threads, oversubscribe, cache, budget_ms, report";
+  static const char allowed[] =
+      "threads, oversubscribe, cache, budget_ms, report";
   int report = 0;
   *threads = 0;
   *oversubscribe = 0;
@@ -467,30 +499,38 @@ static void check_plan_options(lua_State *L, int arg, SpPlanOptions *o, int *thr
     while (lua_next(L, arg)) {
       const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
       if (strcmp(k, "threads") == 0) {
-        *threads = (int)option_integer(L, arg, "threads", 0, SP_THREAD_POOL_MAX);
+        *threads =
+            (int)option_integer(L, arg, "threads", 0, SP_THREAD_POOL_MAX);
       } else if (strcmp(k, "oversubscribe") == 0) {
         if (!lua_isboolean(L, -1))
-          luaL_argerror(L, arg, lua_pushfstring(L, "oversubscribe: expected a boolean, got %s",
-                                                luaL_typename(L, -1)));
+          luaL_argerror(
+              L, arg,
+              lua_pushfstring(L, "oversubscribe: expected a boolean, got %s",
+                              luaL_typename(L, -1)));
         *oversubscribe = lua_toboolean(L, -1);
       } else if (strcmp(k, "cache") == 0) {
         if (!lua_isboolean(L, -1))
-          luaL_argerror(L, arg, lua_pushfstring(L, "cache: expected a boolean, got %s",
-                                                luaL_typename(L, -1)));
+          luaL_argerror(L, arg,
+                        lua_pushfstring(L, "cache: expected a boolean, got %s",
+                                        luaL_typename(L, -1)));
         o->no_cache = !lua_toboolean(L, -1);
       } else if (strcmp(k, "budget_ms") == 0) {
         int isnum = lua_type(L, -1) == LUA_TNUMBER;
         lua_Number ms = lua_tonumber(L, -1), ns;
         if (!isnum || !(ms >= 0))
-          luaL_argerror(L, arg, lua_pushfstring(L,
-                        "budget_ms: expected a number of milliseconds >= 0, got %s",
-                        luaL_tolstring(L, -1, NULL)));
+          luaL_argerror(
+              L, arg,
+              lua_pushfstring(
+                  L,
+                  "budget_ms: expected a number of milliseconds >= 0, got %s",
+                  luaL_tolstring(L, -1, NULL)));
         ns = ms * 1e6;
         o->budget_ns = ns >= 1.8e19 ? 0 : ns < 1 ? 1 : (uint64_t)ns;
       } else if (strcmp(k, "report") == 0) {
         if (!lua_istable(L, -1))
-          luaL_argerror(L, arg, lua_pushfstring(L, "report: expected a table, got %s",
-                                                luaL_typename(L, -1)));
+          luaL_argerror(L, arg,
+                        lua_pushfstring(L, "report: expected a table, got %s",
+                                        luaL_typename(L, -1)));
         report = 1;
       } else {
         unknown_option(L, arg, allowed);
@@ -511,12 +551,11 @@ static SpThreadPool *shared_pool(lua_State *L, LPool *h, int want)
   SpThreadPool *fresh = NULL;
   SpError err;
   int size = want > h->cores ? want : h->cores;
-  if (h->closed)
-    return NULL;
-  if (h->pool && sp_thread_pool_size(h->pool) >= want)
-    return h->pool;
+  if (h->closed) return NULL;
+  if (h->pool && sp_thread_pool_size(h->pool) >= want) return h->pool;
   if (sp_thread_pool_new(size, core_allocator(L), &fresh, &err) != SP_OK)
-    luaL_error(L, "saspu.Population:plan: cannot start %d threads: %s", size, err.message);
+    luaL_error(L, "saspu.Population:plan: cannot start %d threads: %s", size,
+               err.message);
   sp_thread_pool_free(h->pool);
   h->pool = fresh;
   return fresh;
@@ -531,8 +570,7 @@ static void pool_tidy(LPool *h, int threads)
     h->idle = 0;
     return;
   }
-  if (!h->pool || sp_thread_pool_size(h->pool) <= h->cores)
-    return;
+  if (!h->pool || sp_thread_pool_size(h->pool) <= h->cores) return;
   if (++h->idle >= SASPU_POOL_IDLE_CALLS) {
     sp_thread_pool_shrink(h->pool, h->cores);
     h->idle = 0;
@@ -560,12 +598,10 @@ static int l_pop_plan(lua_State *L)
   check_plan_options(L, 2, &o, &threads, &oversubscribe);
   if (threads == 0 || (threads > h->cores && !oversubscribe))
     threads = h->cores;
-  if (threads > SP_THREAD_POOL_MAX)
-    threads = SP_THREAD_POOL_MAX;
+  if (threads > SP_THREAD_POOL_MAX) threads = SP_THREAD_POOL_MAX;
   o.threads = threads;
   pool_tidy(h, threads);
-  if (threads > 1)
-    o.pool = shared_pool(L, h, threads);
+  if (threads > 1) o.pool = shared_pool(L, h, threads);
   if (sp_population_plan(live_pop(L, p), &o, &r, &err) != SP_OK)
     return pop_error(L, "plan", &err);
   if (lua_isnil(L, 3)) {
@@ -639,16 +675,18 @@ static int push_no_plan(lua_State *L, LPopulation *p, size_t i)
       memcpy(copy + m, sp_population_goal(pp, i), m);
       lua_getiuservalue(L, 1, UV_POP_DOMAIN);
       fill_why_at(L, lua_gettop(L), &p->domain, POPULATION_MT, why, &f);
-      fill_blocker_at(L, lua_gettop(L), &p->domain, POPULATION_MT, why, copy, copy + m, &f);
+      fill_blocker_at(L, lua_gettop(L), &p->domain, POPULATION_MT, why, copy,
+                      copy + m, &f);
       lua_pop(L, 2);
       return 2;
     }
-    if (st != SP_OK)
-      return pop_error(L, "plan_of", &err);
+    if (st != SP_OK) return pop_error(L, "plan_of", &err);
   }
-  lua_pushfstring(L, "npc %I had no plan (%s) for the state and goal it was planned "
-                  "with; they have changed since", (lua_Integer)i + 1,
-                  failure_code_name(code));
+  lua_pushfstring(
+      L,
+      "npc %I had no plan (%s) for the state and goal it was planned "
+      "with; they have changed since",
+      (lua_Integer)i + 1, failure_code_name(code));
   lua_setfield(L, why, "message");
   lua_pushstring(L, failure_code_name(code));
   lua_setfield(L, why, "code");
@@ -658,7 +696,8 @@ static int push_no_plan(lua_State *L, LPopulation *p, size_t i)
 /* Stores NPC i's plan in the table at `out` (created when nil) as action
  * names or 1-based ids, clears the entries after it, and returns its
  * length; -1 (with nil, why pushed) when the NPC has no plan. */
-static int push_npc_plan(lua_State *L, LPopulation *p, size_t i, int out, int ids)
+static int push_npc_plan(lua_State *L, LPopulation *p, size_t i, int out,
+                         int ids)
 {
   lua_Integer old, k;
   int len = 0, names = 0;
@@ -685,8 +724,7 @@ static int push_npc_plan(lua_State *L, LPopulation *p, size_t i, int out, int id
     lua_rawseti(L, out, k + 1);
   }
   clear_array(L, out, len + 1, old);
-  if (names)
-    lua_pop(L, 1);
+  if (names) lua_pop(L, 1);
   return len;
 }
 
@@ -699,10 +737,8 @@ static int l_pop_plan_of(lua_State *L)
   LPopulation *p = check_population(L, 1);
   size_t i = check_npc(L, p, 2);
   lua_settop(L, 3);
-  if (!lua_isnil(L, 3))
-    luaL_checktype(L, 3, LUA_TTABLE);
-  if (push_npc_plan(L, p, i, 3, 0) < 0)
-    return 2;
+  if (!lua_isnil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  if (push_npc_plan(L, p, i, 3, 0) < 0) return 2;
   lua_settop(L, 3);
   return 1;
 }
@@ -715,11 +751,9 @@ static int l_pop_plan_ids_of(lua_State *L)
   size_t i = check_npc(L, p, 2);
   int len;
   lua_settop(L, 3);
-  if (!lua_isnil(L, 3))
-    luaL_checktype(L, 3, LUA_TTABLE);
+  if (!lua_isnil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   len = push_npc_plan(L, p, i, 3, 1);
-  if (len < 0)
-    return 2;
+  if (len < 0) return 2;
   lua_settop(L, 3);
   lua_pushinteger(L, len);
   lua_insert(L, 3);
@@ -733,9 +767,10 @@ static int pop_step(lua_State *L)
   LPopulation *p = check_population(L, 1);
   size_t i = (size_t)lua_tointeger(L, lua_upvalueindex(2));
   lua_Integer k = luaL_checkinteger(L, 2);
-  int id = k >= 0 && k < SP_MAX_ACTIONS ? sp_population_plan_step(p->pop, i, (int)k) : -1;
-  if (id < 0)
-    return 0;
+  int id = k >= 0 && k < SP_MAX_ACTIONS
+               ? sp_population_plan_step(p->pop, i, (int)k)
+               : -1;
+  if (id < 0) return 0;
   lua_pushinteger(L, k + 1);
   lua_rawgeti(L, lua_upvalueindex(3), id + 1);
   return 2;
@@ -762,7 +797,8 @@ static int l_pop_state(lua_State *L)
 {
   LPopulation *p = check_population(L, 1);
   size_t i = check_npc(L, p, 2);
-  lua_pushlstring(L, (const char *)sp_population_state(p->pop, i), (size_t)p->nvars);
+  lua_pushlstring(L, (const char *)sp_population_state(p->pop, i),
+                  (size_t)p->nvars);
   return 1;
 }
 
@@ -770,7 +806,8 @@ static int l_pop_goal(lua_State *L)
 {
   LPopulation *p = check_population(L, 1);
   size_t i = check_npc(L, p, 2);
-  lua_pushlstring(L, (const char *)sp_population_goal(p->pop, i), (size_t)p->nvars);
+  lua_pushlstring(L, (const char *)sp_population_goal(p->pop, i),
+                  (size_t)p->nvars);
   return 1;
 }
 
@@ -824,34 +861,31 @@ static int l_pool_gc(lua_State *L)
   return 0;
 }
 
-static const luaL_Reg population_meta[] = {
-  { "__gc", l_pop_close },
-  { "__close", l_pop_close },
-  { "__tostring", l_pop_tostring },
-  { "__len", l_pop_size },
-  { NULL, NULL }
-};
+static const luaL_Reg population_meta[] = {{"__gc", l_pop_close},
+                                           {"__close", l_pop_close},
+                                           {"__tostring", l_pop_tostring},
+                                           {"__len", l_pop_size},
+                                           {NULL, NULL}};
 
 static const luaL_Reg population_methods[] = {
-  { "size", l_pop_size },
-  { "domain", l_pop_domain },
-  { "set", l_pop_set },
-  { "set_states", l_pop_set_states },
-  { "set_goals", l_pop_set_goals },
-  { "set_goal_all", l_pop_set_goal_all },
-  { "mark_dirty", l_pop_mark_dirty },
-  { "plan", l_pop_plan },
-  { "status", l_pop_status },
-  { "plan_of", l_pop_plan_of },
-  { "plan_ids_of", l_pop_plan_ids_of },
-  { "steps", l_pop_steps },
-  { "state", l_pop_state },
-  { "goal", l_pop_goal },
-  { "stats", l_pop_stats },
-  { "clear_cache", l_pop_clear_cache },
-  { "close", l_pop_close },
-  { NULL, NULL }
-};
+    {"size", l_pop_size},
+    {"domain", l_pop_domain},
+    {"set", l_pop_set},
+    {"set_states", l_pop_set_states},
+    {"set_goals", l_pop_set_goals},
+    {"set_goal_all", l_pop_set_goal_all},
+    {"mark_dirty", l_pop_mark_dirty},
+    {"plan", l_pop_plan},
+    {"status", l_pop_status},
+    {"plan_of", l_pop_plan_of},
+    {"plan_ids_of", l_pop_plan_ids_of},
+    {"steps", l_pop_steps},
+    {"state", l_pop_state},
+    {"goal", l_pop_goal},
+    {"stats", l_pop_stats},
+    {"clear_cache", l_pop_clear_cache},
+    {"close", l_pop_close},
+    {NULL, NULL}};
 
 /* Registers the saspu.Population metatable and the shared pool, and adds
  * saspu.population to the module table on
@@ -860,7 +894,7 @@ static const luaL_Reg population_methods[] = {
 void open_population(lua_State *L)
 {
   LPool *h;
-  luaL_newmetatable(L, POOL_MT);          /* module poolmt */
+  luaL_newmetatable(L, POOL_MT); /* module poolmt */
   lua_pushcfunction(L, l_pool_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);                          /* module */
@@ -870,7 +904,7 @@ void open_population(lua_State *L)
   h->idle = 0;
   h->cores = sp_online_cores();
   luaL_setmetatable(L, POOL_MT);
-  luaL_newmetatable(L, POPULATION_MT);    /* module pool mt */
+  luaL_newmetatable(L, POPULATION_MT); /* module pool mt */
   lua_pushvalue(L, -1);
   lua_pushvalue(L, -3);
   luaL_setfuncs(L, population_meta, 2);
@@ -878,10 +912,10 @@ void open_population(lua_State *L)
   lua_pushvalue(L, -2);
   lua_pushvalue(L, -4);
   luaL_setfuncs(L, population_methods, 2);
-  lua_setfield(L, -2, "__index");         /* module pool mt */
+  lua_setfield(L, -2, "__index"); /* module pool mt */
   lua_pushvalue(L, -1);
   lua_pushvalue(L, -3);
-  lua_pushcclosure(L, l_population, 2);   /* module pool mt population */
+  lua_pushcclosure(L, l_population, 2); /* module pool mt population */
   lua_setfield(L, -4, "population");
-  lua_pop(L, 2);                          /* module */
+  lua_pop(L, 2); /* module */
 }

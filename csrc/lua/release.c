@@ -72,10 +72,7 @@ static int l_return_gc(lua_State *L)
 
 /* Pushes a fresh token whose finalizer returns free memory: a world holds
  * one and drops it when it closes (see world.c). */
-void push_memory_return(lua_State *L)
-{
-  push_token(L, RETURN_ROUNDS);
-}
+void push_memory_return(lua_State *L) { push_token(L, RETURN_ROUNDS); }
 
 void open_memory_return(lua_State *L)
 {

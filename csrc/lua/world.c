@@ -22,8 +22,7 @@ static LWorld *to_world(lua_State *L, int idx)
  * is freed, and the world's pointer to it must not be followed. */
 static int world_grid_open(lua_State *L, int idx, const LWorld *w)
 {
-  if (!sp_world_grid(w->w))
-    return 1;
+  if (!sp_world_grid(w->w)) return 1;
   lua_getiuservalue(L, idx, UV_WORLD_GRID);
   int open = grid_of(L, -1) != NULL;
   lua_pop(L, 1);
@@ -35,8 +34,7 @@ LWorld *check_world(lua_State *L, int idx)
   LWorld *w = to_world(L, idx);
   /* luaL_error, not an argument error: the message names the caller's
    * line and no internal method */
-  if (!w->w || w->closed)
-    luaL_error(L, "saspu.World: closed");
+  if (!w->w || w->closed) luaL_error(L, "saspu.World: closed");
   if (!world_grid_open(L, idx, w))
     luaL_error(L, "saspu.World: its grid is closed");
   return w;
@@ -79,8 +77,9 @@ static int l_world(lua_State *L)
   if (!lua_isnoneornil(L, 2)) {
     threads = luaL_checkinteger(L, 2);
     if (threads < 0 || threads > SP_THREAD_POOL_MAX)
-      luaL_argerror(L, 2, lua_pushfstring(L, "threads must be 0 (every core) to %d",
-                                          SP_THREAD_POOL_MAX));
+      luaL_argerror(L, 2,
+                    lua_pushfstring(L, "threads must be 0 (every core) to %d",
+                                    SP_THREAD_POOL_MAX));
   }
   if (!lua_isnoneornil(L, 1)) {
     grid = grid_of(L, 1);
@@ -99,14 +98,13 @@ static int l_world(lua_State *L)
   SpWorld *sw = NULL;
   if (grid) { /* the userdata above was a Lua point: the grid may be closed */
     grid = grid_of(L, 1);
-    if (!grid)
-      closed_during_call(L, GRID_MT);
+    if (!grid) closed_during_call(L, GRID_MT);
   }
   if (sp_world_new(grid, core_allocator(L), &sw, &err) != SP_OK)
     return world_error(L, "new", &err);
   w->w = sw;
-  if (threads >= 0 &&
-      sp_thread_pool_new((int)threads, core_allocator(L), &w->pool, &err) != SP_OK) {
+  if (threads >= 0 && sp_thread_pool_new((int)threads, core_allocator(L),
+                                         &w->pool, &err) != SP_OK) {
     world_free(w);
     return world_error(L, "new", &err);
   }
@@ -116,8 +114,7 @@ static int l_world(lua_State *L)
 /* A crowd lets go of its world: the last one frees a closed world. */
 void world_release(LWorld *w)
 {
-  if (--w->users == 0 && w->closed)
-    world_free(w);
+  if (--w->users == 0 && w->closed) world_free(w);
 }
 
 /* __gc, __close and w:close(): frees the world now, or once its last
@@ -127,8 +124,7 @@ static int l_world_close(lua_State *L)
   LWorld *w = to_world(L, 1);
   if (w->w && !w->closed) {
     w->closed = 1;
-    if (w->users == 0)
-      world_free(w);
+    if (w->users == 0) world_free(w);
     /* the token becomes garbage: the collection that frees what the
      * script dropped with the world runs its finalizer */
     lua_pushnil(L);
@@ -151,11 +147,13 @@ static int l_world_tostring(lua_State *L)
   const SpGrid *g = sp_world_grid(w->w);
   if (g)
     lua_pushfstring(L, "saspu.World %dx%d (%d places, %d kinds, %d crowds)",
-                    sp_grid_width(g), sp_grid_height(g), (int)sp_world_place_count(w->w),
-                    sp_world_kind_count(w->w), w->users);
+                    sp_grid_width(g), sp_grid_height(g),
+                    (int)sp_world_place_count(w->w), sp_world_kind_count(w->w),
+                    w->users);
   else
-    lua_pushfstring(L, "saspu.World without grid (%d places, %d kinds, %d crowds)",
-                    (int)sp_world_place_count(w->w), sp_world_kind_count(w->w), w->users);
+    lua_pushfstring(
+        L, "saspu.World without grid (%d places, %d kinds, %d crowds)",
+        (int)sp_world_place_count(w->w), sp_world_kind_count(w->w), w->users);
   return 1;
 }
 
@@ -170,11 +168,13 @@ static int l_world_add_place(lua_State *L)
   SpError err;
   int k;
   uint32_t id;
-  luaL_argcheck(L, cap >= 0 && cap <= INT32_MAX, 5, "capacity must be 0 (unlimited) or more");
+  luaL_argcheck(L, cap >= 0 && cap <= INT32_MAX, 5,
+                "capacity must be 0 (unlimited) or more");
   luaL_argcheck(L, x >= 1 && x <= INT32_MAX, 3, "x must be 1 or more");
   luaL_argcheck(L, y >= 1 && y <= INT32_MAX, 4, "y must be 1 or more");
   if (sp_world_kind(w->w, kind, &k, &err) != SP_OK ||
-      sp_world_add_place(w->w, k, (int)x - 1, (int)y - 1, (int)cap, &id, &err) != SP_OK)
+      sp_world_add_place(w->w, k, (int)x - 1, (int)y - 1, (int)cap, &id,
+                         &err) != SP_OK)
     return world_error(L, "place", &err);
   lua_pushinteger(L, (lua_Integer)id + 1);
   return 1;
@@ -218,8 +218,7 @@ static int l_world_grid(lua_State *L)
 {
   check_world(L, 1);
   lua_getiuservalue(L, 1, UV_WORLD_GRID);
-  if (!lua_toboolean(L, -1))
-    lua_pushnil(L);
+  if (!lua_toboolean(L, -1)) lua_pushnil(L);
   return 1;
 }
 
@@ -303,11 +302,12 @@ static int l_world_update_crowds(lua_State *L)
       /* an open crowd of w: its world's grid is w's, checked open above */
       LCrowd *c = luaL_testudata(L, -1, CROWD_MT);
       if (!c || !c->c || c->world != w)
-        return luaL_error(L, "saspu.World:update_crowds: list[%d] is not an "
-                          "open crowd of this world", (int)k);
+        return luaL_error(L,
+                          "saspu.World:update_crowds: list[%d] is not an "
+                          "open crowd of this world",
+                          (int)k);
       lua_pop(L, 1);
-      if (pass == 0 && c->on_world_pool)
-        batch[nb++] = c->c;
+      if (pass == 0 && c->on_world_pool) batch[nb++] = c->c;
       if (pass == 1 && !c->on_world_pool &&
           sp_crowd_update(c->c, dt, &err) != SP_OK)
         return world_error(L, "update_crowds", &err);
@@ -340,7 +340,8 @@ static int l_world_add_fact(lua_State *L)
   luaL_argcheck(L, value >= 1 && value <= n, 4, "value index out of range");
   SpError err;
   int id;
-  if (sp_world_add_fact(w->w, name, names, (int)n, (int)value - 1, &id, &err) != SP_OK)
+  if (sp_world_add_fact(w->w, name, names, (int)n, (int)value - 1, &id, &err) !=
+      SP_OK)
     return world_error(L, "add_fact", &err);
   lua_pushinteger(L, id + 1);
   return 1;
@@ -350,7 +351,8 @@ static int l_world_add_fact(lua_State *L)
 static int check_fact(lua_State *L, const LWorld *w, int arg)
 {
   lua_Integer id = luaL_checkinteger(L, arg);
-  luaL_argcheck(L, id >= 1 && id <= sp_world_fact_count(w->w), arg, "no such fact");
+  luaL_argcheck(L, id >= 1 && id <= sp_world_fact_count(w->w), arg,
+                "no such fact");
   return (int)id - 1;
 }
 
@@ -372,40 +374,37 @@ static int l_world_fact_value(lua_State *L)
   return 1;
 }
 
-static const luaL_Reg world_meta[] = {
-  { "__gc", l_world_close },
-  { "__close", l_world_close },
-  { "__tostring", l_world_tostring },
-  { NULL, NULL }
-};
+static const luaL_Reg world_meta[] = {{"__gc", l_world_close},
+                                      {"__close", l_world_close},
+                                      {"__tostring", l_world_tostring},
+                                      {NULL, NULL}};
 
 static const luaL_Reg world_methods[] = {
-  { "add_place", l_world_add_place },
-  { "place_info", l_world_place_info },
-  { "place_count", l_world_place_count },
-  { "has_kind", l_world_has_kind },
-  { "grid", l_world_grid },
-  { "field_budget", l_world_field_budget },
-  { "stats", l_world_stats },
-  { "threads", l_world_threads },
-  { "update_crowds", l_world_update_crowds },
-  { "add_fact", l_world_add_fact },
-  { "fact_value", l_world_fact_value },
-  { "close", l_world_close },
-  { "is_open", l_world_is_open },
-  { NULL, NULL }
-};
+    {"add_place", l_world_add_place},
+    {"place_info", l_world_place_info},
+    {"place_count", l_world_place_count},
+    {"has_kind", l_world_has_kind},
+    {"grid", l_world_grid},
+    {"field_budget", l_world_field_budget},
+    {"stats", l_world_stats},
+    {"threads", l_world_threads},
+    {"update_crowds", l_world_update_crowds},
+    {"add_fact", l_world_add_fact},
+    {"fact_value", l_world_fact_value},
+    {"close", l_world_close},
+    {"is_open", l_world_is_open},
+    {NULL, NULL}};
 
 /* Registers saspu.World: core.world and core.World (the methods table,
  * which lua/saspu/world.lua extends). */
 void open_world(lua_State *L)
 {
-  luaL_newmetatable(L, WORLD_MT);   /* module mt */
+  luaL_newmetatable(L, WORLD_MT); /* module mt */
   luaL_setfuncs(L, world_meta, 0);
-  luaL_newlib(L, world_methods);    /* module mt methods */
+  luaL_newlib(L, world_methods); /* module mt methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
-  lua_setfield(L, -3, "World");     /* module mt */
+  lua_setfield(L, -3, "World"); /* module mt */
   lua_pop(L, 1);
   lua_pushcfunction(L, l_world);
   lua_setfield(L, -2, "world");

@@ -13,16 +13,15 @@ typedef struct SaveBox {
   void *buf;
   size_t len;
   size_t count;
-  size_t *agents; /* count entries each, after the crowds: the saved */
-  int *goals;     /* agents and goals of each crowd */
+  size_t *agents;     /* count entries each, after the crowds: the saved */
+  int *goals;         /* agents and goals of each crowd */
   SpCrowd *crowds[1]; /* count entries */
 } SaveBox;
 
 static int l_box_gc(lua_State *L)
 {
   SaveBox *b = luaL_checkudata(L, 1, SAVE_BOX_MT);
-  if (b->buf && b->alloc.fn)
-    b->alloc.fn(b->alloc.ud, b->buf, b->len, 0);
+  if (b->buf && b->alloc.fn) b->alloc.fn(b->alloc.ud, b->buf, b->len, 0);
   b->buf = NULL;
   return 0;
 }
@@ -33,7 +32,8 @@ static SaveBox *new_box(lua_State *L, int list)
   size_t n = (size_t)lua_rawlen(L, list);
   size_t crowds = sizeof(SaveBox) + n * sizeof(SpCrowd *);
   crowds = (crowds + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
-  SaveBox *b = lua_newuserdatauv(L, crowds + n * (sizeof(size_t) + sizeof(int)), 0);
+  SaveBox *b =
+      lua_newuserdatauv(L, crowds + n * (sizeof(size_t) + sizeof(int)), 0);
   memset(b, 0, sizeof *b);
   b->alloc = core_allocator(L);
   b->count = n;
@@ -53,10 +53,11 @@ static SpWorld *gather(lua_State *L, int list, SaveBox *b, const char *fname)
     LCrowd *c = luaL_testudata(L, -1, CROWD_MT);
     lua_pop(L, 1);
     if (!c || !c->c)
-      luaL_error(L, "saspu.World:%s: crowds[%d] is not an open saspu.Crowd", fname,
-                 (int)k + 1);
+      luaL_error(L, "saspu.World:%s: crowds[%d] is not an open saspu.Crowd",
+                 fname, (int)k + 1);
     if (c->world != w)
-      luaL_error(L, "saspu.World:%s: crowds[%d] lives in another world", fname, (int)k + 1);
+      luaL_error(L, "saspu.World:%s: crowds[%d] lives in another world", fname,
+                 (int)k + 1);
     b->crowds[k] = c->c;
   }
   return w->w;
@@ -77,24 +78,27 @@ static const char *string_at(lua_State *L, int t, lua_Integer k)
 static void names_from(lua_State *L, int places, int goals, size_t crowds,
                        SpSaveNames *out)
 {
-  size_t np = lua_istable(L, places) ? (size_t)lua_rawlen(L, places) : 0, ng = 0;
+  size_t np = lua_istable(L, places) ? (size_t)lua_rawlen(L, places) : 0,
+         ng = 0;
   for (size_t k = 0; lua_istable(L, goals) && k < crowds; k++) {
     lua_rawgeti(L, goals, (lua_Integer)k + 1);
     ng += lua_istable(L, -1) ? (size_t)lua_rawlen(L, -1) : 0;
     lua_pop(L, 1);
   }
-  const char **p = lua_newuserdatauv(L, (np + ng + 1) * sizeof(char *) +
-                                            (crowds + 1) * sizeof(char **), 0);
+  const char **p = lua_newuserdatauv(
+      L, (np + ng + 1) * sizeof(char *) + (crowds + 1) * sizeof(char **), 0);
   const char **g = p + np;
   const char *const **gl = (const char *const **)(p + np + ng + 1);
-  for (size_t k = 0; k < np; k++) p[k] = string_at(L, places, (lua_Integer)k + 1);
+  for (size_t k = 0; k < np; k++)
+    p[k] = string_at(L, places, (lua_Integer)k + 1);
   for (size_t k = 0; k < crowds; k++) {
     gl[k] = NULL;
     if (!lua_istable(L, goals)) continue;
     lua_rawgeti(L, goals, (lua_Integer)k + 1);
     if (lua_istable(L, -1)) {
       size_t n = (size_t)lua_rawlen(L, -1);
-      for (size_t j = 0; j < n; j++) g[j] = string_at(L, lua_gettop(L), (lua_Integer)j + 1);
+      for (size_t j = 0; j < n; j++)
+        g[j] = string_at(L, lua_gettop(L), (lua_Integer)j + 1);
       gl[k] = g;
       g += n;
     }
@@ -118,8 +122,9 @@ static int l_world_save(lua_State *L)
   SaveBox *b = new_box(L, 2); /* the last Lua point before the core */
   SpWorld *w = gather(L, 2, b, "save");
   SpError err;
-  if (sp_world_save_named(w, (const SpCrowd *const *)b->crowds, b->count, &names, extra,
-                          extra_len, &b->buf, &b->len, &err) != SP_OK) {
+  if (sp_world_save_named(w, (const SpCrowd *const *)b->crowds, b->count,
+                          &names, extra, extra_len, &b->buf, &b->len,
+                          &err) != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
       return luaL_error(L, "saspu.World:save: not enough memory");
     return luaL_error(L, "saspu.World:save: %s", err.message);
@@ -149,9 +154,11 @@ static int l_world_load(lua_State *L)
   size_t extra_len = 0;
   SpError err;
   SpStatus st = check_only
-                    ? sp_world_load_counts(w, (const SpCrowd *const *)b->crowds, b->count, s,
-                                           len, &extra, &extra_len, b->agents, b->goals, &err)
-                    : sp_world_load(w, b->crowds, b->count, s, len, &extra, &extra_len, &err);
+                    ? sp_world_load_counts(w, (const SpCrowd *const *)b->crowds,
+                                           b->count, s, len, &extra, &extra_len,
+                                           b->agents, b->goals, &err)
+                    : sp_world_load(w, b->crowds, b->count, s, len, &extra,
+                                    &extra_len, &err);
   if (st != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
       return luaL_error(L, "saspu.World:load: not enough memory");
@@ -216,8 +223,8 @@ static int l_world_migrate(lua_State *L)
   SaveBox *b = new_box(L, 2);
   SpWorld *w = gather(L, 2, b, "load"); /* the last Lua point before the core */
   SpError err;
-  if (sp_world_migrate(w, (const SpCrowd *const *)b->crowds, b->count, &names, defs, nd, s,
-                       len, &mb->m, &err) != SP_OK) {
+  if (sp_world_migrate(w, (const SpCrowd *const *)b->crowds, b->count, &names,
+                       defs, nd, s, len, &mb->m, &err) != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
       return luaL_error(L, "saspu.World:load: not enough memory");
     return luaL_error(L, "saspu.World:load: %s", err.message);
@@ -237,8 +244,10 @@ static int l_world_migrate(lua_State *L)
     lua_newtable(L);
     for (size_t a = mb->m.map_at[k]; a < mb->m.map_at[k + 1]; a++) {
       int32_t to = mb->m.action_map[a];
-      if (to >= 0) lua_pushinteger(L, to + 1);
-      else lua_pushboolean(L, 0);
+      if (to >= 0)
+        lua_pushinteger(L, to + 1);
+      else
+        lua_pushboolean(L, 0);
       lua_rawseti(L, -2, (lua_Integer)(a - mb->m.map_at[k]) + 1);
     }
     lua_rawseti(L, -2, (lua_Integer)k + 1);
@@ -304,8 +313,10 @@ void open_world_save(lua_State *L)
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
   }
-  const luaL_Reg fns[] = {{"world_save", l_world_save}, {"world_load", l_world_load},
-                          {"world_migrate", l_world_migrate}, {"save_info", l_save_info},
+  const luaL_Reg fns[] = {{"world_save", l_world_save},
+                          {"world_load", l_world_load},
+                          {"world_migrate", l_world_migrate},
+                          {"save_info", l_save_info},
                           {NULL, NULL}};
   for (const luaL_Reg *f = fns; f->name != NULL; f++) {
     lua_pushcfunction(L, f->func);
@@ -315,10 +326,13 @@ void open_world_save(lua_State *L)
   SpSaveLayout sl;
   sp_save_layout(&sl);
   lua_createtable(L, 0, 6);
-  const struct { const char *k; lua_Integer v; } layout[] = {
-      {"version", sl.version}, {"oldest", sl.oldest},
+  const struct {
+    const char *k;
+    lua_Integer v;
+  } layout[] = {
+      {"version", sl.version},           {"oldest", sl.oldest},
       {"header_bytes", sl.header_bytes}, {"agent_bytes", sl.agent_bytes},
-      {"counters", sl.counters}, {"name_max", sl.name_max}};
+      {"counters", sl.counters},         {"name_max", sl.name_max}};
   for (size_t k = 0; k < sizeof layout / sizeof layout[0]; k++) {
     lua_pushinteger(L, layout[k].v);
     lua_setfield(L, -2, layout[k].k);
