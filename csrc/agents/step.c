@@ -1,10 +1,9 @@
-/* step.c: what one agent does in a frame: choose a goal, take a plan, pick the next ready step, walk, act, finish, bind places. */
+/* step.c: what one agent does in a frame: choose a goal, take a plan, pick the next ready step, walk, act and finish (binding to places: bind.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_agents.h"
-#include "sp_internal.h"
+#include "sp_step.h"
 
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
@@ -87,37 +86,6 @@ static void apply_effect(const SpDomain *d, int act, SpValue *state) {
 /* ------------------------------------------------------------------ */
 /* The plan at hand                                                   */
 /* ------------------------------------------------------------------ */
-
-/* The plan of one agent, read from the population at most once per call:
- * a step read through the population tests the status and may look up a
- * plan cache, and a frame reads several steps of each agent due. */
-#define PLAN_UNREAD (-2)
-typedef struct Plan {
-  const SpCrowd *c;
-  size_t i;
-  uint16_t *ids; /* a worker's buffer (action_count + 1 ids) */
-  int len;       /* -1: no plan; PLAN_UNREAD until read */
-} Plan;
-
-static Plan plan_view(const SpCrowd *c, Sink s, size_t i) {
-  Plan p = {c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan, PLAN_UNREAD};
-  return p;
-}
-
-static void plan_read(Plan *p) {
-  if (sp_population_plan_of(p->c->pop, p->i, p->ids, &p->len) != SP_OK)
-    p->len = -1;
-}
-
-static inline int plan_len(Plan *p) {
-  if (p->len == PLAN_UNREAD) plan_read(p);
-  return p->len;
-}
-
-/* The action at plan position k, or -1. */
-static inline int plan_act(Plan *p, int k) {
-  return k >= 0 && k < plan_len(p) ? p->ids[k] : -1;
-}
 
 /* The goal the planner gets is the condition itself: SP_ANY entries are
  * free, so the plan is a shortest one to ANY state matching the goal
@@ -206,14 +174,6 @@ void sp_agent_release(SpCrowd *c, size_t i) {
   atomic_fetch_sub(&c->world->places[a->target].reserved, 1);
 }
 
-/* Avoids place p for the crowd's cooldown (which ends a goal given up:
- * the agent keeps one cooldown). */
-static void cool_down(const SpCrowd *c, Agent *a, uint32_t p) {
-  a->cool_place = p;
-  a->cool_until = (float)(c->clock + c->opt.cooldown);
-  a->shun = GOAL_NONE;
-}
-
 /* The failures that back off: the step's own (not a wait for room, a
  * world change or a higher goal). Counted before fail_action moves on. */
 static int backs_off(SpReason why) {
@@ -229,8 +189,8 @@ static void count_failure(Agent *a, SpReason why, int act) {
 }
 
 /* Ends the running step without its effect; says so unless `quiet`. */
-static void end_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
-                     int32_t detail, int quiet) {
+void step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
+              int quiet) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
@@ -245,23 +205,8 @@ static void end_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
   a->tx = a->ty = 0xFFFF;
 }
 
-static void stop_step(SpCrowd *c, Sink s, Plan *plan, SpReason why,
-                      int32_t detail) {
-  end_step(c, s, plan, why, detail, 0);
-}
-
-/* 1 while the agent waits for room for step `act`: its last failure is a
- * full place on that action (cleared once it gets in). Its retries are
- * quiet: no step_started until it is bound, no step_failed or blocked. */
-static int waiting_for_room(const Agent *a, int act) {
-  return a->reason == SP_REASON_FULL && a->fail_action == act;
-}
-
-/* 1 when step `act` of a waiting agent starts only once bound (a place it
- * walks to; a script's target asks Lua at step_started, so not those). */
-static int defers_start(const SpCrowd *c, const Agent *a, int act) {
-  SpBind b = c->beh[act].bind;
-  return waiting_for_room(a, act) && b != SP_BIND_NONE && b != SP_BIND_SCRIPT;
+void step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail) {
+  step_end(c, s, plan, why, detail, 0);
 }
 
 static void need_goal(SpCrowd *c, size_t i, SpReason why) {
@@ -276,7 +221,7 @@ static void need_goal(SpCrowd *c, size_t i, SpReason why) {
  * (capped at SP_BACKOFF_CAP retries; blocked, why STEP_FAILED); or, at
  * the step's max_failures-th, sets its goal aside for give_up_for
  * seconds (SP_EV_GAVE_UP) and takes the next one. */
-static void after_failure(SpCrowd *c, Sink s, size_t i) {
+void step_after_failure(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   int act = a->fail_action;
   if (a->fails == 0 || act < 0 || !backs_off((SpReason)a->reason) ||
@@ -414,14 +359,14 @@ int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
    * higher goal drops the plan in the same frame */
   Plan plan = plan_view(c, s, i);
   if (a->step != STEP_NONE && failed) {
-    stop_step(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+    step_stop(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
     if (c->flags[i] & F_HAS_PLAN) {
-      after_failure(c, s, i); /* it may back off or give the goal up */
+      step_after_failure(c, s, i); /* it may back off or give the goal up */
       if (c->phase[i] == SP_PHASE_BLOCKED) return 0;
       c->flags[i] &= (uint8_t)~F_NEED_GOAL; /* chosen now */
     }
   } else if (a->step != STEP_NONE)
-    stop_step(c, s, &plan, (SpReason)a->why, 0);
+    step_stop(c, s, &plan, (SpReason)a->why, 0);
   c->flags[i] &= (uint8_t)~F_HAS_PLAN;
   sp_agent_clear_refused(c, i);
   if (c->selector) return choose_selected(c, s, i);
@@ -545,11 +490,6 @@ int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   return replay_ok(c, &plan, -1, scratch);
 }
 
-static int octile(int x0, int y0, int x1, int y1) {
-  int dx = abs(x0 - x1), dy = abs(y0 - y1);
-  return dx > dy ? dx : dy;
-}
-
 /* Straight-line estimate of where a step would send the agent. */
 static int step_distance(SpCrowd *c, const Agent *a, int act) {
   const SpActionBehaviour *b = &c->beh[act];
@@ -558,12 +498,12 @@ static int step_distance(SpCrowd *c, const Agent *a, int act) {
   if (b->bind == SP_BIND_PLACE) p = b->place;
   if (b->bind == SP_BIND_HOME) p = a->home;
   if (p != SP_NO_PLACE && p < w->place_count)
-    return octile(a->x, a->y, w->places[p].x, w->places[p].y);
+    return step_octile(a->x, a->y, w->places[p].x, w->places[p].y);
   if (b->bind == SP_BIND_KIND) {
     int best = INT32_MAX;
     for (uint32_t k = sp_world_first_of_kind(w, b->kind); k != SP_NO_PLACE;
          k = w->places[k].next_of_kind) {
-      int dd = octile(a->x, a->y, w->places[k].x, w->places[k].y);
+      int dd = step_octile(a->x, a->y, w->places[k].x, w->places[k].y);
       if (dd < best) best = dd;
     }
     return best;
@@ -577,8 +517,8 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   int act = plan_act(plan, a->step);
   SpValue *state = sp_population_state_write(c->pop, i);
   if (!conds_hold(c->domain, act, state)) {
-    stop_step(c, s, plan, SP_REASON_CONDITIONS, 0);
-    after_failure(c, s, i);
+    step_stop(c, s, plan, SP_REASON_CONDITIONS, 0);
+    step_after_failure(c, s, i);
     return;
   }
   apply_effect(c->domain, act, state);
@@ -607,7 +547,7 @@ static float draw(const SpCrowd *c, const SpActionBehaviour *b, size_t i,
   return b->min_duration + u * (b->max_duration - b->min_duration);
 }
 
-static void start_acting(SpCrowd *c, Sink s, Plan *plan) {
+void step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
@@ -624,14 +564,14 @@ static void start_acting(SpCrowd *c, Sink s, Plan *plan) {
 /* Engine moves: the bound step's target goes to the caller (SP_EV_MOVE)
  * and the agent waits in SP_PHASE_MOVING; an agent on its target cell
  * already arrives at once. Returns 1 when it arrived (the step acts). */
-static int start_move(SpCrowd *c, Sink s, Plan *plan) {
+int step_start_move(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
   c->flags[i] &= (uint8_t)~F_BIND;
   if (a->x == a->tx && a->y == a->ty) {
     sp_agent_emit(s, i, SP_EV_ARRIVED, 0, act, a->goal, (int32_t)a->target);
-    start_acting(c, s, plan);
+    step_start_acting(c, s, plan);
     return 1;
   }
   c->phase[i] = SP_PHASE_MOVING;
@@ -653,17 +593,17 @@ static int end_move(SpCrowd *c, Sink s, Plan *plan) {
     sp_index_note(c, i);
     sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(plan, a->step), a->goal,
                   (int32_t)a->target);
-    start_acting(c, s, plan);
+    step_start_acting(c, s, plan);
     return 1;
   }
   if (!(c->flags[i] & F_FAIL)) return 0;
   c->flags[i] &= (uint8_t)~F_FAIL;
   uint32_t p = a->target;
-  stop_step(c, s, plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+  step_stop(c, s, plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
   if (p != SP_NO_PLACE) {
-    cool_down(c, a, p);
+    step_cool_down(c, a, p);
   }
-  after_failure(c, s, i);
+  step_after_failure(c, s, i);
   return 0;
 }
 
@@ -726,17 +666,17 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     count_failure(a, SP_REASON_CONDITIONS, first);
     a->reason = SP_REASON_CONDITIONS;
     a->fail_action = (int16_t)first;
-    after_failure(c, s, i);
+    step_after_failure(c, s, i);
     return SEL_NOTHING;
   }
   int act = plan->ids[pick];
   a->step = (uint16_t)pick;
   a->draws++;
   /* a waiting agent's step starts when it gets in (bound): said there */
-  if (!defers_start(c, a, act))
+  if (!step_defers_start(c, a, act))
     sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
   switch (c->beh[act].bind) {
-  case SP_BIND_NONE: start_acting(c, s, plan); return SEL_GO;
+  case SP_BIND_NONE: step_start_acting(c, s, plan); return SEL_GO;
   case SP_BIND_SCRIPT:
     c->phase[i] = SP_PHASE_SCRIPT;
     a->target = SP_NO_PLACE;
@@ -757,7 +697,6 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 
 /* Workers: binds the running step where the order of agents cannot
  * matter; returns 0 to leave it to sp_agent_bind. */
-static int bind_fast(SpCrowd *c, Sink s, Plan *plan);
 
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
   Agent *a = &c->agents[i];
@@ -790,8 +729,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
       }
       if (c->flags[i] & F_FAIL) {
         c->flags[i] &= (uint8_t)~F_FAIL;
-        stop_step(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
-        after_failure(c, s, i);
+        step_stop(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+        step_after_failure(c, s, i);
       }
       return 0;
     case SP_PHASE_WALKING:
@@ -802,7 +741,7 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
         return (c->flags[i] & F_BIND) != 0;
       sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
                     (int32_t)a->target);
-      start_acting(c, s, &plan);
+      step_start_acting(c, s, &plan);
       break;
     case SP_PHASE_MOVING:
       if (!end_move(c, s, &plan)) return 0;
@@ -819,8 +758,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
       if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
       int r = select_next(c, s, &plan, w->state);
       if (r == SEL_BIND) {
-        if (!bind_fast(c, s, &plan)) return 1;
-        if (!c->opt.engine_moves || !start_move(c, s, &plan)) return 0;
+        if (!step_bind_fast(c, s, &plan)) return 1;
+        if (!c->opt.engine_moves || !step_start_move(c, s, &plan)) return 0;
         break;
       }
       if (r == SEL_NOTHING) return 0;
@@ -830,215 +769,4 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
     }
   }
   return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Binding (serial)                                                   */
-/* ------------------------------------------------------------------ */
-
-static int cooling(const SpCrowd *c, const Agent *a, uint32_t p) {
-  return p == a->cool_place && c->clock < (double)a->cool_until;
-}
-
-static int full(const Place *p) {
-  return p->capacity > 0 && atomic_load(&((Place *)p)->reserved) >= p->capacity;
-}
-
-/* Waits without replanning: the step did not start after all. */
-static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
-                  float wait) {
-  size_t i = plan->i;
-  Agent *a = &c->agents[i];
-  /* a full place: one blocked when the wait begins, nothing per retry */
-  int full_wait = why == SP_REASON_FULL;
-  int act = plan_act(plan, a->step);
-  int again = full_wait && waiting_for_room(a, act);
-  uint32_t key = full_wait ? sp_queue_key(c, a, act, p) : SP_NO_PLACE;
-  end_step(c, s, plan, why, (int32_t)p, full_wait);
-  if (key != SP_NO_PLACE) sp_queue_join(c, i, key, act, !again); /* in turn */
-  if (!again)
-    sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal,
-                  (int32_t)p);
-  c->flags[i] &= (uint8_t)~F_BIND;
-  c->phase[i] = SP_PHASE_BLOCKED;
-  sp_due_start(c, i, wait > 0.0f ? wait : c->opt.retry);
-}
-
-/* Unreachable: fail, cool the binding down, replan. */
-static void unreachable(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
-  size_t i = plan->i;
-  Agent *a = &c->agents[i];
-  stop_step(c, s, plan, SP_REASON_UNREACHABLE, (int32_t)p);
-  sp_agent_emit(s, i, SP_EV_BLOCKED, SP_REASON_UNREACHABLE, a->fail_action,
-                a->goal, (int32_t)p);
-  cool_down(c, a, p);
-  after_failure(c, s, i);
-}
-
-/* 1 when the agent's cell has a path to the target cell (the caller
- * judges its own moves: engine moves never compute a field). */
-static int reachable(SpCrowd *c, Agent *a, uint32_t key, int x, int y) {
-  if (c->world->grid == NULL || c->opt.engine_moves) return 1;
-  const float *f = sp_world_field_get(c->world, key, x, y);
-  if (f == NULL) return 0;
-  return isfinite(f[sp_grid_field_index(c->world->grid, a->x, a->y)]);
-}
-
-/* The place a step binds: its own, the home, the caller's, or the
- * nearest place of its kind that is not cooling down and has room
- * (*saw_full / *saw_cool say why others were passed over). *limited is
- * set when a place looked at has a capacity: the choice then depends on
- * the reservations of the agents bound before this one. */
-static uint32_t pick_place(const SpCrowd *c, const Agent *a,
-                           const SpActionBehaviour *b, int *saw_full,
-                           int *saw_cool, int *limited) {
-  const SpWorld *w = c->world;
-  uint32_t p = SP_NO_PLACE;
-  *saw_full = *saw_cool = *limited = 0;
-  if (b->bind == SP_BIND_PLACE) p = b->place;
-  if (b->bind == SP_BIND_HOME) p = a->home;
-  if (b->bind == SP_BIND_SCRIPT) p = a->target;
-  if (b->bind == SP_BIND_KIND) {
-    int best = INT32_MAX;
-    for (uint32_t k = sp_world_first_of_kind(w, b->kind); k != SP_NO_PLACE;
-         k = w->places[k].next_of_kind) {
-      const Place *pl = &w->places[k];
-      if (pl->capacity > 0) *limited = 1;
-      if (cooling(c, a, (uint32_t)k)) {
-        *saw_cool = 1;
-        continue;
-      }
-      if (full(pl)) {
-        *saw_full = 1;
-        continue;
-      }
-      int dd = octile(a->x, a->y, pl->x, pl->y);
-      if (dd < best) best = dd, p = (uint32_t)k;
-    }
-  }
-  if (p < w->place_count && w->places[p].capacity > 0) *limited = 1;
-  return p;
-}
-
-static void take_place(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
-  size_t i = plan->i;
-  Agent *a = &c->agents[i];
-  Place *pl = &c->world->places[p];
-  int act = plan_act(plan, a->step);
-  if (waiting_for_room(a, act)) { /* the wait is over: the step starts */
-    if (defers_start(c, a, act))
-      sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
-    a->reason = SP_REASON_NONE;
-    a->fail_action = -1;
-  }
-  sp_queue_leave(c, i);
-  atomic_fetch_add(&pl->reserved, 1);
-  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
-  a->target = p;
-  a->tx = (uint16_t)pl->x;
-  a->ty = (uint16_t)pl->y;
-}
-
-/* In a worker: binds the running step when the serial pass would bind it
- * the same way whatever the other agents do: every place looked at is
- * unlimited, the target is not cooling down, and its field is cached and
- * reaches the agent. Emits only the deferred step_started of an agent that
- * waited for room (take_place). Returns 0 to leave
- * the step to the serial pass. Fields are only read here, so their LRU
- * order counts the serial lookups alone. */
-static int bind_fast(SpCrowd *c, Sink s, Plan *plan) {
-  size_t i = plan->i;
-  Agent *a = &c->agents[i];
-  const SpWorld *w = c->world;
-  int act = plan_act(plan, a->step);
-  const SpActionBehaviour *b = &c->beh[act];
-  if ((c->flags[i] & F_RESERVED) || b->bind == SP_BIND_SCRIPT) return 0;
-  /* a kind with a capacity somewhere is limited whichever place wins */
-  if (b->bind == SP_BIND_KIND && sp_world_kind_limited(w, b->kind)) return 0;
-  int saw_full, saw_cool, limited;
-  uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
-  if (limited || p >= w->place_count || cooling(c, a, p)) return 0;
-  if (w->grid != NULL && !c->opt.engine_moves) {
-    const float *f = sp_world_field_peek(w, p);
-    if (f == NULL || !isfinite(f[sp_grid_field_index(w->grid, a->x, a->y)]))
-      return 0;
-  }
-  take_place(c, s, plan, p);
-  return 1;
-}
-
-void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why) {
-  Plan plan = plan_view(c, s, i);
-  stop_step(c, s, &plan, why, -1);
-  c->flags[i] &= (uint8_t)~F_BIND;
-  after_failure(c, s, i);
-}
-
-void sp_agent_arrive(SpCrowd *c, Sink s, size_t i) {
-  Plan plan = plan_view(c, s, i);
-  const Agent *a = &c->agents[i];
-  c->flags[i] &= (uint8_t)~F_BIND;
-  sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
-                (int32_t)a->target);
-  start_acting(c, s, &plan);
-}
-
-void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
-  if (c->chase != NULL && c->chase[i].on) {
-    sp_agent_chase(c, s, i);
-    return;
-  }
-  Agent *a = &c->agents[i];
-  SpWorld *w = c->world;
-  Plan plan = plan_view(c, s, i);
-  int act = plan_act(&plan, a->step);
-  const SpActionBehaviour *b = &c->beh[act];
-  if ((c->flags[i] & F_RESERVED) ||
-      (b->bind == SP_BIND_SCRIPT && a->target == SP_NO_PLACE)) {
-    /* bound already: (re)compute the field and check the way */
-    if (!reachable(c, a, sp_agent_field_key(c, a), a->tx, a->ty)) {
-      unreachable(c, s, &plan, a->target);
-      return;
-    }
-    c->flags[i] &= (uint8_t)~F_BIND;
-    if (c->opt.engine_moves) start_move(c, s, &plan);
-    return;
-  }
-  int saw_full, saw_cool, limited;
-  uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
-  if (b->bind == SP_BIND_KIND && p == SP_NO_PLACE && (saw_full || saw_cool)) {
-    float wait = saw_cool && !saw_full
-                     ? (float)((double)a->cool_until - c->clock)
-                     : 0.0f;
-    block(c, s, &plan, saw_full ? SP_REASON_FULL : SP_REASON_COOLDOWN,
-          SP_NO_PLACE, wait);
-    return;
-  }
-  if (p == SP_NO_PLACE || p >= w->place_count) {
-    unreachable(c, s, &plan, SP_NO_PLACE);
-    return;
-  }
-  if (cooling(c, a, p)) {
-    block(c, s, &plan, SP_REASON_COOLDOWN, p,
-          (float)((double)a->cool_until - c->clock));
-    return;
-  }
-  Place *pl = &w->places[p];
-  if (full(pl)) {
-    block(c, s, &plan, SP_REASON_FULL, p, 0.0f);
-    return;
-  }
-  /* first come, first served: those waiting longer for it go first */
-  uint32_t key = limited ? sp_queue_key(c, a, act, p) : SP_NO_PLACE;
-  if (key != SP_NO_PLACE && !sp_queue_may_enter(c, i, key)) {
-    block(c, s, &plan, SP_REASON_FULL,
-          b->bind == SP_BIND_KIND ? SP_NO_PLACE : p, 0.0f);
-    return;
-  }
-  if (!reachable(c, a, p, pl->x, pl->y)) {
-    unreachable(c, s, &plan, p);
-    return;
-  }
-  take_place(c, s, &plan, p);
-  if (c->opt.engine_moves) start_move(c, s, &plan);
 }

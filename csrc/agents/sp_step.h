@@ -1,0 +1,86 @@
+/* sp_step.h: what step.c and bind.c share: the plan at hand, the small
+ * tests of a waiting agent, and the step functions both call (private to
+ * csrc/agents). */
+#ifndef SP_STEP_H
+#define SP_STEP_H
+
+#include <stdlib.h>
+
+#include "sp_agents.h"
+#include "sp_internal.h"
+
+/* The plan of one agent, read from the population at most once per call:
+ * a step read through the population tests the status and may look up a
+ * plan cache, and a frame reads several steps of each agent due. */
+#define PLAN_UNREAD (-2)
+typedef struct Plan {
+  const SpCrowd *c;
+  size_t i;
+  uint16_t *ids; /* a worker's buffer (action_count + 1 ids) */
+  int len;       /* -1: no plan; PLAN_UNREAD until read */
+} Plan;
+
+static inline Plan plan_view(const SpCrowd *c, Sink s, size_t i) {
+  Plan p = {c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan, PLAN_UNREAD};
+  return p;
+}
+
+static inline void plan_read(Plan *p) {
+  if (sp_population_plan_of(p->c->pop, p->i, p->ids, &p->len) != SP_OK)
+    p->len = -1;
+}
+
+static inline int plan_len(Plan *p) {
+  if (p->len == PLAN_UNREAD) plan_read(p);
+  return p->len;
+}
+
+/* The action at plan position k, or -1. */
+static inline int plan_act(Plan *p, int k) {
+  return k >= 0 && k < plan_len(p) ? p->ids[k] : -1;
+}
+
+/* Cells between two cells of the 8-connected grid (diagonals cost 1). */
+static inline int step_octile(int x0, int y0, int x1, int y1) {
+  int dx = abs(x0 - x1), dy = abs(y0 - y1);
+  return dx > dy ? dx : dy;
+}
+
+/* Avoids place p for the crowd's cooldown (which ends a goal given up:
+ * the agent keeps one cooldown). */
+static inline void step_cool_down(const SpCrowd *c, Agent *a, uint32_t p) {
+  a->cool_place = p;
+  a->cool_until = (float)(c->clock + c->opt.cooldown);
+  a->shun = GOAL_NONE;
+}
+
+/* 1 while the agent waits for room for step `act`: its last failure is a
+ * full place on that action (cleared once it gets in). Its retries are
+ * quiet: no step_started until it is bound, no step_failed or blocked. */
+static inline int step_waiting_for_room(const Agent *a, int act) {
+  return a->reason == SP_REASON_FULL && a->fail_action == act;
+}
+
+/* 1 when step `act` of a waiting agent starts only once bound (a place it
+ * walks to; a script's target asks Lua at step_started, so not those). */
+static inline int step_defers_start(const SpCrowd *c, const Agent *a, int act) {
+  SpBind b = c->beh[act].bind;
+  return step_waiting_for_room(a, act) && b != SP_BIND_NONE &&
+         b != SP_BIND_SCRIPT;
+}
+
+/* Ends the running step without its effect; says so unless `quiet`. */
+void step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
+              int quiet);
+void step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail);
+/* After a failed step: replan now, wait (doubling), or give the goal up
+ * (step.c says which). */
+void step_after_failure(SpCrowd *c, Sink s, size_t i);
+/* The bound step acts now (its timer starts), or the engine is asked to
+ * move there (1: it is there already). */
+void step_start_acting(SpCrowd *c, Sink s, Plan *plan);
+int step_start_move(SpCrowd *c, Sink s, Plan *plan);
+/* bind.c: a step bound to a place or kind takes a slot now when it can. */
+int step_bind_fast(SpCrowd *c, Sink s, Plan *plan);
+
+#endif
