@@ -332,6 +332,29 @@ SP_API SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
                         const SpValue *goal, uint16_t *plan, int *len,
                         SpFailure *failure);
 
+/* Most goals one sp_plan_any call weighs: a goal whose variables take
+ * sets of values ("any of") is one goal per combination of its members. */
+#if !defined(SP_GOAL_CHOICES_MAX)
+#define SP_GOAL_CHOICES_MAX 64
+#endif
+
+/* Plans from s0 to the nearest state matching ANY of `count` goals
+ * (`goals`: count * m values, each one a goal as sp_plan takes it, SP_ANY
+ * allowed). A state matching the disjunction matches one of the goals,
+ * so the shortest of their shortest plans is a shortest plan to it: each
+ * goal is planned and the shortest plan kept, the earliest goal among
+ * equal lengths. *which (may be NULL) receives that goal's index, -1
+ * without a plan. SP_NO_PLAN when no goal has a plan: *failure is then
+ * the first goal's reason. SP_ERR_STATE for a value out of range (in the
+ * first goal that has one) or a count outside 1..SP_GOAL_CHOICES_MAX
+ * (failure->variable -1). Allocates nothing; costs count sp_plan calls
+ * and one more when the best goal is not the last planned. The
+ * workspace's orders are the returned plan's. */
+SP_API SpStatus sp_plan_any(const SpDomain *d, SpWorkspace *ws,
+                            const SpValue *s0, const SpValue *goals, int count,
+                            uint16_t *plan, int *len, int *which,
+                            SpFailure *failure);
+
 /* The partial order the last sp_plan call built, for debugging. */
 typedef enum SpOrderKind {
   SP_ORDER_PRE = 0, /* from chains: post(from) = pre(to) */
