@@ -2,16 +2,9 @@
 local saspu = require "saspu"
 local town = require "saspu.town"
 local cli = require "saspu.cli"
+local rng = require("support.draws").rng
 
 local CLASSES = { "farrier", "innkeeper", "bandit", "horse_breeder", "native_hunter" }
-
-local function rng(seed)
-  local s = (seed * 7919 + 104729) % 2147483647
-  return function(n)
-    s = (s * 48271) % 2147483647
-    return s % n + 1
-  end
-end
 
 -- The town as game code builds it; `patch` is the game after an update:
 -- patch.domain(name, table), patch.behaviour(name, behaviour), patch.places(list).

@@ -440,14 +440,8 @@ static int mig_chases(Mig *g, const Maps *x) {
     if (p == NULL || mig_take(g, 4u * p[18]) == NULL) return 0;
   }
   if (g->failed) return 0;
-  if (n > 0 && x->changed) {
-    mig_say(g, "%u walk%s to another agent dropped", n, n == 1 ? "" : "s");
-    n = 0;
-  }
-  if (n == 0)
-    sp_save_out(&g->o, 0, 4);
-  else
-    sp_save_out_bytes(&g->o, g->p + from, g->at - from);
+  mig_section(g, from, n, x->changed, "walk to another agent",
+              "walks to another agent", "dropped");
   return 1;
 }
 
@@ -457,14 +451,8 @@ static int mig_own(Mig *g, const Maps *x) {
   size_t from = g->at;
   uint32_t n = g->version >= 8 ? (uint32_t)mig_get(g, 4) : 0;
   if (g->failed || mig_take(g, 12u * (size_t)n) == NULL) return 0;
-  if (n > 0 && x->changed) {
-    mig_say(g, "%u own goal priorit%s dropped", n, n == 1 ? "y" : "ies");
-    n = 0;
-  }
-  if (n == 0)
-    sp_save_out(&g->o, 0, 4);
-  else
-    sp_save_out_bytes(&g->o, g->p + from, g->at - from);
+  mig_section(g, from, n, x->changed, "own goal priority",
+              "own goal priorities", "dropped");
   return 1;
 }
 
