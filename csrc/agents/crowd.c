@@ -75,6 +75,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
   if (c->opt.speed <= 0.0f) c->opt.speed = 4.0f;
   if (c->opt.cooldown <= 0.0f) c->opt.cooldown = 5.0f;
   if (c->opt.retry <= 0.0f) c->opt.retry = 1.0f;
+  c->walk_ticks = sp_walk_ticks(c->opt.speed);
+  c->fields_seen = w->fields_dropped;
   c->capacity = c->opt.capacity;
   c->chunk_count = (c->capacity + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   SpStatus st = sp_population_new(d, c->capacity, alloc, &c->pop, err);
@@ -603,7 +605,7 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
   }
   c->phase[agent] = SP_PHASE_WALKING;
   c->flags[agent] |= F_BIND;
-  c->time[agent] = 0.0f;
+  sp_walk_start(c, agent);
   sp_agent_wake(c, agent);
   return SP_OK;
 }

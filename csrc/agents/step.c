@@ -686,7 +686,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   default:
     c->phase[i] = SP_PHASE_WALKING;
     c->flags[i] |= F_BIND;
-    c->time[i] = 0.0f;
+    sp_walk_start(c, i); /* its first cell is due one cell's time on */
     return SEL_BIND;
   }
 }
@@ -698,7 +698,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 /* Workers: binds the running step where the order of agents cannot
  * matter; returns 0 to leave it to sp_agent_bind. */
 
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
   Agent *a = &c->agents[i];
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   sp_facts_sync(c, i); /* its steps and goals read the facts of now */
@@ -735,9 +735,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked) {
       return 0;
     case SP_PHASE_WALKING:
       if (c->flags[i] & F_BIND) return 1;
-      if (round == 0 && walked != WALK_NOT
-              ? walked != WALK_ARRIVED
-              : !sp_agent_walk(c, i, round == 0 ? dt : 0.0f))
+      if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
+                                           : !sp_agent_walk(c, i))
         return (c->flags[i] & F_BIND) != 0;
       sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
                     (int32_t)a->target);
