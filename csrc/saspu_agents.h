@@ -770,14 +770,16 @@ typedef struct SpMigration {
  * mapped); an agent whose plan uses an action that changed or is gone, or
  * whose target place moved or is gone, or whose state took a default,
  * drops its plan and replans at the next update (SP_EV_REPLANNED with
- * SP_REASON_MIGRATED); an idle agent looks for a goal again. Refused
- * (SP_ERR_INVALID, nothing written) when a value some agent or goal holds
- * no longer exists and `defaults` names none for its variable (the
- * message names the value and how many agents hold it), when a variable
- * is new and has no default, when the grid or the crowd count differs,
- * or when the save is older than format 6 or malformed. `names` are this
- * world's names (as for sp_world_save_named). The result still goes
- * through sp_world_load's checks. */
+ * SP_REASON_MIGRATED); an idle agent looks for a goal again. Slots and
+ * generations are kept, so a walk to another agent goes on (it ends with
+ * its walker's dropped plan, or when the crowd's engine moves it now).
+ * Refused (SP_ERR_INVALID, nothing written) when a value some agent or
+ * goal holds no longer exists and `defaults` names none for its variable
+ * (the message names the value and how many agents hold it), when a variable
+ * is new and has no default, when the grid or the crowd count differs, or
+ * when the save is older than format 6 or malformed. `names` are this
+ * world's names (as for sp_world_save_named). The result still goes through
+ * sp_world_load's checks. */
 SP_API SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
                                  size_t count, const SpSaveNames *names,
                                  const SpMigrateDefault *defaults,
