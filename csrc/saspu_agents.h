@@ -227,6 +227,19 @@ SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition,
                                   int priority, const SpValue *when, int *index,
                                   SpError *err);
 SP_API int sp_crowd_goal_count(const SpCrowd *c);
+/* Goal `index` is reached by ANY of `count` conditions (`conds`: count *
+ * m values, SP_ANY allowed; a goal whose variables take sets of values
+ * is one condition per combination): it holds when one of them holds,
+ * and an agent plans the shortest plan to any of them (sp_plan_any: the
+ * earliest condition among equal lengths). The first condition becomes
+ * the goal's own (what a save holds). count 1 gives it one condition
+ * again. Allocates count * m bytes (SP_ERR_MEMORY: nothing changed);
+ * SP_ERR_STATE for no such goal, a count outside
+ * 1..SP_GOAL_CHOICES_MAX or a value out of range. Not during an update;
+ * agents already pursuing it keep their plans. */
+SP_API SpStatus sp_crowd_set_goal_choices(SpCrowd *c, int index,
+                                          const SpValue *conds, int count,
+                                          SpError *err);
 /* Goal `index` (from sp_crowd_add_goal) takes `priority` at once: the
  * goals are sorted again (among equal priorities the earlier added
  * first), refusals are forgotten and idle agents look again; a running

@@ -38,6 +38,8 @@ typedef struct Judge {
   OracleSpace *o;
   int m;
   long pairs, solvable, planned, too_many, failures;
+  long blockers, whole; /* unsolvable pairs; blockers of every member */
+  void *scratch;        /* sp_blocker_scratch_size */
   /* the states reachable from the last start, nearest first */
   SpValue *reach;
   int *dist;
@@ -90,6 +92,44 @@ static void report(Judge *j, const SpValue *s0, const SetGoal *g,
   fprintf(stderr, "\n");
 }
 
+/* The blocker of an unsolvable goal of sets is truthful: one that claims
+ * the whole goal (only_choice 0) names the goal's own value of a variable
+ * that every member asks, so it blocks each member; otherwise it says it
+ * is the first member's and is exactly that member's blocker. Either way
+ * it names a value the goal (or its first member) needs, never a value of
+ * a variable the goal leaves free. */
+static void check_blocker(Judge *j, const SpValue *s0, const SetGoal *g,
+                          const SpValue *goals, int count) {
+  SpBlocker b, first;
+  SpFailure f;
+  uint16_t plan[256];
+  int len;
+  j->blockers++;
+  if (sp_plan_any_blocker(j->d, j->ws, s0, goals, count, plan, j->scratch,
+                          &b) == SP_BLOCK_NONE) {
+    report(j, s0, g, "a blocker", 1, 0);
+    return;
+  }
+  if (b.only_choice == 0) {
+    if (count > 1) j->whole++;
+    if (count > 1 && (b.action != -1 || b.variable < 0 ||
+                      g->mask[b.variable] != 1u << b.needed))
+      report(j, s0, g, "a whole-goal blocker is a value every member asks",
+             b.needed, b.variable);
+    return;
+  }
+  if (count < 2 || b.only_choice != 1)
+    report(j, s0, g, "only_choice is 1 with several members", 1, b.only_choice);
+  sp_plan(j->d, j->ws, s0, goals, plan, &len, &f);
+  sp_plan_blocker(j->d, s0, goals, &f, j->scratch, &first);
+  if (b.kind != first.kind || b.variable != first.variable ||
+      b.needed != first.needed || b.action != first.action ||
+      b.link_to != first.link_to)
+    report(j, s0, g, "the first member's blocker", first.variable, b.variable);
+  if (b.variable >= 0 && b.action == -1 && g->mask[b.variable] == 0)
+    report(j, s0, g, "never a free variable", -1, b.variable);
+}
+
 /* Checks sp_plan_any on (s0, g) against the last oracle_bfs(s0): a plan
  * iff a matching state is reachable; it replays, reaches a state
  * matching the goal (and the combination it names), repeats no action,
@@ -117,6 +157,8 @@ static void check_pair(Judge *j, const SpValue *s0, const SetGoal *g) {
       report(j, s0, g, "unsolvable: status, which", SP_NO_PLAN, st);
     else if (f.code == SP_FAIL_NONE)
       report(j, s0, g, "no plan without a reason", 1, 0);
+    else
+      check_blocker(j, s0, g, goals, count);
     return;
   }
   j->solvable++;
@@ -198,6 +240,8 @@ static void judge_open(Judge *j, const SpDomain *d) {
   assert_int_equal(sp_workspace_new(d, plain, &j->ws, &err), SP_OK);
   j->o = oracle_space_new(d);
   assert_non_null(j->o);
+  j->scratch = malloc(sp_blocker_scratch_size(d));
+  assert_non_null(j->scratch);
   j->reach = malloc((size_t)oracle_state_count(j->o) * (size_t)j->m);
   j->dist = malloc((size_t)oracle_state_count(j->o) * sizeof *j->dist);
   assert_non_null(j->reach);
@@ -207,6 +251,7 @@ static void judge_open(Judge *j, const SpDomain *d) {
 static void judge_close(Judge *j) {
   free(j->reach);
   free(j->dist);
+  free(j->scratch);
   oracle_space_free(j->o);
   sp_workspace_free(j->ws);
 }
@@ -232,8 +277,9 @@ static void test_paper_domain(void **state) {
     each_goal(&j, s0, &g, 0, 0, most, 0);
   }
   printf("%s: %ld (start, goal of sets) pairs, %ld solvable, "
-         "%ld planned, %ld mismatches\n",
-         b->spec.name, j.pairs, j.solvable, j.planned, j.failures);
+         "%ld planned, %ld mismatches; %ld blockers, %ld of every member\n",
+         b->spec.name, j.pairs, j.solvable, j.planned, j.failures, j.blockers,
+         j.whole);
   assert_int_equal(j.failures, 0);
   assert_int_equal(j.too_many, 0);
   assert_int_equal(j.planned, j.solvable);

@@ -341,6 +341,10 @@ struct SpCrowd {
   /* per goal add index: 1 + the add index of its group's first goal when
    * it is rechecked while it runs (recheck.c), else 0 */
   uint16_t recheck[SP_CROWD_MAX_GOALS];
+  /* per goal add index: its choices, choice_count * m values, when a
+   * goal of sets has several (goal_sets.c); else NULL and 0 */
+  SpValue *choices[SP_CROWD_MAX_GOALS];
+  uint8_t choice_count[SP_CROWD_MAX_GOALS];
   /* agents' own goal priorities (priority.c), sorted by agent, goal */
   struct OwnPriority *own;
   size_t own_count, own_cap;
@@ -514,6 +518,28 @@ const uint8_t *sp_agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
 /* Agent i's slot is freed: its own priorities go. */
 void sp_priority_forget(SpCrowd *c, size_t i);
 void sp_priority_free(SpCrowd *c);
+
+/* ---- goals of sets (goal_sets.c) -------------------------------------- */
+
+/* 1 when sorted goal g's condition holds in state: one of its choices
+ * when it has several. */
+int sp_goal_met(const SpCrowd *c, int g, const SpValue *state);
+/* 1 when sorted goal g's condition reads variable var. */
+int sp_goal_reads_var(const SpCrowd *c, int g, int var);
+/* Writes the population goal of agent i, about to plan sorted goal g:
+ * its condition, or, with several choices, the one with the shortest
+ * plan from the agent's state (sp_plan_any, worker wk's scratch; the
+ * first when none has a plan), so the population plans exactly
+ * sp_plan_any's plan. */
+void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
+/* What blocks sorted goal g from state (sp_plan_any_blocker over its
+ * choices, worker wk's scratch); *failure gets the planner's reason for
+ * the first choice. Returns the kind (SP_BLOCK_NONE: it has a plan). */
+SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
+                              void *scratch, SpBlocker *out,
+                              SpFailure *failure);
+/* Goal add index `index` is added again: it has one choice. */
+void sp_goal_choices_drop(SpCrowd *c, int index);
 
 /* ---- rechecked goals (recheck.c) -------------------------------------- */
 

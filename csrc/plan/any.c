@@ -49,3 +49,51 @@ SpStatus sp_plan_any(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
   failure->free_variable = 0;
   return SP_OK;
 }
+
+int sp_blocker_blocks_all(const SpBlocker *b, const SpValue *goals, int count,
+                          int m) {
+  if (b->action != -1 || b->variable < 0 || b->needed < 0 ||
+      (b->kind != SP_BLOCK_NOTHING_SETS && b->kind != SP_BLOCK_NO_WAY_OUT))
+    return 0;
+  for (int k = 0; k < count; k++)
+    if (goals[(size_t)k * (size_t)m + (size_t)b->variable] != b->needed)
+      return 0;
+  return 1;
+}
+
+/* A blocker names a value the goal itself needs (action -1) or a prevail
+ * on the only way to it; both stand whatever else the goal asks, but only
+ * the goal's own value is sure to be needed by every choice: a prevail
+ * of the way to one choice's value is not on the way to another's. */
+SpBlockerKind sp_plan_any_blocker(const SpDomain *d, SpWorkspace *ws,
+                                  const SpValue *s0, const SpValue *goals,
+                                  int count, uint16_t *plan, void *scratch,
+                                  SpBlocker *out) {
+  int m = d->variable_count;
+  memset(out, 0, sizeof *out);
+  out->variable = out->current = out->needed = -1;
+  out->action = out->link_from = out->link_to = -1;
+  if (count < 1 || count > SP_GOAL_CHOICES_MAX) return SP_BLOCK_NONE;
+  for (int k = 0; k < count; k++) {
+    SpFailure f;
+    int len = 0;
+    const SpValue *g = goals + (size_t)k * (size_t)m;
+    if (sp_plan(d, ws, s0, g, plan, &len, &f) != SP_NO_PLAN) {
+      memset(out, 0, sizeof *out);
+      out->variable = out->current = out->needed = -1;
+      out->action = out->link_from = out->link_to = -1;
+      return SP_BLOCK_NONE;
+    }
+    SpBlocker b;
+    sp_plan_blocker(d, s0, g, &f, scratch, &b);
+    if (sp_blocker_blocks_all(&b, goals, count, m)) {
+      *out = b;
+      return out->kind;
+    }
+    if (k == 0) {
+      *out = b;
+      out->only_choice = count > 1;
+    }
+  }
+  return out->kind;
+}
