@@ -99,7 +99,8 @@ struct SpWorld {
   uint32_t *queue_who;
   size_t lines_cap, lines_used, who_cap;
   int queue_indexed;
-  int queue_by_list; /* tests: never the index (both must answer alike) */
+  int queue_by_list;     /* tests: never the index (both must answer alike) */
+  uint64_t queue_update; /* updates begun: a cut holds for one (queue.c) */
   /* Held by a worker growing an event buffer: the crowds of a world
    * update together and share one allocator, which need not be
    * thread-safe (Lua's is not), so one lock per world, not per crowd. */
@@ -510,6 +511,8 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh);
 void sp_queue_leave(SpCrowd *c, size_t i);
 void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c);
 void sp_queue_free(SpWorld *w);
+/* An update begins: turns read in the last one are read again. */
+void sp_queue_next_update(SpWorld *w);
 
 /* queue_index.c: finding a key's waiters and an agent's entry without
  * reading the whole list. The index is a cache: any change it cannot
@@ -520,6 +523,14 @@ void sp_queue_free(SpWorld *w);
 typedef struct QueueLine {
   uint32_t key; /* SP_NO_PLACE: an empty slot */
   uint32_t head, tail;
+  uint32_t count; /* its entries (holes not counted, stale ones are) */
+  /* The cut (queue.c): read once per update, the waiters within the room
+   * (cut_valid of them, the last one cut_last), kept current as waiters
+   * get in and join; cut_whole when it holds the whole line. */
+  uint64_t cut_update; /* 0: none read */
+  uint32_t cut_last, cut_valid;
+  int32_t cut_room;
+  int cut_whole;
 } QueueLine;
 /* 1 when the index is current (rebuilt now if it was stale). */
 int sp_queue_index_ready(SpWorld *w);

@@ -386,6 +386,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
     crowds[k]->in_pass = 1;
+    sp_queue_next_update(crowds[k]->world);
   }
 
   /* goals, then planning rounds: each round plans every agent waiting
