@@ -233,6 +233,24 @@ describe("dom:plan with a goal of sets", function()
   end)
 end)
 
+describe("bin/saspu plan with a goal of sets", function()
+  local cli = require "saspu.cli"
+  local function run(...)
+    local out = {}
+    local sink = { write = function(_, ...) for _, x in ipairs({ ... }) do out[#out + 1] = x end end }
+    return cli.main({ ... }, sink, sink), table.concat(out)
+  end
+
+  it("reads var=a|b as any of them and var!=a as any but a", function()
+    local status, out = run("plan", "domains/horse_breeder.lua", "morning", "water=in_bucket|in_trough")
+    assert.equal(0, status)
+    assert.matches("plan of 2 actions from morning", out, 1, true)
+    status, out = run("plan", "--keep", "domains/horse_breeder.lua", "morning", "water!=in_source")
+    assert.equal(0, status)
+    assert.matches("plan of 3 actions from morning", out, 1, true) -- fill_bucket, bucket back down
+  end)
+end)
+
 describe("a goal of sets across a save", function()
   it("still holds by any member and plans the nearest after world:load", function()
     local goals = { { { horse = saspu.NOT("shod") }, priority = 5 }, { { rested = "true" }, priority = 1 } }
