@@ -95,7 +95,10 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
      * nobody settled (the next frame wakes them all again) */
     int sweep = c->sweeping;
     size_t na = sweep ? hi - lo : sp_wheel_awake_list(c, lo, hi, due);
+    Ahead *look = &c->cw[wk < 0 ? 0 : wk].ahead;
+    if (!sweep) sp_ahead_chunk(c, look, chunk, c->serial_pass);
     for (size_t k = 0; k < na; k++) {
+      if (!sweep) sp_ahead_next(c, look);
       size_t i = sweep ? lo + k : due[k];
       uint8_t ph = phase[i];
       /* a move waits for the caller's answer: nothing due before it */
@@ -292,6 +295,7 @@ static void frame_begin(SpCrowd *c, float dt) {
   c->clock += dt;
   c->ms_planning = 0.0;
   sp_wheel_frame(c); /* wakes the agents whose wait ends */
+  sp_ahead_reset(c);
   sp_world_check_grid(c->world);
 }
 

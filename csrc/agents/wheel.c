@@ -196,6 +196,16 @@ void sp_wheel_flush(SpCrowd *c) {
   }
 }
 
+/* The agents of a slot are anywhere in the crowd: their phase and due
+ * time are requested this many entries before they are read. */
+#define DRAIN_AHEAD 32
+
+static inline void request_due(const SpCrowd *c, uint32_t j) {
+  if (j >= c->n) return;
+  sp_prefetch(c->phase + j);
+  sp_prefetch(c->time + j);
+}
+
 /* Drains the slot of tick t: wakes its agents due now, keeps those due in
  * a later lap or later in this tick, drops the stale; its blocks go back
  * to the pool as they are read. */
@@ -207,6 +217,8 @@ static void drain(SpCrowd *c, int64_t t) {
   while (b != NO_BLOCK) {
     /* by index: keeping an entry may grow (move) the pool */
     for (uint32_t k = 0; k < wh->block[b].n; k++) {
+      if (k + DRAIN_AHEAD < wh->block[b].n)
+        request_due(c, wh->block[b].e[k + DRAIN_AHEAD]);
       uint32_t j = wh->block[b].e[k];
       if (j >= c->n || !sp_wheel_timed(c, c->phase[j])) continue;
       if (sp_due_passed(c, j)) {
@@ -269,7 +281,7 @@ void sp_wheel_frame(SpCrowd *c) {
     return;
   }
   if (c->wheel != NULL)
-    for (int64_t t = c->wheel_tick; t <= cur + 1; t++) drain(c, t);
+    for (int64_t t = c->wheel_tick; t <= cur; t++) drain(c, t);
   /* the last ticks again next frame: a due time rounded near a tick's
    * edge is found there */
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
