@@ -188,15 +188,7 @@ static void arm(SpCrowd *c, uint32_t i) {
     sp_agent_wake(c, i);
 }
 
-void sp_wheel_flush(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
-    CrowdWorker *w = &c->cw[k];
-    for (size_t j = 0; j < w->arm_count; j++) arm(c, w->arm[j]);
-    w->arm_count = 0;
-  }
-}
-
-/* The agents of a slot are anywhere in the crowd: their phase and due
+/* The agents a slot or a worker's list holds are anywhere in the crowd: their phase and due
  * time are requested this many entries before they are read. */
 #define DRAIN_AHEAD 32
 
@@ -204,6 +196,19 @@ static inline void request_due(const SpCrowd *c, uint32_t j) {
   if (j >= c->n) return;
   sp_prefetch(c->phase + j);
   sp_prefetch(c->time + j);
+}
+
+void sp_wheel_flush(SpCrowd *c) {
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    for (size_t j = 0; j < w->arm_count; j++) {
+      /* their due times were written a whole pass ago */
+      if (j + DRAIN_AHEAD < w->arm_count)
+        request_due(c, w->arm[j + DRAIN_AHEAD]);
+      arm(c, w->arm[j]);
+    }
+    w->arm_count = 0;
+  }
 }
 
 /* Drains the slot of tick t: wakes its agents due now, keeps those due in
