@@ -1,15 +1,7 @@
 -- spec/agent_priority_spec.lua: a:set_priority gives one agent its own priority for a goal (the others keep the crowd's); a save keeps it, a despawn drops it.
-local saspu = require "saspu"
 local support = require "support.agents"
 
-local function town()
-  local world = saspu.world {}
-  local crowd = world:crowd(support.citizen(), {
-    actions = { work = { duration = 5 }, buy_food = { duration = 1 } },
-    goals = { { "work", priority = 5 }, { "buy_supplies", priority = 1 } },
-  })
-  return world, crowd
-end
+local town = support.two_goal_town
 
 -- The goals each agent chose over `frames` frames, in order.
 local function chosen(world, frames)

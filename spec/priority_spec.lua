@@ -1,15 +1,7 @@
 -- spec/priority_spec.lua: crowd:set_priority changes a goal's priority at run time (and a save keeps it).
-local saspu = require "saspu"
 local support = require "support.agents"
 
-local function town()
-  local world = saspu.world {}
-  local crowd = world:crowd(support.citizen(), {
-    actions = { work = { duration = 5 }, buy_food = { duration = 1 } },
-    goals = { { "work", priority = 5 }, { "buy_supplies", priority = 1 } },
-  })
-  return world, crowd
-end
+local town = support.two_goal_town
 
 local function first_goal(world, a)
   for _ = 1, 3 do

@@ -2,16 +2,10 @@
 local saspu = require "saspu"
 local town = require "saspu.town"
 local cli = require "saspu.cli"
+local rng = require("support.draws").rng
+local has_line = require("support.agents").has_line
 
 local CLASSES = { "farrier", "innkeeper", "bandit", "horse_breeder", "native_hunter" }
-
-local function rng(seed)
-  local s = (seed * 7919 + 104729) % 2147483647
-  return function(n)
-    s = (s * 48271) % 2147483647
-    return s % n + 1
-  end
-end
 
 -- The town as game code builds it; `patch` is the game after an update:
 -- patch.domain(name, table), patch.behaviour(name, behaviour), patch.places(list).
@@ -77,13 +71,6 @@ local function states(crowds)
     end
   end
   return out
-end
-
-local function has_line(report, text)
-  for _, line in ipairs(report) do
-    if line:find(text, 1, true) then return true end
-  end
-  return false
 end
 
 -- Renames value `from` of variable `var` to `to` everywhere in a domain table.

@@ -2,6 +2,7 @@
 local saspu = require "saspu"
 local town = require "saspu.town"
 local docs = require "support.docs"
+local rng = require("support.draws").rng
 
 local CLASSES = { "farrier", "innkeeper", "bandit", "horse_breeder", "native_hunter" }
 
@@ -9,15 +10,6 @@ local function load_class(name)
   local cls = assert(loadfile("domains/town/behaviours/" .. name .. ".lua"))()
   cls.name = name
   return cls
-end
-
--- A deterministic generator (the same on every Lua version).
-local function rng(seed)
-  local s = (seed * 7919 + 104729) % 2147483647
-  return function(n)
-    s = (s * 48271) % 2147483647
-    return s % n + 1
-  end
 end
 
 -- The town as game code builds it: the same calls give the same world. Hooks decide

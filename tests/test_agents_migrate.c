@@ -21,6 +21,9 @@ typedef struct Town {
   SpGrid *grid;
   SpWorld *w;
   SpCrowd *c;
+  const SpCrowd *cs[1]; /* the crowd, as the save calls take it */
+  uint8_t *good;        /* town_saved: its save, freed by town_close */
+  size_t len;
 } Town;
 
 static void town_open(Town *t, SpAllocator a) {
@@ -65,6 +68,7 @@ static void town_open(Town *t, SpAllocator a) {
 }
 
 static void town_close(Town *t) {
+  if (t->good != NULL) sp_world_save_free(t->w, t->good, t->len);
   sp_crowd_free(t->c);
   sp_world_free(t->w);
   sp_grid_free(t->grid);
@@ -78,6 +82,14 @@ static uint8_t *save(Town *t, size_t *len) {
   if (sp_world_save(t->w, cs, 1, "x", 1, &buf, len, &err) != SP_OK)
     fail_msg("%s", err.message);
   return buf;
+}
+
+/* The set-up every test starts from: the town after its frames and the
+ * save it writes then (t->good, t->len). */
+static void town_saved(Town *t, SpAllocator a) {
+  town_open(t, a);
+  t->cs[0] = t->c;
+  t->good = save(t, &t->len);
 }
 
 static void reseal(uint8_t *b, size_t len) {
@@ -113,10 +125,9 @@ static uint8_t *as_format5(const uint8_t *good, size_t len, size_t *out_len) {
 static void test_format5_still_loads(void **state) {
   (void)state;
   Town t;
-  town_open(&t, plain);
-  size_t len, len5;
-  uint8_t *good = save(&t, &len);
-  uint8_t *old = as_format5(good, len, &len5);
+  town_saved(&t, plain);
+  size_t len5;
+  uint8_t *old = as_format5(t.good, t.len, &len5);
   SpError err;
   SpSaveInfo info;
   assert_int_equal(sp_save_info(old, len5, 0, &info, NULL, &err), SP_OK);
@@ -126,18 +137,16 @@ static void test_format5_still_loads(void **state) {
                    SP_OK);
   size_t again_len;
   uint8_t *again = save(&t, &again_len);
-  assert_int_equal(again_len, len);
-  assert_memory_equal(again, good, len);
+  assert_int_equal(again_len, t.len);
+  assert_memory_equal(again, t.good, t.len);
   SpMigration m;
-  const SpCrowd *cs[1] = {t.c};
   assert_int_equal(
-      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, old, len5, &m, &err),
+      sp_world_migrate(t.w, t.cs, 1, NULL, NULL, 0, old, len5, &m, &err),
       SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "format 5 carries no names to map by"));
   assert_null(m.save);
   free(old);
   sp_world_save_free(t.w, again, again_len);
-  sp_world_save_free(t.w, good, len);
   town_close(&t);
 }
 
@@ -147,10 +156,7 @@ static void test_format5_still_loads(void **state) {
 static void test_crafted_names_refused(void **state) {
   (void)state;
   Town t;
-  town_open(&t, plain);
-  size_t len;
-  uint8_t *good = save(&t, &len);
-  const SpCrowd *cs[1] = {t.c};
+  town_saved(&t, plain);
   const size_t p = SAVE_HEADER_BYTES; /* the place count */
   const size_t name = p + 4;          /* place 1's name length */
   struct {
@@ -168,23 +174,23 @@ static void test_crafted_names_refused(void **state) {
   size_t before_len;
   uint8_t *before = save(&t, &before_len);
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    uint8_t *bad = malloc(len);
-    memcpy(bad, good, len);
+    uint8_t *bad = malloc(t.len);
+    memcpy(bad, t.good, t.len);
     sp_save_put(bad + cases[k].at, cases[k].value, cases[k].bytes);
-    reseal(bad, len);
+    reseal(bad, t.len);
     SpError err;
     SpSaveInfo info;
-    assert_int_equal(sp_world_load(t.w, &t.c, 1, bad, len, NULL, NULL, &err),
+    assert_int_equal(sp_world_load(t.w, &t.c, 1, bad, t.len, NULL, NULL, &err),
                      SP_ERR_INVALID);
     if (strstr(err.message, cases[k].text) == NULL)
       fail_msg("case %zu: load said '%s'", k, err.message);
     SpMigration m;
     assert_int_equal(
-        sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, bad, len, &m, &err),
+        sp_world_migrate(t.w, t.cs, 1, NULL, NULL, 0, bad, t.len, &m, &err),
         SP_ERR_INVALID);
     assert_non_null(strstr(err.message, "saved world: migrate: "));
     if (k < 4) { /* sp_save_info reads the names only */
-      assert_int_equal(sp_save_info(bad, len, 0, &info, NULL, &err),
+      assert_int_equal(sp_save_info(bad, t.len, 0, &info, NULL, &err),
                        SP_ERR_INVALID);
       assert_non_null(strstr(err.message, cases[k].text));
     }
@@ -198,16 +204,15 @@ static void test_crafted_names_refused(void **state) {
   /* cut inside the names: where it ends, by the load and the migration */
   SpError err;
   SpMigration m;
-  assert_int_equal(sp_world_load(t.w, &t.c, 1, good, 60, NULL, NULL, &err),
+  assert_int_equal(sp_world_load(t.w, &t.c, 1, t.good, 60, NULL, NULL, &err),
                    SP_ERR_INVALID);
   assert_non_null(
       strstr(err.message, "saved world: truncated at byte 60 in the names"));
   assert_int_equal(
-      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, 60, &m, &err),
+      sp_world_migrate(t.w, t.cs, 1, NULL, NULL, 0, t.good, 60, &m, &err),
       SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "saved world: migrate: "));
   sp_world_save_free(t.w, before, before_len);
-  sp_world_save_free(t.w, good, len);
   town_close(&t);
 }
 
@@ -217,23 +222,21 @@ static void test_crafted_names_refused(void **state) {
 static void test_migrate_same_world(void **state) {
   (void)state;
   Town t;
-  town_open(&t, plain);
-  size_t len;
-  uint8_t *good = save(&t, &len);
-  const SpCrowd *cs[1] = {t.c};
+  town_saved(&t, plain);
   SpMigration m;
   SpError err;
   assert_int_equal(
-      sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err), SP_OK);
-  assert_int_equal(m.save_len, len);
-  assert_memory_equal(m.save, good, len);
+      sp_world_migrate(t.w, t.cs, 1, NULL, NULL, 0, t.good, t.len, &m, &err),
+      SP_OK);
+  assert_int_equal(m.save_len, t.len);
+  assert_memory_equal(m.save, t.good, t.len);
   assert_non_null(strstr(m.report, "crowd 1 'citizen': unchanged\n"));
   assert_int_equal(m.map_at[1] - m.map_at[0], (size_t)t.f.a);
   for (int a = 0; a < t.f.a; a++) assert_int_equal(m.action_map[a], a);
   sp_migration_free(t.w, &m);
   SpSaveInfo info;
   SpSaveCrowdInfo ci;
-  assert_int_equal(sp_save_info(good, len, 0, &info, &ci, &err), SP_OK);
+  assert_int_equal(sp_save_info(t.good, t.len, 0, &info, &ci, &err), SP_OK);
   assert_int_equal(info.version, SP_SAVE_VERSION);
   assert_int_equal(info.places, 3);
   assert_int_equal(ci.agents, 6);
@@ -244,11 +247,10 @@ static void test_migrate_same_world(void **state) {
   /* a default for a variable no crowd has */
   SpMigrateDefault d = {"nope", "x"};
   assert_int_equal(
-      sp_world_migrate(t.w, cs, 1, NULL, &d, 1, good, len, &m, &err),
+      sp_world_migrate(t.w, t.cs, 1, NULL, &d, 1, t.good, t.len, &m, &err),
       SP_ERR_INVALID);
   assert_non_null(
       strstr(err.message, "defaults.nope: no crowd has a variable 'nope'"));
-  sp_world_save_free(t.w, good, len);
   town_close(&t);
 }
 
@@ -259,10 +261,7 @@ static void test_migrate_out_of_memory(void **state) {
   TestAlloc ta;
   test_alloc_init(&ta, 0);
   Town t;
-  town_open(&t, test_alloc_hook(&ta));
-  size_t len;
-  uint8_t *good = save(&t, &len);
-  const SpCrowd *cs[1] = {t.c};
+  town_saved(&t, test_alloc_hook(&ta));
   long live = ta.live;
   int failures = 0;
   for (long k = 1;; k++) {
@@ -270,7 +269,7 @@ static void test_migrate_out_of_memory(void **state) {
     SpError err;
     ta.fail_at = ta.calls + k;
     SpStatus st =
-        sp_world_migrate(t.w, cs, 1, NULL, NULL, 0, good, len, &m, &err);
+        sp_world_migrate(t.w, t.cs, 1, NULL, NULL, 0, t.good, t.len, &m, &err);
     ta.fail_at = 0;
     if (st == SP_OK) {
       sp_migration_free(t.w, &m);
@@ -282,7 +281,6 @@ static void test_migrate_out_of_memory(void **state) {
   }
   assert_int_equal(ta.live, live);
   assert_true(failures >= 4);
-  sp_world_save_free(t.w, good, len);
   town_close(&t);
 }
 

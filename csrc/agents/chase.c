@@ -125,7 +125,10 @@ SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
   a->ty = t->y;
   c->phase[agent] = SP_PHASE_WALKING;
   c->flags[agent] |= F_BIND;
-  c->time[agent] = 0.0f;
+  if (sp_walk_timed(c, agent)) /* an engine move: no chase record */
+    sp_walk_start(c, agent);
+  else
+    c->time[agent] = 0.0f; /* a chase's progress */
   sp_agent_wake(c, agent);
   return SP_OK;
 }

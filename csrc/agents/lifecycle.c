@@ -79,9 +79,15 @@ SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
   a->y = (uint16_t)y;
   sp_index_note(c, agent);
   /* a walk's progress toward the next cell belonged to the old cell; the
-   * serial pass checks the way from here when the field has none */
-  if (c->phase[agent] == SP_PHASE_WALKING && !(c->flags[agent] & F_FAIL))
-    c->time[agent] = 0.0f;
+   * serial pass checks the way from here when the field has none; awake,
+   * it arrives at once on its target */
+  if (c->phase[agent] == SP_PHASE_WALKING && !(c->flags[agent] & F_FAIL)) {
+    if (sp_walk_timed(c, agent))
+      sp_walk_start(c, agent);
+    else
+      c->time[agent] = 0.0f;
+    sp_agent_wake(c, agent);
+  }
   return SP_OK;
 }
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load.h"
 #include "sp_error.h"
 #include "sp_internal.h"
-#include "sp_save.h"
 
 /* The input is read twice by the same code: a first pass checks every
  * byte and allocates what the load needs (the refusal words), a second
@@ -17,16 +17,6 @@
 /* ------------------------------------------------------------------ */
 /* Reader                                                             */
 /* ------------------------------------------------------------------ */
-
-typedef struct Rd {
-  const uint8_t *p;
-  size_t len, at;
-  SpError *err;
-  int crowd;        /* 1-based while reading a crowd, else 0 */
-  const char *name; /* its domain's name */
-  size_t agent;     /* SP_NO_AGENT outside the agents */
-  int failed;
-} Rd;
 
 static void where(const Rd *r, char *buf, size_t size) {
   if (r->crowd < 0)
@@ -40,13 +30,7 @@ static void where(const Rd *r, char *buf, size_t size) {
              r->agent + 1);
 }
 
-/* Records the first problem: "saved world: <where>: <what>". */
-static int bad(Rd *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static int bad(Rd *r, const char *fmt, ...) {
+int ld_bad(Rd *r, const char *fmt, ...) {
   if (r->failed) return 0;
   r->failed = 1;
   char what[160], at[128];
@@ -64,7 +48,7 @@ static int bad(Rd *r, const char *fmt, ...) {
   return 0;
 }
 
-static const uint8_t *take(Rd *r, size_t n) {
+const uint8_t *ld_take(Rd *r, size_t n) {
   if (r->failed) return NULL;
   if (n > r->len - r->at) {
     char at[128];
@@ -79,45 +63,10 @@ static const uint8_t *take(Rd *r, size_t n) {
   return p;
 }
 
-static uint64_t get(Rd *r, int bytes) {
-  const uint8_t *p = take(r, (size_t)bytes);
+uint64_t ld_get(Rd *r, int bytes) {
+  const uint8_t *p = ld_take(r, (size_t)bytes);
   return p == NULL ? 0 : sp_save_get(p, bytes);
 }
-
-/* ------------------------------------------------------------------ */
-/* One load                                                           */
-/* ------------------------------------------------------------------ */
-
-typedef struct Refusals {
-  uint32_t *hi; /* the crowd's new refused_hi (NULL for none) */
-  size_t words;
-  size_t n;         /* its agents as saved */
-  OwnPriority *own; /* first pass: its agents' own priorities */
-  size_t own_n;
-} Refusals;
-
-typedef struct Load {
-  SpWorld *w;
-  SpCrowd *const *crowds;
-  size_t count;
-  int apply;
-  uint32_t *saved, *held; /* per place: saved reservations, the agents' */
-  size_t place_bytes;
-  Refusals *ref; /* per crowd */
-  const uint8_t *extra;
-  size_t extra_len;
-  int selector;   /* the crowd being read: as saved */
-  size_t *agents; /* per crowd: saved agents and goals, or NULL */
-  int *goals;
-  uint8_t *freed; /* first pass, per saved slot of the crowd read:
-                             1 despawned, 2 listed as free too */
-  size_t freed_bytes;
-  Waiter *queue; /* first pass: the world's new queue */
-  size_t queue_len, queue_cap;
-  size_t body;      /* where the world's part starts */
-  SaveNames names;  /* format 6: its names block (mem NULL: none) */
-  uint32_t version; /* the save's format */
-} Load;
 
 /* The cached fields, computed again in the saved order with their saved
  * last use, so the least-recently-used order goes on as it was. Bounded:
@@ -156,16 +105,16 @@ static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
 /* The world facts' values (their names are the places print's). */
 static int read_facts(Load *x, Rd *r) {
   SpWorld *w = x->w;
-  uint32_t n = (uint32_t)get(r, 4);
+  uint32_t n = (uint32_t)ld_get(r, 4);
   if (r->failed) return 0;
   if (n != (uint32_t)w->fact_count)
-    return bad(r, "%u facts saved, this world has %d", n, w->fact_count);
-  const uint8_t *v = take(r, n);
+    return ld_bad(r, "%u facts saved, this world has %d", n, w->fact_count);
+  const uint8_t *v = ld_take(r, n);
   if (v == NULL) return 0;
   for (uint32_t k = 0; k < n; k++)
     if (v[k] >= w->facts[k].value_count)
-      return bad(r, "fact '%s': value %u is out of range (%d values)",
-                 w->facts[k].name, v[k], w->facts[k].value_count);
+      return ld_bad(r, "fact '%s': value %u is out of range (%d values)",
+                    w->facts[k].name, v[k], w->facts[k].value_count);
   for (uint32_t k = 0; k < n && x->apply; k++) w->facts[k].value = v[k];
   return 1;
 }
@@ -173,28 +122,28 @@ static int read_facts(Load *x, Rd *r) {
 /* A crowd's ties: the value each applied last (a change not applied yet
  * is applied by the next update, as it would have been). */
 static int read_ties(Load *x, Rd *r, SpCrowd *c) {
-  unsigned n = (unsigned)get(r, 1);
+  unsigned n = (unsigned)ld_get(r, 1);
   if (r->failed) return 0;
   if (n != (unsigned)c->tie_count)
-    return bad(r, "%u fact ties saved, this crowd has %d", n, c->tie_count);
-  const uint8_t *v = take(r, n);
+    return ld_bad(r, "%u fact ties saved, this crowd has %d", n, c->tie_count);
+  const uint8_t *v = ld_take(r, n);
   if (v == NULL) return 0;
   for (unsigned k = 0; k < n; k++)
     if (v[k] >= x->w->facts[c->ties[k].fact].value_count)
-      return bad(r, "fact tie %u: value %u is out of range", k + 1, v[k]);
+      return ld_bad(r, "fact tie %u: value %u is out of range", k + 1, v[k]);
   for (unsigned k = 0; k < n && x->apply; k++) c->ties[k].value = v[k];
   /* the sensors: the crowd clock of each one's next reading */
-  n = (unsigned)get(r, 1);
+  n = (unsigned)ld_get(r, 1);
   if (r->failed) return 0;
   if (n != (unsigned)c->sensor_count)
-    return bad(r, "%u sensors saved, this crowd has %d", n, c->sensor_count);
+    return ld_bad(r, "%u sensors saved, this crowd has %d", n, c->sensor_count);
   for (unsigned k = 0; k < n; k++) {
-    uint64_t bits = get(r, 8);
+    uint64_t bits = ld_get(r, 8);
     double due;
     memcpy(&due, &bits, sizeof due);
     if (r->failed) return 0;
     if (!isfinite(due))
-      return bad(r, "sensor %u: its next reading is not a number", k + 1);
+      return ld_bad(r, "sensor %u: its next reading is not a number", k + 1);
     if (x->apply) c->sensor_due[k] = due;
   }
   return 1;
@@ -202,34 +151,37 @@ static int read_ties(Load *x, Rd *r, SpCrowd *c) {
 
 static int read_world(Load *x, Rd *r) {
   SpWorld *w = x->w;
-  uint64_t grid = get(r, 8), places = get(r, 8);
-  uint32_t np = (uint32_t)get(r, 4);
+  uint64_t grid = ld_get(r, 8), places = ld_get(r, 8);
+  uint32_t np = (uint32_t)ld_get(r, 4);
   if (r->failed) return 0;
   if ((grid == 0) != (w->grid == NULL))
-    return bad(r, w->grid == NULL ? "the save has a grid, this world has none"
-                                  : "the save has no grid, this world has one");
+    return ld_bad(r, w->grid == NULL
+                         ? "the save has a grid, this world has none"
+                         : "the save has no grid, this world has one");
   if (grid != sp_save_grid_print(w->grid))
-    return bad(r, "the grid (size or cells) differs from the saved one");
+    return ld_bad(r, "the grid (size or cells) differs from the saved one");
   if (np != w->place_count || places != sp_save_places_print(w))
-    return bad(r,
-               "the places (names of kinds, cells, capacities) differ "
-               "from the saved ones (%u saved, %zu here)",
-               np, w->place_count);
-  const uint8_t *res = take(r, 4u * (size_t)np);
-  uint64_t clock = get(r, 8);
-  uint32_t nf = (uint32_t)get(r, 4);
+    return ld_bad(r,
+                  "the places (names of kinds, cells, capacities) differ "
+                  "from the saved ones (%u saved, %zu here)",
+                  np, w->place_count);
+  const uint8_t *res = ld_take(r, 4u * (size_t)np);
+  uint64_t clock = ld_get(r, 8);
+  uint32_t nf = (uint32_t)ld_get(r, 4);
   if (r->failed) return 0;
-  if (nf > 0 && w->grid == NULL) return bad(r, "fields saved without a grid");
+  if (nf > 0 && w->grid == NULL)
+    return ld_bad(r, "fields saved without a grid");
   size_t grid_cells = w->grid == NULL ? 0
                                       : (size_t)sp_grid_width(w->grid) *
                                             (size_t)sp_grid_height(w->grid);
-  const uint8_t *list = take(r, 12u * (size_t)nf);
+  const uint8_t *list = ld_take(r, 12u * (size_t)nf);
   if (r->failed) return 0;
   for (uint32_t f = 0; f < nf; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
     int ok = key & FIELD_CELL_KEY ? (key & ~FIELD_CELL_KEY) < grid_cells
                                   : key < w->place_count;
-    if (!ok) return bad(r, "field %u: key %u is no place or cell", f + 1, key);
+    if (!ok)
+      return ld_bad(r, "field %u: key %u is no place or cell", f + 1, key);
   }
   for (uint32_t p = 0; p < np; p++) {
     x->saved[p] = (uint32_t)sp_save_get(res + 4u * p, 4);
@@ -251,26 +203,26 @@ static size_t words_for(int goals) {
 }
 
 static int read_goals(Load *x, Rd *r, SpCrowd *c) {
-  int n = (int)get(r, 4);
+  int n = (int)ld_get(r, 4);
   if (r->failed) return 0;
   if (n < 0 || n > SP_CROWD_MAX_GOALS)
-    return bad(r, "%d goals (at most %d)", n, SP_CROWD_MAX_GOALS);
+    return ld_bad(r, "%d goals (at most %d)", n, SP_CROWD_MAX_GOALS);
   size_t m = (size_t)c->m;
   uint8_t seen[SP_CROWD_MAX_GOALS] = {0};
   int last_pri = 0, last_index = -1;
   for (int g = 0; g < n; g++) {
-    int pri = (int)(int32_t)get(r, 4), index = (int)get(r, 4);
-    const uint8_t *cond = take(r, 2u * m);
+    int pri = (int)(int32_t)ld_get(r, 4), index = (int)ld_get(r, 4);
+    const uint8_t *cond = ld_take(r, 2u * m);
     if (cond == NULL) return 0;
     if (index < 0 || index >= n || seen[index])
-      return bad(r, "goal %d: index %d is out of range or repeated", g + 1,
-                 index);
+      return ld_bad(r, "goal %d: index %d is out of range or repeated", g + 1,
+                    index);
     seen[index] = 1;
     if (g > 0 && (pri > last_pri || (pri == last_pri && index < last_index)))
-      return bad(r, "goal %d: goals are not in priority order", g + 1);
+      return ld_bad(r, "goal %d: goals are not in priority order", g + 1);
     if (!value_ok(c->domain, cond, c->m, 1) ||
         !value_ok(c->domain, cond + m, c->m, 1))
-      return bad(r, "goal %d: a value is out of range", g + 1);
+      return ld_bad(r, "goal %d: a value is out of range", g + 1);
     last_pri = pri, last_index = index;
     if (x->apply) {
       Goal *dst = &c->goals[g];
@@ -287,28 +239,29 @@ static int read_goals(Load *x, Rd *r, SpCrowd *c) {
 
 /* The result byte and plan of agent i, restored into the population. */
 static int read_result(Load *x, Rd *r, SpCrowd *c, size_t i, int *len) {
-  unsigned b = (unsigned)get(r, 1);
+  unsigned b = (unsigned)ld_get(r, 1);
   if (r->failed) return 0;
   unsigned kind = b & 3u, code = (b >> 2) & 7u;
   if (kind > SP_NPC_NO_PLAN || (b & 0x60u) || code > SP_FAIL_ORDER ||
       (code != 0 && kind != SP_NPC_NO_PLAN))
-    return bad(r, "plan result byte 0x%02x is not valid", b);
+    return ld_bad(r, "plan result byte 0x%02x is not valid", b);
   *len = -1;
   uint16_t *plan = c->cw[0].plan;
   if (kind == SP_NPC_PLANNED) {
-    *len = (int)get(r, 2);
+    *len = (int)ld_get(r, 2);
     int id_bytes = c->action_count <= 255 ? 1 : 2;
     if (r->failed) return 0;
     if (*len > c->action_count)
-      return bad(r, "plan of %d steps (the domain has %d actions)", *len,
-                 c->action_count);
-    const uint8_t *ids = take(r, (size_t)*len * (size_t)id_bytes);
+      return ld_bad(r, "plan of %d steps (the domain has %d actions)", *len,
+                    c->action_count);
+    const uint8_t *ids = ld_take(r, (size_t)*len * (size_t)id_bytes);
     if (ids == NULL) return 0;
     for (int k = 0; k < *len; k++) {
       plan[k] =
           (uint16_t)sp_save_get(ids + (size_t)k * (size_t)id_bytes, id_bytes);
       if (plan[k] >= c->action_count)
-        return bad(r, "plan step %d: action %u does not exist", k + 1, plan[k]);
+        return ld_bad(r, "plan step %d: action %u does not exist", k + 1,
+                      plan[k]);
     }
   }
   if (x->apply)
@@ -322,7 +275,7 @@ static int read_result(Load *x, Rd *r, SpCrowd *c, size_t i, int *len) {
 static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
                       size_t words) {
   size_t m = (size_t)c->m;
-  const uint8_t *p = take(r, SAVE_AGENT_BYTES + 4u * words + 2u * m);
+  const uint8_t *p = ld_take(r, SAVE_AGENT_BYTES + 4u * words + 2u * m);
   if (p == NULL) return 0;
   Agent a;
   a.target = (uint32_t)sp_save_get(p, 4);
@@ -348,7 +301,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   const uint8_t *hi = p + SAVE_AGENT_BYTES, *state = hi + 4u * words;
   if (!value_ok(c->domain, state, c->m, 0) ||
       !value_ok(c->domain, state + m, c->m, 1))
-    return bad(r, "a state or goal value is out of range");
+    return ld_bad(r, "a state or goal value is out of range");
   int len = -1;
   if (!read_result(x, r, c, i, &len)) return 0;
   /* every field against the others: what the update relies on */
@@ -356,7 +309,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   SpAgentView v = {&a, phase, flags, time, len >= 0, len};
   char why[200];
   if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
-    return bad(r, "%s", why);
+    return ld_bad(r, "%s", why);
   /* 1: despawned; 4: walking to a target, so it may chase */
   if (!x->apply)
     x->freed[i] =
@@ -388,10 +341,10 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
  * The first pass makes room for them (invisible: see read_agent). */
 static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
                            size_t *count) {
-  uint32_t k = (uint32_t)get(r, 4);
+  uint32_t k = (uint32_t)ld_get(r, 4);
   if (r->failed) return 0;
-  if (k > n) return bad(r, "%u despawned slots of %zu", k, n);
-  const uint8_t *ids = take(r, 4u * (size_t)k);
+  if (k > n) return ld_bad(r, "%u despawned slots of %zu", k, n);
+  const uint8_t *ids = ld_take(r, 4u * (size_t)k);
   if (ids == NULL) return 0;
   if (k > 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
     r->failed = 1;
@@ -405,15 +358,15 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
       continue;
     }
     if (slot >= n || x->freed[slot] != 1)
-      return bad(r,
-                 "free slot %u is not a despawned slot, or is listed "
-                 "twice",
-                 slot);
+      return ld_bad(r,
+                    "free slot %u is not a despawned slot, or is listed "
+                    "twice",
+                    slot);
     x->freed[slot] = 2;
   }
   for (size_t i = 0; i < n && !x->apply; i++)
     if (x->freed[i] == 1)
-      return bad(r, "despawned slot %zu is not in the free list", i);
+      return ld_bad(r, "despawned slot %zu is not in the free list", i);
   *count = k;
   return 1;
 }
@@ -422,11 +375,12 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
  * each naming a live saved agent and a saved goal. */
 static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
   Refusals *ref = &x->ref[r->crowd - 1];
-  uint32_t n = x->version >= 8 ? (uint32_t)get(r, 4) : 0; /* before 8: none */
+  uint32_t n =
+      x->version >= 8 ? (uint32_t)ld_get(r, 4) : 0; /* before 8: none */
   if (r->failed) return 0;
-  if (n > (r->len - r->at) / 12u) return take(r, 12u * (size_t)n) != NULL;
+  if (n > (r->len - r->at) / 12u) return ld_take(r, 12u * (size_t)n) != NULL;
   if (x->apply) {
-    take(r, 12u * n); /* checked by the first pass */
+    ld_take(r, 12u * n); /* checked by the first pass */
     sp_priority_free(c);
     c->own = ref->own;
     c->own_count = c->own_cap = ref->own_n;
@@ -442,108 +396,24 @@ static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
     return 0;
   }
   for (uint32_t k = 0; k < n; k++) {
-    uint32_t agent = (uint32_t)get(r, 4), goal = (uint32_t)get(r, 4);
-    int32_t prio = (int32_t)(uint32_t)get(r, 4);
+    uint32_t agent = (uint32_t)ld_get(r, 4), goal = (uint32_t)ld_get(r, 4);
+    int32_t prio = (int32_t)(uint32_t)ld_get(r, 4);
     if (r->failed) return 0;
     if (agent >= ref->n || (x->freed[agent] & 3) != 0 ||
         goal >= (uint32_t)goals)
-      return bad(r,
-                 "own priority %u: agent %u (live) or goal %u does not "
-                 "exist",
-                 k + 1, agent + 1, goal + 1);
+      return ld_bad(r,
+                    "own priority %u: agent %u (live) or goal %u does not "
+                    "exist",
+                    k + 1, agent + 1, goal + 1);
     if (k > 0 &&
         (agent < ref->own[k - 1].agent ||
          (agent == ref->own[k - 1].agent && goal <= ref->own[k - 1].goal)))
-      return bad(r,
-                 "own priority %u: not sorted by agent and goal, or "
-                 "listed twice",
-                 k + 1);
+      return ld_bad(r,
+                    "own priority %u: not sorted by agent and goal, or "
+                    "listed twice",
+                    k + 1);
     OwnPriority o = {agent, (uint16_t)goal, prio};
     ref->own[k] = o;
-  }
-  return 1;
-}
-
-static int cell_ok(const SpGrid *g, unsigned x, unsigned y) {
-  return x < (unsigned)sp_grid_width(g) && y < (unsigned)sp_grid_height(g);
-}
-
-/* One chase: its fields against the saved agent and the crowds (see
- * sp_save.h); the path's cells on the grid, each next to the one before. */
-static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
-  uint32_t i = (uint32_t)sp_save_get(p, 4),
-           tc = (uint32_t)sp_save_get(p + 4, 4);
-  uint32_t slot = (uint32_t)sp_save_get(p + 8, 4);
-  unsigned reach = (unsigned)sp_save_get(p + 16, 2), steps = p[18], at = p[19];
-  unsigned gx = (unsigned)sp_save_get(p + 20, 2),
-           gy = (unsigned)sp_save_get(p + 22, 2);
-  const SpGrid *g = x->w->grid;
-  if (i >= n || !(x->freed[i] & 4))
-    return bad(r, "chase of agent %u: not an agent walking to a target", i + 1);
-  if (tc != UINT32_MAX && (tc >= x->count || slot >= x->crowds[tc]->capacity))
-    return bad(r, "chase of agent %u: target crowd %u slot %u does not exist",
-               i + 1, tc + 1, slot + 1);
-  if (reach > 65534) return bad(r, "chase of agent %u: reach %u", i + 1, reach);
-  if (steps > SP_CHASE_PATH + 1 || at > steps || (g == NULL && steps > 0))
-    return bad(r, "chase of agent %u: path of %u cells, next %u", i + 1, steps,
-               at);
-  if (g != NULL && !(gx == 0xFFFF && gy == 0xFFFF) && !cell_ok(g, gx, gy))
-    return bad(r, "chase of agent %u: cell (%u, %u) is off the grid", i + 1, gx,
-               gy);
-  for (unsigned q = 0; q < steps; q++) {
-    unsigned px = (unsigned)sp_save_get(p + 24 + 4 * q, 2);
-    unsigned py = (unsigned)sp_save_get(p + 26 + 4 * q, 2);
-    unsigned ox = q > 0 ? (unsigned)sp_save_get(p + 20 + 4 * q, 2) : px;
-    unsigned oy = q > 0 ? (unsigned)sp_save_get(p + 22 + 4 * q, 2) : py;
-    if (!cell_ok(g, px, py) || px + 1 < ox || ox + 1 < px || py + 1 < oy ||
-        oy + 1 < py)
-      return bad(r,
-                 "chase of agent %u: path cell %u is off the grid or not "
-                 "next to the one before",
-                 i + 1, q + 1);
-  }
-  x->freed[i] &= (uint8_t)~4; /* listed once */
-  return 1;
-}
-
-/* The crowd's chases, after its agents: checked, then set again (the
- * chases of before the load end). */
-static int read_chases(Load *x, Rd *r, SpCrowd *c, size_t n) {
-  uint32_t k = x->version >= 7 ? (uint32_t)get(r, 4) : 0; /* before 7: none */
-  if (r->failed) return 0;
-  if (k > n) return bad(r, "%u chases of %zu agents", k, n);
-  if (k > 0 && c->opt.engine_moves)
-    return bad(r, "%u chases saved, the engine moves this crowd", k);
-  if (x->apply && c->chase != NULL)
-    for (size_t i = 0; i < c->capacity; i++) c->chase[i].on = 0;
-  if (k > 0 && !x->apply && !sp_crowd_chase_ready(c)) {
-    r->failed = 1; /* invisible: no chase is on until loaded */
-    sp_error_memory(r->err);
-    return 0;
-  }
-  for (uint32_t j = 0; j < k; j++) {
-    const uint8_t *p = take(r, 24);
-    if (p == NULL) return 0;
-    if (take(r, 4u * p[18]) == NULL) return 0;
-    if (!x->apply) {
-      if (!check_chase(x, r, p, n)) return 0;
-      continue;
-    }
-    Chase ch;
-    memset(&ch, 0, sizeof ch);
-    uint32_t tc = (uint32_t)sp_save_get(p + 4, 4);
-    ch.agent = (uint32_t)sp_save_get(p + 8, 4);
-    ch.gen = (uint32_t)sp_save_get(p + 12, 4);
-    ch.reach = (uint16_t)sp_save_get(p + 16, 2);
-    ch.steps = p[18], ch.at = p[19];
-    ch.gx = (uint16_t)sp_save_get(p + 20, 2),
-    ch.gy = (uint16_t)sp_save_get(p + 22, 2);
-    for (int q = 0; q < ch.steps; q++) {
-      ch.path[q].x = (int)sp_save_get(p + 24 + 4 * q, 2);
-      ch.path[q].y = (int)sp_save_get(p + 26 + 4 * q, 2);
-    }
-    sp_chase_restore(c, (size_t)sp_save_get(p, 4),
-                     tc == UINT32_MAX ? NULL : x->crowds[tc], &ch);
   }
   return 1;
 }
@@ -553,33 +423,35 @@ static size_t refused_bytes(const SpCrowd *c, size_t words) {
 }
 
 static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
-  uint64_t dom = get(r, 8), setup = get(r, 8), n = get(r, 8), clock = get(r, 8);
-  unsigned selector = (unsigned)get(r, 1);
+  uint64_t dom = ld_get(r, 8), setup = ld_get(r, 8), n = ld_get(r, 8),
+           clock = ld_get(r, 8);
+  unsigned selector = (unsigned)ld_get(r, 1);
   if (r->failed) return 0;
   if (dom != sp_save_domain_print(c->domain))
-    return bad(r, "domain differs from the saved one");
+    return ld_bad(r, "domain differs from the saved one");
   if (setup != sp_save_setup_print(c))
-    return bad(r, "action behaviours or crowd options (seed, speed, "
-                  "cooldown, retry) differ from the saved ones");
+    return ld_bad(r, "action behaviours or crowd options (seed, speed, "
+                     "cooldown, retry) differ from the saved ones");
   if (x->names.mem != NULL && n != x->names.crowd[r->crowd - 1].agents)
-    return bad(r, "%llu agents saved, its names say %llu",
-               (unsigned long long)n,
-               (unsigned long long)x->names.crowd[r->crowd - 1].agents);
+    return ld_bad(r, "%llu agents saved, its names say %llu",
+                  (unsigned long long)n,
+                  (unsigned long long)x->names.crowd[r->crowd - 1].agents);
   if (n > c->capacity)
-    return bad(r, "%llu agents saved, the capacity is %zu",
-               (unsigned long long)n, c->capacity);
+    return ld_bad(r, "%llu agents saved, the capacity is %zu",
+                  (unsigned long long)n, c->capacity);
   double clk;
   memcpy(&clk, &clock, sizeof clk);
-  if (!isfinite(clk)) return bad(r, "its clock is not a number");
-  if (selector > 1) return bad(r, "selector byte %u is not 0 or 1", selector);
+  if (!isfinite(clk)) return ld_bad(r, "its clock is not a number");
+  if (selector > 1)
+    return ld_bad(r, "selector byte %u is not 0 or 1", selector);
   x->selector = (int)selector;
   int goals = read_goals(x, r, c);
   uint64_t counters[SAVE_COUNTERS];
-  for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = get(r, 8);
-  size_t words = (size_t)get(r, 4);
+  for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = ld_get(r, 8);
+  size_t words = (size_t)ld_get(r, 4);
   if (r->failed) return 0;
   if (words != words_for(goals))
-    return bad(r, "%zu refusal words for %d goals", words, goals);
+    return ld_bad(r, "%zu refusal words for %d goals", words, goals);
   Refusals *ref = &x->ref[r->crowd - 1];
   if (!x->apply && words > 0) {
     ref->hi = sp_mem_alloc(c->alloc, refused_bytes(c, words));
@@ -614,7 +486,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   r->agent = SP_NO_AGENT;
   if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
   if (!read_ties(x, r, c)) return 0;
-  if (!read_chases(x, r, c, (size_t)n)) return 0;
+  if (!ld_read_chases(x, r, c, (size_t)n)) return 0;
   if (!read_own(x, r, c, goals)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
@@ -645,125 +517,40 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   return 1;
 }
 
-static int by_agent(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The queue of waiters (sp_save.h). The first pass checks each entry and
- * builds the new queue (with the waiters of crowds not loaded after
- * them); the second installs it and marks the waiting agents. A stale
- * entry (an agent no longer waiting) is dropped when first read, as in
- * a running world. */
-static int read_queue(Load *x, Rd *r) {
-  SpWorld *w = x->w;
-  uint32_t n = x->version >= 8 ? (uint32_t)get(r, 4) : 0; /* before 8: none */
-  if (r->failed) return 0;
-  if (n > (r->len - r->at) / 14u) return take(r, 14u * (size_t)n) != NULL;
-  if (!x->apply) {
-    x->queue_cap = (size_t)n + w->queue_len;
-    x->queue = sp_mem_alloc(w->alloc, (x->queue_cap + 1) * sizeof(Waiter));
-    uint64_t *seen = sp_mem_alloc(w->alloc, ((size_t)n + 1) * sizeof(uint64_t));
-    if (x->queue == NULL || seen == NULL) {
-      if (seen != NULL)
-        sp_mem_free(w->alloc, seen, ((size_t)n + 1) * sizeof(uint64_t));
-      r->failed = 1;
-      sp_error_memory(r->err);
-      return 0;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-      uint32_t crowd = (uint32_t)get(r, 4), agent = (uint32_t)get(r, 4);
-      uint32_t key = (uint32_t)get(r, 4), act = (uint32_t)get(r, 2);
-      if (r->failed) break;
-      if (crowd < 1 || crowd > x->count) {
-        bad(r, "waiter %u: crowd %u is not one of the %zu saved", k + 1, crowd,
-            x->count);
-        break;
-      }
-      const SpCrowd *c = x->crowds[crowd - 1];
-      if (agent >= x->ref[crowd - 1].n || act >= (uint32_t)c->action_count) {
-        bad(r, "waiter %u: agent %u or action %u is out of range", k + 1,
-            agent + 1, act);
-        break;
-      }
-      int kind = (key & SP_QUEUE_KIND) != 0;
-      uint32_t id = key & ~SP_QUEUE_KIND;
-      if (kind ? id >= (uint32_t)w->kind_count : id >= w->place_count) {
-        bad(r, "waiter %u: %s %u does not exist", k + 1,
-            kind ? "place kind" : "place", id);
-        break;
-      }
-      seen[k] = (uint64_t)crowd << 32 | agent;
-      Waiter e = {x->crowds[crowd - 1], agent, 0, key, (int16_t)act};
-      x->queue[x->queue_len++] = e;
-    }
-    if (!r->failed) {
-      qsort(seen, n, sizeof *seen, by_agent);
-      for (uint32_t k = 1; k < n; k++)
-        if (seen[k] == seen[k - 1]) {
-          bad(r, "crowd %u agent %u waits twice", (uint32_t)(seen[k] >> 32),
-              (uint32_t)seen[k] + 1);
-          break;
-        }
-    }
-    sp_mem_free(w->alloc, seen, ((size_t)n + 1) * sizeof(uint64_t));
-    if (r->failed) return 0;
-    for (size_t k = 0; k < w->queue_len; k++) { /* crowds not loaded */
-      size_t c = 0;
-      while (c < x->count && x->crowds[c] != w->queue[k].crowd) c++;
-      if (c == x->count) x->queue[x->queue_len++] = w->queue[k];
-    }
-    return 1;
-  }
-  take(r, 14u * n); /* checked by the first pass */
-  for (size_t k = 0; k < x->count; k++)
-    for (size_t i = 0; i < x->crowds[k]->n; i++)
-      x->crowds[k]->agents[i].queued = 0;
-  for (size_t k = 0; k < x->queue_len; k++) {
-    Waiter *e = &x->queue[k];
-    e->gen = k < n ? sp_crowd_generation(e->crowd, e->agent) : e->gen;
-    if (k < n) e->crowd->agents[e->agent].queued = 1;
-  }
-  sp_queue_free(w);
-  w->queue = x->queue;
-  w->queue_len = x->queue_len;
-  w->queue_cap = x->queue_cap + 1;
-  x->queue = NULL; /* the world owns it now */
-  return 1;
-}
-
 /* Both passes over the payload. */
 static int read_payload(Load *x, Rd *r) {
   if (!read_world(x, r)) return 0;
-  uint32_t count = (uint32_t)get(r, 4);
+  uint32_t count = (uint32_t)ld_get(r, 4);
   if (r->failed) return 0;
   if (count != x->count)
-    return bad(r, "the save holds %u crowds, %zu were given", count, x->count);
+    return ld_bad(r, "the save holds %u crowds, %zu were given", count,
+                  x->count);
   if (x->names.mem != NULL && x->names.crowds != count)
-    return bad(r, "the save holds %u crowds, its names %u", count,
-               x->names.crowds);
+    return ld_bad(r, "the save holds %u crowds, its names %u", count,
+                  x->names.crowds);
   for (size_t k = 0; k < x->count; k++) {
     SpCrowd *c = x->crowds[k];
     r->crowd = (int)k + 1;
     r->name = sp_domain_name(c->domain);
-    if (c->world != x->w) return bad(r, "lives in another world");
+    if (c->world != x->w) return ld_bad(r, "lives in another world");
     if (!read_crowd(x, r, c)) return 0;
   }
   r->crowd = 0;
-  if (!read_queue(x, r)) return 0;
-  uint32_t extra = (uint32_t)get(r, 4);
-  x->extra = take(r, extra);
+  if (!ld_read_queue(x, r)) return 0;
+  uint32_t extra = (uint32_t)ld_get(r, 4);
+  x->extra = ld_take(r, extra);
   x->extra_len = extra;
   if (r->failed) return 0;
-  if (r->at != r->len) return bad(r, "%zu bytes after the end", r->len - r->at);
+  if (r->at != r->len)
+    return ld_bad(r, "%zu bytes after the end", r->len - r->at);
   for (size_t p = 0; p < x->w->place_count; p++) {
     if (x->saved[p] != x->held[p])
-      return bad(r, "place %zu: %u reservations saved, its agents hold %u", p,
-                 x->saved[p], x->held[p]);
+      return ld_bad(r, "place %zu: %u reservations saved, its agents hold %u",
+                    p, x->saved[p], x->held[p]);
     int cap = x->w->places[p].capacity;
     if (cap > 0 && x->held[p] > (uint32_t)cap)
-      return bad(r, "place %zu: %u reservations, its capacity is %d", p,
-                 x->held[p], cap);
+      return ld_bad(r, "place %zu: %u reservations, its capacity is %d", p,
+                    x->held[p], cap);
   }
   return 1;
 }
@@ -780,7 +567,7 @@ static int read_names(Load *x, Rd *r, size_t have) {
     return 0;
   }
   r->crowd = -1; /* "saved world: names: ..." */
-  if (e != NULL) return bad(r, "%s", e);
+  if (e != NULL) return ld_bad(r, "%s", e);
   r->crowd = 0;
   r->at = x->body = SAVE_HEADER_BYTES + x->names.end;
   return 1;
@@ -799,7 +586,7 @@ static int read_header(Load *x, Rd *r) {
   }
   r->crowd = -1;
   if (memcmp(r->p, SAVE_MAGIC, 8) != 0)
-    return bad(r, "not a saspu save (bad magic)");
+    return ld_bad(r, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(r->p + 8, 4);
   x->version = version;
   if (version < SAVE_OLDEST || version > SP_SAVE_VERSION) {
@@ -810,8 +597,8 @@ static int read_header(Load *x, Rd *r) {
     return 0;
   }
   if (sp_save_get(r->p + 12, 4) != 0)
-    return bad(r, "header flags 0x%08x are not 0",
-               (unsigned)sp_save_get(r->p + 12, 4));
+    return ld_bad(r, "header flags 0x%08x are not 0",
+                  (unsigned)sp_save_get(r->p + 12, 4));
   uint64_t payload = sp_save_get(r->p + 16, 8);
   uint64_t sum = sp_save_get(r->p + 24, 8);
   r->at = SAVE_HEADER_BYTES;
@@ -822,15 +609,15 @@ static int read_header(Load *x, Rd *r) {
     read_payload(x, r); /* fails where the bytes end */
     r->crowd = -1;
     if (!r->failed)
-      bad(r, "truncated: %zu bytes, the header says %llu", r->len,
-          (unsigned long long)(payload + SAVE_HEADER_BYTES));
+      ld_bad(r, "truncated: %zu bytes, the header says %llu", r->len,
+             (unsigned long long)(payload + SAVE_HEADER_BYTES));
     return 0;
   }
   if (payload < have)
-    return bad(r, "%llu bytes after the end",
-               (unsigned long long)(have - payload));
+    return ld_bad(r, "%llu bytes after the end",
+                  (unsigned long long)(have - payload));
   if (sp_save_fnv(SAVE_FNV_START, r->p + SAVE_HEADER_BYTES, have) != sum)
-    return bad(r, "checksum mismatch (the data is corrupted)");
+    return ld_bad(r, "checksum mismatch (the data is corrupted)");
   r->crowd = 0;
   return version < 6 || read_names(x, r, have);
 }

@@ -78,6 +78,15 @@ void mig_say(Mig *g, const char *fmt, ...) {
   m->report[m->report_len] = '\0';
 }
 
+void mig_section(Mig *g, size_t from, uint32_t n, int drop, const char *one,
+                 const char *many, const char *what) {
+  if (n > 0 && drop) mig_say(g, "%u %s %s", n, n == 1 ? one : many, what);
+  if (n > 0 && !drop)
+    sp_save_out_bytes(&g->o, g->p + from, g->at - from);
+  else
+    sp_save_out(&g->o, 0, 4);
+}
+
 /* ------------------------------------------------------------------ */
 /* The world's part                                                   */
 /* ------------------------------------------------------------------ */
@@ -327,13 +336,8 @@ static int rewrite(Mig *g, uint64_t *agents) {
   int same = !g->changed && g->old.places == g->w->place_count;
   for (uint32_t p = 0; same && p < g->old.places; p++)
     same = g->place_map[p] == p;
-  if (waiters > 0 && !same)
-    mig_say(g, "%u agent%s waiting for full places queue again", waiters,
-            waiters == 1 ? "" : "s");
-  if (waiters > 0 && same)
-    sp_save_out_bytes(&g->o, g->p + queue_at, g->at - queue_at);
-  else
-    sp_save_out(&g->o, 0, 4);
+  mig_section(g, queue_at, waiters, !same, "agent waiting for full places",
+              "agents waiting for full places", "queue again");
   for (uint32_t p = 0; p < g->old.places; p++)
     if (g->place_map[p] == SP_NO_PLACE)
       mig_say(g, "place '%.*s' is gone (%u agents had it as target or home)",

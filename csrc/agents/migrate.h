@@ -45,6 +45,11 @@ void mig_say(Mig *g, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* A counted section of the old save, read from `from` up to g->at, `n`
+ * entries: copied as it is, or, when `drop` (and n > 0), replaced by a
+ * count of 0 with the report line "<n> <one or many> <what>". */
+void mig_section(Mig *g, size_t from, uint32_t n, int drop, const char *one,
+                 const char *many, const char *what);
 /* Prints a saved name (not NUL-terminated) for a "%.*s". */
 #define SAVE_STR_ARG(s) (int)(s).len, (const char *)(s).p
 

@@ -83,6 +83,7 @@ struct SpWorld {
   size_t scratch_bytes;
   uint64_t clock;
   uint64_t computed, evicted;
+  uint64_t fields_dropped; /* fields forgotten so far: walkers check theirs */
   /* the live crowds (linked through SpCrowd.next_in_world): a chase
    * checks its target's crowd is still one of them */
   SpCrowd *crowds;
@@ -267,7 +268,8 @@ struct SpCrowd {
   size_t capacity, n;
   Agent *agents;
   /* hot per-agent fields, one array each (capacity + 1 entries) */
-  float *time;     /* acting/blocked: seconds left; walking: progress */
+  float *time;     /* acting/blocked: due tick; walking: due tick of its next
+                 cell (a chase: progress); a failure: its detail */
   uint8_t *phase;  /* SpPhase */
   uint8_t *flags;  /* F_* */
   void *hot_block; /* the three arrays above, one allocation */
@@ -321,12 +323,14 @@ struct SpCrowd {
    * and an update visits the awake ones */
   uint64_t *awake; /* bit per agent: visit at the next advance */
   size_t awake_words;
-  struct Wheel *wheel; /* NULL until the first timer */
-  int64_t wheel_tick;  /* the first tick not wholly drained */
-  int64_t epoch;       /* ticks */
-  uint32_t now_rel;    /* this frame's clock in ticks, less epoch */
-  uint32_t base_rel;   /* what a timer started now counts from */
-  int sweeping;        /* a long frame: every agent awake, no wheel */
+  struct Wheel *wheel;  /* NULL until the first timer */
+  int64_t wheel_tick;   /* the first tick not wholly drained */
+  int64_t epoch;        /* ticks */
+  uint32_t now_rel;     /* this frame's clock in ticks, less epoch */
+  uint32_t base_rel;    /* what a timer started now counts from */
+  int sweeping;         /* a long frame: every agent awake, no wheel */
+  uint32_t walk_ticks;  /* ticks a walker takes per cell (walk.c) */
+  uint64_t fields_seen; /* the world's fields_dropped at the last check */
   /* world facts tied to variables (facts.c): the value each tie last
    * applied, and who must hear of a change: per agent the ties its plan
    * reads (bit k: ties[k]), per chunk how many agents read any */
@@ -346,6 +350,10 @@ struct SpCrowd {
   /* per goal add index: 1 + the add index of its group's first goal when
    * it is rechecked while it runs (recheck.c), else 0 */
   uint16_t recheck[SP_CROWD_MAX_GOALS];
+  /* per goal add index: its choices, choice_count * m values, when a
+   * goal of sets has several (goal_sets.c); else NULL and 0 */
+  SpValue *choices[SP_CROWD_MAX_GOALS];
+  uint8_t choice_count[SP_CROWD_MAX_GOALS];
   /* agents' own goal priorities (priority.c), sorted by agent, goal */
   struct OwnPriority *own;
   size_t own_count, own_cap;
@@ -520,6 +528,28 @@ const uint8_t *sp_agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
 void sp_priority_forget(SpCrowd *c, size_t i);
 void sp_priority_free(SpCrowd *c);
 
+/* ---- goals of sets (goal_sets.c) -------------------------------------- */
+
+/* 1 when sorted goal g's condition holds in state: one of its choices
+ * when it has several. */
+int sp_goal_met(const SpCrowd *c, int g, const SpValue *state);
+/* 1 when sorted goal g's condition reads variable var. */
+int sp_goal_reads_var(const SpCrowd *c, int g, int var);
+/* Writes the population goal of agent i, about to plan sorted goal g:
+ * its condition, or, with several choices, the one with the shortest
+ * plan from the agent's state (sp_plan_any, worker wk's scratch; the
+ * first when none has a plan), so the population plans exactly
+ * sp_plan_any's plan. */
+void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
+/* What blocks sorted goal g from state (sp_plan_any_blocker over its
+ * choices, worker wk's scratch); *failure gets the planner's reason for
+ * the first choice. Returns the kind (SP_BLOCK_NONE: it has a plan). */
+SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
+                              void *scratch, SpBlocker *out,
+                              SpFailure *failure);
+/* Goal add index `index` is added again: it has one choice. */
+void sp_goal_choices_drop(SpCrowd *c, int index);
+
 /* ---- rechecked goals (recheck.c) -------------------------------------- */
 
 /* 1 when sorted goal g is rechecked and no `when` of its group holds in
@@ -574,6 +604,25 @@ static inline float sp_agent_time_left(const SpCrowd *c, size_t i) {
   return (float)(((double)sp_due_get(c, i) - (double)c->now_rel) /
                  SP_TICKS_PER_S);
 }
+/* 1 when agent i walks on a due time: walking, not after another agent
+ * (a chase keeps its progress, a float, and is visited every frame). Its
+ * due tick is when it reaches its next cell, walk_ticks after the last:
+ * its cell is always exact, its progress toward the next is derived. */
+static inline int sp_walk_timed(const SpCrowd *c, size_t i) {
+  return c->phase[i] == SP_PHASE_WALKING &&
+         !(c->chase != NULL && c->chase[i].on);
+}
+/* Agent i starts toward its next cell now (progress 0). */
+static inline void sp_walk_start(SpCrowd *c, size_t i) {
+  uint64_t d = (uint64_t)c->now_rel + c->walk_ticks;
+  sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+}
+/* Cells' worth of progress of walker i from its cell: under 1 while its
+ * next cell is not due, more when it waits for its field. */
+static inline float sp_walk_progress(const SpCrowd *c, size_t i) {
+  double left = (double)sp_due_get(c, i) - (double)c->now_rel;
+  return (float)(1.0 - left / (double)c->walk_ticks);
+}
 /* What agent i's time slot means as seconds, as a save holds it: the
  * seconds left of a wait, a walk's progress or a failure's detail (bit
  * for bit), else 0 (a slot no phase reads keeps a stale due time). */
@@ -582,7 +631,8 @@ static inline float sp_agent_saved_time(const SpCrowd *c, size_t i) {
   if (c->flags[i] & F_FAIL) return c->time[i];
   if (ph == SP_PHASE_ACTING || ph == SP_PHASE_BLOCKED)
     return sp_agent_time_left(c, i);
-  return ph == SP_PHASE_WALKING ? c->time[i] : 0.0f;
+  if (ph != SP_PHASE_WALKING) return 0.0f;
+  return sp_walk_timed(c, i) ? sp_walk_progress(c, i) : c->time[i];
 }
 int sp_wheel_new(SpCrowd *c);
 void sp_wheel_free(SpCrowd *c);
@@ -638,25 +688,37 @@ int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i);
 /* After planning: takes the result; returns 1 when the agent waits for
  * another plan (the next goal candidate). */
 int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
-/* Pass 2: advances by dt; returns 1 when the agent needs the serial
- * binding pass. walked: WALK_NOT, or how its walk of this frame, done
- * already by sp_agent_walk_many, ended. */
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, float dt, int walked);
+/* Pass 2: advances to the crowd clock (due times); returns 1 when the
+ * agent needs the serial binding pass. walked: WALK_NOT, or how its walk
+ * of this frame, done already by sp_agent_walk_many, ended. */
+int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked);
 
 /* ---- walking (walk.c) ------------------------------------------------ */
 
 enum { WALK_NOT = 0, WALK_STAYED, WALK_ARRIVED };
 /* The distance field a walker follows: its place, or its target cell. */
 uint32_t sp_agent_field_key(const SpCrowd *c, const Agent *a);
-/* Walks agent i for dt toward its target cell; 1 on arrival. Needs a
- * field (with a grid): without one the agent asks the serial pass
- * (F_BIND). */
-int sp_agent_walk(SpCrowd *c, size_t i, float dt);
+/* Walks agent i toward its target cell the cells due by now (its due
+ * tick, then one each walk_ticks); 1 on arrival, which on its target cell
+ * is at once. Needs a field (with a grid): without one the agent asks the
+ * serial pass (F_BIND). */
+int sp_agent_walk(SpCrowd *c, size_t i);
 /* Walks, as sp_agent_walk, those of the n agents listed that walk now
  * (walking, no F_BIND) on a grid; walked[k] gets WALK_NOT for the others,
  * else WALK_STAYED or WALK_ARRIVED. */
-void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
+void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n,
                         uint8_t *walked);
+/* Ticks per cell at the crowd's speed (rounded down, at least 1). */
+uint32_t sp_walk_ticks(float speed);
+/* 1 when walker i sleeps until its due tick: nothing to do before (not on
+ * its target, not binding). */
+int sp_walk_sleeps(const SpCrowd *c, size_t i);
+/* Serial, at a frame's start: wakes the walkers whose field the world
+ * dropped since the last frame (evicted, or the grid changed): they ask
+ * the serial pass for it, as a walker visited every frame would. */
+void sp_walk_check_fields(SpCrowd *c);
+/* After a load: walker i's saved progress back into a due tick. */
+void sp_walk_loaded(SpCrowd *c, size_t i);
 /* Ends the running step as failed for `why` (its place released) and
  * replans at the next update. */
 void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why);

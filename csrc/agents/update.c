@@ -133,7 +133,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       }
       due[nd++] = (uint32_t)i;
     }
-    if (nd > 0) sp_agent_walk_many(c, due, nd, c->dt, walked);
+    if (nd > 0) sp_agent_walk_many(c, due, nd, walked);
     atomic_fetch_add_explicit(&c->visited, nd, memory_order_relaxed);
     for (size_t k = 0; k < nd; k++) {
       size_t ahead = k + PREFETCH_AHEAD;
@@ -143,7 +143,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       if (walked[k] == WALK_STAYED)
         flagged += (c->flags[due[k]] & F_BIND) != 0;
       else
-        flagged += (uint32_t)sp_agent_advance(c, s, due[k], c->dt, walked[k]);
+        flagged += (uint32_t)sp_agent_advance(c, s, due[k], walked[k]);
       if (!sweep) sp_wheel_settle(c, wk, due[k]);
     }
     break;
@@ -320,6 +320,7 @@ static void frame_begin(SpCrowd *c, float dt) {
   sp_wheel_frame(c); /* wakes the agents whose wait ends */
   sp_ahead_reset(c);
   sp_world_check_grid(c->world);
+  sp_walk_check_fields(c); /* and the walkers whose field went */
 }
 
 /* Reservations and fields, in agent order (serial); binding touches only

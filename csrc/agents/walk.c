@@ -1,7 +1,62 @@
-/* walk.c: walkers follow the way bytes of their target's distance field, several walkers stepping in turn so their memory loads overlap. */
+/* walk.c: walkers follow the way bytes of their target's distance field, several walkers stepping in turn so their memory loads overlap; between cells they sleep until the tick their next cell is due. */
+#include <limits.h>
 #include <string.h>
 
 #include "sp_agents.h"
+
+/* ------------------------------------------------------------------ */
+/* Due ticks of walkers                                               */
+/* ------------------------------------------------------------------ */
+
+/* A walker's cell per walk_ticks: an exact integer, so a walk's cells fall
+ * due at its start plus whole multiples of it, whatever the frames
+ * (rounded down: a walker is never slower than its speed). */
+#define WALK_TICKS_MAX (1u << 30)
+
+uint32_t sp_walk_ticks(float speed) {
+  double p = floor(SP_TICKS_PER_S / (double)speed);
+  return !(p >= 1.0) ? 1u : p >= WALK_TICKS_MAX ? WALK_TICKS_MAX : (uint32_t)p;
+}
+
+/* Cells walker i's progress covers now: none before its due tick, then
+ * one more each walk_ticks. */
+static uint32_t cells_due(const SpCrowd *c, size_t i) {
+  uint32_t due = sp_due_get(c, i), now = c->now_rel;
+  return due > now ? 0u : 1u + (now - due) / c->walk_ticks;
+}
+
+/* Walker i walked k cells: its next one is due k cells' time later. */
+static void walked_cells(SpCrowd *c, size_t i, uint32_t k) {
+  uint64_t d = (uint64_t)sp_due_get(c, i) + (uint64_t)k * c->walk_ticks;
+  sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+}
+
+int sp_walk_sleeps(const SpCrowd *c, size_t i) {
+  const Agent *a = &c->agents[i];
+  return sp_walk_timed(c, i) && !(c->flags[i] & F_BIND) &&
+         !sp_due_passed(c, i) && (a->x != a->tx || a->y != a->ty);
+}
+
+void sp_walk_check_fields(SpCrowd *c) {
+  const SpWorld *w = c->world;
+  if (c->fields_seen == w->fields_dropped) return;
+  c->fields_seen = w->fields_dropped;
+  if (w->grid == NULL) return;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->phase[i] == SP_PHASE_WALKING && !(c->flags[i] & F_BIND) &&
+        sp_world_field_peek(w, sp_agent_field_key(c, &c->agents[i])) == NULL)
+      sp_agent_wake(c, i);
+}
+
+void sp_walk_loaded(SpCrowd *c, size_t i) {
+  double left = floor((1.0 - (double)c->time[i]) * c->walk_ticks + 0.5);
+  double d = (double)c->now_rel + left;
+  sp_due_put(c, i, d <= 0.0 ? 0u : d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Walking                                                            */
+/* ------------------------------------------------------------------ */
 
 uint32_t sp_agent_field_key(const SpCrowd *c, const Agent *a) {
   if (a->target != SP_NO_PLACE) return a->target;
@@ -20,7 +75,6 @@ typedef struct Lane {
   ptrdiff_t cur, goal;
   int x, y;
   int k, cells;
-  float t;    /* cells' worth of progress, before walking */
   size_t due; /* its index in the list walked */
 } Lane;
 
@@ -30,21 +84,20 @@ static int lane_end(SpCrowd *c, size_t i, const Lane *l, int how);
 
 /* Sets up agent i's walk of this frame: WALK_ARRIVED or WALK_STAYED when
  * it is settled at once, WALK_NOT when the lane must step. */
-static int lane_start(SpCrowd *c, size_t i, float dt, Lane *l) {
+static int lane_start(SpCrowd *c, size_t i, Lane *l) {
   Agent *a = &c->agents[i];
   if (a->x == a->tx && a->y == a->ty) return WALK_ARRIVED;
-  float t = c->time[i] + c->opt.speed * dt;
-  c->time[i] = t;
   const SpWorld *w = c->world;
   const float *f = sp_world_field_peek(w, sp_agent_field_key(c, a));
   if (f == NULL) {
     c->flags[i] |= F_BIND;
     return WALK_STAYED;
   }
-  /* a whole number of cells: t - k is exact for the t a frame gives, as
-   * subtracting 1 k times was; a descent ends within as many cells as the
+  /* the cells due by now; a descent ends within as many cells as the
    * field has */
-  int cells = t < (float)w->field_cells ? (int)t : (int)w->field_cells;
+  size_t most = w->field_cells < INT_MAX ? w->field_cells : INT_MAX;
+  uint32_t due = cells_due(c, i);
+  int cells = due < most ? (int)due : (int)most;
   if (cells <= 0) return WALK_STAYED;
   size_t at = sp_grid_field_index(w->grid, a->x, a->y);
   size_t goal = sp_grid_field_index(w->grid, a->tx, a->ty);
@@ -64,7 +117,6 @@ static int lane_start(SpCrowd *c, size_t i, float dt, Lane *l) {
   l->goal = (ptrdiff_t)goal;
   l->k = 0;
   l->cells = cells;
-  l->t = t;
   /* far from the target on ways that lead there: FIELD_SKIP cells at a
    * time (it does not arrive this frame), then the cell's coordinates */
   if (hops[at] != FIELD_HOPS_FAR && hops[goal] == 0 && w->skips_ok &&
@@ -105,17 +157,17 @@ static int lane_end(SpCrowd *c, size_t i, const Lane *l, int how) {
     c->time[i] = 0.0f;
     return WALK_ARRIVED;
   }
-  c->time[i] = l->t - (float)l->k;
+  walked_cells(c, i, (uint32_t)l->k);
   if (how == LANE_NO_WAY) c->flags[i] |= F_BIND; /* the serial pass judges */
   return WALK_STAYED;
 }
 
 /* Without a grid: straight toward the target, a cell at a time. */
-static int walk_open(SpCrowd *c, size_t i, float dt) {
+static int walk_open(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
   if (a->x == a->tx && a->y == a->ty) return 1;
-  float t = c->time[i] + c->opt.speed * dt;
-  for (; t >= 1.0f; t -= 1.0f) {
+  uint32_t cells = cells_due(c, i);
+  for (uint32_t k = 0; k < cells; k++) {
     a->x = (uint16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
     a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
     if (a->x == a->tx && a->y == a->ty) {
@@ -125,14 +177,14 @@ static int walk_open(SpCrowd *c, size_t i, float dt) {
     }
   }
   sp_index_note(c, i);
-  c->time[i] = t;
+  walked_cells(c, i, cells);
   return 0;
 }
 
-int sp_agent_walk(SpCrowd *c, size_t i, float dt) {
-  if (c->world->grid == NULL) return walk_open(c, i, dt);
+int sp_agent_walk(SpCrowd *c, size_t i) {
+  if (c->world->grid == NULL) return walk_open(c, i);
   Lane l;
-  int r = lane_start(c, i, dt, &l);
+  int r = lane_start(c, i, &l);
   if (r != WALK_NOT) return r == WALK_ARRIVED;
   int how;
   do how = lane_step(&l);
@@ -150,7 +202,7 @@ int sp_agent_walk(SpCrowd *c, size_t i, float dt) {
  * them (the turns of the agents read them next, from the cache). */
 #define RECORD_AHEAD 8
 
-void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
+void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n,
                         uint8_t *walked) {
   memset(walked, WALK_NOT, n);
   if (c->world->grid == NULL) return;
@@ -162,7 +214,7 @@ void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n, float dt,
       size_t k = next++, i = due[k];
       if (k + RECORD_AHEAD < n) sp_agent_prefetch(c, due[k + RECORD_AHEAD]);
       if (c->phase[i] != SP_PHASE_WALKING || (c->flags[i] & F_BIND)) continue;
-      int r = lane_start(c, i, dt, &lane[active]);
+      int r = lane_start(c, i, &lane[active]);
       if (r != WALK_NOT) {
         walked[k] = (uint8_t)r;
         continue;

@@ -29,6 +29,8 @@ struct Wheel {
 /* A clock this many ticks past the epoch moves the epoch by half of it
  * (a due time holds 2^32 ticks, 18 hours). */
 #define EPOCH_SPAN 2147483648u
+/* A load puts the epoch this many ticks before the clock. */
+#define LOAD_SLACK (1u << 30)
 /* A frame this many ticks long wakes every agent: nearly all are due. */
 #define SWEEP_TICKS (SP_WHEEL_SLOTS / 4)
 
@@ -106,19 +108,35 @@ static int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap, uint32_t i,
   return 1;
 }
 
+/* Agent i sleeps until its due tick once its worker's list holds it;
+ * a long frame keeps it awake, and so does a lack of memory (it tries
+ * again next frame). */
+static void sleep_until_due(SpCrowd *c, int wk, size_t i) {
+  if (c->sweeping) {
+    sp_agent_wake(c, i);
+    return;
+  }
+  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
+  if (push(c, &w->arm, &w->arm_count, &w->arm_cap, (uint32_t)i, wk >= 0))
+    sleep_bit(c, i);
+  else
+    sp_agent_wake(c, i);
+}
+
 void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
   uint8_t ph = c->phase[i], fl = c->flags[i];
   if (sp_wheel_timed(c, ph)) {
-    /* due already (a wait begun before this frame's advance), or a long
-     * frame: awake; else asleep once its worker's list holds it (without
-     * memory it stays awake and tries again next frame) */
-    if (c->sweeping || sp_due_passed(c, i)) {
+    /* due already (a wait begun before this frame's advance): awake */
+    if (sp_due_passed(c, i))
       sp_agent_wake(c, i);
-      return;
-    }
-    CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
-    if (push(c, &w->arm, &w->arm_count, &w->arm_cap, (uint32_t)i, wk >= 0))
-      sleep_bit(c, i);
+    else
+      sleep_until_due(c, wk, i);
+    return;
+  }
+  if (ph == SP_PHASE_WALKING) {
+    /* until its next cell, unless it has something to do before (walk.c) */
+    if (sp_walk_sleeps(c, i))
+      sleep_until_due(c, wk, i);
     else
       sp_agent_wake(c, i);
     return;
@@ -211,6 +229,11 @@ void sp_wheel_flush(SpCrowd *c) {
   }
 }
 
+/* 1 when agent i's time slot holds a due tick the wheel keeps. */
+static int has_due(const SpCrowd *c, size_t i) {
+  return sp_wheel_timed(c, c->phase[i]) || sp_walk_timed(c, i);
+}
+
 /* Drains the slot of tick t: wakes its agents due now, keeps those due in
  * a later lap or later in this tick, drops the stale; its blocks go back
  * to the pool as they are read. */
@@ -225,7 +248,7 @@ static void drain(SpCrowd *c, int64_t t) {
       if (k + DRAIN_AHEAD < wh->block[b].n)
         request_due(c, wh->block[b].e[k + DRAIN_AHEAD]);
       uint32_t j = wh->block[b].e[k];
-      if (j >= c->n || !sp_wheel_timed(c, c->phase[j])) continue;
+      if (j >= c->n || !has_due(c, j)) continue;
       if (sp_due_passed(c, j)) {
         sp_agent_wake(c, j);
         continue;
@@ -255,7 +278,8 @@ static void rebase(SpCrowd *c, int64_t now) {
   const uint32_t by = EPOCH_SPAN / 2;
   for (size_t i = 0; i < c->n; i++) {
     uint8_t ph = c->phase[i];
-    if (ph != SP_PHASE_ACTING && ph != SP_PHASE_BLOCKED) continue;
+    if (ph != SP_PHASE_ACTING && ph != SP_PHASE_BLOCKED && !sp_walk_timed(c, i))
+      continue;
     if (c->flags[i] & F_FAIL) continue; /* the slot holds a detail */
     uint32_t d = sp_due_get(c, i);
     sp_due_put(c, i, d > by ? d - by : 0);
@@ -294,17 +318,20 @@ void sp_wheel_frame(SpCrowd *c) {
 
 void sp_wheel_loaded(SpCrowd *c) {
   if (c->wheel != NULL) slots_clear(c->wheel);
-  c->epoch = clock_ticks(c->clock);
-  c->now_rel = c->base_rel = 0;
+  /* the epoch some way back: a walker behind its due cells (waiting for
+   * its field) keeps a due tick before the clock */
+  c->epoch = clock_ticks(c->clock) - LOAD_SLACK;
+  c->now_rel = c->base_rel = LOAD_SLACK;
+  c->fields_seen = c->world->fields_dropped; /* all awake: all look */
   for (size_t i = 0; i < c->n; i++) {
     uint8_t ph = c->phase[i];
-    if ((ph != SP_PHASE_ACTING && ph != SP_PHASE_BLOCKED) ||
-        (c->flags[i] & F_FAIL))
-      continue;
-    float left = c->time[i];
-    sp_due_put(c, i, sp_ticks(left));
+    if (c->flags[i] & F_FAIL) continue; /* the slot holds a detail */
+    if (ph == SP_PHASE_ACTING || ph == SP_PHASE_BLOCKED)
+      sp_due_put(c, i, LOAD_SLACK + sp_ticks(c->time[i]));
+    else if (sp_walk_timed(c, i))
+      sp_walk_loaded(c, i); /* its progress (walk.c) */
   }
-  int64_t cur = c->epoch >> SP_WHEEL_SHIFT;
+  int64_t cur = clock_ticks(c->clock) >> SP_WHEEL_SHIFT;
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
   sp_wheel_wake_all(c);
 }

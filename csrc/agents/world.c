@@ -238,6 +238,7 @@ static Field *find_field(const SpWorld *w, uint32_t key) {
 /* Empties a slot: its key, and its place's link to it. */
 static void forget_field(SpWorld *w, Field *slot) {
   if (slot->key < w->place_count) w->places[slot->key].field_slot = 0;
+  if (slot->key != UINT32_MAX) w->fields_dropped++; /* walkers look */
   slot->key = UINT32_MAX;
 }
 

@@ -193,8 +193,67 @@ void open_domain_plan(lua_State *L);
 void open_grid(lua_State *L);
 SpGrid *grid_of(lua_State *L, int idx);
 
-/* ---- population.c */
+/* ---- population.c, population_check.c, population_plan.c */
+/* The user values of a saspu.Population. */
+enum {
+  UV_POP_DOMAIN = 1, /* the saspu.Domain: keeps it and its name tables alive */
+  UV_POP_ACTIONS,    /* the domain's array of action names */
+  UV_POP_COUNT = UV_POP_ACTIONS
+};
+
+/* The saspu.Population userdata; its scratch buffers follow it in the
+ * same block. `pop` is NULL until it is owned and again after close;
+ * `owner` is set exactly while the population counts among the users of
+ * its domain, which keeps `domain` allocated (see l_close in domain.c). */
+typedef struct LPopulation {
+  SpPopulation *pop;
+  const SpDomain *domain;
+  LDomain *owner;
+  size_t n;
+  int nvars, nactions;
+  uint16_t *plan; /* nactions entries (at least 1) */
+  SpValue *s0;    /* nvars entries each */
+  SpValue *goal;
+  SpValue *row;
+  uint8_t *mask; /* which variables a state argument gave */
+  size_t held;   /* C bytes reported to accounting.c */
+} LPopulation;
+
+/* The thread pool every population of a Lua state plans on (upvalue 2 of
+ * the population functions). Started by the first plan call that wants
+ * more than one worker, replaced by a larger one when a call asks for
+ * more, freed by __gc when the state closes. It is created before any
+ * population, so at lua_close it is finalized after all of them; once
+ * closed, populations fall back to their own pools. */
+typedef struct LPool {
+  SpThreadPool *pool;
+  int closed;
+  int cores; /* online cores, read once */
+  int idle;  /* plan calls in a row that wanted no more than the cores */
+} LPool;
+
 void open_population(lua_State *L);
+/* population_check.c: the checks every method shares. */
+/* The saspu.Population at `idx`, open or closed (upvalue 1: its
+ * metatable). */
+LPopulation *to_population(lua_State *L, int idx);
+/* The open population at `idx`, with stack room for any method. */
+LPopulation *check_population(lua_State *L, int idx);
+/* The population's core object after a Lua point, or raises. */
+SpPopulation *live_pop(lua_State *L, const LPopulation *p);
+/* Argument `arg`: an NPC index in 1..n; returns it 0-based. */
+size_t check_npc(lua_State *L, const LPopulation *p, int arg);
+/* Raises "saspu.Population:<fname>: <the core's sentence>". */
+int pop_error(lua_State *L, const char *fname, const SpError *err);
+/* Raises on a key of the options table at `arg` not in `allowed`. */
+int pop_unknown_option(lua_State *L, int arg, const char *allowed);
+/* The value on top of the stack for option `name`: an integer in lo..hi. */
+lua_Integer pop_option_integer(lua_State *L, int arg, const char *name,
+                               lua_Integer lo, lua_Integer hi);
+/* population_plan.c: adds pop:plan and the result readers (status,
+ * plan_of, steps, stats, ...) to the methods table below the metatable
+ * and the pool, their upvalues 1 and 2, which it pops. */
+void open_population_plan(lua_State *L);
 
 /* ---- world.c, crowd.c, agent.c: worlds with places, crowds, agent handles */
 /* The saspu.World userdata. `w` is NULL until owned and after it is

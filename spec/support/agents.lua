@@ -6,6 +6,25 @@ local M = {}
 M.citizen = function() return saspu.domain_file("domains/citizen.lua") end
 M.horse = function() return saspu.domain_file("domains/horse_breeder.lua") end
 
+-- A world without a grid and one citizen crowd with two goals, work (priority 5) above
+-- buy_supplies (1): the priority specs' town. Returns the world and the crowd.
+function M.two_goal_town()
+  local world = saspu.world {}
+  local crowd = world:crowd(M.citizen(), {
+    actions = { work = { duration = 5 }, buy_food = { duration = 1 } },
+    goals = { { "work", priority = 5 }, { "buy_supplies", priority = 1 } },
+  })
+  return world, crowd
+end
+
+-- Whether a report (a list of lines, as world:load returns) has a line containing `text`.
+function M.has_line(report, text)
+  for _, line in ipairs(report) do
+    if line:find(text, 1, true) then return true end
+  end
+  return false
+end
+
 -- One event as text: kind[:action][/reason].
 local function event_text(ev)
   local s = ev.kind
