@@ -1,14 +1,6 @@
 /* ahead.c: the advance pass's look-ahead: requests the memory of the awake agents a worker visits next, some agents before their visit. */
 #include "sp_agents.h"
 
-/* Agents whose step ends are scattered over the crowd's arrays, so each
- * visit would wait on several cache misses in turn (hot bytes, record,
- * population rows). Requested this many awake agents ahead, the misses
- * of several agents overlap instead. */
-#if !defined(SP_AHEAD_AGENTS)
-#define SP_AHEAD_AGENTS 8
-#endif
-
 /* Requests the lines a visit of agent j reads. */
 static void request(const SpCrowd *c, size_t j) {
   sp_prefetch(c->phase + j);
@@ -51,12 +43,13 @@ void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {
   for (int k = 0; k < SP_AHEAD_AGENTS; k++) sp_ahead_next(c, a);
 }
 
-void sp_ahead_next(const SpCrowd *c, Ahead *a) {
+size_t sp_ahead_next(const SpCrowd *c, Ahead *a) {
   size_t j;
   if (!next_awake(c, a, &j)) {
     a->bits = 0;
     a->word = (a->end + 63) / 64; /* spent */
-    return;
+    return SIZE_MAX;
   }
   request(c, j);
+  return j;
 }

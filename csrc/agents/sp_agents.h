@@ -655,6 +655,13 @@ size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
 
 /* ---- the advance pass's look-ahead (ahead.c) ------------------------- */
 
+/* Agents whose step ends are scattered over the crowd's arrays, so each
+ * visit would wait on several cache misses in turn (hot bytes, record,
+ * population rows). Requested this many awake agents ahead, the misses
+ * of several agents overlap instead. */
+#if !defined(SP_AHEAD_AGENTS)
+#define SP_AHEAD_AGENTS 8
+#endif
 /* At a frame's start: no worker's cursor runs on. */
 void sp_ahead_reset(SpCrowd *c);
 /* At the start of the advance over chunk `chunk`: the cursor runs on
@@ -663,9 +670,10 @@ void sp_ahead_reset(SpCrowd *c);
  * reads the whole crowd's bits; else its chunk's only (the others' are
  * written by their workers). */
 void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone);
-/* Once per awake agent the worker visits: requests one more. Only a
- * hint: what it requests never changes what the pass does. */
-void sp_ahead_next(const SpCrowd *c, Ahead *a);
+/* Once per awake agent the worker visits: requests one more, and returns
+ * it (SIZE_MAX when none is left). Only a hint: what it requests never
+ * changes what the pass does. */
+size_t sp_ahead_next(const SpCrowd *c, Ahead *a);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 
