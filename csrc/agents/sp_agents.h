@@ -89,9 +89,17 @@ struct SpWorld {
   SpCrowd *crowds;
   uint64_t crowd_serial;
   double ms_fields;
-  /* agents waiting for full places, oldest first (queue.c) */
+  /* agents waiting for full places, oldest first (queue.c); dropped
+   * entries stay as holes (crowd NULL) until half the list is holes */
   struct Waiter *queue;
-  size_t queue_len, queue_cap;
+  size_t queue_len, queue_cap, queue_holes;
+  /* queue_index.c: each key's line through the list and each waiter's
+   * entry, rebuilt from the list when stale (a cache of it) */
+  struct QueueLine *queue_lines;
+  uint32_t *queue_who;
+  size_t lines_cap, lines_used, who_cap;
+  int queue_indexed;
+  int queue_by_list; /* tests: never the index (both must answer alike) */
   /* Held by a worker growing an event buffer: the crowds of a world
    * update together and share one allocator, which need not be
    * thread-safe (Lua's is not), so one lock per world, not per crowd. */
@@ -488,10 +496,11 @@ int sp_index_any_but(const SpCrowd *c, int x, int y, int r, size_t skip);
  * what (a place id, or SP_QUEUE_KIND | kind) and which step. */
 #define SP_QUEUE_KIND 0x80000000u
 typedef struct Waiter {
-  SpCrowd *crowd;
+  SpCrowd *crowd; /* NULL: a hole left by a dropped entry */
   uint32_t agent, gen;
   uint32_t key;
   int16_t act;
+  uint32_t next; /* the next entry of the same key (queue_index.c) */
 } Waiter;
 /* What agent a waits for when step act finds place p (SP_NO_PLACE for a
  * kind) full; SP_NO_PLACE when no place can be named. */
@@ -510,6 +519,27 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh);
 void sp_queue_leave(SpCrowd *c, size_t i);
 void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c);
 void sp_queue_free(SpWorld *w);
+
+/* queue_index.c: finding a key's waiters and an agent's entry without
+ * reading the whole list. The index is a cache: any change it cannot
+ * follow (no memory, a rewritten list) marks it stale, and the next
+ * lookup rebuilds it; a rebuild without memory leaves callers to read
+ * the list in order. */
+#define SP_QUEUE_END UINT32_MAX
+typedef struct QueueLine {
+  uint32_t key; /* SP_NO_PLACE: an empty slot */
+  uint32_t head, tail;
+} QueueLine;
+/* 1 when the index is current (rebuilt now if it was stale). */
+int sp_queue_index_ready(SpWorld *w);
+/* Entry of agent i of crowd c, or SP_QUEUE_END (index ready). */
+uint32_t sp_queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i);
+/* The line of key, or NULL when nobody waits for it (index ready). */
+QueueLine *sp_queue_index_line(SpWorld *w, uint32_t key);
+/* Entry k was appended / is being dropped (index ready or stale). */
+void sp_queue_index_added(SpWorld *w, uint32_t k);
+void sp_queue_index_removed(SpWorld *w, uint32_t k);
+void sp_queue_index_free(SpWorld *w);
 
 /* ---- an agent's own priorities (priority.c) --------------------------- */
 
