@@ -88,12 +88,14 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
     return st;
   }
   c->agents = sp_mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
+  sp_mem_hint_random(c->agents, (c->capacity + 1) * sizeof(Agent));
   /* time, then phase, then flags; each array padded to 8 bytes so a
    * pass may read flags or phases a word at a time */
   size_t slots = (c->capacity + 8u) & ~(size_t)7u;
   c->hot_bytes = slots * (sizeof(float) + 2u);
   c->hot_block = sp_mem_alloc(alloc, c->hot_bytes);
   if (c->hot_block != NULL) {
+    sp_mem_hint_random(c->hot_block, c->hot_bytes);
     memset(c->hot_block, 0, c->hot_bytes);
     c->time = c->hot_block;
     c->phase = (uint8_t *)(c->time + slots);
