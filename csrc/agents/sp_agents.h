@@ -222,6 +222,14 @@ typedef struct EvTrim {
   int quiet;
 } EvTrim;
 
+/* A worker's look-ahead over the awake agents of the advance pass
+ * (ahead.c): the bitmap word it reads, its bits not yet requested, the
+ * agent it stops before, and the chunk it runs on into (SIZE_MAX: none). */
+typedef struct Ahead {
+  size_t word, end, chunk;
+  uint64_t bits;
+} Ahead;
+
 /* One worker's scratch and event buffer. */
 typedef struct CrowdWorker {
   SpWorkspace *ws;
@@ -235,6 +243,7 @@ typedef struct CrowdWorker {
   size_t planned;
   uint32_t *arm; /* agents whose timer this pass started (wheel.c) */
   size_t arm_count, arm_cap;
+  Ahead ahead;
 } CrowdWorker;
 
 typedef struct ChunkRec {
@@ -579,6 +588,10 @@ void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
 SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
                               void *scratch, SpBlocker *out,
                               SpFailure *failure);
+/* A recorded blocker b of goal add index `index`: 1 when the goal has
+ * several choices and b is the first choice's only (it blocks not every
+ * choice; sp_plan_any_blocker records it then), else 0. */
+int sp_goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b);
 /* Goal add index `index` is added again: it has one choice. */
 void sp_goal_choices_drop(SpCrowd *c, int index);
 
@@ -684,6 +697,28 @@ void sp_wheel_wake_all(SpCrowd *c);
 /* The agents of [lo, hi) awake, in order (whole words of a chunk). */
 size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
                            uint32_t *out);
+
+/* ---- the advance pass's look-ahead (ahead.c) ------------------------- */
+
+/* Agents whose step ends are scattered over the crowd's arrays, so each
+ * visit would wait on several cache misses in turn (hot bytes, record,
+ * population rows). Requested this many awake agents ahead, the misses
+ * of several agents overlap instead. */
+#if !defined(SP_AHEAD_AGENTS)
+#define SP_AHEAD_AGENTS 8
+#endif
+/* At a frame's start: no worker's cursor runs on. */
+void sp_ahead_reset(SpCrowd *c);
+/* At the start of the advance over chunk `chunk`: the cursor runs on
+ * when the worker is alone and visited the chunk before, else starts at
+ * the chunk's first awake agent and requests the first few. Alone, it
+ * reads the whole crowd's bits; else its chunk's only (the others' are
+ * written by their workers). */
+void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone);
+/* Once per awake agent the worker visits: requests one more, and returns
+ * it (SIZE_MAX when none is left). Only a hint: what it requests never
+ * changes what the pass does. */
+size_t sp_ahead_next(const SpCrowd *c, Ahead *a);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 
