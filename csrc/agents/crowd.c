@@ -849,6 +849,8 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
                 (c->chunk_count + 1) * sizeof(ChunkRec) +
                 (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
   if (c->chase_ws != NULL) rest += sp_grid_workspace_size_bytes(c->chase_ws);
+  for (int k = 0; k < c->goal_count; k++) /* goals of sets (goal_sets.c) */
+    rest += (size_t)c->choice_count[k] * (size_t)c->m;
   grow += sp_wheel_bytes(c); /* the awake bits and the timers' slots */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     const CrowdWorker *w = &c->cw[k];
