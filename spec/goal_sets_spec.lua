@@ -154,6 +154,13 @@ describe("a goal of sets in a behaviour", function()
     local a = crowd:spawn { start = { horse = "shod", tools = "broken", rested = "false" } }
     local b = crowd:spawn { start = { horse = "sold", tools = "stored", rested = "false" } }
     world:update(0.1)
+    local at_event = {} -- the no_plan event's why, as recorded then
+    for ev in world:events() do
+      if ev.kind == "no_plan" then at_event[ev.agent:index()] = { choice = ev.why.choice, message = ev.why.message } end
+    end
+    assert.is_nil(at_event[a:index()].choice)
+    assert.equal(1, at_event[b:index()].choice)
+    assert.equal(tostring(crowd:why(b:index())), at_event[b:index()].message)
     local wa, wb = crowd:why(a:index()), crowd:why(b:index())
     -- tools = in_hands is asked by every member: a blocker of the whole goal
     assert.equal("tools", wa.variable)

@@ -717,9 +717,11 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
     out->current = out->link_from = now;
     out->link_to = to;
     out->failure.other_action = -1;
+    out->only_choice = sp_goal_only_choice(c, -2 - a->fail_action, out);
     return SP_OK;
   }
   out->kind = SP_BLOCK_ORDER; /* its value then is not kept: current -1 */
+  out->only_choice = sp_goal_only_choice(c, -2 - a->fail_action, out);
   return SP_OK;
 }
 

@@ -577,6 +577,10 @@ void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
 SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
                               void *scratch, SpBlocker *out,
                               SpFailure *failure);
+/* A recorded blocker b of goal add index `index`: 1 when the goal has
+ * several choices and b is the first choice's only (it blocks not every
+ * choice; sp_plan_any_blocker records it then), else 0. */
+int sp_goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b);
 /* Goal add index `index` is added again: it has one choice. */
 void sp_goal_choices_drop(SpCrowd *c, int index);
 
