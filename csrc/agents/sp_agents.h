@@ -605,11 +605,13 @@ int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
 
 /* Due times count ticks of 1/SP_TICKS_PER_S s: the crowd clock rounded
  * to a tick, so a save's seconds left (a float) give back the same ticks
- * below 256 s. The wheel's slots are 2^SP_WHEEL_SHIFT ticks (1/64 s),
- * SP_WHEEL_SLOTS of them in a lap. */
+ * below 256 s. The wheel's slots are 2^SP_WHEEL_SHIFT ticks (1/256 s: a
+ * frame of 1/60 s drains about four, and the agents due later in the
+ * last one, read again next frame, are few), SP_WHEEL_SLOTS of them in a
+ * lap (16 s). */
 #define SP_TICKS_PER_S 65536.0
-#define SP_WHEEL_SHIFT 10
-#define SP_WHEEL_SLOTS 1024
+#define SP_WHEEL_SHIFT 8
+#define SP_WHEEL_SLOTS 4096
 
 static inline uint32_t sp_due_get(const SpCrowd *c, size_t i) {
   uint32_t u;
