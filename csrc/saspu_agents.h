@@ -651,8 +651,9 @@ typedef struct SpCrowdStats {
   size_t bytes_total;
   uint64_t events_lost; /* events an update could not store (memory) */
   /* Agents the last update's advance pass visited: those whose timed
-   * step or wait ended, whom a call or a change woke, who walk or think
-   * (an agent waiting on a timer costs a frame nothing). */
+   * step or wait ended, who reach a new cell (a walker sleeps between
+   * cells), whom a call or a change woke, who chase or think (an agent
+   * waiting on a timer costs a frame nothing). */
   uint64_t visited;
 } SpCrowdStats;
 
