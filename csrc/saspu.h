@@ -290,6 +290,10 @@ typedef struct SpBlocker {
   int action;             /* the action whose prevail needs it; -1: the goal */
   int link_from, link_to; /* the missing link, or -1 */
   SpFailure failure;      /* the planner's own reason (SP_BLOCK_ORDER) */
+  /* 0: it blocks the goal. k > 0: the goal has several choices
+   * (sp_plan_any_blocker) and none of their blockers is known to block
+   * them all: this one blocks choice k (1-based) */
+  int only_choice;
 } SpBlocker;
 
 /* Bytes of scratch sp_plan_blocker needs for domain d. */
@@ -331,6 +335,51 @@ SP_API size_t sp_workspace_size_bytes(const SpWorkspace *ws);
 SP_API SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
                         const SpValue *goal, uint16_t *plan, int *len,
                         SpFailure *failure);
+
+/* Most goals one sp_plan_any call weighs: a goal whose variables take
+ * sets of values ("any of") is one goal per combination of its members. */
+#if !defined(SP_GOAL_CHOICES_MAX)
+#define SP_GOAL_CHOICES_MAX 64
+#endif
+
+/* Plans from s0 to the nearest state matching ANY of `count` goals
+ * (`goals`: count * m values, each one a goal as sp_plan takes it, SP_ANY
+ * allowed). A state matching the disjunction matches one of the goals,
+ * so the shortest of their shortest plans is a shortest plan to it: each
+ * goal is planned and the shortest plan kept, the earliest goal among
+ * equal lengths. *which (may be NULL) receives that goal's index, -1
+ * without a plan. SP_NO_PLAN when no goal has a plan: *failure is then
+ * the first goal's reason. SP_ERR_STATE for a value out of range (in the
+ * first goal that has one) or a count outside 1..SP_GOAL_CHOICES_MAX
+ * (failure->variable -1). Allocates nothing; costs count sp_plan calls
+ * and one more when the best goal is not the last planned. The
+ * workspace's orders are the returned plan's. */
+SP_API SpStatus sp_plan_any(const SpDomain *d, SpWorkspace *ws,
+                            const SpValue *s0, const SpValue *goals, int count,
+                            uint16_t *plan, int *len, int *which,
+                            SpFailure *failure);
+
+/* What blocks every one of `count` goals (sp_plan_any's), none of which
+ * has a plan: the blocker of the first goal (sp_plan_blocker with its
+ * planner's reason) that names a value every goal asks of its variable
+ * (the goal's own value, action -1, SP_BLOCK_NOTHING_SETS or
+ * SP_BLOCK_NO_WAY_OUT): no plan reaches that value while it stands, so
+ * no goal has one. Without such a blocker, the first goal's, with
+ * only_choice 1 (it blocks that goal; other goals have their own). Plans
+ * each goal once with ws into `plan` (sp_domain_action_count entries);
+ * `scratch` as for sp_plan_blocker. SP_BLOCK_NONE when a goal has a
+ * plan; count outside 1..SP_GOAL_CHOICES_MAX or a value out of range
+ * also give SP_BLOCK_NONE, with out->variable -1. */
+SP_API SpBlockerKind sp_plan_any_blocker(const SpDomain *d, SpWorkspace *ws,
+                                         const SpValue *s0,
+                                         const SpValue *goals, int count,
+                                         uint16_t *plan, void *scratch,
+                                         SpBlocker *out);
+/* 1 when blocker b (of goals[0..count), SP_BLOCK_NOTHING_SETS or
+ * SP_BLOCK_NO_WAY_OUT) names a goal value every one of the goals asks:
+ * then it blocks them all. */
+SP_API int sp_blocker_blocks_all(const SpBlocker *b, const SpValue *goals,
+                                 int count, int m);
 
 /* The partial order the last sp_plan call built, for debugging. */
 typedef enum SpOrderKind {

@@ -227,6 +227,19 @@ SP_API SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition,
                                   int priority, const SpValue *when, int *index,
                                   SpError *err);
 SP_API int sp_crowd_goal_count(const SpCrowd *c);
+/* Goal `index` is reached by ANY of `count` conditions (`conds`: count *
+ * m values, SP_ANY allowed; a goal whose variables take sets of values
+ * is one condition per combination): it holds when one of them holds,
+ * and an agent plans the shortest plan to any of them (sp_plan_any: the
+ * earliest condition among equal lengths). The first condition becomes
+ * the goal's own (what a save holds). count 1 gives it one condition
+ * again. Allocates count * m bytes (SP_ERR_MEMORY: nothing changed);
+ * SP_ERR_STATE for no such goal, a count outside
+ * 1..SP_GOAL_CHOICES_MAX or a value out of range. Not during an update;
+ * agents already pursuing it keep their plans. */
+SP_API SpStatus sp_crowd_set_goal_choices(SpCrowd *c, int index,
+                                          const SpValue *conds, int count,
+                                          SpError *err);
 /* Goal `index` (from sp_crowd_add_goal) takes `priority` at once: the
  * goals are sorted again (among equal priorities the earlier added
  * first), refusals are forgotten and idle agents look again; a running
@@ -771,14 +784,16 @@ typedef struct SpMigration {
  * mapped); an agent whose plan uses an action that changed or is gone, or
  * whose target place moved or is gone, or whose state took a default,
  * drops its plan and replans at the next update (SP_EV_REPLANNED with
- * SP_REASON_MIGRATED); an idle agent looks for a goal again. Refused
- * (SP_ERR_INVALID, nothing written) when a value some agent or goal holds
- * no longer exists and `defaults` names none for its variable (the
- * message names the value and how many agents hold it), when a variable
- * is new and has no default, when the grid or the crowd count differs,
- * or when the save is older than format 6 or malformed. `names` are this
- * world's names (as for sp_world_save_named). The result still goes
- * through sp_world_load's checks. */
+ * SP_REASON_MIGRATED); an idle agent looks for a goal again. Slots and
+ * generations are kept, so a walk to another agent goes on (it ends with
+ * its walker's dropped plan, or when the crowd's engine moves it now).
+ * Refused (SP_ERR_INVALID, nothing written) when a value some agent or
+ * goal holds no longer exists and `defaults` names none for its variable
+ * (the message names the value and how many agents hold it), when a variable
+ * is new and has no default, when the grid or the crowd count differs, or
+ * when the save is older than format 6 or malformed. `names` are this
+ * world's names (as for sp_world_save_named). The result still goes through
+ * sp_world_load's checks. */
 SP_API SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
                                  size_t count, const SpSaveNames *names,
                                  const SpMigrateDefault *defaults,

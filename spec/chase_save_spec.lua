@@ -1,23 +1,36 @@
--- spec/chase_save_spec.lua: a step whose target is another agent (at = { agent = handle }) survives world:save / world:load: the same events and positions as an uninterrupted run.
+-- spec/chase_save_spec.lua: a step whose target is another agent (at = { agent = handle }) survives world:save / world:load: the same events and positions as an uninterrupted run; a load with migrate keeps the walk (the target is the same agent) unless the walker's plan was dropped.
 local saspu = require "saspu"
 local support = require "support.agents"
 local save_bytes = require "support.save_bytes"
+local has_line = support.has_line
 
 -- A field with a wall; a bandit walking east slowly; a sheriff whose buy_food step goes
 -- to the bandit (a handle, or an at function returning the handle kept in its data).
 local FIELD = ("....................\n"):rep(3) .. "..........#.........\n" .. ("....................\n"):rep(3)
 
-local function town(form)
+-- `patch`: the game after an update, for world:load's migrate: "value" adds a value to
+-- the citizens' `debating` (both crowds change, the sheriff's step does not); "step" also
+-- makes the sheriff's buy_food last longer (a plan using it no longer fits).
+local function town(form, patch)
+  local domain = support.citizen()
+  if patch then
+    local spec = saspu.load("domains/citizen.lua")
+    for _, v in ipairs(spec.variables) do
+      if v.name == "debating" then v.values[#v.values + 1] = "heated" end
+    end
+    domain = saspu.domain(spec)
+  end
   local world = saspu.world { grid = saspu.grid_from_ascii(FIELD),
                               places = { { name = "east", x = 20, y = 7 } } }
-  local bandits = world:crowd(support.citizen(), {
+  local bandits = world:crowd(domain, {
     actions = { buy_food = { duration = 60, at = "east" } }, goals = { { "work" } },
   }, { speed = 2 })
   local bandit = bandits:spawn { start = "start_of_day", x = 1, y = 7 }
   local at = { agent = bandit, reach = 1 }
   if form == "function" then at = function(a) return a.data.prey, 1 end end
-  local sheriffs = world:crowd(support.citizen(), {
-    actions = { buy_food = { duration = 1, at = at } }, goals = { { "work" } },
+  local sheriffs = world:crowd(domain, {
+    actions = { buy_food = { duration = patch == "step" and 2 or 1, at = at } },
+    goals = { { "work" } },
   })
   local sheriff = sheriffs:spawn { start = "start_of_day", x = 20, y = 1 }
   sheriff.data.prey = bandit
@@ -77,6 +90,56 @@ describe("a step that goes to another agent, across world:save and world:load", 
     local wb, sb, bb = town("handle")
     wb:load(saved, { migrate = true })
     assert.same(a_log, run(wb, sb, bb, 70))
+  end)
+
+  -- The first frame the sheriff arrives: its line, and the Chebyshev distance to the
+  -- bandit then.
+  local function arrival(log)
+    for f, l in ipairs(log) do
+      if l:find("S:arrived", 1, true) then
+        local sx, sy, bx, by = l:match("S (%d+),(%d+) B (%d+),(%d+)$")
+        return f, math.max(math.abs(sx - bx), math.abs(sy - by)), tonumber(bx)
+      end
+    end
+  end
+
+  for _, form in ipairs { "handle", "function" } do
+    it("keeps the chase across a load with migrate where both crowds changed: the sheriff "
+       .. "follows the bandit and arrives within reach (at as a " .. form .. ")", function()
+      local wa, sa, ba = town(form)
+      run(wa, sa, ba, 6)
+      local saved = wa:save()
+      local saved_bx = ba:position()
+      local a_log = run(wa, sa, ba, 70)
+      local wb, sb, bb = town(form, "value")
+      assert.error_matches(function() wb:load(saved) end, "differs", 1, true)
+      local report = wb:load(saved, { migrate = true })
+      assert.is_true(has_line(report, "crowd 2 'citizen': 1 walk to another agent kept"))
+      assert.is_false(has_line(report, "dropped"))
+      assert.equal("walking", sb:inspect().phase)
+      local b_log = run(wb, sb, bb, 70)
+      local f, dist, bx = arrival(b_log)
+      assert.is_truthy(f, "the sheriff arrives")
+      assert.is_true(dist <= 1, "within reach of the bandit at arrival: " .. b_log[f])
+      assert.is_true(bx > saved_bx + 1, "the bandit moved on since the save")
+      assert.same(a_log, b_log) -- as the run that was never saved
+    end)
+  end
+
+  it("drops the chase of a walker whose step changed, saying why; it replans and chases "
+     .. "again", function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local saved = wa:save()
+    local wb, sb, bb = town("handle", "step")
+    local report = wb:load(saved, { migrate = true })
+    assert.is_true(has_line(report, "crowd 2 'citizen': 1 walk to another agent dropped: "
+                                    .. "the walker's plan was dropped (it replans)"))
+    local b_log = run(wb, sb, bb, 70)
+    assert.is_true(count(b_log, "S:replanned/migrated") >= 1)
+    local f, dist = arrival(b_log)
+    assert.is_truthy(f, "the sheriff arrives")
+    assert.is_true(dist <= 1, "within reach of the bandit at arrival: " .. b_log[f])
   end)
 
   it("was saved mid-chase: the sheriff walked toward a bandit that moved", function()
@@ -156,6 +219,29 @@ describe("a step that goes to another agent, across world:save and world:load", 
     end
     wb:load(good)
     assert.equal(good, wb:save())
+  end)
+
+  it("refuses a crafted chase kept by a migration: the rewritten save is checked as any",
+     function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local good = wa:save()
+    local at = chase_of(good)
+    local wb, sb, bb = town("handle", "value")
+    run(wb, sb, bb, 2)
+    local before = wb:save()
+    for _, case in ipairs {
+      { 0, 4, 9, "chase of agent 10: not an agent walking to a target" },
+      { 4, 4, 6, "chase of agent 1: target crowd 7 slot 1 does not exist" },
+      { 16, 2, 65535, "chase of agent 1: reach 65535" },
+    } do
+      local bad = put(good, at + case[1], case[2], case[3])
+      local ok, err = pcall(wb.load, wb, bad, { migrate = true })
+      assert.is_false(ok, case[4])
+      assert.matches("saved world: crowd 2 'citizen'", err, 1, true)
+      assert.matches(case[4], err, 1, true)
+      assert.equal(before, wb:save())
+    end
   end)
 
   it("loads a chase whose target's crowd was gone, and fails the step with target_gone", function()

@@ -3,6 +3,7 @@ local saspu = require "saspu"
 local town = require "saspu.town"
 local cli = require "saspu.cli"
 local rng = require("support.draws").rng
+local has_line = require("support.agents").has_line
 
 local CLASSES = { "farrier", "innkeeper", "bandit", "horse_breeder", "native_hunter" }
 
@@ -70,13 +71,6 @@ local function states(crowds)
     end
   end
   return out
-end
-
-local function has_line(report, text)
-  for _, line in ipairs(report) do
-    if line:find(text, 1, true) then return true end
-  end
-  return false
 end
 
 -- Renames value `from` of variable `var` to `to` everywhere in a domain table.

@@ -39,13 +39,12 @@ describe("a goal's when", function()
     assert.equal(3, crowd:priority("work"))
   end)
 
-  it("refuses sets in a goal itself, empty sets and a NOT that leaves nothing", function()
+  it("refuses empty sets and a NOT that leaves nothing (goals take sets too: goal_sets_spec)", function()
     local dom = support.citizen()
     local function refuses(goals, message)
       assert.error_matches(function() saspu.world {}:crowd(dom, { goals = goals }) end, message, 1, true)
     end
-    refuses({ { { hunger = { "fed" } } } },
-      "behaviour.goals[1][1].hunger: a set of values or saspu.NOT works in `when` only")
+    refuses({ { { hunger = {} } } }, "behaviour.goals[1][1].hunger: an empty set of values")
     refuses({ { "work", when = { hunger = {} } } }, "behaviour.goals[1].when.hunger: an empty set of values")
     refuses({ { "work", when = { rested = saspu.NOT(true, false) } } },
       "behaviour.goals[1].when.rested: saspu.NOT leaves no value")

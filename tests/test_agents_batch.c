@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "agent_trace.h"
 #include "random_domain.h"
 #include "saspu_agents.h"
+#include "sp_agents.h"
 
 static const SpAllocator plain = {NULL, NULL};
 
@@ -37,6 +39,9 @@ static void *one_at_a_time(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 /* The allocator of the world and crowds town_open builds. */
 static SpAllocator town_alloc = {NULL, NULL};
+/* 1: the world reads its queue of waiters in order, not through its
+ * index (queue_index.c), which must give the same turns. */
+static int town_queue_by_list;
 
 #define CROWDS 3
 #define FRAMES 25
@@ -61,6 +66,7 @@ static void town_open(Town *t, uint64_t seed, int threads, int grid) {
     for (int y = 2; y < 20; y++) sp_grid_set_blocked(t->grid, 12, y, 1, NULL);
   }
   assert_int_equal(sp_world_new(t->grid, town_alloc, &t->w, NULL), SP_OK);
+  t->w->queue_by_list = town_queue_by_list;
   int kind = 0;
   if (grid) {
     sp_world_kind(t->w, "well", &kind, NULL);
@@ -194,6 +200,31 @@ static void test_same_events_any_threads(void **state) {
   assert_true(agent_same_events_any_threads(record_plain, 1, 4, 2000));
 }
 
+/* Thousands of agents wait in turn for two small wells: the turns the
+ * index gives (each well's line, each waiter's entry) are those of the
+ * list read in order, frame after frame, while waiters come and go. */
+static void test_queue_index_gives_the_lists_turns(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    size_t n_index, n_list, full = 0;
+    town_queue_by_list = 0;
+    SpAgentEvent *index = run(seed, 1, 1, 1, &n_index);
+    town_queue_by_list = 1;
+    SpAgentEvent *list = run(seed, 1, 1, 1, &n_list);
+    town_queue_by_list = 0;
+    if (index == NULL || list == NULL) {
+      free(index), free(list);
+      continue;
+    }
+    assert_int_equal(n_index, n_list);
+    assert_memory_equal(index, list, n_index * sizeof *index);
+    for (size_t k = 0; k < n_index; k++)
+      full +=
+          index[k].kind == SP_EV_BLOCKED && index[k].reason == SP_REASON_FULL;
+    free(index), free(list);
+  }
+}
+
 /* Without places to share, updating together changes nothing: the events
  * are those of one-by-one updates (each crowd on its own). */
 static void test_together_equals_one_by_one(void **state) {
@@ -271,6 +302,7 @@ static void test_allocator_one_thread_at_a_time(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_events_any_threads),
+      cmocka_unit_test(test_queue_index_gives_the_lists_turns),
       cmocka_unit_test(test_together_equals_one_by_one),
       cmocka_unit_test(test_bad_lists),
       cmocka_unit_test(test_allocator_one_thread_at_a_time),

@@ -36,6 +36,7 @@ void sp_crowd_free(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
+  for (int k = 0; k < SP_CROWD_MAX_GOALS; k++) sp_goal_choices_drop(c, k);
   if (c->ev != NULL)
     sp_mem_free(c->alloc, c->ev, c->ev_cap * sizeof(SpAgentEvent));
   if (c->chunks != NULL)
@@ -253,6 +254,7 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   g->cond = c->goal_block + 2u * m * (size_t)c->goal_count;
   g->when = g->cond + m;
   memcpy(g->cond, condition, m);
+  sp_goal_choices_drop(c, c->goal_count); /* left by a load of fewer goals */
   if (when != NULL)
     memcpy(g->when, when, m);
   else
@@ -734,17 +736,11 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
   int index = -2 - a->fail_action, g = 0;
   while (g < c->goal_count && c->goals[g].index != index) g++;
   if (g == c->goal_count) return SP_ERR_STATE;
-  SpValue *cond = (SpValue *)scratch + sp_blocker_scratch_size(c->domain);
-  memcpy(cond, c->goals[g].cond, (size_t)c->m);
-  /* judged from the state now: plan again for the planner's reason */
-  const SpValue *state = sp_population_state(c->pop, agent);
-  SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
-  int len = 0;
+  /* judged from the state now: plan again for the planner's reason
+   * (out->kind SP_BLOCK_NONE when it has a plan now) */
   *goal = index;
-  if (sp_plan(c->domain, c->cw[0].ws, state, cond, c->cw[0].plan, &len, &f) ==
-      SP_OK)
-    return SP_OK; /* out->kind SP_BLOCK_NONE: it has a plan now */
-  sp_plan_blocker(c->domain, state, cond, &f, scratch, out);
+  sp_goal_blocker(c, 0, g, sp_population_state(c->pop, agent), scratch, out,
+                  NULL);
   return SP_OK;
 }
 

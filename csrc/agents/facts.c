@@ -276,7 +276,7 @@ void sp_facts_plan_taken(SpCrowd *c, size_t i, uint16_t *buf) {
 /* 1 when some goal's condition or `when` reads variable var. */
 static int goals_read(const SpCrowd *c, int var) {
   for (int g = 0; g < c->goal_count; g++)
-    if (c->goals[g].cond[var] != SP_ANY || c->goals[g].when[var] != SP_ANY)
+    if (sp_goal_reads_var(c, g, var) || c->goals[g].when[var] != SP_ANY)
       return 1;
   return 0;
 }

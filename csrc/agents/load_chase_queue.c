@@ -144,7 +144,7 @@ int ld_read_queue(Load *x, Rd *r) {
         break;
       }
       seen[k] = (uint64_t)crowd << 32 | agent;
-      Waiter e = {x->crowds[crowd - 1], agent, 0, key, (int16_t)act};
+      Waiter e = {x->crowds[crowd - 1], agent, 0, key, (int16_t)act, 0};
       x->queue[x->queue_len++] = e;
     }
     if (!r->failed) {
@@ -159,6 +159,7 @@ int ld_read_queue(Load *x, Rd *r) {
     sp_mem_free(w->alloc, seen, ((size_t)n + 1) * sizeof(uint64_t));
     if (r->failed) return 0;
     for (size_t k = 0; k < w->queue_len; k++) { /* crowds not loaded */
+      if (w->queue[k].crowd == NULL) continue;  /* a hole (queue.c) */
       size_t c = 0;
       while (c < x->count && x->crowds[c] != w->queue[k].crowd) c++;
       if (c == x->count) x->queue[x->queue_len++] = w->queue[k];

@@ -22,7 +22,13 @@ typedef struct Maps {
   uint16_t *plan;    /* old actions: a plan, rewritten */
   size_t bytes;
   void *mem;
+  uint8_t *walk; /* per saved agent: WALKED, WALKS (see mig_chases) */
+  size_t walk_bytes;
 } Maps;
+
+/* An agent walking to a target (phase walking, F_BIND): in the save, and
+ * still after its record was rewritten. */
+enum { WALKED = 1, WALKS = 2 };
 
 /* The default for variable vn (now) from the caller's list, or -1. */
 static int default_of(Mig *g, const SpCrowd *c, int vn) {
@@ -337,6 +343,7 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   int lost_target = old_target != SP_NO_PLACE && target == SP_NO_PLACE;
   map_failure(x, rec);
   uint8_t flags = rec[57], phase = rec[56];
+  int walked = live && phase == SP_PHASE_WALKING && (flags & F_BIND);
   int busy = (flags & (F_HAS_PLAN | F_PLANNING)) ||
              sp_save_get(rec + 34, 2) != STEP_NONE;
   if (live && busy &&
@@ -360,6 +367,8 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
     t->idle++;
   }
   if ((rec[57] & F_RESERVED) && target != SP_NO_PLACE) g->held[target]++;
+  x->walk[i] = (uint8_t)((walked ? WALKED : 0) |
+                         (walked && rec[56] == SP_PHASE_WALKING ? WALKS : 0));
   sp_save_out_bytes(&g->o, rec, SAVE_AGENT_BYTES);
   sp_save_out_bytes(&g->o, hi, 4u * words);
   sp_save_out_bytes(&g->o, rows, 2u * m);
@@ -429,10 +438,16 @@ static int mig_goals(Mig *g, Maps *x) {
   return 1;
 }
 
-/* The chases (format 7): copied when the crowd did not change (its
- * agents are as saved; the load checks them), else dropped, and those
- * walkers go to where their target was at the save. */
-static int mig_chases(Mig *g, const Maps *x) {
+/* The chases (format 7): copied when the crowd did not change. When it
+ * did, each chase is kept while its walker still walks to its target
+ * after the rewrite: a migration keeps every agent's slot, generation
+ * and crowd (the crowds' order cannot change), so the target it names is
+ * the agent it chased at the save (one gone by then is found gone at the
+ * first frame, as after a plain load). A chase whose walker's plan was
+ * dropped ends with it (the walker replans); all are dropped when the
+ * engine moves this crowd now (its walkers go to their target's cell of
+ * the save). Bounded like the rest; the load checks what is kept. */
+static int mig_chases(Mig *g, const Maps *x, size_t agents) {
   size_t from = g->at;
   uint32_t n = g->version >= 7 ? (uint32_t)mig_get(g, 4) : 0;
   for (uint32_t k = 0; k < n && !g->failed; k++) {
@@ -440,8 +455,35 @@ static int mig_chases(Mig *g, const Maps *x) {
     if (p == NULL || mig_take(g, 4u * p[18]) == NULL) return 0;
   }
   if (g->failed) return 0;
-  mig_section(g, from, n, x->changed, "walk to another agent",
-              "walks to another agent", "dropped");
+  if (n == 0 || !x->changed || x->c->opt.engine_moves) {
+    mig_section(g, from, n, x->changed, "walk to another agent",
+                "walks to another agent",
+                "dropped: the engine moves this crowd now");
+    return 1;
+  }
+  size_t count_at = g->o.len;
+  uint32_t kept = 0, ended = 0;
+  sp_save_out(&g->o, 0, 4);
+  for (const uint8_t *p = g->p + from + 4; p < g->p + g->at;) {
+    size_t bytes = 24u + 4u * p[18];
+    uint32_t i = (uint32_t)sp_save_get(p, 4);
+    if (i < agents && x->walk[i] == WALKED) {
+      ended++;
+    } else {
+      sp_save_out_bytes(&g->o, p, bytes);
+      kept++;
+    }
+    p += bytes;
+  }
+  if (!g->o.oom) sp_save_put(g->o.p + count_at, kept, 4);
+  if (kept > 0)
+    mig_say(g, "%u walk%s to another agent kept (the same target agent)", kept,
+            kept == 1 ? "" : "s");
+  if (ended > 0)
+    mig_say(g,
+            "%u walk%s to another agent dropped: the walker's plan was "
+            "dropped (it replans)",
+            ended, ended == 1 ? "" : "s");
   return 1;
 }
 
@@ -513,6 +555,13 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
   sp_save_out_bytes(&g->o, counters, 8 * SAVE_COUNTERS);
   sp_save_out(&g->o, words, 4);
   Tally t = {0, 0, 0};
+  x->walk_bytes = (size_t)n + 1;
+  x->walk = sp_mem_alloc(g->w->alloc, x->walk_bytes);
+  if (x->walk == NULL) {
+    g->failed = 1;
+    sp_error_memory(g->err);
+    return 0;
+  }
   for (size_t i = 0; i < n; i++)
     if (!mig_agent(g, x, i, words, &t)) return 0;
   if (!gone_values(g, x)) return 0;
@@ -536,7 +585,7 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
   if (slots == NULL) return 0;
   sp_save_out(&g->o, free, 4);
   sp_save_out_bytes(&g->o, slots, 4u * (size_t)free);
-  return mig_ties(g, c) && mig_chases(g, x) && mig_own(g, x);
+  return mig_ties(g, c) && mig_chases(g, x, (size_t)n) && mig_own(g, x);
 }
 
 int mig_crowd(Mig *g, size_t k) {
@@ -546,6 +595,7 @@ int mig_crowd(Mig *g, size_t k) {
   g->crowd = (int)k + 1;
   int ok = build_maps(g, &x, c, &g->old.crowd[k]) && crowd_body(g, &x, c);
   if (x.mem != NULL) sp_mem_free(g->w->alloc, x.mem, x.bytes);
+  if (x.walk != NULL) sp_mem_free(g->w->alloc, x.walk, x.walk_bytes);
   g->crowd = 0;
   return ok;
 }

@@ -40,18 +40,36 @@ int sp_queue_still_waits(const Waiter *e) {
   }
 }
 
-/* Removes entry k, clearing its agent's mark when the slot is still its. */
+/* Drops entry k, clearing its agent's mark when the slot is still its:
+ * a hole until squeeze() (indices into the list stay valid till then). */
 static void drop(SpWorld *w, size_t k) {
   Waiter *e = &w->queue[k];
   SpCrowd *c = e->crowd;
   if (e->agent < c->n && sp_crowd_generation(c, e->agent) == e->gen)
     c->agents[e->agent].queued = 0;
-  memmove(e, e + 1, (w->queue_len - k - 1) * sizeof *e);
-  w->queue_len--;
+  sp_queue_index_removed(w, (uint32_t)k);
+  e->crowd = NULL;
+  w->queue_holes++;
 }
 
-static size_t find(const SpWorld *w, const SpCrowd *c, size_t i) {
+/* Squeezes the holes out once they are half the list, keeping the order:
+ * each drop pays for one move. */
+static void squeeze(SpWorld *w) {
+  if (w->queue_holes < 32 || 2 * w->queue_holes < w->queue_len) return;
+  size_t out = 0;
   for (size_t k = 0; k < w->queue_len; k++)
+    if (w->queue[k].crowd != NULL) w->queue[out++] = w->queue[k];
+  w->queue_len = out;
+  w->queue_holes = 0;
+  w->queue_indexed = 0; /* every index moved */
+}
+
+static size_t find(SpWorld *w, const SpCrowd *c, size_t i) {
+  if (sp_queue_index_ready(w)) {
+    uint32_t k = sp_queue_index_find(w, c, i);
+    return k == SP_QUEUE_END ? SIZE_MAX : k;
+  }
+  for (size_t k = 0; k < w->queue_len; k++) /* no memory for the index */
     if (w->queue[k].crowd == c && w->queue[k].agent == i) return k;
   return SIZE_MAX;
 }
@@ -77,26 +95,60 @@ static int32_t room(const SpWorld *w, uint32_t key) {
   return left > 0 ? left : 0;
 }
 
-int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
+/* Without memory for the index: the whole list in order. */
+static int may_enter_by_list(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
   SpWorld *w = c->world;
-  int32_t free = room(w, key);
-  if (free == INT32_MAX) return 1;
   int32_t ahead = 0;
-  for (size_t k = 0; k < w->queue_len;) {
+  for (size_t k = 0; k < w->queue_len; k++) {
     Waiter *e = &w->queue[k];
-    if (e->key != key) {
-      k++;
-      continue;
-    }
+    if (e->crowd == NULL || e->key != key) continue;
     if (e->crowd == c && e->agent == i) return ahead < free;
     if (!sp_queue_still_waits(e)) {
       drop(w, k);
       continue;
     }
     if (++ahead >= free) return 0;
-    k++;
   }
   return ahead < free;
+}
+
+/* Reads key's line from its oldest entry until i or `free` waiters
+ * ahead of it, unlinking the holes and stale entries it passes. */
+static int may_enter_by_line(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
+  SpWorld *w = c->world;
+  QueueLine *l = sp_queue_index_line(w, key);
+  if (l == NULL) return free > 0;
+  int32_t ahead = 0;
+  uint32_t prev = SP_QUEUE_END;
+  for (uint32_t k = l->head; k != SP_QUEUE_END;) {
+    Waiter *e = &w->queue[k];
+    uint32_t next = e->next;
+    if (e->crowd == c && e->agent == i) return ahead < free;
+    if (e->crowd == NULL || !sp_queue_still_waits(e)) {
+      if (e->crowd != NULL) drop(w, k);
+      if (prev == SP_QUEUE_END)
+        l->head = next;
+      else
+        w->queue[prev].next = next;
+      if (l->tail == k) l->tail = prev;
+      k = next;
+      continue;
+    }
+    if (++ahead >= free) return 0;
+    prev = k;
+    k = next;
+  }
+  return ahead < free;
+}
+
+int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
+  SpWorld *w = c->world;
+  int32_t free = room(w, key);
+  if (free == INT32_MAX) return 1;
+  int r = sp_queue_index_ready(w) ? may_enter_by_line(c, i, key, free)
+                                  : may_enter_by_list(c, i, key, free);
+  squeeze(w);
+  return r;
 }
 
 void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
@@ -109,6 +161,7 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
       return; /* still waiting: it keeps its turn */
     if (k != SIZE_MAX) drop(w, k);
   }
+  squeeze(w);
   if (w->queue_len == w->queue_cap) {
     size_t nc = w->queue_cap < 16 ? 16 : w->queue_cap * 2;
     Waiter *q = sp_mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
@@ -119,8 +172,10 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
     w->queue = q;
     w->queue_cap = nc;
   }
-  Waiter e = {c, (uint32_t)i, sp_crowd_generation(c, i), key, (int16_t)act};
+  Waiter e = {c,   (uint32_t)i,  sp_crowd_generation(c, i),
+              key, (int16_t)act, SP_QUEUE_END};
   w->queue[w->queue_len++] = e;
+  sp_queue_index_added(w, (uint32_t)(w->queue_len - 1));
   a->queued = 1;
 }
 
@@ -129,18 +184,23 @@ void sp_queue_leave(SpCrowd *c, size_t i) {
   size_t k = find(c->world, c, i);
   if (k != SIZE_MAX) drop(c->world, k);
   c->agents[i].queued = 0;
+  squeeze(c->world);
 }
 
 void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
   size_t out = 0;
   for (size_t k = 0; k < w->queue_len; k++)
-    if (w->queue[k].crowd != c) w->queue[out++] = w->queue[k];
+    if (w->queue[k].crowd != c && w->queue[k].crowd != NULL)
+      w->queue[out++] = w->queue[k];
   w->queue_len = out;
+  w->queue_holes = 0;
+  w->queue_indexed = 0;
 }
 
 void sp_queue_free(SpWorld *w) {
   if (w->queue != NULL)
     sp_mem_free(w->alloc, w->queue, w->queue_cap * sizeof(Waiter));
   w->queue = NULL;
-  w->queue_len = w->queue_cap = 0;
+  w->queue_len = w->queue_cap = w->queue_holes = 0;
+  sp_queue_index_free(w);
 }

@@ -89,9 +89,17 @@ struct SpWorld {
   SpCrowd *crowds;
   uint64_t crowd_serial;
   double ms_fields;
-  /* agents waiting for full places, oldest first (queue.c) */
+  /* agents waiting for full places, oldest first (queue.c); dropped
+   * entries stay as holes (crowd NULL) until half the list is holes */
   struct Waiter *queue;
-  size_t queue_len, queue_cap;
+  size_t queue_len, queue_cap, queue_holes;
+  /* queue_index.c: each key's line through the list and each waiter's
+   * entry, rebuilt from the list when stale (a cache of it) */
+  struct QueueLine *queue_lines;
+  uint32_t *queue_who;
+  size_t lines_cap, lines_used, who_cap;
+  int queue_indexed;
+  int queue_by_list; /* tests: never the index (both must answer alike) */
   /* Held by a worker growing an event buffer: the crowds of a world
    * update together and share one allocator, which need not be
    * thread-safe (Lua's is not), so one lock per world, not per crowd. */
@@ -341,6 +349,10 @@ struct SpCrowd {
   /* per goal add index: 1 + the add index of its group's first goal when
    * it is rechecked while it runs (recheck.c), else 0 */
   uint16_t recheck[SP_CROWD_MAX_GOALS];
+  /* per goal add index: its choices, choice_count * m values, when a
+   * goal of sets has several (goal_sets.c); else NULL and 0 */
+  SpValue *choices[SP_CROWD_MAX_GOALS];
+  uint8_t choice_count[SP_CROWD_MAX_GOALS];
   /* agents' own goal priorities (priority.c), sorted by agent, goal */
   struct OwnPriority *own;
   size_t own_count, own_cap;
@@ -475,10 +487,11 @@ int sp_index_any_but(const SpCrowd *c, int x, int y, int r, size_t skip);
  * what (a place id, or SP_QUEUE_KIND | kind) and which step. */
 #define SP_QUEUE_KIND 0x80000000u
 typedef struct Waiter {
-  SpCrowd *crowd;
+  SpCrowd *crowd; /* NULL: a hole left by a dropped entry */
   uint32_t agent, gen;
   uint32_t key;
   int16_t act;
+  uint32_t next; /* the next entry of the same key (queue_index.c) */
 } Waiter;
 /* What agent a waits for when step act finds place p (SP_NO_PLACE for a
  * kind) full; SP_NO_PLACE when no place can be named. */
@@ -498,6 +511,27 @@ void sp_queue_leave(SpCrowd *c, size_t i);
 void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c);
 void sp_queue_free(SpWorld *w);
 
+/* queue_index.c: finding a key's waiters and an agent's entry without
+ * reading the whole list. The index is a cache: any change it cannot
+ * follow (no memory, a rewritten list) marks it stale, and the next
+ * lookup rebuilds it; a rebuild without memory leaves callers to read
+ * the list in order. */
+#define SP_QUEUE_END UINT32_MAX
+typedef struct QueueLine {
+  uint32_t key; /* SP_NO_PLACE: an empty slot */
+  uint32_t head, tail;
+} QueueLine;
+/* 1 when the index is current (rebuilt now if it was stale). */
+int sp_queue_index_ready(SpWorld *w);
+/* Entry of agent i of crowd c, or SP_QUEUE_END (index ready). */
+uint32_t sp_queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i);
+/* The line of key, or NULL when nobody waits for it (index ready). */
+QueueLine *sp_queue_index_line(SpWorld *w, uint32_t key);
+/* Entry k was appended / is being dropped (index ready or stale). */
+void sp_queue_index_added(SpWorld *w, uint32_t k);
+void sp_queue_index_removed(SpWorld *w, uint32_t k);
+void sp_queue_index_free(SpWorld *w);
+
 /* ---- an agent's own priorities (priority.c) --------------------------- */
 
 typedef struct OwnPriority {
@@ -514,6 +548,28 @@ const uint8_t *sp_agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
 /* Agent i's slot is freed: its own priorities go. */
 void sp_priority_forget(SpCrowd *c, size_t i);
 void sp_priority_free(SpCrowd *c);
+
+/* ---- goals of sets (goal_sets.c) -------------------------------------- */
+
+/* 1 when sorted goal g's condition holds in state: one of its choices
+ * when it has several. */
+int sp_goal_met(const SpCrowd *c, int g, const SpValue *state);
+/* 1 when sorted goal g's condition reads variable var. */
+int sp_goal_reads_var(const SpCrowd *c, int g, int var);
+/* Writes the population goal of agent i, about to plan sorted goal g:
+ * its condition, or, with several choices, the one with the shortest
+ * plan from the agent's state (sp_plan_any, worker wk's scratch; the
+ * first when none has a plan), so the population plans exactly
+ * sp_plan_any's plan. */
+void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
+/* What blocks sorted goal g from state (sp_plan_any_blocker over its
+ * choices, worker wk's scratch); *failure gets the planner's reason for
+ * the first choice. Returns the kind (SP_BLOCK_NONE: it has a plan). */
+SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
+                              void *scratch, SpBlocker *out,
+                              SpFailure *failure);
+/* Goal add index `index` is added again: it has one choice. */
+void sp_goal_choices_drop(SpCrowd *c, int index);
 
 /* ---- rechecked goals (recheck.c) -------------------------------------- */
 

@@ -90,15 +90,12 @@ static void apply_effect(const SpDomain *d, int act, SpValue *state) {
 /* The goal the planner gets is the condition itself: SP_ANY entries are
  * free, so the plan is a shortest one to ANY state matching the goal
  * (the planner never keeps a free variable at its start value unless that
- * is cheapest). Every end-of-plan check uses the condition the same way
- * (sp_agent_goal_holds). */
-static void fill_goal_for_planning(const SpValue *cond, SpValue *out, int m) {
-  memcpy(out, cond, (size_t)m);
-}
-
+ * is cheapest); a goal of sets plans its choice with the shortest plan
+ * (sp_goal_for_planning). Every end-of-plan check uses the condition the
+ * same way (sp_goal_met: any of its choices). */
 static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
   return sp_agent_goal_holds(c->goals[g].when, state, c->m) &&
-         !sp_agent_goal_holds(c->goals[g].cond, state, c->m);
+         !sp_goal_met(c, g, state);
 }
 
 /* Refusals (no plan) since the agent last chose: goals 0..15 in its
@@ -275,13 +272,12 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
     int g = own != NULL ? own[k] : k;
     if (!sp_agent_goal_holds(c->goals[g].when, state, c->m)) continue;
     any_when = 1;
-    if (sp_agent_goal_holds(c->goals[g].cond, state, c->m)) {
+    if (sp_goal_met(c, g, state)) {
       any_sat = 1;
       continue;
     }
     if (k < from || is_refused(c, i, g)) continue;
-    fill_goal_for_planning(c->goals[g].cond,
-                           sp_population_goal_write(c->pop, i), c->m);
+    sp_goal_for_planning(c, s.worker, i, g);
     a->goal = (uint8_t)g;
     c->flags[i] |= F_PLANNING;
     c->phase[i] = SP_PHASE_THINKING;
@@ -332,7 +328,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
     return 0;
   }
   const SpValue *state = sp_population_state(c->pop, i);
-  if (sp_agent_goal_holds(c->goals[a->goal].cond, state, c->m)) {
+  if (sp_goal_met(c, a->goal, state)) {
     if (again) return ask_caller(c, s, i); /* the change reached it */
     a->goal = a->pursued = GOAL_NONE;
     c->phase[i] = SP_PHASE_IDLE;
@@ -341,8 +337,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
     return 0;
   }
   if (why == SP_REASON_SELECT) a->why = SP_REASON_NONE;
-  fill_goal_for_planning(c->goals[a->goal].cond,
-                         sp_population_goal_write(c->pop, i), c->m);
+  sp_goal_for_planning(c, s.worker, i, a->goal);
   c->flags[i] |= F_PLANNING;
   c->phase[i] = SP_PHASE_THINKING;
   return 1;
@@ -403,16 +398,13 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
     a->why = SP_REASON_NONE;
     return 0;
   }
-  /* the population keeps only the code: plan once more for the record */
+  /* the population keeps only the code: plan once more for the record
+   * (every choice of a goal of sets) */
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   SpFailure f = {code, -1, -1, -1, -1, 0};
-  int len = 0;
-  sp_plan(c->domain, w->ws, sp_population_state(c->pop, i),
-          sp_population_goal(c->pop, i), w->plan, &len, &f);
   SpBlocker b;
-  const SpValue *s0 = sp_population_state(c->pop, i);
-  if (sp_plan_blocker(c->domain, s0, sp_population_goal(c->pop, i), &f,
-                      w->blocker, &b) != SP_BLOCK_ORDER) {
+  if (sp_goal_blocker(c, s.worker, g, sp_population_state(c->pop, i),
+                      w->blocker, &b, &f) != SP_BLOCK_ORDER) {
     /* a missing link: record the blocker (sp_agents.h, fcode) */
     a->fcode = (uint8_t)(b.kind == SP_BLOCK_NOTHING_SETS ? SP_FAIL_NO_SETTER
                                                          : SP_FAIL_UNREACHABLE);
@@ -473,7 +465,7 @@ static int replay_ok(SpCrowd *c, Plan *plan, int p, SpValue *st) {
     if (!conds_hold(d, act, st)) return 0;
     apply_effect(d, act, st);
   }
-  return sp_agent_goal_holds(c->goals[a->goal].cond, st, c->m);
+  return sp_goal_met(c, a->goal, st);
 }
 
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
@@ -629,7 +621,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     normalize(a);
   }
   if (a->cursor >= len) {
-    if (sp_agent_goal_holds(c->goals[a->goal].cond, state, c->m)) {
+    if (sp_goal_met(c, a->goal, state)) {
       sp_agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);
       need_goal(c, i, SP_REASON_NONE);
     } else {

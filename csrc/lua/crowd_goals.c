@@ -1,5 +1,6 @@
 /* crowd_goals.c: saspu.Crowd's per-agent goal priorities (csrc/agents/priority.c). */
 #include <stdint.h>
+#include <string.h>
 
 #include "binding.h"
 
@@ -68,7 +69,45 @@ static int l_crowd_set_goal_recheck(lua_State *L)
   return 0;
 }
 
+/* c:set_goal_choices(goal, { packed... }): goal (1-based) is reached by
+ * any of these packed conditions (one string of m bytes each), planned
+ * to the nearest (sp_crowd_set_goal_choices). */
+static int l_crowd_set_goal_choices(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  lua_Integer goal = luaL_checkinteger(L, 2);
+  int count = sp_crowd_goal_count(c->c), m = c->nvars;
+  luaL_argcheck(L, goal >= 1 && goal <= count, 2, "no such goal");
+  luaL_checktype(L, 3, LUA_TTABLE);
+  int n = (int)lua_rawlen(L, 3);
+  if (n < 1 || n > SP_GOAL_CHOICES_MAX)
+    return luaL_argerror(L, 3,
+                         lua_pushfstring(L,
+                                         "expected 1 to %d packed conditions",
+                                         SP_GOAL_CHOICES_MAX));
+  SpValue *conds = lua_newuserdatauv(L, (size_t)n * (size_t)m, 0);
+  for (int k = 1; k <= n; k++) {
+    size_t len;
+    lua_rawgeti(L, 3, k);
+    const char *p = lua_tolstring(L, -1, &len);
+    if (p == NULL || len != (size_t)m)
+      return luaL_argerror(L, 3,
+                           lua_pushfstring(L, "[%d]: expected %d bytes", k, m));
+    memcpy(conds + (size_t)(k - 1) * (size_t)m, p, (size_t)m);
+    lua_pop(L, 1);
+  }
+  SpError err;
+  SpStatus st = sp_crowd_set_goal_choices(live_crowd(L, 1), (int)goal - 1,
+                                          conds, n, &err);
+  if (st == SP_ERR_MEMORY)
+    return luaL_error(L, "saspu.Crowd:set_goal_choices: not enough memory");
+  if (st != SP_OK)
+    return luaL_error(L, "saspu.Crowd:set_goal_choices: %s", err.message);
+  return 0;
+}
+
 static const luaL_Reg goal_methods[] = {
+    {"set_goal_choices", l_crowd_set_goal_choices},
     {"agent_priority", l_crowd_agent_priority},
     {"set_agent_priority", l_crowd_set_agent_priority},
     {"set_goal_recheck", l_crowd_set_goal_recheck},

@@ -157,6 +157,7 @@ static int l_crowd_blocker(lua_State *L)
   set_id(L, t, "action", b.action);
   set_id(L, t, "link_from", b.link_from);
   set_id(L, t, "link_to", b.link_to);
+  set_id(L, t, "choice", b.only_choice - 1);
   push_formatted(L, &c->domain, CROWD_MT, fmt_blocker, &b);
   lua_setfield(L, t, "message");
   if (b.link_to >= 0) {

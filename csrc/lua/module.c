@@ -63,6 +63,9 @@ int luaopen_saspu_core(lua_State *L)
   lua_setfield(L, -2, "KEEP");
   lua_pushinteger(L, SP_ANY); /* a packed goal's byte for a free variable */
   lua_setfield(L, -2, "ANY");
+  lua_pushinteger(L,
+                  SP_GOAL_CHOICES_MAX); /* most combinations of a goal's sets */
+  lua_setfield(L, -2, "GOAL_CHOICES_MAX");
   open_domain(L);
   open_domain_plan(L);
   open_grid(L);

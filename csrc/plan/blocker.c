@@ -161,6 +161,10 @@ size_t sp_blocker_format(const SpDomain *d, const SpBlocker *b, char *buf,
     add(&at, snprintf(buf, size, "a plan exists"));
     return at;
   }
+  if (b->only_choice > 0) /* the goal's other choices have their own */
+    add(&at,
+        snprintf(buf, size, "no choice of the goal has a plan; choice %d: ",
+                 b->only_choice));
   if (b->kind == SP_BLOCK_ORDER) {
     if (b->variable >= 0 && b->current >= 0)
       add(&at, snprintf(ROOM(buf, size, at), "%s is %s now; ",

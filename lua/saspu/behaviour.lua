@@ -2,18 +2,15 @@
 local core = require "saspu.core"
 local sides = require "saspu.sides"
 local names = require "saspu.names"
-local KEEP = core.KEEP
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
-local getmetatable, setmetatable, floor = getmetatable, setmetatable, math.floor
-local unpack = table.unpack or unpack
-local string_char, string_format = string.char, string.format
+local floor = math.floor
+local string_format = string.format
 
 local Agent = core.Agent
 local KIND_BIT = core.event_kinds()
-local ANY = names.ANY
 local is_integer, refuse_unknown = sides.is_integer, sides.refuse_unknown
-local var_value, pack_condition = names.var_value, names.pack_condition
+local pack_goal = names.pack_goal
 
 local M = {}
 
@@ -28,80 +25,15 @@ local function union(a, b)
   return r
 end
 
--- saspu.NOT(value, ...): in a `when`, any value of the variable but these.
-local NOT_MT = { __name = "saspu.NOT" }
-function M.NOT(...)
-  local values = { ... }
-  if #values == 0 then error("saspu.NOT: expected at least one value", 2) end
-  return setmetatable(values, NOT_MT)
-end
+M.NOT = names.NOT
 
 -- Most goals one `when` may become (one per combination of its sets).
 local WHEN_COMBINATIONS = 64
 
--- The packed `when` conditions of a goal (several when `when` names sets): a value, a
--- set { a, b } (any of) or saspu.NOT(a, ...) (any but) per variable; one packed
--- condition per combination, so that exactly one of them holds in any state.
+-- The packed `when` conditions of a goal (several when `when` names sets): one per
+-- combination, so that exactly one of them holds in any state.
 local function pack_when(n, cond, path)
-  if type(cond) ~= "table" then
-    error(string_format("%s: expected a table { variable = value }, got %s", path, type(cond)), 0)
-  end
-  local allowed = {} -- per variable id: its value ids (0-based), or nil
-  for var, value in pairs(cond) do
-    if type(var) ~= "string" then
-      error(string_format("%s: keys must be variable names, got %s", path, type(var)), 0)
-    end
-    -- KEEP: the variable does not matter (as in goals)
-    if value ~= KEEP then
-      local v = n.var_ids[var]
-      if not v then error(string_format("%s.%s: unknown variable '%s'", path, var, var), 0) end
-      local list = (type(value) == "table" and value ~= KEEP) and value or { value }
-      local seen = {}
-      for k, x in ipairs(list) do
-        local ok, id = var_value(n, var, x)
-        if not ok then
-          error(string_format("%s.%s%s: %s", path, var, list == value and ("[" .. k .. "]") or "", id), 0)
-        end
-        seen[id - 1] = true
-      end
-      if #list == 0 then error(string_format("%s.%s: an empty set of values", path, var), 0) end
-      local ids = {}
-      for x = 0, #n.value_names[v] - 1 do
-        local inside = seen[x] or false
-        if getmetatable(value) == NOT_MT then inside = not inside end
-        if inside then ids[#ids + 1] = x end
-      end
-      if #ids == 0 then error(string_format("%s.%s: saspu.NOT leaves no value", path, var), 0) end
-      allowed[v] = ids
-    end
-  end
-  local combos, count = { {} }, 1
-  for v = 1, #n.var_names do -- declaration order: the same goals on every run
-    local ids = allowed[v]
-    if ids then
-      count = count * #ids
-      if count > WHEN_COMBINATIONS then
-        error(string_format("%s: its sets make more than %d combinations", path, WHEN_COMBINATIONS), 0)
-      end
-      local next_combos = {}
-      for _, partial in ipairs(combos) do
-        for _, x in ipairs(ids) do
-          local c = {}
-          for k, y in pairs(partial) do c[k] = y end
-          c[v] = x
-          next_combos[#next_combos + 1] = c
-        end
-      end
-      combos = next_combos
-    end
-  end
-  local out = {}
-  for i, combo in ipairs(combos) do
-    local bytes = {}
-    for v = 1, #n.var_names do bytes[v] = combo[v] or ANY end
-    out[i] = string_char(unpack(bytes))
-  end
-  return out
+  return names.pack_sets(n, cond, path, WHEN_COMBINATIONS)
 end
 
 local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish = true,
@@ -260,7 +192,8 @@ local function read_action(name, spec, n, wside, path, backoff)
   return rec
 end
 
--- One goal entry -> { name, cond (packed), priority, whens (packed or nil), recheck }.
+-- One goal entry -> { name, conds (packed, one per combination of its sets), priority,
+-- whens (packed or nil), recheck }.
 local function read_goal(g, n, path)
   if type(g) ~= "table" then error(path .. ": expected a table, got " .. type(g), 0) end
   refuse_unknown(g, GOAL_FIELDS, path)
@@ -274,9 +207,9 @@ local function read_goal(g, n, path)
     if not cond then
       error(string_format("%s: unknown goal '%s' of '%s'", path, what, n.name), 0)
     end
-    rec.name, rec.cond = what, pack_condition(n, cond, path .. "[1]")
+    rec.name, rec.conds = what, pack_goal(n, cond, path .. "[1]")
   elseif type(what) == "table" then
-    rec.name, rec.cond = path:match("goals%[%d+%]$") or path, pack_condition(n, what, path .. "[1]")
+    rec.name, rec.conds = path:match("goals%[%d+%]$") or path, pack_goal(n, what, path .. "[1]")
   else
     error(path .. "[1]: expected a goal name or a condition table, got " .. type(what), 0)
   end

@@ -211,9 +211,12 @@ saspu.world = world.world
 -- @raise a Lua error outside a coroutine ("attempt to yield from outside a coroutine" on 5.4).
 saspu.wait = world.wait
 
---- In a goal's `when`: any value of the variable but these (`when = { horse =
--- saspu.NOT("shod") }`). A `when` also takes a set, any of its values: `{ horse = {
--- "lame", "unshod" } }`.
+--- In a behaviour goal or its `when`: any value of the variable but these (`{ horse =
+-- saspu.NOT("shod") }`). Both also take a set, any of its values: `{ horse = { "lame",
+-- "unshod" } }`. A goal of sets is reached by a shortest plan to ANY member (each
+-- combination of members is planned, the shortest kept, the earliest combination in
+-- declaration order among equals); it holds while any member holds. At most 64
+-- combinations per goal or `when` (an error names the goal and the variable past it).
 -- @function NOT
 -- @param ... values of the variable
 -- @treturn table a marker `when` reads

@@ -128,7 +128,9 @@ function World:crowd(dom, behaviour, opts)
     -- a `when` with sets is one C goal per combination (exactly one can hold)
     local first
     for _, when in ipairs(g.whens or { false }) do
-      local i = c:add_goal(g.cond, g.priority, when or nil)
+      local i = c:add_goal(g.conds[1], g.priority, when or nil)
+      -- a goal with sets is reached by any of its combinations
+      if #g.conds > 1 then c:set_goal_choices(i, g.conds) end
       goal_names[i] = g.name
       goal_ids[g.name] = goal_ids[g.name] or i
       first = first or i

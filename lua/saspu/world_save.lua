@@ -278,9 +278,10 @@ end
 -- variables, values and actions are mapped by name in each crowd (the crowds still in the
 -- same order), places by name; a plan using an action that changed (in its domain or its
 -- behaviour) or is gone is dropped and the agent replans at the next update (event
--- `replanned`, reason `migrated`); an idle agent looks for a goal again. A value some agent
--- holds that no longer exists, or a new variable, is refused unless `defaults` gives the
--- value to use. The grid must be the same. Without `migrate` a changed domain, behaviour
+-- `replanned`, reason `migrated`); an idle agent looks for a goal again; a walk to another
+-- agent goes on (agents keep their slots), unless its walker's plan was dropped. A value
+-- some agent holds that no longer exists, or a new variable, is refused unless `defaults`
+-- gives the value to use. The grid must be the same. Without `migrate` a changed domain, behaviour
 -- or place list is refused as before. See docs/saves.md.
 -- @tparam string s a string from `World:save`
 -- @tparam[opt] table opts `{ migrate = true, defaults = { variable = "value", ... } }`

@@ -17,6 +17,14 @@ function M.two_goal_town()
   return world, crowd
 end
 
+-- Whether a report (a list of lines, as world:load returns) has a line containing `text`.
+function M.has_line(report, text)
+  for _, line in ipairs(report) do
+    if line:find(text, 1, true) then return true end
+  end
+  return false
+end
+
 -- One event as text: kind[:action][/reason].
 local function event_text(ev)
   local s = ev.kind
