@@ -154,6 +154,13 @@ describe("a goal of sets in a behaviour", function()
     local a = crowd:spawn { start = { horse = "shod", tools = "broken", rested = "false" } }
     local b = crowd:spawn { start = { horse = "sold", tools = "stored", rested = "false" } }
     world:update(0.1)
+    local at_event = {} -- the no_plan event's why, as recorded then
+    for ev in world:events() do
+      if ev.kind == "no_plan" then at_event[ev.agent:index()] = { choice = ev.why.choice, message = ev.why.message } end
+    end
+    assert.is_nil(at_event[a:index()].choice)
+    assert.equal(1, at_event[b:index()].choice)
+    assert.equal(tostring(crowd:why(b:index())), at_event[b:index()].message)
     local wa, wb = crowd:why(a:index()), crowd:why(b:index())
     -- tools = in_hands is asked by every member: a blocker of the whole goal
     assert.equal("tools", wa.variable)
@@ -164,6 +171,90 @@ describe("a goal of sets in a behaviour", function()
     assert.equal("horse", wb.variable)
     assert.equal(1, wb.choice)
     assert.matches("no choice of the goal has a plan; choice 1: the goal needs horse = unshod", tostring(wb), 1, true)
+  end)
+end)
+
+describe("dom:plan with a goal of sets", function()
+  local S = bfs.space(FARRIER)
+  local dom = saspu.domain(FARRIER)
+  local GOALS = {
+    { cond = { horse = saspu.NOT("shod") }, members = { horse = { unshod = true, lame = true, sold = true } } },
+    { cond = { horse = { "lame", "unshod" }, tools = { "in_hands", "broken" } },
+      members = { horse = { unshod = true, lame = true }, tools = { in_hands = true, broken = true } } },
+    { cond = { horse = "shod", rested = saspu.NOT("false") }, members = { horse = { shod = true }, rested = { ["true"] = true } } },
+  }
+
+  it("returns a shortest plan to any member from every start, nil iff none (breadth-first search judges)", function()
+    local starts, planned, none = all_states(S), 0, 0
+    for _, g in ipairs(GOALS) do
+      for _, st in ipairs(starts) do
+        local dist, best = bfs.distances(S, st.code), nil
+        for _, other in ipairs(starts) do
+          local d = dist[other.code]
+          if d and accepts(g.members, other.state) and (best == nil or d < best) then best = d end
+        end
+        local plan, why = dom:plan(st.state, g.cond)
+        if best == nil then
+          none = none + 1
+          assert.is_nil(plan)
+          assert.is_string(why.blocker.message)
+        else
+          planned = planned + 1
+          assert.equal(best, #plan)
+          local state = {}
+          for k, v in pairs(st.state) do state[k] = v end
+          for _, name in ipairs(plan) do
+            for _, act in ipairs(FARRIER.actions) do
+              if act.name == name then
+                assert.equal(act.pre, state[act.var])
+                for pv, pval in pairs(act.prevail or {}) do assert.equal(pval, state[pv]) end
+                state[act.var] = act.post
+              end
+            end
+          end
+          assert.is_true(accepts(g.members, state))
+        end
+      end
+    end
+    assert.is_true(planned > 0 and none > 0)
+  end)
+
+  it("says why with a blocker every member shares, or the first member's", function()
+    local _, why = dom:plan({ horse = "shod", tools = "broken", rested = "false" },
+                           { horse = { "unshod", "lame" }, tools = "in_hands" })
+    assert.equal("tools", why.blocker.variable)
+    assert.is_nil(why.blocker.choice)
+    _, why = dom:plan({ horse = "sold", tools = "stored", rested = "false" }, { horse = { "unshod", "lame" } })
+    assert.equal(1, why.blocker.choice)
+    assert.matches("no choice of the goal has a plan; choice 1:", why.blocker.message, 1, true)
+  end)
+
+  it("refuses bad sets naming the variable", function()
+    local s = { horse = "shod", tools = "stored", rested = "false" }
+    assert.error_matches(function() dom:plan(s, { horse = {} }) end,
+      "saspu.Domain:plan: goal: 'horse': an empty set of values", 1, true)
+    assert.error_matches(function() dom:plan(s, { tools = saspu.NOT("stored", "in_hands", "broken") }) end,
+      "saspu.Domain:plan: goal: 'tools': saspu.NOT leaves no value", 1, true)
+    assert.error_matches(function() dom:plan(s, { horse = { "shod", "gone" } }) end,
+      "saspu.Domain:plan: goal: 'gone' is not a value of 'horse'", 1, true)
+  end)
+end)
+
+describe("bin/saspu plan with a goal of sets", function()
+  local cli = require "saspu.cli"
+  local function run(...)
+    local out = {}
+    local sink = { write = function(_, ...) for _, x in ipairs({ ... }) do out[#out + 1] = x end end }
+    return cli.main({ ... }, sink, sink), table.concat(out)
+  end
+
+  it("reads var=a|b as any of them and var!=a as any but a", function()
+    local status, out = run("plan", "domains/horse_breeder.lua", "morning", "water=in_bucket|in_trough")
+    assert.equal(0, status)
+    assert.matches("plan of 2 actions from morning", out, 1, true)
+    status, out = run("plan", "--keep", "domains/horse_breeder.lua", "morning", "water!=in_source")
+    assert.equal(0, status)
+    assert.matches("plan of 3 actions from morning", out, 1, true) -- fill_bucket, bucket back down
   end)
 end)
 

@@ -88,12 +88,14 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
     return st;
   }
   c->agents = sp_mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
+  sp_mem_hint_random(c->agents, (c->capacity + 1) * sizeof(Agent));
   /* time, then phase, then flags; each array padded to 8 bytes so a
    * pass may read flags or phases a word at a time */
   size_t slots = (c->capacity + 8u) & ~(size_t)7u;
   c->hot_bytes = slots * (sizeof(float) + 2u);
   c->hot_block = sp_mem_alloc(alloc, c->hot_bytes);
   if (c->hot_block != NULL) {
+    sp_mem_hint_random(c->hot_block, c->hot_bytes);
     memset(c->hot_block, 0, c->hot_bytes);
     c->time = c->hot_block;
     c->phase = (uint8_t *)(c->time + slots);
@@ -715,9 +717,11 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
     out->current = out->link_from = now;
     out->link_to = to;
     out->failure.other_action = -1;
+    out->only_choice = sp_goal_only_choice(c, -2 - a->fail_action, out);
     return SP_OK;
   }
   out->kind = SP_BLOCK_ORDER; /* its value then is not kept: current -1 */
+  out->only_choice = sp_goal_only_choice(c, -2 - a->fail_action, out);
   return SP_OK;
 }
 
@@ -847,6 +851,8 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
                 (c->chunk_count + 1) * sizeof(ChunkRec) +
                 (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
   if (c->chase_ws != NULL) rest += sp_grid_workspace_size_bytes(c->chase_ws);
+  for (int k = 0; k < c->goal_count; k++) /* goals of sets (goal_sets.c) */
+    rest += (size_t)c->choice_count[k] * (size_t)c->m;
   grow += sp_wheel_bytes(c); /* the awake bits and the timers' slots */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     const CrowdWorker *w = &c->cw[k];

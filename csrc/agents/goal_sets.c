@@ -114,3 +114,10 @@ SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
   return sp_plan_any_blocker(c->domain, w->ws, state, ch, n, w->plan, scratch,
                              out);
 }
+
+int sp_goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b) {
+  if (index < 0 || index >= SP_CROWD_MAX_GOALS || c->choices[index] == NULL)
+    return 0;
+  return !sp_blocker_blocks_all(b, c->choices[index], c->choice_count[index],
+                                c->m);
+}

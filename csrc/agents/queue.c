@@ -98,6 +98,10 @@ static int32_t room(const SpWorld *w, uint32_t key) {
 /* Without memory for the index: the whole list in order. */
 static int may_enter_by_list(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
   SpWorld *w = c->world;
+  uint32_t count = 0;
+  for (size_t k = 0; k < w->queue_len; k++)
+    count += w->queue[k].crowd != NULL && w->queue[k].key == key;
+  if ((uint32_t)free > count) return 1; /* as may_enter_by_line */
   int32_t ahead = 0;
   for (size_t k = 0; k < w->queue_len; k++) {
     Waiter *e = &w->queue[k];
@@ -112,18 +116,14 @@ static int may_enter_by_list(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
   return ahead < free;
 }
 
-/* Reads key's line from its oldest entry until i or `free` waiters
- * ahead of it, unlinking the holes and stale entries it passes. */
-static int may_enter_by_line(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
-  SpWorld *w = c->world;
-  QueueLine *l = sp_queue_index_line(w, key);
-  if (l == NULL) return free > 0;
-  int32_t ahead = 0;
-  uint32_t prev = SP_QUEUE_END;
-  for (uint32_t k = l->head; k != SP_QUEUE_END;) {
+/* Reads the cut of line l for `free` slots: its oldest waiters that
+ * still wait, up to `free` of them, unlinking the holes and stale entries
+ * it passes. */
+static void read_cut(SpWorld *w, QueueLine *l, int32_t free) {
+  uint32_t prev = SP_QUEUE_END, last = SP_QUEUE_END, valid = 0, k;
+  for (k = l->head; k != SP_QUEUE_END;) {
     Waiter *e = &w->queue[k];
     uint32_t next = e->next;
-    if (e->crowd == c && e->agent == i) return ahead < free;
     if (e->crowd == NULL || !sp_queue_still_waits(e)) {
       if (e->crowd != NULL) drop(w, k);
       if (prev == SP_QUEUE_END)
@@ -134,11 +134,35 @@ static int may_enter_by_line(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
       k = next;
       continue;
     }
-    if (++ahead >= free) return 0;
-    prev = k;
+    if ((int32_t)valid == free) break;
+    valid++;
+    last = prev = k;
     k = next;
   }
-  return ahead < free;
+  l->cut_update = w->queue_update;
+  l->cut_last = last;
+  l->cut_valid = valid;
+  l->cut_room = free;
+  l->cut_whole = k == SP_QUEUE_END;
+}
+
+/* Agent i's turn from key's cut: read once per update (and again when the
+ * room changed otherwise than by those within it getting in), so a turn
+ * costs O(1), not the waiters ahead. */
+static int may_enter_by_line(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
+  SpWorld *w = c->world;
+  QueueLine *l = sp_queue_index_line(w, key);
+  if (l == NULL) return free > 0;
+  /* more room than the line is long: whoever asks gets in, without reading
+   * it (kinds: the room of all their places, often more than waits) */
+  if ((uint32_t)free > l->count) return 1;
+  if (l->cut_update != w->queue_update || l->cut_room != free)
+    read_cut(w, l, free);
+  uint32_t k =
+      c->agents[i].queued ? sp_queue_index_find(w, c, i) : SP_QUEUE_END;
+  if (k != SP_QUEUE_END && w->queue[k].key == key)
+    return l->cut_valid > 0 && k <= l->cut_last;
+  return l->cut_whole && (int32_t)l->cut_valid < free; /* not in line */
 }
 
 int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
@@ -196,6 +220,8 @@ void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
   w->queue_holes = 0;
   w->queue_indexed = 0;
 }
+
+void sp_queue_next_update(SpWorld *w) { w->queue_update++; }
 
 void sp_queue_free(SpWorld *w) {
   if (w->queue != NULL)

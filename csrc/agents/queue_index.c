@@ -47,6 +47,8 @@ static QueueLine *line_at(SpWorld *w, uint32_t key, int add) {
     if (!add) return NULL;
     l->key = key;
     l->head = l->tail = SP_QUEUE_END;
+    l->count = 0;
+    l->cut_update = 0;
     w->lines_used++;
     return l;
   }
@@ -84,6 +86,16 @@ static int link_entry(SpWorld *w, uint32_t k) {
   else
     w->queue[l->tail].next = k;
   l->tail = k;
+  l->count++;
+  /* a cut holding the whole line takes a newcomer while room is left */
+  if (l->cut_update != 0 && l->cut_whole) {
+    if ((int32_t)l->cut_valid < l->cut_room) {
+      l->cut_valid++;
+      l->cut_last = k;
+    } else {
+      l->cut_whole = 0;
+    }
+  }
   who_put(w, k);
   return 1;
 }
@@ -168,4 +180,12 @@ void sp_queue_index_removed(SpWorld *w, uint32_t k) {
     }
   }
   w->queue_who[s] = SP_QUEUE_END;
+  QueueLine *l = line_at(w, e->key, 0);
+  l->count--;
+  /* one within the cut left: taken for one who got in (one slot fewer);
+   * when the room says otherwise, the next reader reads the cut again */
+  if (l->cut_update != 0 && l->cut_valid > 0 && k <= l->cut_last) {
+    l->cut_valid--;
+    l->cut_room--;
+  }
 }

@@ -99,7 +99,8 @@ struct SpWorld {
   uint32_t *queue_who;
   size_t lines_cap, lines_used, who_cap;
   int queue_indexed;
-  int queue_by_list; /* tests: never the index (both must answer alike) */
+  int queue_by_list;     /* tests: never the index (both must answer alike) */
+  uint64_t queue_update; /* updates begun: a cut holds for one (queue.c) */
   /* Held by a worker growing an event buffer: the crowds of a world
    * update together and share one allocator, which need not be
    * thread-safe (Lua's is not), so one lock per world, not per crowd. */
@@ -221,6 +222,14 @@ typedef struct EvTrim {
   int quiet;
 } EvTrim;
 
+/* A worker's look-ahead over the awake agents of the advance pass
+ * (ahead.c): the bitmap word it reads, its bits not yet requested, the
+ * agent it stops before, and the chunk it runs on into (SIZE_MAX: none). */
+typedef struct Ahead {
+  size_t word, end, chunk;
+  uint64_t bits;
+} Ahead;
+
 /* One worker's scratch and event buffer. */
 typedef struct CrowdWorker {
   SpWorkspace *ws;
@@ -234,6 +243,7 @@ typedef struct CrowdWorker {
   size_t planned;
   uint32_t *arm; /* agents whose timer this pass started (wheel.c) */
   size_t arm_count, arm_cap;
+  Ahead ahead;
 } CrowdWorker;
 
 typedef struct ChunkRec {
@@ -510,6 +520,8 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh);
 void sp_queue_leave(SpCrowd *c, size_t i);
 void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c);
 void sp_queue_free(SpWorld *w);
+/* An update begins: turns read in the last one are read again. */
+void sp_queue_next_update(SpWorld *w);
 
 /* queue_index.c: finding a key's waiters and an agent's entry without
  * reading the whole list. The index is a cache: any change it cannot
@@ -520,6 +532,14 @@ void sp_queue_free(SpWorld *w);
 typedef struct QueueLine {
   uint32_t key; /* SP_NO_PLACE: an empty slot */
   uint32_t head, tail;
+  uint32_t count; /* its entries (holes not counted, stale ones are) */
+  /* The cut (queue.c): read once per update, the waiters within the room
+   * (cut_valid of them, the last one cut_last), kept current as waiters
+   * get in and join; cut_whole when it holds the whole line. */
+  uint64_t cut_update; /* 0: none read */
+  uint32_t cut_last, cut_valid;
+  int32_t cut_room;
+  int cut_whole;
 } QueueLine;
 /* 1 when the index is current (rebuilt now if it was stale). */
 int sp_queue_index_ready(SpWorld *w);
@@ -568,6 +588,10 @@ void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
 SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
                               void *scratch, SpBlocker *out,
                               SpFailure *failure);
+/* A recorded blocker b of goal add index `index`: 1 when the goal has
+ * several choices and b is the first choice's only (it blocks not every
+ * choice; sp_plan_any_blocker records it then), else 0. */
+int sp_goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b);
 /* Goal add index `index` is added again: it has one choice. */
 void sp_goal_choices_drop(SpCrowd *c, int index);
 
@@ -581,11 +605,13 @@ int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
 
 /* Due times count ticks of 1/SP_TICKS_PER_S s: the crowd clock rounded
  * to a tick, so a save's seconds left (a float) give back the same ticks
- * below 256 s. The wheel's slots are 2^SP_WHEEL_SHIFT ticks (1/64 s),
- * SP_WHEEL_SLOTS of them in a lap. */
+ * below 256 s. The wheel's slots are 2^SP_WHEEL_SHIFT ticks (1/256 s: a
+ * frame of 1/60 s drains about four, and the agents due later in the
+ * last one, read again next frame, are few), SP_WHEEL_SLOTS of them in a
+ * lap (16 s). */
 #define SP_TICKS_PER_S 65536.0
-#define SP_WHEEL_SHIFT 10
-#define SP_WHEEL_SLOTS 1024
+#define SP_WHEEL_SHIFT 8
+#define SP_WHEEL_SLOTS 4096
 
 static inline uint32_t sp_due_get(const SpCrowd *c, size_t i) {
   uint32_t u;
@@ -673,6 +699,28 @@ void sp_wheel_wake_all(SpCrowd *c);
 /* The agents of [lo, hi) awake, in order (whole words of a chunk). */
 size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
                            uint32_t *out);
+
+/* ---- the advance pass's look-ahead (ahead.c) ------------------------- */
+
+/* Agents whose step ends are scattered over the crowd's arrays, so each
+ * visit would wait on several cache misses in turn (hot bytes, record,
+ * population rows). Requested this many awake agents ahead, the misses
+ * of several agents overlap instead. */
+#if !defined(SP_AHEAD_AGENTS)
+#define SP_AHEAD_AGENTS 8
+#endif
+/* At a frame's start: no worker's cursor runs on. */
+void sp_ahead_reset(SpCrowd *c);
+/* At the start of the advance over chunk `chunk`: the cursor runs on
+ * when the worker is alone and visited the chunk before, else starts at
+ * the chunk's first awake agent and requests the first few. Alone, it
+ * reads the whole crowd's bits; else its chunk's only (the others' are
+ * written by their workers). */
+void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone);
+/* Once per awake agent the worker visits: requests one more, and returns
+ * it (SIZE_MAX when none is left). Only a hint: what it requests never
+ * changes what the pass does. */
+size_t sp_ahead_next(const SpCrowd *c, Ahead *a);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 

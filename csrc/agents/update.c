@@ -30,13 +30,25 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The agents of [lo, hi) with `flag` set, in order; flags are read eight
- * at a time (the array is padded to 8) and runs without it skipped. */
+/* The agents of [lo, hi) with any bit of `flag` set, in order; flags are
+ * read eight at a time (the array is padded to 8), and runs of 64 agents
+ * without the flag (most, each frame, in a large crowd) skipped whole. */
+static int any_of_64(const uint8_t *flags, uint64_t spread) {
+  uint64_t w[8];
+  memcpy(w, flags, sizeof w);
+  return ((((w[0] | w[1]) | (w[2] | w[3])) | ((w[4] | w[5]) | (w[6] | w[7]))) &
+          spread) != 0;
+}
+
 static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
                         uint8_t flag, uint32_t *out) {
   const uint64_t spread = 0x0101010101010101ull * flag;
   size_t n = 0;
   for (size_t b = lo; b < hi; b += 8) {
+    if (b % 64 == 0 && b + 64 <= hi && !any_of_64(flags + b, spread)) {
+      b += 56;
+      continue;
+    }
     uint64_t word;
     memcpy(&word, flags + b, 8);
     if ((word & spread) == 0) continue;
@@ -55,6 +67,27 @@ static uint32_t mark_waiting(SpCrowd *c, size_t lo, size_t hi, uint32_t *buf) {
   return (uint32_t)n;
 }
 
+/* The choose pass over a chunk in one scan of its flags: the agents that
+ * need a goal choose one, and those waiting for a plan then (chosen now,
+ * or left waiting by an update whose planning failed) are marked; no
+ * other agent's flags change meanwhile. */
+static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t lo, size_t hi,
+                             uint32_t *due) {
+  size_t nd = with_flag(c->flags, lo, hi, F_NEED_GOAL | F_PLANNING, due);
+  size_t nw = 0;
+  for (size_t k = 0; k < nd; k++) {
+    if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
+    size_t i = due[k];
+    if (c->flags[i] & F_NEED_GOAL) {
+      sp_agent_choose(c, s, i);
+      sp_wheel_settle(c, s.worker, i);
+    }
+    if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
+  }
+  sp_population_mark_dirty_list(c->pop, due, nw, NULL);
+  return (uint32_t)nw;
+}
+
 /* Runs the current pass over one chunk; returns the agents it flagged
  * for the next stage (planning, or binding). */
 static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
@@ -66,17 +99,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   uint8_t walked[SP_CROWD_CHUNK];
   size_t nd = 0;
   switch (c->pass) {
-  case PASS_CHOOSE:
-    nd = with_flag(c->flags, lo, hi, F_NEED_GOAL, due);
-    for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      sp_agent_choose(c, s, due[k]);
-      sp_wheel_settle(c, wk, due[k]);
-    }
-    /* every agent waiting for a plan, also one left waiting by an update
-     * whose planning failed */
-    flagged = mark_waiting(c, lo, hi, due);
-    break;
+  case PASS_CHOOSE: flagged = choose_chunk(c, s, lo, hi, due); break;
   case PASS_TAKE:
     nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
     for (size_t k = 0; k < nd; k++) {
@@ -95,7 +118,10 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
      * nobody settled (the next frame wakes them all again) */
     int sweep = c->sweeping;
     size_t na = sweep ? hi - lo : sp_wheel_awake_list(c, lo, hi, due);
+    Ahead *look = &c->cw[wk < 0 ? 0 : wk].ahead;
+    if (!sweep) sp_ahead_chunk(c, look, chunk, c->serial_pass);
     for (size_t k = 0; k < na; k++) {
+      if (!sweep) sp_ahead_next(c, look);
       size_t i = sweep ? lo + k : due[k];
       uint8_t ph = phase[i];
       /* a move waits for the caller's answer: nothing due before it */
@@ -292,6 +318,7 @@ static void frame_begin(SpCrowd *c, float dt) {
   c->clock += dt;
   c->ms_planning = 0.0;
   sp_wheel_frame(c); /* wakes the agents whose wait ends */
+  sp_ahead_reset(c);
   sp_world_check_grid(c->world);
   sp_walk_check_fields(c); /* and the walkers whose field went */
 }
@@ -386,6 +413,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
     crowds[k]->in_pass = 1;
+    sp_queue_next_update(crowds[k]->world);
   }
 
   /* goals, then planning rounds: each round plans every agent waiting

@@ -206,10 +206,25 @@ static void arm(SpCrowd *c, uint32_t i) {
     sp_agent_wake(c, i);
 }
 
+/* The agents a slot or a worker's list holds are anywhere in the crowd: their phase and due
+ * time are requested this many entries before they are read. */
+#define DRAIN_AHEAD 32
+
+static inline void request_due(const SpCrowd *c, uint32_t j) {
+  if (j >= c->n) return;
+  sp_prefetch(c->phase + j);
+  sp_prefetch(c->time + j);
+}
+
 void sp_wheel_flush(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
-    for (size_t j = 0; j < w->arm_count; j++) arm(c, w->arm[j]);
+    for (size_t j = 0; j < w->arm_count; j++) {
+      /* their due times were written a whole pass ago */
+      if (j + DRAIN_AHEAD < w->arm_count)
+        request_due(c, w->arm[j + DRAIN_AHEAD]);
+      arm(c, w->arm[j]);
+    }
     w->arm_count = 0;
   }
 }
@@ -230,6 +245,8 @@ static void drain(SpCrowd *c, int64_t t) {
   while (b != NO_BLOCK) {
     /* by index: keeping an entry may grow (move) the pool */
     for (uint32_t k = 0; k < wh->block[b].n; k++) {
+      if (k + DRAIN_AHEAD < wh->block[b].n)
+        request_due(c, wh->block[b].e[k + DRAIN_AHEAD]);
       uint32_t j = wh->block[b].e[k];
       if (j >= c->n || !has_due(c, j)) continue;
       if (sp_due_passed(c, j)) {
@@ -293,7 +310,7 @@ void sp_wheel_frame(SpCrowd *c) {
     return;
   }
   if (c->wheel != NULL)
-    for (int64_t t = c->wheel_tick; t <= cur + 1; t++) drain(c, t);
+    for (int64_t t = c->wheel_tick; t <= cur; t++) drain(c, t);
   /* the last ticks again next frame: a due time rounded near a tick's
    * edge is found there */
   c->wheel_tick = cur > 0 ? cur - 1 : 0;

@@ -94,6 +94,8 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   char *base = (char *)p->block;
   base += (64u - (uintptr_t)base % 64u) % 64u;
   population_layout(p, base);
+  /* not the plan slots: those of plans from the cache stay untouched */
+  sp_mem_hint_random(p->block, (size_t)((char *)p->slots - (char *)p->block));
   for (int v = 0; v < p->m; v++)
     p->limits[v] = (uint8_t)(sp_variable_value_count(d, v) - 1);
   /* states and goals start at value 0 and the spare bytes are zeroed for

@@ -105,5 +105,8 @@ static inline const char *sp_names(const SpDomain *d) {
  * untouched page of a large allocation holds none): what the array costs
  * the resident set. `bytes` where the system cannot tell (resident.c). */
 size_t sp_mem_resident(const void *p, size_t bytes);
+/* Hints that [p, p + bytes), not yet touched, is read at random (large
+ * pages where the system has them; resident.c). */
+void sp_mem_hint_random(void *p, size_t bytes);
 
 #endif

@@ -156,6 +156,17 @@ float check_dt(lua_State *L, int arg);
 void push_keep_marker(lua_State *L);
 int is_keep_marker(lua_State *L, int idx);
 
+/* ---- goal_sets.c: goals of sets in dom:plan */
+/* 1 when the goal table at `arg` gives some variable a set of values or
+ * saspu.NOT(...) (a table value other than saspu.KEEP). */
+int goal_has_sets(lua_State *L, int arg);
+/* Reads such a goal (start d->s0 for saspu.KEEP and, with keep, for the
+ * variables left out): pushes a userdata of count * nvars bytes, one goal
+ * per combination of members (the first variable varying slowest, members
+ * in value order), and returns count; errors name the variable. */
+int read_goal_choices(lua_State *L, LDomain *d, const Names *n, int arg,
+                      int keep);
+
 /* ---- goals.c: goals as conditions. A goal's variables are marked
  * set, free (left out: any end value) or kept (saspu.KEEP, or left out
  * with { keep = true }: the start value). */

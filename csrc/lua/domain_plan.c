@@ -179,23 +179,54 @@ static void push_opt_value(lua_State *L, const Names *n, int v, int x)
  * whose compiled form is *domain (fetched again after each Lua point;
  * `type` names its holder); s0 and goal must stay valid across Lua points
  * (Lua-owned, or the caller's copies). */
+static void push_blocker(lua_State *L, int dom, const SpDomain *const *domain,
+                         const char *type, int why, int top,
+                         const SpBlocker *bp);
+
 void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
                      const char *type, int why, const SpValue *s0,
                      const SpValue *goal, const SpFailure *f)
 {
   SpBlocker b;
-  Names n;
-  int t, top = lua_gettop(L), actions;
+  int top = lua_gettop(L);
   dom = lua_absindex(L, dom);
   why = lua_absindex(L, why);
-  push_names_at(L, dom, &n);
-  push_uv(L, dom, UV_ACTION_NAMES);
-  actions = lua_gettop(L);
   if (!*domain) closed_during_call(L, type);
   void *scratch = lua_newuserdatauv(L, sp_blocker_scratch_size(*domain), 0);
   if (!*domain) closed_during_call(L, type);
   sp_plan_blocker(*domain, s0, goal, f, scratch, &b);
-  lua_createtable(L, 0, 8);
+  push_blocker(L, dom, domain, type, why, top, &b);
+}
+
+/* fill_blocker_at for a goal of sets of dom:plan (sp_plan_any_blocker
+ * over its `count` choices, planned with the domain's workspace). */
+static void fill_blocker_any(lua_State *L, LDomain *d, int why,
+                             const SpValue *goals, int count)
+{
+  SpBlocker b;
+  int top = lua_gettop(L);
+  why = lua_absindex(L, why);
+  void *scratch =
+      lua_newuserdatauv(L, sp_blocker_scratch_size(live_domain(L, d)), 0);
+  sp_plan_any_blocker(live_domain(L, d), d->ws, d->s0, goals, count, d->plan,
+                      scratch, &b);
+  push_blocker(L, 1, (const SpDomain *const *)&d->domain, DOMAIN_MT, why, top,
+               &b);
+}
+
+/* Sets why.blocker from *bp and restores the stack to `top`. */
+static void push_blocker(lua_State *L, int dom, const SpDomain *const *domain,
+                         const char *type, int why, int top,
+                         const SpBlocker *bp)
+{
+  SpBlocker b = *bp;
+  Names n;
+  int t, actions;
+  push_names_at(L, dom, &n);
+  push_uv(L, dom, UV_ACTION_NAMES);
+  actions = lua_gettop(L);
+  if (!*domain) closed_during_call(L, type);
+  lua_createtable(L, 0, 9);
   t = lua_gettop(L);
   lua_pushstring(L, BLOCKER_KINDS[b.kind]);
   lua_setfield(L, t, "kind");
@@ -210,6 +241,10 @@ void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
   if (b.action >= 0) {
     lua_rawgeti(L, actions, b.action + 1);
     lua_setfield(L, t, "action");
+  }
+  if (b.only_choice > 0) {
+    lua_pushinteger(L, b.only_choice);
+    lua_setfield(L, t, "choice");
   }
   push_formatted(L, domain, type, fmt_blocker, &b);
   lua_setfield(L, t, "message");
@@ -231,7 +266,9 @@ void fill_blocker_at(lua_State *L, int dom, const SpDomain *const *domain,
 
 /* dom:plan(start, goal [, opts]) -> { action names } | nil, why
  * opts: { keep = true }: the variables the goal leaves out keep their
- * start value (else they are free). */
+ * start value (else they are free). A goal table may give a variable a
+ * set of values or saspu.NOT(...) (goal_sets.c): the plan is a shortest
+ * one to any member (sp_plan_any). */
 static int l_plan(lua_State *L)
 {
   LDomain *d = check_domain(L, 1);
@@ -242,8 +279,21 @@ static int l_plan(lua_State *L)
   keep = goal_options(L, 4);
   push_names(L, &n);
   plan_start(L, d, &n, 2);
-  plan_goal(L, d, &n, 3, keep);
-  len = run_plan(L, d, &f);
+  if (lua_istable(L, 3) && goal_has_sets(L, 3)) {
+    int count = read_goal_choices(L, d, &n, 3, keep);
+    const SpValue *goals = lua_touserdata(L, -1); /* Lua-owned: stays valid */
+    if (sp_plan_any(live_domain(L, d), d->ws, d->s0, goals, count, d->plan,
+                    &len, NULL, &f) != SP_OK) {
+      lua_pushnil(L);
+      lua_createtable(L, 0, 8);
+      fill_why(L, d, lua_gettop(L), &f);
+      fill_blocker_any(L, d, lua_gettop(L), goals, count);
+      return 2;
+    }
+  } else {
+    plan_goal(L, d, &n, 3, keep);
+    len = run_plan(L, d, &f);
+  }
   if (len < 0) {
     lua_pushnil(L);
     lua_createtable(L, 0, 8);

@@ -5,6 +5,7 @@ local saspu = require "saspu"
 
 local format, concat, ipairs, pairs, pcall, tostring, type =
   string.format, table.concat, ipairs, pairs, pcall, tostring, type
+local unpack = table.unpack or unpack
 
 local M = {}
 
@@ -15,7 +16,8 @@ local usage = {
   plan = "saspu plan [--keep] FILE START GOAL\n  Plans from START to GOAL (declared names, or var=value,var=value) and prints\n"
     .. "  the state after each step, or why there is no plan (exit status 1). The goal is a\n"
     .. "  condition: variables it leaves out may end with any value; with --keep they keep\n"
-    .. "  their start value.",
+    .. "  their start value. A goal's var=a|b takes any of a, b; var!=a any value but a\n"
+    .. "  (a shortest plan to any of them).",
   graph = "saspu graph [-o OUT.svg|OUT.png] FILE [START GOAL]\n  DOT of the value graphs and action graph "
     .. "(problems in red), or of the plan's\n  partial order with START GOAL; with -o, rendered by Graphviz's dot.",
   order = "saspu order FILE START GOAL\n  The plan and its partial order: pre, prevail, threat and restore edges.",
@@ -66,6 +68,25 @@ local function state_arg(s)
     local k, v = pair:match("^%s*([^=%s]+)%s*=%s*(.-)%s*$")
     if not k then error(format("cannot read '%s' as var=value", pair), 0) end
     t[k] = v
+  end
+  return t
+end
+
+-- A goal argument: state_arg's var=value pairs, where a value may be a set a|b (any of)
+-- and var!=a|b reads saspu.NOT(a, b) (any but).
+local function goal_arg(s)
+  if not s:find("=", 1, true) then return s end
+  local t = {}
+  for pair in s:gmatch("[^,]+") do
+    local k, op, v = pair:match("^%s*([^=!%s]+)%s*(!?=)%s*(.-)%s*$")
+    if not k then error(format("cannot read '%s' as var=value", pair), 0) end
+    local list = {}
+    for x in v:gmatch("[^|]+") do list[#list + 1] = x:match("^%s*(.-)%s*$") end
+    if op == "!=" then
+      t[k] = saspu.NOT(unpack(list))
+    else
+      t[k] = #list == 1 and list[1] or list
+    end
   end
   return t
 end
@@ -133,7 +154,7 @@ local function plan(args, out)
   if keep then table.remove(args, 1) end
   if #args ~= 3 then error(usage.plan, 0) end
   local dom = open(args[1], true)
-  local start, goal = state_arg(args[2]), state_arg(args[3])
+  local start, goal = state_arg(args[2]), goal_arg(args[3])
   local steps, why = dom:plan(start, goal, { keep = keep })
   if not steps then
     local b = why.blocker

@@ -148,7 +148,9 @@ end
 --   way to it); `missing` is the link that would open the way ("an action setting outlaw
 --   from escaped to at_large", `link = { variable, from, to }`); `kind` is
 --   `"no_way_out"`, `"nothing_sets"` or `"order"` (every value is reachable, but no order
---   of the needed actions works: `planner` says why); `tostring(why)` is `message`.
+--   of the needed actions works: `planner` says why); `tostring(why)` is `message`. For a
+--   goal of sets, `choice = 1` when no blocker of every member was found and this one is
+--   the first member's (the message then begins "no choice of the goal has a plan").
 -- @raise "saspu.Crowd: closed"; "agent 9 is outside 1..1".
 function Crowd:why(i)
   return why_of(self, i)

@@ -1,0 +1,55 @@
+/* ahead.c: the advance pass's look-ahead: requests the memory of the awake agents a worker visits next, some agents before their visit. */
+#include "sp_agents.h"
+
+/* Requests the lines a visit of agent j reads. */
+static void request(const SpCrowd *c, size_t j) {
+  sp_prefetch(c->phase + j);
+  sp_prefetch(c->flags + j);
+  sp_prefetch(c->time + j);
+  sp_agent_prefetch(c, j);
+  sp_population_prefetch(c->pop, j);
+}
+
+/* The next awake agent at or after the cursor, below its end; 0 when
+ * none is left. */
+static int next_awake(const SpCrowd *c, Ahead *a, size_t *j) {
+  while (a->bits == 0) {
+    if ((a->word + 1) * 64 >= a->end) return 0;
+    a->bits = c->awake[++a->word];
+  }
+  *j = a->word * 64 + (size_t)__builtin_ctzll(a->bits);
+  a->bits &= a->bits - 1;
+  return *j < a->end;
+}
+
+void sp_ahead_reset(SpCrowd *c) {
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].ahead.chunk = SIZE_MAX;
+}
+
+void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {
+  if (alone && a->chunk == chunk) { /* the cursor runs on into it */
+    a->chunk = chunk + 1;
+    return;
+  }
+  size_t lo = chunk * SP_CROWD_CHUNK;
+  a->word = lo / 64;
+  a->bits = c->awake[a->word];
+  /* alone, the worker's next chunk is the next one: the cursor runs on
+   * into it; with others, their chunks' bits are theirs to write */
+  a->end = alone                        ? c->n
+           : lo + SP_CROWD_CHUNK < c->n ? lo + SP_CROWD_CHUNK
+                                        : c->n;
+  a->chunk = alone ? chunk + 1 : SIZE_MAX;
+  for (int k = 0; k < SP_AHEAD_AGENTS; k++) sp_ahead_next(c, a);
+}
+
+size_t sp_ahead_next(const SpCrowd *c, Ahead *a) {
+  size_t j;
+  if (!next_awake(c, a, &j)) {
+    a->bits = 0;
+    a->word = (a->end + 63) / 64; /* spent */
+    return SIZE_MAX;
+  }
+  request(c, j);
+  return j;
+}

@@ -1,0 +1,123 @@
+/* test_agents_ahead.c: the advance pass's look-ahead requests exactly the awake agents, in order, each once, running on across chunks only when its worker is alone. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "citizens.h"
+#include "sp_agents.h"
+
+enum { N = 5 * SP_CROWD_CHUNK + 300 }; /* a last chunk not whole */
+
+/* Wakes a scattered set (dense runs, lone agents, empty chunks, the last
+ * agent) and lists it in order; returns its size. */
+static size_t wake_some(SpCrowd *c, uint32_t *list) {
+  memset(c->awake, 0, c->awake_words * sizeof(uint64_t));
+  size_t n = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    size_t t = i / SP_CROWD_CHUNK;
+    int on = t == 2   ? 0 /* a chunk with nobody awake */
+             : t == 1 ? (i % 64) < 40
+                      : (i * 2654435761u) % 97 < 3;
+    if (i == c->n - 1) on = 1;
+    if (!on) continue;
+    sp_agent_wake(c, i);
+    list[n++] = (uint32_t)i;
+  }
+  return n;
+}
+
+/* The requests of a worker that visits chunks `from`..`to` as the pass
+ * does: the cursor set at each chunk's start, one request per awake
+ * agent visited. Returns their count. */
+static size_t requests(SpCrowd *c, size_t from, size_t to, int alone,
+                       uint32_t *out) {
+  Ahead a;
+  sp_ahead_reset(c);
+  a = c->cw[0].ahead;
+  size_t n = 0;
+  for (size_t t = from; t <= to; t++) {
+    sp_ahead_chunk(c, &a, t, alone);
+    uint32_t here[SP_CROWD_CHUNK];
+    size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+    size_t na = sp_wheel_awake_list(c, lo, hi < c->n ? hi : c->n, here);
+    for (size_t k = 0; k < na; k++) {
+      size_t j = sp_ahead_next(c, &a);
+      if (j != SIZE_MAX) out[n++] = (uint32_t)j;
+    }
+  }
+  return n;
+}
+
+/* A crowd with a scattered set awake, its list, and room for requests. */
+typedef struct Fixture {
+  Citizens t;
+  uint32_t *awake, *got;
+  size_t na;
+} Fixture;
+
+static void fixture_open(Fixture *f) {
+  citizens_open(&f->t, N, 1.0f, 3.0f, 1, 3);
+  f->awake = malloc(N * sizeof *f->awake);
+  f->got = malloc(N * sizeof *f->got);
+  assert_non_null(f->awake);
+  assert_non_null(f->got);
+  f->na = wake_some(f->t.c, f->awake);
+  assert_true(f->na > 3 * SP_AHEAD_AGENTS);
+}
+
+static void fixture_close(Fixture *f) {
+  free(f->awake);
+  free(f->got);
+  citizens_close(&f->t);
+}
+
+/* Alone, the cursor runs through the whole crowd: after the first
+ * SP_AHEAD_AGENTS (requested as the first chunk starts), every awake
+ * agent once, in order, across chunk ends and the empty chunk. */
+static void test_alone_requests_every_awake_agent_in_order(void **state) {
+  (void)state;
+  Fixture f;
+  fixture_open(&f);
+  size_t chunks = (N + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  size_t ng = requests(f.t.c, 0, chunks - 1, 1, f.got);
+  assert_int_equal(ng, f.na - SP_AHEAD_AGENTS);
+  assert_memory_equal(f.got, f.awake + SP_AHEAD_AGENTS, ng * sizeof *f.got);
+  fixture_close(&f);
+}
+
+/* Beside other workers, the cursor keeps to its chunk (the others' bits
+ * are theirs to write): each chunk's awake agents past its first few,
+ * and nothing of the next chunk. */
+static void test_beside_others_keeps_to_its_chunk(void **state) {
+  (void)state;
+  Fixture f;
+  fixture_open(&f);
+  size_t chunks = (N + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  for (size_t ch = 0; ch < chunks; ch++) {
+    size_t first = 0, count = 0;
+    while (first < f.na && f.awake[first] / SP_CROWD_CHUNK < ch) first++;
+    while (first + count < f.na &&
+           f.awake[first + count] / SP_CROWD_CHUNK == ch)
+      count++;
+    size_t ng = requests(f.t.c, ch, ch, 0, f.got);
+    size_t want = count > SP_AHEAD_AGENTS ? count - SP_AHEAD_AGENTS : 0;
+    assert_int_equal(ng, want);
+    if (want > 0)
+      assert_memory_equal(f.got, f.awake + first + SP_AHEAD_AGENTS,
+                          want * sizeof *f.got);
+  }
+  fixture_close(&f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_alone_requests_every_awake_agent_in_order),
+      cmocka_unit_test(test_beside_others_keeps_to_its_chunk),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
