@@ -59,7 +59,8 @@ local function town(n, frames)
   return sim.world, crowds, sim
 end
 
--- Child: builds one case and prints "rss bytes_total agents field_bytes lua_heap heap mapped".
+-- Child: builds one case and prints "rss bytes_total agents world_bytes lua_heap heap mapped"
+-- (world_bytes: the world's distance fields and its queue of waiters).
 if arg[1] == "--one" then
   local kind, n, frames = arg[2], tonumber(arg[3]), tonumber(arg[4])
   local world, crowds, keep = (kind == "town" and town or timed)(n, frames)
@@ -71,7 +72,8 @@ if arg[1] == "--one" then
     total, agents = total + s.bytes_total, agents + s.agents
   end
   local heap, mapped = rss_where()
-  io.write(format("%d %d %d %d %d %d %d\n", rss_bytes(), total, agents, world:stats().field_bytes,
+  local ws = world:stats()
+  io.write(format("%d %d %d %d %d %d %d\n", rss_bytes(), total, agents, ws.field_bytes + ws.queue_bytes,
                   math.floor(collectgarbage("count") * 1024), heap, mapped))
   assert(keep or true)
   return
@@ -96,11 +98,12 @@ end
 print("machine: " .. util.machine(saspu.cores()))
 print(format("RSS growth from the smallest case (no agent; the town: one per class) to %d agents\n"
   .. "after %d frames, against the crowds' own bytes_total (summed over the crowds). What else\n"
-  .. "grew is listed apart: the world's distance fields and the script's Lua heap (the demo's\n"
-  .. "timers and event lists); `all` = total + fields + Lua heap. Where the RSS growth lies:\n"
+  .. "grew is listed apart: the world's own bytes (distance fields, queue of waiters) and the\n"
+  .. "script's Lua heap (the demo's timers and event lists); `all` = total + world + Lua heap.\n"
+  .. "Where the RSS growth lies:\n"
   .. "brk/ag = malloc's heap (small blocks, the Lua heap), maps/ag = anonymous mappings", N, FRAMES))
 print(format("%-6s %9s %10s %12s %10s %10s %10s %9s %7s %7s", "case", "agents", "RSS/agent",
-             "total/agent", "fields/ag", "Lua/agent", "total/RSS", "all/RSS", "brk/ag", "maps/ag"))
+             "total/agent", "world/ag", "Lua/agent", "total/RSS", "all/RSS", "brk/ag", "maps/ag"))
 for _, kind in ipairs { "timed", "town" } do
   local a, b = run_one(kind, 0), run_one(kind, N)
   local da = b.agents - a.agents

@@ -140,6 +140,9 @@ typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
   uint64_t fields_computed, fields_evicted;
   double ms_fields; /* spent computing fields */
+  /* agents waiting in turn for full places, and the bytes their queue
+   * and its index hold (the list shrinks as it empties) */
+  size_t waiters, queue_bytes;
 } SpWorldStats;
 SP_API void sp_world_stats(const SpWorld *w, SpWorldStats *out);
 
