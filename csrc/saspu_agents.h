@@ -140,6 +140,9 @@ typedef struct SpWorldStats {
   size_t places, fields, field_bytes;
   uint64_t fields_computed, fields_evicted;
   double ms_fields; /* spent computing fields */
+  /* agents waiting in turn for full places, and the bytes their queue
+   * and its index hold (the list shrinks as it empties) */
+  size_t waiters, queue_bytes;
 } SpWorldStats;
 SP_API void sp_world_stats(const SpWorld *w, SpWorldStats *out);
 
@@ -664,8 +667,9 @@ typedef struct SpCrowdStats {
   size_t bytes_total;
   uint64_t events_lost; /* events an update could not store (memory) */
   /* Agents the last update's advance pass visited: those whose timed
-   * step or wait ended, whom a call or a change woke, who walk or think
-   * (an agent waiting on a timer costs a frame nothing). */
+   * step or wait ended, who reach a new cell (a walker sleeps between
+   * cells), whom a call or a change woke, who chase or think (an agent
+   * waiting on a timer costs a frame nothing). */
   uint64_t visited;
 } SpCrowdStats;
 

@@ -1,5 +1,6 @@
 -- spec/fairness_spec.lua: agents waiting for a full place get in first come, first served, whatever their index or thread count; the order of waiters survives save and load.
 local saspu = require "saspu"
+local format = string.format
 
 -- A baker who must wash before buying bread takes longer to start waiting.
 local function bakery_domain()
@@ -118,6 +119,23 @@ describe("agents waiting for a full place", function()
     agents[3]:despawn()
     local got_in = run(world, 300, 0.05)
     assert.same({ 2, 4 }, got_in)
+  end)
+
+  it("are counted by world:stats(), and their queue gives its memory back once they got in",
+     function()
+    local clean = {}
+    for k = 1, 300 do clean[k] = 0 end
+    local world = town(clean, { hold = 0.05, retry = 0.05 })
+    world:update(0.05)
+    local busy = world:stats()
+    assert.is_true(busy.waiters >= 250, "waiters: " .. busy.waiters)
+    assert.is_true(busy.queue_bytes >= busy.waiters * 16)
+    local got_in = run(world, 1200, 0.05)
+    assert.equal(300, #got_in)
+    local idle = world:stats()
+    assert.is_true(idle.waiters < 32, "waiters left: " .. idle.waiters)
+    assert.is_true(idle.queue_bytes * 4 <= busy.queue_bytes,
+                   format("queue bytes %d after, %d while busy", idle.queue_bytes, busy.queue_bytes))
   end)
 
   it("keep the turn of a waiter that is teleported", function()

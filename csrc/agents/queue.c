@@ -62,6 +62,13 @@ static void squeeze(SpWorld *w) {
   w->queue_len = out;
   w->queue_holes = 0;
   w->queue_indexed = 0; /* every index moved */
+  /* a line that emptied gives its memory back (kept when none is had) */
+  size_t cap = w->queue_cap / 2;
+  if (cap >= 64 && 4 * out < w->queue_cap) {
+    Waiter *q = sp_mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
+                               cap * sizeof *q);
+    if (q != NULL) w->queue = q, w->queue_cap = cap;
+  }
 }
 
 static size_t find(SpWorld *w, const SpCrowd *c, size_t i) {

@@ -217,6 +217,10 @@ void sp_world_stats(const SpWorld *w, SpWorldStats *out) {
   out->fields_computed = w->computed;
   out->fields_evicted = w->evicted;
   out->ms_fields = w->ms_fields;
+  out->waiters = w->queue_len - w->queue_holes;
+  out->queue_bytes = w->queue_cap * sizeof(Waiter) +
+                     w->lines_cap * sizeof(QueueLine) +
+                     w->who_cap * sizeof(uint32_t);
 }
 
 /* ------------------------------------------------------------------ */

@@ -233,7 +233,7 @@ static int l_world_field_budget(lua_State *L)
 }
 
 /* w:stats([out]) -> { places, fields, field_bytes, fields_computed,
- * fields_evicted, ms_fields }. */
+ * fields_evicted, ms_fields, waiters, queue_bytes }. */
 static int l_world_stats(lua_State *L)
 {
   LWorld *w = check_world(L, 1);
@@ -243,13 +243,15 @@ static int l_world_stats(lua_State *L)
     lua_settop(L, 2);
   else {
     lua_settop(L, 1);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
   }
   set_int_field(L, 2, "places", s.places);
   set_int_field(L, 2, "fields", s.fields);
   set_int_field(L, 2, "field_bytes", s.field_bytes);
   set_int_field(L, 2, "fields_computed", (size_t)s.fields_computed);
   set_int_field(L, 2, "fields_evicted", (size_t)s.fields_evicted);
+  set_int_field(L, 2, "waiters", s.waiters);
+  set_int_field(L, 2, "queue_bytes", s.queue_bytes);
   lua_pushnumber(L, s.ms_fields);
   lua_setfield(L, 2, "ms_fields");
   return 1;
