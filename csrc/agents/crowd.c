@@ -836,10 +836,7 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
                                    ? 2u * (c->capacity + 1) * sizeof(uint32_t)
                                    : 0);
   const CrowdIndex *x = &c->index; /* made by the first query that needs it */
-  size_t keys = x->cell != NULL ? (c->capacity + 1) * sizeof(uint32_t) : 0;
-  grow += sp_mem_resident(x->cell, keys) + sp_mem_resident(x->items, keys) +
-          sp_mem_resident(x->out, keys) +
-          sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  grow += sp_index_bytes(c);
   grow += sp_detail_bytes(c); /* made by the crowd's first no_plan */
   if (c->chase != NULL)       /* walks to other agents, one record per slot */
     grow += sp_mem_resident(c->chase, (c->capacity + 1) * sizeof(struct Chase));

@@ -265,20 +265,25 @@ typedef struct ChunkRec {
   uint32_t moved;   /* an agent changed cell since the index was built */
 } ChunkRec;
 
-/* A crowd's spatial index (index.c): made by the first query or sensor
- * that needs it, then kept. An agent's cell key is written only when it
- * changes cell (and its chunk marked moved); a query rebuilds the
- * buckets, a counting sort of the keys, when some chunk moved since. */
+/* A crowd's spatial index (index.c, queries near.c): made by the first
+ * query or sensor that needs it, then kept. An agent's cell key is
+ * written when it changes cell (and its chunk marked moved). While the
+ * keys moved since the buckets were built, a query reads every key in
+ * one pass; the buckets (a counting sort of the keys) are rebuilt for a
+ * sensor, or once a few queries found the keys unmoved since the last. */
 typedef struct CrowdIndex {
   uint32_t *cell;  /* per agent y << 16 | x (capacity + 1); NULL: none */
   uint32_t *start; /* per bucket, its first entry of items; nb + 1 */
-  uint32_t *items; /* live agents by bucket, in agent order within one */
+  uint32_t *items; /* live agents by bucket, in agent order within one
+                      (capacity + 1); NULL until the first rebuild */
   size_t nb, start_cap;
   int shift, bw, bh; /* buckets of 2^shift cells a side, bw x bh */
-  int stale;         /* rebuild at the next query */
+  int stale;         /* the buckets are older than the keys */
+  int scans;         /* passes over the keys since they last moved */
   uint64_t *found;   /* a query's candidates: distance << 32 | agent */
   size_t found_cap;
-  uint32_t *out; /* sp_crowd_near's answer */
+  uint32_t *out; /* sp_crowd_near's answer, grown to the largest */
+  size_t out_cap;
 } CrowdIndex;
 
 struct SpCrowd {
@@ -421,9 +426,16 @@ static inline void sp_index_drop(SpCrowd *c, size_t i) {
   c->index.cell[i] = UINT32_MAX;
   c->chunks[i / SP_CROWD_CHUNK].moved = 1;
 }
-/* Makes the index current (creating it on first use). SP_ERR_MEMORY
- * leaves the crowd as it was. */
+/* Makes the index's buckets current (creating it on first use).
+ * SP_ERR_MEMORY leaves the crowd as it was. */
 SpStatus sp_index_ready(SpCrowd *c, SpError *err);
+/* The cell keys, made on first use from the records; SP_ERR_MEMORY
+ * leaves none. */
+SpStatus sp_index_keys(SpCrowd *c, SpError *err);
+/* Takes in the chunks' moved marks: 1 when the buckets are current. */
+int sp_index_fresh(SpCrowd *c);
+/* The index's resident bytes that grow with the agents. */
+size_t sp_index_bytes(const SpCrowd *c);
 /* 1 when some live agent is within Chebyshev distance r of (x, y); the
  * index must be ready. */
 int sp_index_any(const SpCrowd *c, int x, int y, int r);
