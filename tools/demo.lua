@@ -34,7 +34,7 @@ local PEOPLE_PER_SEAT = 30 -- places hold capacity x ceil(npcs / 30): the map is
 local RETRY = 300           -- game seconds a blocked NPC (a full place) waits before trying again
 local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard (Chebyshev)
 local ALARM_NEAREST = 32    -- agents alarmed per robbery of a frame at most, the nearest, shared by class size
-local MAX_SPARE_LISTS = 64  -- emptied timer lists kept for reuse
+local MAX_SPARE_LISTS = 4   -- emptied timer lists kept for reuse (about one a frame is made)
 
 local USAGE = [[
 usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repository root)
