@@ -600,6 +600,10 @@ void sp_goal_choices_drop(SpCrowd *c, int index);
 /* 1 when sorted goal g is rechecked and no `when` of its group holds in
  * state: the agent pursuing it drops it. */
 int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
+/* 1 when sorted goal g is rechecked at all (sp_goal_lapsed can say 1). */
+static inline int sp_goal_rechecked(const SpCrowd *c, int g) {
+  return g >= 0 && g < c->goal_count && c->recheck[c->goals[g].index] != 0;
+}
 
 /* ---- due times (wheel.c) ------------------------------------------- */
 
