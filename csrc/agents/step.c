@@ -5,6 +5,14 @@
 
 #include "sp_step.h"
 
+/* The rare paths of checks every step end makes stay out of line, so the
+ * quick answers need no stack frame. */
+#if defined(__GNUC__)
+#define RARE static __attribute__((noinline))
+#else
+#define RARE static
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
 /* ------------------------------------------------------------------ */
@@ -117,15 +125,9 @@ void sp_agent_clear_refused(SpCrowd *c, size_t i) {
            c->refused_words * sizeof(uint32_t));
 }
 
-/* 1 when a goal of strictly higher priority than the agent's applies and
- * was not refused (no plan) since the agent last chose. */
-static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
+/* higher_goal past its quick answers. */
+RARE int higher_goal_search(const SpCrowd *c, size_t i, const SpValue *state) {
   const Agent *a = &c->agents[i];
-  if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
-  /* no agent's own priorities and none above its goal: the loop below
-   * would stop at once (every step end asks) */
-  if (c->own_count == 0 && c->goals[0].priority <= c->goals[a->goal].priority)
-    return 0;
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
   const uint8_t *own = sp_agent_goal_order(c, i, order, prio);
@@ -142,6 +144,19 @@ static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
   return 0;
 }
 
+/* 1 when a goal of strictly higher priority than the agent's applies and
+ * was not refused (no plan) since the agent last chose. */
+static inline int higher_goal(const SpCrowd *c, size_t i,
+                              const SpValue *state) {
+  const Agent *a = &c->agents[i];
+  if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
+  /* no agent's own priorities and none above its goal: the search would
+   * stop at once (every step end asks) */
+  if (c->own_count == 0 && c->goals[0].priority <= c->goals[a->goal].priority)
+    return 0;
+  return higher_goal_search(c, i, state);
+}
+
 /* ------------------------------------------------------------------ */
 /* Goals and plans                                                    */
 /* ------------------------------------------------------------------ */
@@ -151,15 +166,19 @@ static void need_goal(SpCrowd *c, size_t i, SpReason why);
 /* A rechecked goal whose `when` stopped holding: SP_EV_GOAL_DROPPED, and
  * the agent chooses again (a running step fails, when_lapsed). 1 when
  * dropped. */
-static int drop_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
+RARE int drop_if_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
   Agent *a = &c->agents[i];
-  if (c->selector || !sp_goal_rechecked(c, a->goal) ||
-      !sp_goal_lapsed(c, a->goal, state))
-    return 0;
+  if (!sp_goal_lapsed(c, a->goal, state)) return 0;
   sp_agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal,
                 0);
   need_goal(c, i, SP_REASON_WHEN_LAPSED);
   return 1;
+}
+
+static inline int drop_lapsed(SpCrowd *c, Sink s, size_t i,
+                              const SpValue *state) {
+  if (c->selector || !sp_goal_rechecked(c, c->agents[i].goal)) return 0;
+  return drop_if_lapsed(c, s, i, state);
 }
 
 void sp_agent_release(SpCrowd *c, size_t i) {
