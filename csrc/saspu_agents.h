@@ -614,14 +614,17 @@ SP_API const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent);
  * |dy|) <= r: r steps of the 8-neighbour walk on open ground) of cell
  * (x, y), nearest first, agents at the same distance by index; at most
  * max of them (0: all). *agents points at *count indices in the crowd's
- * own buffer, valid until the next call that changes the crowd. The
- * crowd keeps a spatial index (buckets of 8x8 cells) from the first
+ * own buffer (NULL when *count is 0), valid until the next call that
+ * changes the crowd. The crowd keeps a spatial index from the first
  * query on: the update then writes an agent's cell key only when it
- * changes cell, and a query after some agent moved sorts the keys into
- * the buckets again (O(agents), 4 bytes each), so a frame with no query
- * costs nothing more. Allocates on the first call (and when the bucket
- * table grows). SP_ERR_INVALID for r < 0; SP_ERR_MEMORY (no answer, the
- * crowd as it was). */
+ * changes cell. A query after some agent moved reads every key once
+ * (4 bytes an agent, no sort); when a few queries come with nothing
+ * moved since, the keys are sorted into buckets of 8x8 cells (4 bytes
+ * more an agent) and later queries read only the buckets near (x, y).
+ * A frame with no query costs nothing more. Allocates on the first
+ * call, at the first sort, and when an answer or the bucket table
+ * outgrows its buffer. SP_ERR_INVALID for r < 0; SP_ERR_MEMORY (no
+ * answer, the crowd as it was). */
 SP_API SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
                               const uint32_t **agents, size_t *count,
                               SpError *err);

@@ -111,6 +111,38 @@ describe("crowd:near", function()
     assert.is_true(gone > 10, "some agents were despawned")
   end)
 
+  it("answers at once after each single move, with no update between, and in long runs of queries", function()
+    -- a crowd piled on a few cells (ties everywhere) and walking: one move, then from one
+    -- to nine queries before the next, so the answers come from the stale keys and from
+    -- buckets built after the move
+    local world, crowd, rand = walking_world(17, 300, 24, 20)
+    local g = world:grid()
+    for _ = 1, 100 do
+      local x, y
+      repeat x, y = rand(9, 14), rand(9, 13) until not g:is_blocked(x, y)
+      crowd:spawn { start = "start_of_day", x = x, y = y }
+    end
+    local out, handles = {}, {}
+    for i = 1, crowd:size() do handles[i] = crowd:agent(i) end
+    for frame = 1, 4 do
+      world:update(0.5)
+      for move = 1, 30 do
+        local h = handles[rand(1, #handles)]
+        if h:alive() then
+          if move % 6 == 0 then h:despawn() else h:teleport(scatter.open_cell(rand, 24, 20, g)) end
+        end
+        for _ = 1, rand(1, 9) do
+          local x, y, r = rand(6, 16), rand(6, 16), rand(0, 12)
+          local max = rand(0, 3) * rand(1, 40)
+          local n = crowd:near(x, y, r, out, max)
+          local want = brute(crowd, x, y, r, max, handles)
+          assert.equal(#want, n, string.format("frame %d move %d (%d, %d) r %d max %d", frame, move, x, y, r, max))
+          for k = 1, n do assert.equal(want[k], out[k]) end
+        end
+      end
+    end
+  end)
+
   it("answers the same on a world with two threads", function()
     local world, crowd, rand = walking_world(9, 3000, 64, 64, { threads = 2 })
     local out = {}

@@ -96,6 +96,109 @@ static void test_near_matches_a_scan(void **state) {
   scene_close(&s);
 }
 
+static int cmp_key(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* sp_crowd_near's answer checked against every live agent's position:
+ * distance << 32 | index, sorted, cut at max. */
+static void check_near(Scene *s, size_t slots, int x, int y, int r,
+                       size_t max) {
+  const uint32_t *got;
+  size_t n, nw = 0;
+  uint64_t *want = malloc((slots + 1) * sizeof *want);
+  assert_non_null(want);
+  assert_int_equal(sp_crowd_near(s->c, x, y, r, max, &got, &n, NULL), SP_OK);
+  for (size_t i = 0; i < slots; i++) {
+    int ax, ay;
+    if (!sp_crowd_alive(s->c, i) ||
+        sp_crowd_position(s->c, i, &ax, &ay) != SP_OK)
+      continue;
+    int d = cheb(ax, ay, x, y);
+    if (d <= r) want[nw++] = (uint64_t)d << 32 | i;
+  }
+  qsort(want, nw, sizeof *want, cmp_key);
+  if (max > 0 && nw > max) nw = max;
+  assert_int_equal(n, nw);
+  for (size_t k = 0; k < n; k++) assert_int_equal(got[k], (uint32_t)want[k]);
+  free(want);
+}
+
+/* A pile of agents (many on one cell, ties everywhere) and a spread:
+ * queries after moves with no update between (the stale keys' pass),
+ * then runs of queries with nothing moved (the rebuilt buckets), max
+ * small enough that the candidates are cut many times, across frames. */
+static void test_near_stale_and_rebuilt_on_piles(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, 4000);
+  srand(11);
+  for (int i = 0; i < 2000; i++) spawn(&s, 40 + rand() % 9, 30 + rand() % 9);
+  for (int i = 0; i < 1000; i++) spawn(&s, rand() % 200, rand() % 120);
+  static const size_t maxes[] = {0, 1, 3, 17, 64, 150, 300, 700};
+  for (int round = 0; round < 60; round++) {
+    int moves = round % 4 == 3 ? 0 : 1 + rand() % 40; /* some runs go on */
+    for (int k = 0; k < moves; k++) {
+      size_t i = (size_t)(rand() % 3000);
+      if (!sp_crowd_alive(s.c, i))
+        spawn(&s, 40 + rand() % 9, 30 + rand() % 9); /* a freed slot */
+      else if (k % 7 == 0)
+        assert_int_equal(sp_crowd_despawn(s.c, i, NULL), SP_OK);
+      else
+        assert_int_equal(
+            sp_crowd_teleport(s.c, i, rand() % 200, rand() % 120, NULL), SP_OK);
+    }
+    if (round % 5 == 4)
+      assert_int_equal(sp_crowd_update(s.c, 0.5f, NULL), SP_OK);
+    for (int q = 0; q < 1 + round % 9; q++) {
+      int pile = rand() % 2;
+      /* in the pile, across its buckets' edges (8 cells) */
+      int x = pile ? 38 + rand() % 13 : rand() % 220 - 10;
+      int y = pile ? 28 + rand() % 13 : rand() % 140 - 10;
+      check_near(&s, 3000, x, y, rand() % 60, maxes[rand() % 8]);
+    }
+  }
+  scene_close(&s);
+}
+
+/* Right after a move, whatever the queries before it built: the agent
+ * is found where it went and not where it was. */
+static void test_near_follows_moves_between_queries(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, 64);
+  for (int i = 0; i < 50; i++) spawn(&s, 10 + i % 5, 10 + i / 5);
+  size_t lone = spawn(&s, 100, 100);
+  const uint32_t *got;
+  size_t n;
+  for (int round = 0; round < 3; round++) {
+    /* from one query to many with nothing moved between */
+    for (int q = 0; q <= 3 * round; q++) {
+      assert_int_equal(sp_crowd_near(s.c, 100, 100, 2, 0, &got, &n, NULL),
+                       SP_OK);
+      assert_int_equal(n, 1);
+      assert_int_equal(got[0], (uint32_t)lone);
+    }
+    assert_int_equal(sp_crowd_teleport(s.c, lone, 200, 150, NULL), SP_OK);
+    assert_int_equal(sp_crowd_near(s.c, 100, 100, 2, 0, &got, &n, NULL), SP_OK);
+    assert_int_equal(n, 0);
+    check_near(&s, 51, 200, 151, 1, 0);
+    assert_int_equal(sp_crowd_teleport(s.c, lone, 100, 100, NULL), SP_OK);
+  }
+  /* despawned: gone at once; a spawn into its slot is there at once */
+  for (int q = 0; q < 6; q++) check_near(&s, 51, 12, 12, 3, 5);
+  assert_int_equal(sp_crowd_despawn(s.c, 7, NULL), SP_OK);
+  check_near(&s, 51, 12, 12, 3, 0);
+  assert_int_equal(sp_crowd_near(s.c, 12, 11, 0, 0, &got, &n, NULL), SP_OK);
+  assert_int_equal(n, 0); /* agent 7 stood alone on (12, 11) */
+  size_t back = spawn(&s, 12, 11);
+  assert_int_equal(back, 7);
+  assert_int_equal(sp_crowd_near(s.c, 12, 11, 0, 0, &got, &n, NULL), SP_OK);
+  assert_int_equal(n, 1);
+  scene_close(&s);
+}
+
 static void test_facts_set_get_and_errors(void **state) {
   (void)state;
   Scene s;
@@ -186,6 +289,8 @@ static void test_sensors_checked(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_near_matches_a_scan),
+      cmocka_unit_test(test_near_stale_and_rebuilt_on_piles),
+      cmocka_unit_test(test_near_follows_moves_between_queries),
       cmocka_unit_test(test_facts_set_get_and_errors),
       cmocka_unit_test(test_ties_checked),
       cmocka_unit_test(test_sensors_checked),
