@@ -258,6 +258,13 @@ typedef struct ChunkRec {
  * keys moved since the buckets were built, a query reads every key in
  * one pass; the buckets (a counting sort of the keys) are rebuilt for a
  * sensor, or once a few queries found the keys unmoved since the last. */
+/* Queries a stale index answers by a pass over the keys before one
+ * rebuilds its buckets: a rebuild costs some 20 passes at a million
+ * agents (bench/bench_near.c), and pays only when more queries come
+ * before the agents move again. */
+#if !defined(SP_INDEX_SCANS_PER_REBUILD)
+#define SP_INDEX_SCANS_PER_REBUILD 16
+#endif
 typedef struct CrowdIndex {
   uint32_t *cell;  /* per agent y << 16 | x (capacity + 1); NULL: none */
   uint32_t *start; /* per bucket, its first entry of items; nb + 1 */
