@@ -94,6 +94,53 @@ describe("tools/demo.lua", function()
   end)
 end)
 
+describe("tools/demo.lua timers", function()
+  -- n frames of a seeded town; forced = true runs the timers one to a number.
+  local function day(frames, forced)
+    local sim = demo.build { npcs = 140, threads = 1, seed = 3, start = 7 }
+    if forced then sim.paired, sim.timer_span = false, 2 ^ 32 end
+    local changes, phases, st = {}, {}, {}
+    for f = 1, frames do
+      local acc = demo.new_acc()
+      demo.step(sim, f, acc)
+      changes[f] = acc.changes
+    end
+    for k, cls in ipairs(sim.classes) do
+      cls.crowd:stats(st)
+      phases[k] = { st.plans, st.steps_finished, st.idle, st.acting, st.walking }
+    end
+    return sim, changes, phases
+  end
+
+  -- The numbers pending and those holding two timers.
+  local function pending(sim)
+    local numbers, two = 0, 0
+    for _, list in pairs(sim.timers) do
+      for _, v in ipairs(list) do
+        numbers = numbers + 1
+        if v >= 2 ^ 32 then two = two + 1 end
+      end
+    end
+    return numbers, two
+  end
+
+  it("keeps two timers in one number where integers have 64 bits, with the same day", function()
+    local paired, changes, phases = day(150)
+    local single, changes1, phases1 = day(150, true)
+    assert.same(changes1, changes)
+    assert.same(phases1, phases)
+    local numbers, two = pending(paired)
+    local timers = pending(single)
+    if math.tointeger == nil then -- Lua 5.1, 5.2, LuaJIT: one to a number
+      assert.equal(timers, numbers)
+      return
+    end
+    assert.is_true(paired.paired)
+    assert.is_true(two > 0)
+    assert.equal(timers, numbers + two)
+  end)
+end)
+
 describe("domains/town/behaviours", function()
   for _, name in ipairs(demo.CLASSES) do
     it(name .. " loads into a crowd on the town map and reaches a goal", function()

@@ -34,7 +34,7 @@ local PEOPLE_PER_SEAT = 30 -- places hold capacity x ceil(npcs / 30): the map is
 local RETRY = 300           -- game seconds a blocked NPC (a full place) waits before trying again
 local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard (Chebyshev)
 local ALARM_NEAREST = 32    -- agents alarmed per robbery of a frame at most, the nearest, shared by class size
-local MAX_SPARE_LISTS = 64  -- emptied timer lists kept for reuse
+local MAX_SPARE_LISTS = 4   -- emptied timer lists kept for reuse (about one a frame is made)
 
 local USAGE = [[
 usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repository root)
@@ -253,20 +253,41 @@ local function apply(cls, agent, change)
 end
 
 -- A timer as one number: change index, class and agent (exact below 2^53 as a float,
--- so on every Lua version): a third of the stores and memory of three entries.
+-- so on every Lua version): a third of the stores and memory of three entries. Where
+-- integers have 64 bits (Lua 5.3 and later) and every timer fits 31 bits (classes under
+-- 2^23 agents, under 32 timed changes), two timers share one number, the earlier in its
+-- low 32 bits: a slot is 16 bytes in Lua 5.4, and about 0.4 timers per NPC are pending.
 local AGENT_SPAN, CLASS_SPAN = 2 ^ 32, 8
-local function pack_timer(k, agent, ch)
-  return (ch * CLASS_SPAN + (k - 1)) * AGENT_SPAN + agent
+local PAIRED_AGENT_SPAN, PAIRED_CHANGES, PAIR_SPAN = 2 ^ 23, 32, 4294967296
+local to_integer = math.tointeger -- nil before Lua 5.3
+local INT64 = to_integer ~= nil and math.maxinteger ~= nil and math.maxinteger > 2 ^ 62
+local function pack_timer(span, k, agent, ch)
+  return (ch * CLASS_SPAN + (k - 1)) * span + agent
+end
+
+-- The timers' layout, chosen at the first timer: sim.paired, and the agent span.
+local function timer_layout(sim)
+  local timed, most = 0, 0
+  for _, cls in ipairs(sim.classes) do
+    for _ in pairs(cls.finished_t) do timed = timed + 1 end
+    for _ in pairs(cls.reached_t) do timed = timed + 1 end
+    most = max(most, cls.n)
+  end
+  sim.paired = INT64 and timed < PAIRED_CHANGES and most < PAIRED_AGENT_SPAN
+  sim.timer_span = sim.paired and PAIRED_AGENT_SPAN or AGENT_SPAN
+  return sim.timer_span
 end
 
 -- Schedules `change` of class k's agent `agent` between lo and hi game seconds from now.
 local function schedule(sim, frame, k, agent, lo, hi, change)
   local at = frame + max(1, floor((lo + (hi - lo) * sim.random()) / M.DT + 0.5))
+  local span = sim.timer_span or timer_layout(sim)
   local ch = sim.change_ids and sim.change_ids[change]
   if not ch then
     sim.change_ids = sim.change_ids or {}
     ch = #sim.changes + 1
-    assert(ch < 2 ^ 53 / AGENT_SPAN / CLASS_SPAN, "demo: too many distinct timed changes")
+    assert(ch < 2 ^ 53 / AGENT_SPAN / CLASS_SPAN and not (sim.paired and ch >= PAIRED_CHANGES),
+           "demo: too many distinct timed changes")
     sim.changes[ch], sim.change_ids[change] = change, ch
   end
   local list = sim.timers[at]
@@ -278,25 +299,49 @@ local function schedule(sim, frame, k, agent, lo, hi, change)
     spare[#spare] = nil
     sim.timers[at] = list
   end
-  list[#list + 1] = pack_timer(k, agent, ch)
+  local n, t = #list, pack_timer(span, k, agent, ch)
+  if sim.paired then
+    t = to_integer(t)
+    local last = list[n]
+    if last and last < PAIR_SPAN then -- the last number holds one timer: the second
+      list[n] = last + t * PAIR_SPAN
+      return
+    end
+  end
+  list[n + 1] = t
 end
 
+-- Applies one timer (pack_timer's number).
+local function run_timer(sim, span, t)
+  local agent = t % span
+  local rest = (t - agent) / span
+  local k = rest % CLASS_SPAN
+  apply(sim.classes[k + 1], agent, sim.changes[(rest - k) / CLASS_SPAN])
+end
+
+-- Applies the timers due at `frame`, in the order they were scheduled; returns how many.
 local function run_timers(sim, frame)
   local list = sim.timers[frame]
   if not list then return 0 end
   sim.timers[frame] = nil
-  local n, classes, changes = #list, sim.classes, sim.changes
-  for j = 1, n do
-    local v = list[j]
-    local agent = v % AGENT_SPAN
-    local rest = (v - agent) / AGENT_SPAN
-    local k = rest % CLASS_SPAN
-    apply(classes[k + 1], agent, changes[(rest - k) / CLASS_SPAN])
+  local n, span, count = #list, sim.timer_span, #list
+  if sim.paired then
+    for j = 1, n do
+      local v = list[j]
+      local low = v % PAIR_SPAN
+      run_timer(sim, span, low)
+      if v >= PAIR_SPAN then
+        run_timer(sim, span, (v - low) / PAIR_SPAN) -- exact: a 31-bit number times 2^32
+        count = count + 1
+      end
+    end
+  else
+    for j = 1, n do run_timer(sim, span, list[j]) end
   end
   for j = n, 1, -1 do list[j] = nil end
   local spare = sim.spare_lists
   if #spare < MAX_SPARE_LISTS then spare[#spare + 1] = list end
-  return n
+  return count
 end
 
 -- The clock's changes: an entry spread over [from, to) frames reaches a slice of the

@@ -37,7 +37,7 @@ static int action_or_none(const SpCrowd *c, int act) {
 
 /* R2..R5: indices into the goals, the domain, the places and the grid. */
 static const char *check_indices(const SpCrowdView *cv, const Agent *a,
-                                 char *buf, size_t size) {
+                                 const FailDetail *d, char *buf, size_t size) {
   const SpCrowd *c = cv->c;
   const SpWorld *w = c->world;
   if (a->goal != GOAL_NONE && a->goal >= cv->goals)
@@ -59,22 +59,22 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
     return wrong(buf, size, "field '%s': reason %u does not exist",
                  a->why >= SP_REASON_COUNT ? "why" : "reason",
                  a->why >= SP_REASON_COUNT ? a->why : a->reason);
-  if (a->fcode > SP_FAIL_ORDER)
+  if (d->fcode > SP_FAIL_ORDER)
     return wrong(buf, size, "field 'fcode': failure code %u does not exist",
-                 a->fcode);
+                 d->fcode);
   /* after a no_plan, fail_action names its goal (-2 - the goal's index);
    * with a failure of code NO_SETTER or UNREACHABLE, fother holds the
    * blocker's values (current | link_to << 8) or -1 (sp_agents.h) */
   int blocker =
-      (a->fcode == SP_FAIL_NO_SETTER || a->fcode == SP_FAIL_UNREACHABLE) &&
-      a->fother != -1;
+      (d->fcode == SP_FAIL_NO_SETTER || d->fcode == SP_FAIL_UNREACHABLE) &&
+      d->fother != -1;
   int goal_named = a->reason == SP_REASON_NO_PLAN && a->fail_action <= -2;
   if (goal_named && -2 - a->fail_action >= cv->goals)
     return wrong(buf, size,
                  "field 'fail_action': goal %d does not exist (%d goals)",
                  -2 - a->fail_action, cv->goals);
-  const int16_t acts[3] = {goal_named ? -1 : a->fail_action, a->faction,
-                           blocker ? -1 : a->fother};
+  const int16_t acts[3] = {goal_named ? -1 : a->fail_action, d->faction,
+                           blocker ? -1 : d->fother};
   const char *const act_names[3] = {"fail_action", "faction", "fother"};
   for (int k = 0; k < 3; k++)
     if (!action_or_none(c, acts[k]))
@@ -83,33 +83,33 @@ static const char *check_indices(const SpCrowdView *cv, const Agent *a,
                    "actions)",
                    act_names[k], acts[k], c->action_count);
   if (blocker) {
-    int count = a->fvar >= 0 && a->fvar < c->m
-                    ? sp_variable_value_count(c->domain, a->fvar)
+    int count = d->fvar >= 0 && d->fvar < c->m
+                    ? sp_variable_value_count(c->domain, d->fvar)
                     : 0;
-    uint16_t packed = (uint16_t)a->fother;
+    uint16_t packed = (uint16_t)d->fother;
     if ((packed & 0xFF) >= count || (packed >> 8) >= count)
       return wrong(buf, size,
                    "field 'fother': blocker values %u and %u are no "
                    "values of variable %d",
-                   packed & 0xFF, packed >> 8, a->fvar);
+                   packed & 0xFF, packed >> 8, d->fvar);
   }
-  if ((a->fcode == SP_FAIL_REPEAT || a->fcode == SP_FAIL_ORDER) &&
-      a->faction < 0)
+  if ((d->fcode == SP_FAIL_REPEAT || d->fcode == SP_FAIL_ORDER) &&
+      d->faction < 0)
     return wrong(buf, size,
                  "field 'faction': a failure of code %u names no "
                  "action",
-                 a->fcode);
-  if (a->fvar < -1 || a->fvar >= c->m)
+                 d->fcode);
+  if (d->fvar < -1 || d->fvar >= c->m)
     return wrong(buf, size,
                  "field 'fvar': variable %d does not exist (%d "
                  "variables)",
-                 a->fvar, c->m);
-  if (a->fvalue != 0xFF &&
-      (a->fvar < 0 || a->fvalue >= sp_variable_value_count(c->domain, a->fvar)))
+                 d->fvar, c->m);
+  if (d->fvalue != 0xFF &&
+      (d->fvar < 0 || d->fvalue >= sp_variable_value_count(c->domain, d->fvar)))
     return wrong(buf, size,
                  "field 'fvalue': value %u is no value of "
                  "variable %d",
-                 a->fvalue, a->fvar);
+                 d->fvalue, d->fvar);
   const uint32_t places[3] = {a->target, a->home, a->cool_place};
   const char *const place_names[3] = {"target", "home", "cool_place"};
   for (int k = 0; k < 3; k++)
@@ -241,7 +241,7 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
                            "flags 0x%02x",
                            fl)
                    : NULL;
-  const char *why = check_indices(cv, a, buf, size);
+  const char *why = check_indices(cv, a, v->d, buf, size);
   if (why == NULL) why = check_plan(v, (fl & F_HAS_PLAN) != 0, buf, size);
   if (why != NULL) return why;
   int step = a->step != STEP_NONE;
@@ -317,7 +317,8 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
   SpCrowdView cv = {c, c->goal_count, c->selector};
   char buf[200];
   for (size_t i = 0; i < c->n; i++) {
-    SpAgentView v = {&c->agents[i], c->phase[i], c->flags[i], 0, 0, -1};
+    FailDetail d = sp_detail_get(c, i);
+    SpAgentView v = {&c->agents[i], &d, c->phase[i], c->flags[i], 0, 0, -1};
     float t = sp_agent_saved_time(c, i); /* a due time is ticks (wheel.c) */
     memcpy(&v.time_bits, &t, sizeof v.time_bits);
     v.planned =

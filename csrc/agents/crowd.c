@@ -50,6 +50,7 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->refused_hi != NULL)
     sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
   sp_crowd_slots_free(c);
+  sp_detail_free(c);
   sp_priority_free(c);
   sp_crowd_chase_free(c);
   sp_world_unregister_crowd(c->world, c);
@@ -378,8 +379,8 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   a->tx = a->ty = 0xFFFF;
   a->step = STEP_NONE;
   a->goal = a->pursued = a->shun = GOAL_NONE;
-  a->fail_action = a->faction = a->fother = a->fvar = -1;
-  a->fvalue = 0xFF;
+  a->fail_action = -1;
+  sp_detail_clear(c, i);
   c->time[i] = 0.0f;
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;
@@ -677,15 +678,15 @@ int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k) {
 SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   if (!sp_crowd_alive(c, agent)) return f;
-  const Agent *a = &c->agents[agent];
-  f.code = (SpFailureCode)a->fcode;
-  f.action = a->faction;
+  FailDetail d = sp_detail_get(c, agent);
+  f.code = (SpFailureCode)d.fcode;
+  f.action = d.faction;
   f.other_action =
       (f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE)
           ? -1
-          : a->fother; /* else: the blocker's values */
-  f.variable = a->fvar;
-  f.value = a->fvalue == 0xFF ? -1 : a->fvalue;
+          : d.fother; /* else: the blocker's values */
+  f.variable = d.fvar;
+  f.value = d.fvalue == 0xFF ? -1 : d.fvalue;
   return f;
 }
 
@@ -705,7 +706,7 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
   int count = f.variable >= 0 && f.variable < c->m
                   ? sp_variable_value_count(c->domain, f.variable)
                   : 0;
-  uint16_t packed = (uint16_t)a->fother;
+  uint16_t packed = (uint16_t)sp_detail_get(c, agent).fother;
   int now = packed & 0xFF, to = packed >> 8;
   if (count == 0 || f.value < 0 || f.value >= count) {
     out->variable = out->needed = -1; /* nothing to name (a loaded record) */
@@ -836,7 +837,8 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
                                    : 0);
   const CrowdIndex *x = &c->index; /* made by the first query that needs it */
   grow += sp_index_bytes(c);
-  if (c->chase != NULL) /* walks to other agents, one record per slot */
+  grow += sp_detail_bytes(c); /* made by the crowd's first no_plan */
+  if (c->chase != NULL)       /* walks to other agents, one record per slot */
     grow += sp_mem_resident(c->chase, (c->capacity + 1) * sizeof(struct Chase));
   if (c->reads != NULL) { /* world facts tied to variables */
     grow += sp_mem_resident(c->reads, c->capacity + 1);

@@ -278,6 +278,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   const uint8_t *p = ld_take(r, SAVE_AGENT_BYTES + 4u * words + 2u * m);
   if (p == NULL) return 0;
   Agent a;
+  FailDetail d;
   a.target = (uint32_t)sp_save_get(p, 4);
   a.draws = (uint32_t)sp_save_get(p + 4, 4);
   a.done = (uint32_t)sp_save_get(p + 8, 4);
@@ -289,11 +290,12 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
                        &a.cursor, &a.step, &a.refused};
   for (int k = 0; k < 7; k++)
     *half[k] = (uint16_t)sp_save_get(p + 24 + 2 * k, 2);
-  a.goal = p[38], a.why = p[39], a.reason = p[40], a.fcode = p[41];
-  int16_t *sh[4] = {&a.fail_action, &a.faction, &a.fother, &a.fvar};
+  a.goal = p[38], a.why = p[39], a.reason = p[40], d.fcode = p[41];
+  int16_t *sh[4] = {&a.fail_action, &d.faction, &d.fother, &d.fvar};
   for (int k = 0; k < 4; k++)
     *sh[k] = (int16_t)(uint16_t)sp_save_get(p + 42 + 2 * k, 2);
-  a.fvalue = p[50], a.pursued = p[51];
+  d.fvalue = p[50], a.pursued = p[51];
+  a.queued = 0;
   uint32_t time = (uint32_t)sp_save_get(p + 52, 4);
   uint8_t phase = p[56], flags = p[57];
   uint32_t gen = (uint32_t)sp_save_get(p + 58, 4);
@@ -306,7 +308,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   if (!read_result(x, r, c, i, &len)) return 0;
   /* every field against the others: what the update relies on */
   SpCrowdView cv = {c, goals, x->selector};
-  SpAgentView v = {&a, phase, flags, time, len >= 0, len};
+  SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len};
   char why[200];
   if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return ld_bad(r, "%s", why);
@@ -321,9 +323,18 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
     sp_error_memory(r->err);
     return 0;
   }
+  /* a detail needs the crowd's array: made before anything is applied */
+  int detailed = !sp_detail_none(d);
+  if (detailed && !sp_detail_ready(c)) {
+    r->failed = 1;
+    sp_error_memory(r->err);
+    return 0;
+  }
   if (flags & F_RESERVED) x->held[a.target]++;
   if (!x->apply) return 1;
   c->agents[i] = a;
+  if (detailed || atomic_load(&c->detail) != NULL)
+    (void)sp_detail_put(c, -1, i, d); /* the array is there */
   memcpy(&c->time[i], &time, 4);
   c->phase[i] = phase;
   c->flags[i] = flags;

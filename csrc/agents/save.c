@@ -152,6 +152,7 @@ void sp_save_out_bytes(Out *o, const void *src, size_t n) {
  * the bytes do not depend on padding or byte order. */
 static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   const Agent *a = &c->agents[i];
+  FailDetail d = sp_detail_get(c, i);
   uint32_t word[6] = {a->target,     a->draws,
                       a->done,       a->home,
                       a->cool_place, sp_save_float_bits(a->cool_until)};
@@ -159,10 +160,10 @@ static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   uint16_t half[7] = {a->x, a->y, a->tx, a->ty, a->cursor, a->step, a->refused};
   for (int k = 0; k < 7; k++) sp_save_put(p + 24 + 2 * k, half[k], 2);
   uint8_t *b = p + 38;
-  b[0] = a->goal, b[1] = a->why, b[2] = a->reason, b[3] = a->fcode;
-  int16_t sh[4] = {a->fail_action, a->faction, a->fother, a->fvar};
+  b[0] = a->goal, b[1] = a->why, b[2] = a->reason, b[3] = d.fcode;
+  int16_t sh[4] = {a->fail_action, d.faction, d.fother, d.fvar};
   for (int k = 0; k < 4; k++) sp_save_put(p + 42 + 2 * k, (uint16_t)sh[k], 2);
-  p[50] = a->fvalue, p[51] = a->pursued;
+  p[50] = d.fvalue, p[51] = a->pursued;
   /* a wait's due time is saved as the seconds left (wheel.c) */
   sp_save_put(p + 52, sp_save_float_bits(sp_agent_saved_time(c, i)), 4);
   p[56] = c->phase[i], p[57] = c->flags[i];

@@ -169,10 +169,11 @@ enum {
 #define GOAL_NONE   0xFF
 #define DONE_WINDOW 32
 
-/* One agent's cold record, 56 bytes. Its phase, flags and time live in
+/* One agent's cold record, 48 bytes. Its phase, flags and time live in
  * the crowd's arrays of those (c->phase[i], ...): the per-frame passes
  * read them for every agent, and this record only for agents with work
- * due, so a frame streams 6 bytes per agent rather than a whole record. */
+ * due, so a frame streams 6 bytes per agent rather than a whole record.
+ * The detail of its last no_plan lives apart (FailDetail, c->detail). */
 typedef struct Agent {
   uint32_t target; /* bound place or SP_NO_PLACE */
   uint32_t draws;  /* steps started: seeds the duration draw */
@@ -186,26 +187,38 @@ typedef struct Agent {
   uint16_t step;       /* running plan position, STEP_NONE */
   uint16_t refused;    /* goals 0..15 (sorted) refused for no plan; later
                        goals in the crowd's refused_hi words */
+  int16_t fail_action; /* the step that failed; after a no_plan (reason
+                          SP_REASON_NO_PLAN) -2 - the goal's index */
   uint8_t goal;        /* sorted goal index, GOAL_NONE */
   uint8_t why;         /* SpReason for the pending goal choice */
   uint8_t reason;      /* last failure reason */
-  uint8_t fcode;       /* last SpFailure, compact; with the blocker of that
-                       no_plan when it names a missing link: code
-                       NO_SETTER / UNREACHABLE, fvar = its variable, fvalue
-                       = the value needed, faction = the action needing
-                       it, fother = current | link_to << 8 (else -1) */
-  int16_t fail_action; /* the step that failed; after a no_plan (reason
-                          SP_REASON_NO_PLAN) -2 - the goal's index */
-  int16_t faction, fother, fvar;
-  uint8_t fvalue;
-  uint8_t pursued; /* the goal of the last plan, GOAL_NONE */
-  uint8_t fails;   /* failures in a row of step fail_action (back-off) */
-  uint8_t shun;    /* the goal given up (its add index) until cool_until,
-                       GOAL_NONE; one cooldown at a time: a place's
-                       (cool_place) ends it, and it clears cool_place */
-  uint8_t queued;  /* in its world's queue of waiters (queue.c); padding
-                       otherwise, so the record stays 56 bytes */
+  uint8_t pursued;     /* the goal of the last plan, GOAL_NONE */
+  uint8_t fails;       /* failures in a row of step fail_action (back-off) */
+  uint8_t shun;        /* the goal given up (its add index) until cool_until,
+                      GOAL_NONE; one cooldown at a time: a place's
+                      (cool_place) ends it, and it clears cool_place */
+  uint8_t queued;      /* in its world's queue of waiters (queue.c); padding
+                      otherwise, so the record stays 48 bytes */
 } Agent;
+
+/* The detail of an agent's last no_plan (detail.c): the code of the
+ * planner's failure record and, when the failure names a missing link
+ * (code NO_SETTER / UNREACHABLE), its blocker: fvar = its variable,
+ * fvalue = the value needed, faction = the action needing it, fother =
+ * current | link_to << 8 (else -1). Only explanations read it (why,
+ * inspect, a save), and only agents that failed to plan have one, so a
+ * crowd holds these records apart from Agent, in an array made at its
+ * first no_plan: a crowd whose goals always have plans holds none. */
+typedef struct FailDetail {
+  int16_t faction, fother, fvar;
+  uint8_t fcode;
+  uint8_t fvalue; /* 0xFF: none */
+} FailDetail;
+#define FAIL_DETAIL_NONE ((FailDetail){-1, -1, -1, 0, 0xFF})
+static inline int sp_detail_none(FailDetail d) {
+  return d.faction == -1 && d.fother == -1 && d.fvar == -1 && d.fcode == 0 &&
+         d.fvalue == 0xFF;
+}
 
 typedef struct Goal {
   SpValue *cond; /* m values, SP_ANY */
@@ -305,6 +318,10 @@ struct SpCrowd {
   uint32_t *gens;
   uint32_t *free_slots;
   size_t free_count;
+  /* the detail of each agent's last no_plan (detail.c): capacity + 1
+   * records, NULL until the crowd's first no_plan; set by a worker under
+   * the world's allocator lock, so it is read atomically */
+  _Atomic(FailDetail *) detail;
   /* agents walking to another agent (sp_crowd_set_target_agent): one
    * record per slot, NULL until the crowd's first chase */
   struct Chase *chase;
@@ -385,7 +402,7 @@ struct SpCrowd {
 };
 
 /* Requests agent j's record ahead of its use: both of its ends, as a
- * 52-byte record often straddles two cache lines. */
+ * 48-byte record often straddles two cache lines. */
 #if defined(__GNUC__)
 #define sp_prefetch(p) __builtin_prefetch(p)
 #else
@@ -619,6 +636,22 @@ void sp_goal_choices_drop(SpCrowd *c, int index);
 /* 1 when sorted goal g is rechecked and no `when` of its group holds in
  * state: the agent pursuing it drops it. */
 int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
+
+/* ---- the detail of no_plans (detail.c) --------------------------------- */
+
+/* Agent i's detail: FAIL_DETAIL_NONE when the crowd keeps none. */
+FailDetail sp_detail_get(const SpCrowd *c, size_t i);
+/* Records agent i's detail (worker wk, or -1 serial), making the crowd's
+ * array at its first use; without memory for it the detail is not kept
+ * (explanations then name no failure) and it returns 0. */
+int sp_detail_put(SpCrowd *c, int wk, size_t i, FailDetail d);
+/* Serial: 1 when the crowd has its array (made now if needed). */
+int sp_detail_ready(SpCrowd *c);
+/* Serial (a spawn): slot i keeps no detail. */
+void sp_detail_clear(SpCrowd *c, size_t i);
+void sp_detail_free(SpCrowd *c);
+/* The array's bytes in memory (0 while there is none). */
+size_t sp_detail_bytes(const SpCrowd *c);
 
 /* ---- due times (wheel.c) ------------------------------------------- */
 

@@ -224,6 +224,7 @@ int sp_save_str_is(SaveStr s, const char *name);
  */
 typedef struct SpAgentView {
   const Agent *a;
+  const FailDetail *d; /* its last no_plan's detail */
   uint8_t phase, flags;
   uint32_t time_bits; /* the float's bits */
   int planned;        /* the population holds a plan */

@@ -403,25 +403,27 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   SpFailure f = {code, -1, -1, -1, -1, 0};
   SpBlocker b;
+  FailDetail d;
   if (sp_goal_blocker(c, s.worker, g, sp_population_state(c->pop, i),
                       w->blocker, &b, &f) != SP_BLOCK_ORDER) {
-    /* a missing link: record the blocker (sp_agents.h, fcode) */
-    a->fcode = (uint8_t)(b.kind == SP_BLOCK_NOTHING_SETS ? SP_FAIL_NO_SETTER
-                                                         : SP_FAIL_UNREACHABLE);
-    a->faction = (int16_t)b.action;
-    a->fother = (int16_t)(uint16_t)(b.current | (b.link_to << 8));
-    a->fvar = (int16_t)b.variable;
-    a->fvalue = (uint8_t)b.needed;
+    /* a missing link: record the blocker (sp_agents.h, FailDetail) */
+    d.fcode = (uint8_t)(b.kind == SP_BLOCK_NOTHING_SETS ? SP_FAIL_NO_SETTER
+                                                        : SP_FAIL_UNREACHABLE);
+    d.faction = (int16_t)b.action;
+    d.fother = (int16_t)(uint16_t)(b.current | (b.link_to << 8));
+    d.fvar = (int16_t)b.variable;
+    d.fvalue = (uint8_t)b.needed;
   } else {
-    a->fcode = (uint8_t)f.code;
-    a->faction = (int16_t)f.action;
-    a->fother =
+    d.fcode = (uint8_t)f.code;
+    d.faction = (int16_t)f.action;
+    d.fother =
         (int16_t)(f.code == SP_FAIL_NO_SETTER || f.code == SP_FAIL_UNREACHABLE
                       ? -1
                       : f.other_action);
-    a->fvar = (int16_t)f.variable;
-    a->fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
+    d.fvar = (int16_t)f.variable;
+    d.fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
   }
+  (void)sp_detail_put(c, s.worker, i, d); /* kept when memory allows */
   a->reason = SP_REASON_NO_PLAN;
   /* no action failed: fail_action names the goal (see sp_agents.h) */
   a->fail_action = (int16_t)(-2 - c->goals[g].index);

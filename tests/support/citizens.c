@@ -13,17 +13,22 @@ static const SpAllocator plain = {NULL, NULL};
 
 void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
                    unsigned seed) {
+  citizens_open_on(t, n, lo, hi, threads, seed, plain);
+}
+
+void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
+                      unsigned seed, SpAllocator alloc) {
   t->b = sp_builtin_citizen(plain);
   assert_non_null(t->b);
   assert_int_equal(sp_domain_compile(&t->b->spec, NULL, plain, &t->d, NULL),
                    SP_OK);
-  assert_int_equal(sp_world_new(NULL, plain, &t->w, NULL), SP_OK);
+  assert_int_equal(sp_world_new(NULL, alloc, &t->w, NULL), SP_OK);
   SpCrowdOptions o;
   memset(&o, 0, sizeof o);
   o.capacity = n;
   o.threads = threads;
   o.seed = seed;
-  assert_int_equal(sp_crowd_new(t->w, t->d, &o, plain, &t->c, NULL), SP_OK);
+  assert_int_equal(sp_crowd_new(t->w, t->d, &o, alloc, &t->c, NULL), SP_OK);
   SpActionBehaviour beh;
   memset(&beh, 0, sizeof beh);
   beh.min_duration = lo;

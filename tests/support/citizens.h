@@ -19,6 +19,9 @@ typedef struct Citizens {
  * on any error. */
 void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
                    unsigned seed);
+/* The same with the world and the crowd on `alloc`. */
+void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
+                      unsigned seed, SpAllocator alloc);
 void citizens_close(Citizens *t);
 
 #endif
