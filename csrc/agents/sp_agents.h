@@ -751,6 +751,11 @@ void sp_wheel_wake_all(SpCrowd *c);
 /* The agents of [lo, hi) awake, in order (whole words of a chunk). */
 size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
                            uint32_t *out);
+/* A long frame (sweep.c): the agents of [lo, hi) with something due, in
+ * order: not free or idle, not moving without the caller's answer, not
+ * on a timer (sp_wheel_timed) still running. */
+size_t sp_wheel_sweep_list(const SpCrowd *c, size_t lo, size_t hi,
+                           uint32_t *out);
 
 /* ---- the advance pass's look-ahead (ahead.c) ------------------------- */
 
