@@ -634,7 +634,10 @@ SP_API SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
 /* 1 when plan position k is done or skipped. */
 SP_API int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k);
 /* The planner's record of the agent's last no_plan (code SP_FAIL_NONE when
- * it never had one); format it with sp_failure_format. */
+ * it never had one); format it with sp_failure_format. A crowd keeps
+ * these records from its first no_plan on (8 bytes an agent slot); when
+ * no memory was left for them then, the code is SP_FAIL_NONE (the
+ * no_plan event still carries it). */
 SP_API SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent);
 
 /* What blocked the goal of the agent's last no_plan at that no_plan (as

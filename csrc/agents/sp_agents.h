@@ -271,6 +271,13 @@ typedef struct ChunkRec {
  * keys moved since the buckets were built, a query reads every key in
  * one pass; the buckets (a counting sort of the keys) are rebuilt for a
  * sensor, or once a few queries found the keys unmoved since the last. */
+/* Queries a stale index answers by a pass over the keys before one
+ * rebuilds its buckets: a rebuild costs some 20 passes at a million
+ * agents (bench/bench_near.c), and pays only when more queries come
+ * before the agents move again. */
+#if !defined(SP_INDEX_SCANS_PER_REBUILD)
+#define SP_INDEX_SCANS_PER_REBUILD 16
+#endif
 typedef struct CrowdIndex {
   uint32_t *cell;  /* per agent y << 16 | x (capacity + 1); NULL: none */
   uint32_t *start; /* per bucket, its first entry of items; nb + 1 */
@@ -747,6 +754,11 @@ void sp_wheel_loaded(SpCrowd *c);
 void sp_wheel_wake_all(SpCrowd *c);
 /* The agents of [lo, hi) awake, in order (whole words of a chunk). */
 size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
+                           uint32_t *out);
+/* A long frame (sweep.c): the agents of [lo, hi) with something due, in
+ * order: not free or idle, not moving without the caller's answer, not
+ * on a timer (sp_wheel_timed) still running. */
+size_t sp_wheel_sweep_list(const SpCrowd *c, size_t lo, size_t hi,
                            uint32_t *out);
 
 /* ---- the advance pass's look-ahead (ahead.c) ------------------------- */

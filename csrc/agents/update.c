@@ -112,23 +112,24 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   default: {
     /* the agents awake (wheel.c): a timer ran out, a call or a change woke
      * them, or they walk or think; those awake whose timed wait goes on
-     * (a long frame wakes all) are settled without a visit */
+     * are settled without a visit. A long frame wakes every agent: those
+     * with something due, in order (sweep.c), and nobody settled (the
+     * next frame wakes them all again) */
     const uint8_t *phase = c->phase;
-    /* a long frame wakes every agent: the agents in order, no bits, and
-     * nobody settled (the next frame wakes them all again) */
     int sweep = c->sweeping;
-    size_t na = sweep ? hi - lo : sp_wheel_awake_list(c, lo, hi, due);
+    if (sweep) nd = sp_wheel_sweep_list(c, lo, hi, due);
+    size_t na = sweep ? 0 : sp_wheel_awake_list(c, lo, hi, due);
     Ahead *look = &c->cw[wk < 0 ? 0 : wk].ahead;
     if (!sweep) sp_ahead_chunk(c, look, chunk, c->serial_pass);
     for (size_t k = 0; k < na; k++) {
-      if (!sweep) sp_ahead_next(c, look);
-      size_t i = sweep ? lo + k : due[k];
+      sp_ahead_next(c, look);
+      size_t i = due[k];
       uint8_t ph = phase[i];
       /* a move waits for the caller's answer: nothing due before it */
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
           (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))) ||
           (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
-        if (!sweep) sp_wheel_settle(c, wk, i);
+        sp_wheel_settle(c, wk, i);
         continue;
       }
       due[nd++] = (uint32_t)i;
@@ -323,21 +324,43 @@ static void frame_begin(SpCrowd *c, float dt) {
   sp_walk_check_fields(c); /* and the walkers whose field went */
 }
 
+/* The next chunk after t with agents flagged for binding (the chunk
+ * count when none is left). */
+static size_t next_flagged(const SpCrowd *c, size_t t, size_t chunks) {
+  while (t < chunks && c->chunks[t].flagged == 0) t++;
+  return t;
+}
+
+static size_t bind_list(const SpCrowd *c, size_t t, uint32_t *out) {
+  size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+  if (hi > c->n) hi = c->n;
+  return with_flag(c->flags, lo, hi, F_BIND, out);
+}
+
 /* Reservations and fields, in agent order (serial); binding touches only
- * the agent bound, so a chunk's agents to bind are listed first and their
- * records fetched ahead. */
+ * the agent bound, so the agents to bind of a chunk and of the next one
+ * are listed before the chunk's are bound, and their records fetched
+ * PREFETCH_AHEAD agents ahead across the chunks' edge (a chunk holds a
+ * few agents to bind: without it, most would wait on memory). */
 static void bind_pass(SpCrowd *c) {
   double tb = now_ms();
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   Sink serial = {c, -1};
-  uint32_t due[SP_CROWD_CHUNK];
-  for (size_t t = 0; t < chunks; t++) {
-    if (c->chunks[t].flagged == 0) continue;
-    size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
-    if (hi > c->n) hi = c->n;
-    size_t nd = with_flag(c->flags, lo, hi, F_BIND, due);
+  uint32_t list[2][SP_CROWD_CHUNK];
+  size_t t = next_flagged(c, 0, chunks), cur = 0;
+  size_t nd = t < chunks ? bind_list(c, t, list[cur]) : 0;
+  for (size_t k = 0; k < nd && k < PREFETCH_AHEAD; k++)
+    fetch_ahead(c, list[cur][k]);
+  while (t < chunks) {
+    const uint32_t *due = list[cur], *next = list[cur ^ 1];
+    size_t t2 = next_flagged(c, t + 1, chunks);
+    size_t nn = t2 < chunks ? bind_list(c, t2, list[cur ^ 1]) : 0;
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
+      size_t ahead = k + PREFETCH_AHEAD;
+      if (ahead < nd)
+        fetch_ahead(c, due[ahead]);
+      else if (ahead - nd < nn)
+        fetch_ahead(c, next[ahead - nd]);
       size_t before = c->ev_count;
       sp_agent_bind(c, serial, due[k]);
       sp_wheel_settle(c, -1, due[k]);
@@ -345,6 +368,7 @@ static void bind_pass(SpCrowd *c) {
         count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
+    t = t2, nd = nn, cur ^= 1;
   }
   sp_wheel_flush(c);
   c->ms_binding = now_ms() - tb;

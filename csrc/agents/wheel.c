@@ -157,6 +157,11 @@ RARE void settle_walker(SpCrowd *c, int wk, size_t i) {
 }
 
 void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
+  /* a long frame: the next frame wakes every agent anyway */
+  if (c->sweeping) {
+    sp_agent_wake(c, i);
+    return;
+  }
   uint8_t ph = c->phase[i], fl = c->flags[i];
   if (sp_wheel_timed(c, ph)) {
     /* due already (a wait begun before this frame's advance): awake */
