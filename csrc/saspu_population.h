@@ -217,6 +217,13 @@ SP_API int sp_population_plan_step(const SpPopulation *pop, size_t i, int k);
 SP_API SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
                                       uint16_t *plan, int *len);
 
+/* NPC i's plan read where it is stored: *len ids of *width bytes each (1,
+ * or 2 in the machine's order), or NULL with *len = -1 when it has none
+ * (unplanned, no plan, i out of range). Valid until the population
+ * plans, loads or changes its caches. */
+SP_API const uint8_t *sp_population_plan_ids(const SpPopulation *pop, size_t i,
+                                             int *len, int *width);
+
 /* Plans NPC i's current (state, goal) again on the calling thread to
  * fill the whole failure record (the population keeps only its code).
  * Returns sp_plan's status; does not change the NPC. May allocate the

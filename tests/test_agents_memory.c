@@ -14,6 +14,7 @@
 #include "citizens.h"
 #include "saspu_agents.h"
 #include "saspu_population.h"
+#include "sp_agents.h"
 #include "sp_builtin.h"
 #include "sp_internal.h"
 
@@ -112,7 +113,7 @@ static void test_event_buffers_follow_the_frames(void **state) {
               before_index.bytes_total + N * sizeof(uint32_t));
   assert_true(with_keys.bytes_total <
               before_index.bytes_total + 2u * N * sizeof(uint32_t));
-  for (int q = 0; q < 8; q++)
+  for (int q = 0; q < SP_INDEX_SCANS_PER_REBUILD; q++)
     assert_int_equal(sp_crowd_near(t.c, 1, 1, 2, 10, &near, &count, NULL),
                      SP_OK);
   sp_crowd_stats(t.c, &with_buckets);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "saspu_agents.h"
+#include "sp_agents.h"
 #include "test_fixture.h"
 
 static const SpAllocator plain = {NULL, NULL};
@@ -151,7 +152,9 @@ static void test_near_stale_and_rebuilt_on_piles(void **state) {
     }
     if (round % 5 == 4)
       assert_int_equal(sp_crowd_update(s.c, 0.5f, NULL), SP_OK);
-    for (int q = 0; q < 1 + round % 9; q++) {
+    int run = round % 3 == 2 ? SP_INDEX_SCANS_PER_REBUILD + 1 + round % 5
+                             : 1 + round % 9;
+    for (int q = 0; q < run; q++) {
       int pile = rand() % 2;
       /* in the pile, across its buckets' edges (8 cells) */
       int x = pile ? 38 + rand() % 13 : rand() % 220 - 10;
@@ -174,7 +177,7 @@ static void test_near_follows_moves_between_queries(void **state) {
   size_t n;
   for (int round = 0; round < 3; round++) {
     /* from one query to many with nothing moved between */
-    for (int q = 0; q <= 3 * round; q++) {
+    for (int q = 0; q <= round * SP_INDEX_SCANS_PER_REBUILD; q++) {
       assert_int_equal(sp_crowd_near(s.c, 100, 100, 2, 0, &got, &n, NULL),
                        SP_OK);
       assert_int_equal(n, 1);
@@ -187,7 +190,8 @@ static void test_near_follows_moves_between_queries(void **state) {
     assert_int_equal(sp_crowd_teleport(s.c, lone, 100, 100, NULL), SP_OK);
   }
   /* despawned: gone at once; a spawn into its slot is there at once */
-  for (int q = 0; q < 6; q++) check_near(&s, 51, 12, 12, 3, 5);
+  for (int q = 0; q <= SP_INDEX_SCANS_PER_REBUILD; q++)
+    check_near(&s, 51, 12, 12, 3, 5);
   assert_int_equal(sp_crowd_despawn(s.c, 7, NULL), SP_OK);
   check_near(&s, 51, 12, 12, 3, 0);
   assert_int_equal(sp_crowd_near(s.c, 12, 11, 0, 0, &got, &n, NULL), SP_OK);

@@ -108,6 +108,32 @@ static void test_threads_and_cache_identical(void **state) {
   }
 }
 
+/* Every NPC's plan read in place (sp_population_plan_ids) is the copy
+ * sp_population_plan_of gives, id for id at `width` bytes; NPCs without
+ * a plan give NULL and -1. */
+static void expect_ids_in_place(const SpPopulation *pop, size_t n, int width) {
+  uint16_t *copy = malloc(512 * sizeof *copy);
+  assert_non_null(copy);
+  for (size_t i = 0; i < n; i++) {
+    int len = 0, in_place = 0, w = 0;
+    SpStatus st = sp_population_plan_of(pop, i, copy, &len);
+    const uint8_t *ids = sp_population_plan_ids(pop, i, &in_place, &w);
+    assert_int_equal(w, width);
+    if (st != SP_OK) {
+      assert_null(ids);
+      assert_int_equal(in_place, -1);
+      continue;
+    }
+    assert_int_equal(in_place, len);
+    for (int k = 0; k < len; k++) {
+      uint16_t id = ids[k];
+      if (width == 2) memcpy(&id, ids + 2 * k, sizeof id);
+      assert_int_equal(id, copy[k]);
+    }
+  }
+  free(copy);
+}
+
 /* A domain with 280 actions (2-byte ids) and 70 variables (9-word keys). */
 static void test_wide_domain(void **state) {
   (void)state;
@@ -117,10 +143,12 @@ static void test_wide_domain(void **state) {
   SpPopulation *pop = population_with_pairs(&f, n, 5, plain);
   plan_with(pop, 2, 0, 0);
   expect_matches_sp_plan(&f, pop);
+  expect_ids_in_place(pop, n, 2);
   uint16_t *ref = snapshot(pop);
   SpError err;
   assert_int_equal(sp_population_mark_dirty(pop, 0, n, &err), SP_OK);
   plan_with(pop, 1, 1, 0);
+  expect_ids_in_place(pop, n, 2);
   uint16_t *snap = snapshot(pop);
   assert_memory_equal(snap, ref, snapshot_bytes(pop));
   /* the SSCI-style pair: all 0 -> all 4, 280 actions */
@@ -130,6 +158,7 @@ static void test_wide_domain(void **state) {
   plan_with(pop, 2, 0, 0);
   assert_int_equal(sp_population_plan_length(pop, 17), 280);
   expect_matches_sp_plan(&f, pop);
+  expect_ids_in_place(pop, n, 2);
   free(ref);
   free(snap);
   sp_population_free(pop);
@@ -154,6 +183,7 @@ static void test_plan_accessors(void **state) {
   assert_int_equal(sp_population_plan_of(pop, 0, plan, &len), SP_ERR_STATE);
   assert_int_equal(len, 0);
   assert_int_equal(sp_population_plan_length(pop, 0), -1);
+  expect_ids_in_place(pop, 4, 1); /* all unplanned */
   assert_int_equal(sp_population_set(pop, 0, s0, feed, &err), SP_OK);
   assert_int_equal(sp_population_set(pop, 1, s0, feed, &err), SP_OK);
   assert_int_equal(sp_population_set(pop, 2, stuck, back, &err), SP_OK);
@@ -161,6 +191,7 @@ static void test_plan_accessors(void **state) {
   for (int no_cache = 0; no_cache < 2; no_cache++) {
     assert_int_equal(sp_population_mark_dirty(pop, 0, 4, &err), SP_OK);
     plan_with(pop, 1, no_cache, 0);
+    expect_ids_in_place(pop, 4, 1); /* plans, no plan, the empty plan */
     for (size_t i = 0; i < 2; i++) {
       assert_int_equal(sp_population_plan_of(pop, i, plan, &len), SP_OK);
       assert_int_equal(len, steps);
@@ -196,6 +227,9 @@ static void test_plan_accessors(void **state) {
   assert_int_equal(sp_population_plan_of(pop, 4, plan, &len), SP_ERR_STATE);
   assert_int_equal(sp_population_plan_length(pop, 4), -1);
   assert_int_equal(sp_population_plan_step(pop, 4, 0), -1);
+  int len4 = 0, width4 = 0;
+  assert_null(sp_population_plan_ids(pop, 4, &len4, &width4));
+  assert_int_equal(len4, -1);
   assert_int_equal(sp_population_explain(pop, 4, NULL, &err), SP_ERR_STATE);
   assert_non_null(strstr(err.message, "npc 4 is out of range"));
   assert_ptr_equal(sp_population_domain(pop), f.d);

@@ -6,13 +6,6 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 
-/* Queries a stale index answers by a pass over the keys before one
- * rebuilds it: a rebuild costs about this many passes, and pays only
- * when more queries come before the agents move again. */
-#if !defined(SP_INDEX_SCANS_PER_REBUILD)
-#define SP_INDEX_SCANS_PER_REBUILD 4
-#endif
-
 /* Keys tested together by the pass (one vector loop), then read one by
  * one only when some of them hit. */
 #define SCAN_BLOCK 32

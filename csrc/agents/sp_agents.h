@@ -271,6 +271,13 @@ typedef struct ChunkRec {
  * keys moved since the buckets were built, a query reads every key in
  * one pass; the buckets (a counting sort of the keys) are rebuilt for a
  * sensor, or once a few queries found the keys unmoved since the last. */
+/* Queries a stale index answers by a pass over the keys before one
+ * rebuilds its buckets: a rebuild costs some 20 passes at a million
+ * agents (bench/bench_near.c), and pays only when more queries come
+ * before the agents move again. */
+#if !defined(SP_INDEX_SCANS_PER_REBUILD)
+#define SP_INDEX_SCANS_PER_REBUILD 16
+#endif
 typedef struct CrowdIndex {
   uint32_t *cell;  /* per agent y << 16 | x (capacity + 1); NULL: none */
   uint32_t *start; /* per bucket, its first entry of items; nb + 1 */
@@ -629,6 +636,10 @@ void sp_goal_choices_drop(SpCrowd *c, int index);
 /* 1 when sorted goal g is rechecked and no `when` of its group holds in
  * state: the agent pursuing it drops it. */
 int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
+/* 1 when sorted goal g is rechecked at all (sp_goal_lapsed can say 1). */
+static inline int sp_goal_rechecked(const SpCrowd *c, int g) {
+  return g >= 0 && g < c->goal_count && c->recheck[c->goals[g].index] != 0;
+}
 
 /* ---- the detail of no_plans (detail.c) --------------------------------- */
 

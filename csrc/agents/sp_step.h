@@ -9,35 +9,78 @@
 #include "sp_agents.h"
 #include "sp_internal.h"
 
-/* The plan of one agent, read from the population at most once per call:
- * a step read through the population tests the status and may look up a
- * plan cache, and a frame reads several steps of each agent due. */
+/* The plan of one agent, looked up in the population at most once per
+ * call and read where it is stored (its slot or a cache entry: nothing
+ * plans while a frame's agents run): a lookup tests the status and may
+ * find a cache, and a frame reads several steps of each agent due. */
 #define PLAN_UNREAD (-2)
 typedef struct Plan {
   const SpCrowd *c;
   size_t i;
-  uint16_t *ids; /* a worker's buffer (action_count + 1 ids) */
-  int len;       /* -1: no plan; PLAN_UNREAD until read */
+  const uint8_t *ids; /* `width` bytes an id */
+  int width;
+  int len; /* -1: no plan; PLAN_UNREAD until read */
 } Plan;
 
 static inline Plan plan_view(const SpCrowd *c, Sink s, size_t i) {
-  Plan p = {c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan, PLAN_UNREAD};
+  (void)s;
+  Plan p = {c, i, NULL, 1, PLAN_UNREAD};
   return p;
 }
 
-static inline void plan_read(Plan *p) {
-  if (sp_population_plan_of(p->c->pop, p->i, p->ids, &p->len) != SP_OK)
-    p->len = -1;
+static inline int plan_len(Plan *p) {
+  if (p->len == PLAN_UNREAD)
+    p->ids = sp_population_plan_ids(p->c->pop, p->i, &p->len, &p->width);
+  return p->len;
 }
 
-static inline int plan_len(Plan *p) {
-  if (p->len == PLAN_UNREAD) plan_read(p);
-  return p->len;
+/* The action at plan position k, which is below plan_len. */
+static inline int plan_id(const Plan *p, int k) {
+  if (p->width == 1) return p->ids[k];
+  uint16_t id;
+  memcpy(&id, p->ids + 2 * (size_t)k, sizeof id);
+  return id;
 }
 
 /* The action at plan position k, or -1. */
 static inline int plan_act(Plan *p, int k) {
-  return k >= 0 && k < plan_len(p) ? p->ids[k] : -1;
+  return k >= 0 && k < plan_len(p) ? plan_id(p, k) : -1;
+}
+
+/* Writes one event record (sp_agent_emit's, and step_emit's). */
+static inline void step_event_fill(const SpCrowd *c, SpAgentEvent *e,
+                                   size_t agent, SpEventKind kind,
+                                   SpReason reason, int action, int goal,
+                                   int32_t detail) {
+  e->agent = (uint32_t)agent;
+  e->kind = (uint8_t)kind;
+  e->reason = (uint8_t)reason;
+  e->flags = action >= 0 ? (c->beh[action].has_hook ? SP_EVENT_HOOK : 0)
+                         : (reason == SP_REASON_SELECT ? SP_EVENT_HOOK : 0);
+  e->goal = goal >= 0 && goal < c->goal_count ? (uint8_t)c->goals[goal].index
+                                              : GOAL_NONE;
+  e->action = (int16_t)action;
+  e->gen = c->gens != NULL ? (uint16_t)c->gens[agent] : 0;
+  e->detail = detail;
+}
+
+/* sp_agent_emit for the events every step end says (a step finished, the
+ * next started): written in place while the sink's buffer has room. */
+static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
+                             int goal) {
+  SpCrowd *c = s.c;
+  SpAgentEvent *buf = c->ev;
+  size_t *count = &c->ev_count, cap = c->ev_cap;
+  if (s.worker >= 0) {
+    CrowdWorker *w = &c->cw[s.worker];
+    buf = w->ev, count = &w->ev_count, cap = w->ev_cap;
+  }
+  if (*count == cap) {
+    sp_agent_emit(s, agent, kind, SP_REASON_NONE, action, goal, 0);
+    return;
+  }
+  step_event_fill(c, &buf[(*count)++], agent, kind, SP_REASON_NONE, action,
+                  goal, 0);
 }
 
 /* Cells between two cells of the 8-connected grid (diagonals cost 1). */

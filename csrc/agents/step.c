@@ -5,6 +5,14 @@
 
 #include "sp_step.h"
 
+/* The rare paths of checks every step end makes stay out of line, so the
+ * quick answers need no stack frame. */
+#if defined(__GNUC__)
+#define RARE static __attribute__((noinline))
+#else
+#define RARE static
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
 /* ------------------------------------------------------------------ */
@@ -26,6 +34,7 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
   }
   if (*count == *cap) {
     size_t nc = *cap < 256 ? 256 : *cap * 2;
+    /* (sp_step.h's step_emit takes this path only to grow) */
     if (s.worker >= 0) pthread_mutex_lock(&c->world->alloc_lock);
     void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
                              nc * sizeof(SpAgentEvent));
@@ -37,17 +46,8 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
     *buf = p;
     *cap = nc;
   }
-  SpAgentEvent *e = &(*buf)[(*count)++];
-  e->agent = (uint32_t)agent;
-  e->kind = (uint8_t)kind;
-  e->reason = (uint8_t)reason;
-  e->flags = action >= 0 ? (c->beh[action].has_hook ? SP_EVENT_HOOK : 0)
-                         : (reason == SP_REASON_SELECT ? SP_EVENT_HOOK : 0);
-  e->goal = goal >= 0 && goal < c->goal_count ? (uint8_t)c->goals[goal].index
-                                              : GOAL_NONE;
-  e->action = (int16_t)action;
-  e->gen = c->gens != NULL ? (uint16_t)c->gens[agent] : 0;
-  e->detail = detail;
+  step_event_fill(c, &(*buf)[(*count)++], agent, kind, reason, action, goal,
+                  detail);
 }
 
 /* ------------------------------------------------------------------ */
@@ -125,11 +125,9 @@ void sp_agent_clear_refused(SpCrowd *c, size_t i) {
            c->refused_words * sizeof(uint32_t));
 }
 
-/* 1 when a goal of strictly higher priority than the agent's applies and
- * was not refused (no plan) since the agent last chose. */
-static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
+/* higher_goal past its quick answers. */
+RARE int higher_goal_search(const SpCrowd *c, size_t i, const SpValue *state) {
   const Agent *a = &c->agents[i];
-  if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
   const uint8_t *own = sp_agent_goal_order(c, i, order, prio);
@@ -146,6 +144,19 @@ static int higher_goal(const SpCrowd *c, size_t i, const SpValue *state) {
   return 0;
 }
 
+/* 1 when a goal of strictly higher priority than the agent's applies and
+ * was not refused (no plan) since the agent last chose. */
+static inline int higher_goal(const SpCrowd *c, size_t i,
+                              const SpValue *state) {
+  const Agent *a = &c->agents[i];
+  if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
+  /* no agent's own priorities and none above its goal: the search would
+   * stop at once (every step end asks) */
+  if (c->own_count == 0 && c->goals[0].priority <= c->goals[a->goal].priority)
+    return 0;
+  return higher_goal_search(c, i, state);
+}
+
 /* ------------------------------------------------------------------ */
 /* Goals and plans                                                    */
 /* ------------------------------------------------------------------ */
@@ -155,13 +166,19 @@ static void need_goal(SpCrowd *c, size_t i, SpReason why);
 /* A rechecked goal whose `when` stopped holding: SP_EV_GOAL_DROPPED, and
  * the agent chooses again (a running step fails, when_lapsed). 1 when
  * dropped. */
-static int drop_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
+RARE int drop_if_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
   Agent *a = &c->agents[i];
-  if (c->selector || !sp_goal_lapsed(c, a->goal, state)) return 0;
+  if (!sp_goal_lapsed(c, a->goal, state)) return 0;
   sp_agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal,
                 0);
   need_goal(c, i, SP_REASON_WHEN_LAPSED);
   return 1;
+}
+
+static inline int drop_lapsed(SpCrowd *c, Sink s, size_t i,
+                              const SpValue *state) {
+  if (c->selector || !sp_goal_rechecked(c, c->agents[i].goal)) return 0;
+  return drop_if_lapsed(c, s, i, state);
 }
 
 void sp_agent_release(SpCrowd *c, size_t i) {
@@ -462,7 +479,7 @@ static int replay_ok(SpCrowd *c, Plan *plan, int p, SpValue *st) {
     int rel = k - a->cursor;
     if (k == p || (rel < DONE_WINDOW && (a->done >> rel) & 1u)) continue;
     if (k == a->step) continue;
-    int act = plan->ids[k];
+    int act = plan_id(plan, k);
     if (effect_holds(d, act, st)) continue;
     if (!conds_hold(d, act, st)) return 0;
     apply_effect(d, act, st);
@@ -521,7 +538,7 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   normalize(a);
   sp_agent_release(c, i);
   sp_chase_end(c, i);
-  sp_agent_emit(s, i, SP_EV_STEP_FINISHED, 0, act, a->goal, 0);
+  step_emit(s, i, SP_EV_STEP_FINISHED, act, a->goal);
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
   a->tx = a->ty = 0xFFFF;
@@ -616,7 +633,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
    * holds now may still be needed once an earlier one undoes it */
   normalize(a);
   while (a->cursor < len) {
-    int act = plan->ids[a->cursor];
+    int act = plan_id(plan, a->cursor);
     if (!effect_holds(d, act, state)) break;
     a->done |= 1u;
     sp_agent_emit(s, i, SP_EV_STEP_SKIPPED, 0, act, a->goal, 0);
@@ -637,14 +654,14 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   }
   if (drop_lapsed(c, s, i, state)) return SEL_NOTHING;
   int pick = -1;
-  int first = plan->ids[a->cursor];
+  int first = plan_id(plan, a->cursor);
   if (!c->any_binding && conds_hold(d, first, state)) {
     pick = a->cursor;
   } else {
     int best = INT32_MAX;
     for (int k = 0; k < DONE_WINDOW && a->cursor + k < len; k++) {
       if ((a->done >> k) & 1u) continue;
-      int act = plan->ids[a->cursor + k];
+      int act = plan_id(plan, a->cursor + k);
       if (!conds_hold(d, act, state)) continue;
       int dist = step_distance(c, a, act);
       if (dist >= best) continue;
@@ -663,12 +680,12 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     step_after_failure(c, s, i);
     return SEL_NOTHING;
   }
-  int act = plan->ids[pick];
+  int act = plan_id(plan, pick);
   a->step = (uint16_t)pick;
   a->draws++;
   /* a waiting agent's step starts when it gets in (bound): said there */
   if (!step_defers_start(c, a, act))
-    sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
+    step_emit(s, i, SP_EV_STEP_STARTED, act, a->goal);
   switch (c->beh[act].bind) {
   case SP_BIND_NONE: step_start_acting(c, s, plan); return SEL_GO;
   case SP_BIND_SCRIPT:

@@ -90,28 +90,38 @@ static int64_t clock_ticks(double clock) {
   return (int64_t)floor(clock * SP_TICKS_PER_S + 0.5);
 }
 
-/* Grows a list of agents by one (doubling); 0 on memory. The lock is the
- * world's allocator lock when a worker grows it. */
-static int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap, uint32_t i,
-                int locked) {
-  if (*n == *cap) {
-    size_t nc = *cap < 64 ? 64 : *cap * 2;
-    if (locked) pthread_mutex_lock(&c->world->alloc_lock);
-    void *p = sp_mem_realloc(c->alloc, *e, *cap * sizeof(uint32_t),
-                             nc * sizeof(uint32_t));
-    if (locked) pthread_mutex_unlock(&c->world->alloc_lock);
-    if (p == NULL) return 0;
-    *e = p;
-    *cap = nc;
-  }
+/* Paths every step end passes by but rarely takes stay out of line, so
+ * the common case needs no stack frame. */
+#if defined(__GNUC__)
+#define RARE static __attribute__((noinline))
+#else
+#define RARE static
+#endif
+
+/* Doubles a full list of agents; 0 on memory. The lock is the world's
+ * allocator lock when a worker grows it. */
+RARE int grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
+  size_t nc = *cap < 64 ? 64 : *cap * 2;
+  if (locked) pthread_mutex_lock(&c->world->alloc_lock);
+  void *p = sp_mem_realloc(c->alloc, *e, *cap * sizeof(uint32_t),
+                           nc * sizeof(uint32_t));
+  if (locked) pthread_mutex_unlock(&c->world->alloc_lock);
+  if (p == NULL) return 0;
+  *e = p;
+  *cap = nc;
+  return 1;
+}
+
+/* Grows a list of agents by one (doubling); 0 on memory. */
+static inline int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap,
+                       uint32_t i, int locked) {
+  if (*n == *cap && !grow(c, e, cap, locked)) return 0;
   (*e)[(*n)++] = i;
   return 1;
 }
 
-/* Agent i sleeps until its due tick once its worker's list holds it;
- * a long frame keeps it awake, and so does a lack of memory (it tries
- * again next frame). */
-static void sleep_until_due(SpCrowd *c, int wk, size_t i) {
+/* sleep_until_due in a long frame or with the worker's list full. */
+RARE void sleep_slow(SpCrowd *c, int wk, size_t i) {
   if (c->sweeping) {
     sp_agent_wake(c, i);
     return;
@@ -119,6 +129,29 @@ static void sleep_until_due(SpCrowd *c, int wk, size_t i) {
   CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
   if (push(c, &w->arm, &w->arm_count, &w->arm_cap, (uint32_t)i, wk >= 0))
     sleep_bit(c, i);
+  else
+    sp_agent_wake(c, i);
+}
+
+/* Agent i sleeps until its due tick once its worker's list holds it;
+ * a long frame keeps it awake, and so does a lack of memory (it tries
+ * again next frame). Every step end comes here: the common case needs no
+ * stack frame. */
+static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
+  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
+  if (c->sweeping || w->arm_count == w->arm_cap) {
+    sleep_slow(c, wk, i);
+    return;
+  }
+  w->arm[w->arm_count++] = (uint32_t)i;
+  sleep_bit(c, i);
+}
+
+/* A walker sleeps until its next cell unless it has something to do
+ * before (walk.c). */
+RARE void settle_walker(SpCrowd *c, int wk, size_t i) {
+  if (sp_walk_sleeps(c, i))
+    sleep_until_due(c, wk, i);
   else
     sp_agent_wake(c, i);
 }
@@ -139,11 +172,7 @@ void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
     return;
   }
   if (ph == SP_PHASE_WALKING) {
-    /* until its next cell, unless it has something to do before (walk.c) */
-    if (sp_walk_sleeps(c, i))
-      sleep_until_due(c, wk, i);
-    else
-      sp_agent_wake(c, i);
+    settle_walker(c, wk, i);
     return;
   }
   int answered = (fl & (F_FINISH | F_FAIL)) != 0;

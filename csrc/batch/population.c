@@ -105,6 +105,7 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   memset(p->status, ST_DIRTY, n);
   memset(p->status + n, 0, 8);
   atomic_init(&p->dirty_count, n);
+  atomic_init(&p->slot_plans, 0);
   *out = p;
   return SP_OK;
 }
@@ -557,10 +558,21 @@ void sp_population_prefetch(const SpPopulation *pop, size_t i) {
   __builtin_prefetch(pop->states + i * (size_t)pop->m);
   __builtin_prefetch(pop->status + i);
   __builtin_prefetch(pop->handle + i);
-  __builtin_prefetch(pop->slots + i * pop->slot_bytes);
+  if (atomic_load_explicit(&pop->slot_plans, memory_order_relaxed))
+    __builtin_prefetch(pop->slots + i * pop->slot_bytes);
 #else
   (void)pop, (void)i;
 #endif
+}
+
+const uint8_t *sp_population_plan_ids(const SpPopulation *pop, size_t i,
+                                      int *len, int *width) {
+  *width = pop->id_bytes;
+  if (i >= pop->n) {
+    *len = -1;
+    return NULL;
+  }
+  return plan_ids(pop, i, len);
 }
 
 int sp_population_plan_length(const SpPopulation *pop, size_t i) {
@@ -628,6 +640,7 @@ static void detach_from_caches(SpPopulation *p) {
            (size_t)len * (size_t)p->id_bytes);
     p->handle[i] = (uint32_t)len;
     p->status[i] = (uint8_t)((p->status[i] & ~ST_KIND_MASK) | ST_SLOT);
+    sp_population_slot_used(p);
   }
 }
 
@@ -648,6 +661,7 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
     }
     pop->handle[i] = (uint32_t)len;
     s = ST_SLOT;
+    sp_population_slot_used(pop);
   } else if (status == SP_NPC_NO_PLAN) {
     s = (uint8_t)(ST_NO_PLAN | ((unsigned)code & 7u) << ST_CODE_SHIFT);
   }

@@ -93,6 +93,7 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
     }
     p->handle[i] = (uint32_t)len;
     p->status[i] = ST_SLOT;
+    sp_population_slot_used(p);
     return;
   }
   /* SP_NO_PLAN; states were validated when set, so never SP_ERR_STATE */
@@ -359,6 +360,7 @@ LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
       status[i] = ST_SLOT;
     }
   }
+  if (planned > failures) sp_population_slot_used(p);
   w->failures += failures;
   w->planned += planned;
   return planned;

@@ -98,6 +98,9 @@ struct SpPopulation {
   uint8_t *slots;
 
   atomic_size_t dirty_count; /* atomic: marks may come from several threads */
+  /* 1 once a plan went to an NPC's own slot (the cache off or full, a
+   * load): until then the prefetch leaves the slots alone */
+  atomic_int slot_plans;
   size_t chunk_count;
   size_t cursor; /* chunk where the next call starts */
 
@@ -119,6 +122,12 @@ struct SpPopulation {
   /* totals over calls, for the stats */
   uint64_t hits, misses;
 };
+
+/* Notes that a plan went to an NPC's slot (any thread). */
+static inline void sp_population_slot_used(SpPopulation *p) {
+  if (!atomic_load_explicit(&p->slot_plans, memory_order_relaxed))
+    atomic_store_explicit(&p->slot_plans, 1, memory_order_relaxed);
+}
 
 /* Plans the dirty NPCs of chunk `chunk` with worker k; returns how many
  * (population_chunk.c). */
