@@ -125,11 +125,38 @@ static void test_steps_end_when_due_after_hours(void **state) {
   citizens_close(&t);
 }
 
+/* Agents that start together with steps of one length sleep in one slot
+ * of the wheel: steps longer than a lap come round to their slot before
+ * they are due (kept, never visited), and every step still ends in its
+ * frame. */
+static void test_a_slot_holding_the_crowd(void **state) {
+  (void)state;
+  enum { N = 8000 };
+  static const float dts[] = {1.0f / 60.0f};
+  const float lengths[] = {3.0f, 20.0f}; /* within a lap (16 s), past one */
+  for (int k = 0; k < 2; k++) {
+    Citizens t;
+    citizens_open(&t, N, lengths[k], lengths[k], 1, 5);
+    SpCrowdStats s;
+    int waits = (int)((lengths[k] - 0.5f) * 60.0f);
+    for (int f = 1; f <= waits; f++) { /* all plan, start, then wait */
+      assert_int_equal(sp_crowd_update(t.c, 1.0f / 60.0f, NULL), SP_OK);
+      sp_crowd_counters(t.c, &s);
+      if (f > 1) assert_int_equal(s.visited, 0);
+    }
+    citizens_close(&t);
+    citizens_open(&t, N, lengths[k], lengths[k], 1, 5);
+    run_checked(&t, N, dts, 1, 3.0 * lengths[k] + 1.0);
+    citizens_close(&t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_waiting_agents_cost_nothing),
       cmocka_unit_test(test_steps_end_when_due),
       cmocka_unit_test(test_steps_end_when_due_after_hours),
+      cmocka_unit_test(test_a_slot_holding_the_crowd),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

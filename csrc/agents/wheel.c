@@ -268,19 +268,34 @@ static int has_due(const SpCrowd *c, size_t i) {
   return sp_wheel_timed(c, c->phase[i]) || sp_walk_timed(c, i);
 }
 
+/* Requests the phase and due time of entry k of block b's chain (k may
+ * run into the next block: DRAIN_AHEAD < BLOCK_ENTRIES). */
+static void request_entry(const SpCrowd *c, const struct Wheel *wh, uint32_t b,
+                          uint32_t k) {
+  const WheelBlock *bl = &wh->block[b];
+  if (k < bl->n) {
+    request_due(c, bl->e[k]);
+    return;
+  }
+  if (bl->next != NO_BLOCK && k - bl->n < wh->block[bl->next].n)
+    request_due(c, wh->block[bl->next].e[k - bl->n]);
+}
+
 /* Drains the slot of tick t: wakes its agents due now, keeps those due in
  * a later lap or later in this tick, drops the stale; its blocks go back
- * to the pool as they are read. */
+ * to the pool as they are read. Entries are requested DRAIN_AHEAD ahead
+ * across the blocks' edges (a block's first entries too). */
 static void drain(SpCrowd *c, int64_t t) {
   struct Wheel *wh = c->wheel;
   size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
+  for (uint32_t k = 0; b != NO_BLOCK && k < DRAIN_AHEAD; k++)
+    request_entry(c, wh, b, k);
   while (b != NO_BLOCK) {
     /* by index: keeping an entry may grow (move) the pool */
     for (uint32_t k = 0; k < wh->block[b].n; k++) {
-      if (k + DRAIN_AHEAD < wh->block[b].n)
-        request_due(c, wh->block[b].e[k + DRAIN_AHEAD]);
+      request_entry(c, wh, b, k + DRAIN_AHEAD);
       uint32_t j = wh->block[b].e[k];
       if (j >= c->n || !has_due(c, j)) continue;
       if (sp_due_passed(c, j)) {
