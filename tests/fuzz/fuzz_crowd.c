@@ -71,6 +71,35 @@ static void check_events(Model *m, const SpCrowd *c) {
       broken("the agent's state is not the one its events make", i, -1);
 }
 
+static int cheb_of(const SpCrowd *c, size_t i, int x, int y) {
+  int ax, ay;
+  sp_crowd_position(c, i, &ax, &ay);
+  int dx = abs(ax - x), dy = abs(ay - y);
+  return dx > dy ? dx : dy;
+}
+
+/* A near answer is live agents within r, by distance then index, and as
+ * many as a scan of every slot finds (at most max). */
+static void near_checked(const SpCrowd *c, int x, int y, int r, size_t max,
+                         const uint32_t *near, size_t found) {
+  size_t within = 0;
+  for (size_t i = 0; i < MAX_AGENTS; i++)
+    within += sp_crowd_alive(c, i) && cheb_of(c, i, x, y) <= r;
+  if (found != (max > 0 && within > max ? max : within))
+    broken("near found another count than a scan", found, -1);
+  for (size_t k = 0; k < found; k++) {
+    if (!sp_crowd_alive(c, near[k]))
+      broken("near gave a dead agent", near[k], -1);
+    int d = cheb_of(c, near[k], x, y);
+    if (d > r) broken("near gave an agent out of reach", near[k], -1);
+    if (k > 0) {
+      int before = cheb_of(c, near[k - 1], x, y);
+      if (before > d || (before == d && near[k - 1] >= near[k]))
+        broken("near out of order", near[k], -1);
+    }
+  }
+}
+
 /* No place holds more agents than its capacity. */
 static void check_places(const SpWorld *w) {
   size_t n = sp_world_place_count(w), i;
@@ -276,11 +305,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 16: { /* perception and world facts: queries, no agent changed */
       const uint32_t *near;
       size_t found;
-      if (sp_crowd_near(c, x % (side + 2) - 1, y % (side + 2) - 1, z % 12 - 1,
-                        (size_t)(y % 4), &near, &found, &err) == SP_OK) {
-        for (size_t k = 0; k < found; k++)
-          if (!sp_crowd_alive(c, near[k]))
-            broken("near gave a dead agent", near[k], -1);
+      int qx = x % (side + 2) - 1, qy = y % (side + 2) - 1, r = z % 12 - 1;
+      size_t max = (size_t)(y % 4);
+      if (sp_crowd_near(c, qx, qy, r, max, &near, &found, &err) == SP_OK) {
+        near_checked(c, qx, qy, r, max, near, found);
       } else if (z % 12 != 0) {
         broken("near refused a radius >= 0", agent, -1);
       }
