@@ -1,28 +1,8 @@
 -- spec/world_facts_spec.lua: world facts (saspu.world { facts = }, a crowd's facts = { ... }), world:set / world:get: seen by every tied agent at the next update, reacted to only by those whose plan or goal choice reads them, saved with the world.
 local saspu = require "saspu"
 
--- A guard walks to the bank only while the alarm is quiet; coffee does not care.
-local GUARD = {
-  name = "guard",
-  variables = {
-    { name = "alarm", values = { "quiet", "ringing" } },
-    { name = "post", values = { "home", "bank" } },
-    { name = "coffee", values = { "no", "yes" } },
-  },
-  actions = {
-    { name = "stroll", var = "post", pre = "home", post = "bank", prevail = { alarm = "quiet" } },
-    { name = "flee", var = "post", pre = "bank", post = "home", prevail = { alarm = "ringing" } },
-    { name = "brew", var = "coffee", pre = "no", post = "yes" },
-  },
-  goals = {},
-}
-
-local function guard_domain(changes)
-  local d = {}
-  for k, v in pairs(GUARD) do d[k] = v end
-  if changes then for k, v in pairs(changes) do d[k] = v end end
-  return saspu.domain(d)
-end
+local guard = require "support.guard"
+local GUARD, guard_domain = guard.GUARD, guard.domain
 
 -- n guards (strolling to the bank) and m brewers (coffee for a long time).
 local function town(n, m, opts)

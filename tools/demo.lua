@@ -35,6 +35,7 @@ local RETRY = 300           -- game seconds a blocked NPC (a full place) waits b
 local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard (Chebyshev)
 local ALARM_NEAREST = 32    -- agents alarmed per robbery of a frame at most, the nearest, shared by class size
 local MAX_SPARE_LISTS = 4   -- emptied timer lists kept for reuse (about one a frame is made)
+local MAX_SPARE_GROUPS = 64 -- emptied groups of run_timers kept for reuse (tens a frame)
 
 local USAGE = [[
 usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repository root)
@@ -227,6 +228,8 @@ function M.build(opts)
   sim.event_buf = {}   -- crowd:events_of's output, reused every frame
   sim.near_buf = {}    -- crowd:near's output, reused
   sim.spare_lists = {} -- emptied timer lists, for reuse
+  sim.groups, sim.group_order = {}, {} -- run_timers' agents by class and change
+  sim.spare_groups = {} -- emptied groups, for reuse
   sim.changes = {}     -- change index -> { var, value, ... }
   return sim
 end
@@ -311,36 +314,60 @@ local function schedule(sim, frame, k, agent, lo, hi, change)
   list[n + 1] = t
 end
 
--- Applies one timer (pack_timer's number).
-local function run_timer(sim, span, t)
+-- Adds one timer (pack_timer's number) to its group: the agents of one class that one
+-- change is due for.
+local function group_timer(sim, span, t, groups, order)
   local agent = t % span
   local rest = (t - agent) / span
-  local k = rest % CLASS_SPAN
-  apply(sim.classes[k + 1], agent, sim.changes[(rest - k) / CLASS_SPAN])
+  local key = rest -- ch * CLASS_SPAN + (k - 1): the class and the change in one number
+  local g = groups[key]
+  if not g then
+    local spare = sim.spare_groups
+    g = spare[#spare] or { n = 0 }
+    spare[#spare] = nil
+    groups[key] = g
+    order[#order + 1] = key
+  end
+  local n = g.n + 1
+  g[n], g.n = agent, n
 end
 
--- Applies the timers due at `frame`, in the order they were scheduled; returns how many.
+-- Applies the timers due at `frame`; returns how many. Timers due at the same frame
+-- happen at the same game time: they are applied by class and change, each change's
+-- variables to all of its agents in one crowd:set_var_many call (the first group to
+-- come first), so the C side takes a list, not a call per agent.
 local function run_timers(sim, frame)
   local list = sim.timers[frame]
   if not list then return 0 end
   sim.timers[frame] = nil
   local n, span, count = #list, sim.timer_span, #list
+  local groups, order = sim.groups, sim.group_order
   if sim.paired then
     for j = 1, n do
       local v = list[j]
       local low = v % PAIR_SPAN
-      run_timer(sim, span, low)
+      group_timer(sim, span, low, groups, order)
       if v >= PAIR_SPAN then
-        run_timer(sim, span, (v - low) / PAIR_SPAN) -- exact: a 31-bit number times 2^32
+        group_timer(sim, span, (v - low) / PAIR_SPAN, groups, order) -- exact: 31 bits times 2^32
         count = count + 1
       end
     end
   else
-    for j = 1, n do run_timer(sim, span, list[j]) end
+    for j = 1, n do group_timer(sim, span, list[j], groups, order) end
   end
   for j = n, 1, -1 do list[j] = nil end
   local spare = sim.spare_lists
   if #spare < MAX_SPARE_LISTS then spare[#spare + 1] = list end
+  for j = 1, #order do
+    local key = order[j]
+    local g = groups[key]
+    local k = key % CLASS_SPAN
+    local change, c = sim.changes[(key - k) / CLASS_SPAN], sim.classes[k + 1].crowd
+    for v = 1, #change, 2 do c:set_var_many(g, change[v], change[v + 1], g.n) end
+    g.n, groups[key], order[j] = 0, nil, nil
+    local spare_g = sim.spare_groups
+    if #spare_g < MAX_SPARE_GROUPS then spare_g[#spare_g + 1] = g end
+  end
   return count
 end
 

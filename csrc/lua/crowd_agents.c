@@ -59,6 +59,53 @@ static int l_crowd_set_var_all(lua_State *L)
   return 0;
 }
 
+/* c:set_var_many(agents, var, value [, n]): one value for the agents
+ * agents[1..n] (n: #agents). Every index is checked before any is set,
+ * so a bad one changes nothing; C then takes them a block at a time. */
+#define SET_BLOCK 256
+static int l_crowd_set_var_many(lua_State *L)
+{
+  LCrowd *c = check_crowd(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int v = check_id(L, 3, c->nvars, "variable");
+  int x = check_id(L, 4, sp_variable_value_count(c->domain, v), "value");
+  lua_Integer n = luaL_optinteger(L, 5, (lua_Integer)lua_rawlen(L, 2));
+  luaL_argcheck(L, n >= 0, 5, "n must be 0 or more");
+  size_t slots = sp_crowd_slots(c->c);
+  for (lua_Integer k = 1; k <= n; k++) {
+    lua_rawgeti(L, 2, k);
+    int ok;
+    lua_Integer i = lua_tointegerx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!ok)
+      return luaL_argerror(
+          L, 2, lua_pushfstring(L, "agents[%I] is not an agent index", k));
+    if (i < 1 || (lua_Unsigned)i > slots)
+      return luaL_argerror(L, 2,
+                           lua_pushfstring(L,
+                                           "agents[%I] = %I is outside 1..%I",
+                                           k, i, (lua_Integer)slots));
+    if (!sp_crowd_alive(c->c, (size_t)(i - 1)))
+      return luaL_argerror(
+          L, 2, lua_pushfstring(L, "agents[%I] = %I was despawned", k, i));
+  }
+  size_t block[SET_BLOCK];
+  SpError err;
+  for (lua_Integer k = 1; k <= n;) {
+    size_t got = 0;
+    for (; k <= n && got < SET_BLOCK; k++, got++) {
+      lua_rawgeti(L, 2, k);
+      block[got] = (size_t)(lua_tointeger(L, -1) - 1);
+      lua_pop(L, 1);
+    }
+    /* the variable's refusals (a sensor's, a fact's) come with the first
+     * block, before anything changed */
+    if (sp_crowd_set_var_many(c->c, block, got, v, x, &err) != SP_OK)
+      return crowd_error(L, "set_many", &err);
+  }
+  return 0;
+}
+
 /* c:set_state(agent, packed). */
 static int l_crowd_set_state(lua_State *L)
 {
@@ -236,6 +283,7 @@ static int l_crowd_chase(lua_State *L)
 static const luaL_Reg agent_methods[] = {{"spawn_packed", l_crowd_spawn},
                                          {"set_var", l_crowd_set_var},
                                          {"set_var_all", l_crowd_set_var_all},
+                                         {"set_var_many", l_crowd_set_var_many},
                                          {"set_state", l_crowd_set_state},
                                          {"control", l_crowd_control},
                                          {"select_goal", l_crowd_select_goal},

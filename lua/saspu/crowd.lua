@@ -78,6 +78,32 @@ function Crowd:set_all(var, value)
   self:set_var_all(v, x)
 end
 
+--- Sets `var` of the agents `agents[1..n]` (indices, as `crowd:near` gives them) to one
+-- value: a world change for each, as `agent:set` is, in one call. Every index is checked
+-- before any agent changes, so a bad one changes nothing.
+-- @tparam {int,...} agents agent indices (1-based)
+-- @tparam string var
+-- @param value a value of var
+-- @tparam[opt=#agents] int n how many of `agents` to take
+-- @raise "saspu.Crowd:set_many: 'x' is not a value of 'bucket' (on_floor, in_hands)";
+-- "bad argument #1 to 'set_var_many' (agents[3] = 9 is outside 1..8)" (likewise
+-- "was despawned", "is not an agent index").
+-- @usage
+-- local near = {}
+-- local n = guards:near(bank_x, bank_y, 20, near)
+-- guards:set_many(near, "alert", "raised", n)
+function Crowd:set_many(agents, var, value, n)
+  local side = crowd_side(self)
+  local v, x = var_value(side.names, var, value)
+  if not v then error("saspu.Crowd:set_many: " .. x, 2) end
+  if side.tied[v] then error(tied_message("saspu.Crowd:set_many", var, side.tied[v]), 2) end
+  if side.sensed[v] then error(sensed_message("saspu.Crowd:set_many", var), 2) end
+  if type(agents) ~= "table" then
+    error("saspu.Crowd:set_many: agents must be a table of agent indices, got " .. type(agents), 2)
+  end
+  self:set_var_many(agents, v, x, n)
+end
+
 --- The behaviour's goals by index (the names in events).
 -- @treturn {string,...}
 -- @raise "saspu.Crowd: not made by world:crowd".
