@@ -1,15 +1,6 @@
 /* ahead.c: the advance pass's look-ahead: requests the memory of the awake agents a worker visits next, some agents before their visit. */
 #include "sp_agents.h"
 
-/* Requests the lines a visit of agent j reads. */
-static void request(const SpCrowd *c, size_t j) {
-  sp_prefetch(c->phase + j);
-  sp_prefetch(c->flags + j);
-  sp_prefetch(c->time + j);
-  sp_agent_prefetch(c, j);
-  sp_population_prefetch(c->pop, j);
-}
-
 /* The next awake agent at or after the cursor, below its end; 0 when
  * none is left. */
 static int next_awake(const SpCrowd *c, Ahead *a, size_t *j) {
@@ -50,6 +41,6 @@ size_t sp_ahead_next(const SpCrowd *c, Ahead *a) {
     a->word = (a->end + 63) / 64; /* spent */
     return SIZE_MAX;
   }
-  request(c, j);
+  sp_agent_request(c, j);
   return j;
 }

@@ -419,13 +419,6 @@ void sp_agent_changed(SpCrowd *c, size_t i) {
 /* How far ahead sp_crowd_set_var_many requests agents' rows. */
 #define SET_AHEAD 8
 
-static void set_request(const SpCrowd *c, size_t j) {
-  sp_prefetch(c->phase + j);
-  sp_prefetch(c->flags + j);
-  sp_agent_prefetch(c, j);
-  sp_population_prefetch(c->pop, j);
-}
-
 SpStatus sp_crowd_set_var(SpCrowd *c, size_t agent, int var, int value,
                           SpError *err) {
   return sp_crowd_set_var_many(c, &agent, 1, var, value, err);
@@ -458,7 +451,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
   for (size_t k = 0; k < count; k++) {
     /* a script's list is in no order: request the agent a few ahead, so
      * its rows come in while this one is judged */
-    if (k + SET_AHEAD < count) set_request(c, agents[k + SET_AHEAD]);
+    if (k + SET_AHEAD < count) sp_agent_request(c, agents[k + SET_AHEAD]);
     SpValue *s = sp_population_state_write(c->pop, agents[k]);
     if (s[var] == value) continue;
     s[var] = (SpValue)value;

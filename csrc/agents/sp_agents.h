@@ -414,6 +414,17 @@ static inline void sp_agent_prefetch(const SpCrowd *c, size_t j) {
   sp_prefetch(r + sizeof(Agent) - 1);
 }
 
+/* Requests the lines a visit of agent j reads: phase, flags, time, the
+ * record and the population rows (the advance pass's look-ahead, and
+ * sp_crowd_set_var_many over a script's list). */
+static inline void sp_agent_request(const SpCrowd *c, size_t j) {
+  sp_prefetch(c->phase + j);
+  sp_prefetch(c->flags + j);
+  sp_prefetch(c->time + j);
+  sp_agent_prefetch(c, j);
+  sp_population_prefetch(c->pop, j);
+}
+
 /* ---- spatial index (index.c) ----------------------------------------- */
 
 /* After agent i's cell may have changed: keeps its key, marks its chunk
