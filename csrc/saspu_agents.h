@@ -552,7 +552,8 @@ typedef struct SpAgentEvent {
  * pass, then by chunk, then as they happened: the same for any thread
  * count. Allocates only while buffers grow to their working size (the
  * frame buffer holds one event per agent before anything moves). A dt
- * that is negative, infinite or NaN is refused (SP_ERR_INVALID, nothing
+ * that is negative, infinite or NaN, or that takes the crowd's clock past
+ * SP_CROWD_CLOCK_MAX seconds, is refused (SP_ERR_INVALID, nothing
  * changed). Otherwise fails only with SP_ERR_MEMORY: (a) when the frame buffer cannot be set up,
  * before any agent changed; (a') when the planning workers cannot be set
  * up, after the goal choices (their events are there; those agents wait
@@ -561,6 +562,11 @@ typedef struct SpAgentEvent {
  * are there, and the message and sp_crowd_stats (events_lost) say how
  * many were lost. No event is ever dropped without this error. */
 SP_API SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
+
+/* The latest a crowd's clock may read, in seconds (2^36, over two
+ * thousand years): its due times count 1/65536 s ticks, exact in a
+ * double up to there. A save whose clock is past it does not load. */
+#define SP_CROWD_CLOCK_MAX 68719476736.0
 
 /* sp_crowd_update of several crowds at once, as one frame: each pass
  * (goal choice, each planning round, advance) of every crowd runs in one
@@ -677,6 +683,9 @@ typedef struct SpCrowdStats {
    * cells), whom a call or a change woke, who chase or think (an agent
    * waiting on a timer costs a frame nothing). */
   uint64_t visited;
+  /* Seconds the updates have added since the crowd was made (a load
+   * sets it to the saved crowd's): at most SP_CROWD_CLOCK_MAX. */
+  double clock;
 } SpCrowdStats;
 
 /* O(n) (counts phases). */

@@ -261,6 +261,25 @@ describe("saspu.Agent", function()
     assert.error_matches(function() empty:update() end, "got nil", 1, true)
   end)
 
+  it("refuses a dt that takes the clock past its latest reading, and changes nothing", function()
+    local world = saspu.world { grid = saspu.grid(12, 12), places = { { name = "market", x = 3, y = 3 } } }
+    local crowd = world:crowd(support.citizen(), { goals = { { "work" } } })
+    crowd:spawn { start = "start_of_day", x = 2, y = 2 }
+    world:update(3e10)
+    world:update(3e10) -- a long time-lapse is a frame like any other
+    local before = world:save()
+    assert.equal(60000002048, crowd:stats({}, true).clock) -- dt is a float in C
+    assert.error_matches(function() world:update(3e10) end,
+                         "saspu.World:update: dt 30000000000 takes the clock of crowd 1 'citizen' "
+                         .. "(60000002048 s) past 68719476736 s, the latest it may read", 1, true)
+    assert.error_matches(function() crowd:update(1e12) end,
+                         "saspu.Crowd:update: dt 1e+12 takes the crowd's clock (60000002048 s) past "
+                         .. "68719476736 s, the latest it may read", 1, true)
+    assert.equal(saspu.CLOCK_MAX, 2 ^ 36)
+    assert.equal(before, world:save())
+    world:update(1)
+  end)
+
   it("keeps its world and domain alive, and a closed world frees after its crowds", function()
     local world = town()
     local dom = support.citizen()

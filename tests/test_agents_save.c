@@ -440,9 +440,38 @@ static void put_le(uint8_t *p, uint64_t v, int bytes) {
   for (int k = 0; k < bytes; k++) p[k] = (uint8_t)(v >> (8 * k));
 }
 
-/* Where agent i of crowd k starts in save b, walking the layout of
+/* A crowd header's fields: its agent count and clock. */
+enum { H_AGENTS = 16, H_CLOCK = 24 };
+
+/* From crowd k's header at `at`: where its first agent starts; *words
+ * gets the state words of an agent record. */
+static size_t first_agent_at(const Scene *s, const uint8_t *b, int k, size_t at,
+                             size_t *words) {
+  size_t m = (size_t)sp_domain_variable_count(s->dom[k]);
+  at += 33;
+  at += 4 + (size_t)get_le(b + at, 4) * (8 + 2 * m);
+  at += 48;
+  *words = (size_t)get_le(b + at, 4);
+  return at + 4;
+}
+
+/* From crowd k's agent record at `at`: `count` records further on. */
+static size_t skip_agents(const Scene *s, const uint8_t *b, int k, size_t at,
+                          size_t words, size_t count) {
+  size_t m = (size_t)sp_domain_variable_count(s->dom[k]);
+  int idb = sp_domain_action_count(s->dom[k]) <= 255 ? 1 : 2;
+  for (size_t j = 0; j < count; j++) {
+    at += SAVE_AGENT_BYTES + 4 * words + 2 * m;
+    unsigned res = b[at++];
+    if ((res & 3u) == SP_NPC_PLANNED)
+      at += 2 + (size_t)get_le(b + at, 2) * (size_t)idb;
+  }
+  return at;
+}
+
+/* Where crowd k's header starts in save b, walking the layout of
  * sp_save.h; *places gets where the world's reservation counts start. */
-static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
+static size_t crowd_at(const Scene *s, const uint8_t *b, int crowd,
                        size_t *places) {
   size_t at = sp_save_body_at(b, SIZE_MAX / 2); /* a sound save */
   uint32_t np = (uint32_t)get_le(b + at + 16, 4);
@@ -451,22 +480,10 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
   at += 4 + 12u * (size_t)get_le(b + at, 4);
   at += 4 + (size_t)get_le(b + at, 4); /* the world facts' values */
   at += 4;                             /* crowd count */
-  for (int k = 0; k <= crowd; k++) {
-    size_t m = (size_t)sp_domain_variable_count(s->dom[k]);
-    int idb = sp_domain_action_count(s->dom[k]) <= 255 ? 1 : 2;
-    uint64_t n = get_le(b + at + 16, 8);
-    at += 33;
-    at += 4 + (size_t)get_le(b + at, 4) * (8 + 2 * m);
-    at += 48;
-    size_t words = (size_t)get_le(b + at, 4);
-    at += 4;
-    for (size_t j = 0; j < n; j++) {
-      if (k == crowd && j == i) return at;
-      at += SAVE_AGENT_BYTES + 4 * words + 2 * m;
-      unsigned res = b[at++];
-      if ((res & 3u) == SP_NPC_PLANNED)
-        at += 2 + (size_t)get_le(b + at, 2) * (size_t)idb;
-    }
+  for (int k = 0; k < crowd; k++) {
+    size_t words, n = (size_t)get_le(b + at + H_AGENTS, 8);
+    at = first_agent_at(s, b, k, at, &words);
+    at = skip_agents(s, b, k, at, words, n);
     at += 4 + 4u * (size_t)get_le(b + at, 4); /* the free slots */
     at += 1 + (size_t)b[at];                  /* the fact ties' values */
     at += 1 + 8u * (size_t)b[at];             /* the sensors' next readings */
@@ -476,7 +493,17 @@ static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
       at += 24 + 4u * b[at + 18];              /* and paths */
     at += 4 + 12u * (size_t)get_le(b + at, 4); /* the agents' own priorities */
   }
-  return 0;
+  return at;
+}
+
+/* Where agent i of crowd k starts in save b (0 when it has no agent i);
+ * *places as crowd_at. */
+static size_t agent_at(const Scene *s, const uint8_t *b, int crowd, size_t i,
+                       size_t *places) {
+  size_t at = crowd_at(s, b, crowd, places), words;
+  if (i >= get_le(b + at + H_AGENTS, 8)) return 0;
+  at = first_agent_at(s, b, crowd, at, &words);
+  return skip_agents(s, b, crowd, at, words, i);
 }
 
 /* An agent of the save in a state pick() accepts: its crowd, index and
@@ -717,6 +744,47 @@ static void test_crafted_but_sound_runs(void **state) {
   scene_close(&a);
 }
 
+/* A crowd clock outside 0..SP_CROWD_CLOCK_MAX does not load; one just
+ * inside loads, and no update takes it past the bound. */
+static void test_crafted_clock(void **state) {
+  (void)state;
+  Scene a;
+  RdRng rng;
+  size_t len, places;
+  uint8_t *good = scene_saved(&a, &rng, 17, 20, 8, plain, &len);
+  size_t at = crowd_at(&a, good, 1, &places) + H_CLOCK;
+  uint8_t *bad = malloc(len);
+  const double clocks[] = {-1.0, SP_CROWD_CLOCK_MAX * 2, 9e15, 1e300};
+  for (size_t k = 0; k < sizeof clocks / sizeof clocks[0]; k++) {
+    memcpy(bad, good, len);
+    memcpy(bad + at, &clocks[k], 8);
+    reseal(bad, len);
+    refused(&a, bad, len, "crowd 2 'citizen': its clock", good, len);
+  }
+  double late = SP_CROWD_CLOCK_MAX - 1.0;
+  memcpy(bad, good, len);
+  memcpy(bad + at, &late, 8);
+  reseal(bad, len);
+  SpError err;
+  if (sp_world_load(a.w, a.c, CROWDS, bad, len, NULL, NULL, &err) != SP_OK)
+    fail_msg("%s", err.message);
+  size_t before_len;
+  uint8_t *before = save(&a, &before_len);
+  assert_int_equal(sp_crowd_update(a.c[1], 2.0f, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "dt 2 takes the crowd's clock"));
+  size_t now_len;
+  uint8_t *now = save(&a, &now_len); /* nothing changed */
+  assert_int_equal(now_len, before_len);
+  assert_memory_equal(now, before, now_len);
+  assert_int_equal(sp_crowd_update(a.c[0], 1e9f, &err), SP_OK);
+  assert_int_equal(sp_crowd_update(a.c[1], 0.5f, &err), SP_OK);
+  sp_world_save_free(a.w, now, now_len);
+  sp_world_save_free(a.w, before, before_len);
+  free(bad);
+  sp_world_save_free(a.w, good, len);
+  scene_close(&a);
+}
+
 /* A crafted list of cached fields (thousands of distinct cells, repeats)
  * costs no more than filling the world's cache once: a load computes at
  * most as many fields as the world can hold. */
@@ -868,6 +936,7 @@ int main(void) {
       cmocka_unit_test(test_crafted_agents_refused),
       cmocka_unit_test(test_crafted_reservations_over_capacity),
       cmocka_unit_test(test_crafted_but_sound_runs),
+      cmocka_unit_test(test_crafted_clock),
       cmocka_unit_test(test_crafted_field_list_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -818,6 +818,7 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;
   out->ms_binding = c->ms_binding;
+  out->clock = c->clock;
 }
 
 /* What the crowd holds in memory, as two parts: bytes that grow with its

@@ -453,6 +453,9 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   double clk;
   memcpy(&clk, &clock, sizeof clk);
   if (!isfinite(clk)) return ld_bad(r, "its clock is not a number");
+  if (!(clk >= 0.0 && clk <= SP_CROWD_CLOCK_MAX))
+    return ld_bad(r, "its clock %g s is outside 0..%.0f s", clk,
+                  SP_CROWD_CLOCK_MAX);
   if (selector > 1)
     return ld_bad(r, "selector byte %u is not 0 or 1", selector);
   x->selector = (int)selector;

@@ -1,6 +1,7 @@
 /* update.c: one frame of a crowd: goal choice, planning rounds, the parallel advance pass, the serial binding pass, and event merging. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -422,6 +423,16 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   double t0 = now_ms();
   SpStatus st = check_crowds(crowds, count, err);
   if (st != SP_OK) return st;
+  for (size_t k = 0; k < count; k++)
+    if (crowds[k]->clock + (double)dt > SP_CROWD_CLOCK_MAX) {
+      char which[48] = "the crowd's";
+      if (count > 1) snprintf(which, sizeof which, "crowd %zu's", k + 1);
+      return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                          "dt %g takes %s clock (%.17g s) past %.0f s, the "
+                          "latest it may read",
+                          (double)dt, which, crowds[k]->clock,
+                          SP_CROWD_CLOCK_MAX);
+    }
   SpThreadPool *pool = crowds[0]->pool;
   /* the buffers keep the size of the last frames, not one event per
    * agent: a frame needing more than twice the last one grows them */

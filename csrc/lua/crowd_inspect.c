@@ -173,7 +173,7 @@ static int l_crowd_blocker(lua_State *L)
 
 /* c:stats([out [, counters]]) -> { agents, idle, walking, acting, ...
  * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, visited, ms_update,
- * ms_planning, ms_binding, bytes_per_agent, bytes_total }. With counters
+ * ms_planning, ms_binding, clock, bytes_per_agent, bytes_total }. With counters
  * true, O(1): no phases and no bytes (left as they were in out). */
 static int l_crowd_stats(lua_State *L)
 {
@@ -206,6 +206,8 @@ static int l_crowd_stats(lua_State *L)
   lua_setfield(L, 2, "ms_planning");
   lua_pushnumber(L, s.ms_binding);
   lua_setfield(L, 2, "ms_binding");
+  lua_pushnumber(L, s.clock);
+  lua_setfield(L, 2, "clock");
   if (!counters) {
     set_int_field(L, 2, "bytes_per_agent", s.bytes_per_agent);
     set_int_field(L, 2, "bytes_total", s.bytes_total);

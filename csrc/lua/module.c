@@ -66,6 +66,8 @@ int luaopen_saspu_core(lua_State *L)
   lua_pushinteger(L,
                   SP_GOAL_CHOICES_MAX); /* most combinations of a goal's sets */
   lua_setfield(L, -2, "GOAL_CHOICES_MAX");
+  lua_pushnumber(L, SP_CROWD_CLOCK_MAX); /* a crowd clock's latest reading */
+  lua_setfield(L, -2, "CLOCK_MAX");
   open_domain(L);
   open_domain_plan(L);
   open_grid(L);

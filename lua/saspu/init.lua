@@ -52,6 +52,10 @@ saspu.domain = core.domain
 -- saspu.ANY (255) is a packed goal's byte for a free variable.
 saspu.KEEP, saspu.ANY = core.KEEP, core.ANY
 
+-- saspu.CLOCK_MAX: the latest a crowd's clock may read, in seconds (2^36, over two
+-- thousand years of game time); an update that would pass it is refused.
+saspu.CLOCK_MAX = core.CLOCK_MAX
+
 -- Loads a text chunk with the environment `env`: loadfile's mode and env
 -- arguments where they exist (5.2+), else the text through loadstring and
 -- setfenv (5.1, LuaJIT), refusing precompiled chunks the same way.

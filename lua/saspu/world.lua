@@ -239,6 +239,25 @@ end
 -- ------------------------------------------------------------------------------------
 
 local FLOAT_MAX = 3.4028234663852886e38 -- C keeps dt as a float
+local CLOCK_MAX = core.CLOCK_MAX
+
+-- Refuses a dt that takes an open crowd's clock past CLOCK_MAX before any crowd moves
+-- (crowd:update refuses it too, but the crowds before it would have moved on).
+local clock_stats = {}
+local function check_clocks(ws, dt)
+  local list = ws.crowds
+  for k = 1, #list do
+    local c = list[k]
+    if c:is_open() then
+      local clock = c:stats(clock_stats, true).clock
+      if clock + dt > CLOCK_MAX then
+        error(string_format("saspu.World:update: dt %.17g takes the clock of crowd %d '%s' (%.17g s) "
+                            .. "past %.0f s, the latest it may read", dt, k, crowds[c].names.name,
+                            clock, CLOCK_MAX), 3)
+      end
+    end
+  end
+end
 
 --- One frame: every open crowd advances by dt seconds in C (choose goals, plan, walk,
 -- act, apply effects, replan), then the Lua hooks of this frame's events run. With
@@ -248,7 +267,8 @@ local FLOAT_MAX = 3.4028234663852886e38 -- C keeps dt as a float
 -- (`step_failed` or `hook_failed` at the next update); the frame's other hooks run and
 -- the crowd keeps running.
 -- @tparam number dt seconds, finite, 0 or more
--- @raise "saspu.World:update: dt must be a finite number of seconds, 0 or more, got -1".
+-- @raise "saspu.World:update: dt must be a finite number of seconds, 0 or more, got -1";
+-- a dt that takes a crowd's clock past `saspu.CLOCK_MAX` is refused before any crowd moves.
 function World:update(dt)
   local ws = world_side(self)
   if type(dt) ~= "number" or not (dt >= 0 and dt <= FLOAT_MAX) then
@@ -256,6 +276,7 @@ function World:update(dt)
     error("saspu.World:update: dt must be a finite number of seconds, 0 or more, got " .. tostring(dt), 2)
   end
   if ws.updating then error("saspu.World:update: called from a hook during world:update", 2) end
+  check_clocks(ws, dt)
   ws.updating = true
   local ok, err = pcall(hooks.update_all, self, ws, dt)
   ws.updating = false
