@@ -18,6 +18,9 @@ _Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
 /* Agents with work due are far apart in memory: their records are
  * requested this many agents before they are used. */
 #define PREFETCH_AHEAD 6
+/* Places reserved by the binding pass from which their agents' rows are
+ * written by the workers (PASS_COMMIT), not the calling thread alone. */
+#define COMMIT_PARALLEL_MIN 1024
 
 /* Requests agent j's record and population rows ahead of their use. */
 static void fetch_ahead(const SpCrowd *c, size_t j) {
@@ -534,10 +537,14 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   run_batch(crowds, count, pool, PASS_ADVANCE);
   size_t lost = 0, taken = 0;
   for (size_t k = 0; k < count; k++) {
-    crowds[k]->in_pass = bind_pass(crowds[k]) > 0;
-    taken += (size_t)crowds[k]->in_pass;
+    size_t n = bind_pass(crowds[k]);
+    crowds[k]->in_pass = n > 0;
+    taken += n;
   }
-  if (taken > 0) run_batch(crowds, count, pool, PASS_COMMIT);
+  /* a few agents' rows are written sooner than the workers wake */
+  if (taken > 0)
+    run_batch(crowds, count, taken >= COMMIT_PARALLEL_MIN ? pool : NULL,
+              PASS_COMMIT);
   for (size_t k = 0; k < count; k++) {
     crowds[k]->in_pass = 1;
     lost += frame_lost(crowds[k]);
