@@ -277,6 +277,7 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
     a->refused = 0; /* and refused_hi, zeroed above */
     if (c->phase[i] == SP_PHASE_IDLE) {
       c->flags[i] |= F_NEED_GOAL;
+      sp_agent_mark_choosing(c, i);
       c->phase[i] = SP_PHASE_THINKING;
     }
   }
@@ -324,6 +325,7 @@ SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
     a->refused = 0;
     if (c->phase[i] == SP_PHASE_IDLE) {
       c->flags[i] |= F_NEED_GOAL;
+      sp_agent_mark_choosing(c, i);
       c->phase[i] = SP_PHASE_THINKING;
     }
   }
@@ -386,6 +388,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   c->time[i] = 0.0f;
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;
+  sp_agent_mark_choosing(c, i);
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
   sp_facts_sync(c, i); /* a tied variable holds the world's fact */
   sp_index_note(c, i);
@@ -408,12 +411,14 @@ void sp_agent_changed(SpCrowd *c, size_t i) {
   }
   if (c->phase[i] == SP_PHASE_IDLE) {
     c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
     a->why = SP_REASON_NONE;
     c->phase[i] = SP_PHASE_THINKING;
     return;
   }
   if (!sp_agent_plan_holds(c, i, c->cw[0].state)) {
     c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
     a->why = SP_REASON_WORLD_CHANGED;
   }
 }
@@ -489,6 +494,7 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
   Agent *a = &c->agents[i];
   if (!(c->flags[i] & F_NEED_GOAL)) {
     c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
     a->why = c->flags[i] & F_HAS_PLAN ? SP_REASON_HIGHER_GOAL : SP_REASON_NONE;
     if (c->phase[i] == SP_PHASE_IDLE) c->phase[i] = SP_PHASE_THINKING;
   }
@@ -520,6 +526,7 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
   a->goal = (uint8_t)sorted;
   a->why = SP_REASON_SELECT;
   c->flags[i] |= F_NEED_GOAL;
+  sp_agent_mark_choosing(c, i);
   c->phase[i] = SP_PHASE_THINKING;
   return SP_OK;
 }
@@ -569,6 +576,7 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                         agent, sp_phase_name((SpPhase)ph));
   if (ph != SP_PHASE_SCRIPT && !(c->flags[i] & F_NEED_GOAL)) {
     c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
     c->agents[i].why = SP_REASON_STEP_FAILED;
   }
   c->phase[i] = SP_PHASE_SCRIPT;

@@ -524,6 +524,8 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
    * behaviours (fingerprinted); chunk flags are zero between updates;
    * this frame's events belong to the frame before the save */
   memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
+  for (size_t t = 0; t <= c->chunk_count; t++) /* the agents' flags are new */
+    c->chunks[t].choosing = 1;
   sp_index_reset(c);  /* every agent may have moved */
   sp_facts_reload(c); /* who reads which fact, from the plans */
   sp_wheel_loaded(c); /* the seconds left are due times from now */

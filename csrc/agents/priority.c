@@ -46,6 +46,7 @@ static void rethink(SpCrowd *c, size_t i) {
   sp_agent_clear_refused(c, i);
   if (c->phase[i] == SP_PHASE_IDLE) {
     c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
     c->phase[i] = SP_PHASE_THINKING;
   }
 }

@@ -263,8 +263,10 @@ typedef struct CrowdWorker {
 
 typedef struct ChunkRec {
   uint32_t worker, start, count;
-  uint32_t flagged; /* agents flagged for the next serial pass */
-  uint32_t moved;   /* an agent changed cell since the index was built */
+  uint32_t flagged;  /* agents flagged for the next serial pass */
+  uint32_t moved;    /* an agent changed cell since the index was built */
+  uint32_t choosing; /* an agent may need a goal or wait for a plan: the
+                        choose pass reads this chunk's flags */
   /* its binding answers: in worker hint_worker's list; `taken` of them
    * reserved by the serial pass, written to the agents after it */
   uint32_t hint_worker, hint_start, hint_count, taken;
@@ -442,6 +444,12 @@ static inline void sp_index_note(SpCrowd *c, size_t i) {
   if (cell[i] == k) return;
   cell[i] = k;
   c->chunks[i / SP_CROWD_CHUNK].moved = 1;
+}
+/* Agent i was just flagged F_NEED_GOAL or F_PLANNING: the next choose
+ * pass reads its chunk (it passes over the others without reading their
+ * flags; a worker writes only its own chunk's record). */
+static inline void sp_agent_mark_choosing(SpCrowd *c, size_t i) {
+  c->chunks[i / SP_CROWD_CHUNK].choosing = 1;
 }
 /* Agent i was despawned: out of the index at the next query. */
 static inline void sp_index_drop(SpCrowd *c, size_t i) {

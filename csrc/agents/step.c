@@ -226,6 +226,7 @@ void step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail) {
 static void need_goal(SpCrowd *c, size_t i, SpReason why) {
   Agent *a = &c->agents[i];
   c->flags[i] = (uint8_t)((c->flags[i] | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
+  sp_agent_mark_choosing(c, i);
   a->why = (uint8_t)why;
   c->phase[i] = SP_PHASE_THINKING;
 }
@@ -297,6 +298,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
     sp_goal_for_planning(c, s.worker, i, g);
     a->goal = (uint8_t)g;
     c->flags[i] |= F_PLANNING;
+    sp_agent_mark_choosing(c, i);
     c->phase[i] = SP_PHASE_THINKING;
     return 1;
   }
@@ -356,6 +358,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
   if (why == SP_REASON_SELECT) a->why = SP_REASON_NONE;
   sp_goal_for_planning(c, s.worker, i, a->goal);
   c->flags[i] |= F_PLANNING;
+  sp_agent_mark_choosing(c, i);
   c->phase[i] = SP_PHASE_THINKING;
   return 1;
 }

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -74,11 +75,22 @@ static uint32_t mark_waiting(SpCrowd *c, size_t lo, size_t hi, uint32_t *buf) {
 /* The choose pass over a chunk in one scan of its flags: the agents that
  * need a goal choose one, and those waiting for a plan then (chosen now,
  * or left waiting by an update whose planning failed) are marked; no
- * other agent's flags change meanwhile. */
-static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t lo, size_t hi,
-                             uint32_t *due) {
+ * other agent's flags change meanwhile. A chunk nobody marked since
+ * (sp_agent_mark_choosing) has none of those: its flags stay unread,
+ * which in a large crowd is most chunks, most frames. */
+static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
+  ChunkRec *r = &c->chunks[chunk];
+  size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+  if (hi > c->n) hi = c->n;
+#if defined(SP_CHECK_CHOOSING) /* a test build: the mark is never missing */
+  if (!r->choosing &&
+      with_flag(c->flags, lo, hi, F_NEED_GOAL | F_PLANNING, due))
+    abort();
+#endif
+  if (!r->choosing) return 0;
   size_t nd = with_flag(c->flags, lo, hi, F_NEED_GOAL | F_PLANNING, due);
   size_t nw = 0;
+  int left = 0; /* an agent that still needs a goal (none, today) */
   for (size_t k = 0; k < nd; k++) {
     if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
     size_t i = due[k];
@@ -86,9 +98,11 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t lo, size_t hi,
       sp_agent_choose(c, s, i);
       sp_wheel_settle(c, s.worker, i);
     }
+    left |= c->flags[i] & F_NEED_GOAL;
     if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
   }
   sp_population_mark_dirty_list(c->pop, due, nw, NULL);
+  r->choosing = nw > 0 || left; /* the waiting keep it for the next frame */
   return (uint32_t)nw;
 }
 
@@ -112,7 +126,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   uint8_t walked[SP_CROWD_CHUNK];
   size_t nd = 0;
   switch (c->pass) {
-  case PASS_CHOOSE: flagged = choose_chunk(c, s, lo, hi, due); break;
+  case PASS_CHOOSE: flagged = choose_chunk(c, s, chunk, due); break;
   case PASS_TAKE:
     nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
     for (size_t k = 0; k < nd; k++) {
@@ -151,8 +165,9 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     if (nd > 0) sp_agent_walk_many(c, due, nd, walked);
     atomic_fetch_add_explicit(&c->visited, nd, memory_order_relaxed);
     for (size_t k = 0; k < nd; k++) {
+      /* the look-ahead requested the awake agents' memory already */
       size_t ahead = k + PREFETCH_AHEAD;
-      if (ahead < nd && walked[ahead] != WALK_STAYED)
+      if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
         fetch_ahead(c, due[ahead]);
       /* a walker still on its way has nothing more to do this frame */
       int bind = walked[k] == WALK_STAYED

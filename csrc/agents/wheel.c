@@ -202,16 +202,24 @@ static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
   return wh->used++;
 }
 
-/* Agent i into slot s; 0 on memory. */
-static int slot_add(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
+/* slot_add when the slot's first block is full or missing: a new first
+ * block (one in BLOCK_ENTRIES adds). */
+RARE int slot_add_block(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
+  uint32_t b = block_take(c, wh);
+  if (b == NO_BLOCK) return 0;
+  wh->block[b].next = wh->slot[s].head;
+  wh->block[b].n = 1;
+  wh->block[b].e[0] = i;
+  wh->slot[s].head = b;
+  return 1;
+}
+
+/* Agent i into slot s; 0 on memory. Every timer started comes here: the
+ * common case needs no stack frame. */
+static inline int slot_add(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
   uint32_t h = wh->slot[s].head;
-  if (h == NO_BLOCK || wh->block[h].n == BLOCK_ENTRIES) {
-    uint32_t b = block_take(c, wh);
-    if (b == NO_BLOCK) return 0;
-    wh->block[b].next = h;
-    wh->block[b].n = 0;
-    wh->slot[s].head = h = b;
-  }
+  if (h == NO_BLOCK || wh->block[h].n == BLOCK_ENTRIES)
+    return slot_add_block(c, wh, s, i);
   WheelBlock *bl = &wh->block[h];
   bl->e[bl->n++] = i;
   return 1;
