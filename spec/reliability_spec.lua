@@ -233,6 +233,17 @@ describe("methods whose object is closed by code they run", function()
                          "saspu.World was closed during the call", 1, true)
   end)
 
+  it("says a world was closed during a Lua-written method (world:load's options)", function()
+    local t = town("world")()
+    local s = t.w:save()
+    local opts = setmetatable({}, { __index = function() t.w:close() end })
+    assert.error_matches(function() t.w:load(s, opts) end, "saspu.World was closed during the call", 1, true)
+    assert.equal("saspu.World (closed)", tostring(t.w))
+    assert.error_matches(function() t.w:load(s) end, "saspu.World: closed", 1, true)
+    local t2 = town("world")()
+    t2.w:load(t2.w:save(), setmetatable({}, { __index = function() end })) -- open: loads
+  end)
+
   it("raises instead of reading a domain closed by a `why` table's __newindex", function()
     local dom = saspu.domain_file(HORSE)
     local s0 = dom:encode { haystack = "stored", bucket = "on_floor", water = "in_trough" }

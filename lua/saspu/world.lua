@@ -385,7 +385,8 @@ facts.install(World, { world_side = world_side })
 -- Closed objects and error positions
 -- ------------------------------------------------------------------------------------
 -- Every method of a closed world, crowd or agent handle raises "saspu.World: closed"
--- (Crowd, Agent likewise); the C methods check for themselves. An error from a method
+-- (Crowd, Agent likewise), and one closed while its method runs "saspu.World was closed
+-- during the call"; the C methods check for themselves. An error from a method
 -- written here names the caller's line: the method runs under pcall, and a position in
 -- saspu's own files is dropped before the message is raised again at level 2.
 
@@ -407,9 +408,13 @@ end)()
 
 -- The results of a guarded method, as many as it returned (a fixed list of names would
 -- pad them with nils: print(a:get(v)) would print them). It is tail-called, so no table
--- is made per call.
-local function pass_results(ok, ...)
-  if not ok then error(strip_own((...)), CALLER_LEVEL) end
+-- is made per call. A method that failed because its object was closed while it ran
+-- (by a finalizer or a hook) says so.
+local function pass_results(is_open, self, what, ok, ...)
+  if not ok then
+    if not is_open(self) then error(what .. " was closed during the call", CALLER_LEVEL) end
+    error(strip_own((...)), CALLER_LEVEL)
+  end
   return ...
 end
 
@@ -426,7 +431,7 @@ local function guard(methods, what)
     local f = methods[name]
     methods[name] = function(self, ...)
       if not is_open(self) then error(what .. ": closed", 2) end
-      return pass_results(pcall(f, self, ...))
+      return pass_results(is_open, self, what, pcall(f, self, ...))
     end
   end
 end
