@@ -1,4 +1,4 @@
-/* bind.c: a step bound to a place, a kind of place or a cell: pick a place, reserve a slot or wait for one in turn, fail as unreachable; serial. */
+/* bind.c: a step bound to a place, a kind of place or a cell: pick a place, reserve a slot or wait for one in turn, fail as unreachable; serial, on answers the advance pass found where it can. */
 #include <math.h>
 
 #include "sp_step.h"
@@ -48,11 +48,15 @@ static void unreachable(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
 
 /* 1 when the agent's cell has a path to the target cell (the caller
  * judges its own moves: engine moves never compute a field). */
+static int reachable_from(SpCrowd *c, size_t cell, uint32_t key, int x, int y) {
+  const float *f = sp_world_field_get(c->world, key, x, y);
+  return f != NULL && isfinite(f[cell]);
+}
+
 static int reachable(SpCrowd *c, Agent *a, uint32_t key, int x, int y) {
   if (c->world->grid == NULL || c->opt.engine_moves) return 1;
-  const float *f = sp_world_field_get(c->world, key, x, y);
-  if (f == NULL) return 0;
-  return isfinite(f[sp_grid_field_index(c->world->grid, a->x, a->y)]);
+  return reachable_from(c, sp_grid_field_index(c->world->grid, a->x, a->y), key,
+                        x, y);
 }
 
 /* The place a step binds: its own, the home, the caller's, or the
@@ -91,10 +95,25 @@ static uint32_t pick_place(const SpCrowd *c, const Agent *a,
   return p;
 }
 
+/* The agent's side of a reservation made. */
+static void hold_room(SpCrowd *c, size_t i, uint32_t p) {
+  Agent *a = &c->agents[i];
+  const Place *pl = &c->world->places[p];
+  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
+  a->target = p;
+  a->tx = (uint16_t)pl->x;
+  a->ty = (uint16_t)pl->y;
+}
+
+/* The reservation itself, for an agent no longer in a queue. */
+static void take_room(SpCrowd *c, size_t i, uint32_t p) {
+  atomic_fetch_add(&c->world->places[p].reserved, 1);
+  hold_room(c, i, p);
+}
+
 static void take_place(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
-  Place *pl = &c->world->places[p];
   int act = plan_act(plan, a->step);
   if (step_waiting_for_room(a, act)) { /* the wait is over: the step starts */
     if (step_defers_start(c, a, act))
@@ -103,11 +122,7 @@ static void take_place(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
     a->fail_action = -1;
   }
   sp_queue_leave(c, i);
-  atomic_fetch_add(&pl->reserved, 1);
-  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
-  a->target = p;
-  a->tx = (uint16_t)pl->x;
-  a->ty = (uint16_t)pl->y;
+  take_room(c, i, p);
 }
 
 /* In a worker: binds the running step when the serial pass would bind it
@@ -212,4 +227,122 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   }
   take_place(c, s, &plan, p);
   if (c->opt.engine_moves) step_start_move(c, s, &plan);
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers found in the advance pass                                  */
+/* ------------------------------------------------------------------ */
+
+/* Agent i's answer from its own rows, or 0 when the serial pass must read
+ * them: nothing but its own visit changes what is read here (its plan,
+ * cell, cool-down, reservation, queue turn: only its own join sets
+ * `queued`), so of its choice only the reservations may move before the
+ * serial pass. Its place p is the first of the nearest of those neither
+ * cooling down nor full; `nearer` lists those it prefers to p. */
+static int hint_of(const SpCrowd *c, size_t i, BindHint *h) {
+  const Agent *a = &c->agents[i];
+  const SpWorld *w = c->world;
+  if ((c->flags[i] & F_RESERVED) || a->queued || c->opt.engine_moves ||
+      (c->chase != NULL && c->chase[i].on))
+    return 0;
+  Plan plan = {c, i, NULL, 1, PLAN_UNREAD};
+  int act = plan_act(&plan, a->step);
+  if (act < 0 || step_waiting_for_room(a, act)) return 0;
+  const SpActionBehaviour *b = &c->beh[act];
+  if (b->bind != SP_BIND_KIND && b->bind != SP_BIND_PLACE &&
+      b->bind != SP_BIND_HOME)
+    return 0;
+  int saw_full, saw_cool, limited;
+  uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
+  if (p >= w->place_count || cooling(c, a, p)) return 0;
+  h->agent = (uint32_t)i, h->place = p, h->limited = (uint8_t)limited;
+  h->taken = 0, h->nearer = 0, h->kind = BIND_HINT_NO_KIND;
+  h->cell =
+      w->grid != NULL ? (uint32_t)sp_grid_field_index(w->grid, a->x, a->y) : 0;
+  if (b->bind != SP_BIND_KIND) return 1;
+  if (b->kind < 0 || b->kind >= (int)BIND_HINT_NO_KIND) return 0;
+  h->kind = (uint16_t)b->kind;
+  int dp = step_octile(a->x, a->y, w->places[p].x, w->places[p].y);
+  int before = 1; /* a tie goes to the first in the list */
+  unsigned j = 0;
+  for (uint32_t k = sp_world_first_of_kind(w, b->kind); k != SP_NO_PLACE;
+       k = w->places[k].next_of_kind, j++) {
+    if (j == 64) return 0;
+    if (k == p) {
+      before = 0;
+      continue;
+    }
+    if (cooling(c, a, k)) continue;
+    int dd = step_octile(a->x, a->y, w->places[k].x, w->places[k].y);
+    if (dd < dp || (dd == dp && before)) h->nearer |= (uint64_t)1 << j;
+  }
+  return 1;
+}
+
+/* Doubles worker w's list; 0 on memory. A worker grows it under the
+ * world's allocator lock (wk >= 0). */
+static int hint_grow(SpCrowd *c, CrowdWorker *w, int wk) {
+  size_t nc = w->hint_cap < 256 ? 256 : w->hint_cap * 2;
+  if (wk >= 0) pthread_mutex_lock(&c->world->alloc_lock);
+  BindHint *p = sp_mem_realloc(c->alloc, w->hint, w->hint_cap * sizeof *p,
+                               nc * sizeof *p);
+  if (wk >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
+  if (p == NULL) return 0;
+  w->hint = p;
+  w->hint_cap = nc;
+  return 1;
+}
+
+void sp_bind_hint_add(SpCrowd *c, int wk, size_t i) {
+  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
+  BindHint h;
+  if (!hint_of(c, i, &h)) return;
+  /* without room, the serial pass reads the agent itself */
+  if (w->hint_count == w->hint_cap && !hint_grow(c, w, wk)) return;
+  w->hint[w->hint_count++] = h;
+}
+
+void sp_bind_hint_prefetch(const SpCrowd *c, const BindHint *h) {
+  const SpWorld *w = c->world;
+  const float *f = w->grid != NULL ? sp_world_field_peek(w, h->place) : NULL;
+  if (f != NULL) sp_prefetch(f + h->cell);
+}
+
+/* The answer holds when its place has room and every place preferred to
+ * it is full: pick_place would choose it now. From there on, the steps of
+ * sp_agent_bind for an agent with no reservation, no queue turn and no
+ * wait for room, in the same order (the queue, then the field). */
+int sp_agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h) {
+  SpWorld *w = c->world;
+  const Place *pl = &w->places[h->place];
+  if (full(pl)) return 0;
+  unsigned j = 0;
+  for (uint32_t k = h->nearer != 0 ? sp_world_first_of_kind(w, h->kind)
+                                   : SP_NO_PLACE;
+       k != SP_NO_PLACE && (h->nearer >> j) != 0;
+       k = w->places[k].next_of_kind, j++)
+    if (((h->nearer >> j) & 1u) && !full(&w->places[k])) return 0;
+  size_t i = h->agent;
+  int of_kind = h->kind != BIND_HINT_NO_KIND;
+  uint32_t key = !h->limited ? SP_NO_PLACE
+                 : of_kind   ? SP_QUEUE_KIND | h->kind
+                             : h->place;
+  if (key != SP_NO_PLACE && !sp_queue_may_enter(c, i, key)) {
+    Plan plan = plan_view(c, s, i);
+    block(c, s, &plan, SP_REASON_FULL, of_kind ? SP_NO_PLACE : h->place, 0.0f);
+    return 1;
+  }
+  if (w->grid != NULL && !reachable_from(c, h->cell, h->place, pl->x, pl->y)) {
+    Plan plan = plan_view(c, s, i);
+    unreachable(c, s, &plan, h->place);
+    return 1;
+  }
+  atomic_fetch_add(&w->places[h->place].reserved, 1);
+  h->taken = 1;
+  return 1;
+}
+
+void sp_bind_hint_commit(SpCrowd *c, int wk, const BindHint *h) {
+  hold_room(c, h->agent, h->place);
+  sp_wheel_settle(c, wk, h->agent);
 }

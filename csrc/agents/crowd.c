@@ -24,6 +24,8 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
     sp_mem_free(c->alloc, w->ev, w->ev_cap * sizeof(SpAgentEvent));
   if (w->blocker != NULL)
     sp_mem_free(c->alloc, w->blocker, sp_blocker_scratch_size(c->domain));
+  if (w->hint != NULL)
+    sp_mem_free(c->alloc, w->hint, w->hint_cap * sizeof(BindHint));
   memset(w, 0, sizeof *w);
 }
 
@@ -870,7 +872,8 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   grow += sp_wheel_bytes(c); /* the awake bits and the timers' slots */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     const CrowdWorker *w = &c->cw[k];
-    grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent));
+    grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent)) +
+            sp_mem_resident(w->hint, w->hint_cap * sizeof(BindHint));
     if (w->ws == NULL) continue;
     rest += sp_workspace_size_bytes(w->ws) + (size_t)c->m + 8u +
             ((size_t)c->action_count + 1u) * sizeof(uint16_t);

@@ -257,6 +257,8 @@ typedef struct CrowdWorker {
   uint32_t *arm; /* agents whose timer this pass started (wheel.c) */
   size_t arm_count, arm_cap;
   Ahead ahead;
+  struct BindHint *hint; /* this frame's binding answers (bind.c) */
+  size_t hint_count, hint_cap;
 } CrowdWorker;
 
 typedef struct ChunkRec {
@@ -265,6 +267,9 @@ typedef struct ChunkRec {
   uint32_t moved;    /* an agent changed cell since the index was built */
   uint32_t choosing; /* an agent may need a goal or wait for a plan: the
                         choose pass reads this chunk's flags */
+  /* its binding answers: in worker hint_worker's list; `taken` of them
+   * reserved by the serial pass, written to the agents after it */
+  uint32_t hint_worker, hint_start, hint_count, taken;
 } ChunkRec;
 
 /* A crowd's spatial index (index.c, queries near.c): made by the first
@@ -867,6 +872,37 @@ SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent, SpError *err);
 void sp_agent_chase(SpCrowd *c, Sink s, size_t i);
 /* Serial: binds the running step's place (reservation, field). */
 void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
+
+/* A binding answered in the parallel advance pass from agent i's own
+ * rows (bind_hint.c): the place it would take, the places it prefers to
+ * that one (bits of their positions in the kind's list: each must be full
+ * when the serial pass binds it), its cell in the fields (bind.c). */
+typedef struct BindHint {
+  uint32_t agent, place, cell;
+  uint16_t kind;   /* the kind bound, or BIND_HINT_NO_KIND */
+  uint8_t limited; /* a place looked at has a capacity: the queue decides */
+  uint8_t taken;   /* reserved by the serial pass: sp_bind_hint_commit */
+  uint64_t nearer;
+} BindHint;
+#define BIND_HINT_NO_KIND 0xffffu
+
+/* In worker wk (-1: the calling thread alone, on worker 0's list), after
+ * agent i's visit left it flagged F_BIND: appends its answer to the
+ * worker's list when the serial pass can check it without the agent's
+ * rows. */
+void sp_bind_hint_add(SpCrowd *c, int wk, size_t i);
+
+/* Serial: binds agent i by its answer when the answer still holds (the
+ * same choice sp_agent_bind makes); 0 leaves it to sp_agent_bind. A place
+ * taken is only reserved (h->taken): the agent's rows are written by
+ * sp_bind_hint_commit after the pass. */
+int sp_agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h);
+/* In a worker, after the serial pass: the rows of an agent whose place it
+ * reserved (nothing in the serial pass reads them: the agent waits in no
+ * queue), and its timer. */
+void sp_bind_hint_commit(SpCrowd *c, int wk, const BindHint *h);
+/* Requests the lines sp_agent_bind_hinted reads and writes. */
+void sp_bind_hint_prefetch(const SpCrowd *c, const BindHint *h);
 /* Simulates the rest of the plan from the agent's state: 1 when it still
  * reaches the goal. */
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);

@@ -776,6 +776,9 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
         break;
       }
       if (r == SEL_NOTHING) return 0;
+      /* a step that acts until a due time to come: the next round would
+       * only find that out (most step ends) */
+      if (c->phase[i] == SP_PHASE_ACTING && !sp_due_passed(c, i)) return 0;
       break;
     }
     default: return 0;

@@ -9,7 +9,7 @@
 #include "sp_agents.h"
 #include "sp_error.h"
 
-enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE };
+enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
 
 /* Workers write the flags, phases and population bytes of their own
  * chunks: chunks must not share a cache line, and flags are read eight
@@ -19,6 +19,9 @@ _Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
 /* Agents with work due are far apart in memory: their records are
  * requested this many agents before they are used. */
 #define PREFETCH_AHEAD 6
+/* Places reserved by the binding pass from which their agents' rows are
+ * written by the workers (PASS_COMMIT), not the calling thread alone. */
+#define COMMIT_PARALLEL_MIN 1024
 
 /* Requests agent j's record and population rows ahead of their use. */
 static void fetch_ahead(const SpCrowd *c, size_t j) {
@@ -103,6 +106,15 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   return (uint32_t)nw;
 }
 
+/* The places the binding pass reserved by the answers of a chunk, written
+ * to their agents. */
+static void commit_chunk(SpCrowd *c, int wk, ChunkRec *r) {
+  BindHint *h = c->cw[r->hint_worker].hint + r->hint_start;
+  for (uint32_t k = 0; k < r->hint_count; k++)
+    if (h[k].taken) sp_bind_hint_commit(c, wk, &h[k]);
+  r->taken = 0;
+}
+
 /* Runs the current pass over one chunk; returns the agents it flagged
  * for the next stage (planning, or binding). */
 static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
@@ -124,6 +136,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     }
     flagged = mark_waiting(c, lo, hi, due); /* their next goal */
     break;
+  case PASS_COMMIT: commit_chunk(c, wk, &c->chunks[chunk]); break;
   default: {
     /* the agents awake (wheel.c): a timer ran out, a call or a change woke
      * them, or they walk or think; those awake whose timed wait goes on
@@ -157,10 +170,12 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
         fetch_ahead(c, due[ahead]);
       /* a walker still on its way has nothing more to do this frame */
-      if (walked[k] == WALK_STAYED)
-        flagged += (c->flags[due[k]] & F_BIND) != 0;
-      else
-        flagged += (uint32_t)sp_agent_advance(c, s, due[k], walked[k]);
+      int bind = walked[k] == WALK_STAYED
+                     ? (c->flags[due[k]] & F_BIND) != 0
+                     : sp_agent_advance(c, s, due[k], walked[k]);
+      flagged += (uint32_t)bind;
+      if (bind && (c->flags[due[k]] & F_BIND)) /* found while at hand */
+        sp_bind_hint_add(c, wk, due[k]);
       if (!sweep) sp_wheel_settle(c, wk, due[k]);
     }
     break;
@@ -186,12 +201,20 @@ static void pass_job(void *arg, int worker) {
     ChunkRec *r = &c->chunks[t];
     r->worker = (uint32_t)worker;
     r->start = (uint32_t)w->ev_count;
-    if (c->pass == PASS_TAKE && r->flagged == 0) {
+    if (c->pass == PASS_ADVANCE) {
+      r->hint_worker = (uint32_t)worker;
+      r->hint_start = (uint32_t)w->hint_count;
+    }
+    if ((c->pass == PASS_TAKE && r->flagged == 0) ||
+        (c->pass == PASS_COMMIT && r->taken == 0)) {
       r->count = 0;
       continue;
     }
-    r->flagged = run_chunk(c, s, t);
+    uint32_t flagged = run_chunk(c, s, t);
+    if (c->pass != PASS_COMMIT) r->flagged = flagged;
     r->count = (uint32_t)(w->ev_count - r->start);
+    if (c->pass == PASS_ADVANCE)
+      r->hint_count = (uint32_t)(w->hint_count - r->hint_start);
   }
 }
 
@@ -250,9 +273,10 @@ static void pass_merge(SpCrowd *c) {
  * agents waiting for a plan. */
 static size_t pass_chunks(const SpCrowd *c, int pass) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
-  if (pass != PASS_TAKE) return chunks;
+  if (pass != PASS_TAKE && pass != PASS_COMMIT) return chunks;
   size_t busy = 0;
-  for (size_t t = 0; t < chunks; t++) busy += c->chunks[t].flagged > 0;
+  for (size_t t = 0; t < chunks; t++)
+    busy += (pass == PASS_TAKE ? c->chunks[t].flagged : c->chunks[t].taken) > 0;
   return busy;
 }
 
@@ -334,6 +358,7 @@ static void frame_begin(SpCrowd *c, float dt) {
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].hint_count = 0;
   sp_wheel_frame(c); /* wakes the agents whose wait ends */
   sp_ahead_reset(c);
   sp_world_check_grid(c->world);
@@ -347,47 +372,83 @@ static size_t next_flagged(const SpCrowd *c, size_t t, size_t chunks) {
   return t;
 }
 
-static size_t bind_list(const SpCrowd *c, size_t t, uint32_t *out) {
+/* The agents of chunk t to bind, each with its answer from the advance
+ * pass (both in agent order) or NULL. */
+static size_t bind_list(const SpCrowd *c, size_t t, uint32_t *out,
+                        BindHint **hint) {
   size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
-  return with_flag(c->flags, lo, hi, F_BIND, out);
+  size_t nd = with_flag(c->flags, lo, hi, F_BIND, out);
+  const ChunkRec *r = &c->chunks[t];
+  BindHint *h = NULL, *end = NULL;
+  if (r->hint_count > 0) {
+    h = c->cw[r->hint_worker].hint + r->hint_start;
+    end = h + r->hint_count;
+  }
+  for (size_t k = 0; k < nd; k++) {
+    while (h != end && h->agent < out[k]) h++;
+    hint[k] = h != end && h->agent == out[k] ? h : NULL;
+  }
+  return nd;
+}
+
+static void bind_fetch(const SpCrowd *c, uint32_t i, const BindHint *h) {
+  if (h != NULL)
+    sp_bind_hint_prefetch(c, h);
+  else
+    fetch_ahead(c, i);
 }
 
 /* Reservations and fields, in agent order (serial); binding touches only
  * the agent bound, so the agents to bind of a chunk and of the next one
  * are listed before the chunk's are bound, and their records fetched
  * PREFETCH_AHEAD agents ahead across the chunks' edge (a chunk holds a
- * few agents to bind: without it, most would wait on memory). */
-static void bind_pass(SpCrowd *c) {
+ * few agents to bind: without it, most would wait on memory). An agent
+ * with an answer from the advance pass that still holds reads no record:
+ * its place is reserved here, its rows written by PASS_COMMIT. Returns
+ * the places so reserved. */
+static size_t bind_pass(SpCrowd *c) {
   double tb = now_ms();
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   Sink serial = {c, -1};
   uint32_t list[2][SP_CROWD_CHUNK];
+  BindHint *hints[2][SP_CROWD_CHUNK];
+  size_t taken = 0;
   size_t t = next_flagged(c, 0, chunks), cur = 0;
-  size_t nd = t < chunks ? bind_list(c, t, list[cur]) : 0;
+  size_t nd = t < chunks ? bind_list(c, t, list[cur], hints[cur]) : 0;
   for (size_t k = 0; k < nd && k < PREFETCH_AHEAD; k++)
-    fetch_ahead(c, list[cur][k]);
+    bind_fetch(c, list[cur][k], hints[cur][k]);
   while (t < chunks) {
     const uint32_t *due = list[cur], *next = list[cur ^ 1];
+    BindHint *const *hint = hints[cur], *const *hint2 = hints[cur ^ 1];
+    uint32_t chunk_taken = 0;
     size_t t2 = next_flagged(c, t + 1, chunks);
-    size_t nn = t2 < chunks ? bind_list(c, t2, list[cur ^ 1]) : 0;
+    size_t nn =
+        t2 < chunks ? bind_list(c, t2, list[cur ^ 1], hints[cur ^ 1]) : 0;
     for (size_t k = 0; k < nd; k++) {
       size_t ahead = k + PREFETCH_AHEAD;
       if (ahead < nd)
-        fetch_ahead(c, due[ahead]);
+        bind_fetch(c, due[ahead], hint[ahead]);
       else if (ahead - nd < nn)
-        fetch_ahead(c, next[ahead - nd]);
+        bind_fetch(c, next[ahead - nd], hint2[ahead - nd]);
       size_t before = c->ev_count;
-      sp_agent_bind(c, serial, due[k]);
-      sp_wheel_settle(c, -1, due[k]);
+      if (hint[k] == NULL || !sp_agent_bind_hinted(c, serial, hint[k]))
+        sp_agent_bind(c, serial, due[k]);
+      if (hint[k] != NULL && hint[k]->taken)
+        chunk_taken++; /* its timer too waits for PASS_COMMIT */
+      else
+        sp_wheel_settle(c, -1, due[k]);
       if (c->ev_count > before) /* no buffer yet: ev is NULL */
         count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
+    c->chunks[t].taken = chunk_taken;
+    taken += chunk_taken;
     t = t2, nd = nn, cur ^= 1;
   }
   sp_wheel_flush(c);
   c->ms_binding = now_ms() - tb;
+  return taken;
 }
 
 /* Events lost this frame (memory), added to the crowd's total. */
@@ -489,9 +550,18 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     crowds[k]->base_rel = crowds[k]->now_rel; /* timers of now on */
   }
   run_batch(crowds, count, pool, PASS_ADVANCE);
-  size_t lost = 0;
+  size_t lost = 0, taken = 0;
   for (size_t k = 0; k < count; k++) {
-    bind_pass(crowds[k]);
+    size_t n = bind_pass(crowds[k]);
+    crowds[k]->in_pass = n > 0;
+    taken += n;
+  }
+  /* a few agents' rows are written sooner than the workers wake */
+  if (taken > 0)
+    run_batch(crowds, count, taken >= COMMIT_PARALLEL_MIN ? pool : NULL,
+              PASS_COMMIT);
+  for (size_t k = 0; k < count; k++) {
+    crowds[k]->in_pass = 1;
     lost += frame_lost(crowds[k]);
   }
   double ms = now_ms() - t0;
