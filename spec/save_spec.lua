@@ -178,4 +178,32 @@ describe("world:save and world:load", function()
     w2:load(good)
     assert.equal(good, w2:save())
   end)
+
+  it("carry goals added with the low-level add_goal, named by index, and short name lists", function()
+    local dom = saspu.domain_file("domains/citizen.lua")
+    local function make()
+      local world = saspu.world { grid = saspu.grid(8, 8) }
+      local c = world:crowd(dom, { goals = { { "work" } } })
+      for _ = 1, 3 do c:spawn { start = "start_of_day" } end
+      assert.equal(2, c:add_goal(c:state(1), 3))
+      assert.equal(3, c:add_goal(c:state(2), 2))
+      return world, c
+    end
+    local w, c = make()
+    assert.same({ "work", "goal 2", "goal 3" }, c:goal_names())
+    for _ = 1, 5 do w:update(1) end
+    local s = w:save()
+    local w2, c2 = make()
+    w2:load(s)
+    assert.equal(s, w2:save())
+    assert.same({ "work", "goal 2", "goal 3" }, c2:goal_names())
+    -- the C part reads a name per place and per goal: lists shorter than that (or with
+    -- holes) take the default names, never memory past their end
+    local core = require "saspu.core"
+    local short = core.world_save(w, { c }, "", {}, { { "work" } })
+    local none = core.world_save(w, { c }, "", nil, nil)
+    assert.equal(#short + #"goal 1" - #"work", #none) -- only goal 1's name differs
+    assert.is_truthy(short:find("work", 1, true))
+    assert.is_truthy(short:find("goal 2", 1, true))
+  end)
 end)

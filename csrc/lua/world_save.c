@@ -72,40 +72,93 @@ static const char *string_at(lua_State *L, int t, lua_Integer k)
   return s;
 }
 
-/* The names of places (table at `places`, by id) and goals (table at
- * `goals`, per crowd a list by goal index) as SpSaveNames, in a userdata
- * left on the stack; either table may be absent (nil). */
-static void names_from(lua_State *L, int places, int goals, size_t crowds,
-                       SpSaveNames *out)
+/* The names of places and goals a save carries, as SpSaveNames: the core
+ * reads one entry per place of the world and per goal of each crowd, so
+ * every list is made that long (NULL past the script's names: the core's
+ * default names) and its length kept, for names_cover to check once no
+ * Lua code can run any more. */
+typedef struct NamesBox {
+  SpSaveNames names;
+  size_t places;  /* entries of names.places */
+  size_t crowds;  /* entries of goals */
+  size_t goals[]; /* per crowd, entries of its goal list */
+} NamesBox;
+
+/* The goals crowds[k] has now (0 when it is not an open crowd: gather
+ * refuses it later). */
+static size_t goals_of(lua_State *L, int list, size_t k)
 {
-  size_t np = lua_istable(L, places) ? (size_t)lua_rawlen(L, places) : 0,
-         ng = 0;
-  for (size_t k = 0; lua_istable(L, goals) && k < crowds; k++) {
-    lua_rawgeti(L, goals, (lua_Integer)k + 1);
-    ng += lua_istable(L, -1) ? (size_t)lua_rawlen(L, -1) : 0;
-    lua_pop(L, 1);
-  }
-  const char **p = lua_newuserdatauv(
-      L, (np + ng + 1) * sizeof(char *) + (crowds + 1) * sizeof(char **), 0);
-  const char **g = p + np;
-  const char *const **gl = (const char *const **)(p + np + ng + 1);
-  for (size_t k = 0; k < np; k++)
-    p[k] = string_at(L, places, (lua_Integer)k + 1);
+  lua_rawgeti(L, list, (lua_Integer)k + 1);
+  LCrowd *c = luaL_testudata(L, -1, CROWD_MT);
+  lua_pop(L, 1);
+  return c && c->c ? (size_t)sp_crowd_goal_count(c->c) : 0;
+}
+
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
+
+/* Builds the names from the tables at `places` (by place id) and `goals`
+ * (per crowd of the list at `list`, by goal index), either absent (nil),
+ * for the world at 1, in a userdata left on the stack (a Lua point). */
+static NamesBox *names_from(lua_State *L, int places, int goals, int list)
+{
+  size_t crowds = (size_t)lua_rawlen(L, list);
+  size_t np = lua_istable(L, places) ? (size_t)lua_rawlen(L, places) : 0;
+  size_t place_cap = max_size(np, sp_world_place_count(check_world(L, 1)->w));
+  size_t ng = 0;
   for (size_t k = 0; k < crowds; k++) {
-    gl[k] = NULL;
+    size_t n = 0;
+    if (lua_istable(L, goals)) {
+      lua_rawgeti(L, goals, (lua_Integer)k + 1);
+      n = lua_istable(L, -1) ? (size_t)lua_rawlen(L, -1) : 0;
+      lua_pop(L, 1);
+    }
+    ng += max_size(n, goals_of(L, list, k));
+  }
+  size_t head = sizeof(NamesBox) + crowds * sizeof(size_t);
+  head = (head + sizeof(void *) - 1) / sizeof(void *) * sizeof(void *);
+  NamesBox *nb = lua_newuserdatauv(
+      L, head + (place_cap + ng + crowds + 1) * sizeof(void *), 0);
+  const char **p = (const char **)((char *)nb + head);
+  const char **g = p + place_cap;
+  const char *const **gl = (const char *const **)(g + ng);
+  nb->places = place_cap;
+  nb->crowds = crowds;
+  for (size_t k = 0; k < place_cap; k++)
+    p[k] = k < np ? string_at(L, places, (lua_Integer)k + 1) : NULL;
+  for (size_t k = 0; k < crowds; k++) {
+    /* the counts again: the allocation above may have run finalizers */
+    size_t n = 0;
+    gl[k] = NULL, nb->goals[k] = 0;
     if (!lua_istable(L, goals)) continue;
     lua_rawgeti(L, goals, (lua_Integer)k + 1);
-    if (lua_istable(L, -1)) {
-      size_t n = (size_t)lua_rawlen(L, -1);
-      for (size_t j = 0; j < n; j++)
-        g[j] = string_at(L, lua_gettop(L), (lua_Integer)j + 1);
-      gl[k] = g;
-      g += n;
-    }
+    if (lua_istable(L, -1)) n = (size_t)lua_rawlen(L, -1);
+    size_t cap = max_size(n, goals_of(L, list, k));
+    if (cap > ng) cap = ng; /* what is left: names_cover refuses the rest */
+    for (size_t j = 0; j < cap; j++)
+      g[j] = j < n ? string_at(L, lua_gettop(L), (lua_Integer)j + 1) : NULL;
+    gl[k] = g, nb->goals[k] = cap;
+    g += cap, ng -= cap;
     lua_pop(L, 1);
   }
-  out->places = np > 0 ? p : NULL;
-  out->goals = lua_istable(L, goals) ? gl : NULL;
+  nb->names.places = np > 0 ? p : NULL;
+  nb->names.goals = lua_istable(L, goals) ? gl : NULL;
+  return nb;
+}
+
+/* Raises unless the names cover every place of w and every goal of the
+ * crowds in b (after the last Lua point: a finalizer may have added
+ * some). */
+static void names_cover(lua_State *L, const NamesBox *nb, const SpWorld *w,
+                        const SaveBox *b, const char *fname)
+{
+  if (nb->names.places != NULL && sp_world_place_count(w) > nb->places)
+    luaL_error(L, "saspu.World:%s: places were added during the call", fname);
+  for (size_t k = 0; nb->names.goals != NULL && k < b->count; k++)
+    if (nb->names.goals[k] != NULL &&
+        (size_t)sp_crowd_goal_count(b->crowds[k]) > nb->goals[k])
+      luaL_error(L,
+                 "saspu.World:%s: crowds[%d]'s goals changed during the call",
+                 fname, (int)k + 1);
 }
 
 /* core.world_save(world, crowds, extra [, place names, goal names]) ->
@@ -117,13 +170,13 @@ static int l_world_save(lua_State *L)
   const char *extra = luaL_optlstring(L, 3, "", &extra_len);
   check_world(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  SpSaveNames names;
-  names_from(L, 4, 5, (size_t)lua_rawlen(L, 2), &names);
+  const NamesBox *nb = names_from(L, 4, 5, 2);
   SaveBox *b = new_box(L, 2); /* the last Lua point before the core */
   SpWorld *w = gather(L, 2, b, "save");
+  names_cover(L, nb, w, b, "save");
   SpError err;
   if (sp_world_save_named(w, (const SpCrowd *const *)b->crowds, b->count,
-                          &names, extra, extra_len, &b->buf, &b->len,
+                          &nb->names, extra, extra_len, &b->buf, &b->len,
                           &err) != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
       return luaL_error(L, "saspu.World:save: not enough memory");
@@ -215,16 +268,16 @@ static int l_world_migrate(lua_State *L)
     defs[k].variable = string_at(L, 6, (lua_Integer)(2 * k + 1));
     defs[k].value = string_at(L, 6, (lua_Integer)(2 * k + 2));
   }
-  SpSaveNames names;
-  names_from(L, 4, 5, (size_t)lua_rawlen(L, 2), &names);
+  const NamesBox *nb = names_from(L, 4, 5, 2);
   MigBox *mb = lua_newuserdatauv(L, sizeof *mb, 0);
   memset(mb, 0, sizeof *mb);
   luaL_setmetatable(L, MIGRATION_MT);
   SaveBox *b = new_box(L, 2);
   SpWorld *w = gather(L, 2, b, "load"); /* the last Lua point before the core */
+  names_cover(L, nb, w, b, "load");
   SpError err;
-  if (sp_world_migrate(w, (const SpCrowd *const *)b->crowds, b->count, &names,
-                       defs, nd, s, len, &mb->m, &err) != SP_OK) {
+  if (sp_world_migrate(w, (const SpCrowd *const *)b->crowds, b->count,
+                       &nb->names, defs, nd, s, len, &mb->m, &err) != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
       return luaL_error(L, "saspu.World:load: not enough memory");
     return luaL_error(L, "saspu.World:load: %s", err.message);

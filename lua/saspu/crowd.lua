@@ -104,6 +104,17 @@ function Crowd:set_many(agents, var, value, n)
   self:set_var_many(agents, v, x, n)
 end
 
+-- The low-level add_goal (C) names the goal it adds "goal <index>" in the script side,
+-- so the goal names stay a list by index that saves carry whole (select renames the goals
+-- it adds); the behaviour's own goals are named by world:crowd, before its side exists.
+local add_goal = Crowd.add_goal
+function Crowd:add_goal(condition, priority, when)
+  local id = add_goal(self, condition, priority, when)
+  local side = sides.crowds[self]
+  if side and side.goal_names[id] == nil then side.goal_names[id] = "goal " .. id end
+  return id
+end
+
 --- The behaviour's goals by index (the names in events).
 -- @treturn {string,...}
 -- @raise "saspu.Crowd: not made by world:crowd".
