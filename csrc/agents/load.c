@@ -429,10 +429,6 @@ static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
   return 1;
 }
 
-static size_t refused_bytes(const SpCrowd *c, size_t words) {
-  return (c->capacity + 1) * words * sizeof(uint32_t);
-}
-
 static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   uint64_t dom = ld_get(r, 8), setup = ld_get(r, 8), n = ld_get(r, 8),
            clock = ld_get(r, 8);
@@ -468,13 +464,13 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
     return ld_bad(r, "%zu refusal words for %d goals", words, goals);
   Refusals *ref = &x->ref[r->crowd - 1];
   if (!x->apply && words > 0) {
-    ref->hi = sp_mem_alloc(c->alloc, refused_bytes(c, words));
+    ref->hi = sp_mem_alloc(c->alloc, sp_refused_bytes(c, words));
     if (ref->hi == NULL) {
       r->failed = 1;
       sp_error_memory(r->err);
       return 0;
     }
-    memset(ref->hi, 0, refused_bytes(c, words));
+    memset(ref->hi, 0, sp_refused_bytes(c, words));
   }
   ref->words = words;
   ref->n = (size_t)n;
@@ -516,7 +512,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   c->events = counters[3], c->steps_finished = counters[4];
   c->events_lost = counters[5];
   if (c->refused_hi != NULL)
-    sp_mem_free(c->alloc, c->refused_hi, refused_bytes(c, c->refused_words));
+    sp_mem_free(c->alloc, c->refused_hi, sp_refused_bytes(c, c->refused_words));
   c->refused_hi = ref->hi;
   c->refused_words = words;
   ref->hi = NULL; /* the crowd owns it now */
@@ -650,7 +646,7 @@ static void load_free(Load *x) {
   for (size_t k = 0; k < x->count; k++) {
     if (x->ref[k].hi != NULL)
       sp_mem_free(a, x->ref[k].hi,
-                  refused_bytes(x->crowds[k], x->ref[k].words));
+                  sp_refused_bytes(x->crowds[k], x->ref[k].words));
     if (x->ref[k].own != NULL)
       sp_mem_free(x->crowds[k]->alloc, x->ref[k].own,
                   x->ref[k].own_n * sizeof(OwnPriority));

@@ -1,0 +1,109 @@
+/* sp_due.h: private to csrc/agents/ (included by sp_agents.h): due times of agents, kept in ticks, and the timer wheel's entry points. */
+#ifndef sp_due_h
+#define sp_due_h
+
+/* ---- due times (wheel.c) ------------------------------------------- */
+
+/* Due times count ticks of 1/SP_TICKS_PER_S s: the crowd clock rounded
+ * to a tick, so a save's seconds left (a float) give back the same ticks
+ * below 256 s. The wheel's slots are 2^SP_WHEEL_SHIFT ticks (1/256 s: a
+ * frame of 1/60 s drains about four, and the agents due later in the
+ * last one, read again next frame, are few), SP_WHEEL_SLOTS of them in a
+ * lap (16 s). */
+#define SP_TICKS_PER_S 65536.0
+#define SP_WHEEL_SHIFT 8
+#define SP_WHEEL_SLOTS 4096
+
+static inline uint32_t sp_due_get(const SpCrowd *c, size_t i) {
+  uint32_t u;
+  memcpy(&u, &c->time[i], sizeof u);
+  return u;
+}
+static inline void sp_due_put(SpCrowd *c, size_t i, uint32_t u) {
+  memcpy(&c->time[i], &u, sizeof u);
+}
+/* Seconds as ticks, rounded, within what a due time holds. */
+static inline uint32_t sp_ticks(double seconds) {
+  double t = floor(seconds * SP_TICKS_PER_S + 0.5);
+  return t <= 0.0 ? 0u : t >= 2147483647.0 ? 2147483647u : (uint32_t)t;
+}
+/* Agent i waits `seconds` from now (the base of this pass). */
+static inline void sp_due_start(SpCrowd *c, size_t i, float seconds) {
+  uint64_t d = (uint64_t)c->base_rel + sp_ticks(seconds);
+  sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+}
+/* 1 when agent i's wait is over. */
+static inline int sp_due_passed(const SpCrowd *c, size_t i) {
+  return sp_due_get(c, i) <= c->now_rel;
+}
+
+/* Agent i is visited at the next advance (a worker touches only its own
+ * chunk's words: chunks are whole words). */
+static inline void sp_agent_wake(SpCrowd *c, size_t i) {
+  c->awake[i / 64] |= 1ull << (i % 64);
+}
+/* 1 when phase ph waits on a timer the wheel keeps. */
+static inline int sp_wheel_timed(const SpCrowd *c, uint8_t ph) {
+  return ph == SP_PHASE_BLOCKED ||
+         (ph == SP_PHASE_ACTING && !c->any_interruptible);
+}
+/* Seconds left of agent i's timed wait (acting, blocked). */
+static inline float sp_agent_time_left(const SpCrowd *c, size_t i) {
+  return (float)(((double)sp_due_get(c, i) - (double)c->now_rel) /
+                 SP_TICKS_PER_S);
+}
+/* 1 when agent i walks on a due time: walking, not after another agent
+ * (a chase keeps its progress, a float, and is visited every frame). Its
+ * due tick is when it reaches its next cell, walk_ticks after the last:
+ * its cell is always exact, its progress toward the next is derived. */
+static inline int sp_walk_timed(const SpCrowd *c, size_t i) {
+  return c->phase[i] == SP_PHASE_WALKING &&
+         !(c->chase != NULL && c->chase[i].on);
+}
+/* Agent i starts toward its next cell now (progress 0). */
+static inline void sp_walk_start(SpCrowd *c, size_t i) {
+  uint64_t d = (uint64_t)c->now_rel + c->walk_ticks;
+  sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+}
+/* Cells' worth of progress of walker i from its cell: under 1 while its
+ * next cell is not due, more when it waits for its field. */
+static inline float sp_walk_progress(const SpCrowd *c, size_t i) {
+  double left = (double)sp_due_get(c, i) - (double)c->now_rel;
+  return (float)(1.0 - left / (double)c->walk_ticks);
+}
+/* What agent i's time slot means as seconds, as a save holds it: the
+ * seconds left of a wait, a walk's progress or a failure's detail (bit
+ * for bit), else 0 (a slot no phase reads keeps a stale due time). */
+static inline float sp_agent_saved_time(const SpCrowd *c, size_t i) {
+  uint8_t ph = c->phase[i];
+  if (c->flags[i] & F_FAIL) return c->time[i];
+  if (ph == SP_PHASE_ACTING || ph == SP_PHASE_BLOCKED)
+    return sp_agent_time_left(c, i);
+  if (ph != SP_PHASE_WALKING) return 0.0f;
+  return sp_walk_timed(c, i) ? sp_walk_progress(c, i) : c->time[i];
+}
+int sp_wheel_new(SpCrowd *c);
+void sp_wheel_free(SpCrowd *c);
+size_t sp_wheel_bytes(const SpCrowd *c);
+/* After a visit of agent i by worker wk: asleep (on a timer, armed
+ * through the worker's list) or awake at the next advance. */
+void sp_wheel_settle(SpCrowd *c, int wk, size_t i);
+/* Serial, after a pass: the timers the workers started into the wheel. */
+void sp_wheel_flush(SpCrowd *c);
+/* Serial, at a frame's start (clock advanced): wakes the agents whose
+ * wait ends, or every agent for a long frame. */
+void sp_wheel_frame(SpCrowd *c);
+/* After a load: the seconds left in the time slots become due times
+ * from the clock loaded, every agent awake, the wheel empty. */
+void sp_wheel_loaded(SpCrowd *c);
+void sp_wheel_wake_all(SpCrowd *c);
+/* The agents of [lo, hi) awake, in order (whole words of a chunk). */
+size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
+                           uint32_t *out);
+/* A long frame (sweep.c): the agents of [lo, hi) with something due, in
+ * order: not free or idle, not moving without the caller's answer, not
+ * on a timer (sp_wheel_timed) still running. */
+size_t sp_wheel_sweep_list(const SpCrowd *c, size_t lo, size_t hi,
+                           uint32_t *out);
+
+#endif

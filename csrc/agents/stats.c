@@ -1,0 +1,140 @@
+/* stats.c: what a crowd reports of itself: its counters, the memory it holds, and the event buffers trimmed to what its frames use. */
+#include <string.h>
+
+#include "sp_agents.h"
+#include "sp_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Event buffers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Events a buffer keeps however quiet the frames (16 KiB). */
+#define EV_KEEP_MIN 1024u
+/* Frames in a row under a quarter of a buffer before it shrinks: a crowd
+ * whose frames alternate busy and quiet keeps its buffers (no realloc
+ * every frame), one past its peak lets them go. */
+#define EV_QUIET_FRAMES 8
+
+/* Notes that the last frame used `used` events of *buf; after
+ * EV_QUIET_FRAMES frames in a row under a quarter of it, shrinks it to
+ * twice the most of those frames used (a power of two, at least
+ * EV_KEEP_MIN). A shrink that fails keeps the buffer as it was. */
+static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap, EvTrim *t,
+                        size_t used) {
+  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) {
+    t->quiet = 0;
+    t->most = 0;
+    return;
+  }
+  if (used > t->most) t->most = used;
+  if (++t->quiet < EV_QUIET_FRAMES) return;
+  size_t keep = EV_KEEP_MIN;
+  while (keep < 2u * t->most) keep *= 2u;
+  t->quiet = 0;
+  t->most = 0;
+  if (keep >= *cap) return;
+  void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+                           keep * sizeof(SpAgentEvent));
+  if (p == NULL) return;
+  *buf = p;
+  *cap = keep;
+}
+
+/* A crowd's first frame (every agent choosing a goal and planning) or a
+ * crowd that emptied leaves buffers far larger than the frames need:
+ * once the frames have stayed quiet a while, they shrink to twice what
+ * those frames used, so what a crowd holds follows its frames, not its
+ * peak. */
+void sp_crowd_trim_events(SpCrowd *c) {
+  trim_buffer(c, &c->ev, &c->ev_cap, &c->ev_trim, c->ev_count);
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    trim_buffer(c, &w->ev, &w->ev_cap, &w->ev_trim, w->ev_peak);
+    w->ev_peak = 0;
+  }
+}
+
+void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
+  memset(out, 0, sizeof *out);
+  out->agents = sp_crowd_size(c);
+  out->plans = c->plans;
+  out->replans = c->replans;
+  out->no_plans = c->no_plans;
+  out->events = c->events;
+  out->steps_finished = c->steps_finished;
+  out->events_lost = c->events_lost;
+  out->visited = atomic_load(&c->visited);
+  out->ms_update = c->ms_update;
+  out->ms_planning = c->ms_planning;
+  out->ms_binding = c->ms_binding;
+  out->clock = c->clock;
+}
+
+/* What the crowd holds in memory, as two parts: bytes that grow with its
+ * agents (records, the population's per-NPC arrays, refusals, and the
+ * event buffers, which follow the frames' events) and the rest (worker
+ * scratch, plan caches, goals). Large arrays count their pages in memory
+ * only (sp_mem_resident): a capacity never filled, or plan slots never
+ * used because the caches hold the plans, cost the process nothing. */
+static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
+  SpPopulationStats ps;
+  sp_population_stats(c->pop, &ps);
+  size_t pop_fixed = ps.bytes_total - ps.bytes_npcs;
+  size_t grow =
+      sp_mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
+      sp_mem_resident(c->hot_block, c->hot_bytes) +
+      sp_mem_resident(c->refused_hi, c->refused_hi != NULL
+                                         ? sp_refused_bytes(c, c->refused_words)
+                                         : 0) +
+      (ps.bytes_resident - pop_fixed) +
+      sp_mem_resident(c->ev, c->ev_cap * sizeof(SpAgentEvent)) +
+      sp_mem_resident(c->gens, c->gens != NULL
+                                   ? 2u * (c->capacity + 1) * sizeof(uint32_t)
+                                   : 0);
+  const CrowdIndex *x = &c->index; /* made by the first query that needs it */
+  grow += sp_index_bytes(c);
+  grow += sp_detail_bytes(c); /* made by the crowd's first no_plan */
+  if (c->chase != NULL)       /* walks to other agents, one record per slot */
+    grow += sp_mem_resident(c->chase, (c->capacity + 1) * sizeof(struct Chase));
+  if (c->reads != NULL) { /* world facts tied to variables */
+    grow += sp_mem_resident(c->reads, c->capacity + 1);
+    grow +=
+        (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
+  }
+  size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
+                sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
+                (c->chunk_count + 1) * sizeof(ChunkRec) +
+                (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
+  if (c->chase_ws != NULL) rest += sp_grid_workspace_size_bytes(c->chase_ws);
+  for (int k = 0; k < c->goal_count; k++) /* goals of sets (goal_sets.c) */
+    rest += (size_t)c->choice_count[k] * (size_t)c->m;
+  grow += sp_wheel_bytes(c); /* the awake bits and the timers' slots */
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    const CrowdWorker *w = &c->cw[k];
+    grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent)) +
+            sp_mem_resident(w->hint, w->hint_cap * sizeof(BindHint));
+    if (w->ws == NULL) continue;
+    rest += sp_workspace_size_bytes(w->ws) + (size_t)c->m + 8u +
+            ((size_t)c->action_count + 1u) * sizeof(uint16_t);
+  }
+  *per_agents = grow;
+  *fixed = rest;
+}
+
+void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
+  sp_crowd_counters(c, out);
+  for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
+  size_t grow, fixed;
+  crowd_bytes(c, &grow, &fixed);
+  out->bytes_total = grow + fixed;
+  size_t live = c->n - c->free_count; /* despawned slots hold memory too */
+  if (live > 0) {
+    out->bytes_per_agent = (grow + live - 1) / live;
+  } else { /* what each agent will add: its records */
+    SpPopulationStats ps;
+    sp_population_stats(c->pop, &ps);
+    out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
+                           c->refused_words * sizeof(uint32_t) +
+                           ps.bytes_per_npc;
+  }
+}
