@@ -556,6 +556,7 @@ void sp_population_prefetch(const SpPopulation *pop, size_t i) {
 #if defined(__GNUC__)
   if (i >= pop->n) return;
   __builtin_prefetch(pop->states + i * (size_t)pop->m);
+  __builtin_prefetch(pop->goals + i * (size_t)pop->m);
   __builtin_prefetch(pop->status + i);
   __builtin_prefetch(pop->handle + i);
   if (atomic_load_explicit(&pop->slot_plans, memory_order_relaxed))

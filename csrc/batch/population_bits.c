@@ -11,9 +11,11 @@
 #endif
 
 #if defined(__GNUC__)
-#define SP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SP_LIKELY(x)         __builtin_expect(!!(x), 1)
+#define BITS_PREFETCH(p, rw) __builtin_prefetch(p, rw)
 #else
-#define SP_LIKELY(x) (x)
+#define SP_LIKELY(x)         (x)
+#define BITS_PREFETCH(p, rw) ((void)(p))
 #endif
 
 /* One chunk's counts, kept in locals and added to the worker at the end. */
@@ -59,13 +61,6 @@ bits_miss(SpPopulation *p, Worker *w, int k, size_t i, uint64_t s, uint64_t g,
   atomic_uint_least32_t *row = sp_plan_table_goal_row(p->table, id, g);
   return sp_population_table_miss(p, w, k, i, s, g,
                                   row != NULL ? row + rank : NULL);
-}
-
-/* Whether the 64 NPCs at b are all dirty. */
-static inline int all_dirty_64(const uint8_t *status, size_t b) {
-  uint64_t all = DIRTY_WORD;
-  for (size_t k = 0; k < 64; k += 8) all &= sp_dirty_bits(status, b + k);
-  return all == DIRTY_WORD;
 }
 
 static void bits_done(Worker *w, const BitsRun *run) {

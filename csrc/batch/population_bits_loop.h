@@ -53,43 +53,66 @@ BITS_SLOW(SpPopulation *p, Worker *w, int k, const BitsView *v, size_t b,
   }
 }
 
-/* Runs of 64 NPCs all dirty (the common case: chunks start on multiples
- * of 64) go straight through, their status bytes first set to "cached
- * plan" at once (a failure rewrites its byte; BITS_SLOW writes each NPC's
- * it plans); other NPCs in blocks of eight, by their flag bits. */
+/* Runs of 64 NPCs all dirty (the common case in a batch: chunks start on
+ * multiples of 64) go straight through, their status bytes first set to
+ * "cached plan" at once (a failure rewrites its byte; BITS_SLOW writes
+ * each NPC's it plans). The other dirty NPCs are few and far apart (a
+ * crowd marks the agents whose plan ended): they are listed first, by
+ * their blocks' flag bits, then planned with their rows requested
+ * BITS_AHEAD NPCs before use, as each would otherwise wait on memory. */
+#define BITS_AHEAD 8
 BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
                            size_t hi) {
   const BitsView v = bits_view(p);
   BitsRun run = {0, 0, 0, 0};
-  size_t b = lo;
-  while (b < hi) {
-    const SpValue *sp = v.states + b * v.m, *gp = v.goals + b * v.m;
-    if (b % 64 == 0 && hi - b >= 64 && all_dirty_64(v.status, b)) {
-      uint64_t miss = 0;
-      run.planned += 64;
-      memset(v.status + b, ST_CACHE, 64);
-      BITS_UNROLL
-      for (unsigned j = 0; j < 64; j++, sp += v.m, gp += v.m)
-        miss |= (uint64_t)BITS_ONE(b + j, sp, gp, &v, 1, &run.failures) << j;
-      if (miss != 0) BITS_SLOW(p, w, k, &v, b, miss, &run);
-      b += 64;
-      continue;
+  uint32_t sparse[SP_POPULATION_CHUNK];
+  size_t ns = 0;
+  for (size_t b = lo; b < hi;) {
+    if (b % 64 == 0 && hi - b >= 64) {
+      uint64_t any = 0, all = DIRTY_WORD;
+      for (size_t j = 0; j < 64; j += 8) {
+        uint64_t d = sp_dirty_bits(v.status, b + j);
+        any |= d, all &= d;
+      }
+      if (any == 0) { /* most runs of a crowd's frame */
+        b += 64;
+        continue;
+      }
+      if (all == DIRTY_WORD) {
+        const SpValue *sp = v.states + b * v.m, *gp = v.goals + b * v.m;
+        uint64_t miss = 0;
+        run.planned += 64;
+        memset(v.status + b, ST_CACHE, 64);
+        BITS_UNROLL
+        for (unsigned j = 0; j < 64; j++, sp += v.m, gp += v.m)
+          miss |= (uint64_t)BITS_ONE(b + j, sp, gp, &v, 1, &run.failures) << j;
+        if (miss != 0) BITS_SLOW(p, w, k, &v, b, miss, &run);
+        b += 64;
+        continue;
+      }
     }
-    uint64_t dirty = sp_dirty_bits(v.status, b);
-    uint64_t miss = 0;
-    run.planned += sp_dirty_count(dirty);
-    for (; dirty != 0; dirty &= dirty - 1u) {
-      unsigned j = sp_low_byte(dirty);
-      miss |= (uint64_t)BITS_ONE(b + j, sp + j * v.m, gp + j * v.m, &v, 0,
-                                 &run.failures)
-              << j;
-    }
-    if (miss != 0) BITS_SLOW(p, w, k, &v, b, miss, &run);
+    for (uint64_t dirty = sp_dirty_bits(v.status, b); dirty != 0;
+         dirty &= dirty - 1u)
+      sparse[ns++] = (uint32_t)(b + sp_low_byte(dirty));
     b += 8;
+  }
+  run.planned += ns;
+  for (size_t q = 0; q < ns; q++) {
+    if (q + BITS_AHEAD < ns) {
+      size_t a = sparse[q + BITS_AHEAD];
+      BITS_PREFETCH(v.states + a * v.m, 0);
+      BITS_PREFETCH(v.goals + a * v.m, 0);
+      BITS_PREFETCH(v.handle + a, 1);
+    }
+    size_t i = sparse[q];
+    if (BITS_ONE(i, v.states + i * v.m, v.goals + i * v.m, &v, 0,
+                 &run.failures))
+      BITS_SLOW(p, w, k, &v, i, 1, &run);
   }
   bits_done(w, &run);
   return run.planned;
 }
+#undef BITS_AHEAD
 
 #undef BITS_ATTR
 #undef BITS_UNROLL
