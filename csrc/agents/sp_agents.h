@@ -261,6 +261,12 @@ typedef struct CrowdWorker {
   size_t hint_count, hint_cap;
 } CrowdWorker;
 
+/* Agents a chunk's record lists as possibly needing a goal or waiting
+ * for a plan: a frame of a large crowd has a few such agents per chunk,
+ * which the choose and take passes then visit without reading the
+ * chunk's flags. */
+#define SP_CHUNK_LIST 24
+
 typedef struct ChunkRec {
   uint32_t worker, start, count;
   uint32_t flagged;  /* agents flagged for the next serial pass */
@@ -270,6 +276,11 @@ typedef struct ChunkRec {
   /* its binding answers: in worker hint_worker's list; `taken` of them
    * reserved by the serial pass, written to the agents after it */
   uint32_t hint_worker, hint_start, hint_count, taken;
+  /* with list_ok, `list` holds every agent of the chunk flagged
+   * F_NEED_GOAL or F_PLANNING (and maybe others, or some twice); zero,
+   * as a new or loaded crowd has it, means the flags must be read */
+  uint32_t list_ok, listed;
+  uint32_t list[SP_CHUNK_LIST];
 } ChunkRec;
 
 /* A crowd's spatial index (index.c, queries near.c): made by the first
@@ -449,7 +460,12 @@ static inline void sp_index_note(SpCrowd *c, size_t i) {
  * pass reads its chunk (it passes over the others without reading their
  * flags; a worker writes only its own chunk's record). */
 static inline void sp_agent_mark_choosing(SpCrowd *c, size_t i) {
-  c->chunks[i / SP_CROWD_CHUNK].choosing = 1;
+  ChunkRec *r = &c->chunks[i / SP_CROWD_CHUNK];
+  r->choosing = 1;
+  if (r->listed < SP_CHUNK_LIST)
+    r->list[r->listed++] = (uint32_t)i;
+  else
+    r->list_ok = 0;
 }
 /* Agent i was despawned: out of the index at the next query. */
 static inline void sp_index_drop(SpCrowd *c, size_t i) {

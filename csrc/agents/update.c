@@ -29,6 +29,13 @@ static void fetch_ahead(const SpCrowd *c, size_t j) {
   sp_population_prefetch(c->pop, j);
 }
 
+/* Requests the first agents of a chunk's list at once: a chunk lists a
+ * few agents each frame, most of them before the look-ahead would reach
+ * them, and their records are then fetched together, not one by one. */
+static void fetch_first(const SpCrowd *c, const uint32_t *due, size_t nd) {
+  for (size_t k = 0; k < nd && k < PREFETCH_AHEAD; k++) fetch_ahead(c, due[k]);
+}
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -64,20 +71,60 @@ static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
   return n;
 }
 
-/* Agents of the chunk that now wait for a plan: marked for the planner by
- * the worker itself (chunks are disjoint), counted for the rounds. */
-static uint32_t mark_waiting(SpCrowd *c, size_t lo, size_t hi, uint32_t *buf) {
-  size_t n = with_flag(c->flags, lo, hi, F_PLANNING, buf);
-  sp_population_mark_dirty_list(c->pop, buf, n, NULL);
+/* The agents of chunk r ([lo, hi)) with any bit of `flag` set, in order:
+ * from the chunk's list when it has one (each once), else from its flags. */
+static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
+                           size_t hi, uint8_t flag, uint32_t *out) {
+  if (!r->list_ok) return with_flag(c->flags, lo, hi, flag, out);
+  size_t n = 0;
+  for (uint32_t k = 0; k < r->listed; k++) {
+    uint32_t i = r->list[k];
+    if (!(c->flags[i] & flag)) continue;
+    size_t j = n; /* a few agents: placed in order by insertion */
+    while (j > 0 && out[j - 1] > i) j--;
+    if (j > 0 && out[j - 1] == i) continue;
+    memmove(out + j + 1, out + j, (n - j) * sizeof *out);
+    out[j] = i, n++;
+  }
+#if defined(SP_CHECK_CHOOSING) /* a test build: the list misses nobody */
+  uint32_t all[SP_CROWD_CHUNK];
+  if (with_flag(c->flags, lo, hi, flag, all) != n ||
+      memcmp(all, out, n * sizeof *out) != 0)
+    abort();
+#endif
+  return n;
+}
+
+/* Keeps the chunk's agents that may need a goal or wait for a plan: all
+ * n of `due` (in order), or, with too many or some not known, none (the
+ * next pass reads the flags). */
+static void keep_list(ChunkRec *r, const uint32_t *due, size_t n, int all) {
+  r->list_ok = all && n <= SP_CHUNK_LIST;
+  r->listed = r->list_ok ? (uint32_t)n : 0;
+  if (r->list_ok) memcpy(r->list, due, n * sizeof *due);
+}
+
+/* Agents of the chunk that now wait for a plan, out of the nd just given
+ * theirs (no other agent's flags changed): marked for the planner by the
+ * worker itself (chunks are disjoint), counted for the rounds, and kept
+ * as the chunk's list. */
+static uint32_t mark_waiting(SpCrowd *c, ChunkRec *r, uint32_t *due,
+                             size_t nd) {
+  size_t n = 0;
+  for (size_t k = 0; k < nd; k++)
+    if (c->flags[due[k]] & F_PLANNING) due[n++] = due[k];
+  sp_population_mark_dirty_list(c->pop, due, n, NULL);
+  keep_list(r, due, n, 1);
   return (uint32_t)n;
 }
 
-/* The choose pass over a chunk in one scan of its flags: the agents that
- * need a goal choose one, and those waiting for a plan then (chosen now,
- * or left waiting by an update whose planning failed) are marked; no
- * other agent's flags change meanwhile. A chunk nobody marked since
- * (sp_agent_mark_choosing) has none of those: its flags stay unread,
- * which in a large crowd is most chunks, most frames. */
+/* The choose pass over a chunk: the agents that need a goal choose one,
+ * and those waiting for a plan then (chosen now, or left waiting by an
+ * update whose planning failed) are marked; no other agent's flags
+ * change meanwhile. A chunk nobody marked since (sp_agent_mark_choosing)
+ * has none of those: its flags stay unread, which in a large crowd is
+ * most chunks, most frames; a marked one is read through its list when
+ * it kept one. */
 static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   ChunkRec *r = &c->chunks[chunk];
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
@@ -88,9 +135,10 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     abort();
 #endif
   if (!r->choosing) return 0;
-  size_t nd = with_flag(c->flags, lo, hi, F_NEED_GOAL | F_PLANNING, due);
+  size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL | F_PLANNING, due);
   size_t nw = 0;
   int left = 0; /* an agent that still needs a goal (none, today) */
+  fetch_first(c, due, nd);
   for (size_t k = 0; k < nd; k++) {
     if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
     size_t i = due[k];
@@ -102,6 +150,7 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
   }
   sp_population_mark_dirty_list(c->pop, due, nw, NULL);
+  keep_list(r, due, nw, !left);
   r->choosing = nw > 0 || left; /* the waiting keep it for the next frame */
   return (uint32_t)nw;
 }
@@ -128,13 +177,14 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   switch (c->pass) {
   case PASS_CHOOSE: flagged = choose_chunk(c, s, chunk, due); break;
   case PASS_TAKE:
-    nd = with_flag(c->flags, lo, hi, F_PLANNING, due);
+    nd = chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING, due);
+    fetch_first(c, due, nd);
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       sp_agent_take_plan(c, s, due[k]);
       sp_wheel_settle(c, wk, due[k]);
     }
-    flagged = mark_waiting(c, lo, hi, due); /* their next goal */
+    flagged = mark_waiting(c, &c->chunks[chunk], due, nd); /* next goal */
     break;
   case PASS_COMMIT: commit_chunk(c, wk, &c->chunks[chunk]); break;
   default: {
