@@ -76,6 +76,11 @@ static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
 static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
                            size_t hi, uint8_t flag, uint32_t *out) {
   if (!r->list_ok) return with_flag(c->flags, lo, hi, flag, out);
+  /* the listed agents are far apart: their lines requested at once */
+  for (uint32_t k = 0; k < r->listed; k++) {
+    sp_prefetch(c->flags + r->list[k]);
+    fetch_ahead(c, r->list[k]);
+  }
   size_t n = 0;
   for (uint32_t k = 0; k < r->listed; k++) {
     uint32_t i = r->list[k];
