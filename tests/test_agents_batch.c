@@ -14,6 +14,7 @@
 #include "random_domain.h"
 #include "saspu_agents.h"
 #include "sp_agents.h"
+#include "sp_save.h"
 
 static const SpAllocator plain = {NULL, NULL};
 
@@ -150,8 +151,9 @@ static void disturb(Town *t, RdRng *rng) {
   }
 }
 
-/* The events of every frame, crowd after crowd, copied; `together`
- * updates the crowds with sp_crowds_update, else one by one. */
+/* The events of every frame, crowd after crowd, copied, each crowd
+ * checked after each frame; `together` updates the crowds with
+ * sp_crowds_update, else one by one. */
 static SpAgentEvent *run(uint64_t seed, int threads, int grid, int together,
                          size_t *count) {
   Town t;
@@ -168,6 +170,8 @@ static SpAgentEvent *run(uint64_t seed, int threads, int grid, int together,
         assert_int_equal(sp_crowd_update(t.c[k], 0.25f, NULL), SP_OK);
     }
     for (int k = 0; k < CROWDS; k++) {
+      SpError err; /* places given up on workers are counted down */
+      if (sp_crowd_check(t.c[k], &err) != SP_OK) fail_msg("%s", err.message);
       size_t n = sp_crowd_event_count(t.c[k]);
       all = realloc(all, (*count + n + 1) * sizeof *all);
       memcpy(all + *count, sp_crowd_events(t.c[k]), n * sizeof *all);

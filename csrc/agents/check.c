@@ -311,6 +311,32 @@ static SpStatus check_queue(const SpCrowd *c, SpError *err) {
   return SP_OK;
 }
 
+/* R10 over the world: each place's count of reservations is the live
+ * agents of all its crowds that hold one there. */
+static SpStatus check_holders(const SpCrowd *c, SpError *err) {
+  const SpWorld *w = c->world;
+  if (w->place_count == 0) return SP_OK;
+  size_t bytes = w->place_count * sizeof(uint32_t);
+  uint32_t *holders = sp_mem_alloc(c->alloc, bytes);
+  if (holders == NULL) return sp_error_memory(err);
+  memset(holders, 0, bytes);
+  for (const SpCrowd *k = w->crowds; k != NULL; k = k->next_in_world)
+    for (size_t i = 0; i < k->n; i++)
+      if (sp_crowd_alive(k, i) && (k->flags[i] & F_RESERVED) &&
+          k->agents[i].target < w->place_count)
+        holders[k->agents[i].target]++;
+  SpStatus st = SP_OK;
+  for (size_t p = 0; p < w->place_count && st == SP_OK; p++) {
+    int held = atomic_load(&((Place *)&w->places[p])->reserved);
+    if ((uint32_t)held != holders[p])
+      st = sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "place %zu: %d reservations, but %u agents hold one", p,
+                        held, holders[p]);
+  }
+  sp_mem_free(c->alloc, holders, bytes);
+  return st;
+}
+
 SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
   sp_error_clear(err);
   const SpWorld *w = c->world;
@@ -351,5 +377,5 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
                           "place %zu: %d reservations (capacity %d)", p, held,
                           pl->capacity);
   }
-  return SP_OK;
+  return check_holders(c, err);
 }

@@ -31,6 +31,7 @@ void sp_crowd_free(SpCrowd *c) {
   sp_index_free(c);
   sp_facts_free(c);
   sp_wheel_free(c); /* before the workers: it frees their timer lists */
+  sp_release_free(c);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
     sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);

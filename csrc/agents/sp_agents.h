@@ -256,6 +256,8 @@ typedef struct CrowdWorker {
   size_t planned;
   uint32_t *arm; /* agents whose timer this pass started (wheel.c) */
   size_t arm_count, arm_cap;
+  uint32_t *freed; /* places whose slot this pass gave up (release.c) */
+  size_t freed_count, freed_cap;
   Ahead ahead;
   struct BindHint *hint; /* this frame's binding answers (bind.c) */
   size_t hint_count, hint_cap;
@@ -828,7 +830,18 @@ void sp_bind_hint_prefetch(const SpCrowd *c, const BindHint *h);
 int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);
 /* Forgets the goals refused since the agent last chose. */
 void sp_agent_clear_refused(SpCrowd *c, size_t i);
-/* Drops the running step's reservation. */
+/* Doubles a full list of agents or places (wheel.c); 0 on memory.
+ * `locked`: a worker grows it, under the world's allocator lock. */
+int sp_list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked);
+/* Drops the running step's reservation (release.c), at once. */
 void sp_agent_release(SpCrowd *c, size_t i);
+/* The same for a pass on workers: the place's count is lowered when the
+ * pass ends (sp_release_flush). */
+void sp_agent_release_by(SpCrowd *c, Sink s, size_t i);
+/* Lowers the counts of the places the workers' last pass gave up (serial). */
+void sp_release_flush(SpCrowd *c);
+/* Frees the workers' lists of places, and their resident bytes. */
+void sp_release_free(SpCrowd *c);
+size_t sp_release_bytes(const SpCrowd *c);
 
 #endif

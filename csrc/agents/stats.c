@@ -108,7 +108,8 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   if (c->chase_ws != NULL) rest += sp_grid_workspace_size_bytes(c->chase_ws);
   for (int k = 0; k < c->goal_count; k++) /* goals of sets (goal_sets.c) */
     rest += (size_t)c->choice_count[k] * (size_t)c->m;
-  grow += sp_wheel_bytes(c); /* the awake bits and the timers' slots */
+  grow += sp_wheel_bytes(c);   /* the awake bits and the timers' slots */
+  grow += sp_release_bytes(c); /* places given up in a pass */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     const CrowdWorker *w = &c->cw[k];
     grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent)) +

@@ -181,13 +181,6 @@ static inline int drop_lapsed(SpCrowd *c, Sink s, size_t i,
   return drop_if_lapsed(c, s, i, state);
 }
 
-void sp_agent_release(SpCrowd *c, size_t i) {
-  const Agent *a = &c->agents[i];
-  if (!(c->flags[i] & F_RESERVED)) return;
-  c->flags[i] &= (uint8_t)~F_RESERVED;
-  atomic_fetch_sub(&c->world->places[a->target].reserved, 1);
-}
-
 /* The failures that back off: the step's own (not a wait for room, a
  * world change or a higher goal). Counted before fail_action moves on. */
 static int backs_off(SpReason why) {
@@ -210,7 +203,7 @@ void step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
   int act = plan_act(plan, a->step);
   sp_chase_end(c, i);
   if (!quiet) sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
-  sp_agent_release(c, i);
+  sp_agent_release_by(c, s, i);
   count_failure(a, why, act);
   a->reason = (uint8_t)why;
   a->fail_action = (int16_t)act;
@@ -539,7 +532,7 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   a->fails = 0; /* the back-off starts over */
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
-  sp_agent_release(c, i);
+  sp_agent_release_by(c, s, i);
   sp_chase_end(c, i);
   step_emit(s, i, SP_EV_STEP_FINISHED, act, a->goal);
   a->step = STEP_NONE;

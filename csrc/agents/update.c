@@ -384,7 +384,8 @@ static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     else if (c->ev_count > c->ev_mark) /* no buffer yet: ev is NULL */
       count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
     c->serial_pass = 0;
-    sp_wheel_flush(c); /* the timers its workers started */
+    sp_wheel_flush(c);   /* the timers its workers started */
+    sp_release_flush(c); /* the places its workers gave up */
   }
 }
 

@@ -98,9 +98,9 @@ static int64_t clock_ticks(double clock) {
 #define RARE static
 #endif
 
-/* Doubles a full list of agents; 0 on memory. The lock is the world's
- * allocator lock when a worker grows it. */
-RARE int grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
+/* Doubles a full list of agents (or places); 0 on memory. The lock is
+ * the world's allocator lock when a worker grows it. */
+int sp_list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
   size_t nc = *cap < 64 ? 64 : *cap * 2;
   if (locked) pthread_mutex_lock(&c->world->alloc_lock);
   void *p = sp_mem_realloc(c->alloc, *e, *cap * sizeof(uint32_t),
@@ -115,7 +115,7 @@ RARE int grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
 /* Grows a list of agents by one (doubling); 0 on memory. */
 static inline int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap,
                        uint32_t i, int locked) {
-  if (*n == *cap && !grow(c, e, cap, locked)) return 0;
+  if (*n == *cap && !sp_list_grow(c, e, cap, locked)) return 0;
   (*e)[(*n)++] = i;
   return 1;
 }
