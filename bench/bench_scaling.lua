@@ -14,7 +14,9 @@ local SIZES = {}
 for n in (arg[1] or "10000,100000,1000000,3400000"):gmatch("%d+") do SIZES[#SIZES + 1] = tonumber(n) end
 local FRAMES = tonumber(arg[2]) or 120
 local THREADS = tonumber(arg[3]) or 1
-local WARM = 150 -- past the first steps' ends (all start in frame 1 and last 1-3 s)
+-- 20 s: the steady state, where every step's end also ends a plan (the agent chooses its next
+-- goal and is planned again); the first plans of the citizens take some 10 s
+local WARM = 1200
 local DT = 1 / 60
 local format = string.format
 local clock = saspu.clock_ns
