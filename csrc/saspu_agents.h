@@ -23,8 +23,9 @@ extern "C" {
 #define SP_CROWD_CHUNK 1024
 #endif
 
-/* Fewer agents waiting for a plan than this are planned on the calling
- * thread (waking the workers would cost more). */
+/* The default of SpCrowdOptions.parallel_min: agents a worker thread
+ * should have at least before a frame's pass or planning round is shared
+ * with it (waking it costs about as much as visiting that many). */
 #if !defined(SP_CROWD_PLAN_PARALLEL_MIN)
 #define SP_CROWD_PLAN_PARALLEL_MIN 256
 #endif
@@ -164,6 +165,13 @@ typedef struct SpCrowdOptions {
                         a step bound to a target emits SP_EV_MOVE and waits
                         in SP_PHASE_MOVING for sp_crowd_arrived or
                         sp_crowd_move_failed; 0: saspu walks the grid */
+  /* Agents per worker thread, at least, before an update shares a pass or
+   * a planning round with more threads: a frame where few agents have
+   * something due runs on the calling thread, and a larger one wakes one
+   * worker per parallel_min agents (0: SP_CROWD_PLAN_PARALLEL_MIN, 256;
+   * 1 shares any pass with work in two chunks). Events never depend on
+   * it. */
+  uint32_t parallel_min;
 } SpCrowdOptions;
 
 /* Creates a crowd of up to opts->capacity agents of domain d in world w.
@@ -579,10 +587,11 @@ SP_API SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err);
  * differ from updating the crowds one after another where crowds meet:
  * a crowd's advance pass here runs before the binding passes of the
  * crowds listed earlier (their reservations and new fields are seen at
- * the next frame). Planning a pass's few waiting agents (fewer than
- * SP_CROWD_PLAN_PARALLEL_MIN) and a pass with one chunk of work run on
- * the calling thread. Fails as sp_crowd_update, every crowd at the same
- * point; ms_update of each crowd is the whole call. */
+ * the next frame). A pass or planning round with work for fewer
+ * than two workers (SpCrowdOptions.parallel_min agents each) or in one
+ * chunk runs on the calling thread. Fails as sp_crowd_update, every crowd
+ * at the same point; ms_update and workers_woken of each crowd are the
+ * whole call's. */
 SP_API SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
                                  SpError *err);
 
@@ -683,6 +692,10 @@ typedef struct SpCrowdStats {
    * cells), whom a call or a change woke, who chase or think (an agent
    * waiting on a timer costs a frame nothing). */
   uint64_t visited;
+  /* Worker threads the last update woke, over its passes and planning
+   * rounds (0: it ran on the calling thread alone; the threads sharing a
+   * pass count once; an update of several crowds gives each the call's). */
+  uint64_t workers_woken;
   /* Seconds the updates have added since the crowd was made (a load
    * sets it to the saved crowd's): at most SP_CROWD_CLOCK_MAX. */
   double clock;

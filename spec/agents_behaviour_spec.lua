@@ -359,6 +359,41 @@ describe("a:inspect and crowd:stats", function()
   end)
 end)
 
+describe("worker threads", function()
+  -- 4,096 citizens on 2 workers: frames where few steps end run on the calling thread
+  local function citizens(opts)
+    local world = saspu.world { threads = 2 }
+    local crowd = world:crowd(support.citizen(), {
+      actions = { work = { duration = { 1, 3 } }, end_work = { duration = { 1, 3 } } },
+      goals = { { "work", priority = 1 }, { { working = false }, priority = 1 } },
+    }, opts)
+    local packed = support.citizen():encode("start_of_day")
+    for _ = 1, 4096 do crowd:spawn_packed(packed, 1, 1) end
+    return world, crowd
+  end
+
+  it("are woken for frames with work for them, and the events are the same", function()
+    local world, crowd = citizens({ capacity = 4096 })
+    local every_world, every = citizens({ capacity = 4096, parallel_min = 1 })
+    local woken, every_woken, quiet = {}, 0, 0
+    for f = 1, 120 do
+      world:update(1 / 60)
+      every_world:update(1 / 60)
+      local s, e = crowd:stats({}, true), every:stats({}, true)
+      woken[f] = s.workers_woken
+      every_woken = every_woken + e.workers_woken
+      if f > 1 and s.workers_woken == 0 then quiet = quiet + 1 end
+      assert.equal(e.events, s.events)
+      assert.equal(e.steps_finished, s.steps_finished)
+    end
+    assert.is_true(woken[1] > 0) -- 4,096 agents choose and are planned at once
+    assert.is_true(quiet > 100) -- about 35 steps end a frame: nobody woken
+    assert.is_true(every_woken > 100) -- parallel_min = 1 shares them all the same
+    world:close()
+    every_world:close()
+  end)
+end)
+
 describe("world:update", function()
   it("allocates nothing in Lua per frame for a crowd without hooks, after warm-up", function()
     local dom = support.citizen()

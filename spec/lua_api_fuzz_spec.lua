@@ -50,6 +50,7 @@ describe("world:crowd options", function()
       { { speed = math.huge }, "options.speed must be a number in 0..1000000000" },
       { { cooldown = 0 / 0 }, "options.cooldown must be a number in 0..1000000000" },
       { { cache_capacity = 2 ^ 32 }, "options.cache_capacity must be a number in 0..16777216" },
+      { { parallel_min = -1 }, "options.parallel_min must be a number in 0..2147483648" },
     }
     for _, case in ipairs(cases) do
       assert.error_matches(function() world:crowd(dom, {}, case[1]) end, case[2], 1, true)

@@ -91,6 +91,7 @@ static void town_open(Town *t, uint64_t seed, int threads, int grid) {
     memset(&o, 0, sizeof o);
     o.capacity = 1500;
     o.threads = threads > 0 ? threads : 1;
+    o.parallel_min = 1; /* threads share even small passes */
     o.pool = t->pool;
     o.seed = seed + (uint64_t)k;
     assert_int_equal(

@@ -56,6 +56,7 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads, int limited) {
   memset(&o, 0, sizeof o);
   o.capacity = n;
   o.threads = threads;
+  o.parallel_min = 1; /* threads share even small passes */
   o.seed = seed;
   o.speed = SPEED;
   assert_int_equal(sp_crowd_new(r->w, r->d, &o, plain, &r->c, NULL), SP_OK);

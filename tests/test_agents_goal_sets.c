@@ -89,6 +89,7 @@ static void test_agents_plan_nearest_member(void **state) {
     memset(&opt, 0, sizeof opt);
     opt.capacity = (size_t)n;
     opt.threads = 2;
+    opt.parallel_min = 1; /* threads share even small passes */
     assert_int_equal(sp_world_new(NULL, plain, &w, NULL), SP_OK);
     assert_int_equal(sp_crowd_new(w, d, &opt, plain, &c, NULL), SP_OK);
     assert_int_equal(sp_crowd_add_goal(c, choices, 1, NULL, &index, NULL),

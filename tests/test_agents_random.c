@@ -36,6 +36,7 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
   memset(&o, 0, sizeof o);
   o.capacity = n;
   o.threads = threads;
+  o.parallel_min = 1; /* threads share even small passes */
   o.seed = seed;
   assert_int_equal(sp_crowd_new(r->w, r->d, &o, a, &r->c, NULL), SP_OK);
   RdRng rng;

@@ -62,6 +62,7 @@ static void crowd_setup(Scene *s, int k, RdRng *rng, size_t agents) {
   memset(&o, 0, sizeof o);
   o.capacity = agents + 8;
   o.threads = 1 + k % 2;
+  o.parallel_min = 1; /* threads share even small passes */
   o.seed = rd_next(rng);
   o.cooldown = 2.0f;
   o.retry = 0.5f;

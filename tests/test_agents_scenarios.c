@@ -33,6 +33,7 @@ static void scene_open(Scene *s, SpBuiltSpec *b, const char *map, int threads) {
   memset(&o, 0, sizeof o);
   o.capacity = 8;
   o.threads = threads;
+  o.parallel_min = 1; /* threads share even small passes */
   assert_int_equal(sp_crowd_new(s->w, s->f.d, &o, plain, &s->c, &err), SP_OK);
 }
 

@@ -282,6 +282,9 @@ typedef struct ChunkRec {
    * F_NEED_GOAL or F_PLANNING (and maybe others, or some twice); zero,
    * as a new or loaded crowd has it, means the flags must be read */
   uint32_t list_ok, listed;
+  /* agents marked since the list was last kept, repeats counted: how
+   * many the choose pass visits, about, when the list overflowed */
+  uint32_t marked;
   uint32_t list[SP_CHUNK_LIST];
 } ChunkRec;
 
@@ -417,7 +420,8 @@ struct SpCrowd {
   size_t own_count, own_cap;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
-  atomic_size_t visited; /* by the last advance pass */
+  atomic_size_t visited;  /* by the last advance pass */
+  uint64_t workers_woken; /* threads the last update woke (update.c) */
   double ms_update, ms_planning, ms_binding;
 };
 
@@ -464,6 +468,7 @@ static inline void sp_index_note(SpCrowd *c, size_t i) {
 static inline void sp_agent_mark_choosing(SpCrowd *c, size_t i) {
   ChunkRec *r = &c->chunks[i / SP_CROWD_CHUNK];
   r->choosing = 1;
+  r->marked++;
   if (r->listed < SP_CHUNK_LIST)
     r->list[r->listed++] = (uint32_t)i;
   else

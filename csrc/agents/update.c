@@ -106,6 +106,7 @@ static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
 static void keep_list(ChunkRec *r, const uint32_t *due, size_t n, int all) {
   r->list_ok = all && n <= SP_CHUNK_LIST;
   r->listed = r->list_ok ? (uint32_t)n : 0;
+  r->marked = (uint32_t)n;
   if (r->list_ok) memcpy(r->list, due, n * sizeof *due);
 }
 
@@ -335,6 +336,49 @@ static size_t pass_chunks(const SpCrowd *c, int pass) {
   return busy;
 }
 
+/* The agents a pass will visit in a crowd, counted until `enough`: those
+ * awake for the advance pass (every agent in a long frame), those marked
+ * to choose (a whole chunk where no mark was counted: a new or loaded
+ * crowd), those waiting for a plan or a place's answer. Cheap next to the pass: a bit per agent read
+ * at most, once. */
+static size_t pass_load(const SpCrowd *c, int pass, size_t enough) {
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK, load = 0;
+  if (pass == PASS_ADVANCE) {
+    if (c->sweeping) return c->n;
+    size_t words = (c->n + 63) / 64;
+    for (size_t w = 0; w < words && load < enough; w++)
+      load += (size_t)__builtin_popcountll(c->awake[w]);
+    return load;
+  }
+  for (size_t t = 0; t < chunks && load < enough; t++) {
+    const ChunkRec *r = &c->chunks[t];
+    switch (pass) {
+    case PASS_CHOOSE:
+      if (r->choosing)
+        load += r->list_ok ? r->listed : r->marked ? r->marked : SP_CROWD_CHUNK;
+      break;
+    case PASS_TAKE: load += r->flagged; break;
+    default: load += r->taken; break;
+    }
+  }
+  return load;
+}
+
+/* Agents a worker should have at least before a pass or a planning round
+ * is shared with it: waking a thread costs about as much as visiting
+ * that many agents. */
+static size_t parallel_min(const SpCrowd *c) {
+  return c->opt.parallel_min > 0 ? c->opt.parallel_min
+                                 : SP_CROWD_PLAN_PARALLEL_MIN;
+}
+
+/* The workers to share `load` agents among: one per parallel_min agents,
+ * at most `most`; 1 runs the work on the calling thread. */
+static int workers_for(size_t load, size_t per_worker, int most) {
+  size_t w = load / per_worker;
+  return w < 2 ? 1 : w >= (size_t)most ? most : (int)w;
+}
+
 /* Several crowds' share of one pass: each worker runs the pass over the
  * crowds in order, claiming chunks of one until none is left. */
 typedef struct Batch {
@@ -351,23 +395,35 @@ static void batch_job(void *arg, int worker) {
 }
 
 /* Runs a pass over the crowds (all on `pool`, or NULL) with in_pass set,
- * in one parallel job: one wake and join for all of them, none when a
- * single chunk has work (the order of events never depends on who runs
- * a chunk). */
+ * in one parallel job: one wake and join for all of them, with as many
+ * workers as the agents to visit keep busy (parallel_min each), none when
+ * they are few or a single chunk has work (the order of events never
+ * depends on who runs a chunk). */
 static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
                       int pass) {
-  size_t work = 0;
-  int workers = 1;
+  size_t work = 0, load = 0, per_worker = 0;
+  int most = 1;
   for (size_t k = 0; k < count; k++) {
     SpCrowd *c = crowds[k];
     if (!c->in_pass) continue;
     c->pass = pass;
     atomic_store(&c->next_chunk, 0);
     work += pass_chunks(c, pass);
-    if (c->workers > workers) workers = c->workers;
+    if (c->workers > most) most = c->workers;
+    if (per_worker == 0 || parallel_min(c) < per_worker)
+      per_worker = parallel_min(c);
+  }
+  int workers = 1;
+  if (pool != NULL && most > 1 && work > 1) {
+    size_t enough = per_worker * (size_t)most;
+    for (size_t k = 0; k < count && load < enough; k++)
+      if (crowds[k]->in_pass) load += pass_load(crowds[k], pass, enough - load);
+    workers = workers_for(load, per_worker, most);
+    if ((size_t)workers > work) workers = (int)work;
   }
   Batch b = {crowds, count};
-  int parallel = pool != NULL && workers > 1 && work > 1;
+  int parallel = workers > 1;
+  if (parallel) crowds[0]->workers_woken += (uint64_t)(workers - 1);
   for (size_t k = 0; k < count; k++) {
     crowds[k]->serial_pass = !parallel;
     crowds[k]->ev_mark = crowds[k]->ev_count;
@@ -400,7 +456,9 @@ static size_t flagged_total(const SpCrowd *c) {
 static SpStatus plan_waiting(SpCrowd *c, size_t waiting, SpError *err) {
   double tp = now_ms();
   SpPlanOptions po = {c->workers, 0, 0, c->pool};
-  if (c->pool == NULL || waiting < SP_CROWD_PLAN_PARALLEL_MIN) po.threads = 1;
+  if (c->pool == NULL) po.threads = 1;
+  po.threads = workers_for(waiting, parallel_min(c), po.threads);
+  if (po.threads > 1) c->workers_woken += (uint64_t)(po.threads - 1);
   SpStatus st = sp_population_plan(c->pop, &po, NULL, err);
   c->ms_planning += now_ms() - tp;
   return st;
@@ -410,6 +468,7 @@ static SpStatus plan_waiting(SpCrowd *c, size_t waiting, SpError *err) {
 static void frame_begin(SpCrowd *c, float dt) {
   atomic_store(&c->lost, 0);
   atomic_store(&c->visited, 0);
+  c->workers_woken = 0;
   c->ev_count = 0;
   c->dt = dt;
   c->clock += dt;
@@ -621,7 +680,12 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     lost += frame_lost(crowds[k]);
   }
   double ms = now_ms() - t0;
-  for (size_t k = 0; k < count; k++) crowds[k]->ms_update = ms;
+  uint64_t woken = 0; /* the passes' wakes are the call's, as its time */
+  for (size_t k = 0; k < count; k++) woken += crowds[k]->workers_woken;
+  for (size_t k = 0; k < count; k++) {
+    crowds[k]->ms_update = ms;
+    crowds[k]->workers_woken = woken;
+  }
   return lost > 0 ? lost_error(lost, err) : SP_OK;
 }
 

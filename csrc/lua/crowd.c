@@ -146,7 +146,7 @@ static int opt_movement(lua_State *L, int t)
 /* saspu.core.crowd(world, dom [, opts]) -> saspu.Crowd. opts: capacity
  * (default 1024), threads (0: every core; default: the world's pool when
  * it has one, else 1), seed, speed, cooldown, retry, cache_capacity,
- * movement ("grid" | "engine"). */
+ * parallel_min, movement ("grid" | "engine"). */
 static int l_crowd(lua_State *L)
 {
   LWorld *w = check_world(L, 1);
@@ -172,6 +172,8 @@ static int l_crowd(lua_State *L)
     o.retry = (float)opt_number_field(L, 3, "retry", 0, 0, OPT_MAX_FLOAT);
     o.cache_capacity = (uint32_t)opt_number_field(L, 3, "cache_capacity", 0, 0,
                                                   SP_PLAN_CACHE_MAX_CAPACITY);
+    o.parallel_min = (uint32_t)opt_number_field(L, 3, "parallel_min", 0, 0,
+                                                (double)SP_POPULATION_MAX_NPCS);
     o.engine_moves = opt_movement(L, 3);
   }
   if (!d->domain) luaL_argerror(L, 2, "saspu.Domain is closed");

@@ -172,7 +172,7 @@ static int l_crowd_blocker(lua_State *L)
 }
 
 /* c:stats([out [, counters]]) -> { agents, idle, walking, acting, ...
- * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, visited, ms_update,
+ * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, visited, workers_woken, ms_update,
  * ms_planning, ms_binding, clock, bytes_per_agent, bytes_total }. With counters
  * true, O(1): no phases and no bytes (left as they were in out). */
 static int l_crowd_stats(lua_State *L)
@@ -188,7 +188,7 @@ static int l_crowd_stats(lua_State *L)
     lua_settop(L, 2);
   else {
     lua_settop(L, 1);
-    lua_createtable(L, 0, 20);
+    lua_createtable(L, 0, 21);
   }
   set_int_field(L, 2, "agents", s.agents);
   for (int p = SP_PHASE_IDLE; p < SP_PHASE_COUNT && !counters; p++)
@@ -200,6 +200,7 @@ static int l_crowd_stats(lua_State *L)
   set_int_field(L, 2, "steps_finished", (size_t)s.steps_finished);
   set_int_field(L, 2, "events_lost", (size_t)s.events_lost);
   set_int_field(L, 2, "visited", (size_t)s.visited);
+  set_int_field(L, 2, "workers_woken", (size_t)s.workers_woken);
   lua_pushnumber(L, s.ms_update);
   lua_setfield(L, 2, "ms_update");
   lua_pushnumber(L, s.ms_planning);

@@ -90,6 +90,8 @@ end
 -- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f, max_failures = 3, give_up_for = 30 }`
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
 -- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
+-- parallel_min = 256 (agents a worker thread gets at least before a frame's pass is
+-- shared with it; 1 shares every pass with work in two chunks),
 -- movement = "grid" | "engine" (the game moves its agents: events `move`, then
 -- `a:arrived()` or `a:move_failed(reason)`) }`
 -- @treturn Crowd

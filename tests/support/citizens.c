@@ -11,13 +11,27 @@
 
 static const SpAllocator plain = {NULL, NULL};
 
+static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
+                       unsigned seed, SpAllocator alloc, uint32_t parallel_min);
+
 void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
                    unsigned seed) {
-  citizens_open_on(t, n, lo, hi, threads, seed, plain);
+  open_crowd(t, n, lo, hi, threads, seed, plain, 1);
 }
 
 void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
                       unsigned seed, SpAllocator alloc) {
+  open_crowd(t, n, lo, hi, threads, seed, alloc, 1);
+}
+
+void citizens_open_min(Citizens *t, size_t n, float lo, float hi, int threads,
+                       unsigned seed, uint32_t parallel_min) {
+  open_crowd(t, n, lo, hi, threads, seed, plain, parallel_min);
+}
+
+static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
+                       unsigned seed, SpAllocator alloc,
+                       uint32_t parallel_min) {
   t->b = sp_builtin_citizen(plain);
   assert_non_null(t->b);
   assert_int_equal(sp_domain_compile(&t->b->spec, NULL, plain, &t->d, NULL),
@@ -28,6 +42,7 @@ void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
   o.capacity = n;
   o.threads = threads;
   o.seed = seed;
+  o.parallel_min = parallel_min;
   assert_int_equal(sp_crowd_new(t->w, t->d, &o, alloc, &t->c, NULL), SP_OK);
   SpActionBehaviour beh;
   memset(&beh, 0, sizeof beh);
@@ -56,4 +71,19 @@ void citizens_close(Citizens *t) {
   sp_world_free(t->w);
   sp_domain_free(t->d);
   sp_builtin_free(t->b);
+}
+
+void same_frame_events(const SpCrowd *a, const SpCrowd *b) {
+  size_t n = sp_crowd_event_count(a);
+  assert_int_equal(n, sp_crowd_event_count(b));
+  for (size_t k = 0; k < n; k++) {
+    const SpAgentEvent *x = &sp_crowd_events(a)[k];
+    const SpAgentEvent *y = &sp_crowd_events(b)[k];
+    assert_int_equal(x->agent, y->agent);
+    assert_int_equal(x->kind, y->kind);
+    assert_int_equal(x->reason, y->reason);
+    assert_int_equal(x->goal, y->goal);
+    assert_int_equal(x->action, y->action);
+    assert_int_equal(x->detail, y->detail);
+  }
 }

@@ -107,6 +107,7 @@ void walk_town_open(WalkTown *t, uint64_t seed, int width, int height, size_t n,
   memset(&o, 0, sizeof o);
   o.capacity = n;
   o.threads = threads;
+  o.parallel_min = 1; /* threads share even small passes */
   o.speed = speed;
   assert_int_equal(sp_crowd_new(t->w, t->f.d, &o, plain, &t->c, NULL), SP_OK);
   t->buy = sp_builtin_action(t->f.b, "buy_food");
