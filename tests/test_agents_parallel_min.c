@@ -1,4 +1,4 @@
-/* test_agents_parallel_min.c: an update shares a pass with worker threads only when it has parallel_min agents per worker to visit, wakes only the threads it shares with, and gives the same events whoever runs it. */
+/* test_agents_parallel_min.c: an update shares a pass with worker threads only when it has parallel_min agents per worker to visit and gives the same events whoever runs it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -8,12 +8,9 @@
 #include "sp_internal.h"
 #include "saspu_threads.h"
 
-/* Each thread sleeps on its own condition variable, so a job for a few
- * workers wakes those alone, not every thread of the pool. */
 typedef struct PoolThread {
   struct SpThreadPool *pool;
   pthread_t tid;
-  pthread_cond_t wake;
   int index;
 } PoolThread;
 
@@ -26,9 +23,9 @@ struct SpThreadPool {
   size_t bytes;
   int size;
   int started; /* threads actually running (size - 1 once built) */
-  int conds;   /* threads[1..conds] have their condition variable */
   PoolThread *threads;
   pthread_mutex_t mutex;
+  pthread_cond_t wake;
   pthread_cond_t done;
   unsigned long generation;
   int active;
@@ -51,7 +48,7 @@ static void *pool_thread_main(void *p) {
   pthread_mutex_lock(&pool->mutex);
   for (;;) {
     while (!pool->quit && self->index < pool->keep && pool->generation == seen)
-      pthread_cond_wait(&self->wake, &pool->mutex);
+      pthread_cond_wait(&pool->wake, &pool->mutex);
     if (pool->quit || self->index >= pool->keep) break;
     seen = pool->generation;
     if (self->index >= pool->active) continue;
@@ -66,17 +63,11 @@ static void *pool_thread_main(void *p) {
   return NULL;
 }
 
-/* Wakes threads first..last (under the mutex). */
-static void wake_threads(SpThreadPool *pool, int first, int last) {
-  for (int i = first; i <= last; i++)
-    pthread_cond_signal(&pool->threads[i].wake);
-}
-
 /* Asks the running threads to stop and joins them. */
 static void pool_stop(SpThreadPool *pool) {
   pthread_mutex_lock(&pool->mutex);
   pool->quit = 1;
-  wake_threads(pool, 1, pool->started);
+  pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
   for (int i = 1; i <= pool->started; i++)
     pthread_join(pool->threads[i].tid, NULL);
@@ -84,9 +75,8 @@ static void pool_stop(SpThreadPool *pool) {
 }
 
 static void pool_release(SpThreadPool *pool) {
-  for (int i = 1; i <= pool->conds; i++)
-    pthread_cond_destroy(&pool->threads[i].wake);
   pthread_cond_destroy(&pool->done);
+  pthread_cond_destroy(&pool->wake);
   pthread_mutex_destroy(&pool->mutex);
   sp_mem_free(pool->alloc, pool, pool->bytes);
 }
@@ -112,17 +102,16 @@ SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
     sp_mem_free(alloc, pool, bytes);
     return sp_error_memory(err);
   }
-  if (pthread_cond_init(&pool->done, NULL) != 0) {
+  if (pthread_cond_init(&pool->wake, NULL) != 0) {
     pthread_mutex_destroy(&pool->mutex);
     sp_mem_free(alloc, pool, bytes);
     return sp_error_memory(err);
   }
-  for (int i = 1; i < size; i++) {
-    if (pthread_cond_init(&pool->threads[i].wake, NULL) != 0) {
-      pool_release(pool);
-      return sp_error_memory(err);
-    }
-    pool->conds = i;
+  if (pthread_cond_init(&pool->done, NULL) != 0) {
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->mutex);
+    sp_mem_free(alloc, pool, bytes);
+    return sp_error_memory(err);
   }
   for (int i = 1; i < size; i++) {
     PoolThread *t = &pool->threads[i];
@@ -157,7 +146,7 @@ void sp_thread_pool_shrink(SpThreadPool *pool, int size) {
   if (size >= pool->size) return;
   pthread_mutex_lock(&pool->mutex);
   pool->keep = size;
-  wake_threads(pool, size, pool->started);
+  pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
   for (int i = size; i <= pool->started; i++)
     pthread_join(pool->threads[i].tid, NULL);
@@ -178,7 +167,7 @@ void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
   pool->active = workers;
   pool->pending = workers - 1;
   pool->generation++;
-  wake_threads(pool, 1, workers - 1);
+  pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
   job(arg, 0);
   pthread_mutex_lock(&pool->mutex);
