@@ -484,13 +484,16 @@ int main(int argc, char **argv) {
     double hash = at_max[which][MODE_HASH][thread_n - 1];
     double radix = at_max[which][MODE_RADIX][thread_n - 1];
     double off = at_max[which][MODE_OFF][thread_n - 1];
-    printf(
-        "   %-20s cache on %8.3f ms (%s); hash caches only %8.3f ms (on is "
-        "%.2fx "
-        "faster); radix table %8.3f ms (on is %.2fx faster); cold (cache off) "
-        "%8.3f ms\n",
-        papers[which].key, on, on <= 16.7 ? "met" : "missed", hash,
-        on > 0 ? hash / on : 0, radix, on > 0 ? radix / on : 0, off);
+    /* a row left out by --cache prints nothing, not a 0 ms figure */
+    printf("   %-20s cache on %8.3f ms (%s)", papers[which].key, on,
+           on <= 16.7 ? "met" : "missed");
+    if (hash > 0 && on > 0)
+      printf("; hash caches only %8.3f ms (on is %.2fx faster)", hash,
+             hash / on);
+    if (radix > 0 && on > 0)
+      printf("; radix table %8.3f ms (on is %.2fx faster)", radix, radix / on);
+    if (off > 0) printf("; cold (cache off) %8.3f ms", off);
+    printf("\n");
   }
   printf("streaming floor at %zu NPCs, %d threads (read state + goal, write "
          "status +\n"
