@@ -339,8 +339,8 @@ static size_t pass_chunks(const SpCrowd *c, int pass) {
 /* The agents a pass will visit in a crowd, counted until `enough`: those
  * awake for the advance pass (every agent in a long frame), those marked
  * to choose (a whole chunk where no mark was counted: a new or loaded
- * crowd), those waiting for a plan or a place's answer. Cheap next to the pass: a bit per agent read
- * at most, once. */
+ * crowd), those waiting for a plan or a place's answer. Cheap next to
+ * the pass: a bit per agent read at most, once. */
 static size_t pass_load(const SpCrowd *c, int pass, size_t enough) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK, load = 0;
   if (pass == PASS_ADVANCE) {
@@ -398,9 +398,9 @@ static void batch_job(void *arg, int worker) {
  * in one parallel job: one wake and join for all of them, with as many
  * workers as the agents to visit keep busy (parallel_min each), none when
  * they are few or a single chunk has work (the order of events never
- * depends on who runs a chunk). */
-static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
-                      int pass) {
+ * depends on who runs a chunk). Returns the threads it woke. */
+static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
+                     int pass) {
   size_t work = 0, load = 0, per_worker = 0;
   int most = 1;
   for (size_t k = 0; k < count; k++) {
@@ -423,7 +423,6 @@ static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
   }
   Batch b = {crowds, count};
   int parallel = workers > 1;
-  if (parallel) crowds[0]->workers_woken += (uint64_t)(workers - 1);
   for (size_t k = 0; k < count; k++) {
     crowds[k]->serial_pass = !parallel;
     crowds[k]->ev_mark = crowds[k]->ev_count;
@@ -443,6 +442,7 @@ static void run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     sp_wheel_flush(c);   /* the timers its workers started */
     sp_release_flush(c); /* the places its workers gave up */
   }
+  return workers - 1;
 }
 
 static size_t flagged_total(const SpCrowd *c) {
@@ -452,13 +452,15 @@ static size_t flagged_total(const SpCrowd *c) {
 }
 
 /* Plans the agents waiting for a plan; few are planned on the calling
- * thread (waking the workers would cost more than the plans). */
-static SpStatus plan_waiting(SpCrowd *c, size_t waiting, SpError *err) {
+ * thread (waking the workers would cost more than the plans). Adds the
+ * threads it wakes to *woken. */
+static SpStatus plan_waiting(SpCrowd *c, size_t waiting, uint64_t *woken,
+                             SpError *err) {
   double tp = now_ms();
   SpPlanOptions po = {c->workers, 0, 0, c->pool};
   if (c->pool == NULL) po.threads = 1;
   po.threads = workers_for(waiting, parallel_min(c), po.threads);
-  if (po.threads > 1) c->workers_woken += (uint64_t)(po.threads - 1);
+  *woken += (uint64_t)(po.threads - 1);
   SpStatus st = sp_population_plan(c->pop, &po, NULL, err);
   c->ms_planning += now_ms() - tp;
   return st;
@@ -644,7 +646,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
 
   /* goals, then planning rounds: each round plans every agent waiting
    * for a plan; agents whose goal has none move to the next goal */
-  run_batch(crowds, count, pool, PASS_CHOOSE);
+  uint64_t woken = (uint64_t)run_batch(crowds, count, pool, PASS_CHOOSE);
   for (int round = 0;; round++) {
     int any = 0;
     for (size_t k = 0; k < count; k++) {
@@ -653,18 +655,18 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
       c->in_pass = waiting > 0;
       if (waiting == 0) continue;
       any = 1;
-      st = plan_waiting(c, waiting, err);
+      st = plan_waiting(c, waiting, &woken, err);
       if (st != SP_OK) return st; /* setting up workers: nothing changed */
     }
     if (!any) break;
-    run_batch(crowds, count, pool, PASS_TAKE);
+    woken += (uint64_t)run_batch(crowds, count, pool, PASS_TAKE);
   }
 
   for (size_t k = 0; k < count; k++) {
     crowds[k]->in_pass = 1;
     crowds[k]->base_rel = crowds[k]->now_rel; /* timers of now on */
   }
-  run_batch(crowds, count, pool, PASS_ADVANCE);
+  woken += (uint64_t)run_batch(crowds, count, pool, PASS_ADVANCE);
   size_t lost = 0, taken = 0;
   for (size_t k = 0; k < count; k++) {
     size_t n = bind_pass(crowds[k]);
@@ -673,16 +675,14 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   }
   /* a few agents' rows are written sooner than the workers wake */
   if (taken > 0)
-    run_batch(crowds, count, taken >= COMMIT_PARALLEL_MIN ? pool : NULL,
-              PASS_COMMIT);
+    woken += (uint64_t)run_batch(
+        crowds, count, taken >= COMMIT_PARALLEL_MIN ? pool : NULL, PASS_COMMIT);
   for (size_t k = 0; k < count; k++) {
     crowds[k]->in_pass = 1;
     lost += frame_lost(crowds[k]);
   }
   double ms = now_ms() - t0;
-  uint64_t woken = 0; /* the passes' wakes are the call's, as its time */
-  for (size_t k = 0; k < count; k++) woken += crowds[k]->workers_woken;
-  for (size_t k = 0; k < count; k++) {
+  for (size_t k = 0; k < count; k++) { /* the call's, as its time */
     crowds[k]->ms_update = ms;
     crowds[k]->workers_woken = woken;
   }

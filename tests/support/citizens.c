@@ -12,24 +12,6 @@
 static const SpAllocator plain = {NULL, NULL};
 
 static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
-                       unsigned seed, SpAllocator alloc, uint32_t parallel_min);
-
-void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
-                   unsigned seed) {
-  open_crowd(t, n, lo, hi, threads, seed, plain, 1);
-}
-
-void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
-                      unsigned seed, SpAllocator alloc) {
-  open_crowd(t, n, lo, hi, threads, seed, alloc, 1);
-}
-
-void citizens_open_min(Citizens *t, size_t n, float lo, float hi, int threads,
-                       unsigned seed, uint32_t parallel_min) {
-  open_crowd(t, n, lo, hi, threads, seed, plain, parallel_min);
-}
-
-static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
                        unsigned seed, SpAllocator alloc,
                        uint32_t parallel_min) {
   t->b = sp_builtin_citizen(plain);
@@ -64,6 +46,21 @@ static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
   for (size_t i = 0; i < n; i++)
     assert_int_equal(sp_crowd_spawn(t->c, start, 1, 1, SP_NO_PLACE, NULL, NULL),
                      SP_OK);
+}
+
+void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
+                   unsigned seed) {
+  open_crowd(t, n, lo, hi, threads, seed, plain, 1);
+}
+
+void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
+                      unsigned seed, SpAllocator alloc) {
+  open_crowd(t, n, lo, hi, threads, seed, alloc, 1);
+}
+
+void citizens_open_min(Citizens *t, size_t n, float lo, float hi, int threads,
+                       unsigned seed, uint32_t parallel_min) {
+  open_crowd(t, n, lo, hi, threads, seed, plain, parallel_min);
 }
 
 void citizens_close(Citizens *t) {
