@@ -205,6 +205,11 @@ SP_API SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
  * (a hint: callers visiting scattered NPCs issue it a few NPCs early). */
 SP_API void sp_population_prefetch(const SpPopulation *pop, size_t i);
 
+/* Asks the CPU for NPC i's goal row ahead of a write (setting goals for
+ * scattered NPCs); sp_population_prefetch leaves it out, as running a
+ * plan never reads it. */
+SP_API void sp_population_prefetch_goal(const SpPopulation *pop, size_t i);
+
 /* NPC i's plan: its length, or -1 when it has none (unplanned, no plan). */
 SP_API int sp_population_plan_length(const SpPopulation *pop, size_t i);
 

@@ -29,11 +29,18 @@ static void fetch_ahead(const SpCrowd *c, size_t j) {
   sp_population_prefetch(c->pop, j);
 }
 
+/* fetch_ahead for the choose pass, which also writes the goal row. */
+static void fetch_choosing(const SpCrowd *c, size_t j) {
+  fetch_ahead(c, j);
+  sp_population_prefetch_goal(c->pop, j);
+}
+
 /* Requests the first agents of a chunk's list at once: a chunk lists a
  * few agents each frame, most of them before the look-ahead would reach
  * them, and their records are then fetched together, not one by one. */
-static void fetch_first(const SpCrowd *c, const uint32_t *due, size_t nd) {
-  for (size_t k = 0; k < nd && k < PREFETCH_AHEAD; k++) fetch_ahead(c, due[k]);
+static void fetch_first(const SpCrowd *c, const uint32_t *due, size_t nd,
+                        void (*fetch)(const SpCrowd *, size_t)) {
+  for (size_t k = 0; k < nd && k < PREFETCH_AHEAD; k++) fetch(c, due[k]);
 }
 
 static double now_ms(void) {
@@ -144,9 +151,9 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL | F_PLANNING, due);
   size_t nw = 0;
   int left = 0; /* an agent that still needs a goal (none, today) */
-  fetch_first(c, due, nd);
+  fetch_first(c, due, nd, fetch_choosing);
   for (size_t k = 0; k < nd; k++) {
-    if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
+    if (k + PREFETCH_AHEAD < nd) fetch_choosing(c, due[k + PREFETCH_AHEAD]);
     size_t i = due[k];
     if (c->flags[i] & F_NEED_GOAL) {
       sp_agent_choose(c, s, i);
@@ -184,7 +191,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   case PASS_CHOOSE: flagged = choose_chunk(c, s, chunk, due); break;
   case PASS_TAKE:
     nd = chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING, due);
-    fetch_first(c, due, nd);
+    fetch_first(c, due, nd, fetch_ahead);
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       sp_agent_take_plan(c, s, due[k]);

@@ -556,11 +556,18 @@ void sp_population_prefetch(const SpPopulation *pop, size_t i) {
 #if defined(__GNUC__)
   if (i >= pop->n) return;
   __builtin_prefetch(pop->states + i * (size_t)pop->m);
-  __builtin_prefetch(pop->goals + i * (size_t)pop->m);
   __builtin_prefetch(pop->status + i);
   __builtin_prefetch(pop->handle + i);
   if (atomic_load_explicit(&pop->slot_plans, memory_order_relaxed))
     __builtin_prefetch(pop->slots + i * pop->slot_bytes);
+#else
+  (void)pop, (void)i;
+#endif
+}
+
+void sp_population_prefetch_goal(const SpPopulation *pop, size_t i) {
+#if defined(__GNUC__)
+  if (i < pop->n) __builtin_prefetch(pop->goals + i * (size_t)pop->m, 1);
 #else
   (void)pop, (void)i;
 #endif
