@@ -1,10 +1,14 @@
 -- bench/bench_town.lua: the Western town of ./dev demo (seven crowds on the 256x256 map, the demo's own frame): median ms per frame split into planning / walking / Lua, at several sizes, 1 vs 2 threads in one process.
--- Run: lua5.4 bench/bench_town.lua [realtime] [sizes] [warm-up frames] [frames]   (from the repo
--- root, with build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory). sizes
--- is a comma list (default 10000,100000,1000000). Frames are 30 game seconds from 05:00, as in
--- the demo (the time-lapse day); with `realtime` they are 1/60 s (the demo's durations and
--- walking speeds, the world's C update alone, on one thread) against the plain Lua timer loop
--- of bench_timed over as many agents, in the same process (issue 24: at least 8x cheaper).
+-- Run: lua5.4 bench/bench_town.lua [realtime] [sizes] [warm-up frames] [frames] [hours]   (from
+-- the repo root, with build/ holding saspu/core.so; SASPU_BUILD_DIR names another build
+-- directory). sizes is a comma list (default 10000,100000,1000000). Frames are 30 game seconds
+-- from 05:00, as in the demo (the time-lapse day); with `realtime` they are 1/60 s (the demo's
+-- durations and walking speeds, the world's C update alone, on one thread) against the plain
+-- Lua timer loop of bench_timed over as many agents, in the same process (issue 24: at least
+-- 8x cheaper). hours (realtime only, a comma list, default 5,10,15) are the game hours the
+-- real-time frames start at: 5 is the dawn, when every NPC starts its first plan at once;
+-- a later hour is reached first by the demo's own time-lapse frames (its Lua included), so
+-- the real-time frames then meet the town as a game runs it, its NPCs long out of step.
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
@@ -18,6 +22,8 @@ local SIZES = {}
 for n in (args[1] or "10000,100000,1000000"):gmatch("%d+") do SIZES[#SIZES + 1] = tonumber(n) end
 local WARM = tonumber(args[2]) or 60
 local FRAMES = tonumber(args[3]) or 120
+local HOURS = {}
+for h in (args[4] or "5,10,15"):gmatch("[%d.]+") do HOURS[#HOURS + 1] = tonumber(h) end
 local KEYS = { "ms", "plan", "walk", "lua", "cpu" }
 
 local function median(t)
@@ -44,37 +50,45 @@ local function realtime()
   local util = require "lua_bench"
   local DT = 1 / 60
   print("machine: " .. util.machine(saspu.cores()))
-  print(string.format("town in real time: 7 crowds, 256x256 map, frames of %.4f s from %02d:00, "
-    .. "1 thread; %d warm-up frames, then %d timed (medians)", DT, demo.START_HOUR, WARM, FRAMES))
-  print("(walkers that start together reach their cells in the same frames: the mean and the"
-    .. " worst frame say what the median does not)")
-  print(string.format("%9s | %10s %10s %10s | %10s %10s | %s", "NPCs", "town ms", "mean", "max",
-                      "plain ms", "mean", "plain / town: median of ratios, ratio of means"))
+  print(string.format("town in real time: 7 crowds, 256x256 map, frames of %.4f s from the hour"
+    .. " of each row, 1 thread; %d warm-up frames, then %d timed (medians)", DT, WARM, FRAMES))
+  print(string.format("(from %02d:00 the walkers that start together reach their cells in the same"
+    .. " frames: the mean and the worst frame say what the median does not; a later hour is"
+    .. " reached by the demo's frames of %d s first)", demo.START_HOUR, demo.DT))
+  print(string.format("%9s %5s | %10s %10s %10s | %10s %10s | %s", "NPCs", "from", "town ms",
+                      "mean", "max", "plain ms", "mean",
+                      "plain / town: median of ratios, ratio of means"))
+  local function mean(t)
+    local sum = 0
+    for k = 1, #t do sum = sum + t[k] end
+    return sum / #t
+  end
   for _, n in ipairs(SIZES) do
-    local sim = town(n, 1)
-    local plain = util.plain_timers(n)
-    local clock = saspu.clock_ns
-    local tm, pm, ratio = {}, {}, {}
-    for f = 1, WARM + FRAMES do
-      local t0 = clock(); sim.world:update(DT); local t1 = clock(); plain(DT)
-      local t, p = (t1 - t0) / 1e6, (clock() - t1) / 1e6
-      if f > WARM then
-        tm[#tm + 1], pm[#pm + 1], ratio[#ratio + 1] = t, p, p / math.max(t, 1e-6)
+    for _, hour in ipairs(HOURS) do
+      local sim = town(n, 1)
+      -- the time-lapse day up to the hour, as ./dev demo plays it
+      local acc = demo.new_acc()
+      for frame = 0, demo.frame_of(hour) - 1 do demo.step(sim, frame, acc) end
+      local plain = util.plain_timers(n)
+      local clock = saspu.clock_ns
+      local tm, pm, ratio = {}, {}, {}
+      for f = 1, WARM + FRAMES do
+        local t0 = clock(); sim.world:update(DT); local t1 = clock(); plain(DT)
+        local t, p = (t1 - t0) / 1e6, (clock() - t1) / 1e6
+        if f > WARM then
+          tm[#tm + 1], pm[#pm + 1], ratio[#ratio + 1] = t, p, p / math.max(t, 1e-6)
+        end
       end
+      local top = 0
+      for k = 1, #tm do top = math.max(top, tm[k]) end
+      print(string.format("%9d %5s | %10.3f %10.3f %10.3f | %10.3f %10.3f | %.2fx, %.2fx "
+                          .. "(target 8x)", n, demo.clock(demo.frame_of(hour)), median(tm),
+                          mean(tm), top, median(pm), mean(pm), median(ratio),
+                          mean(pm) / math.max(mean(tm), 1e-6)))
+      sim, plain = nil, nil -- luacheck: ignore
+      collectgarbage()
+      collectgarbage()
     end
-    local function mean(t)
-      local sum = 0
-      for k = 1, #t do sum = sum + t[k] end
-      return sum / #t
-    end
-    local top = 0
-    for k = 1, #tm do top = math.max(top, tm[k]) end
-    print(string.format("%9d | %10.3f %10.3f %10.3f | %10.3f %10.3f | %.2fx, %.2fx (target 8x)", n,
-                        median(tm), mean(tm), top, median(pm), mean(pm), median(ratio),
-                        mean(pm) / math.max(mean(tm), 1e-6)))
-    sim, plain = nil, nil -- luacheck: ignore
-    collectgarbage()
-    collectgarbage()
   end
 end
 if REALTIME then
