@@ -496,6 +496,12 @@ describe("crowd:spawn and saspu.world", function()
                          "saspu.Crowd:spawn: unknown field 'z'", 1, true)
     assert.error_matches(function() saspu.world { places = { { x = 1, y = 1 } } } end,
                          "saspu.world: places[1]: needs a kind or a name", 1, true)
+    -- a keyed place would be no place at all: refused, naming the key
+    assert.error_matches(function() saspu.world { places = { trough = { x = 1, y = 1 } } } end,
+                         "saspu.world: places: expected an array, found key 'trough'", 1, true)
+    assert.error_matches(function()
+      saspu.world { places = { { name = "well", x = 1, y = 1 }, [3] = { name = "mill", x = 2, y = 2 } } }
+    end, "saspu.world: places: expected an array, found key 3", 1, true)
     assert.error_matches(function() world:place("market", 1, 1) end,
                          "saspu.World:place: a place is already named 'market'", 1, true)
     assert.error_matches(function() world:place("out", 1, 40) end,

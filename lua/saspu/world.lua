@@ -456,11 +456,23 @@ function M.world(spec)
   if threads ~= nil and (not is_integer(threads) or threads < 0) then
     error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
   end
+  if spec.places ~= nil then
+    if type(spec.places) ~= "table" then error("saspu.world: places: expected an array", 2) end
+    -- a keyed entry (places = { trough = {...} }) would be no place at all: name it
+    local n = 0
+    for _ in pairs(spec.places) do n = n + 1 end
+    for k in pairs(spec.places) do
+      if not (is_integer(k) and k >= 1 and k <= n) then
+        error(string_format("saspu.world: places: expected an array, found key %s (a place names itself: "
+          .. "places = { { name = %s, x = ..., y = ... } })", type(k) == "string" and "'" .. k .. "'" or tostring(k),
+          type(k) == "string" and string_format("%q", k) or '"..."'), 2)
+      end
+    end
+  end
   local w = core.world(spec.grid, threads)
   worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {}, threads = threads ~= nil,
                 open = {} }
   if spec.places ~= nil then
-    if type(spec.places) ~= "table" then error("saspu.world: places: expected an array", 2) end
     local counts = {}
     for k, p in ipairs(spec.places) do
       local path = "saspu.world: places[" .. k .. "]"
