@@ -181,6 +181,17 @@ SP_API SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
                              const SpCrowdOptions *opts, SpAllocator alloc,
                              SpCrowd **out, SpError *err);
 SP_API void sp_crowd_free(SpCrowd *c);
+/* Takes the crowd out of its world without freeing it (a game closed
+ * it): every reservation it holds is given back (the places have room for
+ * the other crowds at once), its agents leave the world's queue of
+ * waiters, walks of other crowds' agents toward its agents fail at their
+ * next frame (target_gone) and sensors that sense it read "not sensed"
+ * (their off value) from their next reading. It must not be updated,
+ * saved or loaded again; sp_crowd_free still frees it (and retires it
+ * first when it was not). Idempotent; NULL is ignored. */
+SP_API void sp_crowd_retire(SpCrowd *c);
+/* 1 once sp_crowd_retire was called. */
+SP_API int sp_crowd_retired(const SpCrowd *c);
 SP_API const SpDomain *sp_crowd_domain(const SpCrowd *c);
 SP_API SpPopulation *sp_crowd_population(SpCrowd *c);
 
@@ -784,6 +795,16 @@ SP_API SpStatus sp_world_load_counts(const SpWorld *w,
                                      const void *data, size_t len,
                                      const void **extra, size_t *extra_len,
                                      size_t *agents, int *goals, SpError *err);
+/* sp_world_load_counts that also calls despawned(ud, k, slot) for every
+ * despawned slot of crowd k (0-based) the save holds, as the check reads
+ * it, so the caller can refuse its own records of those slots before
+ * anything is loaded. The calls of a save that fails are not all made. */
+SP_API SpStatus sp_world_load_probe(
+    const SpWorld *w, const SpCrowd *const *crowds, size_t count,
+    const void *data, size_t len, const void **extra, size_t *extra_len,
+    size_t *agents, int *goals,
+    void (*despawned)(void *ud, size_t crowd, uint32_t slot), void *ud,
+    SpError *err);
 
 /* ---- loading a save made before a patch (migrate.c) ------------------ */
 /* A value to use where a saved one no longer exists, or for a variable

@@ -27,6 +27,7 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
 
 void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
+  sp_crowd_retire(c); /* its reservations go back to the world */
   sp_thread_pool_free(c->own_pool);
   sp_index_free(c);
   sp_facts_free(c);

@@ -59,6 +59,23 @@ SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Retiring a crowd                                                   */
+/* ------------------------------------------------------------------ */
+
+void sp_crowd_retire(SpCrowd *c) {
+  if (c == NULL || c->retired) return;
+  sp_release_flush(c); /* nothing is pending between updates; to be sure */
+  for (size_t i = 0; i < c->n; i++)
+    if (c->phase[i] != SP_PHASE_FREE) sp_agent_release(c, i);
+  /* out of the world's list: chases toward it find it gone, and its
+   * waiters leave the queue */
+  sp_world_unregister_crowd(c->world, c);
+  c->retired = 1;
+}
+
+int sp_crowd_retired(const SpCrowd *c) { return c->retired; }
+
+/* ------------------------------------------------------------------ */
 /* Teleport                                                           */
 /* ------------------------------------------------------------------ */
 

@@ -351,6 +351,7 @@ struct SpCrowd {
   SpGridWorkspace *chase_ws;
   SpCrowd *next_in_world;
   uint64_t serial; /* 0 until registered with its world */
+  int retired;     /* sp_crowd_retire: out of its world for good */
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;

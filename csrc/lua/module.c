@@ -87,6 +87,7 @@ int luaopen_saspu_core(lua_State *L)
   lua_pop(L, 1);
   lua_pushcfunction(L, l_event_kinds);
   lua_setfield(L, -2, "event_kinds");
+  open_on_despawn(L);
   open_agent(L);
   return 1;
 }

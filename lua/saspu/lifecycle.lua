@@ -3,8 +3,8 @@
 -- The C side (csrc/agents/lifecycle.c, csrc/lua/crowd.c) does the work; these methods
 -- check the arguments, name the call in errors and drop the script side's records of
 -- a despawned agent. lua/saspu/crowd.lua installs them on saspu.Agent.
-local type, pcall, error, tostring, ipairs = type, pcall, error, tostring, ipairs
-local format, remove = string.format, table.remove
+local type, pcall, error, tostring = type, pcall, error, tostring
+local format = string.format
 
 local M = {}
 
@@ -14,11 +14,10 @@ local M = {}
 --- @type Agent
 
 --- Installs the methods on `Agent`; `private` holds sides.lua's crowd_side(c [, level]),
--- check_cell(world, x, y, where) and hooks.lua's drop_running(side, agent).
+-- and check_cell(world, x, y, where).
 -- @local
 function M.install(Agent, private)
-  local crowd_side, check_cell, drop_running =
-    private.crowd_side, private.check_cell, private.drop_running
+  local crowd_side, check_cell = private.crowd_side, private.check_cell
 
   --- Removes the agent from its crowd at once (`a:despawn()`). Its place reservation is
   -- released and it emits no more events (those of this frame not read yet are skipped);
@@ -36,16 +35,7 @@ function M.install(Agent, private)
       end
       error("saspu.Agent:despawn: " .. tostring(c):gsub("^saspu.Agent: ", ""), 2)
     end
-    local side = crowd_side(c)
-    local i = self:index()
-    c:despawn(i)
-    drop_running(side, i)
-    side.pending_target[i], side.failed[i], side.watch[i] = nil, nil, nil
-    for _, q in ipairs { side.extra, side.extra_next } do
-      for k = #q, 1, -1 do
-        if q[k].agent == i then remove(q, k) end
-      end
-    end
+    c:despawn(self:index()) -- hooks.lua's forget drops the script side's records
   end
 
   --- Puts the agent on cell (x, y) now (`a:teleport(x, y)`). A walk in progress goes on

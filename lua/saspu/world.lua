@@ -333,15 +333,18 @@ function World:events()
         local c = side.crowd
         ev.crowd = c
         ev.x, ev.y = nil, nil
-        if k <= #extra then
-          local e = extra[k]
-          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
-          ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
-          ev.class = side.names.name
-          ev.why = nil
-          return ev
+        local e = k <= #extra and extra[k]
+        if e then
+          if not e.gone then -- (the events of agents despawned since are skipped)
+            ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
+            ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
+            ev.class = side.names.name
+            ev.why = nil
+            return ev
+          end
         end
-        local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
+        local agent, kind, reason, _, goal, action, detail, live
+        if not e then agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra) end
         if live then -- events of agents despawned since are skipped
           ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
           ev.action = action and side.names.action_names[action] or nil
