@@ -730,7 +730,7 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 8
+#define SP_SAVE_VERSION 9
 /* Format 6 adds the names (places, facts, and per crowd its domain's
  * variables, values and actions, and its goals) that a load under
  * migration maps by; format 5 saves still load, without migration.
@@ -738,12 +738,17 @@ SP_API void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out);
  * a format 5 or 6 save loads with none.
  * Format 8 adds the world's queue of agents waiting for full places and
  * each crowd's agents' own goal priorities; an older save loads with
- * none (waiters queue again in the order they next retry). */
+ * none (waiters queue again in the order they next retry).
+ * Format 9 keeps names over 254 bytes whole (format 6 to 8 cut them at
+ * 255), and adds each crowd's movement (saspu's grid or the engine) to its
+ * options' fingerprint: an older save loads into a crowd of either
+ * movement, and the load refuses an agent in a phase the crowd's
+ * movement cannot have. */
 
 /* The names a save carries beyond the domains' own (either NULL: places
  * are called "<kind>#<id>", goals "goal <index + 1>"): places[p] for
  * every place, goals[k][g] for goal index g of crowds[k] (goals[k] may be
- * NULL). Names are 1..255 bytes; longer ones are cut. */
+ * NULL). Names are kept whole, however long. */
 typedef struct SpSaveNames {
   const char *const *places;
   const char *const *const *goals;
@@ -880,7 +885,8 @@ typedef struct SpSaveLayout {
   int header_bytes;    /* before the checksummed payload */
   int agent_bytes;     /* an agent record's fixed part */
   int counters;        /* u64 counters per crowd */
-  int name_max;        /* the longest name in the names block */
+  int name_max;        /* the longest name written with a u8 length (a
+                          longer one, whole: u8 255, then a u32 length) */
 } SpSaveLayout;
 SP_API void sp_save_layout(SpSaveLayout *out);
 

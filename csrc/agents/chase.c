@@ -1,4 +1,5 @@
 /* chase.c: agents walking to another agent that may move: targets checked every frame, short A* paths searched again as the target moves. */
+#include <limits.h>
 #include <string.h>
 
 #include "sp_agents.h"
@@ -186,8 +187,10 @@ void sp_agent_chase(SpCrowd *c, Sink s, size_t i) {
   const Agent *t = &tc->agents[ch->agent];
   a->tx = t->x, a->ty = t->y; /* where it goes now, for inspection */
   float progress = c->time[i] + c->opt.speed * c->dt;
-  int cells = (int)progress;
-  c->time[i] = progress - (float)cells;
+  /* a frame of more cells than an int counts walks as far as one can
+   * (the walker arrives or finds no way long before) */
+  int cells = progress < 2147483520.0f ? (int)progress : INT_MAX;
+  c->time[i] = cells < INT_MAX ? progress - (float)cells : 0.0f;
   for (int k = 0;; k++) {
     if (cheb(a->x, a->y, t->x, t->y) <= ch->reach) {
       ch->on = 0;

@@ -307,17 +307,20 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   int len = -1;
   if (!read_result(x, r, c, i, &len)) return 0;
   /* every field against the others: what the update relies on */
-  SpCrowdView cv = {c, goals, x->selector};
-  SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len};
+  SpCrowdView cv = {c, goals, x->selector, x->clock};
+  int act = len >= 0 && a.step < len ? c->cw[0].plan[a.step] : -1;
+  SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len, act};
   char why[200];
   if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return ld_bad(r, "%s", why);
   /* 1: despawned; 4: walking to a target, so it may chase */
-  if (!x->apply)
+  if (!x->apply) {
     x->freed[i] =
         (uint8_t)(phase == SP_PHASE_FREE                          ? 1
                   : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4
                                                                   : 0);
+    x->progress[i] = time; /* a chase's progress (load_chase_queue.c) */
+  }
   if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
     r->failed = 1; /* invisible: every generation is 0 until loaded */
     sp_error_memory(r->err);
@@ -438,9 +441,9 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   if (r->failed) return 0;
   if (dom != sp_save_domain_print(c->domain))
     return ld_bad(r, "domain differs from the saved one");
-  if (setup != sp_save_setup_print(c))
+  if (setup != sp_save_setup_print(c, x->version))
     return ld_bad(r, "action behaviours or crowd options (seed, speed, "
-                     "cooldown, retry) differ from the saved ones");
+                     "cooldown, retry, movement) differ from the saved ones");
   if (x->names.mem != NULL && n != x->names.crowd[r->crowd - 1].agents)
     return ld_bad(r, "%llu agents saved, its names say %llu",
                   (unsigned long long)n,
@@ -457,6 +460,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   if (selector > 1)
     return ld_bad(r, "selector byte %u is not 0 or 1", selector);
   x->selector = (int)selector;
+  x->clock = clk;
   int goals = read_goals(x, r, c);
   uint64_t counters[SAVE_COUNTERS];
   for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = ld_get(r, 8);
@@ -479,9 +483,12 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   size_t despawned = 0;
   if (!x->apply) {
     if (x->freed != NULL) sp_mem_free(x->w->alloc, x->freed, x->freed_bytes);
+    if (x->progress != NULL)
+      sp_mem_free(x->w->alloc, x->progress, 4 * x->freed_bytes);
     x->freed_bytes = (size_t)n + 1;
     x->freed = sp_mem_alloc(x->w->alloc, x->freed_bytes);
-    if (x->freed == NULL) {
+    x->progress = sp_mem_alloc(x->w->alloc, 4 * x->freed_bytes);
+    if (x->freed == NULL || x->progress == NULL) {
       r->failed = 1;
       sp_error_memory(r->err);
       return 0;
@@ -573,7 +580,7 @@ static int read_payload(Load *x, Rd *r) {
  * the world's part starts. */
 static int read_names(Load *x, Rd *r, size_t have) {
   char why[160];
-  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have,
+  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have, x->version,
                                      x->w->alloc, &x->names, why, sizeof why);
   if (e == sp_save_no_memory) {
     r->failed = 1;
@@ -639,6 +646,7 @@ static int read_header(Load *x, Rd *r) {
 static void load_free(Load *x) {
   SpAllocator a = x->w->alloc;
   if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
+  if (x->progress != NULL) sp_mem_free(a, x->progress, 4 * x->freed_bytes);
   if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
   sp_save_names_free(&x->names);
   if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);

@@ -27,6 +27,13 @@ static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
     return ld_bad(r,
                   "chase of agent %u: target crowd %u slot %u does not exist",
                   i + 1, tc + 1, slot + 1);
+  float progress;
+  memcpy(&progress, &x->progress[i], sizeof progress);
+  if (!(progress >= 0.0f && progress < 1.0f))
+    return ld_bad(r,
+                  "chase of agent %u: field 'time': progress %g is not a "
+                  "part of a cell (0 to 1)",
+                  i + 1, (double)progress);
   if (reach > 65534)
     return ld_bad(r, "chase of agent %u: reach %u", i + 1, reach);
   if (steps > SP_CHASE_PATH + 1 || at > steps || (g == NULL && steps > 0))
