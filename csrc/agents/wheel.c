@@ -175,7 +175,8 @@ void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
     settle_walker(c, wk, i);
     return;
   }
-  int answered = (fl & (F_FINISH | F_FAIL)) != 0;
+  /* an engine move to an agent is checked every frame (F_BIND) */
+  int answered = (fl & (F_FINISH | F_FAIL | F_BIND)) != 0;
   if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
       ((ph == SP_PHASE_SCRIPT || ph == SP_PHASE_MOVING) && !answered))
     sleep_bit(c, i); /* woken by the call that answers it, or a goal */

@@ -337,6 +337,9 @@ void open_crowd_events(lua_State *L);
 /* crowd_agents.c: adds the methods that change agents (spawn, control,
  * chase, ...) to the methods table on top. */
 void open_crowd_agents(lua_State *L);
+/* crowd_engine.c: adds the methods of crowds the game moves (pending,
+ * move_to, ...) to the methods table on top. */
+void open_crowd_engine(lua_State *L);
 /* crowd_inspect.c: adds the readers of agents (info, plan, blocker,
  * stats, ...) to the methods table on top. */
 void open_crowd_inspect(lua_State *L);

@@ -11,6 +11,7 @@ local behaviours = require "saspu.behaviour"
 local hooks = require "saspu.hooks"
 local facts = require "saspu.facts"
 local sensors = require "saspu.sensors"
+local engine = require "saspu.engine"
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local string_format = string.format
@@ -332,7 +333,7 @@ function World:events()
         k = k + 1
         local c = side.crowd
         ev.crowd = c
-        ev.x, ev.y = nil, nil
+        ev.x, ev.y, ev.target, ev.repeated = nil, nil, nil, nil
         if k <= #extra then
           local e = extra[k]
           ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
@@ -341,7 +342,7 @@ function World:events()
           ev.why = nil
           return ev
         end
-        local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
+        local agent, kind, reason, _, goal, action, detail, live, repeated = c:event(k - #extra)
         if live then -- events of agents despawned since are skipped
           ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
           ev.action = action and side.names.action_names[action] or nil
@@ -353,11 +354,15 @@ function World:events()
           ev.place, ev.detail = nil, nil
           if kind == "planned" or kind == "replanned" then
             ev.detail = detail
-          elseif (kind == "arrived" or kind == "blocked" or kind == "move" or PLACE_REASONS[reason])
+          elseif (kind == "arrived" or kind == "blocked" or kind == "move"
+                  or kind == "move_cancelled" or PLACE_REASONS[reason])
                  and detail >= 1 then
             ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
           end
-          if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
+          if kind == "move" then
+            ev.x, ev.y = c:target_cell(agent)
+            ev.target, ev.repeated = engine.target_of(c, agent), repeated
+          end
           return ev
         end
       else
