@@ -763,6 +763,14 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
  * agent needs the serial binding pass. walked: WALK_NOT, or how its walk
  * of this frame, done already by sp_agent_walk_many, ended. */
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked);
+/* 1 when agent i runs an interruptible step, walking to it, waiting for
+ * the engine's move or for a place, or acting. */
+int sp_agent_interruptible_now(const SpCrowd *c, size_t i);
+/* Interrupts that step when a strictly higher goal applies (reason
+ * higher_goal) or its rechecked goal's `when` lapsed (when_lapsed): the
+ * agent chooses again at the next update, which ends the step. 1 when it
+ * did. */
+int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i);
 
 /* ---- walking (walk.c) ------------------------------------------------ */
 

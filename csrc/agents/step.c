@@ -746,6 +746,32 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Interruptible steps                                                */
+/* ------------------------------------------------------------------ */
+
+int sp_agent_interruptible_now(const SpCrowd *c, size_t i) {
+  const Agent *a = &c->agents[i];
+  uint8_t ph = c->phase[i];
+  if (a->step == STEP_NONE || a->goal == GOAL_NONE ||
+      !(ph == SP_PHASE_WALKING || ph == SP_PHASE_MOVING ||
+        ph == SP_PHASE_BLOCKED || ph == SP_PHASE_ACTING))
+    return 0;
+  if (c->flags[i] & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  return act >= 0 && c->beh[act].interruptible;
+}
+
+int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i) {
+  if (!sp_agent_interruptible_now(c, i)) return 0;
+  const SpValue *state = sp_population_state(c->pop, i);
+  if (higher_goal(c, i, state)) {
+    need_goal(c, i, SP_REASON_HIGHER_GOAL);
+    return 1;
+  }
+  return drop_lapsed(c, s, i, state);
+}
+
+/* ------------------------------------------------------------------ */
 /* One frame of one agent                                             */
 /* ------------------------------------------------------------------ */
 
@@ -788,6 +814,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       }
       return 0;
     case SP_PHASE_WALKING:
+      if (round == 0 && c->any_interruptible && sp_agent_interrupt(c, s, i))
+        return 0;
       if (c->flags[i] & F_BIND) return 1;
       if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
                                            : !sp_agent_walk(c, i))
@@ -797,11 +825,13 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       step_start_acting(c, s, &plan);
       break;
     case SP_PHASE_MOVING:
+      if (c->any_interruptible && sp_agent_interrupt(c, s, i)) return 0;
       /* an agent target is checked in the serial pass every frame */
       if (!end_move(c, s, &plan))
         return c->phase[i] == SP_PHASE_MOVING && (c->flags[i] & F_BIND) != 0;
       break;
     case SP_PHASE_BLOCKED:
+      if (c->any_interruptible && sp_agent_interrupt(c, s, i)) return 0;
       if (!sp_due_passed(c, i)) return 0;
       if (a->why == SP_REASON_STEP_FAILED) { /* a back-off is over */
         need_goal(c, i, SP_REASON_STEP_FAILED);

@@ -216,6 +216,13 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       sp_ahead_next(c, look);
       size_t i = due[k];
       uint8_t ph = phase[i];
+      /* an interruptible step gives way while it waits too */
+      if (c->any_interruptible &&
+          (ph == SP_PHASE_MOVING || ph == SP_PHASE_BLOCKED) &&
+          sp_agent_interrupt(c, s, i)) {
+        sp_wheel_settle(c, wk, i);
+        continue;
+      }
       /* a move waits for the caller's answer: nothing due before it */
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
           (ph == SP_PHASE_MOVING &&
@@ -234,9 +241,11 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
         fetch_ahead(c, due[ahead]);
       /* a walker still on its way has nothing more to do this frame */
-      int bind = walked[k] == WALK_STAYED
-                     ? (c->flags[due[k]] & F_BIND) != 0
-                     : sp_agent_advance(c, s, due[k], walked[k]);
+      int bind = walked[k] != WALK_STAYED
+                     ? sp_agent_advance(c, s, due[k], walked[k])
+                 : c->any_interruptible && sp_agent_interrupt(c, s, due[k])
+                     ? 0
+                     : (c->flags[due[k]] & F_BIND) != 0;
       flagged += (uint32_t)bind;
       if (bind && (c->flags[due[k]] & F_BIND)) /* found while at hand */
         sp_bind_hint_add(c, wk, due[k]);

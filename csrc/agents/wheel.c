@@ -163,6 +163,12 @@ void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
     return;
   }
   uint8_t ph = c->phase[i], fl = c->flags[i];
+  /* an interruptible step is looked at every frame, walking or waiting */
+  if (c->any_interruptible && ph != SP_PHASE_ACTING &&
+      sp_agent_interruptible_now(c, i)) {
+    sp_agent_wake(c, i);
+    return;
+  }
   if (sp_wheel_timed(c, ph)) {
     /* due already (a wait begun before this frame's advance): awake */
     if (sp_due_passed(c, i))
