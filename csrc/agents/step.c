@@ -181,11 +181,21 @@ static inline int drop_lapsed(SpCrowd *c, Sink s, size_t i,
   return drop_if_lapsed(c, s, i, state);
 }
 
-/* The failures that back off: the step's own (not a wait for room, a
- * world change or a higher goal). Counted before fail_action moves on. */
+/* The failures that back off: every failure of the step itself (a hook,
+ * `run`, its conditions, an unreachable target or a failed move, a
+ * target gone, the cooldown that follows a failed binding), not a wait
+ * for room, a world change or a higher goal. Counted before fail_action
+ * moves on. */
 static int backs_off(SpReason why) {
   return why == SP_REASON_SCRIPT || why == SP_REASON_CONDITIONS ||
-         why == SP_REASON_UNREACHABLE;
+         why == SP_REASON_UNREACHABLE || why == SP_REASON_TARGET_GONE ||
+         why == SP_REASON_COOLDOWN;
+}
+
+int step_gives_up(const SpCrowd *c, const Agent *a) {
+  if (a->fails == 0 || a->fail_action < 0 || a->goal == GOAL_NONE) return 0;
+  const SpActionBehaviour *b = &c->beh[a->fail_action];
+  return a->fails >= (b->max_failures > 0 ? b->max_failures : 3);
 }
 
 static void count_failure(Agent *a, SpReason why, int act) {

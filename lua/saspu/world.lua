@@ -157,6 +157,9 @@ function World:crowd(dom, behaviour, opts)
     tied = tied,         -- variable id -> the world fact it shows
     sensed = sensed,     -- variable id -> its sensor's name (a:set refuses both)
     rng = ((opts and opts.seed) or 1) * 2 + 1,
+    -- seconds between the questions to an `at` that had no target (the crowd's retry)
+    retry = type(opts) == "table" and type(opts.retry) == "number" and opts.retry > 0
+            and opts.retry or 1,
   }
   crowds[c] = side
   ws.crowds[#ws.crowds + 1] = c
