@@ -316,9 +316,11 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   /* 1: despawned; 4: walking to a target, so it may chase */
   if (!x->apply) {
     x->freed[i] =
-        (uint8_t)(phase == SP_PHASE_FREE                          ? 1
-                  : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4
-                                                                  : 0);
+        (uint8_t)(phase == SP_PHASE_FREE ? 1
+                  : (phase == SP_PHASE_WALKING || phase == SP_PHASE_MOVING) &&
+                          (flags & F_BIND)
+                      ? 4
+                      : 0);
     x->progress[i] = time; /* a chase's progress (load_chase_queue.c) */
   }
   if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
@@ -535,6 +537,11 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   sp_facts_reload(c); /* who reads which fact, from the plans */
   sp_wheel_loaded(c); /* the seconds left are due times from now */
   c->ev_count = 0;
+  if (c->announced != NULL) { /* the moves pending are told again */
+    for (size_t i = 0; i < c->n; i++)
+      c->announced[i] = c->phase[i] == SP_PHASE_MOVING;
+    c->reannounce = 1;
+  }
   return 1;
 }
 

@@ -347,6 +347,9 @@ void open_crowd_agents(lua_State *L);
 #define ON_DESPAWN_KEY "saspu.on_despawn"
 /* Adds saspu.core.on_despawn to the module table on top. */
 void open_on_despawn(lua_State *L);
+/* crowd_engine.c: adds the methods of crowds the game moves (pending,
+ * move_to, ...) to the methods table on top. */
+void open_crowd_engine(lua_State *L);
 /* crowd_inspect.c: adds the readers of agents (info, plan, blocker,
  * stats, ...) to the methods table on top. */
 void open_crowd_inspect(lua_State *L);

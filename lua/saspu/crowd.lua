@@ -271,7 +271,10 @@ function Agent:priority(goal)
 end
 
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
-require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell })
+require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
+                                            drop_running = hooks.drop_running })
+-- crowd:moves(out), a:moving(), a:teleport's quick path: lua/saspu/engine.lua.
+require("saspu.engine").install(Crowd, Agent, { crowd_side = crowd_side })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)

@@ -123,11 +123,20 @@ end
 local function wait(seconds) return co_yield(seconds) end
 M.wait = wait
 
+local on_waiting
+
 -- Resumes a running record once its wait is over; returns true when it is over
 -- (finished, failed, or its agent despawned meanwhile).
 local function resume(side, r)
   local c = side.crowd
   if r.gone then return true end
+  if side.pending_target[r.agent] then -- an `at` that had no target: ask again
+    if on_waiting(side, r.agent, r.action, side.actions[r.action], true) == "wait" then
+      r.wait = side.retry
+      return false
+    end
+    return true
+  end
   if not r.co then -- a duration only
     c:control(r.agent, "finish")
     return true
@@ -163,18 +172,30 @@ local function resume(side, r)
 end
 
 -- The step waits for Lua: ask a function `at` for its target, or start timing it.
-local function on_waiting(side, agent, action, rec)
+-- `again`: asked once more after it answered false (no target now).
+function on_waiting(side, agent, action, rec, again)
   if side.failed[agent] then -- its on_start raised: the step ends at the next update
     side.pending_target[agent] = nil
     return
   end
   local c, handle = side.crowd, side.crowd:agent(agent)
   if side.pending_target[agent] then
-    side.pending_target[agent] = nil
     local ok, p, y = protected(rec.at_fn, handle)
     if not alive(handle) then return end -- `at` despawned its agent
     local name = side.names.action_names[action]
+    if ok and p == false then
+      -- no target now: the goal waits (one blocked event), asked again every retry
+      -- seconds; a running record while pending_target holds means that (and a save
+      -- keeps both)
+      if again then return "wait" end -- its record waits once more
+      lua_event(side, agent, "blocked", action, "no_target")
+      side.running[#side.running + 1] = { agent = agent, action = action, fresh = true,
+                                          wait = side.retry }
+      return
+    end
+    side.pending_target[agent] = nil
     if not ok then return fail_step(side, agent, action, name .. " at: " .. describe(p)) end
+    if p == nil and type(y) == "string" then return fail_step(side, agent, action, y) end
     local done, err
     if type(p) == "userdata" and pcall(Agent.alive, p) then
       -- an agent: followed as it moves; gone (despawned) fails the step as target_gone

@@ -11,6 +11,7 @@ local behaviours = require "saspu.behaviour"
 local hooks = require "saspu.hooks"
 local facts = require "saspu.facts"
 local sensors = require "saspu.sensors"
+local engine = require "saspu.engine"
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local string_format = string.format
@@ -156,6 +157,9 @@ function World:crowd(dom, behaviour, opts)
     tied = tied,         -- variable id -> the world fact it shows
     sensed = sensed,     -- variable id -> its sensor's name (a:set refuses both)
     rng = ((opts and opts.seed) or 1) * 2 + 1,
+    -- seconds between the questions to an `at` that had no target (the crowd's retry)
+    retry = type(opts) == "table" and type(opts.retry) == "number" and opts.retry > 0
+            and opts.retry or 1,
   }
   crowds[c] = side
   ws.crowds[#ws.crowds + 1] = c
@@ -332,7 +336,7 @@ function World:events()
         k = k + 1
         local c = side.crowd
         ev.crowd = c
-        ev.x, ev.y = nil, nil
+        ev.x, ev.y, ev.target, ev.repeated = nil, nil, nil, nil
         local e = k <= #extra and extra[k]
         if e then
           if not e.gone then -- (the events of agents despawned since are skipped)
@@ -343,8 +347,10 @@ function World:events()
             return ev
           end
         end
-        local agent, kind, reason, _, goal, action, detail, live
-        if not e then agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra) end
+        local agent, kind, reason, _, goal, action, detail, live, repeated
+        if not e then
+          agent, kind, reason, _, goal, action, detail, live, repeated = c:event(k - #extra)
+        end
         if live then -- events of agents despawned since are skipped
           ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
           ev.action = action and side.names.action_names[action] or nil
@@ -356,11 +362,15 @@ function World:events()
           ev.place, ev.detail = nil, nil
           if kind == "planned" or kind == "replanned" then
             ev.detail = detail
-          elseif (kind == "arrived" or kind == "blocked" or kind == "move" or PLACE_REASONS[reason])
+          elseif (kind == "arrived" or kind == "blocked" or kind == "move"
+                  or kind == "move_cancelled" or PLACE_REASONS[reason])
                  and detail >= 1 then
             ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
           end
-          if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
+          if kind == "move" then
+            ev.x, ev.y = c:target_cell(agent)
+            ev.target, ev.repeated = engine.target_of(c, agent), repeated
+          end
           return ev
         end
       else
