@@ -271,8 +271,7 @@ function Agent:priority(goal)
 end
 
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
-require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
-                                            drop_running = hooks.drop_running })
+require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell })
 -- crowd:moves(out), a:moving(), a:teleport's quick path: lua/saspu/engine.lua.
 require("saspu.engine").install(Crowd, Agent, { crowd_side = crowd_side })
 
