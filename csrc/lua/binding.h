@@ -286,7 +286,8 @@ typedef struct LCrowd {
   const SpDomain *domain;
   int nvars, nactions;
   uint16_t *plan;    /* nactions entries (at least 1), after the struct */
-  int on_world_pool; /* runs on its world's pool (options without threads) */
+  int on_world_pool; /* options without threads: updated in the world's
+                        batch, on its pool or on none (world.c) */
   /* sensors of other crowds: the crowds this one senses (kept alive by
    * its UV_CROWD_SENSED table), how many open crowds sense this one, and
    * its core crowd while closed but still sensed (freed with the last) */

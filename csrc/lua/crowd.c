@@ -206,7 +206,9 @@ static int l_crowd(lua_State *L)
     return crowd_error(L, "new", &err); /* nothing was allocated */
   c->c = sc;
   c->world = w;
-  c->on_world_pool = o.pool != NULL;
+  /* without its own threads it updates with the world's other such crowds
+   * (on the world's pool, or with none on the calling thread) */
+  c->on_world_pool = !own_threads;
   w->users++;
   c->next_open = w->crowds; /* world:close closes it */
   if (w->crowds) w->crowds->prev_open = c;
