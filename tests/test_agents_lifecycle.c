@@ -432,9 +432,9 @@ static void test_chase_stale_target(void **state) {
   town_close(&t);
 }
 
-/* The prey's crowd freed mid-chase: target_gone, never a read of it. */
-static void test_chase_target_crowd_freed(void **state) {
-  (void)state;
+/* The prey's crowd freed (or only retired: closed, still allocated)
+ * mid-chase: target_gone, never a read of it. */
+static void chase_target_crowd_gone(int retire) {
   Town t;
   SpCrowd *pc;
   size_t prey, me;
@@ -442,11 +442,26 @@ static void test_chase_target_crowd_freed(void **state) {
   assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 0, NULL),
                    SP_OK);
   frame(&t, 0.25f);
-  sp_crowd_free(pc);
+  assert_false(target_gone(&t, me));
+  if (retire)
+    sp_crowd_retire(pc);
+  else
+    sp_crowd_free(pc);
   frame(&t, 0.25f);
   assert_true(target_gone(&t, me));
   assert_string_equal(sp_reason_name(SP_REASON_TARGET_GONE), "target_gone");
+  if (retire) sp_crowd_free(pc);
   town_close(&t);
+}
+
+static void test_chase_target_crowd_freed(void **state) {
+  (void)state;
+  chase_target_crowd_gone(0);
+}
+
+static void test_chase_target_crowd_retired(void **state) {
+  (void)state;
+  chase_target_crowd_gone(1);
 }
 
 /* A crowd freed or retired gives its reservations back at once: the
@@ -476,25 +491,6 @@ static void test_retire_gives_places_back(void **state) {
   SpPlaceInfo p;
   assert_int_equal(sp_world_place(t.w, t.market, &p), SP_OK);
   assert_int_equal(p.reserved, 0);
-  town_close(&t);
-}
-
-/* The prey's crowd retired (closed, still allocated) mid-chase: the chase
- * fails with target_gone as for a freed crowd. */
-static void test_chase_target_crowd_retired(void **state) {
-  (void)state;
-  Town t;
-  SpCrowd *pc;
-  size_t prey, me;
-  chase_setup(&t, &pc, &prey, &me);
-  assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 0, NULL),
-                   SP_OK);
-  frame(&t, 0.25f);
-  assert_false(target_gone(&t, me));
-  sp_crowd_retire(pc);
-  frame(&t, 0.25f);
-  assert_true(target_gone(&t, me));
-  sp_crowd_free(pc);
   town_close(&t);
 }
 
