@@ -178,6 +178,18 @@ describe("an agent despawned inside its own script", function()
         wait(1)
       end } }, goals = GOALS }
     end },
+    { "its run script, which spawns another agent in its slot", function(holder)
+      return { actions = { work = { run = function(a, wait)
+        wait(0.5)
+        if a:index() == 1 and not holder.respawned then
+          holder.respawned = true
+          a:despawn()
+          holder.crowd:despawn(2)
+          assert(holder.crowd:spawn { start = { done = false } }:index() == 2)
+        end
+        wait(1)
+      end } }, goals = GOALS }
+    end },
     { "its on_start hook", function()
       return { actions = { work = { duration = 1, on_start = function(a)
         if a:index() == 1 then a:despawn() end

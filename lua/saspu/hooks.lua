@@ -235,11 +235,12 @@ local function on_select(side, agent)
   side.crowd:select_goal(agent, id)
 end
 
--- Drops the running record of `agent` (its step ended in C).
+-- Drops the running record of `agent` (its step ended in C); one of an agent despawned
+-- from that slot before is not its own.
 local function drop_running(side, agent)
   local run = side.running
   for k = 1, #run do
-    if run[k].agent == agent then table.remove(run, k) return end
+    if run[k].agent == agent and not run[k].gone then table.remove(run, k) return end
   end
 end
 
@@ -397,7 +398,6 @@ core.on_despawn(function(c, i)
   if side then forget(side, i) end
 end)
 
-M.drop_running = drop_running
 M.reason_text = reason_text
 M.update_all = update_all
 M.not_updating = not_updating
