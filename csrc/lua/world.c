@@ -124,7 +124,7 @@ static int l_world_close(lua_State *L)
 {
   LWorld *w = to_world(L, 1);
   if (w->w && !w->closed) {
-    while (w->crowds) crowd_close(w->crowds); /* each unlinks itself */
+    while (w->crowds) w->close_crowd(w->crowds); /* each unlinks itself */
     w->closed = 1;
     if (w->users == 0) world_free(w);
     /* the token becomes garbage: the collection that frees what the
