@@ -178,6 +178,18 @@ describe("an agent despawned inside its own script", function()
         wait(1)
       end } }, goals = GOALS }
     end },
+    { "its run script, which spawns another agent in its slot", function(holder)
+      return { actions = { work = { run = function(a, wait)
+        wait(0.5)
+        if a:index() == 1 and not holder.respawned then
+          holder.respawned = true
+          a:despawn()
+          holder.crowd:despawn(2)
+          assert(holder.crowd:spawn { start = { done = false } }:index() == 2)
+        end
+        wait(1)
+      end } }, goals = GOALS }
+    end },
     { "its on_start hook", function()
       return { actions = { work = { duration = 1, on_start = function(a)
         if a:index() == 1 then a:despawn() end
@@ -267,5 +279,40 @@ describe("a failed load", function()
     assert.is_false(ok)
     assert.matches("agent 2 was despawned", tostring(err), 1, true)
     assert.equal(before, w3:save())
+  end)
+end)
+
+describe("a world with a pool and one without", function()
+  -- Bandits walk between two places; watchers sense them and both crowds queue for a
+  -- well of capacity 1: the crowds meet every frame.
+  local function events(threads)
+    local world = saspu.world { grid = saspu.grid(12, 12), threads = threads, places = {
+      { name = "well", x = 6, y = 6, capacity = 1 }, { name = "camp", x = 11, y = 11 } } }
+    local bandits = world:crowd(saspu.domain(WORKER), {
+      actions = { work = { at = "well", duration = { 0.5, 1.5 } } }, goals = GOALS }, { seed = 3 })
+    local watchers = world:crowd(saspu.domain(WATCHER), {
+      actions = { work = { at = "well", duration = { 0.5, 1.5 } } },
+      goals = { { { done = true }, when = { bandit_near = true } } } },
+      { seed = 5, sensors = { bandit_near = { near = bandits, r = 2 } } })
+    for k = 1, 6 do
+      bandits:spawn { start = { done = false }, x = k, y = 1 }
+      watchers:spawn { start = { bandit_near = false, done = false }, x = 6, y = 6 + (k % 3) }
+    end
+    local out = {}
+    for frame = 1, 60 do
+      if frame % 10 == 0 then bandits:set_all("done", false) end
+      world:update(0.25)
+      for ev in world:events() do
+        out[#out + 1] = string.format("%d %s %d %s %s %s", frame, ev.class, ev.agent:index(), ev.kind,
+                                      tostring(ev.reason), tostring(ev.place))
+      end
+    end
+    return out
+  end
+
+  it("give the same events where crowds meet (sensors of another crowd, a shared full place)", function()
+    local one, pooled = events(nil), events(2)
+    assert.is_true(#one > 50)
+    assert.same(one, pooled)
   end)
 end)

@@ -432,9 +432,9 @@ static void test_chase_stale_target(void **state) {
   town_close(&t);
 }
 
-/* The prey's crowd freed mid-chase: target_gone, never a read of it. */
-static void test_chase_target_crowd_freed(void **state) {
-  (void)state;
+/* The prey's crowd freed (or only retired: closed, still allocated)
+ * mid-chase: target_gone, never a read of it. */
+static void chase_target_crowd_gone(int retire) {
   Town t;
   SpCrowd *pc;
   size_t prey, me;
@@ -442,10 +442,89 @@ static void test_chase_target_crowd_freed(void **state) {
   assert_int_equal(sp_crowd_set_target_agent(t.c, me, pc, prey, 0, 0, NULL),
                    SP_OK);
   frame(&t, 0.25f);
-  sp_crowd_free(pc);
+  assert_false(target_gone(&t, me));
+  if (retire)
+    sp_crowd_retire(pc);
+  else
+    sp_crowd_free(pc);
   frame(&t, 0.25f);
   assert_true(target_gone(&t, me));
   assert_string_equal(sp_reason_name(SP_REASON_TARGET_GONE), "target_gone");
+  if (retire) sp_crowd_free(pc);
+  town_close(&t);
+}
+
+static void test_chase_target_crowd_freed(void **state) {
+  (void)state;
+  chase_target_crowd_gone(0);
+}
+
+static void test_chase_target_crowd_retired(void **state) {
+  (void)state;
+  chase_target_crowd_gone(1);
+}
+
+/* A crowd freed or retired gives its reservations back at once: the
+ * market of capacity 1 has room again for the crowds that stay. */
+static void test_retire_gives_places_back(void **state) {
+  (void)state;
+  Town t;
+  town_open(&t, 1, 0, plain);
+  size_t a = spawn(&t, 0, 0);
+  until(&t, a, SP_EV_ARRIVED, t.buy, 80);
+  assert_int_equal(reserved(&t), 1);
+  assert_false(sp_crowd_retired(t.c));
+  sp_crowd_retire(t.c);
+  assert_true(sp_crowd_retired(t.c));
+  assert_int_equal(reserved(&t), 0);
+  sp_crowd_retire(t.c); /* again: nothing */
+  assert_int_equal(reserved(&t), 0);
+  sp_crowd_retire(NULL);
+  town_close(&t);
+
+  town_open(&t, 1, 0, plain); /* freed without a retire: the same */
+  a = spawn(&t, 0, 0);
+  until(&t, a, SP_EV_ARRIVED, t.buy, 80);
+  assert_int_equal(reserved(&t), 1);
+  sp_crowd_free(t.c);
+  t.c = NULL;
+  SpPlaceInfo p;
+  assert_int_equal(sp_world_place(t.w, t.market, &p), SP_OK);
+  assert_int_equal(p.reserved, 0);
+  town_close(&t);
+}
+
+/* sp_world_load_probe tells each despawned slot of the save, per crowd. */
+static size_t probed[8], probed_n;
+static void note_slot(void *ud, size_t crowd, uint32_t slot) {
+  assert_ptr_equal(ud, probed);
+  assert_int_equal(crowd, 0);
+  if (probed_n < 8) probed[probed_n] = slot;
+  probed_n++;
+}
+
+static void test_load_probe_names_despawned_slots(void **state) {
+  (void)state;
+  Town t;
+  town_open(&t, 1, 0, plain);
+  for (int k = 0; k < 4; k++) spawn(&t, k, 5);
+  frame(&t, 0.25f);
+  assert_int_equal(sp_crowd_despawn(t.c, 2, NULL), SP_OK);
+  assert_int_equal(sp_crowd_despawn(t.c, 0, NULL), SP_OK);
+  void *buf;
+  size_t len, agents[1];
+  int goals[1];
+  const SpCrowd *tc[1] = {t.c};
+  assert_int_equal(sp_world_save(t.w, tc, 1, NULL, 0, &buf, &len, NULL), SP_OK);
+  probed_n = 0;
+  assert_int_equal(sp_world_load_probe(t.w, tc, 1, buf, len, NULL, NULL, agents,
+                                       goals, note_slot, probed, NULL),
+                   SP_OK);
+  assert_int_equal(agents[0], 4);
+  assert_int_equal(probed_n, 2);
+  assert_true((probed[0] == 0 && probed[1] == 2) ||
+              (probed[0] == 2 && probed[1] == 0));
+  sp_world_save_free(t.w, buf, len);
   town_close(&t);
 }
 
@@ -460,6 +539,9 @@ int main(void) {
       cmocka_unit_test(test_chase_follows_a_moving_agent),
       cmocka_unit_test(test_chase_target_crowd_freed),
       cmocka_unit_test(test_chase_stale_target),
+      cmocka_unit_test(test_retire_gives_places_back),
+      cmocka_unit_test(test_chase_target_crowd_retired),
+      cmocka_unit_test(test_load_probe_names_despawned_slots),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -276,6 +276,9 @@ typedef struct LWorld {
   int closed;
   int users;             /* open crowds */
   struct LCrowd *crowds; /* the open ones, linked by next_open */
+  /* crowd.c's close of one of them (set with the first crowd): world:close
+   * closes each, and world.c calls no function of crowd.c by name */
+  void (*close_crowd)(struct LCrowd *c);
 } LWorld;
 
 /* The saspu.Crowd userdata: `c` NULL until owned and after close. */
@@ -286,7 +289,8 @@ typedef struct LCrowd {
   const SpDomain *domain;
   int nvars, nactions;
   uint16_t *plan;    /* nactions entries (at least 1), after the struct */
-  int on_world_pool; /* runs on its world's pool (options without threads) */
+  int on_world_pool; /* options without threads: updated in the world's
+                        batch, on its pool or on none (world.c) */
   /* sensors of other crowds: the crowds this one senses (kept alive by
    * its UV_CROWD_SENSED table), how many open crowds sense this one, and
    * its core crowd while closed but still sensed (freed with the last) */
@@ -328,10 +332,6 @@ int check_id(lua_State *L, int arg, int n, const char *what);
 const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int any);
 /* Frees a closed crowd's core crowd and lets go of its domain and world. */
 void crowd_release(LCrowd *c);
-/* Closes the crowd (c:close()): takes it out of its world (its places
- * free, chases toward it fail, sensors of it read "not sensed"), then
- * frees it unless a crowd still senses it. Idempotent. */
-void crowd_close(LCrowd *c);
 /* The open crowd at idx (its world's grid open too), or raises. */
 LCrowd *check_crowd(lua_State *L, int idx);
 /* The crowd at idx again after a Lua point: raises when it, or its

@@ -147,6 +147,8 @@ static int opt_movement(lua_State *L, int t)
  * (default 1024), threads (0: every core; default: the world's pool when
  * it has one, else 1), seed, speed, cooldown, retry, cache_capacity,
  * parallel_min, movement ("grid" | "engine"). */
+static void crowd_close(LCrowd *c);
+
 static int l_crowd(lua_State *L)
 {
   LWorld *w = check_world(L, 1);
@@ -206,9 +208,12 @@ static int l_crowd(lua_State *L)
     return crowd_error(L, "new", &err); /* nothing was allocated */
   c->c = sc;
   c->world = w;
-  c->on_world_pool = o.pool != NULL;
+  /* without its own threads it updates with the world's other such crowds
+   * (on the world's pool, or with none on the calling thread) */
+  c->on_world_pool = !own_threads;
   w->users++;
-  c->next_open = w->crowds; /* world:close closes it */
+  w->close_crowd = crowd_close; /* world:close closes it */
+  c->next_open = w->crowds;
   if (w->crowds) w->crowds->prev_open = c;
   w->crowds = c;
   c->owner = d;
@@ -240,8 +245,10 @@ void crowd_release(LCrowd *c)
 }
 
 /* Closes the crowd (c:close(), and world:close() for each of its
- * crowds): out of its world at once, freed unless sensed. Idempotent. */
-void crowd_close(LCrowd *c)
+ * crowds): out of its world at once (its places free, chases toward it
+ * fail, sensors of it read "not sensed"), then freed unless an open crowd
+ * still senses it. Idempotent. */
+static void crowd_close(LCrowd *c)
 {
   if (c->c) {
     sp_crowd_retire(c->c); /* places, chases and sensors let go of it */

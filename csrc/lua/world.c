@@ -124,7 +124,7 @@ static int l_world_close(lua_State *L)
 {
   LWorld *w = to_world(L, 1);
   if (w->w && !w->closed) {
-    while (w->crowds) crowd_close(w->crowds); /* each unlinks itself */
+    while (w->crowds) w->close_crowd(w->crowds); /* each unlinks itself */
     w->closed = 1;
     if (w->users == 0) world_free(w);
     /* the token becomes garbage: the collection that frees what the
@@ -287,9 +287,11 @@ static SpCrowd **batch_buffer(lua_State *L, size_t n)
 }
 
 /* w:update_crowds(dt, list): one frame of the open crowds in `list` (an
- * array of this world's crowds): those on the world's pool together in
- * one sp_crowds_update (each pass of all of them runs as one parallel
- * job), then the others one by one, in list order. */
+ * array of this world's crowds): those made without their own threads
+ * together in one sp_crowds_update (each pass of all of them runs as one
+ * job on the world's pool, or on the calling thread in a world without
+ * one: the same events either way), then the others one by one, in list
+ * order. */
 static int l_world_update_crowds(lua_State *L)
 {
   check_world(L, 1);

@@ -256,11 +256,12 @@ local function on_select(side, agent)
   side.crowd:select_goal(agent, id)
 end
 
--- Drops the running record of `agent` (its step ended in C).
+-- Drops the running record of `agent` (its step ended in C); one of an agent despawned
+-- from that slot before is not its own.
 local function drop_running(side, agent)
   local run = side.running
   for k = 1, #run do
-    if run[k].agent == agent then table.remove(run, k) return end
+    if run[k].agent == agent and not run[k].gone then table.remove(run, k) return end
   end
 end
 
@@ -387,34 +388,23 @@ local function after_update(side, dt)
   if next(side.watch) then record_watched(side) end
 end
 
--- world:update_crowds runs each pass of all the pool's crowds as one parallel job; a
--- hook's change to another crowd is then seen at the next frame.
+-- world:update_crowds runs each pass of all the crowds made without their own threads
+-- as one job (on the world's pool, or on the calling thread without one: the same
+-- events either way); then the hooks of each crowd run, in creation order. A hook's
+-- change to another crowd is seen at the next frame.
 local function update_all(self, ws, dt)
-  local list = ws.crowds
-  if ws.threads then
-    local open = ws.open
-    for i = #open, 1, -1 do open[i] = nil end
-    for i = 1, #list do
-      local c = list[i]
-      if c:is_open() then
-        local side = crowds[c]
-        if side.hooked or side.engine then before_update(side) end
-        open[#open + 1] = c
-      end
-    end
-    self:update_crowds(dt, open)
-    for i = 1, #open do after_update(crowds[open[i]], dt) end
-    return
-  end
+  local list, open = ws.crowds, ws.open
+  for i = #open, 1, -1 do open[i] = nil end
   for i = 1, #list do
     local c = list[i]
     if c:is_open() then
       local side = crowds[c]
       if side.hooked or side.engine then before_update(side) end
-      c:update(dt)
-      after_update(side, dt)
+      open[#open + 1] = c
     end
   end
+  self:update_crowds(dt, open)
+  for i = 1, #open do after_update(crowds[open[i]], dt) end
 end
 
 local function not_updating(ws, what)
@@ -429,7 +419,6 @@ core.on_despawn(function(c, i)
   if side then forget(side, i) end
 end)
 
-M.drop_running = drop_running
 M.reason_text = reason_text
 M.update_all = update_all
 M.not_updating = not_updating

@@ -266,9 +266,11 @@ local function check_clocks(ws, dt)
 end
 
 --- One frame: every open crowd advances by dt seconds in C (choose goals, plan, walk,
--- act, apply effects, replan), then the Lua hooks of this frame's events run. With
--- `threads` the crowds update together and then each runs its hooks in creation order;
--- without, each crowd's hooks run before the next crowd's update. A hook that raises,
+-- act, apply effects, replan), then the Lua hooks of this frame's events run. The crowds
+-- made without their own `threads` update together (each pass of all of them at once, on
+-- the world's pool if it has one: the events are the same with a pool of any size and
+-- without one, where crowds meet too), then those with their own threads one by one,
+-- then each crowd runs its hooks in creation order. A hook that raises,
 -- yields (outside `run`), or closes, loads, saves or updates the world fails its step
 -- (`step_failed` or `hook_failed` at the next update); the frame's other hooks run and
 -- the crowd keeps running.
@@ -483,8 +485,7 @@ function M.world(spec)
     end
   end
   local w = core.world(spec.grid, threads)
-  worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {}, threads = threads ~= nil,
-                open = {} }
+  worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {}, open = {} }
   if spec.places ~= nil then
     local counts = {}
     for k, p in ipairs(spec.places) do

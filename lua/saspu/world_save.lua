@@ -305,8 +305,10 @@ end
 -- "...: migrate: crowd 3 'bandit': variable 'mood' is new: defaults must give its value";
 -- "...: migrate: defaults.nope: no crowd has a variable 'nope'"; "...: migrate: format 5
 -- carries no names to map by: ..."; "saspu.World:load: options: unknown field 'x'";
--- "saspu.World:load: defaults.forge: expected a value name (string), got number".
--- The world is left as it was.
+-- "saspu.World:load: defaults.forge: expected a value name (string), got number";
+-- "...: crowd 1 'farrier': the script part: agent 2 was despawned (its slot is free in the
+-- saved crowd)". The world is left as it was: the C part and the script part are both
+-- checked before either is applied.
 function World:load(s, opts)
   local ws = world_side(self)
   not_updating(ws, "saspu.World:load")
