@@ -3,8 +3,9 @@ local core = require "saspu.core"
 local sides = require "saspu.sides"
 local names = require "saspu.names"
 local hooks = require "saspu.hooks"
+local sensors = require "saspu.sensors"
 
-local type, ipairs, tostring, error, pcall = type, ipairs, tostring, error, pcall
+local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local concat, string_format = table.concat, string.format
 
 local Crowd, Agent = core.Crowd, core.Agent
@@ -51,6 +52,26 @@ function Crowd:spawn(spec)
   end
   local i = self:spawn_packed(packed, x, y, home)
   return self:agent(i)
+end
+
+--- Adds sensors to a crowd made already (`crowd:sense { var = { near = other, r = 3 } }`),
+-- with the fields of `World:crowd`'s `sensors` option: for crowds that sense each other,
+-- made first and then told what they sense. Agents spawned already read the new sensors
+-- at the next update.
+--     local bandits = world:crowd(bandit_dom, bandit_beh)
+--     local sheriffs = world:crowd(sheriff_dom, sheriff_beh,
+--                                  { sensors = { bandit_near = { near = bandits, r = 4 } } })
+--     bandits:sense { sheriff_near = { near = sheriffs, r = 6 } }
+-- @tparam table spec the sensors, `{ var = { near = crowd | near_kind = kind, r = cells, period =
+-- seconds, values = { off, on } } }`
+-- @raise "saspu.Crowd:sense: sensors.sheriff_near.near: expected a crowd of this world";
+-- "saspu.Crowd:sense: sensors.sheriff_near: sensor of variable 'sheriff_near': it is a
+-- sensor's or a world fact's already"; the errors of `World:crowd`'s `sensors`.
+function Crowd:sense(spec)
+  local side = crowd_side(self)
+  if spec == nil then error("saspu.Crowd:sense: expected a table { variable = { ... } }, got nil", 2) end
+  local sensed = sensors.add(side.world, self, side.names, spec, sides.crowds, "saspu.Crowd:sense: sensors")
+  for v, name in pairs(sensed) do side.sensed[v] = name end
 end
 
 -- The refusal of a set on a sensor's variable.

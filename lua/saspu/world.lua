@@ -111,15 +111,23 @@ function World:crowd(dom, behaviour, opts)
   end
   local n = naming.domain_names(dom)
   local beh = behaviours.read(behaviour, n, ws)
-  local fact_list = behaviour.facts
-  if opts ~= nil and type(opts) == "table" and opts.facts ~= nil then
-    if fact_list ~= nil then error("saspu.World:crowd: facts given in both the behaviour and the options", 2) end
-    fact_list = opts.facts
+  local fact_list, sensor_spec = behaviour.facts, behaviour.sensors
+  if opts ~= nil and type(opts) == "table" then
+    for _, k in ipairs { "facts", "sensors" } do
+      if opts[k] ~= nil and behaviour[k] ~= nil then
+        error("saspu.World:crowd: " .. k .. " given in both the behaviour and the options", 2)
+      end
+    end
+    fact_list, sensor_spec = fact_list or opts.facts, sensor_spec or opts.sensors
   end
   local c = core.crowd(self, dom, opts)
-  local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts")
-  local sensed = sensors.add(self, c, n, opts ~= nil and type(opts) == "table" and opts.sensors or nil,
-                             crowds, "saspu.World:crowd: sensors")
+  -- a sensor's variable is the crowd's own, even when a world fact has its name
+  local own = {}
+  if type(sensor_spec) == "table" then
+    for name in pairs(sensor_spec) do own[name] = true end
+  end
+  local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts", own)
+  local sensed = sensors.add(self, c, n, sensor_spec, crowds, "saspu.World:crowd: sensors")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook,
