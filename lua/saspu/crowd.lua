@@ -305,15 +305,50 @@ local function bound(side, rec, info)
   return "script"
 end
 
+-- Most events an inspected agent's history keeps.
+local MAX_HISTORY = 64
+
 --- Everything about the agent, by names, for debugging.
+-- A plain `a:inspect()` reads the agent and costs nothing afterwards. To also see what
+-- it did, ask for a history: `a:inspect { history = n }` keeps the agent's last `n`
+-- events (1..64) from then on, returned as `events` by every later inspect;
+-- `a:inspect { history = 0 }` stops keeping them. While any agent of a crowd keeps a
+-- history, each update of that crowd reads its events once more in Lua (a debug
+-- overlay that inspects every agent each frame should not ask for histories).
+-- @tparam[opt] table opts `{ history = n }`: keep (n > 0) or stop keeping (0) the
+-- agent's last events
 -- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },
 -- step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
--- last_action, events }`; `events` are the agent's last events since its first inspect
--- @raise "saspu.Agent: closed".
-function Agent:inspect()
+-- last_action, why, events }`; `events` (`{ { kind, reason, goal, action }, ... }`,
+-- oldest first) only while a history is kept
+-- @raise "saspu.Agent:inspect: history must be an integer from 0 to 64, got 100";
+-- "saspu.Agent:inspect: unknown field 'x'"; "saspu.Agent: closed".
+function Agent:inspect(opts)
   local c = self:crowd()
   local side = crowd_side(c)
   local i = self:index()
+  if opts ~= nil then
+    if type(opts) ~= "table" then
+      error("saspu.Agent:inspect: expected nil or a table { history = n }, got " .. type(opts), 2)
+    end
+    refuse_unknown(opts, { history = true }, "saspu.Agent:inspect")
+    local n = opts.history
+    if n ~= nil then
+      if not is_integer(n) or n < 0 or n > MAX_HISTORY then
+        error(string_format("saspu.Agent:inspect: history must be an integer from 0 to %d, got %s",
+                            MAX_HISTORY, tostring(n)), 2)
+      end
+      local log = side.watch[i]
+      if n == 0 then
+        side.watch[i] = nil
+      elseif log then
+        log.max = n
+        while #log > n do table.remove(log, 1) end
+      else
+        side.watch[i] = { max = n }
+      end
+    end
+  end
   local info = c:info(i, {})
   local n = side.names
   info.class = n.name
@@ -338,10 +373,11 @@ function Agent:inspect()
   info.plan = len > 0 and plan or nil
   info.why = info.last_reason == "no_plan" and why_of(c, i) or nil
   local log = side.watch[i]
-  if not log then log = {} side.watch[i] = log end
-  local events = {}
-  for k, e in ipairs(log) do events[k] = { kind = e.kind, reason = e.reason, goal = e.goal, action = e.action } end
-  info.events = events
+  if log then
+    local events = {}
+    for k, e in ipairs(log) do events[k] = { kind = e.kind, reason = e.reason, goal = e.goal, action = e.action } end
+    info.events = events
+  end
   return info
 end
 

@@ -20,8 +20,6 @@ local duration_draw = core.duration_draw
 local crowds, is_integer = sides.crowds, sides.is_integer
 local pack_condition, why_of = names.pack_condition, names.why_of
 
-local HISTORY = 8 -- events kept per inspected agent
-
 local M = {}
 
 local function note(side, text)
@@ -297,7 +295,7 @@ local function record_watched(side)
     local agent, kind, reason, _, goal, action = c:event(k)
     local log = watch[agent]
     if log then
-      if #log >= HISTORY then table.remove(log, 1) end
+      if #log >= log.max then table.remove(log, 1) end
       log[#log + 1] = { kind = kind, reason = reason, goal = side.goal_names[goal],
                         action = side.names.action_names[action] }
     end
