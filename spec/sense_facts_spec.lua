@@ -222,3 +222,26 @@ describe("a variable named like a world fact", function()
     assert.equal("no", world:get("sheriff"))
   end)
 end)
+
+describe("crowd:near's errors", function()
+  it("name each argument by its place in crowd:near(x, y, r, out [, max]), however it is called", function()
+    local world = plain_world()
+    local c = world:crowd(saspu.domain_file(CITIZEN), {})
+    local cases = {
+      { { 1.5, 1, 1, {} }, "saspu.Crowd:near: x (argument #1) must be an integer, got 1.5" },
+      { { 1, "y", 1, {} }, "saspu.Crowd:near: y (argument #2) must be an integer, got string" },
+      { { 1, 999999, 1, {} }, "saspu.Crowd:near: y (argument #2) = 999999 is out of range" },
+      { { 1, 1, -1, {} }, "saspu.Crowd:near: r (argument #3) must be a number >= 0, got -1" },
+      { { 1, 1, 1 }, "saspu.Crowd:near: out (argument #4) must be a table, got no value" },
+      { { 1, 1, 1, {}, -1 }, "saspu.Crowd:near: max (argument #5) must be an integer >= 0 (0: all), got -1" },
+    }
+    local unpack = table.unpack or unpack -- luacheck: ignore (5.1 and LuaJIT)
+    for _, case in ipairs(cases) do
+      local args = case[1]
+      assert.error_matches(function() c:near(unpack(args, 1, #args)) end, case[2], 1, true)
+      assert.error_matches(function() c.near(c, unpack(args, 1, #args)) end, case[2], 1, true)
+    end
+    assert.error_matches(function() world:near(999999, 1, 1) end,
+      "saspu.World:near: x and y must be in -65536..131072, got 999999, 1", 1, true)
+  end)
+end)
