@@ -267,5 +267,7 @@ end
 
 M.unknown_option = unknown_option
 M.CROWD_OPTION_LIST = CROWD_OPTION_LIST
+-- what World:crowd reads, for spec/api_reference_spec.lua
+M.CROWD_OPTIONS, M.BEHAVIOUR_FIELDS, M.ACTION_FIELDS = CROWD_OPTIONS, BEHAVIOUR_FIELDS, ACTION_FIELDS
 
 return M
