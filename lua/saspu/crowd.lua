@@ -339,13 +339,15 @@ function Agent:inspect(opts)
                             MAX_HISTORY, tostring(n)), 2)
       end
       local log = side.watch[i]
-      if n == 0 then
-        side.watch[i] = nil
+      if n == 0 and log then
+        side.watch[i], side.watching = nil, side.watching - 1
+        -- the last one: a new table, as an emptied one keeps its size for next() to scan
+        if side.watching == 0 then side.watch = {} end
       elseif log then
         log.max = n
         while #log > n do table.remove(log, 1) end
-      else
-        side.watch[i] = { max = n }
+      elseif n > 0 then
+        side.watch[i], side.watching = { max = n }, side.watching + 1
       end
     end
   end

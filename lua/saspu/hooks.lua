@@ -7,7 +7,6 @@ local sides = require "saspu.sides"
 local names = require "saspu.names"
 
 local type, pairs, tostring, error, pcall = type, pairs, tostring, error, pcall
-local next = next
 local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume,
   coroutine.status, coroutine.yield
 local co_running, co_isyieldable, co_close = coroutine.running, coroutine.isyieldable,
@@ -317,7 +316,7 @@ end
 
 local function after_update(side, dt)
   if side.hooked then run_hooks(side, dt) end
-  if next(side.watch) then record_watched(side) end
+  if side.watching > 0 then record_watched(side) end
 end
 
 -- world:update_crowds runs each pass of all the pool's crowds as one parallel job; a

@@ -40,6 +40,7 @@ function M.install(Agent, private)
     local i = self:index()
     c:despawn(i)
     drop_running(side, i)
+    if side.watch[i] then side.watching = side.watching - 1 end
     side.pending_target[i], side.failed[i], side.watch[i] = nil, nil, nil
     for _, q in ipairs { side.extra, side.extra_next } do
       for k = #q, 1, -1 do

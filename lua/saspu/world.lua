@@ -168,7 +168,8 @@ function World:crowd(dom, behaviour, opts)
     msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail (this frame's, last frame's)
     failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
-    watch = {},          -- agent -> its last events (agents that were inspected)
+    watch = {},          -- agent -> its last events (agents inspected with a history)
+    watching = 0,        -- how many (next() on a table emptied of 100k keys scans them all)
     engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
     tied = tied,         -- variable id -> the world fact it shows
     sensed = sensed,     -- variable id -> its sensor's name (a:set refuses both)
