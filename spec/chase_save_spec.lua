@@ -221,6 +221,44 @@ describe("a step that goes to another agent, across world:save and world:load", 
     assert.equal(good, wb:save())
   end)
 
+  -- The chasing sheriff's record in save s (its crowd's only agent): the byte where its
+  -- `time` (the chase's progress, a float) starts. Its record ends before the crowd's
+  -- u32 free slots, u8 ties, u8 sensors and u32 chases (at: the chase's start): the
+  -- result byte, the u16 plan length and one byte per step come last.
+  local function progress_at(s, at)
+    local stop = at - 10 -- one past the record
+    for steps = 0, 13 do
+      local res = stop - steps - 3
+      if s:byte(res) % 4 == 1 and u_at(s, res + 1, 2) == steps then
+        local rec = res - 14 - 64 -- 7 state and 7 goal bytes, then the fixed part
+        assert(s:byte(rec + 56) == 2 and math.floor(s:byte(rec + 57) / 64) % 2 == 1) -- walking, F_BIND
+        return rec + 52
+      end
+    end
+    error("no record found")
+  end
+
+  it("refuses a chase's progress past a cell, which the update would walk in one frame, "
+     .. "and changes nothing", function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local good = wa:save()
+    local at = progress_at(good, (chase_of(good)))
+    local wb, sb, bb = town("handle")
+    run(wb, sb, bb, 2)
+    local before = wb:save()
+    -- 1e30 and 1.0 as float bits (a negative one is no walking progress at all)
+    for _, bits in ipairs { 0x7149F2CA, 0x3F800000 } do
+      local ok, err = pcall(wb.load, wb, put(good, at, 4, bits))
+      assert.is_false(ok)
+      assert.matches("saved world: crowd 2 'citizen'", err, 1, true)
+      assert.matches("chase of agent 1: field 'time': progress", err, 1, true)
+      assert.equal(before, wb:save())
+    end
+    wb:load(good)
+    assert.equal(good, wb:save())
+  end)
+
   it("refuses a crafted chase kept by a migration: the rewritten save is checked as any",
      function()
     local wa, sa, ba = town("handle")

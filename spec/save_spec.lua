@@ -170,7 +170,7 @@ describe("world:save and world:load", function()
     -- a world built another way
     local w3 = build(5, 3)
     assert.error_matches(function() w3:load(good) end,
-      "saved world: crowd 1 'farrier': action behaviours or crowd options (seed, speed, cooldown, retry) differ",
+      "saved world: crowd 1 'farrier': action behaviours or crowd options (seed, speed, cooldown, retry, movement) differ",
       1, true)
     local w4 = saspu.world { grid = saspu.grid(4, 4) }
     assert.error_matches(function() w4:load(good) end,

@@ -560,6 +560,9 @@ static int walking(const uint8_t *r) {
 static int reserved(const uint8_t *r) {
   return planned(r) && (r[R_FLAGS] & F_RESERVED);
 }
+static int blocked(const uint8_t *r) {
+  return planned(r) && r[R_PHASE] == SP_PHASE_BLOCKED && !(r[R_FLAGS] & F_FAIL);
+}
 
 /* One crafted class: the agent pick() finds gets `bytes` of `value` at
  * `field` of its record (a hot field when hot), the save is resealed and
@@ -650,6 +653,16 @@ static void test_crafted_agents_refused(void **state) {
        SP_PHASE_SCRIPT, "field 'step': waiting for the script", 0},
       {"a place to bind while acting", acting, 0, 0, 0, F_BIND, 0,
        "field 'flags': a place to bind while acting", 0},
+      /* finite, yet more than an update could leave: stalls for hours */
+      {"acting 3e38 s", acting, R_HOT_TIME, 4, bits_of(3e38f), 0, 0,
+       "field 'time': acting with 3e+38 s left, longer than its step", 0},
+      {"blocked 1e9 s", blocked, R_HOT_TIME, 4, bits_of(1e9f), 0, 0,
+       "field 'time': blocked with 1e+09 s left", 0},
+      /* waits for an arrived() no one calls, holding its place */
+      {"moving in a grid crowd", acting, 0, 0, 0, 0, SP_PHASE_MOVING,
+       "field 'phase': moving (waiting for the engine) in a crowd saspu "
+       "moves",
+       0},
   };
   for (size_t k = 0; k < sizeof crafts / sizeof crafts[0]; k++)
     craft_refused(&a, good, len, &crafts[k], before, blen);

@@ -223,9 +223,23 @@ static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
     break;
   default: break;
   }
-  if ((v->flags & F_BIND) && v->phase != SP_PHASE_WALKING)
+  if ((v->flags & F_BIND) && v->phase != SP_PHASE_WALKING &&
+      v->phase != SP_PHASE_MOVING)
     return wrong(buf, size, "field 'flags': a place to bind while %s", name);
   return NULL;
+}
+
+double sp_save_time_max(const SpCrowd *c, uint8_t phase, int act,
+                        double clock) {
+  double most;
+  if (phase == SP_PHASE_ACTING && act >= 0 && act < c->action_count)
+    most = (double)c->beh[act].max_duration;
+  else if (phase == SP_PHASE_BLOCKED)
+    most = fmax((double)c->opt.retry * SP_BACKOFF_CAP, (double)c->opt.cooldown);
+  else
+    return -1.0;
+  /* a due time rounds to a tick; a cooldown's end is a float time */
+  return most + 2.0 / SP_TICKS_PER_S + (fabs(clock) + most) * 2.5e-7;
 }
 
 const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
@@ -268,6 +282,19 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
   if (!(fl & F_FAIL) && v->phase == SP_PHASE_WALKING && t < 0.0f)
     return wrong(buf, size, "field 'time': walking progress %g is negative",
                  (double)t);
+  double most = sp_save_time_max(cv->c, v->phase, v->act, cv->clock);
+  if (!(fl & F_FAIL) && most >= 0.0 && (double)t > most)
+    return wrong(buf, size,
+                 "field 'time': %s with %g s left, longer than %s can wait "
+                 "(%g s)",
+                 sp_phase_name((SpPhase)v->phase), (double)t,
+                 v->phase == SP_PHASE_ACTING ? "its step"
+                                             : "a back-off or cooldown",
+                 most);
+  if (v->phase == SP_PHASE_MOVING && !cv->c->opt.engine_moves)
+    return wrong(buf, size,
+                 "field 'phase': moving (waiting for the engine) in a crowd "
+                 "saspu moves on its grid");
   if (fl & F_NEED_GOAL) return NULL; /* the next update starts it over */
   return check_phase(cv, v, buf, size);
 }
@@ -340,16 +367,19 @@ static SpStatus check_holders(const SpCrowd *c, SpError *err) {
 SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
   sp_error_clear(err);
   const SpWorld *w = c->world;
-  SpCrowdView cv = {c, c->goal_count, c->selector};
+  SpCrowdView cv = {c, c->goal_count, c->selector, c->clock};
   char buf[200];
   for (size_t i = 0; i < c->n; i++) {
     FailDetail d = sp_detail_get(c, i);
-    SpAgentView v = {&c->agents[i], &d, c->phase[i], c->flags[i], 0, 0, -1};
+    SpAgentView v = {&c->agents[i], &d, c->phase[i], c->flags[i], 0, 0, -1, -1};
     float t = sp_agent_saved_time(c, i); /* a due time is ticks (wheel.c) */
     memcpy(&v.time_bits, &t, sizeof v.time_bits);
     v.planned =
         sp_population_status_of(c->pop, i, NULL, NULL) == SP_NPC_PLANNED;
     if (v.planned) v.len = sp_population_plan_length(c->pop, i);
+    uint16_t step = c->agents[i].step;
+    if (v.planned && step != STEP_NONE && step < v.len)
+      v.act = sp_population_plan_step(c->pop, i, step);
     const char *why = sp_save_check_agent(&cv, &v, buf, sizeof buf);
     if (why != NULL)
       return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,

@@ -307,17 +307,22 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   int len = -1;
   if (!read_result(x, r, c, i, &len)) return 0;
   /* every field against the others: what the update relies on */
-  SpCrowdView cv = {c, goals, x->selector};
-  SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len};
+  SpCrowdView cv = {c, goals, x->selector, x->clock};
+  int act = len >= 0 && a.step < len ? c->cw[0].plan[a.step] : -1;
+  SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len, act};
   char why[200];
   if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return ld_bad(r, "%s", why);
   /* 1: despawned; 4: walking to a target, so it may chase */
-  if (!x->apply)
+  if (!x->apply) {
     x->freed[i] =
-        (uint8_t)(phase == SP_PHASE_FREE                          ? 1
-                  : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4
-                                                                  : 0);
+        (uint8_t)(phase == SP_PHASE_FREE ? 1
+                  : (phase == SP_PHASE_WALKING || phase == SP_PHASE_MOVING) &&
+                          (flags & F_BIND)
+                      ? 4
+                      : 0);
+    x->progress[i] = time; /* a chase's progress (load_chase_queue.c) */
+  }
   if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
     r->failed = 1; /* invisible: every generation is 0 until loaded */
     sp_error_memory(r->err);
@@ -374,6 +379,8 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
                     "twice",
                     slot);
     x->freed[slot] = 2;
+    if (x->despawned != NULL)
+      x->despawned(x->despawned_ud, (size_t)r->crowd - 1, slot);
   }
   for (size_t i = 0; i < n && !x->apply; i++)
     if (x->freed[i] == 1)
@@ -436,9 +443,9 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   if (r->failed) return 0;
   if (dom != sp_save_domain_print(c->domain))
     return ld_bad(r, "domain differs from the saved one");
-  if (setup != sp_save_setup_print(c))
+  if (setup != sp_save_setup_print(c, x->version))
     return ld_bad(r, "action behaviours or crowd options (seed, speed, "
-                     "cooldown, retry) differ from the saved ones");
+                     "cooldown, retry, movement) differ from the saved ones");
   if (x->names.mem != NULL && n != x->names.crowd[r->crowd - 1].agents)
     return ld_bad(r, "%llu agents saved, its names say %llu",
                   (unsigned long long)n,
@@ -455,6 +462,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   if (selector > 1)
     return ld_bad(r, "selector byte %u is not 0 or 1", selector);
   x->selector = (int)selector;
+  x->clock = clk;
   int goals = read_goals(x, r, c);
   uint64_t counters[SAVE_COUNTERS];
   for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = ld_get(r, 8);
@@ -477,9 +485,12 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   size_t despawned = 0;
   if (!x->apply) {
     if (x->freed != NULL) sp_mem_free(x->w->alloc, x->freed, x->freed_bytes);
+    if (x->progress != NULL)
+      sp_mem_free(x->w->alloc, x->progress, 4 * x->freed_bytes);
     x->freed_bytes = (size_t)n + 1;
     x->freed = sp_mem_alloc(x->w->alloc, x->freed_bytes);
-    if (x->freed == NULL) {
+    x->progress = sp_mem_alloc(x->w->alloc, 4 * x->freed_bytes);
+    if (x->freed == NULL || x->progress == NULL) {
       r->failed = 1;
       sp_error_memory(r->err);
       return 0;
@@ -526,6 +537,11 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   sp_facts_reload(c); /* who reads which fact, from the plans */
   sp_wheel_loaded(c); /* the seconds left are due times from now */
   c->ev_count = 0;
+  if (c->announced != NULL) { /* the moves pending are told again */
+    for (size_t i = 0; i < c->n; i++)
+      c->announced[i] = c->phase[i] == SP_PHASE_MOVING;
+    c->reannounce = 1;
+  }
   return 1;
 }
 
@@ -571,7 +587,7 @@ static int read_payload(Load *x, Rd *r) {
  * the world's part starts. */
 static int read_names(Load *x, Rd *r, size_t have) {
   char why[160];
-  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have,
+  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have, x->version,
                                      x->w->alloc, &x->names, why, sizeof why);
   if (e == sp_save_no_memory) {
     r->failed = 1;
@@ -637,6 +653,7 @@ static int read_header(Load *x, Rd *r) {
 static void load_free(Load *x) {
   SpAllocator a = x->w->alloc;
   if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
+  if (x->progress != NULL) sp_mem_free(a, x->progress, 4 * x->freed_bytes);
   if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
   sp_save_names_free(&x->names);
   if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
@@ -654,10 +671,16 @@ static void load_free(Load *x) {
   sp_mem_free(a, x->ref, (x->count + 1) * sizeof(Refusals));
 }
 
+/* A probe's callback (sp_world_load_probe), NULL for none. */
+typedef struct Probe {
+  void (*despawned)(void *ud, size_t crowd, uint32_t slot);
+  void *ud;
+} Probe;
+
 static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                      const void *data, size_t len, int apply,
                      const void **extra, size_t *extra_len, size_t *agents,
-                     int *goals, SpError *err) {
+                     int *goals, const Probe *probe, SpError *err) {
   SpError local;
   if (err == NULL) err = &local;
   sp_error_clear(err);
@@ -667,6 +690,7 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   memset(&x, 0, sizeof x);
   x.w = w, x.crowds = crowds, x.count = count;
   x.agents = agents, x.goals = goals;
+  if (probe != NULL) x.despawned = probe->despawned, x.despawned_ud = probe->ud;
   x.body = SAVE_HEADER_BYTES;
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
@@ -696,7 +720,7 @@ SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                        const void *data, size_t len, const void **extra,
                        size_t *extra_len, SpError *err) {
   return load(w, crowds, count, data, len, 1, extra, extra_len, NULL, NULL,
-              err);
+              NULL, err);
 }
 
 SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
@@ -705,7 +729,7 @@ SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
                              SpError *err) {
   /* apply = 0 writes nothing: the casts only share the code */
   return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
-              extra, extra_len, NULL, NULL, err);
+              extra, extra_len, NULL, NULL, NULL, err);
 }
 
 SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
@@ -713,5 +737,17 @@ SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
                               const void **extra, size_t *extra_len,
                               size_t *agents, int *goals, SpError *err) {
   return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
-              extra, extra_len, agents, goals, err);
+              extra, extra_len, agents, goals, NULL, err);
+}
+
+SpStatus sp_world_load_probe(const SpWorld *w, const SpCrowd *const *crowds,
+                             size_t count, const void *data, size_t len,
+                             const void **extra, size_t *extra_len,
+                             size_t *agents, int *goals,
+                             void (*despawned)(void *ud, size_t crowd,
+                                               uint32_t slot),
+                             void *ud, SpError *err) {
+  Probe probe = {despawned, ud};
+  return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
+              extra, extra_len, agents, goals, &probe, err);
 }

@@ -48,17 +48,22 @@ typedef struct Load {
   const uint8_t *extra;
   size_t extra_len;
   int selector;   /* the crowd being read: as saved */
+  double clock;   /* its clock, as saved */
   size_t *agents; /* per crowd: saved agents and goals, or NULL */
   int *goals;
-  uint8_t *freed; /* first pass, per saved slot of the crowd read: 1
+  uint8_t *freed;     /* first pass, per saved slot of the crowd read: 1
                      despawned, 2 listed as free too, 4 may chase (until
                      its chase is read) */
+  uint32_t *progress; /* first pass, per saved slot: its time's bits */
   size_t freed_bytes;
   Waiter *queue; /* first pass: the world's new queue */
   size_t queue_len, queue_cap;
   size_t body;      /* where the world's part starts */
   SaveNames names;  /* format 6: its names block (mem NULL: none) */
   uint32_t version; /* the save's format */
+  /* sp_world_load_probe: told each despawned slot in the first pass */
+  void (*despawned)(void *ud, size_t crowd, uint32_t slot);
+  void *despawned_ud;
 } Load;
 
 /* A crowd's chases, after its agents: checked, then set again (the chases

@@ -27,6 +27,13 @@ static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
     return ld_bad(r,
                   "chase of agent %u: target crowd %u slot %u does not exist",
                   i + 1, tc + 1, slot + 1);
+  float progress;
+  memcpy(&progress, &x->progress[i], sizeof progress);
+  if (!(progress >= 0.0f && progress < 1.0f))
+    return ld_bad(r,
+                  "chase of agent %u: field 'time': progress %g is not a "
+                  "part of a cell (0 to 1)",
+                  i + 1, (double)progress);
   if (reach > 65534)
     return ld_bad(r, "chase of agent %u: reach %u", i + 1, reach);
   if (steps > SP_CHASE_PATH + 1 || at > steps || (g == NULL && steps > 0))
@@ -58,8 +65,6 @@ int ld_read_chases(Load *x, Rd *r, SpCrowd *c, size_t n) {
       x->version >= 7 ? (uint32_t)ld_get(r, 4) : 0; /* before 7: none */
   if (r->failed) return 0;
   if (k > n) return ld_bad(r, "%u chases of %zu agents", k, n);
-  if (k > 0 && c->opt.engine_moves)
-    return ld_bad(r, "%u chases saved, the engine moves this crowd", k);
   if (x->apply && c->chase != NULL)
     for (size_t i = 0; i < c->capacity; i++) c->chase[i].on = 0;
   if (k > 0 && !x->apply && !sp_crowd_chase_ready(c)) {

@@ -1,6 +1,7 @@
 /* migrate.c: sp_world_migrate: a save made before a patch rewritten, by the names it carries, into one the world as it is now loads (the world's part and the report here, each crowd in migrate_crowd.c). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "migrate.h"
@@ -72,6 +73,7 @@ void mig_say(Mig *g, const char *fmt, ...) {
     }
     m->report = p, m->report_cap = cap;
   }
+  g->said++;
   memcpy(m->report + m->report_len, line, n);
   m->report_len += n;
   m->report[m->report_len++] = '\n';
@@ -91,58 +93,78 @@ void mig_section(Mig *g, size_t from, uint32_t n, int drop, const char *one,
 /* The world's part                                                   */
 /* ------------------------------------------------------------------ */
 
-/* A name's slot in a table of `mask + 1` slots (FNV-1a, linear probing). */
-static size_t name_slot(const uint8_t *p, size_t len, size_t mask) {
-  return (size_t)sp_save_fnv(SAVE_FNV_START, p, len) & mask;
+/* An old place's name and index, sorted by name then index. */
+typedef struct OldPlace {
+  const uint8_t *p;
+  size_t len;
+  uint32_t index;
+} OldPlace;
+
+static int name_cmp(const uint8_t *a, size_t alen, const uint8_t *b,
+                    size_t blen) {
+  int c = memcmp(a, b, alen < blen ? alen : blen);
+  return c != 0 ? c : (alen > blen) - (alen < blen);
 }
 
-/* Old places to new ones by name, through a hash table of the old names
- * (a crafted save may list many: linear in both counts); reports the
- * places that came. The first of two equal old names wins. */
+static int by_name(const void *x, const void *y) {
+  const OldPlace *a = x, *b = y;
+  int c = name_cmp(a->p, a->len, b->p, b->len);
+  return c != 0 ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* The first old place (lowest index) named `name`, or -1. */
+static long find_old(const OldPlace *s, size_t n, const char *name) {
+  size_t lo = 0, hi = n, len = strlen(name);
+  while (lo < hi) { /* the first entry not below name */
+    size_t mid = lo + (hi - lo) / 2;
+    if (name_cmp(s[mid].p, s[mid].len, (const uint8_t *)name, len) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && name_cmp(s[lo].p, s[lo].len, (const uint8_t *)name, len) == 0
+             ? (long)s[lo].index
+             : -1;
+}
+
+/* Old places to new ones by name, through the old names sorted (a
+ * crafted save may list many, and names chosen to collide cost a sort as
+ * any others: n log n in both counts); reports the places that came. The
+ * first of two equal old names wins. */
 static int map_places(Mig *g) {
   const SpWorld *w = g->w;
   char buf[64];
-  size_t slots = 1;
-  while (slots < 2 * (size_t)g->old.places + 2) slots *= 2;
-  size_t table_bytes = slots * sizeof(uint32_t);
+  size_t sorted_bytes = ((size_t)g->old.places + 1) * sizeof(OldPlace);
   g->place_bytes = ((size_t)g->old.places + 1) * sizeof(uint32_t);
   g->held_bytes = (w->place_count + 1) * sizeof(uint32_t);
   g->place_map = sp_mem_alloc(w->alloc, g->place_bytes);
   g->gone_uses = sp_mem_alloc(w->alloc, g->place_bytes);
   g->held = sp_mem_alloc(w->alloc, g->held_bytes);
-  uint32_t *table = sp_mem_alloc(w->alloc, table_bytes);
+  OldPlace *sorted = sp_mem_alloc(w->alloc, sorted_bytes);
   if (g->place_map == NULL || g->gone_uses == NULL || g->held == NULL ||
-      table == NULL) {
-    if (table != NULL) sp_mem_free(w->alloc, table, table_bytes);
+      sorted == NULL) {
+    if (sorted != NULL) sp_mem_free(w->alloc, sorted, sorted_bytes);
     g->failed = 1;
     sp_error_memory(g->err);
     return 0;
   }
   memset(g->gone_uses, 0, g->place_bytes);
   memset(g->held, 0, g->held_bytes);
-  memset(table, 0, table_bytes);
   for (uint32_t p = 0; p < g->old.places; p++) {
     g->place_map[p] = SP_NO_PLACE;
-    SaveStr n = g->old.place[p];
-    size_t k = name_slot(n.p, n.len, slots - 1);
-    while (table[k] != 0 &&
-           !(g->old.place[table[k] - 1].len == n.len &&
-             memcmp(g->old.place[table[k] - 1].p, n.p, n.len) == 0))
-      k = (k + 1) & (slots - 1);
-    if (table[k] == 0) table[k] = p + 1;
+    OldPlace o = {g->old.place[p].p, g->old.place[p].len, p};
+    sorted[p] = o;
   }
+  qsort(sorted, g->old.places, sizeof *sorted, by_name);
   for (size_t q = 0; q < w->place_count; q++) {
     const char *name = sp_save_place_name(w, q, g->names, buf, sizeof buf);
-    size_t len = strlen(name),
-           k = name_slot((const uint8_t *)name, len, slots - 1);
-    while (table[k] != 0 && !sp_save_str_is(g->old.place[table[k] - 1], name))
-      k = (k + 1) & (slots - 1);
-    if (table[k] != 0 && g->place_map[table[k] - 1] == SP_NO_PLACE)
-      g->place_map[table[k] - 1] = (uint32_t)q;
+    long old = find_old(sorted, g->old.places, name);
+    if (old >= 0 && g->place_map[old] == SP_NO_PLACE)
+      g->place_map[old] = (uint32_t)q;
     else
       mig_say(g, "place '%s' is new", name);
   }
-  sp_mem_free(w->alloc, table, table_bytes);
+  sp_mem_free(w->alloc, sorted, sorted_bytes);
   return 1;
 }
 
@@ -302,8 +324,9 @@ static int rewrite(Mig *g, uint64_t *agents) {
   if (sp_save_fnv(SAVE_FNV_START, g->p + SAVE_HEADER_BYTES, (size_t)payload) !=
       sp_save_get(g->p + 24, 8))
     return mig_fail(g, "checksum mismatch (the data is corrupted)");
-  const char *e = sp_save_names_read(g->p + SAVE_HEADER_BYTES, (size_t)payload,
-                                     g->w->alloc, &g->old, why, sizeof why);
+  const char *e =
+      sp_save_names_read(g->p + SAVE_HEADER_BYTES, (size_t)payload, version,
+                         g->w->alloc, &g->old, why, sizeof why);
   if (e == sp_save_no_memory) {
     g->failed = 1;
     sp_error_memory(g->err);

@@ -28,6 +28,7 @@ typedef struct Mig {
   uint32_t *gone_uses; /* old places: agents whose target or home it was */
   uint32_t version;    /* the input's format */
   int changed;         /* some crowd changed (its agents or goals moved) */
+  size_t said;         /* report lines so far */
 } Mig;
 
 /* Reader (bounded; NULL or 0 once failed) */

@@ -22,8 +22,10 @@ typedef struct Maps {
   uint16_t *plan;    /* old actions: a plan, rewritten */
   size_t bytes;
   void *mem;
-  uint8_t *walk; /* per saved agent: WALKED, WALKS (see mig_chases) */
+  uint8_t *walk;  /* per saved agent: WALKED, WALKS (see mig_chases) */
+  size_t dropped; /* agents whose plan was dropped */
   size_t walk_bytes;
+  size_t said; /* report lines before the crowd's */
 } Maps;
 
 /* An agent walking to a target (phase walking, F_BIND): in the save, and
@@ -324,6 +326,8 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
     return 0;
   int res = read_plan(g, x, plan, &len, &keep, i);
   if (res == 0) return 0;
+  if (!live) /* a despawned slot carries no plan into the new save */
+    res = 0x100 | SP_NPC_UNPLANNED, len = -1;
   uint32_t old_target = (uint32_t)sp_save_get(rec, 4),
            old_home = (uint32_t)sp_save_get(rec + 12, 4);
   if (!map_place(g, rec, "target", i) || !map_place(g, rec + 12, "home", i) ||
@@ -346,8 +350,10 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   int walked = live && phase == SP_PHASE_WALKING && (flags & F_BIND);
   int busy = (flags & (F_HAS_PLAN | F_PLANNING)) ||
              sp_save_get(rec + 34, 2) != STEP_NONE;
+  /* waiting for an engine that no longer moves this crowd */
+  int stranded = phase == SP_PHASE_MOVING && !x->c->opt.engine_moves;
   if (live && busy &&
-      (!keep || moved || lost_target || defaulted ||
+      (!keep || moved || lost_target || defaulted || stranded ||
        (lost && (flags & F_PLANNING)))) {
     /* the plan no longer fits: start over at the next update */
     sp_save_put(rec, SP_NO_PLACE, 4);
@@ -360,6 +366,7 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
     res = 0x100 | SP_NPC_UNPLANNED;
     len = -1;
     t->dropped++;
+    x->dropped++;
   } else if (live && x->changed && phase == SP_PHASE_IDLE &&
              !(flags & F_NEED_GOAL)) {
     rec[39] = SP_REASON_NONE; /* it looks again, as after a state change */
@@ -455,8 +462,8 @@ static int mig_chases(Mig *g, const Maps *x, size_t agents) {
     if (p == NULL || mig_take(g, 4u * p[18]) == NULL) return 0;
   }
   if (g->failed) return 0;
-  if (n == 0 || !x->changed || x->c->opt.engine_moves) {
-    mig_section(g, from, n, x->changed, "walk to another agent",
+  if (n == 0 || (!x->changed && x->dropped == 0) || x->c->opt.engine_moves) {
+    mig_section(g, from, n, x->c->opt.engine_moves, "walk to another agent",
                 "walks to another agent",
                 "dropped: the engine moves this crowd now");
     return 1;
@@ -535,15 +542,15 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
   if (n > c->capacity)
     return mig_fail(g, "%llu agents saved, the capacity is %zu",
                     (unsigned long long)n, c->capacity);
-  if (setup != sp_save_setup_print(c) ||
+  if (setup != sp_save_setup_print(c, g->version) ||
       dom != sp_save_domain_print(c->domain)) {
     if (!x->changed)
-      mig_say(g, "options (seed, speed, cooldown, retry), ties or "
-                 "sensors changed");
+      mig_say(g, "options (seed, speed, cooldown, retry, movement), ties "
+                 "or sensors changed");
     x->changed = 1;
   }
   sp_save_out(&g->o, sp_save_domain_print(c->domain), 8);
-  sp_save_out(&g->o, sp_save_setup_print(c), 8);
+  sp_save_out(&g->o, sp_save_setup_print(c, SP_SAVE_VERSION), 8);
   sp_save_out(&g->o, n, 8);
   sp_save_out_bytes(&g->o, clock, 9);
   if (!mig_goals(g, x)) return 0;
@@ -575,8 +582,9 @@ static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
   if (t.homes > 0)
     mig_say(g, "%zu agent%s lost %s home (its place is gone)", t.homes,
             t.homes == 1 ? "" : "s", t.homes == 1 ? "its" : "their");
-  if (!x->changed) mig_say(g, "unchanged");
-  if (x->changed) g->changed = 1;
+  /* one verdict: "unchanged" only when nothing was said of the crowd */
+  if (!x->changed && g->said == x->said) mig_say(g, "unchanged");
+  if (x->changed || x->dropped > 0) g->changed = 1;
   uint32_t free = (uint32_t)mig_get(g, 4);
   if (!g->failed && free > n)
     return mig_fail(g, "%u despawned slots of %llu", free,
@@ -593,6 +601,7 @@ int mig_crowd(Mig *g, size_t k) {
   Maps x;
   memset(&x, 0, sizeof x);
   g->crowd = (int)k + 1;
+  x.said = g->said;
   int ok = build_maps(g, &x, c, &g->old.crowd[k]) && crowd_body(g, &x, c);
   if (x.mem != NULL) sp_mem_free(g->w->alloc, x.mem, x.bytes);
   if (x.walk != NULL) sp_mem_free(g->w->alloc, x.walk, x.walk_bytes);

@@ -85,8 +85,9 @@ uint64_t sp_save_domain_print(const SpDomain *d) {
   return h;
 }
 
-uint64_t sp_save_setup_print(const SpCrowd *c) {
+uint64_t sp_save_setup_print(const SpCrowd *c, uint32_t version) {
   uint64_t h = fnv_u64(SAVE_FNV_START, c->opt.seed);
+  if (version >= 9) h = fnv_u64(h, c->opt.engine_moves != 0);
   h = fnv_u64(h, (uint64_t)sp_save_float_bits(c->opt.speed) << 32 |
                      sp_save_float_bits(c->opt.cooldown));
   h = fnv_u64(h, sp_save_float_bits(c->opt.retry));
@@ -217,7 +218,7 @@ static void put_crowd(const SpCrowd *c, const SpCrowd *const *crowds,
                       size_t count, Out *o) {
   size_t m = (size_t)c->m;
   sp_save_out(o, sp_save_domain_print(c->domain), 8);
-  sp_save_out(o, sp_save_setup_print(c), 8);
+  sp_save_out(o, sp_save_setup_print(c, SP_SAVE_VERSION), 8);
   sp_save_out(o, c->n, 8);
   uint64_t clock;
   memcpy(&clock, &c->clock, sizeof clock);

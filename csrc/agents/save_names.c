@@ -11,13 +11,18 @@
 /* Writer                                                             */
 /* ------------------------------------------------------------------ */
 
-/* A name: its first SAVE_NAME_MAX bytes ("?" for an empty one, which
- * the reader refuses). */
+/* A name, whole ("?" for an empty one, which the reader refuses): a u8
+ * length up to SAVE_NAME_MAX, else 255 and a u32 length. */
 static void put_name(SpSaveOut *o, const char *s) {
   size_t n = s != NULL ? strlen(s) : 0;
   if (n == 0) s = "?", n = 1;
-  if (n > SAVE_NAME_MAX) n = SAVE_NAME_MAX;
-  sp_save_out(o, n, 1);
+  if (n > UINT32_MAX) n = UINT32_MAX; /* no name is 4 GiB */
+  if (n > SAVE_NAME_MAX) {
+    sp_save_out(o, 255, 1);
+    sp_save_out(o, n, 4);
+  } else {
+    sp_save_out(o, n, 1);
+  }
   sp_save_out_bytes(o, s, n);
 }
 
@@ -133,6 +138,7 @@ void sp_save_put_names(SpSaveOut *o, const SpWorld *w,
 typedef struct Walk {
   const uint8_t *p;
   size_t len, at;
+  uint32_t version; /* 9 on: a long name's u32 length */
   char *buf;
   size_t size;
   int failed;
@@ -195,6 +201,12 @@ static int name(Walk *w, SaveStr *out, const char *what, uint32_t k) {
   uint64_t n = 0;
   if (!num(w, 1, &n, what)) return 0;
   if (n == 0) return fail(w, "names: %s %u: the name is empty", what, k + 1);
+  if (n == 255 && w->version >= 9) { /* a long name, whole */
+    if (!num(w, 4, &n, what)) return 0;
+    if (n <= SAVE_NAME_MAX)
+      return fail(w, "names: %s %u: a long name of %llu bytes", what, k + 1,
+                  (unsigned long long)n);
+  }
   if (w->len - w->at < n)
     return fail(w, "truncated at byte %zu in the names (%s %u)",
                 w->len + SAVE_HEADER_BYTES, what, k + 1);
@@ -273,11 +285,13 @@ void sp_save_names_free(SaveNames *n) {
   n->mem = NULL;
 }
 
-const char *sp_save_names_read(const uint8_t *p, size_t len, SpAllocator alloc,
-                               SaveNames *out, char *buf, size_t size) {
+const char *sp_save_names_read(const uint8_t *p, size_t len, uint32_t version,
+                               SpAllocator alloc, SaveNames *out, char *buf,
+                               size_t size) {
   Walk w;
   memset(&w, 0, sizeof w);
   w.p = p, w.len = len, w.buf = buf, w.size = size, w.want = SIZE_MAX;
+  w.version = version;
   uint32_t places = 0, crowds = 0;
   SaveVars facts;
   walk(&w, &places, &crowds, &facts);
@@ -301,8 +315,8 @@ const char *sp_save_names_read(const uint8_t *p, size_t len, SpAllocator alloc,
   uint64_t *sig = (uint64_t *)m;
   m += w.sigs * sizeof(uint64_t);
   uint32_t *u32 = (uint32_t *)m;
-  Walk again = {p, len, 0,   buf, size, 0,        0,   0,
-                0, out, str, u32, sig,  SIZE_MAX, NULL};
+  Walk again = {p, len, 0,   version, buf, size, 0,        0,
+                0, 0,   out, str,     u32, sig,  SIZE_MAX, NULL};
   walk(&again, &out->places, &out->crowds, &out->facts);
   return NULL; /* the same bytes: the second walk cannot fail */
 }
@@ -331,6 +345,7 @@ size_t sp_save_body_at(const uint8_t *save, size_t len) {
   memset(&w, 0, sizeof w);
   w.p = save + SAVE_HEADER_BYTES, w.len = len - SAVE_HEADER_BYTES;
   w.buf = buf, w.size = sizeof buf, w.want = SIZE_MAX;
+  w.version = (uint32_t)sp_save_get(save + 8, 4);
   uint32_t places, crowds;
   SaveVars facts;
   walk(&w, &places, &crowds, &facts);
@@ -396,7 +411,7 @@ SpStatus sp_save_info(const void *data, size_t len, size_t k, SpSaveInfo *info,
   Walk w;
   memset(&w, 0, sizeof w);
   w.p = p, w.len = len, w.buf = buf, w.size = sizeof buf;
-  w.want = k, w.info = crowd;
+  w.want = k, w.info = crowd, w.version = info->version;
   SaveVars facts;
   walk(&w, &info->places, &info->crowds, &facts);
   info->facts = facts.count;

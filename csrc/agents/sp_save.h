@@ -18,7 +18,8 @@
  *            u32 actions, per action a name and u64 its signature
  *            (sp_save_action_sig); u32 goals, per goal (index order) a
  *            name. A name: u8 length 1..SAVE_NAME_MAX, that many bytes,
- *            no NUL.
+ *            no NUL; (format 9) a longer name, whole: u8 255, u32 length
+ *            (255 or more), its bytes (format 6 to 8 cut it at 255).
  *   world:   u64 grid print (0: no grid), u64 places print, u32 places,
  *            per place u32 reserved; u64 field clock, u32 fields, per
  *            field u32 key, u64 last use (which fields were cached:
@@ -57,8 +58,8 @@
   64u /* the record, time, phase, flags, generation,
                                back-off */
 #define SAVE_COUNTERS  6
-#define SAVE_OLDEST    5u /* the oldest format a load reads (no names) */
-#define SAVE_NAME_MAX  255u
+#define SAVE_OLDEST    5u   /* the oldest format a load reads (no names) */
+#define SAVE_NAME_MAX  254u /* with a u8 length (format 9) */
 #define SAVE_FNV_START 0xcbf29ce484222325ull
 
 static inline void sp_save_put(uint8_t *p, uint64_t v, int bytes) {
@@ -84,7 +85,9 @@ uint64_t sp_save_fnv(uint64_t h, const void *p, size_t n);
 uint64_t sp_save_grid_print(const SpGrid *g);
 uint64_t sp_save_places_print(const SpWorld *w);
 uint64_t sp_save_domain_print(const SpDomain *d);
-uint64_t sp_save_setup_print(const SpCrowd *c);
+/* The setup print as format `version` wrote it (format 9 on: with the
+ * crowd's movement). */
+uint64_t sp_save_setup_print(const SpCrowd *c, uint32_t version);
 /* Adds each bound agent of the crowds to held[its place]. */
 void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
                         uint32_t *held);
@@ -144,12 +147,14 @@ int sp_save_values_find(const SaveVars *v, int var, const char *name);
 static inline uint32_t sp_save_value_count(const SaveVars *v, int var) {
   return v->at[var + 1] - v->at[var] - 1;
 }
-/* The names block of a format-6 payload p[0..len) (after the header):
+/* The names block of a format-6 (or later: `version`) payload p[0..len)
+ * (after the header):
  * checks every count and name against the bytes (bounded, no NUL), then,
  * when out is not NULL, fills *out (free with sp_save_names_free).
  * NULL when sound, else what is wrong (written to buf). */
-const char *sp_save_names_read(const uint8_t *p, size_t len, SpAllocator alloc,
-                               SaveNames *out, char *buf, size_t size);
+const char *sp_save_names_read(const uint8_t *p, size_t len, uint32_t version,
+                               SpAllocator alloc, SaveNames *out, char *buf,
+                               size_t size);
 void sp_save_names_free(SaveNames *n);
 extern const char sp_save_no_memory[]; /* what the read returns then */
 /* Where the world's part of a sound save starts (32 before format 6;
@@ -205,7 +210,11 @@ int sp_save_str_is(SaveStr s, const char *name);
  *      per place the reservations are the agents holding one, at most
  *      its capacity.
  *   R11 time finite, unless F_FAIL (then it holds the failure's detail);
- *      walking: not negative.
+ *      walking: not negative; acting: at most the running step's
+ *      max_duration, blocked: at most the longest wait a block draws
+ *      (retry * SP_BACKOFF_CAP or the cooldown), both as seconds left
+ *      (sp_save_time_max); a chase's progress (load_chase_queue.c)
+ *      under one cell.
  *   R12 the world's queue of waiters: each entry names a slot, an action
  *      and a place or kind that exist, each slot at most once; an agent
  *      is marked queued exactly when an entry of its slot generation
@@ -220,7 +229,8 @@ int sp_save_str_is(SaveStr s, const char *name);
  *   P5 thinking: no step; F_HAS_PLAN or F_PLANNING.
  *   P6 idle: no step, no F_HAS_PLAN.
  *   P7 F_BIND: walking.
- *   P8 moving: a step, F_HAS_PLAN and a target cell.
+ *   P8 moving: a step, F_HAS_PLAN and a target cell; only in a crowd
+ *      the engine moves (a crowd saspu moves never waits for arrived()).
  */
 typedef struct SpAgentView {
   const Agent *a;
@@ -229,13 +239,19 @@ typedef struct SpAgentView {
   uint32_t time_bits; /* the float's bits */
   int planned;        /* the population holds a plan */
   int len;            /* its length, or -1 */
+  int act;            /* the running step's action, or -1 */
 } SpAgentView;
 /* The crowd a view belongs to, as saved: its goals and selector. */
 typedef struct SpCrowdView {
   const SpCrowd *c; /* domain, world, action count */
   int goals;
   int selector;
+  double clock; /* its clock (a wait rounds to the float of a time) */
 } SpCrowdView;
+/* The most seconds left a wait of `phase` (acting action `act`, or
+ * blocked) can hold in crowd c at `clock`, rounding included; -1 for a
+ * phase without a timed wait. */
+double sp_save_time_max(const SpCrowd *c, uint8_t phase, int act, double clock);
 /* NULL when the agent satisfies R1..R11 and P1..P8 (the per-place counts
  * of R10 are the caller's); else what is wrong, naming the field, written
  * to buf. */

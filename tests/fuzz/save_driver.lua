@@ -94,8 +94,8 @@ local AGENT = {
   { "shun", 63, 1, "int" },
 }
 local AGENT_BYTES = 64
-local LAYOUT = { version = 8, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
-                 counters = 6, name_max = 255 }
+local LAYOUT = { version = 9, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
+                 counters = 6, name_max = 254 }
 M.LAYOUT, M.AGENT = LAYOUT, AGENT
 -- The fields of save s: { at = offset (1-based), bytes, kind, group } (group: fields of
 -- the same meaning in other agents, for copies); and where the script part starts.
@@ -225,6 +225,11 @@ function M.names_layout(s, add)
   local function name(group)
     local n = s:byte(at)
     add(at, 1, "int", "name length")
+    if n == 255 then -- a long name (format 9): its u32 length next
+      n = unpack("<I4", s, at + 1)
+      add(at + 1, 4, "int", "long name length")
+      at = at + 4
+    end
     add(at + 1, 1, "int", group)
     at = at + 1 + n
   end
