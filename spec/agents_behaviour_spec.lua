@@ -318,7 +318,7 @@ describe("a:inspect and crowd:stats", function()
     local crowd = world:crowd(dom, { actions = { buy_food = { duration = 1, at = "market" } },
                                      goals = { { "buy_supplies", priority = 3 } } })
     local a = crowd:spawn { start = "start_of_day", x = 12, y = 12 }
-    a:inspect() -- start keeping its events
+    a:inspect { history = 8 } -- start keeping its events
     world:update(0.1)
     local info = a:inspect()
     assert.equal("citizen", info.class)

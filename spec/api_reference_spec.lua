@@ -117,6 +117,25 @@ describe("the API reference", function()
     assert.same({}, no_raise)
   end)
 
+  it("names every option and field saspu.world and World:crowd read", function()
+    local beh, worlds = require "saspu.behaviour", require "saspu.world"
+    local function lacks(entry, names, as_option)
+      local body = assert(pages.saspu[entry], entry):gsub("<[^>]+>", "")
+      local out = {}
+      for name in pairs(names) do
+        local found = as_option and body:find(name .. " =", 1, true)
+                      or body:find("%f[%w_]" .. name .. "%f[^%w_]")
+        if not found then out[#out + 1] = entry .. ": " .. name end
+      end
+      table.sort(out)
+      return out
+    end
+    assert.same({}, lacks("world", worlds.WORLD_OPTIONS, true))
+    assert.same({}, lacks("World:crowd", beh.CROWD_OPTIONS, true))
+    assert.same({}, lacks("World:crowd", beh.BEHAVIOUR_FIELDS, false))
+    assert.same({}, lacks("World:crowd", beh.ACTION_FIELDS, false))
+  end)
+
   it("documents every constant of saspu (an upper-case field)", function()
     local missing = {}
     for k, v in pairs(saspu) do

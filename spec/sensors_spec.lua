@@ -141,7 +141,7 @@ describe("sensors", function()
     assert.error_matches(crowd { bandit_nearby = { near = bandits, r = 1 } },
       "saspu.World:crowd: sensors.bandit_nearby: unknown variable 'bandit_nearby' of 'watcher'", 1, true)
     assert.error_matches(crowd { alert = { near = bandits, r = 1 } },
-      "saspu.World:crowd: sensors.alert: variable 'alert' is not boolean-like", 1, true)
+      "saspu.World:crowd: sensors.alert: sensor of variable 'alert': an action changes it", 1, true)
     assert.error_matches(crowd { bandit_near = { near = bandits, near_kind = "saloon", r = 1 } },
       "sensors.bandit_near: expected near = a crowd or near_kind = a place kind, one of them", 1, true)
     assert.error_matches(crowd { bandit_near = { near = stranger, r = 1 } },

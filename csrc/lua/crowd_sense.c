@@ -18,12 +18,26 @@ static int check_radius(lua_State *L, int arg)
   return r > 65536 ? 65536 : (int)floor(r);
 }
 
-/* Argument `arg`: a 1-based cell coordinate, an integer; returned 0-based. */
-static int check_coord(lua_State *L, int arg)
+/* crowd:near's argument `arg` (named `name` in the reference): a cell
+ * coordinate, an integer, returned 0-based. Its errors name the argument
+ * by the documented position, however the method was called (a method
+ * call and crowd.near(crowd, ...) count differently in luaL_argerror). */
+static int near_coord(lua_State *L, int arg, const char *name)
 {
-  lua_Integer v = luaL_checkinteger(L, arg);
-  luaL_argcheck(L, v >= -65536 && v <= 131072, arg,
-                "cell coordinate out of range");
+  int isint = 0;
+  lua_Integer v = lua_tointegerx(L, arg, &isint);
+  if (!isint)
+    return luaL_error(L,
+                      "saspu.Crowd:near: %s (argument #%d) must be an "
+                      "integer, got %s",
+                      name, arg - 1,
+                      lua_type(L, arg) == LUA_TNUMBER ? lua_tostring(L, arg)
+                                                      : luaL_typename(L, arg));
+  if (v < -65536 || v > 131072)
+    return luaL_error(L,
+                      "saspu.Crowd:near: %s (argument #%d) = %I is out of "
+                      "range",
+                      name, arg - 1, (lua_Integer)v);
   return (int)v - 1;
 }
 
@@ -34,11 +48,31 @@ static int check_coord(lua_State *L, int arg)
 static int l_crowd_near(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
-  int x = check_coord(L, 2), y = check_coord(L, 3);
-  int r = check_radius(L, 4);
-  luaL_checktype(L, 5, LUA_TTABLE);
-  lua_Integer max = luaL_optinteger(L, 6, 0);
-  luaL_argcheck(L, max >= 0, 6, "max must be 0 (all) or more");
+  int x = near_coord(L, 2, "x"), y = near_coord(L, 3, "y");
+  int isnum = 0;
+  lua_Number rr = lua_tonumberx(L, 4, &isnum);
+  if (!isnum || !(rr >= 0))
+    return luaL_error(L,
+                      "saspu.Crowd:near: r (argument #3) must be a number "
+                      ">= 0, got %s",
+                      isnum ? lua_tostring(L, 4) : luaL_typename(L, 4));
+  int r = rr > 65536 ? 65536 : (int)floor(rr);
+  if (!lua_istable(L, 5))
+    return luaL_error(L,
+                      "saspu.Crowd:near: out (argument #4) must be a table, "
+                      "got %s",
+                      luaL_typename(L, 5));
+  lua_Integer max = 0;
+  if (!lua_isnoneornil(L, 6)) {
+    int isint = 0;
+    max = lua_tointegerx(L, 6, &isint);
+    if (!isint || max < 0)
+      return luaL_error(L,
+                        "saspu.Crowd:near: max (argument #5) must be an "
+                        "integer >= 0 (0: all), got %s",
+                        lua_type(L, 6) == LUA_TNUMBER ? lua_tostring(L, 6)
+                                                      : luaL_typename(L, 6));
+  }
   const uint32_t *found;
   size_t n;
   SpError err;

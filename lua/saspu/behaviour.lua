@@ -41,7 +41,7 @@ local ACTION_FIELDS = { duration = true, at = true, on_start = true, on_finish =
                         max_failures = true, give_up_for = true }
 local GOAL_FIELDS = { [1] = true, priority = true, when = true, recheck = true }
 local BEHAVIOUR_FIELDS = { actions = true, goals = true, select = true, facts = true,
-                           max_failures = true, give_up_for = true }
+                           sensors = true, max_failures = true, give_up_for = true }
 
 -- The back-off of `t` (a behaviour or an action): max_failures (an integer 1..255) and
 -- give_up_for (seconds > 0), each `dflt`'s where `t` leaves it out.
@@ -267,5 +267,7 @@ end
 
 M.unknown_option = unknown_option
 M.CROWD_OPTION_LIST = CROWD_OPTION_LIST
+-- what World:crowd reads, for spec/api_reference_spec.lua
+M.CROWD_OPTIONS, M.BEHAVIOUR_FIELDS, M.ACTION_FIELDS = CROWD_OPTIONS, BEHAVIOUR_FIELDS, ACTION_FIELDS
 
 return M

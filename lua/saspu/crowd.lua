@@ -2,8 +2,9 @@
 local core = require "saspu.core"
 local sides = require "saspu.sides"
 local names = require "saspu.names"
+local sensors = require "saspu.sensors"
 
-local type, ipairs, tostring, error, pcall = type, ipairs, tostring, error, pcall
+local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local concat, string_format = table.concat, string.format
 
 local Crowd, Agent = core.Crowd, core.Agent
@@ -50,6 +51,26 @@ function Crowd:spawn(spec)
   end
   local i = self:spawn_packed(packed, x, y, home)
   return self:agent(i)
+end
+
+--- Adds sensors to a crowd made already (`crowd:sense { var = { near = other, r = 3 } }`),
+-- with the fields of `World:crowd`'s `sensors` option: for crowds that sense each other,
+-- made first and then told what they sense. Agents spawned already read the new sensors
+-- at the next update.
+--     local bandits = world:crowd(bandit_dom, bandit_beh)
+--     local sheriffs = world:crowd(sheriff_dom, sheriff_beh,
+--                                  { sensors = { bandit_near = { near = bandits, r = 4 } } })
+--     bandits:sense { sheriff_near = { near = sheriffs, r = 6 } }
+-- @tparam table spec the sensors, `{ var = { near = crowd | near_kind = kind, r = cells, period =
+-- seconds, values = { off, on } } }`
+-- @raise "saspu.Crowd:sense: sensors.sheriff_near.near: expected a crowd of this world";
+-- "saspu.Crowd:sense: sensors.sheriff_near: sensor of variable 'sheriff_near': it is a
+-- sensor's or a world fact's already"; the errors of `World:crowd`'s `sensors`.
+function Crowd:sense(spec)
+  local side = crowd_side(self)
+  if spec == nil then error("saspu.Crowd:sense: expected a table { variable = { ... } }, got nil", 2) end
+  local sensed = sensors.add(side.world, self, side.names, spec, sides.crowds, "saspu.Crowd:sense: sensors")
+  for v, name in pairs(sensed) do side.sensed[v] = name end
 end
 
 -- The refusal of a set on a sensor's variable.
@@ -284,15 +305,52 @@ local function bound(side, rec, info)
   return "script"
 end
 
+-- Most events an inspected agent's history keeps.
+local MAX_HISTORY = 64
+
 --- Everything about the agent, by names, for debugging.
+-- A plain `a:inspect()` reads the agent and costs nothing afterwards. To also see what
+-- it did, ask for a history: `a:inspect { history = n }` keeps the agent's last `n`
+-- events (1..64) from then on, returned as `events` by every later inspect;
+-- `a:inspect { history = 0 }` stops keeping them. While any agent of a crowd keeps a
+-- history, each update of that crowd reads its events once more in Lua (a debug
+-- overlay that inspects every agent each frame should not ask for histories).
+-- @tparam[opt] table opts `{ history = n }`: keep (n > 0) or stop keeping (0) the
+-- agent's last events
 -- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },
 -- step, action, time_left, x, y, target, target_x, target_y, home, last_reason,
--- last_action, events }`; `events` are the agent's last events since its first inspect
--- @raise "saspu.Agent: closed".
-function Agent:inspect()
+-- last_action, why, events }`; `events` (`{ { kind, reason, goal, action }, ... }`,
+-- oldest first) only while a history is kept
+-- @raise "saspu.Agent:inspect: history must be an integer from 0 to 64, got 100";
+-- "saspu.Agent:inspect: unknown field 'x'"; "saspu.Agent: closed".
+function Agent:inspect(opts)
   local c = self:crowd()
   local side = crowd_side(c)
   local i = self:index()
+  if opts ~= nil then
+    if type(opts) ~= "table" then
+      error("saspu.Agent:inspect: expected nil or a table { history = n }, got " .. type(opts), 2)
+    end
+    refuse_unknown(opts, { history = true }, "saspu.Agent:inspect")
+    local n = opts.history
+    if n ~= nil then
+      if not is_integer(n) or n < 0 or n > MAX_HISTORY then
+        error(string_format("saspu.Agent:inspect: history must be an integer from 0 to %d, got %s",
+                            MAX_HISTORY, tostring(n)), 2)
+      end
+      local log = side.watch[i]
+      if n == 0 and log then
+        side.watch[i], side.watching = nil, side.watching - 1
+        -- the last one: a new table, as an emptied one keeps its size for next() to scan
+        if side.watching == 0 then side.watch = {} end
+      elseif log then
+        log.max = n
+        while #log > n do table.remove(log, 1) end
+      elseif n > 0 then
+        side.watch[i], side.watching = { max = n }, side.watching + 1
+      end
+    end
+  end
   local info = c:info(i, {})
   local n = side.names
   info.class = n.name
@@ -317,10 +375,11 @@ function Agent:inspect()
   info.plan = len > 0 and plan or nil
   info.why = info.last_reason == "no_plan" and why_of(c, i) or nil
   local log = side.watch[i]
-  if not log then log = {} side.watch[i] = log end
-  local events = {}
-  for k, e in ipairs(log) do events[k] = { kind = e.kind, reason = e.reason, goal = e.goal, action = e.action } end
-  info.events = events
+  if log then
+    local events = {}
+    for k, e in ipairs(log) do events[k] = { kind = e.kind, reason = e.reason, goal = e.goal, action = e.action } end
+    info.events = events
+  end
   return info
 end
 

@@ -95,27 +95,53 @@ function M.declare(world, ws, spec)
   end
 end
 
---- Ties the crowd's variables named in `list` to the world's facts (world:crowd's
--- `facts`). Returns { [var id] = fact name } for the crowd's side.
+-- Ties variable v of crowd c to fact `name` (its values come from this domain when
+-- no crowd tied the fact yet); returns nil or the error's text.
+local function tie_one(world, f, c, n, v, name, path)
+  if not f.id then -- its values come from this domain
+    f.values = {}
+    for x, value in ipairs(n.value_names[v]) do f.values[x] = value_name(value) end
+    local ok, err = pcall(create, world, name, f, path, 1)
+    if not ok then return tostring(err) end
+  end
+  local ok, err = pcall(c.tie_fact, c, f.id, v)
+  if not ok then return tostring(err):gsub("^saspu.Crowd:tie_fact: crowd: ", "") end
+end
+
+--- Ties the crowd's variables to the world's facts: those named in `list` (world:crowd's
+-- `facts`), then every other variable named like a fact of the world, unless `own`
+-- (a set of variable names, the sensors') takes it. A variable named like a fact that
+-- cannot be tied (other values, an action changes it) is an error naming why: a crowd
+-- never keeps a private copy of a world fact by accident. Returns { [var id] = fact
+-- name } for the crowd's side.
 -- @local
-function M.tie(world, ws, c, n, list, where)
-  local tied = {}
-  if list == nil then return tied end
-  if type(list) ~= "table" then error(where .. ": expected an array of fact names", 3) end
-  for k, name in ipairs(list) do
+function M.tie(world, ws, c, n, list, where, own)
+  local tied, named = {}, {}
+  if list ~= nil and type(list) ~= "table" then error(where .. ": expected an array of fact names", 3) end
+  for k, name in ipairs(list or {}) do
     local path = format("%s[%d]", where, k)
     local f = fact_of(ws, name, path, 2)
     local v = n.var_ids[name]
     if not v then error(format("%s: '%s' is not a variable of '%s'", path, name, n.name), 3) end
-    if not f.id then -- its values come from this domain
-      f.values = {}
-      for x, value in ipairs(n.value_names[v]) do f.values[x] = value_name(value) end
-      local ok, err = pcall(create, world, name, f, path, 1)
-      if not ok then error(tostring(err), 3) end
+    local err = tie_one(world, f, c, n, v, name, path)
+    if err then error(err:sub(1, #path) == path and err or (path .. ": " .. err), 3) end
+    tied[v], named[name] = name, true
+  end
+  local facts = {}
+  for name in pairs(ws.facts) do facts[#facts + 1] = name end
+  sort(facts)
+  for _, name in ipairs(facts) do
+    local v = n.var_ids[name]
+    if v and not named[name] and not (own and own[name]) then
+      local err = tie_one(world, ws.facts[name], c, n, v, name, where)
+      if err then
+        error(format("%s: variable '%s' of '%s' is named like the world's fact '%s', so it is "
+                     .. "tied to it, and it cannot be: %s (rename the variable to keep it the "
+                     .. "crowd's own)", where, name, n.name, name,
+                     err:sub(1, #where + 2) == where .. ": " and err:sub(#where + 3) or err), 3)
+      end
+      tied[v] = name
     end
-    local ok, err = pcall(c.tie_fact, c, f.id, v)
-    if not ok then error(path .. ": " .. tostring(err):gsub("^saspu.Crowd:tie_fact: crowd: ", ""), 3) end
-    tied[v] = name
   end
   return tied
 end

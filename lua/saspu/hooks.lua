@@ -7,7 +7,6 @@ local sides = require "saspu.sides"
 local names = require "saspu.names"
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
-local next = next
 local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume,
   coroutine.status, coroutine.yield
 local co_running, co_isyieldable, co_close = coroutine.running, coroutine.isyieldable,
@@ -20,8 +19,6 @@ local alive = Agent.alive
 local duration_draw = core.duration_draw
 local crowds, is_integer = sides.crowds, sides.is_integer
 local pack_condition, why_of = names.pack_condition, names.why_of
-
-local HISTORY = 8 -- events kept per inspected agent
 
 local M = {}
 
@@ -274,6 +271,7 @@ local function forget(side, agent)
   for _, r in ipairs(side.running) do
     if r.agent == agent then r.gone = true end
   end
+  if side.watch[agent] then side.watching = side.watching - 1 end
   side.pending_target[agent], side.failed[agent], side.watch[agent] = nil, nil, nil
   for _, e in ipairs(side.extra) do
     if e.agent == agent then e.gone = true end
@@ -363,7 +361,7 @@ local function record_watched(side)
     local agent, kind, reason, _, goal, action = c:event(k)
     local log = watch[agent]
     if log then
-      if #log >= HISTORY then table.remove(log, 1) end
+      if #log >= log.max then table.remove(log, 1) end
       log[#log + 1] = { kind = kind, reason = reason, goal = side.goal_names[goal],
                         action = side.names.action_names[action] }
     end
@@ -385,7 +383,7 @@ end
 
 local function after_update(side, dt)
   if side.hooked then run_hooks(side, dt) end
-  if next(side.watch) then record_watched(side) end
+  if side.watching > 0 then record_watched(side) end
 end
 
 -- world:update_crowds runs each pass of all the crowds made without their own threads

@@ -202,7 +202,10 @@ local world = require "saspu.world"
 -- runs the crowds' passes together.
 -- @function world
 -- @tparam[opt] table spec `{ grid = Grid, places = { { name =, kind =, x =, y =,
--- capacity = }, ... }, threads = n }`
+-- capacity = }, ... }, threads = n, facts = { alarm = { "quiet", "ringing" } (its
+-- values, the first holds) | alarm = "quiet" (its value; the values are those of the
+-- variable `alarm` of the first crowd that ties it) } }`: world facts are set with
+-- `World:set` and tied to every crowd variable of the same name (`World:crowd`)
 -- @treturn World
 -- @raise "saspu.world: unknown field 'foo'"; "saspu.world: threads must be an integer >= 0
 -- (0: every core), got -1"; "saspu.world: places[2]: needs a kind or a name"; the errors

@@ -1,15 +1,54 @@
 -- lua/saspu/sensors.lua: a crowd's `sensors` option: two-valued variables the C update keeps equal to a spatial test (an agent of a crowd, or a place of a kind, within r cells).
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
-local format, sort = string.format, table.sort
+local format, sort, concat = string.format, table.sort, table.concat
 
 local M = {}
 
-local FIELDS = { near = true, near_kind = true, r = true, period = true }
+local FIELDS = { near = true, near_kind = true, r = true, period = true, values = true }
 
---- Reads world:crowd's `sensors = { var = { near = crowd, r = 8 } | { near_kind = "saloon",
--- r = 3 }, period = seconds } }` and adds them to crowd c. The variable must be
--- boolean-like (values false and true, declared as booleans or named so): true when the
--- test holds. `crowds` is sides.lua's table of crowd sides (to know a crowd of the world).
+-- The 1-based index of value `want` (a name or a boolean) among the variable's values.
+local function value_index(values, want)
+  for x, value in ipairs(values) do
+    if tostring(value) == tostring(want) then return x end
+  end
+end
+
+-- The (on, off) value ids of sensor `s` on variable `v`: `values = { off, on }` names
+-- them; without it the variable has two values: false and true when it is named so
+-- (in either order), else the first is "not sensed" and the second "sensed".
+local function on_off(n, v, s, path, name)
+  local values = n.value_names[v]
+  if s.values ~= nil then
+    local t = s.values
+    if type(t) ~= "table" or #t ~= 2 then
+      error(path .. ".values: expected { off, on }, two values of '" .. name .. "'", 4)
+    end
+    local found = { value_index(values, t[1]), value_index(values, t[2]) }
+    for k = 1, 2 do
+      if not found[k] then
+        local shown = {}
+        for j, value in ipairs(values) do shown[j] = tostring(value) end
+        error(format("%s.values[%d]: '%s' is not a value of '%s' (%s)", path, k, tostring(t[k]),
+                     name, concat(shown, ", ")), 4)
+      end
+    end
+    if found[1] == found[2] then error(path .. ".values: off and on must be two different values", 4) end
+    return found[2], found[1]
+  end
+  if #values ~= 2 then
+    error(format("%s: variable '%s' has %d values; a sensor sets a two-valued variable, or "
+                 .. "one that `values = { off, on }` names two values of", path, name, #values), 4)
+  end
+  local on, off = value_index(values, true), value_index(values, false)
+  if on and off then return on, off end
+  return 2, 1
+end
+
+--- Reads world:crowd's (or crowd:sense's) `sensors = { var = { near = crowd, r = 8 } |
+-- { near_kind = "saloon", r = 3 }, period = seconds, values = { off, on } } }` and adds
+-- them to crowd c. The variable takes `on` while the test holds, `off` otherwise; without
+-- `values` it has two values: true and false when named so, else its second value means
+-- "sensed". `crowds` is sides.lua's table of crowd sides (to know a crowd of the world).
 -- @local
 function M.add(world, c, n, spec, crowds, where)
   if spec == nil then return {} end
@@ -28,14 +67,7 @@ function M.add(world, c, n, spec, crowds, where)
     end
     local v = n.var_ids[name]
     if not v then error(format("%s: unknown variable '%s' of '%s'", path, name, n.name), 3) end
-    local on, off
-    for x, value in ipairs(n.value_names[v]) do
-      if tostring(value) == "true" then on = x elseif tostring(value) == "false" then off = x end
-    end
-    if #n.value_names[v] ~= 2 or not on or not off then
-      error(format("%s: variable '%s' is not boolean-like (values false, true), it has %d values",
-                   path, name, #n.value_names[v]), 3)
-    end
+    local on, off = on_off(n, v, s, path, name)
     if (s.near == nil) == (s.near_kind == nil) then
       error(path .. ": expected near = a crowd or near_kind = a place kind, one of them", 3)
     end

@@ -229,7 +229,9 @@ local checks = {
 }
 
 -- Register the checks with luassert when it is there (it is under busted):
--- busted then reports a failed check as a failure, not as an error.
+-- busted then reports a failed check as a failure, not as an error. The world checks,
+-- which must not run twice, report through one more assertion that only carries the
+-- message of a check made already.
 local has_luassert, luassert = pcall(require, "luassert")
 if has_luassert and type(luassert) == "table" and luassert.register then
   for name, check in pairs(checks) do
@@ -239,8 +241,19 @@ if has_luassert and type(luassert) == "table" and luassert.register then
       return ok
     end)
   end
+  luassert:register("assertion", "saspu_world_check", function(state, arguments)
+    state.failure_message = arguments[2]
+    return arguments[1] == true
+  end)
 else
   luassert = nil
+end
+
+-- Reports a failed world check: a luassert failure under busted, else an error, at the
+-- caller of the check.
+local function world_failure(message)
+  if luassert then luassert.saspu_world_check(false, message) end
+  error(message, 3)
 end
 
 -- ------------------------------------------------------------------------------------
@@ -250,13 +263,12 @@ end
 -- The events `run` recorded, per world (weak: a dropped world takes its log with it).
 local logs = setmetatable({}, { __mode = "k" })
 
-local EVENT_FIELDS = { "agent", "crowd", "class", "kind", "action", "goal", "reason", "place",
-                       "detail", "why" }
-
--- A copy of a reused event table, with the world's clock.
+-- A copy of a reused event table (every field it has: `x`, `y`, `target` of a `move`
+-- and any other), with the world's clock.
 local function copy_event(ev, time)
-  local out = { time = time }
-  for _, k in ipairs(EVENT_FIELDS) do out[k] = ev[k] end
+  local out = {}
+  for k, v in pairs(ev) do out[k] = v end
+  out.time = time
   return out
 end
 
@@ -274,39 +286,131 @@ local function event_text(ev)
     ev.reason and (" (" .. tostring(ev.reason) .. ")") or "")
 end
 
---- Runs a world for `seconds` in frames of `dt`, collecting its events.
--- Every event is copied (with `time`, the seconds since the first `run` of this world)
--- and kept for `assert_events` and `assert_no_failures`.
---     local events = check.run(world, 10)          -- ten seconds at 0.1 s a frame
--- @function run
--- @tparam World world
--- @tparam number seconds how long to run
--- @tparam[opt=0.1] number dt the frame time
--- @tparam[opt] function stop called with each event copy; true stops the run after its frame
--- @treturn {table,...} the events of this run, in order
--- @raise "saspu.test.run: seconds must be a number >= 0, got nil".
-function M.run(world, seconds, dt, stop)
-  dt = dt or 0.1
-  if type(seconds) ~= "number" or seconds < 0 then
-    error("saspu.test.run: seconds must be a number >= 0, got " .. tostring(seconds), 2)
+-- The options of run and assert_reaches: the fourth argument is the frame time or a table
+-- { dt, stop, engine }.
+local RUN_OPTIONS = { dt = true, stop = true, engine = true }
+
+local function run_options(where, dt, stop)
+  local opts = { dt = dt, stop = stop }
+  if type(dt) == "table" then
+    opts = dt
+    for k in pairs(opts) do
+      if not RUN_OPTIONS[k] then
+        error(format("%s: unknown option '%s' (dt, stop, engine)", where, tostring(k)), 3)
+      end
+    end
   end
-  if type(dt) ~= "number" or dt <= 0 then
-    error("saspu.test.run: dt must be a number > 0, got " .. tostring(dt), 2)
+  if opts.dt == nil then opts.dt = 0.1 end
+  if type(opts.dt) ~= "number" or opts.dt ~= opts.dt or opts.dt <= 0 then
+    error(where .. ": dt must be a number > 0, got " .. tostring(opts.dt), 3)
   end
+  if opts.stop ~= nil and type(opts.stop) ~= "function" then
+    error(where .. ": stop must be a function, got " .. type(opts.stop), 3)
+  end
+  local e = opts.engine
+  if e ~= nil and type(e) ~= "function" and (type(e) ~= "number" or e ~= e or e < 0) then
+    error(where .. ": engine must be a function(ev) or a delay in seconds >= 0, got "
+          .. tostring(e), 3)
+  end
+  return opts
+end
+
+-- Is the agent's move still waiting for the game? (a:moving() where the binding has it)
+local function move_pending(agent)
+  if not agent:alive() then return false end
+  if agent.moving then return agent:moving() end
+  return agent:crowd():info(agent:index(), {}).phase == "moving"
+end
+
+-- The built-in engine of `engine = delay`: each `move` is answered `delay` seconds later
+-- (the agent's latest move wins) by putting the agent on the target (the agent it
+-- follows, where it is then, else the move's cell) and calling a:arrived().
+local function delayed_engine(delay)
+  local due = {} -- agent -> { ev, at }
+  local order = {}
+  local self = {}
+  function self.move(ev, clock)
+    if due[ev.agent] == nil then order[#order + 1] = ev.agent end
+    due[ev.agent] = { ev = ev, at = clock + delay }
+  end
+  function self.answer(clock)
+    local kept = {}
+    for _, agent in ipairs(order) do
+      local d = due[agent]
+      if d.at > clock + 1e-9 then
+        kept[#kept + 1] = agent
+      else
+        due[agent] = nil
+        if move_pending(agent) then
+          local t, x, y = d.ev.target, d.ev.x, d.ev.y
+          if type(t) == "userdata" and t.alive and t:alive() then x, y = t:position() end
+          agent:teleport(x, y)
+          agent:arrived()
+        end
+      end
+    end
+    order = kept
+  end
+  return self
+end
+
+-- run's loop, once its options are read.
+local function run_with(world, seconds, opts)
+  local dt, stop, engine = opts.dt, opts.stop, opts.engine
+  local machine = type(engine) == "number" and delayed_engine(engine) or nil
   local log, out, done = log_of(world), {}, false
   local frames = math.floor(seconds / dt + 0.5)
   for _ = 1, frames do
     world:update(dt)
     log.clock = log.clock + dt
+    local moves
     for ev in world:events() do
       local e = copy_event(ev, log.clock)
       out[#out + 1] = e
       log[#log + 1] = e
+      if e.kind == "move" and engine then
+        moves = moves or {}
+        moves[#moves + 1] = e
+      end
       if stop and stop(e) then done = true end
     end
+    -- the game answers after the frame's events (world:events is not re-entrant)
+    for _, e in ipairs(moves or {}) do
+      if machine then machine.move(e, log.clock) else engine(e) end
+    end
+    if machine then machine.answer(log.clock) end
     if done then break end
   end
   return out
+end
+
+--- Runs a world for `seconds` in frames of `dt`, collecting its events.
+-- Every event is copied with every field it has (`x`, `y`, `target` of a `move`, ...)
+-- and `time`, the seconds since the first `run` of this world, and kept for
+-- `assert_events` and `assert_no_failures`.
+-- A crowd with `movement = "engine"` waits for the game after each `move` event: give
+-- `engine` to play the game. A function is called with each `move` event's copy after
+-- its frame (it answers with `ev.agent:arrived()`, now or in a later call, or
+-- `ev.agent:move_failed()`); a number is a delay in seconds after which saspu.test
+-- answers each move itself: it puts the agent on the move's cell (or on the agent it
+-- follows, where that one is then) and calls `a:arrived()` (0: in the same frame).
+--     local events = check.run(world, 10)          -- ten seconds at 0.1 s a frame
+--     check.run(world, 10, { dt = 0.25, engine = 0.5 }) -- moves take half a second
+-- @function run
+-- @tparam World world
+-- @tparam number seconds how long to run
+-- @tparam[opt=0.1] number|table dt the frame time, or `{ dt = 0.1, stop = f, engine = f | delay }`
+-- @tparam[opt] function stop called with each event copy; true stops the run after its frame
+-- @treturn {table,...} the events of this run, in order
+-- @raise "saspu.test.run: seconds must be a number >= 0, got nil"; "saspu.test.run:
+-- unknown option 'delay' (dt, stop, engine)"; "saspu.test.run: engine must be a
+-- function(ev) or a delay in seconds >= 0, got -1".
+function M.run(world, seconds, dt, stop)
+  if type(seconds) ~= "number" or seconds < 0 then
+    error("saspu.test.run: seconds must be a number >= 0, got " .. tostring(seconds), 2)
+  end
+  local opts = run_options("saspu.test.run", dt, stop)
+  return run_with(world, seconds, opts)
 end
 
 -- The recorded events of one agent.
@@ -333,24 +437,30 @@ end
 -- @tparam Agent agent
 -- @tparam string goal the goal's name (as the behaviour lists it)
 -- @tparam number seconds the longest wait
--- @tparam[opt=0.1] number dt the frame time
+-- @tparam[opt=0.1] number|table dt the frame time, or `{ dt = 0.1, engine = f | delay }` as
+-- for `run` (an engine crowd needs `engine`)
 -- @treturn number the seconds it took
 -- @raise "expected agent 1 (citizen) to reach 'work' within 5 s; its last events: ...".
 function M.assert_reaches(agent, goal, seconds, dt)
+  local opts = run_options("saspu.test.assert_reaches", dt)
   local world = agent:crowd():world()
   local start = log_of(world).clock
   local reached
-  M.run(world, seconds, dt, function(e)
+  local stop = opts.stop
+  run_with(world, seconds, { dt = opts.dt, engine = opts.engine, stop = function(e)
+    local halt = stop and stop(e)
     if e.agent == agent and e.kind == "goal_reached" and e.goal == goal then
       reached = reached or e.time
       return true
     end
-  end)
+    return halt
+  end })
   if reached then return reached - start end
-  local why = agent:inspect().why
-  error(format("expected agent %d (%s) to reach '%s' within %s s; its last events:\n%s%s",
-    agent:index(), agent:inspect().class, tostring(goal), tostring(seconds),
-    last_lines(events_of(agent), 8), why and ("\n  blocked: " .. why.message) or ""), 2)
+  local info = agent:alive() and agent:inspect() or { class = "despawned" }
+  local why = info.why
+  world_failure(format("expected agent %d (%s) to reach '%s' within %s s; its last events:\n%s%s",
+    agent:index(), info.class, tostring(goal), tostring(seconds),
+    last_lines(events_of(agent), 8), why and ("\n  blocked: " .. why.message) or ""))
 end
 
 --- Checks that the agent's recorded events contain these kinds in this order (others
@@ -368,9 +478,9 @@ function M.assert_events(agent, kinds)
     if want and (want == e.kind or want == e.kind .. ":" .. tostring(e.action)) then k = k + 1 end
   end
   if k <= #kinds then
-    error(format("expected agent %d's events to go on with '%s'%s; its events:\n%s",
+    world_failure(format("expected agent %d's events to go on with '%s'%s; its events:\n%s",
       agent:index(), kinds[k], k > 1 and (" after '" .. kinds[k - 1] .. "'") or "",
-      last_lines(mine, 12)), 2)
+      last_lines(mine, 12)))
   end
   return mine
 end
@@ -390,7 +500,7 @@ function M.assert_no_failures(world)
     if FAILURES[e.kind] or (e.kind == "blocked" and e.reason ~= "full") then bad[#bad + 1] = e end
   end
   if #bad > 0 then
-    error(format("expected no failures, got %d:\n%s", #bad, last_lines(bad, 10)), 2)
+    world_failure(format("expected no failures, got %d:\n%s", #bad, last_lines(bad, 10)))
   end
 end
 

@@ -83,7 +83,9 @@ end
 -- steps, and every frame of an interruptible step) and drops the goal once it stops
 -- holding (event `goal_dropped`, reason `when_lapsed`; the agent chooses again).
 -- `behaviour.select = function(agent)` chooses goals instead of priorities (a goal name
--- or nil), called only when an agent needs a goal. `behaviour.max_failures` (default 3,
+-- or nil), called only when an agent needs a goal. `behaviour.facts` and
+-- `behaviour.sensors`: as the options of those names (in one place or the other).
+-- `behaviour.max_failures` (default 3,
 -- an integer 1..255) failures in a row of one step give its goal up for
 -- `behaviour.give_up_for` seconds (default 30, > 0): event `gave_up`; the k-th failure
 -- in a row waits `retry * 2^(k-2)` s (at most 16 retries) before the replan.
@@ -94,7 +96,14 @@ end
 -- parallel_min = 256 (agents a worker thread gets at least before a frame's pass is
 -- shared with it; 1 shares every pass with work in two chunks),
 -- movement = "grid" | "engine" (the game moves its agents: events `move`, then
--- `a:arrived()` or `a:move_failed(reason)`) }`
+-- `a:arrived()` or `a:move_failed(reason)`), facts = { "alarm", ... } (variables tied to
+-- the world's facts of those names; a variable named like a world fact is tied to it
+-- even when left out, and a crowd whose variable cannot be tied, because its values
+-- differ or an action changes it, is refused naming why), sensors = { var = { near =
+-- crowd | near_kind = "saloon", r = cells, period = seconds (default 0: every update),
+-- values = { off, on } (default: false, true, or the variable's first and second
+-- value) } } (a variable the update keeps equal to "an agent of that crowd / a place of
+-- that kind within r cells"; `Crowd:sense` adds sensors later) }`
 -- @treturn Crowd
 -- @raise errors that name the path: "behaviour.actions.buy_food.at: unknown place 'markt'",
 -- "behaviour.goals[2].when.rested: 'maybe' is not a value of 'rested' (false, true)",
@@ -112,15 +121,23 @@ function World:crowd(dom, behaviour, opts)
   end
   local n = naming.domain_names(dom)
   local beh = behaviours.read(behaviour, n, ws)
-  local fact_list = behaviour.facts
-  if opts ~= nil and type(opts) == "table" and opts.facts ~= nil then
-    if fact_list ~= nil then error("saspu.World:crowd: facts given in both the behaviour and the options", 2) end
-    fact_list = opts.facts
+  local fact_list, sensor_spec = behaviour.facts, behaviour.sensors
+  if opts ~= nil and type(opts) == "table" then
+    for _, k in ipairs { "facts", "sensors" } do
+      if opts[k] ~= nil and behaviour[k] ~= nil then
+        error("saspu.World:crowd: " .. k .. " given in both the behaviour and the options", 2)
+      end
+    end
+    fact_list, sensor_spec = fact_list or opts.facts, sensor_spec or opts.sensors
   end
   local c = core.crowd(self, dom, opts)
-  local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts")
-  local sensed = sensors.add(self, c, n, opts ~= nil and type(opts) == "table" and opts.sensors or nil,
-                             crowds, "saspu.World:crowd: sensors")
+  -- a sensor's variable is the crowd's own, even when a world fact has its name
+  local own = {}
+  if type(sensor_spec) == "table" then
+    for name in pairs(sensor_spec) do own[name] = true end
+  end
+  local tied = facts.tie(self, ws, c, n, fact_list, "saspu.World:crowd: facts", own)
+  local sensed = sensors.add(self, c, n, sensor_spec, crowds, "saspu.World:crowd: sensors")
   for a, rec in pairs(beh.actions) do
     -- a scripted step walks first, then waits in C until Lua finishes or fails it
     c:set_action(a, rec.min, rec.max, rec.bind, rec.arg, rec.interruptible, rec.scripted, rec.hook,
@@ -152,7 +169,8 @@ function World:crowd(dom, behaviour, opts)
     msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail (this frame's, last frame's)
     failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
-    watch = {},          -- agent -> its last events (agents that were inspected)
+    watch = {},          -- agent -> its last events (agents inspected with a history)
+    watching = 0,        -- how many (next() on a table emptied of 100k keys scans them all)
     engine = opts ~= nil and type(opts) == "table" and opts.movement == "engine",
     tied = tied,         -- variable id -> the world fact it shows
     sensed = sensed,     -- variable id -> its sensor's name (a:set refuses both)
@@ -200,6 +218,9 @@ function World:near(x, y, r, crowd, max)
   if not is_integer(x) or not is_integer(y) then
     error(string_format("saspu.World:near: x and y must be integers, got %s, %s", tostring(x),
                         tostring(y)), 2)
+  end
+  if x < -65536 or x > 131072 or y < -65536 or y > 131072 then
+    error(string_format("saspu.World:near: x and y must be in -65536..131072, got %d, %d", x, y), 2)
   end
   if type(r) ~= "number" or r ~= r or r < 0 then
     error("saspu.World:near: r must be a number >= 0, got " .. tostring(r), 2)
@@ -462,11 +483,15 @@ M.strip_own = strip_own
 -- saspu.world
 -- ------------------------------------------------------------------------------------
 
+-- The fields of saspu.world's table (spec/api_reference_spec.lua checks that the
+-- reference names each).
+M.WORLD_OPTIONS = { grid = true, places = true, threads = true, facts = true }
+
 -- saspu.world (documented in init.lua, where it is exported)
 function M.world(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("saspu.world: expected a table, got " .. type(spec), 2) end
-  refuse_unknown(spec, { grid = true, places = true, threads = true, facts = true }, "saspu.world")
+  refuse_unknown(spec, M.WORLD_OPTIONS, "saspu.world")
   local threads = spec.threads
   if threads ~= nil and (not is_integer(threads) or threads < 0) then
     error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
