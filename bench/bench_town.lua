@@ -106,7 +106,7 @@ local function realtime()
       end
       local top = 0
       for k = 1, #ms[1] do top = math.max(top, ms[1][k]) end
-      print(string.format("%9d %5s | %9.3f %9.3f %9.3f %7.1f | %9.3f %7.2fx | %9.3f %7.2fx | "
+      print(string.format("%9d %5s | %9.3f %9.3f %9.3f %7.2f | %9.3f %7.2fx | %9.4f %7.3fx | "
                           .. "%9.4f %7.3fx", n, demo.clock(demo.frame_of(hour)), median(ms[1]),
                           mean(ms[1]), top, (ends() - e0) / FRAMES, median(ms[2]),
                           median(ratio[2]), median(ms[3]), median(ratio[3]),
