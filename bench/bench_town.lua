@@ -44,7 +44,7 @@ end
 
 -- The demo's town for `npcs` NPCs on `threads` threads (no pictures, no output).
 local function town(npcs, threads)
-  return demo.build { npcs = npcs, threads = threads, seed = 1, start = demo.START_HOUR }
+  return demo.build { npcs = npcs, threads = threads, seed = 1, start = demo.START_HOUR, warm = true }
 end
 
 -- Real time: the town's frames of 1/60 s against the plain Lua timer loop, alternating.
