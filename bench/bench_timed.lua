@@ -62,33 +62,36 @@ local clock = saspu.clock_ns
 
 -- WARM + FRAMES frames of every contestant, in an order that turns each frame (load from
 -- other jobs falls on all alike); medians of the last FRAMES. Returns per contestant
--- { ms = median ms a frame, ends = step ends a frame, plans = plans a frame, ratio =
--- median over frames of this contestant's ms / the crowd's ms }.
+-- { ms = median ms a frame (the clock), cpu = median CPU ms a frame (the process's, all
+-- threads: the work, whatever share of the cores other jobs leave), ends = step ends a
+-- frame, plans = plans a frame, ratio = median over frames of this contestant's CPU ms /
+-- the crowd's }.
+local cpu_clock = os.clock
 local function window()
   local m = #contestants
-  local ms, ratio, e0, p0 = {}, {}, {}, {}
-  for k = 1, m do ms[k], ratio[k] = {}, {} end
+  local ms, cpu, ratio, e0, p0 = {}, {}, {}, {}, {}
+  for k = 1, m do ms[k], cpu[k], ratio[k] = {}, {}, {} end
   for f = 1, WARM + FRAMES do
     if f == WARM + 1 then
       for k, c in ipairs(contestants) do e0[k], p0[k] = c.ends(), c.plans and c.plans() end
     end
-    local t = {}
+    local t, c = {}, {}
     for j = 0, m - 1 do
       local k = (f + j) % m + 1
-      local t0 = clock()
+      local t0, c0 = clock(), cpu_clock()
       contestants[k].frame(DT)
-      t[k] = (clock() - t0) / 1e6
+      t[k], c[k] = (clock() - t0) / 1e6, (cpu_clock() - c0) * 1e3
     end
     if f > WARM then
       for k = 1, m do
-        ms[k][f - WARM] = t[k]
-        ratio[k][f - WARM] = t[k] / math.max(t[1], 1e-6)
+        ms[k][f - WARM], cpu[k][f - WARM] = t[k], c[k]
+        ratio[k][f - WARM] = c[k] / math.max(c[1], 1e-3)
       end
     end
   end
   local out = {}
   for k, c in ipairs(contestants) do
-    out[k] = { ms = util.median(ms[k]), ratio = util.median(ratio[k]),
+    out[k] = { ms = util.median(ms[k]), cpu = util.median(cpu[k]), ratio = util.median(ratio[k]),
                ends = (c.ends() - e0[k]) / FRAMES,
                plans = c.plans and (c.plans() - p0[k]) / FRAMES }
   end
@@ -97,19 +100,18 @@ end
 
 local function report(title, rows)
   print(title)
-  print(format("  %-22s %10s %12s %10s %12s %14s", "", "ms/frame", "step ends", "plans",
-               "ns/step end", "ms / saspu's"))
+  print(format("  %-22s %9s %9s %10s %8s %12s %13s", "", "ms/frame", "CPU ms", "step ends",
+               "plans", "CPU ns/end", "CPU / saspu"))
+  local function per_end(r) return r.cpu * 1e6 / math.max(r.ends, 1) end
   for k, c in ipairs(contestants) do
     local r = rows[k]
-    print(format("  %-22s %10.3f %12.0f %10s %12.1f %13.3fx", c.name, r.ms, r.ends,
-                 r.plans and format("%.0f", r.plans) or "-", r.ms * 1e6 / math.max(r.ends, 1),
-                 r.ratio))
+    print(format("  %-22s %9.3f %9.3f %10.0f %8s %12.1f %12.3fx", c.name, r.ms, r.cpu, r.ends,
+                 r.plans and format("%.0f", r.plans) or "-", per_end(r), r.ratio))
   end
-  local base = rows[1].ms * 1e6 / math.max(rows[1].ends, 1)
   for k, c in ipairs(contestants) do
     if c.name:match("^C wheel") then
-      print(format("  saspu's step end / %s's: %.1fx", c.name,
-                   base / (rows[k].ms * 1e6 / math.max(rows[k].ends, 1))))
+      print(format("  saspu's step end / %s's: %.1fx (CPU ns per step end)", c.name,
+                   per_end(rows[1]) / per_end(rows[k])))
     end
   end
 end

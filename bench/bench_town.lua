@@ -4,8 +4,8 @@
 -- directory). sizes is a comma list (default 10000,100000,1000000). Frames are 30 game seconds
 -- from 05:00, as in the demo (the time-lapse day); with `realtime` they are 1/60 s (the demo's
 -- durations and walking speeds, the world's C update alone, on one thread) against the plain
--- Lua timer loop of bench_timed over as many agents, in the same process (issue 24: at least
--- 8x cheaper). hours (realtime only, a comma list, default 5,10,15) are the game hours the
+-- Lua loop of bench_timed, a Lua timer wheel and bench/limit.c's C wheel over as many agents,
+-- in the same process. hours (realtime only, a comma list, default 5,10,15) are the game hours the
 -- real-time frames start at: 5 is the dawn, when every NPC starts its first plan at once;
 -- a later hour is reached first by the demo's own time-lapse frames (its Lua included), so
 -- the real-time frames then meet the town as a game runs it, its NPCs long out of step.
@@ -44,7 +44,7 @@ end
 
 -- The demo's town for `npcs` NPCs on `threads` threads (no pictures, no output).
 local function town(npcs, threads)
-  return demo.build { npcs = npcs, threads = threads, seed = 1, start = demo.START_HOUR }
+  return demo.build { npcs = npcs, threads = threads, seed = 1, start = demo.START_HOUR, warm = true }
 end
 
 -- Real time: the town's frames of 1/60 s against the plain Lua timer loop, alternating.

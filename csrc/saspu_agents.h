@@ -100,6 +100,18 @@ SP_API SpStatus sp_world_place(const SpWorld *w, uint32_t id, SpPlaceInfo *out);
  * steps on). */
 SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
 
+/* Builds ahead the distance fields of the places that have none, in id
+ * order, while the budget holds them without forgetting another; with
+ * ms > 0, starts no field after ms milliseconds (a field of a 256x256
+ * grid takes about 10 ms), so a game can spread the work over frames or
+ * do it all behind a loading screen (ms = 0). A walker then finds its
+ * field built, where the first walker to a place would otherwise build it
+ * in its frame. Sets *built (may be NULL) to the fields built; returns the
+ * places still without a field (0 once all are warm, or without a grid:
+ * nothing to build). A field that cannot be allocated is left to be built
+ * on demand. Not during an update. */
+SP_API size_t sp_world_warm_fields(SpWorld *w, double ms, size_t *built);
+
 /* ---- world facts ------------------------------------------------------
  * A fact is stated once for the world ("alarm" is "ringing") and seen by
  * every agent of every crowd that ties a domain variable to it

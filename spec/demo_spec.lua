@@ -387,6 +387,8 @@ describe("tools/demo_pictures.lua", function()
       assert.truthy(gp:find("median of all frames (0.230 ms)", 1, true))
       assert.truthy(gp:find("95th percentile (40.000 ms)", 1, true))
       assert.truthy(gp:find("log scale", 1, true))
+      -- the slowest frames are labelled with their cause
+      assert.truthy(gp:find(" 40.0 ms: walking\" at ", 1, true))
     end
     os.execute("rm -rf '" .. out .. "'")
   end)

@@ -17,6 +17,7 @@
 #include "sp_agents.h"
 #include "sp_builtin.h"
 #include "sp_internal.h"
+#include "walk_town.h"
 
 static const SpAllocator plain = {NULL, NULL};
 
@@ -219,12 +220,44 @@ static void test_population_resident(void **state) {
   sp_builtin_free(b);
 }
 
+/* The binding hints of a frame where every walker takes its place at
+ * once (the first) leave each worker's list at its peak; frames with no
+ * binding shrink it, as the event buffers: what a town holds follows its
+ * frames, not its dawn. */
+static size_t hint_caps(const SpCrowd *c) {
+  size_t sum = 0;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) sum += c->cw[k].hint_cap;
+  return sum;
+}
+
+static void test_binding_hints_follow_the_frames(void **state) {
+  (void)state;
+  enum { N = 6000 };
+  WalkTown t;
+  walk_town_open(&t, 7, 32, 32, N, 2, 1.0f);
+  assert_int_equal(sp_crowd_update(t.c, 1.0f / 60.0f, NULL), SP_OK);
+  size_t peak = hint_caps(t.c);
+  assert_true(peak >= N / 2); /* most bound their place in the first frame */
+  SpCrowdStats before, after;
+  sp_crowd_stats(t.c, &before);
+  /* the walkers walk and stay 1000 s: no binding in these frames */
+  for (int f = 0; f < 20; f++)
+    assert_int_equal(sp_crowd_update(t.c, 1.0f / 60.0f, NULL), SP_OK);
+  sp_crowd_stats(t.c, &after);
+  size_t quiet = hint_caps(t.c);
+  assert_true(quiet * 4 <= peak);
+  assert_true(after.bytes_total + (peak - quiet) * sizeof(BindHint) / 2 <=
+              before.bytes_total);
+  walk_town_close(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_total_agrees_with_rss),
       cmocka_unit_test(test_event_buffers_follow_the_frames),
       cmocka_unit_test(test_resident_pages),
       cmocka_unit_test(test_population_resident),
+      cmocka_unit_test(test_binding_hints_follow_the_frames),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

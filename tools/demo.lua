@@ -46,6 +46,8 @@ usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repos
   --threads T   worker threads shared by the seven crowds (default: every core)
   --every F     print one summary line every F frames (default 120: one game hour)
   --out DIR     where the pictures and their data go (default build/demo)
+  --cold        build no distance field ahead: the first walker to a place builds its field
+                in its frame (about 10 ms each), as the hitches of a world without world:warm()
   --live        redraw the busiest part of the map in the terminal (ANSI), NPCs as letters
   --delay MS    pause after each live redraw (default 40)
   --quiet       print only the final summary
@@ -62,14 +64,14 @@ local NUMBER_OPTS = { npcs = true, frames = true, seed = true, threads = true, e
 function M.parse_args(argv)
   local o = { npcs = 3000, frames = M.FRAMES, seed = 1, threads = saspu.cores(), every = 120,
               out = "build/demo", live = false, quiet = false, delay = 40,
-              start = M.START_HOUR }
+              start = M.START_HOUR, warm = true }
   local i = 1
   while argv[i] do
     local a = argv[i]
     local name = a:match("^%-%-([%a]+)$")
     if a == "--help" or a == "-h" then
       o.help = true
-    elseif name == "live" or name == "quiet" then
+    elseif name == "live" or name == "quiet" or name == "cold" then
       o[name] = true
     elseif name and (NUMBER_OPTS[name] or name == "out") then
       local v = argv[i + 1]
@@ -92,6 +94,7 @@ function M.parse_args(argv)
   end
   if o.npcs < #M.CLASSES then return nil, "--npcs must be at least 7 (one NPC per class)" end
   if o.every < 1 then o.every = 1 end
+  o.warm = not o.cold
   return o
 end
 
@@ -161,7 +164,9 @@ local function rng(seed)
   end
 end
 
--- build(opts) -> the simulation state: world, town, crowds with their class data.
+-- build(opts) -> the simulation state: world, town, crowds with their class data. With
+-- opts.warm, every place's distance field is built before the first frame (world:warm(),
+-- as behind a game's loading screen; sim.warm_ms is what it took), so no frame builds one.
 function M.build(opts)
   M.START_HOUR = opts.start or M.START_HOUR
   local t = town.load("domains/town/town.txt", "domains/town/legend.lua")
@@ -175,12 +180,18 @@ function M.build(opts)
   end
   -- one pool of workers for the seven crowds: each pass of all of them is one parallel job
   local world = saspu.world { grid = town.grid(t), places = places, threads = opts.threads }
+  local warm_ms = 0
+  if opts.warm then
+    local t0 = saspu.clock_ns()
+    world:warm()
+    warm_ms = (saspu.clock_ns() - t0) / 1e6
+  end
   local random = rng(opts.seed)
   local classes = {}
   for k, name in ipairs(M.CLASSES) do classes[k] = M.load_class(name) end
   local counts = shares(opts.npcs, classes)
   local sim = { world = world, town = t, classes = classes, random = random, scale = scale,
-                npcs = opts.npcs, by_kind = by_kind }
+                npcs = opts.npcs, by_kind = by_kind, warm_ms = warm_ms, world_stats = {} }
   for k, cls in ipairs(classes) do
     local dom = saspu.domain_file("domains/" .. cls.domain .. ".lua")
     local where = "domains/town/behaviours/" .. cls.name .. ".lua"
@@ -484,12 +495,18 @@ local pictures = (function()
   return chunk and chunk() or nil
 end)()
 
--- step(sim, frame, acc) -> { ms, plan, walk, lua }: one frame, the C update of every crowd
--- (plan: population planning; walk: the rest of the update) and Lua's reactions (events,
--- timers, the clock); acc gathers the frame's counters (new_acc).
+-- step(sim, frame, acc) -> { ms, plan, walk, lua, cpu, fields }: one frame, the C update
+-- of every crowd (plan: population planning; walk: the rest of the update) and Lua's
+-- reactions (events, timers, the clock); cpu: the process's CPU ms in it (all threads; far
+-- below ms when other jobs held the cores); fields: distance fields built in it (each about
+-- 10 ms of walk on the 256x256 map: none after world:warm()). acc gathers the frame's
+-- counters (new_acc).
 function M.step(sim, frame, acc)
   local clock_ns, stats = saspu.clock_ns, sim.stats_buf or {}
   sim.stats_buf = stats
+  local ws = sim.world:stats(sim.world_stats)
+  local fields0 = ws.fields_computed
+  local c0 = os.clock()
   local t0 = clock_ns()
   sim.world:update(M.DT)
   local t1 = clock_ns()
@@ -507,8 +524,10 @@ function M.step(sim, frame, acc)
       last[key] = stats[field]
     end
   end
+  local cpu = (os.clock() - c0) * 1e3
   local ms_update = (t1 - t0) / 1e6
-  return { ms = (t2 - t0) / 1e6, plan = plan, walk = max(0, ms_update - plan), lua = (t2 - t1) / 1e6 }
+  return { ms = (t2 - t0) / 1e6, plan = plan, walk = max(0, ms_update - plan), lua = (t2 - t1) / 1e6,
+           cpu = cpu, fields = sim.world:stats(ws).fields_computed - fields0 }
 end
 
 -- run(opts [, print]) -> the summary: { frames, classes = { [name] = stats+agents },
@@ -554,7 +573,7 @@ function M.run(opts, say)
     end
   end
   local summary = { frames = opts.frames, npcs = sim.npcs, classes = {}, ms = frames, total = total,
-                    wall_s = (clock_ns() - wall0) / 1e9, pictures = {} }
+                    wall_s = (clock_ns() - wall0) / 1e9, pictures = {}, warm_ms = sim.warm_ms }
   for _, cls in ipairs(sim.classes) do
     local s = cls.crowd:stats()
     summary.classes[cls.name] = { agents = cls.n, plans = s.plans, replans = s.replans,
@@ -603,6 +622,23 @@ function M.report(s)
     sort(v)
     add("ms per frame %-5s median %7.3f  p95 %7.3f  max %7.3f", key == "ms" and "total" or key,
         quantile(v, 0.5), quantile(v, 0.95), v[#v] or 0)
+  end
+  local first_hour = {}
+  for i = 1, min(#s.ms, 3600 / M.DT) do first_hour[i] = s.ms[i].ms end
+  sort(first_hour)
+  local over, cpu_over, cpu_top = 0, 0, 0
+  for _, f in ipairs(s.ms) do
+    if f.ms > 16.7 then over = over + 1 end
+    if (f.cpu or 0) > 16.7 then cpu_over = cpu_over + 1 end
+    cpu_top = max(cpu_top, f.cpu or 0)
+  end
+  add("first hour: max %.3f ms; frames over 16.7 ms: %d (by CPU time: %d, the most %.3f ms); "
+      .. "distance fields built ahead in %.0f ms%s", first_hour[#first_hour] or 0, over, cpu_over,
+      cpu_top, s.warm_ms or 0, (s.warm_ms or 0) == 0 and " (--cold: none)" or "")
+  for _, i in ipairs(pictures and pictures.worst(s.ms, 5) or {}) do
+    local f = s.ms[i]
+    add("slow frame %5d at %s: %8.3f ms (CPU %.3f): %s", i, M.clock(i), f.ms, f.cpu or 0,
+        pictures.cause(f))
   end
   add("%d frames (game clock %s to %s) in %.1f s wall", s.frames, M.clock(0), M.clock(s.frames), s.wall_s)
   return lines

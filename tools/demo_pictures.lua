@@ -8,6 +8,7 @@ local COLOURS = { "#8c510a", "#d73027", "#1a9850", "#000000", "#4575b4", "#c51b7
 
 -- Map cell values for the image: ground, road, wall, place.
 local CELL = { ["."] = 0, ["="] = 1, ["#"] = 2 }
+local WORST_LABEL = 900 -- gnuplot label numbers of the slowest frames: 901 to 905
 
 -- write_map(sim, path): the map as a gnuplot matrix (row 1 first).
 function P.write_map(sim, path)
@@ -280,6 +281,30 @@ local function write_hours(path, frames, demo)
   return low
 end
 
+-- cause(rec) -> what made frame rec slow, in words: distance fields built in it, else
+-- other jobs holding the cores when its CPU time is well under its clock time, else its
+-- largest part (planning, walking: the rest of the C update, Lua's reactions).
+function P.cause(r)
+  if (r.fields or 0) > 0 then
+    return format("%d distance field%s built", r.fields, r.fields == 1 and "" or "s")
+  end
+  if r.cpu and r.cpu < 0.5 * r.ms then return format("descheduled (CPU %.2f ms)", r.cpu) end
+  local part, top = "walking", r.walk
+  if r.plan > top then part, top = "planning", r.plan end
+  if r.lua > top then part = "Lua" end
+  return part
+end
+
+-- worst(frames, k) -> the k slowest frames' indices, slowest first.
+function P.worst(frames, k)
+  local order = {}
+  for i in ipairs(frames) do order[i] = i end
+  table.sort(order, function(a, b) return frames[a].ms > frames[b].ms end)
+  local out = {}
+  for i = 1, min(k, #order) do out[i] = order[i] end
+  return out
+end
+
 local function frame_commands(add, sim, out, frames, demo)
   local png = out .. "/ms_per_frame.png"
   local totals = {}
@@ -307,6 +332,13 @@ local function frame_commands(add, sim, out, frames, demo)
       sim.npcs, demo.DT, median, p95, top)
   -- per hour: steps at each hour's start; planning and Lua may be 0, which a log axis
   -- leaves out
+  -- the five slowest frames, each labelled with its cause
+  for k, i in ipairs(P.worst(frames, 5)) do
+    local r, minutes = frames[i], floor((demo.START_HOUR * 3600 + i * demo.DT) / 60)
+    add("set label %d \"%02d:%02d %.1f ms: %s\" at %g,%g point pt 6 ps 1.2 lc rgb '#d73027' "
+        .. "offset 1,%g font 'sans,8'", WORST_LABEL + k, floor(minutes / 60) % 24, minutes % 60, r.ms,
+        (P.cause(r):gsub('"', "'")), demo.START_HOUR + i * demo.DT / 3600, r.ms, 0.2 - 0.9 * (k - 1))
+  end
   add("plot '%s/frames.dat' using 2:3 with points pt 7 ps 0.15 lc rgb '#b8b8b8' title 'each frame', "
       .. "'%s/hours.dat' using 1:3 with steps lw 2 lc rgb '#d73027' title 'hourly 95th percentile', "
       .. "'' using 1:2 with steps lw 2 lc rgb '#222222' title 'hourly median', "
@@ -317,6 +349,7 @@ local function frame_commands(add, sim, out, frames, demo)
       .. "%g with lines dt 2 lw 1.5 lc rgb '#d73027' title '95th percentile (%.3f ms)', "
       .. "16.7 with lines dt 3 lc rgb '#555555' title '16.7 ms: a 60 fps frame'",
       out, out, median, median, p95, p95)
+  for k = 1, 5 do add("unset label %d", WORST_LABEL + k) end
   add("unset logscale y")
   add("set format y '%%h'")
   return png
@@ -325,10 +358,10 @@ end
 -- draw(sim, out, shots, frames, demo) -> the PNGs written (none without gnuplot).
 function P.draw(sim, out, shots, frames, demo)
   local f = assert(io.open(out .. "/frames.dat", "w"))
-  f:write("# frame game_hour ms_total ms_planning ms_walking ms_lua\n")
+  f:write("# frame game_hour ms_total ms_planning ms_walking ms_lua cpu_ms fields_built\n")
   for i, r in ipairs(frames) do
-    f:write(format("%d %.4f %.4f %.4f %.4f %.4f\n", i, demo.START_HOUR + i * demo.DT / 3600,
-                   r.ms, r.plan, r.walk, r.lua))
+    f:write(format("%d %.4f %.4f %.4f %.4f %.4f %.4f %d\n", i, demo.START_HOUR + i * demo.DT / 3600,
+                   r.ms, r.plan, r.walk, r.lua, r.cpu or 0, r.fields or 0))
   end
   f:close()
   if not have_gnuplot() then return {} end

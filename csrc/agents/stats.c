@@ -8,49 +8,65 @@
 /* Event buffers                                                      */
 /* ------------------------------------------------------------------ */
 
-/* Events a buffer keeps however quiet the frames (16 KiB). */
+/* Entries a buffer keeps however quiet the frames (16 KiB of events). */
 #define EV_KEEP_MIN 1024u
-/* Frames in a row under a quarter of a buffer before it shrinks: a crowd
- * whose frames alternate busy and quiet keeps its buffers (no realloc
- * every frame), one past its peak lets them go. */
+/* Frames in a row under half a buffer before it shrinks: a crowd whose
+ * frames alternate busy and quiet keeps its buffers (no realloc every
+ * frame), one past its peak lets them go. */
 #define EV_QUIET_FRAMES 8
 
-/* Notes that the last frame used `used` events of *buf; after
- * EV_QUIET_FRAMES frames in a row under a quarter of it, shrinks it to
- * twice the most of those frames used (a power of two, at least
- * EV_KEEP_MIN). A shrink that fails keeps the buffer as it was. */
-static void trim_buffer(SpCrowd *c, SpAgentEvent **buf, size_t *cap, EvTrim *t,
-                        size_t used) {
-  if (*cap <= EV_KEEP_MIN || used >= *cap / 4u) {
+/* Notes that the last frame used `used` entries (of `size` bytes: events,
+ * binding hints) of *buf; after EV_QUIET_FRAMES frames in a row under half
+ * of it, shrinks it to the most of those frames used and a quarter more
+ * (whole multiples of EV_KEEP_MIN), so a buffer holds at most about twice
+ * what the frames use: in a town's frames of 30 game seconds a fifth of
+ * the agents have events or bind a place, and the 16 bytes of an event or
+ * 24 of a hint add up per agent. A frame past that grows it again
+ * (doubling), and quiet frames bring it back. A shrink that fails keeps
+ * the buffer as it was. */
+static void trim_buffer(SpCrowd *c, void **buf, size_t *cap, size_t size,
+                        EvTrim *t, size_t used) {
+  if (*cap <= EV_KEEP_MIN || used >= *cap / 2u) {
     t->quiet = 0;
     t->most = 0;
     return;
   }
   if (used > t->most) t->most = used;
   if (++t->quiet < EV_QUIET_FRAMES) return;
-  size_t keep = EV_KEEP_MIN;
-  while (keep < 2u * t->most) keep *= 2u;
+  size_t keep = t->most + t->most / 4u;
+  keep = (keep / EV_KEEP_MIN + 1u) * EV_KEEP_MIN;
   t->quiet = 0;
   t->most = 0;
   if (keep >= *cap) return;
-  void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
-                           keep * sizeof(SpAgentEvent));
+  void *p = sp_mem_realloc(c->alloc, *buf, *cap * size, keep * size);
   if (p == NULL) return;
   *buf = p;
   *cap = keep;
 }
 
-/* A crowd's first frame (every agent choosing a goal and planning) or a
- * crowd that emptied leaves buffers far larger than the frames need:
- * once the frames have stayed quiet a while, they shrink to twice what
- * those frames used, so what a crowd holds follows its frames, not its
- * peak. */
+/* A crowd's first frame (every agent choosing a goal and planning, the
+ * walkers binding their places) or a crowd that emptied leaves buffers
+ * far larger than the frames need: once the frames have stayed quiet a
+ * while, they shrink to what those frames used and a quarter more, so
+ * what a crowd holds follows its frames, not its peak. The binding hints
+ * of a frame (bind.c) are counted up to the next frame's start. */
 void sp_crowd_trim_events(SpCrowd *c) {
-  trim_buffer(c, &c->ev, &c->ev_cap, &c->ev_trim, c->ev_count);
+  void *p = c->ev;
+  trim_buffer(c, &p, &c->ev_cap, sizeof(SpAgentEvent), &c->ev_trim,
+              c->ev_count);
+  c->ev = p;
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
-    trim_buffer(c, &w->ev, &w->ev_cap, &w->ev_trim, w->ev_peak);
+    p = w->ev;
+    trim_buffer(c, &p, &w->ev_cap, sizeof(SpAgentEvent), &w->ev_trim,
+                w->ev_peak);
+    w->ev = p;
     w->ev_peak = 0;
+    if (w->hint == NULL) continue;
+    p = w->hint;
+    trim_buffer(c, &p, &w->hint_cap, sizeof(BindHint), &w->hint_trim,
+                w->hint_count);
+    w->hint = p;
   }
 }
 

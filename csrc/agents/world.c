@@ -400,3 +400,32 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   slot->used = w->clock;
   return slot->dist;
 }
+
+/* A new field has room without forgetting one: a buffer whose key was
+ * dropped, or the budget allows another. */
+static int field_room(const SpWorld *w) {
+  for (size_t k = 0; k < w->field_count; k++)
+    if (w->fields[k].key == UINT32_MAX) return 1;
+  return w->field_count == 0 ||
+         w->field_bytes + w->field_size <= w->field_budget;
+}
+
+size_t sp_world_warm_fields(SpWorld *w, double ms, size_t *built) {
+  size_t made = 0, left = 0;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if (w->grid != NULL) sp_world_check_grid(w);
+  for (uint32_t p = 0; w->grid != NULL && p < w->place_count; p++) {
+    if (w->places[p].field_slot != 0) continue;
+    if ((ms > 0 && ms_since(&t0) >= ms) || !field_room(w)) {
+      left++;
+      continue;
+    }
+    if (sp_world_field_get(w, p, w->places[p].x, w->places[p].y) != NULL)
+      made++;
+    else
+      left++;
+  }
+  if (built != NULL) *built = made;
+  return left;
+}

@@ -234,6 +234,21 @@ static int l_world_field_budget(lua_State *L)
   return 0;
 }
 
+/* w:warm([ms]) -> fields built, places still without one: builds the
+ * places' distance fields ahead (all the budget holds; with ms > 0, none
+ * started after ms milliseconds). */
+static int l_world_warm(lua_State *L)
+{
+  LWorld *w = check_world(L, 1);
+  lua_Number ms = luaL_optnumber(L, 2, 0);
+  luaL_argcheck(L, ms >= 0, 2, "ms must be 0 (no limit) or more");
+  size_t built = 0;
+  size_t left = sp_world_warm_fields(w->w, (double)ms, &built);
+  lua_pushinteger(L, (lua_Integer)built);
+  lua_pushinteger(L, (lua_Integer)left);
+  return 2;
+}
+
 /* w:stats([out]) -> { places, fields, field_bytes, fields_computed,
  * fields_evicted, ms_fields, waiters, queue_bytes }. */
 static int l_world_stats(lua_State *L)
@@ -392,6 +407,7 @@ static const luaL_Reg world_methods[] = {
     {"has_kind", l_world_has_kind},
     {"grid", l_world_grid},
     {"field_budget", l_world_field_budget},
+    {"warm", l_world_warm},
     {"stats", l_world_stats},
     {"threads", l_world_threads},
     {"update_crowds", l_world_update_crowds},

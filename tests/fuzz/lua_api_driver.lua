@@ -753,6 +753,7 @@ local function op_world_call()
   elseif k == 3 then
     try("world:crowds", w.crowds, w)
     try("world:field_budget", w.field_budget, w, num(0, 100))
+    try("world:warm", w.warm, w, chance(2) and num(-1, 3) or nil)
   elseif k == 4 then
     try("world:grid", w.grid, w)
     try("tostring(world)", tostring, w)
