@@ -108,8 +108,11 @@ local syncs = {
   { "crowd:move_to", function(g, n) g.crowd:move_to(g.ids, g.xs, g.ys, n) end },
 }
 
+local nproc = io.popen("nproc")
+local cores = tonumber(nproc and nproc:read("*l")) or 1
+if nproc then nproc:close() end
 print(string.format("bench_engine_sync: %d engine-moved guards, dt 1/60, %d frames, %d thread(s); %s",
-                    N, FRAMES, THREADS, lb.machine(THREADS)))
+                    N, FRAMES, THREADS, lb.machine(cores)))
 print(string.format("%-16s %12s %12s %10s %12s %10s", "sync", "game ms", "saspu ms",
                     "ratio", "cells/frame", "moves"))
 for _, s in ipairs(syncs) do
