@@ -159,7 +159,7 @@ end)
 describe("places", function()
   local town = ".#........\n##........\n..........\n..........\n"
 
-  it("cools an unreachable place down instead of looping", function()
+  it("cools an unreachable place down instead of looping, and gives up at the third failure", function()
     local dom = support.citizen()
     local world = saspu.world { grid = saspu.grid_from_ascii(town),
                                 places = { { name = "market", x = 1, y = 1 } } }
@@ -171,8 +171,9 @@ describe("places", function()
       .. "step_started:buy_food step_failed:buy_food/unreachable blocked:buy_food/unreachable | "
       .. "replanned/step_failed step_started:buy_food step_failed:buy_food/cooldown "
       .. "blocked:buy_food/cooldown", run(world, a, 2, 0.5))
+    -- the cooldown counted as the second failure: the third gives the goal up
     assert.equal(" | | | | | | | | step_started:buy_food step_failed:buy_food/unreachable "
-      .. "blocked:buy_food/unreachable", run(world, a, 9, 0.5))
+      .. "blocked:buy_food/unreachable gave_up:buy_food/unreachable", run(world, a, 9, 0.5))
     local info = a:inspect()
     assert.equal("thinking", info.phase)
     assert.equal("unreachable", info.last_reason)

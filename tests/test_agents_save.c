@@ -186,7 +186,9 @@ static void disturb(Scene *s, RdRng *rng, int walls) {
           sp_crowd_finish_step(c, i, NULL);
         else
           sp_crowd_fail_step(c, i, 9, NULL);
-      } else if (info.step >= 0 && rd_chance(rng, 3)) {
+      } else if (info.step >= 0 && info.phase != SP_PHASE_THINKING &&
+                 rd_chance(rng, 3)) {
+        /* (thinking: an interrupted step, ended by the next update) */
         assert_int_equal(sp_crowd_fail_step(c, i, 8, NULL), SP_OK);
       }
       if (rd_chance(rng, 2)) {

@@ -253,7 +253,8 @@ static uint32_t town_market(Scene *s, int x, int y, int capacity) {
 }
 
 /* An unreachable place fails the step, cools the binding down, and the
- * agent waits out the cooldown instead of looping. */
+ * agent waits out the cooldown instead of looping; the cooldown counts
+ * as the step's second failure, so the third gives the goal up. */
 static void test_unreachable_cooldown(void **state) {
   (void)state;
   Scene s;
@@ -275,7 +276,8 @@ static void test_unreachable_cooldown(void **state) {
   run(&s, a, 9, 0.5f);
   EXPECT_TRACE(&s, " | | | | | | | | step_started:buy_food@0 "
                    "step_failed:buy_food/unreachable@0 "
-                   "blocked:buy_food/unreachable@0");
+                   "blocked:buy_food/unreachable@0 "
+                   "gave_up:buy_food/unreachable@0");
   SpAgentInfo info;
   sp_crowd_inspect(s.c, a, &info);
   assert_int_equal(info.phase, SP_PHASE_THINKING);

@@ -21,7 +21,9 @@ static size_t reference(const SpCrowd *c, size_t lo, size_t hi, uint32_t *out) {
   for (size_t i = lo; i < hi; i++) {
     uint8_t ph = c->phase[i];
     if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
-    if (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))) continue;
+    /* a move to an agent (F_BIND) is checked every frame */
+    if (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL | F_BIND)))
+      continue;
     if (sp_wheel_timed(c, ph) && !sp_due_passed(c, i)) continue;
     out[n++] = (uint32_t)i;
   }

@@ -762,13 +762,19 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 int sp_agent_interruptible_now(const SpCrowd *c, size_t i) {
   const Agent *a = &c->agents[i];
   uint8_t ph = c->phase[i];
-  if (a->step == STEP_NONE || a->goal == GOAL_NONE ||
+  if (a->goal == GOAL_NONE ||
       !(ph == SP_PHASE_WALKING || ph == SP_PHASE_MOVING ||
         ph == SP_PHASE_BLOCKED || ph == SP_PHASE_ACTING))
     return 0;
   if (c->flags[i] & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
-  int act = sp_population_plan_step(c->pop, i, a->step);
-  return act >= 0 && c->beh[act].interruptible;
+  int act;
+  if (a->step != STEP_NONE)
+    act = sp_population_plan_step(c->pop, i, a->step);
+  else if (ph == SP_PHASE_BLOCKED && a->reason == SP_REASON_FULL)
+    act = a->fail_action; /* waiting for room: its step starts when in */
+  else
+    return 0;
+  return act >= 0 && act < c->action_count && c->beh[act].interruptible;
 }
 
 int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i) {

@@ -110,33 +110,49 @@ static int l_agent_tostring(lua_State *L)
   return 1;
 }
 
-/* a:_teleport(x, y) -> true when the agent is on cell (x, y) now; false,
- * changing nothing, for a cell a:teleport would refuse (it then says
- * why): the quick path of lua/saspu/engine.lua. Raises as every method
- * for a closed crowd or a despawned agent. */
-static int l_agent_try_teleport(lua_State *L)
+/* a:teleport(x, y), the quick path: the cell is set at once when the
+ * core takes it; anything else goes to upvalue 1 (lua/saspu/engine.lua's
+ * checks, returning the message without a position, or nil), raised at
+ * the caller's line. A closed crowd or a despawned agent raises as every
+ * method. */
+static int l_agent_teleport(lua_State *L)
 {
   size_t i = agent_crowd(L, 1);
   LCrowd *c = lua_touserdata(L, -1);
-  int done = 0;
+  lua_pop(L, 1);
   if (lua_type(L, 2) == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER) {
     int okx, oky;
     lua_Integer x = lua_tointegerx(L, 2, &okx), y = lua_tointegerx(L, 3, &oky);
     SpError err;
-    done = okx && oky && x >= 1 && y >= 1 && x <= 65535 && y <= 65535 &&
-           sp_crowd_teleport(c->c, i, (int)x - 1, (int)y - 1, &err) == SP_OK;
+    if (okx && oky && x >= 1 && y >= 1 && x <= 65535 && y <= 65535 &&
+        sp_crowd_teleport(c->c, i, (int)x - 1, (int)y - 1, &err) == SP_OK)
+      return 0;
   }
-  lua_pushboolean(L, done);
+  lua_settop(L, 3);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, 3, 1);
+  if (lua_isnil(L, -1)) return 0;
+  luaL_where(L, 1);
+  lua_insert(L, -2);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+/* core._agent_teleport(checks) -> a:teleport with its quick path
+ * (see l_agent_teleport). */
+static int l_agent_make_teleport(lua_State *L)
+{
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_pushcclosure(L, l_agent_teleport, 1);
   return 1;
 }
 
-static const luaL_Reg agent_methods[] = {{"crowd", l_agent_crowd},
-                                         {"index", l_agent_index},
-                                         {"is_open", l_agent_is_open},
-                                         {"position", l_agent_position},
-                                         {"alive", l_agent_alive},
-                                         {"_teleport", l_agent_try_teleport},
-                                         {NULL, NULL}};
+static const luaL_Reg agent_methods[] = {
+    {"crowd", l_agent_crowd},     {"index", l_agent_index},
+    {"is_open", l_agent_is_open}, {"position", l_agent_position},
+    {"alive", l_agent_alive},     {NULL, NULL}};
 
 /* Registers saspu.Agent and core.Agent (its methods table, which
  * lua/saspu/world.lua extends). */
@@ -146,6 +162,8 @@ void open_agent(lua_State *L)
   lua_pushcfunction(L, l_agent_tostring);
   lua_setfield(L, -2, "__tostring");
   luaL_newlib(L, agent_methods); /* module mt methods */
+  lua_pushcfunction(L, l_agent_make_teleport);
+  lua_setfield(L, -4, "_agent_teleport");
   lua_pushvalue(L, -1);
   lua_setfield(L, -4, "Agent");
   lua_pushliteral(L, "data");

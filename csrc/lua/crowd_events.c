@@ -125,7 +125,8 @@ static int l_crowd_next_event(lua_State *L)
   int pushed = push_event(L, &e);
   lua_pushboolean(L,
                   1); /* live: the scan skips the events of despawned agents */
-  return 1 + pushed + 1;
+  lua_pushboolean(L, e.flags & SP_EVENT_REPEATED);
+  return 1 + pushed + 2;
 }
 
 /* c:next_hook(k, kinds) -> k', agent, kind, reason|nil, action, detail:

@@ -2,7 +2,8 @@
 --
 -- The C side (csrc/agents/engine.c, csrc/lua/crowd_engine.c) does the work;
 -- lua/saspu/crowd.lua installs these methods on saspu.Crowd and saspu.Agent.
-local ipairs = ipairs
+local core = require "saspu.core"
+local ipairs, pcall, tostring = ipairs, pcall, tostring
 
 local M = {}
 
@@ -63,12 +64,14 @@ function M.install(Crowd, Agent, private)
     return pending(crowd_of(self), index(self))
   end
 
-  -- a:teleport: the C call alone when it succeeds; the checks, with their messages,
-  -- otherwise.
-  local teleport, try_teleport = Agent.teleport, Agent._teleport
-  Agent.teleport = function(self, x, y)
-    if not try_teleport(self, x, y) then return teleport(self, x, y) end
-  end
+  -- a:teleport: C sets the cell at once when it can; these checks, with their messages
+  -- (no position: C raises them at the caller's line), say why it cannot.
+  local teleport = Agent.teleport
+  Agent.teleport = core._agent_teleport(function(self, x, y)
+    local ok, err = pcall(teleport, self, x, y)
+    if ok then return nil end
+    return (tostring(err):gsub("^[^\n]-saspu/[%w_]+%.lua:%d+: ", ""))
+  end)
 end
 
 return M

@@ -335,17 +335,22 @@ local PLACE_REASONS = { full = true, unreachable = true, cooldown = true }
 --- Iterates this frame's events: crowds in creation order, each crowd's Lua-made
 -- events (`hook_failed`) first, then its C events in the C order (the same for any
 -- thread count). Each step yields the SAME reused table, so copy what you keep:
--- `{ agent, crowd, class, kind, action, goal, reason, place, detail, why, x, y }`:
+-- `{ agent, crowd, class, kind, action, goal, reason, place, detail, why, x, y, target,
+-- repeated }`:
 -- `agent` a `saspu.Agent`; `crowd` its `saspu.Crowd`; `class` the domain's name;
 -- `action` and `goal` names or nil; `reason` a text or nil; `place` the name of the
 -- place the event is about (`arrived`, `blocked`, `move`, and `step_failed` for `full`,
 -- `unreachable`, `cooldown`), else nil; `detail` the place's id (1-based, as
 -- `world:place` returns it) with `place`, the plan's length for `planned` and
 -- `replanned`, else nil; `why` for `no_plan`: the blocker (see `Crowd:why`); `x, y`: the
--- target cell of a `move`, else nil. Kinds: `goal_chosen`, `planned`, `replanned`,
--- `step_started`, `step_finished`, `step_failed`, `step_skipped`, `arrived`,
--- `goal_reached`, `no_plan`, `blocked`, `idle`, `waiting`, `move` (crowds with
--- movement = "engine"), `hook_failed`. Events of agents despawned after the update are
+-- target cell of a `move`, else nil; `target`: for a `move` to another agent, that
+-- agent (a `saspu.Agent`; false once it is gone), else nil; `repeated`: true for a
+-- `move` told again (the first update after `world:load` repeats every pending one).
+-- Kinds: `goal_chosen`, `planned`, `replanned`, `step_started`, `step_finished`,
+-- `step_failed`, `step_skipped`, `arrived`, `goal_reached`, `no_plan`, `blocked`,
+-- `idle`, `waiting`, `move` and `move_cancelled` (crowds with movement = "engine": the
+-- step of a move not answered yet ended otherwise; `reason` says why), `gave_up`,
+-- `goal_dropped`, `hook_failed`. Events of agents despawned after the update are
 -- skipped.
 -- @treturn function the iterator: `for ev in world:events() do ... end`
 -- @raise "saspu.World: closed"; "saspu.World: not made by saspu.world".
