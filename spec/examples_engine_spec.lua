@@ -37,9 +37,9 @@ describe("examples/engine", function()
     local lines = story(g, all)
     assert.same({ "5 sheriff:1 sees a bandit (sensor bandit_seen)",
                   "17 bandit:1 robs the bank: the alarm rings",
-                  "17 sheriff:1 goes after bandit:1",
-                  "27 bandit:1 jumps on the stagecoach",
-                  "44 sheriff:1 cuffs bandit:1, 1 cell(s) away" }, lines)
+                  "18 sheriff:1 goes after bandit:1",
+                  "29 bandit:1 jumps on the stagecoach",
+                  "46 sheriff:1 cuffs bandit:1, 1 cell(s) away" }, lines)
     assert.equal(0, g.crowds.bandit:size())
     assert.equal("quiet", g.world:get("alarm"))
     assert.equal("cuffed", g.crowds.sheriff:agent(1):get("prisoner"))
