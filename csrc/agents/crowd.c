@@ -27,7 +27,6 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
 
 void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
-  int own_threads = c->own_pool != NULL; /* their arenas: see below */
   sp_thread_pool_free(c->own_pool);
   sp_index_free(c);
   sp_facts_free(c);
@@ -56,7 +55,6 @@ void sp_crowd_free(SpCrowd *c) {
   sp_world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);
   sp_mem_free(c->alloc, c, sizeof *c);
-  if (own_threads) sp_mem_give_back(); /* what its workers allocated */
 }
 
 SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,

@@ -1,8 +1,5 @@
 /* alloc.c: the allocator helper every stage uses (see sp_alloc.h for the zero-size rule). */
 #include <stdlib.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "sp_alloc.h"
 
@@ -28,10 +25,4 @@ void sp_mem_free(SpAllocator a, void *p, size_t n) {
     return;
   }
   a.fn(a.ud, p, at_least_one(n), 0);
-}
-
-void sp_mem_give_back(void) {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
 }

@@ -23,11 +23,4 @@ void *sp_mem_realloc(SpAllocator a, void *p, size_t old, size_t n);
 /* Frees p, a block of n bytes; NULL is ignored. */
 void sp_mem_free(SpAllocator a, void *p, size_t n);
 
-/* Gives the C library's free pages back to the system, those of the
- * arenas of threads that have ended included (glibc's malloc_trim: worker
- * threads allocate in arenas of their own, which keep freed pages after
- * the threads end); a no-op elsewhere. Called once a crowd's own worker
- * threads are gone and its memory is freed. */
-void sp_mem_give_back(void);
-
 #endif
