@@ -1,13 +1,12 @@
--- bench/bench_timed.lua: a crowd of timed citizens against the plain Lua loop a game would write for the same timers (a table per agent, a plan array, a step index, a timer): median ms per frame and their ratio, in one process.
+-- bench/bench_timed.lua: a crowd of timed citizens against what a game would write for the same timers in Lua (a loop over every agent, a timer wheel, a wheel that plans) and the least the hardware does (bench/limit.c's C wheels): ms per frame and ns per step end, in one process.
 -- Run: lua5.4 bench/bench_timed.lua [agents] [threads] [frames]   (from the repo root, with
--- build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory). Issue 24's
--- target for 1,000,000 agents: the plain loop costs at least 20x the crowd's frame.
+-- build/ holding saspu/core.so and limit.so; SASPU_BUILD_DIR names another build directory).
 --
 -- Two windows of the same run: the first seconds, when the citizens are still on their
 -- first plan (a step's end only starts the next step), and the steady state after
 -- STEADY_S game seconds, when every step ends a plan: the agent then chooses its next
--- goal and is planned again in the frame, which the plain loop never does. The steady
--- state is the one a game lives in.
+-- goal and is planned again in the frame, which the Lua wheel with plan_ids does too and
+-- the other baselines never do. The steady state is the one a game lives in.
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
@@ -25,61 +24,108 @@ local format = string.format
 -- The crowd: citizens cycling work / end_work, actions of 1-3 s, no places, no hooks.
 local world, crowd = util.timed_crowd(saspu, N, THREADS)
 
--- The plain loop: each agent a table with its plan (two steps, as the crowd's agents
--- alternate work and end_work), a step index and the time left in its step.
+-- The baselines, each over N agents with the same timers (steps of 1-3 s): what a game
+-- would write in Lua (the plain loop over every agent; the timer wheel that visits only
+-- the agents whose step ends; the wheel that also plans each agent again with dom:plan_ids
+-- at its plan's end, as the crowd does), and the least work the hardware does (bench/
+-- limit.c: C wheels with records of 2 and 64 bytes and an 8-byte event per step end; a
+-- naive C loop over every timer). ends() counts the steps finished so far.
+local contestants = {
+  { name = "saspu crowd", frame = function(dt) world:update(dt) end,
+    ends = function() return crowd:stats(nil, true).steps_finished end,
+    plans = function() return crowd:stats(nil, true).plans end },
+}
+local function add(name, frame, ends, plans)
+  contestants[#contestants + 1] = { name = name, frame = frame, ends = ends, plans = plans }
+end
 local plain_frame, plain_finished = util.plain_timers(N)
-
-local clock = saspu.clock_ns
-local unpack = table.unpack or unpack
-
--- WARM + FRAMES frames of both, medians of the last FRAMES: crowd ms, plain ms, ratio,
--- and the crowd's steps finished and plans made in them.
-local function window()
-  local c_ms, lua_ms, ratio = {}, {}, {}
-  local before
-  for f = 1, WARM + FRAMES do
-    if f == WARM + 1 then before = crowd:stats(nil, true) end
-    -- both run in every frame, in alternating order, so load from other jobs falls on both
-    local c, l
-    if f % 2 == 0 then
-      local t0 = clock(); world:update(DT); local t1 = clock(); plain_frame(DT)
-      c, l = t1 - t0, clock() - t1
-    else
-      local t0 = clock(); plain_frame(DT); local t1 = clock(); world:update(DT)
-      l, c = t1 - t0, clock() - t1
-    end
-    if f > WARM then
-      local k = f - WARM
-      c_ms[k], lua_ms[k] = c / 1e6, l / 1e6
-      ratio[k] = lua_ms[k] / math.max(c_ms[k], 1e-6)
-    end
+add("plain Lua loop", plain_frame, plain_finished)
+add("Lua timer wheel", util.lua_wheel(N))
+do
+  local dom = saspu.domain_file("domains/citizen.lua")
+  local start = dom:encode("start_of_day")
+  local goals = { dom:encode("work", start), dom:encode({ working = false }) }
+  add("Lua wheel + plan_ids", util.lua_wheel_plan(N, dom, start, goals))
+end
+local limit, why = util.limit(N)
+if limit then
+  for _, c in ipairs { { "C wheel, 2 B/agent", limit.thin }, { "C wheel, 64 B/agent", limit.fat },
+                       { "C loop over all", limit.loop } } do
+    local w = c[2]
+    add(c[1], function(dt) w:frame(dt) end, function() return w:stats().ends end)
   end
-  local after = crowd:stats(nil, true)
-  return util.median(c_ms), util.median(lua_ms), util.median(ratio),
-         (after.steps_finished - before.steps_finished) / FRAMES,
-         (after.plans - before.plans) / FRAMES
+else
+  print("(" .. why .. ")")
 end
 
-local function report(title, c, l, r, steps, plans)
+local clock = saspu.clock_ns
+
+-- WARM + FRAMES frames of every contestant, in an order that turns each frame (load from
+-- other jobs falls on all alike); medians of the last FRAMES. Returns per contestant
+-- { ms = median ms a frame, ends = step ends a frame, plans = plans a frame, ratio =
+-- median over frames of this contestant's ms / the crowd's ms }.
+local function window()
+  local m = #contestants
+  local ms, ratio, e0, p0 = {}, {}, {}, {}
+  for k = 1, m do ms[k], ratio[k] = {}, {} end
+  for f = 1, WARM + FRAMES do
+    if f == WARM + 1 then
+      for k, c in ipairs(contestants) do e0[k], p0[k] = c.ends(), c.plans and c.plans() end
+    end
+    local t = {}
+    for j = 0, m - 1 do
+      local k = (f + j) % m + 1
+      local t0 = clock()
+      contestants[k].frame(DT)
+      t[k] = (clock() - t0) / 1e6
+    end
+    if f > WARM then
+      for k = 1, m do
+        ms[k][f - WARM] = t[k]
+        ratio[k][f - WARM] = t[k] / math.max(t[1], 1e-6)
+      end
+    end
+  end
+  local out = {}
+  for k, c in ipairs(contestants) do
+    out[k] = { ms = util.median(ms[k]), ratio = util.median(ratio[k]),
+               ends = (c.ends() - e0[k]) / FRAMES,
+               plans = c.plans and (c.plans() - p0[k]) / FRAMES }
+  end
+  return out
+end
+
+local function report(title, rows)
   print(title)
-  print(format("  saspu crowd:      %8.2f ms/frame (%.0f steps finished, %.0f plans a frame)",
-               c, steps, plans))
-  print(format("  plain Lua loop:   %8.2f ms/frame", l))
-  print(format("  plain / saspu:    %8.2fx (median of per-frame ratios; target 20x)", r))
+  print(format("  %-22s %10s %12s %10s %12s %14s", "", "ms/frame", "step ends", "plans",
+               "ns/step end", "ms / saspu's"))
+  for k, c in ipairs(contestants) do
+    local r = rows[k]
+    print(format("  %-22s %10.3f %12.0f %10s %12.1f %13.3fx", c.name, r.ms, r.ends,
+                 r.plans and format("%.0f", r.plans) or "-", r.ms * 1e6 / math.max(r.ends, 1),
+                 r.ratio))
+  end
+  local base = rows[1].ms * 1e6 / math.max(rows[1].ends, 1)
+  for k, c in ipairs(contestants) do
+    if c.name:match("^C wheel") then
+      print(format("  saspu's step end / %s's: %.1fx", c.name,
+                   base / (rows[k].ms * 1e6 / math.max(rows[k].ends, 1))))
+    end
+  end
 end
 
 print("machine: " .. util.machine(saspu.cores()))
 print(format("%d agents, crowd on %d thread(s), %d frames of %.4f s after %d warm-up (medians)",
              N, THREADS, FRAMES, DT, WARM))
-local first = { window() }
--- on to the steady state: the crowd alone (the plain loop's timers are as spread at any
--- time as at its start); both then run WARM frames again before the window
+local first = window()
+-- on to the steady state, every contestant (the Lua wheel that plans is then past its
+-- first plans too); all then run WARM frames again before the window
 local t_first = crowd:stats(nil, true).clock
-for _ = 1, math.ceil((STEADY_S - t_first) / DT) do world:update(DT) end
-local steady = { window() }
+for _ = 1, math.ceil((STEADY_S - t_first) / DT) do
+  for _, c in ipairs(contestants) do c.frame(DT) end
+end
+local steady = window()
 report(format("first %.0f s of game time (first plans: each step's end starts the next step)",
-              t_first), unpack(first))
+              t_first), first)
 report(format("steady state, from %.0f s (each step's end ends a plan: goal choice and planning)",
-              crowd:stats(nil, true).clock - (WARM + FRAMES) * DT), unpack(steady))
-print(format("  in all: crowd %d steps finished, plain loop %d", crowd:stats(nil, true).steps_finished,
-             plain_finished()))
+              crowd:stats(nil, true).clock - (WARM + FRAMES) * DT), steady)

@@ -25,6 +25,8 @@ local FRAMES = tonumber(args[3]) or 120
 local HOURS = {}
 for h in (args[4] or "5,10,15"):gmatch("[%d.]+") do HOURS[#HOURS + 1] = tonumber(h) end
 local KEYS = { "ms", "plan", "walk", "lua", "cpu" }
+-- the baselines' steps in the real-time rows: the town's actions last 60 s to an hour
+local WHEEL_LO, WHEEL_HI = 60, 3600
 
 local function median(t)
   local s = {}
@@ -55,9 +57,13 @@ local function realtime()
   print(string.format("(from %02d:00 the walkers that start together reach their cells in the same"
     .. " frames: the mean and the worst frame say what the median does not; a later hour is"
     .. " reached by the demo's frames of %d s first)", demo.START_HOUR, demo.DT))
-  print(string.format("%9s %5s | %10s %10s %10s | %10s %10s | %s", "NPCs", "from", "town ms",
-                      "mean", "max", "plain ms", "mean",
-                      "plain / town: median of ratios, ratio of means"))
+  print(string.format("baselines over as many agents: the plain Lua loop over every agent's timer"
+    .. " (steps of 1-3 s), a Lua timer wheel and bench/limit.c's C wheel of 64-byte records with"
+    .. " an 8-byte event per step end, both with the town's steps of %d-%d s;"
+    .. " x/town: median of per-frame ratios", WHEEL_LO, WHEEL_HI))
+  print(string.format("%9s %5s | %9s %9s %9s %7s | %9s %8s | %9s %8s | %9s %8s", "NPCs", "from",
+                      "town ms", "mean", "max", "ends", "plain ms", "/town", "wheel ms", "/town",
+                      "C ms", "/town"))
   local function mean(t)
     local sum = 0
     for k = 1, #t do sum = sum + t[k] end
@@ -70,22 +76,42 @@ local function realtime()
       local acc = demo.new_acc()
       for frame = 0, demo.frame_of(hour) - 1 do demo.step(sim, frame, acc) end
       local plain = util.plain_timers(n)
+      local wheel = util.lua_wheel(n, WHEEL_LO, WHEEL_HI)
+      local limit = util.limit(n, WHEEL_LO, WHEEL_HI)
+      local cw = limit and limit.fat
+      local runs = { function() sim.world:update(DT) end, function() plain(DT) end,
+                     function() wheel(DT) end, function() if cw then cw:frame(DT) end end }
       local clock = saspu.clock_ns
-      local tm, pm, ratio = {}, {}, {}
+      local ms, ratio = { {}, {}, {}, {} }, { {}, {}, {}, {} }
+      local function ends()
+        local e = 0
+        for _, cls in ipairs(sim.classes) do e = e + cls.crowd:stats(nil, true).steps_finished end
+        return e
+      end
+      local e0
       for f = 1, WARM + FRAMES do
-        local t0 = clock(); sim.world:update(DT); local t1 = clock(); plain(DT)
-        local t, p = (t1 - t0) / 1e6, (clock() - t1) / 1e6
+        if f == WARM + 1 then e0 = ends() end
+        local t = {}
+        for j = 0, 3 do -- the order turns each frame: load falls on all alike
+          local k = (f + j) % 4 + 1
+          local t0 = clock()
+          runs[k]()
+          t[k] = (clock() - t0) / 1e6
+        end
         if f > WARM then
-          tm[#tm + 1], pm[#pm + 1], ratio[#ratio + 1] = t, p, p / math.max(t, 1e-6)
+          for k = 1, 4 do
+            ms[k][#ms[k] + 1], ratio[k][#ratio[k] + 1] = t[k], t[k] / math.max(t[1], 1e-6)
+          end
         end
       end
       local top = 0
-      for k = 1, #tm do top = math.max(top, tm[k]) end
-      print(string.format("%9d %5s | %10.3f %10.3f %10.3f | %10.3f %10.3f | %.2fx, %.2fx "
-                          .. "(target 8x)", n, demo.clock(demo.frame_of(hour)), median(tm),
-                          mean(tm), top, median(pm), mean(pm), median(ratio),
-                          mean(pm) / math.max(mean(tm), 1e-6)))
-      sim, plain = nil, nil -- luacheck: ignore
+      for k = 1, #ms[1] do top = math.max(top, ms[1][k]) end
+      print(string.format("%9d %5s | %9.3f %9.3f %9.3f %7.2f | %9.3f %7.2fx | %9.4f %7.3fx | "
+                          .. "%9.4f %7.3fx", n, demo.clock(demo.frame_of(hour)), median(ms[1]),
+                          mean(ms[1]), top, (ends() - e0) / FRAMES, median(ms[2]),
+                          median(ratio[2]), median(ms[3]), median(ratio[3]),
+                          cw and median(ms[4]) or 0, cw and median(ratio[4]) or 0))
+      sim, plain, wheel, limit, cw, runs = nil, nil, nil, nil, nil, nil -- luacheck: ignore
       collectgarbage()
       collectgarbage()
     end

@@ -181,6 +181,17 @@ SP_API SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d,
                              const SpCrowdOptions *opts, SpAllocator alloc,
                              SpCrowd **out, SpError *err);
 SP_API void sp_crowd_free(SpCrowd *c);
+/* Takes the crowd out of its world without freeing it (a game closed
+ * it): every reservation it holds is given back (the places have room for
+ * the other crowds at once), its agents leave the world's queue of
+ * waiters, walks of other crowds' agents toward its agents fail at their
+ * next frame (target_gone) and sensors that sense it read "not sensed"
+ * (their off value) from their next reading. It must not be updated,
+ * saved or loaded again; sp_crowd_free still frees it (and retires it
+ * first when it was not). Idempotent; NULL is ignored. */
+SP_API void sp_crowd_retire(SpCrowd *c);
+/* 1 once sp_crowd_retire was called. */
+SP_API int sp_crowd_retired(const SpCrowd *c);
 SP_API const SpDomain *sp_crowd_domain(const SpCrowd *c);
 SP_API SpPopulation *sp_crowd_population(SpCrowd *c);
 
@@ -400,10 +411,27 @@ SP_API SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
                                   SpError *err);
 
 /* Crowds with engine_moves: the agent waiting in SP_PHASE_MOVING is at
- * its target. Applied at the next update (its position becomes the
- * target cell, SP_EV_ARRIVED, the step acts). SP_ERR_STATE when no move
- * is pending (or one was answered already). */
+ * its target. Applied at the next update (SP_EV_ARRIVED, the step acts;
+ * a place's or a cell's target puts the agent on the target cell, an
+ * agent target leaves it where it is). SP_ERR_STATE when no move is
+ * pending (or one was answered already), and for an agent target when
+ * the agent is farther than the reach from the target's cell now (the
+ * message gives the distance). */
 SP_API SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err);
+/* 1 when agent `agent` waits for the caller's answer to a move. */
+SP_API int sp_crowd_move_pending(const SpCrowd *c, size_t agent);
+/* The agent target of agent `agent`'s move or walk: its crowd, slot and
+ * generation and the reach. 0 (nothing written) when it has none. */
+SP_API int sp_crowd_move_target(const SpCrowd *c, size_t agent,
+                                const SpCrowd **crowd, size_t *target,
+                                uint32_t *gen, int *reach);
+/* Sets every agent of `agents` (count of them) on cell (xs[k], ys[k]) as
+ * sp_crowd_teleport would, in order; stops at the first agent or cell it
+ * refuses (SP_ERR_STATE naming the entry k, 0-based, in *done; those
+ * before it moved). */
+SP_API SpStatus sp_crowd_move_many(SpCrowd *c, const uint32_t *agents,
+                                   const int32_t *xs, const int32_t *ys,
+                                   size_t count, size_t *done, SpError *err);
 /* The pending move could not be done: at the next update the step fails
  * as an unreachable target would (SP_EV_STEP_FAILED with reason
  * SP_REASON_SCRIPT and `detail`, the place cools down, the agent
@@ -496,18 +524,21 @@ typedef enum SpEventKind {
   SP_EV_STEP_SKIPPED, /* its effect already held */
   SP_EV_ARRIVED,
   SP_EV_GOAL_REACHED,
-  SP_EV_NO_PLAN,      /* detail: SpFailureCode; sp_crowd_last_failure */
-  SP_EV_BLOCKED,      /* reason: unreachable or full */
-  SP_EV_IDLE,         /* reason: why there is nothing to do */
-  SP_EV_WAITING,      /* a scripted step or target waits for the caller */
-  SP_EV_MOVE,         /* engine_moves: move the agent to its target cell
+  SP_EV_NO_PLAN,        /* detail: SpFailureCode; sp_crowd_last_failure */
+  SP_EV_BLOCKED,        /* reason: unreachable or full */
+  SP_EV_IDLE,           /* reason: why there is nothing to do */
+  SP_EV_WAITING,        /* a scripted step or target waits for the caller */
+  SP_EV_MOVE,           /* engine_moves: move the agent to its target cell
                           (sp_crowd_target_cell); detail: the place or -1 */
-  SP_EV_GAVE_UP,      /* max_failures in a row: the goal is set aside for
+  SP_EV_GAVE_UP,        /* max_failures in a row: the goal is set aside for
                           give_up_for seconds; reason, action: the last
                           failure's */
-  SP_EV_GOAL_DROPPED, /* a rechecked goal's `when` stopped holding while it
+  SP_EV_GOAL_DROPPED,   /* a rechecked goal's `when` stopped holding while it
                           ran (sp_crowd_set_recheck): the agent chooses
                           again; reason SP_REASON_WHEN_LAPSED */
+  SP_EV_MOVE_CANCELLED, /* engine_moves: the step whose SP_EV_MOVE was not
+                          answered ended otherwise (failed, interrupted,
+                          its goal dropped); reason: why */
   SP_EV_COUNT
 } SpEventKind;
 
@@ -537,6 +568,10 @@ SP_API const char *sp_event_kind_name(SpEventKind k);
 SP_API const char *sp_reason_name(SpReason r);
 
 #define SP_EVENT_HOOK 0x01 /* the action has has_hook set */
+#define SP_EVENT_REPEATED                                                      \
+  0x02 /* SP_EV_MOVE: a move announced before (the
+                                  first update after a load repeats every
+                                  pending one) */
 
 typedef struct SpAgentEvent {
   uint32_t agent;
@@ -789,6 +824,16 @@ SP_API SpStatus sp_world_load_counts(const SpWorld *w,
                                      const void *data, size_t len,
                                      const void **extra, size_t *extra_len,
                                      size_t *agents, int *goals, SpError *err);
+/* sp_world_load_counts that also calls despawned(ud, k, slot) for every
+ * despawned slot of crowd k (0-based) the save holds, as the check reads
+ * it, so the caller can refuse its own records of those slots before
+ * anything is loaded. The calls of a save that fails are not all made. */
+SP_API SpStatus sp_world_load_probe(
+    const SpWorld *w, const SpCrowd *const *crowds, size_t count,
+    const void *data, size_t len, const void **extra, size_t *extra_len,
+    size_t *agents, int *goals,
+    void (*despawned)(void *ud, size_t crowd, uint32_t slot), void *ud,
+    SpError *err);
 
 /* ---- loading a save made before a patch (migrate.c) ------------------ */
 /* A value to use where a saved one no longer exists, or for a variable

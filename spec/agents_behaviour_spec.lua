@@ -280,18 +280,20 @@ describe("saspu.Agent", function()
     world:update(1)
   end)
 
-  it("keeps its world and domain alive, and a closed world frees after its crowds", function()
+  it("keeps its domain alive, and a closed world closes its crowds", function()
     local world = town()
     local dom = support.citizen()
     local crowd = world:crowd(dom, { goals = { { "work" } } })
     local a = crowd:spawn { start = "start_of_day" }
     dom:close()
+    crowd:update(1) -- the crowd keeps its closed domain
+    assert.equal("true", a:get("working"))
     world:close()
     assert.equal("saspu.World (closed)", tostring(world))
     collectgarbage()
-    assert.equal("start_of_day", "start_of_day")
-    crowd:update(1)
-    assert.equal("true", a:get("working"))
+    assert.equal("saspu.Crowd (closed)", tostring(crowd))
+    assert.error_matches(function() crowd:update(1) end, "saspu.Crowd: closed", 1, true)
+    assert.error_matches(function() a:get("working") end, "saspu.Agent: closed", 1, true)
     crowd:close()
     crowd:close()
   end)
@@ -496,6 +498,12 @@ describe("crowd:spawn and saspu.world", function()
                          "saspu.Crowd:spawn: unknown field 'z'", 1, true)
     assert.error_matches(function() saspu.world { places = { { x = 1, y = 1 } } } end,
                          "saspu.world: places[1]: needs a kind or a name", 1, true)
+    -- a keyed place would be no place at all: refused, naming the key
+    assert.error_matches(function() saspu.world { places = { trough = { x = 1, y = 1 } } } end,
+                         "saspu.world: places: expected an array, found key 'trough'", 1, true)
+    assert.error_matches(function()
+      saspu.world { places = { { name = "well", x = 1, y = 1 }, [3] = { name = "mill", x = 2, y = 2 } } }
+    end, "saspu.world: places: expected an array, found key 3", 1, true)
     assert.error_matches(function() world:place("market", 1, 1) end,
                          "saspu.World:place: a place is already named 'market'", 1, true)
     assert.error_matches(function() world:place("out", 1, 40) end,

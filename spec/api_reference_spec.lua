@@ -117,6 +117,18 @@ describe("the API reference", function()
     assert.same({}, no_raise)
   end)
 
+  it("documents every constant of saspu (an upper-case field)", function()
+    local missing = {}
+    for k, v in pairs(saspu) do
+      if type(k) == "string" and k:match("^[A-Z][A-Z0-9_]*$") and type(v) ~= "function"
+          and not (pages.saspu or {})[k] then
+        missing[#missing + 1] = k
+      end
+    end
+    table.sort(missing)
+    assert.same({}, missing)
+  end)
+
   it("documents no function that does not exist", function()
     local exists = {}
     for _, f in ipairs(public_functions()) do exists[f[1] .. " " .. f[2]] = true end

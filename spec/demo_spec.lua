@@ -300,6 +300,27 @@ describe("tools/demo_pictures.lua", function()
     end
   end)
 
+  it("writes pile counts apart from each other and from the place labels, inside the map", function()
+    -- the 06:00 saloon of the demo's day: three piles in a row near the left edge
+    local t = town.load("domains/town/town.txt", "domains/town/legend.lua")
+    local places = pictures.place_labels(t.places)
+    local taken = {}
+    for i, l in ipairs(places) do taken[i] = l end
+    local piles = { { x = 38, y = 106, n = 480, r = 5 }, { x = 32, y = 106, n = 420, r = 5 },
+                    { x = 44, y = 106, n = 418, r = 5 }, { x = 50, y = 136, n = 221, r = 5 },
+                    { x = 3, y = 2, n = 30, r = 2 } } -- in the map's corner
+    local labels = pictures.pile_labels(piles, taken, t.width, t.height)
+    assert.is_true(#labels >= 3)
+    for i, l in ipairs(labels) do
+      local others = {}
+      for _, o in ipairs(places) do others[#others + 1] = o end
+      for j, o in ipairs(labels) do if j ~= i then others[#others + 1] = o end end
+      assert.is_false(pictures.overlaps(l, others, 1), l.text .. " touches another label")
+      assert.is_true(l.x - l.w / 2 >= 0.5 and l.x + l.w / 2 <= t.width + 0.5, l.text .. " crosses a side")
+      assert.is_true(l.y - l.h / 2 >= 0.5 and l.y + l.h / 2 <= t.height + 0.5, l.text .. " crosses the top or bottom")
+    end
+  end)
+
   it("counts every NPC of a crowded cell, and draws a sample of dots", function()
     local world = saspu.world { grid = saspu.grid(8, 8) }
     local dom = saspu.domain_file "domains/horse_breeder.lua"

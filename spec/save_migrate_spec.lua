@@ -323,4 +323,28 @@ describe("saspu.save_info", function()
     assert.matches("crowd 1 'farrier': 8 agents, 4 variables, 9 actions", text, 1, true)
     os.remove(path)
   end)
+
+  it("is printed as JSON by `saspu save-info --json FILE`, and takes no option for a file", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "wb"))
+    f:write(original())
+    f:close()
+    local out, err = {}, {}
+    local function sink(t) return { write = function(_, ...) for _, x in ipairs { ... } do t[#t + 1] = x end end } end
+    assert.equal(0, cli.main({ "save-info", "--json", path }, sink(out), sink(err)))
+    local text = table.concat(out)
+    assert.matches('^{.*"format":%d+', text)
+    assert.matches('"crowd_count":5', text, 1, true)
+    assert.matches('"crowds":[{', text, 1, true)
+    assert.matches('"name":"farrier"', text, 1, true)
+    assert.matches('"file":"' .. path .. '"', text, 1, true)
+    os.remove(path)
+    out, err = {}, {}
+    assert.equal(2, cli.main({ "save-info", "--json" }, sink(out), sink(err)))
+    assert.matches("saspu save-info [--json] FILE", table.concat(err), 1, true)
+    assert.is_nil(table.concat(err):find("No such file", 1, true))
+    out, err = {}, {}
+    assert.equal(2, cli.main({ "save-info", "--yaml", "x.sav" }, sink(out), sink(err)))
+    assert.matches("unknown option '--yaml'", table.concat(err), 1, true)
+  end)
 end)

@@ -95,11 +95,19 @@ describe("saspu plan, order, explain, bench, help", function()
     assert.equal(0, status)
     assert.matches("(1 problem)", out, 1, true)
   end)
-  it("benches cold and cached plans per second", function()
-    local status, out = run("bench", "--npcs", "2000", HORSE)
+  it("benches cold and cached plans per second: the median of the runs and their range", function()
+    local status, out = run("bench", "--npcs", "2000", "--runs", "3", HORSE)
     assert.equal(0, status)
-    assert.matches("cold: +%d+ plans/s", out)
-    assert.matches("cached: +%d+ plans/s", out)
+    assert.matches("1 thread, 3 runs\n", out, 1, true)
+    for _, row in ipairs { "cold:  ", "cached:" } do
+      local mid, lo, hi = out:match(row .. " +(%d+) plans/s %(median; range (%d+)%-(%d+), [-+]%d+%.%d%% / [-+]%d+%.%d%%%)")
+      assert.is_string(mid, out)
+      assert.is_true(tonumber(lo) <= tonumber(mid) and tonumber(mid) <= tonumber(hi), out)
+    end
+    local _, _, err = run("bench", "--runs", "0", HORSE)
+    assert.matches("--runs: expected a positive count", err, 1, true)
+    _, _, err = run("bench", "--fast", HORSE)
+    assert.matches("unknown option '--fast'", err, 1, true)
   end)
   it("has --help for every command and rejects unknown ones", function()
     for _, c in ipairs({ "check", "explain", "plan", "graph", "order", "bench" }) do
@@ -168,5 +176,40 @@ describe("dom:graph and dom:plan_graph", function()
     end
     local dom = saspu.domain_file(HORSE)
     assert.matches("<svg", render_svg(dom:plan_graph("morning", "feed_horses")), 1, true)
+  end)
+end)
+
+describe("bin/saspu installed by CMake", function()
+  -- true when the shell command succeeds (os.execute returns 0 on 5.1 and LuaJIT)
+  local function sh(cmd)
+    local r = os.execute(cmd)
+    return r == true or r == 0
+  end
+
+  it("runs from its prefix with that prefix off Lua's paths", function()
+    local build = os.getenv("SASPU_BUILD_DIR") or "build"
+    local probe = io.open(build .. "/cmake_install.cmake")
+    if not probe then
+      pending("no CMake build folder at " .. build .. " (luarocks test): nothing installed to try")
+      return
+    end
+    probe:close()
+    local p = assert(io.popen("pwd"))
+    local root = p:read("*l")
+    p:close()
+    local prefix = os.tmpname()
+    os.remove(prefix)
+    assert.is_true(sh("cmake --install " .. build .. " --prefix " .. prefix .. " >/dev/null 2>&1"))
+    -- from /, no LUA_PATH or LUA_CPATH of any version: only Lua's built-in paths
+    local clear = "env"
+    for _, v in ipairs { "", "_5_1", "_5_2", "_5_3", "_5_4" } do
+      clear = clear .. " -u LUA_PATH" .. v .. " -u LUA_CPATH" .. v
+    end
+    p = assert(io.popen("cd / && " .. clear .. " " .. prefix .. "/bin/saspu plan " .. root
+                        .. "/domains/horse_breeder.lua morning feed_horses 2>&1"))
+    local out = p:read("*a")
+    p:close()
+    sh("rm -rf " .. prefix)
+    assert.matches("6. fill_feeder", out, 1, true)
   end)
 end)

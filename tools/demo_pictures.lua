@@ -100,7 +100,7 @@ end
 -- LABEL_JOIN cells join a group), just above the group's top place, or below it, or
 -- beside it, wherever it covers no label placed before (sizes in cells, for the 8 pt
 -- font on the 1100-pixel picture: about 1.4 cells a character, 3 cells a line).
-local LABEL_JOIN, CHAR_W, LINE_H = 20, 1.45, 3.2
+local LABEL_JOIN, CHAR_W, LINE_H = 20, 1.45, 3.4
 
 local function kind_groups(places)
   local groups = {}
@@ -123,9 +123,14 @@ local function kind_groups(places)
   return groups
 end
 
-function P.overlaps(a, list)
+-- P.overlaps(a, list[, gap]): whether box a (centre x, y; size w, h in cells) comes
+-- closer than gap cells (default 0) to any box of list.
+function P.overlaps(a, list, gap)
+  gap = gap or 0
   for _, b in ipairs(list) do
-    if math.abs(a.x - b.x) * 2 < a.w + b.w and math.abs(a.y - b.y) * 2 < a.h + b.h then return true end
+    if math.abs(a.x - b.x) * 2 < a.w + b.w + 2 * gap and math.abs(a.y - b.y) * 2 < a.h + b.h + 2 * gap then
+      return true
+    end
   end
   return false
 end
@@ -160,7 +165,40 @@ end
 P.quantile = quantile
 
 -- The piles whose count is written beside them: the largest few, from PILE_MIN NPCs.
-local PILE_LABELS, PILE_MIN = 4, 10
+-- A count keeps PILE_GAP cells from every other label and stays inside the map.
+local PILE_LABELS, PILE_MIN, PILE_GAP = 4, 10, 1.5
+
+-- P.pile_labels(piles, taken, width, height) -> labels: a count label beside each
+-- pile { x, y, n, r } (cells, 1-based; n NPCs, disc radius r) of PILE_MIN NPCs or
+-- more, right, left, above or below its disc, farther out where those are taken; a
+-- pile with no room near it goes without. Each label is added to `taken` too. Label
+-- boxes are { text, x, y, w, h } (centre and size in cells), wholly inside the map
+-- (cells 1..width, 1..height, each a unit square around its number).
+function P.pile_labels(piles, taken, width, height)
+  local labels = {}
+  for _, p in ipairs(piles) do
+    if p.n >= PILE_MIN then
+      local text = p.n .. " NPCs"
+      local w = (#text + 1) * CHAR_W -- the box's margins: half a character each side
+      local label
+      for far = 0, 2 do
+        local dx, dy = p.r + w / 2 + PILE_GAP + far * w, p.r + LINE_H / 2 + PILE_GAP + far * LINE_H
+        for _, d in ipairs { { dx, 0 }, { -dx, 0 }, { 0, -dy }, { 0, dy } } do
+          local lx = max(0.5 + w / 2, min(width + 0.5 - w / 2, p.x + d[1]))
+          local ly = max(0.5 + LINE_H / 2, min(height + 0.5 - LINE_H / 2, p.y + d[2]))
+          local try = { text = text, x = lx, y = ly, w = w, h = LINE_H }
+          if not P.overlaps(try, taken, PILE_GAP) then label = try break end
+        end
+        if label then break end
+      end
+      if label then
+        taken[#taken + 1] = label
+        labels[#labels + 1] = label
+      end
+    end
+  end
+  return labels
+end
 
 local function map_commands(add, sim, out, shots)
   add("set terminal pngcairo size 1100,1100 font 'sans,10'")
@@ -196,33 +234,16 @@ local function map_commands(add, sim, out, shots)
                                  shot.path, k, k, cls.name:gsub("_", " "))
     end
     -- the largest piles get their count (the cells file is sorted by count)
-    local piles, taken = {}, {}
+    local lines, piles, taken = {}, {}, {}
     for i, l in ipairs(labels) do taken[i] = l end
-    for line in io.lines(cells) do piles[#piles + 1] = line end
-    for k = 1, min(PILE_LABELS, #piles) do
-      local x, y, n, _, r = piles[#piles - k + 1]:match("^(%d+) (%d+) (%d+) (%d+) (%S+)")
-      n, r = tonumber(n), tonumber(r)
-      if n >= PILE_MIN then
-        -- beside the disc: right, left, above or below, where it covers no label
-        local text = n .. " NPCs"
-        local w = #text * CHAR_W + 1
-        local label
-        for far = 0, 2 do
-          local dx, dy = r + w / 2 + far * w, r + LINE_H / 2 + far * LINE_H
-          for _, d in ipairs { { dx, 0 }, { -dx, 0 }, { 0, -dy }, { 0, dy } } do
-            -- kept inside the map
-            local lx = max(w / 2, min(sim.town.width - w / 2, x + d[1]))
-            local try = { x = lx, y = y + d[2], w = w, h = LINE_H }
-            if not P.overlaps(try, taken) then label = try break end
-          end
-          if label then break end
-        end
-        if label then -- else no room near it: the pile goes without its count
-          taken[#taken + 1] = label
-          add("set label %d '%s' at %g,%g center front boxed font 'sans,8' tc rgb '#000000'",
-              #labels + k, text, label.x - 1, label.y - 1)
-        end
-      end
+    for line in io.lines(cells) do lines[#lines + 1] = line end
+    for k = 1, min(PILE_LABELS, #lines) do
+      local x, y, n, _, r = lines[#lines - k + 1]:match("^(%d+) (%d+) (%d+) (%d+) (%S+)")
+      piles[k] = { x = tonumber(x), y = tonumber(y), n = tonumber(n), r = tonumber(r) }
+    end
+    for k, l in ipairs(P.pile_labels(piles, taken, sim.town.width, sim.town.height)) do
+      add("set label %d '%s' at %g,%g center front boxed font 'sans,8' tc rgb '#000000'",
+          #labels + k, l.text, l.x - 1, l.y - 1)
     end
     add("plot %s", concat(parts, ", "))
     for k = 1, PILE_LABELS do add("unset label %d", #labels + k) end

@@ -26,6 +26,10 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
   int again = full_wait && step_waiting_for_room(a, act);
   uint32_t key = full_wait ? sp_queue_key(c, a, act, p) : SP_NO_PLACE;
   step_end(c, s, plan, why, (int32_t)p, full_wait);
+  if (why == SP_REASON_COOLDOWN && step_gives_up(c, a)) {
+    step_after_failure(c, s, i); /* a cooldown counts as a failure */
+    return;
+  }
   if (key != SP_NO_PLACE) sp_queue_join(c, i, key, act, !again); /* in turn */
   if (!again)
     sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal,

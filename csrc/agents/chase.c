@@ -2,7 +2,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "sp_agents.h"
+#include "sp_step.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 
@@ -60,7 +60,8 @@ int sp_crowd_chase_ready(SpCrowd *c) {
 }
 
 int sp_chase_saved(const SpCrowd *c, size_t i) {
-  return c->chase != NULL && c->chase[i].on && c->phase[i] == SP_PHASE_WALKING;
+  return c->chase != NULL && c->chase[i].on &&
+         (c->phase[i] == SP_PHASE_WALKING || c->phase[i] == SP_PHASE_MOVING);
 }
 
 uint32_t sp_chase_target_index(const SpCrowd *c, size_t i,
@@ -97,28 +98,21 @@ SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
   if (target >= other->n)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: target agent %zu does not exist", target);
-  /* a walker finds a despawned target gone at its first frame (reason
-   * target_gone); a move has no cell to go to */
-  if (c->opt.engine_moves && (!sp_crowd_alive(other, target) ||
-                              sp_crowd_generation(other, target) != gen))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: the target agent was despawned");
+  /* a despawned target is found gone at the first frame (reason
+   * target_gone), walking or moved by the engine */
   if (reach < 0 || reach > 65534)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: reach %d is outside 0..65534", reach);
-  if (!c->opt.engine_moves) {
-    if (!sp_crowd_chase_ready(c)) return sp_error_memory(err);
-    Chase *ch = &c->chase[agent];
-    memset(ch, 0, sizeof *ch);
-    ch->crowd = other;
-    ch->serial = other->serial;
-    ch->agent = (uint32_t)target;
-    ch->gen = gen;
-    ch->reach = (uint16_t)reach;
-    ch->gx = ch->gy = 0xFFFF;
-    ch->on = 1;
-  }
-  /* an engine move goes to the target's cell of now */
+  if (!sp_crowd_chase_ready(c)) return sp_error_memory(err);
+  Chase *ch = &c->chase[agent];
+  memset(ch, 0, sizeof *ch);
+  ch->crowd = other;
+  ch->serial = other->serial;
+  ch->agent = (uint32_t)target;
+  ch->gen = gen;
+  ch->reach = (uint16_t)reach;
+  ch->gx = ch->gy = 0xFFFF;
+  ch->on = 1;
   Agent *a = &c->agents[agent];
   const Agent *t = &other->agents[target];
   a->target = SP_NO_PLACE;
@@ -126,10 +120,7 @@ SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
   a->ty = t->y;
   c->phase[agent] = SP_PHASE_WALKING;
   c->flags[agent] |= F_BIND;
-  if (sp_walk_timed(c, agent)) /* an engine move: no chase record */
-    sp_walk_start(c, agent);
-  else
-    c->time[agent] = 0.0f; /* a chase's progress */
+  c->time[agent] = 0.0f; /* a chase's progress */
   sp_agent_wake(c, agent);
   return SP_OK;
 }
@@ -174,17 +165,56 @@ static int step_toward(SpCrowd *c, Chase *ch, Agent *a, const Agent *t) {
   return 1;
 }
 
+int sp_chase_target_live(const SpCrowd *c, size_t i) {
+  const Chase *ch = &c->chase[i];
+  const SpCrowd *tc = ch->crowd;
+  return crowd_live(c->world, tc, ch->serial) &&
+         sp_crowd_alive(tc, ch->agent) &&
+         sp_crowd_generation(tc, ch->agent) == ch->gen;
+}
+
+/* Engine moves: the first frame announces the target's cell (or arrives
+ * at once within the reach); later frames announce it again when the
+ * target went farther than the reach from the cell announced. The agent
+ * stays in SP_PHASE_MOVING with F_BIND, so this pass sees it each frame
+ * until the game answers. */
+static void engine_chase(SpCrowd *c, Sink s, size_t i, const Agent *t) {
+  Chase *ch = &c->chase[i];
+  Agent *a = &c->agents[i];
+  if (c->phase[i] != SP_PHASE_MOVING) {
+    a->tx = t->x, a->ty = t->y;
+    if (cheb(a->x, a->y, t->x, t->y) <= ch->reach) {
+      ch->on = 0;
+      sp_agent_arrive(c, s, i);
+      return;
+    }
+    Plan plan = plan_view(c, s, i);
+    c->phase[i] = SP_PHASE_MOVING;
+    c->time[i] = 0.0f;
+    sp_agent_announce_move(c, s, i, plan_act(&plan, a->step), 0);
+    return;
+  }
+  if (cheb(a->tx, a->ty, t->x, t->y) > ch->reach) {
+    a->tx = t->x, a->ty = t->y;
+    Plan plan = plan_view(c, s, i);
+    sp_agent_announce_move(c, s, i, plan_act(&plan, a->step), 0);
+  }
+}
+
 void sp_agent_chase(SpCrowd *c, Sink s, size_t i) {
   Chase *ch = &c->chase[i];
   Agent *a = &c->agents[i];
   const SpCrowd *tc = ch->crowd;
-  if (!crowd_live(c->world, tc, ch->serial) || !sp_crowd_alive(tc, ch->agent) ||
-      sp_crowd_generation(tc, ch->agent) != ch->gen) {
+  if (!sp_chase_target_live(c, i)) {
     ch->on = 0;
     sp_agent_fail_now(c, s, i, SP_REASON_TARGET_GONE);
     return;
   }
   const Agent *t = &tc->agents[ch->agent];
+  if (c->opt.engine_moves) {
+    engine_chase(c, s, i, t);
+    return;
+  }
   a->tx = t->x, a->ty = t->y; /* where it goes now, for inspection */
   float progress = c->time[i] + c->opt.speed * c->dt;
   /* a frame of more cells than an int counts walks as far as one can

@@ -223,7 +223,8 @@ static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
     break;
   default: break;
   }
-  if ((v->flags & F_BIND) && v->phase != SP_PHASE_WALKING)
+  if ((v->flags & F_BIND) && v->phase != SP_PHASE_WALKING &&
+      v->phase != SP_PHASE_MOVING)
     return wrong(buf, size, "field 'flags': a place to bind while %s", name);
   return NULL;
 }

@@ -27,6 +27,7 @@ static void worker_free(SpCrowd *c, CrowdWorker *w) {
 
 void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
+  sp_crowd_retire(c); /* its reservations go back to the world */
   sp_thread_pool_free(c->own_pool);
   sp_index_free(c);
   sp_facts_free(c);
@@ -52,6 +53,8 @@ void sp_crowd_free(SpCrowd *c) {
   sp_detail_free(c);
   sp_priority_free(c);
   sp_crowd_chase_free(c);
+  if (c->announced != NULL)
+    sp_mem_free(c->alloc, c->announced, c->capacity + 1);
   sp_world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);
   sp_mem_free(c->alloc, c, sizeof *c);
@@ -104,8 +107,13 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
   c->beh = sp_mem_alloc(
       alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   c->chunks = sp_mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
+  if (c->opt.engine_moves) {
+    c->announced = sp_mem_alloc(alloc, c->capacity + 1);
+    if (c->announced != NULL) memset(c->announced, 0, c->capacity + 1);
+  }
   if (c->agents == NULL || c->hot_block == NULL || c->beh == NULL ||
-      c->chunks == NULL || !sp_wheel_new(c)) {
+      c->chunks == NULL || !sp_wheel_new(c) ||
+      (c->opt.engine_moves && c->announced == NULL)) {
     sp_crowd_free(c);
     return sp_error_memory(err);
   }
@@ -383,6 +391,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   a->goal = a->pursued = a->shun = GOAL_NONE;
   a->fail_action = -1;
   sp_detail_clear(c, i);
+  if (c->announced != NULL) c->announced[i] = 0;
   c->time[i] = 0.0f;
   c->phase[i] = SP_PHASE_THINKING;
   c->flags[i] = F_NEED_GOAL;

@@ -1,4 +1,5 @@
 /* lifecycle.c: agents the game removes, places or moves itself: despawn with slot generations, teleport, and the answers to engine moves. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sp_agents.h"
@@ -59,6 +60,23 @@ SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Retiring a crowd                                                   */
+/* ------------------------------------------------------------------ */
+
+void sp_crowd_retire(SpCrowd *c) {
+  if (c == NULL || c->retired) return;
+  sp_release_flush(c); /* nothing is pending between updates; to be sure */
+  for (size_t i = 0; i < c->n; i++)
+    if (c->phase[i] != SP_PHASE_FREE) sp_agent_release(c, i);
+  /* out of the world's list: chases toward it find it gone, and its
+   * waiters leave the queue */
+  sp_world_unregister_crowd(c->world, c);
+  c->retired = 1;
+}
+
+int sp_crowd_retired(const SpCrowd *c) { return c->retired; }
+
+/* ------------------------------------------------------------------ */
 /* Teleport                                                           */
 /* ------------------------------------------------------------------ */
 
@@ -98,6 +116,12 @@ SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
 static SpStatus move_pending(const SpCrowd *c, size_t agent, SpError *err) {
   SpStatus st = sp_agent_check(c, agent, err);
   if (st != SP_OK) return st;
+  /* ended since it was announced: SP_EV_MOVE_CANCELLED comes with the
+   * update that ends the step */
+  if (c->phase[agent] != SP_PHASE_MOVING && c->announced != NULL &&
+      c->announced[agent])
+    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                        "crowd: agent %zu: its move was cancelled", agent);
   if (c->phase[agent] != SP_PHASE_MOVING)
     return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                         "crowd: agent %zu has no move pending (phase %s)",
@@ -109,14 +133,32 @@ static SpStatus move_pending(const SpCrowd *c, size_t agent, SpError *err) {
   return SP_OK;
 }
 
+static int cheb_cells(int x0, int y0, int x1, int y1) {
+  int dx = abs(x0 - x1), dy = abs(y0 - y1);
+  return dx > dy ? dx : dy;
+}
+
+/* An agent target is judged where it stands now: beyond the reach the
+ * answer is refused (the game may still be on its way); a target gone
+ * is the update's to find (target_gone). */
 SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err) {
   sp_error_clear(err);
   SpStatus st = move_pending(c, agent, err);
-  if (st == SP_OK) {
-    c->flags[agent] |= F_FINISH;
-    sp_agent_wake(c, agent);
+  if (st != SP_OK) return st;
+  if (c->chase != NULL && c->chase[agent].on &&
+      sp_chase_target_live(c, agent)) {
+    const Chase *ch = &c->chase[agent];
+    const Agent *a = &c->agents[agent], *t = &ch->crowd->agents[ch->agent];
+    int d = cheb_cells(a->x, a->y, t->x, t->y);
+    if (d > ch->reach)
+      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                          "crowd: agent %zu: is %d cells from its target "
+                          "at (%d, %d), reach %d",
+                          agent, d, t->x + 1, t->y + 1, (int)ch->reach);
   }
-  return st;
+  c->flags[agent] |= F_FINISH;
+  sp_agent_wake(c, agent);
+  return SP_OK;
 }
 
 /* The detail rides in the time slot, as for sp_crowd_fail_step: a

@@ -316,9 +316,11 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   /* 1: despawned; 4: walking to a target, so it may chase */
   if (!x->apply) {
     x->freed[i] =
-        (uint8_t)(phase == SP_PHASE_FREE                          ? 1
-                  : phase == SP_PHASE_WALKING && (flags & F_BIND) ? 4
-                                                                  : 0);
+        (uint8_t)(phase == SP_PHASE_FREE ? 1
+                  : (phase == SP_PHASE_WALKING || phase == SP_PHASE_MOVING) &&
+                          (flags & F_BIND)
+                      ? 4
+                      : 0);
     x->progress[i] = time; /* a chase's progress (load_chase_queue.c) */
   }
   if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
@@ -377,6 +379,8 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
                     "twice",
                     slot);
     x->freed[slot] = 2;
+    if (x->despawned != NULL)
+      x->despawned(x->despawned_ud, (size_t)r->crowd - 1, slot);
   }
   for (size_t i = 0; i < n && !x->apply; i++)
     if (x->freed[i] == 1)
@@ -533,6 +537,11 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   sp_facts_reload(c); /* who reads which fact, from the plans */
   sp_wheel_loaded(c); /* the seconds left are due times from now */
   c->ev_count = 0;
+  if (c->announced != NULL) { /* the moves pending are told again */
+    for (size_t i = 0; i < c->n; i++)
+      c->announced[i] = c->phase[i] == SP_PHASE_MOVING;
+    c->reannounce = 1;
+  }
   return 1;
 }
 
@@ -662,10 +671,16 @@ static void load_free(Load *x) {
   sp_mem_free(a, x->ref, (x->count + 1) * sizeof(Refusals));
 }
 
+/* A probe's callback (sp_world_load_probe), NULL for none. */
+typedef struct Probe {
+  void (*despawned)(void *ud, size_t crowd, uint32_t slot);
+  void *ud;
+} Probe;
+
 static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                      const void *data, size_t len, int apply,
                      const void **extra, size_t *extra_len, size_t *agents,
-                     int *goals, SpError *err) {
+                     int *goals, const Probe *probe, SpError *err) {
   SpError local;
   if (err == NULL) err = &local;
   sp_error_clear(err);
@@ -675,6 +690,7 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   memset(&x, 0, sizeof x);
   x.w = w, x.crowds = crowds, x.count = count;
   x.agents = agents, x.goals = goals;
+  if (probe != NULL) x.despawned = probe->despawned, x.despawned_ud = probe->ud;
   x.body = SAVE_HEADER_BYTES;
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
   x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
@@ -704,7 +720,7 @@ SpStatus sp_world_load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                        const void *data, size_t len, const void **extra,
                        size_t *extra_len, SpError *err) {
   return load(w, crowds, count, data, len, 1, extra, extra_len, NULL, NULL,
-              err);
+              NULL, err);
 }
 
 SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
@@ -713,7 +729,7 @@ SpStatus sp_world_load_check(const SpWorld *w, const SpCrowd *const *crowds,
                              SpError *err) {
   /* apply = 0 writes nothing: the casts only share the code */
   return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
-              extra, extra_len, NULL, NULL, err);
+              extra, extra_len, NULL, NULL, NULL, err);
 }
 
 SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
@@ -721,5 +737,17 @@ SpStatus sp_world_load_counts(const SpWorld *w, const SpCrowd *const *crowds,
                               const void **extra, size_t *extra_len,
                               size_t *agents, int *goals, SpError *err) {
   return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
-              extra, extra_len, agents, goals, err);
+              extra, extra_len, agents, goals, NULL, err);
+}
+
+SpStatus sp_world_load_probe(const SpWorld *w, const SpCrowd *const *crowds,
+                             size_t count, const void *data, size_t len,
+                             const void **extra, size_t *extra_len,
+                             size_t *agents, int *goals,
+                             void (*despawned)(void *ud, size_t crowd,
+                                               uint32_t slot),
+                             void *ud, SpError *err) {
+  Probe probe = {despawned, ud};
+  return load((SpWorld *)w, (SpCrowd *const *)crowds, count, data, len, 0,
+              extra, extra_len, agents, goals, &probe, err);
 }

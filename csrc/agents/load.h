@@ -61,6 +61,9 @@ typedef struct Load {
   size_t body;      /* where the world's part starts */
   SaveNames names;  /* format 6: its names block (mem NULL: none) */
   uint32_t version; /* the save's format */
+  /* sp_world_load_probe: told each despawned slot in the first pass */
+  void (*despawned)(void *ud, size_t crowd, uint32_t slot);
+  void *despawned_ud;
 } Load;
 
 /* A crowd's chases, after its agents: checked, then set again (the chases

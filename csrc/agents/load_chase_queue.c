@@ -65,8 +65,6 @@ int ld_read_chases(Load *x, Rd *r, SpCrowd *c, size_t n) {
       x->version >= 7 ? (uint32_t)ld_get(r, 4) : 0; /* before 7: none */
   if (r->failed) return 0;
   if (k > n) return ld_bad(r, "%u chases of %zu agents", k, n);
-  if (k > 0 && c->opt.engine_moves)
-    return ld_bad(r, "%u chases saved, the engine moves this crowd", k);
   if (x->apply && c->chase != NULL)
     for (size_t i = 0; i < c->capacity; i++) c->chase[i].on = 0;
   if (k > 0 && !x->apply && !sp_crowd_chase_ready(c)) {

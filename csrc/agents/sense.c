@@ -63,7 +63,8 @@ static int due(const SpCrowd *c, int k) { return c->clock >= c->sensor_due[k]; }
 
 SpStatus sp_sensors_ready(SpCrowd *c, SpError *err) {
   for (int k = 0; k < c->sensor_count; k++) {
-    if (!due(c, k) || c->sensors[k].near == NULL) continue;
+    const SpCrowd *near = c->sensors[k].near;
+    if (!due(c, k) || near == NULL || near->retired) continue;
     SpStatus st = sp_index_ready((SpCrowd *)c->sensors[k].near, err);
     if (st != SP_OK) return st;
   }
@@ -83,14 +84,16 @@ static int place_near(const SpWorld *w, int kind, int x, int y, int r) {
 /* One sensor over every live agent. */
 static void read_sensor(SpCrowd *c, const SpSensor *s) {
   const SpCrowd *near = s->near;
+  int gone = near != NULL && near->retired; /* closed: senses nothing */
   size_t self =
       near == c ? 0 : SP_NO_AGENT; /* an agent does not sense itself */
   for (size_t i = 0; i < c->n; i++) {
     if (c->phase[i] == SP_PHASE_FREE) continue;
     int x = c->agents[i].x, y = c->agents[i].y;
-    int hit = near != NULL ? sp_index_any_but(near, x, y, s->r,
-                                              self == 0 ? i : SP_NO_AGENT)
-                           : place_near(c->world, s->kind, x, y, s->r);
+    int hit = gone           ? 0
+              : near != NULL ? sp_index_any_but(near, x, y, s->r,
+                                                self == 0 ? i : SP_NO_AGENT)
+                             : place_near(c->world, s->kind, x, y, s->r);
     SpValue v = (SpValue)(hit ? s->on : s->off);
     SpValue *state = sp_population_state_write(c->pop, i);
     if (state[s->var] == v) continue;

@@ -349,8 +349,13 @@ struct SpCrowd {
    * record per slot, NULL until the crowd's first chase */
   struct Chase *chase;
   SpGridWorkspace *chase_ws;
+  /* engine_moves: 1 per agent whose SP_EV_MOVE awaits an answer or an
+   * SP_EV_MOVE_CANCELLED (capacity + 1 bytes; NULL in other crowds) */
+  uint8_t *announced;
+  int reannounce; /* a load: the next update repeats every pending move */
   SpCrowd *next_in_world;
   uint64_t serial; /* 0 until registered with its world */
+  int retired;     /* sp_crowd_retire: out of its world for good */
   SpActionBehaviour *beh;
   int any_binding; /* some action binds a place */
   int any_interruptible;
@@ -759,6 +764,14 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
  * agent needs the serial binding pass. walked: WALK_NOT, or how its walk
  * of this frame, done already by sp_agent_walk_many, ended. */
 int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked);
+/* 1 when agent i runs an interruptible step, walking to it, waiting for
+ * the engine's move or for a place, or acting. */
+int sp_agent_interruptible_now(const SpCrowd *c, size_t i);
+/* Interrupts that step when a strictly higher goal applies (reason
+ * higher_goal) or its rechecked goal's `when` lapsed (when_lapsed): the
+ * agent chooses again at the next update, which ends the step. 1 when it
+ * did. */
+int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i);
 
 /* ---- walking (walk.c) ------------------------------------------------ */
 
@@ -789,6 +802,15 @@ void sp_walk_loaded(SpCrowd *c, size_t i);
 /* Ends the running step as failed for `why` (its place released) and
  * replans at the next update. */
 void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why);
+/* Engine moves: SP_EV_MOVE for agent i's target cell (tx, ty), marked
+ * SP_EVENT_REPEATED when `repeated`; the move now awaits an answer. */
+void sp_agent_announce_move(SpCrowd *c, Sink s, size_t i, int act,
+                            int repeated);
+/* After a load: every pending move announced again (serial, at the start
+ * of the first update). */
+void sp_agent_announce_all(SpCrowd *c);
+/* 1 while agent i's chase target is alive in a live crowd. */
+int sp_chase_target_live(const SpCrowd *c, size_t i);
 /* The running step's walk is over: SP_EV_ARRIVED, then it acts. */
 void sp_agent_arrive(SpCrowd *c, Sink s, size_t i);
 /* SP_OK when agent i waits in SP_PHASE_SCRIPT for the target of its

@@ -123,6 +123,9 @@ void step_after_failure(SpCrowd *c, Sink s, size_t i);
  * move there (1: it is there already). */
 void step_start_acting(SpCrowd *c, Sink s, Plan *plan);
 int step_start_move(SpCrowd *c, Sink s, Plan *plan);
+/* 1 when the agent's failures in a row reached its step's max_failures
+ * (step_after_failure then gives the goal up). */
+int step_gives_up(const SpCrowd *c, const Agent *a);
 /* bind.c: a step bound to a place or kind takes a slot now when it can. */
 int step_bind_fast(SpCrowd *c, Sink s, Plan *plan);
 

@@ -181,11 +181,21 @@ static inline int drop_lapsed(SpCrowd *c, Sink s, size_t i,
   return drop_if_lapsed(c, s, i, state);
 }
 
-/* The failures that back off: the step's own (not a wait for room, a
- * world change or a higher goal). Counted before fail_action moves on. */
+/* The failures that back off: every failure of the step itself (a hook,
+ * `run`, its conditions, an unreachable target or a failed move, a
+ * target gone, the cooldown that follows a failed binding), not a wait
+ * for room, a world change or a higher goal. Counted before fail_action
+ * moves on. */
 static int backs_off(SpReason why) {
   return why == SP_REASON_SCRIPT || why == SP_REASON_CONDITIONS ||
-         why == SP_REASON_UNREACHABLE;
+         why == SP_REASON_UNREACHABLE || why == SP_REASON_TARGET_GONE ||
+         why == SP_REASON_COOLDOWN;
+}
+
+int step_gives_up(const SpCrowd *c, const Agent *a) {
+  if (a->fails == 0 || a->fail_action < 0 || a->goal == GOAL_NONE) return 0;
+  const SpActionBehaviour *b = &c->beh[a->fail_action];
+  return a->fails >= (b->max_failures > 0 ? b->max_failures : 3);
 }
 
 static void count_failure(Agent *a, SpReason why, int act) {
@@ -203,6 +213,11 @@ void step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
   int act = plan_act(plan, a->step);
   sp_chase_end(c, i);
   if (!quiet) sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
+  if (c->announced != NULL && c->announced[i]) { /* the game moves it still */
+    c->announced[i] = 0;
+    sp_agent_emit(s, i, SP_EV_MOVE_CANCELLED, why, act, a->goal,
+                  (int32_t)a->target);
+  }
   sp_agent_release_by(c, s, i);
   count_failure(a, why, act);
   a->reason = (uint8_t)why;
@@ -583,8 +598,39 @@ int step_start_move(SpCrowd *c, Sink s, Plan *plan) {
   }
   c->phase[i] = SP_PHASE_MOVING;
   c->time[i] = 0.0f;
-  sp_agent_emit(s, i, SP_EV_MOVE, 0, act, a->goal, (int32_t)a->target);
+  sp_agent_announce_move(c, s, i, act, 0);
   return 0;
+}
+
+/* The last event the sink holds (NULL when none could be kept). */
+static SpAgentEvent *last_event(Sink s, size_t before) {
+  SpCrowd *c = s.c;
+  if (s.worker >= 0) {
+    CrowdWorker *w = &c->cw[s.worker];
+    return w->ev_count > before ? &w->ev[w->ev_count - 1] : NULL;
+  }
+  return c->ev_count > before ? &c->ev[c->ev_count - 1] : NULL;
+}
+
+void sp_agent_announce_move(SpCrowd *c, Sink s, size_t i, int act,
+                            int repeated) {
+  const Agent *a = &c->agents[i];
+  size_t before = s.worker >= 0 ? c->cw[s.worker].ev_count : c->ev_count;
+  if (c->announced != NULL) c->announced[i] = 1;
+  sp_agent_emit(s, i, SP_EV_MOVE, 0, act, a->goal,
+                a->target == SP_NO_PLACE ? -1 : (int32_t)a->target);
+  SpAgentEvent *e = last_event(s, before);
+  if (repeated && e != NULL) e->flags |= SP_EVENT_REPEATED;
+}
+
+void sp_agent_announce_all(SpCrowd *c) {
+  Sink serial = {c, -1};
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->phase[i] != SP_PHASE_MOVING || (c->flags[i] & (F_FINISH | F_FAIL)))
+      continue;
+    Plan plan = plan_view(c, serial, i);
+    sp_agent_announce_move(c, serial, i, plan_act(&plan, c->agents[i].step), 1);
+  }
 }
 
 /* Engine moves: the caller's answer (sp_crowd_arrived or
@@ -595,16 +641,27 @@ static int end_move(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   if (c->flags[i] & F_FINISH) {
-    c->flags[i] &= (uint8_t)~F_FINISH;
-    a->x = a->tx, a->y = a->ty;
-    sp_index_note(c, i);
+    c->flags[i] &= (uint8_t) ~(F_FINISH | F_BIND);
+    if (c->chase != NULL && c->chase[i].on) {
+      /* an agent target: the agent stays where the game put it */
+      if (!sp_chase_target_live(c, i)) {
+        sp_agent_fail_now(c, s, i, SP_REASON_TARGET_GONE);
+        return 0;
+      }
+      c->chase[i].on = 0;
+    } else {
+      a->x = a->tx, a->y = a->ty;
+      sp_index_note(c, i);
+    }
+    if (c->announced != NULL) c->announced[i] = 0;
     sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(plan, a->step), a->goal,
                   (int32_t)a->target);
     step_start_acting(c, s, plan);
     return 1;
   }
   if (!(c->flags[i] & F_FAIL)) return 0;
-  c->flags[i] &= (uint8_t)~F_FAIL;
+  c->flags[i] &= (uint8_t) ~(F_FAIL | F_BIND);
+  if (c->announced != NULL) c->announced[i] = 0; /* the game said so */
   uint32_t p = a->target;
   step_stop(c, s, plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
   if (p != SP_NO_PLACE) {
@@ -699,6 +756,32 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Interruptible steps                                                */
+/* ------------------------------------------------------------------ */
+
+int sp_agent_interruptible_now(const SpCrowd *c, size_t i) {
+  const Agent *a = &c->agents[i];
+  uint8_t ph = c->phase[i];
+  if (a->step == STEP_NONE || a->goal == GOAL_NONE ||
+      !(ph == SP_PHASE_WALKING || ph == SP_PHASE_MOVING ||
+        ph == SP_PHASE_BLOCKED || ph == SP_PHASE_ACTING))
+    return 0;
+  if (c->flags[i] & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
+  int act = sp_population_plan_step(c->pop, i, a->step);
+  return act >= 0 && c->beh[act].interruptible;
+}
+
+int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i) {
+  if (!sp_agent_interruptible_now(c, i)) return 0;
+  const SpValue *state = sp_population_state(c->pop, i);
+  if (higher_goal(c, i, state)) {
+    need_goal(c, i, SP_REASON_HIGHER_GOAL);
+    return 1;
+  }
+  return drop_lapsed(c, s, i, state);
+}
+
+/* ------------------------------------------------------------------ */
 /* One frame of one agent                                             */
 /* ------------------------------------------------------------------ */
 
@@ -741,6 +824,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       }
       return 0;
     case SP_PHASE_WALKING:
+      if (round == 0 && c->any_interruptible && sp_agent_interrupt(c, s, i))
+        return 0;
       if (c->flags[i] & F_BIND) return 1;
       if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
                                            : !sp_agent_walk(c, i))
@@ -750,9 +835,13 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       step_start_acting(c, s, &plan);
       break;
     case SP_PHASE_MOVING:
-      if (!end_move(c, s, &plan)) return 0;
+      if (c->any_interruptible && sp_agent_interrupt(c, s, i)) return 0;
+      /* an agent target is checked in the serial pass every frame */
+      if (!end_move(c, s, &plan))
+        return c->phase[i] == SP_PHASE_MOVING && (c->flags[i] & F_BIND) != 0;
       break;
     case SP_PHASE_BLOCKED:
+      if (c->any_interruptible && sp_agent_interrupt(c, s, i)) return 0;
       if (!sp_due_passed(c, i)) return 0;
       if (a->why == SP_REASON_STEP_FAILED) { /* a back-off is over */
         need_goal(c, i, SP_REASON_STEP_FAILED);

@@ -10,7 +10,7 @@ static inline unsigned passed_over(uint8_t ph, uint8_t fl, uint32_t due,
                                    uint32_t now, unsigned acting_timed) {
   unsigned idle = ph <= SP_PHASE_IDLE;
   unsigned unanswered =
-      (ph == SP_PHASE_MOVING) & ((fl & (F_FINISH | F_FAIL)) == 0);
+      (ph == SP_PHASE_MOVING) & ((fl & (F_FINISH | F_FAIL | F_BIND)) == 0);
   unsigned timed =
       (ph == SP_PHASE_BLOCKED) | ((ph == SP_PHASE_ACTING) & acting_timed);
   return idle | unanswered | (timed & (due > now));
@@ -29,8 +29,8 @@ static inline unsigned lanes_passed_over(const SpCrowd *c, size_t i,
       _mm_cmpeq_epi8(_mm_min_epu8(ph, _mm_set1_epi8(SP_PHASE_IDLE)), ph);
   __m128i unanswered = _mm_and_si128(
       _mm_cmpeq_epi8(ph, _mm_set1_epi8(SP_PHASE_MOVING)),
-      _mm_cmpeq_epi8(_mm_and_si128(fl, _mm_set1_epi8(F_FINISH | F_FAIL)),
-                     zero));
+      _mm_cmpeq_epi8(
+          _mm_and_si128(fl, _mm_set1_epi8(F_FINISH | F_FAIL | F_BIND)), zero));
   __m128i timed = _mm_cmpeq_epi8(ph, _mm_set1_epi8(SP_PHASE_BLOCKED));
   if (acting_timed)
     timed =

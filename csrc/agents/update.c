@@ -216,9 +216,17 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       sp_ahead_next(c, look);
       size_t i = due[k];
       uint8_t ph = phase[i];
+      /* an interruptible step gives way while it waits too */
+      if (c->any_interruptible &&
+          (ph == SP_PHASE_MOVING || ph == SP_PHASE_BLOCKED) &&
+          sp_agent_interrupt(c, s, i)) {
+        sp_wheel_settle(c, wk, i);
+        continue;
+      }
       /* a move waits for the caller's answer: nothing due before it */
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
-          (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL))) ||
+          (ph == SP_PHASE_MOVING &&
+           !(c->flags[i] & (F_FINISH | F_FAIL | F_BIND))) ||
           (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
         sp_wheel_settle(c, wk, i);
         continue;
@@ -233,9 +241,11 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
         fetch_ahead(c, due[ahead]);
       /* a walker still on its way has nothing more to do this frame */
-      int bind = walked[k] == WALK_STAYED
-                     ? (c->flags[due[k]] & F_BIND) != 0
-                     : sp_agent_advance(c, s, due[k], walked[k]);
+      int bind = walked[k] != WALK_STAYED
+                     ? sp_agent_advance(c, s, due[k], walked[k])
+                 : c->any_interruptible && sp_agent_interrupt(c, s, due[k])
+                     ? 0
+                     : (c->flags[due[k]] & F_BIND) != 0;
       flagged += (uint32_t)bind;
       if (bind && (c->flags[due[k]] & F_BIND)) /* found while at hand */
         sp_bind_hint_add(c, wk, due[k]);
@@ -483,6 +493,11 @@ static void frame_begin(SpCrowd *c, float dt) {
   c->clock += dt;
   c->ms_planning = 0.0;
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].hint_count = 0;
+  if (c->reannounce) { /* a load: the game hears of its moves again */
+    c->reannounce = 0;
+    sp_agent_announce_all(c);
+    count_kinds(c, c->ev, c->ev_count);
+  }
   sp_wheel_frame(c); /* wakes the agents whose wait ends */
   sp_ahead_reset(c);
   sp_world_check_grid(c->world);
@@ -715,7 +730,8 @@ const char *sp_event_kind_name(SpEventKind k) {
       "goal_chosen",   "planned",     "replanned",    "step_started",
       "step_finished", "step_failed", "step_skipped", "arrived",
       "goal_reached",  "no_plan",     "blocked",      "idle",
-      "waiting",       "move",        "gave_up",      "goal_dropped"};
+      "waiting",       "move",        "gave_up",      "goal_dropped",
+      "move_cancelled"};
   return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
 }
 

@@ -163,6 +163,12 @@ void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
     return;
   }
   uint8_t ph = c->phase[i], fl = c->flags[i];
+  /* an interruptible step is looked at every frame, walking or waiting */
+  if (c->any_interruptible && ph != SP_PHASE_ACTING &&
+      sp_agent_interruptible_now(c, i)) {
+    sp_agent_wake(c, i);
+    return;
+  }
   if (sp_wheel_timed(c, ph)) {
     /* due already (a wait begun before this frame's advance): awake */
     if (sp_due_passed(c, i))
@@ -175,7 +181,8 @@ void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
     settle_walker(c, wk, i);
     return;
   }
-  int answered = (fl & (F_FINISH | F_FAIL)) != 0;
+  /* an engine move to an agent is checked every frame (F_BIND) */
+  int answered = (fl & (F_FINISH | F_FAIL | F_BIND)) != 0;
   if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
       ((ph == SP_PHASE_SCRIPT || ph == SP_PHASE_MOVING) && !answered))
     sleep_bit(c, i); /* woken by the call that answers it, or a goal */

@@ -110,10 +110,33 @@ static int l_agent_tostring(lua_State *L)
   return 1;
 }
 
-static const luaL_Reg agent_methods[] = {
-    {"crowd", l_agent_crowd},     {"index", l_agent_index},
-    {"is_open", l_agent_is_open}, {"position", l_agent_position},
-    {"alive", l_agent_alive},     {NULL, NULL}};
+/* a:_teleport(x, y) -> true when the agent is on cell (x, y) now; false,
+ * changing nothing, for a cell a:teleport would refuse (it then says
+ * why): the quick path of lua/saspu/engine.lua. Raises as every method
+ * for a closed crowd or a despawned agent. */
+static int l_agent_try_teleport(lua_State *L)
+{
+  size_t i = agent_crowd(L, 1);
+  LCrowd *c = lua_touserdata(L, -1);
+  int done = 0;
+  if (lua_type(L, 2) == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER) {
+    int okx, oky;
+    lua_Integer x = lua_tointegerx(L, 2, &okx), y = lua_tointegerx(L, 3, &oky);
+    SpError err;
+    done = okx && oky && x >= 1 && y >= 1 && x <= 65535 && y <= 65535 &&
+           sp_crowd_teleport(c->c, i, (int)x - 1, (int)y - 1, &err) == SP_OK;
+  }
+  lua_pushboolean(L, done);
+  return 1;
+}
+
+static const luaL_Reg agent_methods[] = {{"crowd", l_agent_crowd},
+                                         {"index", l_agent_index},
+                                         {"is_open", l_agent_is_open},
+                                         {"position", l_agent_position},
+                                         {"alive", l_agent_alive},
+                                         {"_teleport", l_agent_try_teleport},
+                                         {NULL, NULL}};
 
 /* Registers saspu.Agent and core.Agent (its methods table, which
  * lua/saspu/world.lua extends). */

@@ -274,7 +274,8 @@ typedef struct LWorld {
   SpWorld *w;
   SpThreadPool *pool; /* saspu.world{threads = n}: shared by its crowds */
   int closed;
-  int users; /* open crowds */
+  int users;             /* open crowds */
+  struct LCrowd *crowds; /* the open ones, linked by next_open */
 } LWorld;
 
 /* The saspu.Crowd userdata: `c` NULL until owned and after close. */
@@ -292,6 +293,7 @@ typedef struct LCrowd {
   struct LCrowd *senses[SP_CROWD_MAX_SENSORS];
   int sense_count, sensed_by;
   SpCrowd *held;
+  struct LCrowd *next_open, *prev_open; /* in its world's list while open */
 } LCrowd;
 
 /* The saspu.Agent userdata: a slot of its crowd (user value 1) and the
@@ -326,6 +328,10 @@ int check_id(lua_State *L, int arg, int n, const char *what);
 const SpValue *check_packed(lua_State *L, const LCrowd *c, int arg, int any);
 /* Frees a closed crowd's core crowd and lets go of its domain and world. */
 void crowd_release(LCrowd *c);
+/* Closes the crowd (c:close()): takes it out of its world (its places
+ * free, chases toward it fail, sensors of it read "not sensed"), then
+ * frees it unless a crowd still senses it. Idempotent. */
+void crowd_close(LCrowd *c);
 /* The open crowd at idx (its world's grid open too), or raises. */
 LCrowd *check_crowd(lua_State *L, int idx);
 /* The crowd at idx again after a Lua point: raises when it, or its
@@ -337,6 +343,13 @@ void open_crowd_events(lua_State *L);
 /* crowd_agents.c: adds the methods that change agents (spawn, control,
  * chase, ...) to the methods table on top. */
 void open_crowd_agents(lua_State *L);
+/* The registry key of the function c:despawn calls (core.on_despawn). */
+#define ON_DESPAWN_KEY "saspu.on_despawn"
+/* Adds saspu.core.on_despawn to the module table on top. */
+void open_on_despawn(lua_State *L);
+/* crowd_engine.c: adds the methods of crowds the game moves (pending,
+ * move_to, ...) to the methods table on top. */
+void open_crowd_engine(lua_State *L);
 /* crowd_inspect.c: adds the readers of agents (info, plan, blocker,
  * stats, ...) to the methods table on top. */
 void open_crowd_inspect(lua_State *L);

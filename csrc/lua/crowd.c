@@ -208,6 +208,9 @@ static int l_crowd(lua_State *L)
   c->world = w;
   c->on_world_pool = o.pool != NULL;
   w->users++;
+  c->next_open = w->crowds; /* world:close closes it */
+  if (w->crowds) w->crowds->prev_open = c;
+  w->crowds = c;
   c->owner = d;
   d->users++;
   c->domain = d->domain;
@@ -236,15 +239,21 @@ void crowd_release(LCrowd *c)
   }
 }
 
-/* __gc, __close and c:close(): frees the agents, then lets go of the
- * domain and the world (freeing them if they were closed meanwhile).
- * Idempotent; agent handles then raise "saspu.Agent: closed". */
-static int l_crowd_close(lua_State *L)
+/* Closes the crowd (c:close(), and world:close() for each of its
+ * crowds): out of its world at once, freed unless sensed. Idempotent. */
+void crowd_close(LCrowd *c)
 {
-  LCrowd *c = to_crowd(L, 1);
   if (c->c) {
+    sp_crowd_retire(c->c); /* places, chases and sensors let go of it */
     c->held = c->c;
     c->c = NULL;
+    LWorld *w = c->world; /* set while open */
+    if (c->prev_open)
+      c->prev_open->next_open = c->next_open;
+    else
+      w->crowds = c->next_open;
+    if (c->next_open) c->next_open->prev_open = c->prev_open;
+    c->next_open = c->prev_open = NULL;
     for (int k = 0; k < c->sense_count;
          k++) { /* a crowd waiting for this one */
       LCrowd *s = c->senses[k];
@@ -254,6 +263,13 @@ static int l_crowd_close(lua_State *L)
   }
   if (c->sensed_by == 0) /* else the last crowd sensing it frees it */
     crowd_release(c);
+}
+
+/* __gc, __close and c:close(): crowd_close. Agent handles then raise
+ * "saspu.Agent: closed". */
+static int l_crowd_close(lua_State *L)
+{
+  crowd_close(to_crowd(L, 1));
   return 0;
 }
 

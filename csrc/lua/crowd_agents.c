@@ -209,7 +209,29 @@ static int l_crowd_despawn(lua_State *L)
     lua_rawseti(L, -2, (lua_Integer)a + 1);
     lua_pop(L, 1);
   }
+  /* the script side drops its records of the agent, whoever despawned it */
+  if (lua_getfield(L, LUA_REGISTRYINDEX, ON_DESPAWN_KEY) == LUA_TFUNCTION) {
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, (lua_Integer)a + 1);
+    lua_call(L, 2, 0);
+  }
   return 0;
+}
+
+/* saspu.core.on_despawn(f): f(crowd, i) runs after every despawn of agent
+ * i (1-based), from any caller (the script side forgets the agent). */
+static int l_on_despawn(lua_State *L)
+{
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, ON_DESPAWN_KEY);
+  return 0;
+}
+
+void open_on_despawn(lua_State *L)
+{
+  lua_pushcfunction(L, l_on_despawn);
+  lua_setfield(L, -2, "on_despawn");
 }
 
 /* c:alive(agent) -> whether slot `agent` (1-based) holds a live agent. */

@@ -24,7 +24,7 @@ static void push_event_head(lua_State *L, const SpAgentEvent *e)
 static int detail_is_place(const SpAgentEvent *e)
 {
   return e->kind == SP_EV_ARRIVED || e->kind == SP_EV_BLOCKED ||
-         e->kind == SP_EV_MOVE ||
+         e->kind == SP_EV_MOVE || e->kind == SP_EV_MOVE_CANCELLED ||
          (e->kind == SP_EV_STEP_FAILED &&
           (e->reason == SP_REASON_FULL || e->reason == SP_REASON_UNREACHABLE ||
            e->reason == SP_REASON_COOLDOWN));
@@ -64,9 +64,10 @@ static int push_event(lua_State *L, const SpAgentEvent *e)
 }
 
 /* c:event(k) -> agent, kind, reason|nil, hook, goal|nil, action|nil,
- * detail, live: event k (1-based) of the last update, ids 1-based (a
+ * detail, live, repeated: event k (1-based) of the last update, ids 1-based (a
  * place in detail too: 0 for none); live is false when its agent was
- * despawned since (readers skip it). Pushes
+ * despawned since (readers skip it); repeated is true for a move
+ * announced again (the first update after a load). Pushes
  * only interned names and numbers: nothing is allocated. */
 static int l_crowd_event(lua_State *L)
 {
@@ -79,7 +80,8 @@ static int l_crowd_event(lua_State *L)
   int stale = event_stale(c->c, &e);
   int pushed = push_event(L, &e);
   lua_pushboolean(L, !stale);
-  return pushed + 1;
+  lua_pushboolean(L, e.flags & SP_EVENT_REPEATED);
+  return pushed + 2;
 }
 
 /* The 0-based index of the first event >= k (1-based) whose kind is in the

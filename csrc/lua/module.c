@@ -80,6 +80,7 @@ int luaopen_saspu_core(lua_State *L)
    * calls the files built on it (no include or call circles) */
   lua_getfield(L, -1, "Crowd"); /* module methods */
   open_crowd_agents(L);         /* spawn, control, chase, ... */
+  open_crowd_engine(L);         /* pending, move_to, ... */
   open_crowd_inspect(L);        /* info, plan, blocker, stats, ... */
   open_crowd_events(L);         /* the event readers */
   open_crowd_sense(L);          /* crowd:near */
@@ -87,6 +88,7 @@ int luaopen_saspu_core(lua_State *L)
   lua_pop(L, 1);
   lua_pushcfunction(L, l_event_kinds);
   lua_setfield(L, -2, "event_kinds");
+  open_on_despawn(L);
   open_agent(L);
   return 1;
 }

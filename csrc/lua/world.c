@@ -117,12 +117,14 @@ void world_release(LWorld *w)
   if (--w->users == 0 && w->closed) world_free(w);
 }
 
-/* __gc, __close and w:close(): frees the world now, or once its last
- * crowd is closed. Idempotent. */
+/* __gc, __close and w:close(): closes its crowds, then frees the world
+ * (once the last crowd that another one sensed is freed, at the latest
+ * when their userdata are). Idempotent. */
 static int l_world_close(lua_State *L)
 {
   LWorld *w = to_world(L, 1);
   if (w->w && !w->closed) {
+    while (w->crowds) crowd_close(w->crowds); /* each unlinks itself */
     w->closed = 1;
     if (w->users == 0) world_free(w);
     /* the token becomes garbage: the collection that frees what the

@@ -13,9 +13,12 @@ typedef struct SaveBox {
   void *buf;
   size_t len;
   size_t count;
-  size_t *agents;     /* count entries each, after the crowds: the saved */
-  int *goals;         /* agents and goals of each crowd */
-  SpCrowd *crowds[1]; /* count entries */
+  size_t *agents;          /* count entries each, after the crowds: the saved */
+  int *goals;              /* agents and goals of each crowd */
+  uint32_t *dead;          /* the load check's despawned slots: (crowd, slot) */
+  size_t dead_n, dead_cap; /* pairs held, room (in pairs) */
+  int dead_oom;            /* a pair did not fit in memory */
+  SpCrowd *crowds[1];      /* count entries */
 } SaveBox;
 
 static int l_box_gc(lua_State *L)
@@ -23,7 +26,32 @@ static int l_box_gc(lua_State *L)
   SaveBox *b = luaL_checkudata(L, 1, SAVE_BOX_MT);
   if (b->buf && b->alloc.fn) b->alloc.fn(b->alloc.ud, b->buf, b->len, 0);
   b->buf = NULL;
+  if (b->dead && b->alloc.fn)
+    b->alloc.fn(b->alloc.ud, b->dead, b->dead_cap * 2 * sizeof(uint32_t), 0);
+  b->dead = NULL;
   return 0;
+}
+
+/* sp_world_load_probe's callback: keeps (crowd, slot) in the box. */
+static void note_despawned(void *ud, size_t crowd, uint32_t slot)
+{
+  SaveBox *b = ud;
+  if (b->dead_oom) return;
+  if (b->dead_n == b->dead_cap) {
+    size_t cap = b->dead_cap ? 2 * b->dead_cap : 64;
+    void *p =
+        b->alloc.fn(b->alloc.ud, b->dead, b->dead_cap * 2 * sizeof(uint32_t),
+                    cap * 2 * sizeof(uint32_t));
+    if (p == NULL) {
+      b->dead_oom = 1;
+      return;
+    }
+    b->dead = p;
+    b->dead_cap = cap;
+  }
+  b->dead[2 * b->dead_n] = (uint32_t)crowd;
+  b->dead[2 * b->dead_n + 1] = slot;
+  b->dead_n++;
 }
 
 /* The box for the crowds listed at `list` (a Lua point: it allocates). */
@@ -191,7 +219,7 @@ static int l_world_save(lua_State *L)
 
 /* core.world_load(world, crowds, s [, check_only]) -> the script side's
  * bytes; with check_only also { saved agents per crowd }, { saved goals
- * per crowd }. Raises "saspu.World:load: saved world: ..." and changes
+ * per crowd }, { per crowd: { despawned slot (1-based) -> true } }. Raises "saspu.World:load: saved world: ..." and changes
  * nothing when s does not fit this world; with check_only it changes
  * nothing either way. */
 static int l_world_load(lua_State *L)
@@ -206,17 +234,20 @@ static int l_world_load(lua_State *L)
   const void *extra = NULL;
   size_t extra_len = 0;
   SpError err;
-  SpStatus st = check_only
-                    ? sp_world_load_counts(w, (const SpCrowd *const *)b->crowds,
-                                           b->count, s, len, &extra, &extra_len,
-                                           b->agents, b->goals, &err)
-                    : sp_world_load(w, b->crowds, b->count, s, len, &extra,
-                                    &extra_len, &err);
+  SpStatus st =
+      check_only
+          ? sp_world_load_probe(w, (const SpCrowd *const *)b->crowds, b->count,
+                                s, len, &extra, &extra_len, b->agents, b->goals,
+                                note_despawned, b, &err)
+          : sp_world_load(w, b->crowds, b->count, s, len, &extra, &extra_len,
+                          &err);
   if (st != SP_OK) {
     if (err.status == SP_ERR_MEMORY)
       return luaL_error(L, "saspu.World:load: not enough memory");
     return luaL_error(L, "saspu.World:load: %s", err.message);
   }
+  if (check_only && b->dead_oom)
+    return luaL_error(L, "saspu.World:load: not enough memory");
   lua_pushlstring(L, extra, extra_len); /* inside s, which the stack holds */
   if (!check_only) return 1;
   lua_createtable(L, (int)b->count, 0);
@@ -227,7 +258,18 @@ static int l_world_load(lua_State *L)
     lua_pushinteger(L, b->goals[k]);
     lua_rawseti(L, -2, (lua_Integer)k + 1);
   }
-  return 3;
+  lua_createtable(L, (int)b->count, 0);
+  for (size_t k = 0; k < b->count; k++) {
+    lua_newtable(L);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  for (size_t j = 0; j < b->dead_n; j++) {
+    lua_rawgeti(L, -1, (lua_Integer)b->dead[2 * j] + 1);
+    lua_pushboolean(L, 1);
+    lua_rawseti(L, -2, (lua_Integer)b->dead[2 * j + 1] + 1);
+    lua_pop(L, 1);
+  }
+  return 4;
 }
 
 /* The result of a migration until its parts are Lua values: its __gc

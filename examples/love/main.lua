@@ -37,6 +37,9 @@ local TILE = {
 }
 local selected = world.npcs[1]
 local font
+-- the panel's fonts, largest first: it takes the largest whose wrapped text fits
+local PANEL_SIZES, panel_fonts = { 13, 12, 11, 10, 9 }, {}
+local panel_overflow = 0 -- the most pixels the panel's text ever ran past the window
 
 local function draw_map()
   for y, line in ipairs(rows) do
@@ -93,10 +96,22 @@ local function draw_panel(x)
   if selected.note then add(""); add("%s", selected.note) end
   add("")
   add("click an NPC to follow its plan")
+  local w, h = love.graphics.getWidth() - x, love.graphics.getHeight()
   love.graphics.setColor(0.1, 0.1, 0.12)
-  love.graphics.rectangle("fill", x, 0, love.graphics.getWidth() - x, love.graphics.getHeight())
+  love.graphics.rectangle("fill", x, 0, w, h)
+  -- wrapped to the panel's width, in the largest font whose lines fit its height
+  local text, pick, over = table.concat(lines, "\n"), nil, 0
+  for _, f in ipairs(panel_fonts) do
+    local widest, wrapped = f:getWrap(text, w - 20)
+    pick = f
+    over = math.max(widest - (w - 20), #wrapped * f:getHeight() - (h - 20), 0)
+    if over == 0 then break end
+  end
+  panel_overflow = math.max(panel_overflow, over)
   love.graphics.setColor(0.92, 0.92, 0.92)
-  love.graphics.print(table.concat(lines, "\n"), x + 10, 10)
+  love.graphics.setFont(pick)
+  love.graphics.printf(text, x + 10, 10, w - 20)
+  love.graphics.setFont(font)
 end
 
 -- ---- the headless test: screenshot, report, quit -------------------------------
@@ -135,6 +150,7 @@ local function save_shot(img)
     :format(st.paths, st.actions, st.routines, floor(world.clock), DAY_SECONDS))
   r:write(("citizen_pixels %d\nbreeder_pixels %d\n"):format(count_colour(img, CITIZEN_COLOUR),
                                                              count_colour(img, BREEDER_COLOUR)))
+  r:write(("panel_overflow %d\n"):format(math.ceil(panel_overflow)))
   r:close()
   love.event.quit(0)
 end
@@ -151,6 +167,7 @@ end
 function love.load()
   font = love.graphics.newFont(13)
   love.graphics.setFont(font)
+  for i, size in ipairs(PANEL_SIZES) do panel_fonts[i] = love.graphics.newFont(size) end
 end
 
 function love.update(dt)

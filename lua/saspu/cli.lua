@@ -21,10 +21,12 @@ local usage = {
   graph = "saspu graph [-o OUT.svg|OUT.png] FILE [START GOAL]\n  DOT of the value graphs and action graph "
     .. "(problems in red), or of the plan's\n  partial order with START GOAL; with -o, rendered by Graphviz's dot.",
   order = "saspu order FILE START GOAL\n  The plan and its partial order: pre, prevail, threat and restore edges.",
-  bench = "saspu bench [--npcs N] FILE\n  Plans per second on the domain with a population of N NPCs (default 10000)\n"
-    .. "  over every declared start x goal: cold (no plan cache) and cached.",
-  ["save-info"] = "saspu save-info FILE\n  A save's header without a world: its format, places, facts, and per crowd its\n"
-    .. "  domain, agents, variables, actions and goals (format 6 on; format 5 names none).",
+  bench = "saspu bench [--npcs N] [--runs R] FILE\n  Plans per second on the domain with a population of N NPCs (default 10000)\n"
+    .. "  over every declared start x goal: cold (no plan cache) and cached; the median\n"
+    .. "  of R runs (default 5) and their range.",
+  ["save-info"] = "saspu save-info [--json] FILE\n  A save's header without a world: its format, places, facts, and per crowd its\n"
+    .. "  domain, agents, variables, actions and goals (format 6 on; format 5 names none);\n"
+    .. "  with --json, as one JSON object.",
 }
 local order = { "check", "explain", "plan", "graph", "order", "bench", "save-info" }
 
@@ -233,13 +235,25 @@ local function order_cmd(args, out)
   return 0
 end
 
+-- The median of a list of numbers (sorted in place), and its smallest and largest.
+local function median_range(xs)
+  table.sort(xs)
+  local n = #xs
+  local mid = n % 2 == 1 and xs[(n + 1) / 2] or (xs[n / 2] + xs[n / 2 + 1]) / 2
+  return mid, xs[1], xs[n]
+end
+
 local function bench(args, out)
-  local npcs, files = 10000, {}
+  local npcs, runs, files = 10000, 5, {}
   local i = 1
   while i <= #args do
-    if args[i] == "--npcs" then
-      npcs, i = tonumber(args[i + 1]), i + 2
-      if not npcs or npcs < 1 then error("--npcs: expected a positive count", 0) end
+    if args[i] == "--npcs" or args[i] == "--runs" then
+      local n = tonumber(args[i + 1])
+      if not n or n < 1 or n ~= math.floor(n) then error(args[i] .. ": expected a positive count", 0) end
+      if args[i] == "--npcs" then npcs = n else runs = n end
+      i = i + 2
+    elseif args[i]:sub(1, 1) == "-" then
+      error(format("unknown option '%s'\n%s", args[i], usage.bench), 0)
     else
       files[#files + 1], i = args[i], i + 1
     end
@@ -270,25 +284,48 @@ local function bench(args, out)
     local s = (saspu.clock_ns() - t0) / 1e9
     return r.planned / s, r
   end
-  local cold = run(false)
-  local cached = run(true)
-  out:write(format("%s: '%s' %s, %d NPCs over %d start x goal pairs, 1 thread\n", files[1],
-    dom.name, dom.class, npcs, #pairs_list))
-  out:write(format("  cold:   %12.0f plans/s\n  cached: %12.0f plans/s\n", cold, cached))
+  local cold, cached = {}, {}
+  for k = 1, runs do
+    cold[k] = run(false)
+    cached[k] = run(true)
+  end
+  out:write(format("%s: '%s' %s, %d NPCs over %d start x goal pairs, 1 thread, %d run%s\n", files[1],
+    dom.name, dom.class, npcs, #pairs_list, runs, runs == 1 and "" or "s"))
+  for _, row in ipairs { { "cold:  ", cold }, { "cached:", cached } } do
+    local mid, lo, hi = median_range(row[2])
+    out:write(format("  %s %12.0f plans/s (median; range %.0f-%.0f, %+.1f%% / %+.1f%%)\n", row[1], mid, lo, hi,
+      (lo / mid - 1) * 100, (hi / mid - 1) * 100))
+  end
   pop:close()
   return 0
 end
 
--- save-info FILE: the header of a save, without building a world.
+-- save-info [--json] FILE: the header of a save, without building a world.
 local function save_info(args, out)
-  if #args ~= 1 then error(usage["save-info"], 0) end
-  local f, why = io.open(args[1], "rb")
+  local as_json, files = false, {}
+  for _, a in ipairs(args) do
+    if a == "--json" then
+      as_json = true
+    elseif a:sub(1, 1) == "-" then
+      error(format("unknown option '%s'\n%s", a, usage["save-info"]), 0)
+    else
+      files[#files + 1] = a
+    end
+  end
+  if #files ~= 1 then error(usage["save-info"], 0) end
+  local path = files[1]
+  local f, why = io.open(path, "rb")
   if not f then error(why, 0) end
   local s = f:read("*a") or "" -- "*a": Lua 5.1 and LuaJIT too
   f:close()
   local ok, info = pcall(saspu.save_info, s)
-  if not ok then error(args[1] .. ": " .. tostring(info):gsub("^saspu%.save_info: ", ""), 0) end
-  out:write(format("%s: saspu save, format %d, %d bytes\n", args[1], info.format, info.bytes))
+  if not ok then error(path .. ": " .. tostring(info):gsub("^saspu%.save_info: ", ""), 0) end
+  if as_json then
+    info.file = path
+    out:write(json(info), "\n")
+    return 0
+  end
+  out:write(format("%s: saspu save, format %d, %d bytes\n", path, info.format, info.bytes))
   if not info.crowds then
     out:write(format("crowds: %d (format %d names nothing more)\n", info.crowd_count, info.format))
     return 0

@@ -2,7 +2,6 @@
 local core = require "saspu.core"
 local sides = require "saspu.sides"
 local names = require "saspu.names"
-local hooks = require "saspu.hooks"
 
 local type, ipairs, tostring, error, pcall = type, ipairs, tostring, error, pcall
 local concat, string_format = table.concat, string.format
@@ -272,8 +271,9 @@ function Agent:priority(goal)
 end
 
 -- a:despawn(), a:teleport(x, y), a:arrived(), a:move_failed([reason]): lua/saspu/lifecycle.lua.
-require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell,
-                                            drop_running = hooks.drop_running })
+require("saspu.lifecycle").install(Agent, { crowd_side = crowd_side, check_cell = check_cell })
+-- crowd:moves(out), a:moving(), a:teleport's quick path: lua/saspu/engine.lua.
+require("saspu.engine").install(Crowd, Agent, { crowd_side = crowd_side })
 
 -- Where plan step `action` of this agent binds (a text for inspect).
 local function bound(side, rec, info)

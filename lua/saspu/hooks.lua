@@ -6,7 +6,7 @@ local core = require "saspu.core"
 local sides = require "saspu.sides"
 local names = require "saspu.names"
 
-local type, pairs, tostring, error, pcall = type, pairs, tostring, error, pcall
+local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local next = next
 local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume,
   coroutine.status, coroutine.yield
@@ -16,6 +16,7 @@ local huge = math.huge
 local string_format = string.format
 
 local Agent = core.Agent
+local alive = Agent.alive
 local duration_draw = core.duration_draw
 local crowds, is_integer = sides.crowds, sides.is_integer
 local pack_condition, why_of = names.pack_condition, names.why_of
@@ -43,6 +44,7 @@ end
 -- effect stays, and a hook_failed event carries `text` instead.
 local function fail_step(side, agent, action, text)
   local c = side.crowd
+  if not c:alive(agent) then return end -- despawned by the script that failed
   side.failed[agent], side.any_failed = true, true
   if not c:control(agent, "fail", note(side, text), action) then
     lua_event(side, agent, "hook_failed", action, text)
@@ -84,8 +86,12 @@ local function protected(f, ...)
   return ok, a, b
 end
 
+-- A hook of `agent`: true when it returned; false and a text when it failed, false
+-- alone when it despawned its agent (whatever it did then is dropped with it).
 local function call_hook(side, f, agent, action, name, ...)
-  local ok, err = protected(f, side.handles[agent] or side.crowd:agent(agent), ...)
+  local handle = side.handles[agent] or side.crowd:agent(agent)
+  local ok, err = protected(f, handle, ...)
+  if not alive(handle) then return false end
   if ok then return true end
   local text = string_format("%s %s: %s", side.names.action_names[action], name, describe(err))
   return false, text
@@ -117,15 +123,31 @@ end
 local function wait(seconds) return co_yield(seconds) end
 M.wait = wait
 
+local on_waiting
+
 -- Resumes a running record once its wait is over; returns true when it is over
--- (finished or failed).
+-- (finished, failed, or its agent despawned meanwhile).
 local function resume(side, r)
   local c = side.crowd
+  if r.gone then return true end
+  if side.pending_target[r.agent] then -- an `at` that had no target: ask again
+    if on_waiting(side, r.agent, r.action, side.actions[r.action], true) == "wait" then
+      r.wait = side.retry
+      return false
+    end
+    return true
+  end
   if not r.co then -- a duration only
     c:control(r.agent, "finish")
     return true
   end
-  local ok, a, b = co_resume(r.co, c:agent(r.agent), wait)
+  local handle = c:agent(r.agent)
+  local ok, a, b = co_resume(r.co, handle, wait)
+  if r.gone or not alive(handle) then -- the script despawned its agent
+    r.gone = true
+    if co_close and co_status(r.co) == "suspended" then co_close(r.co) end
+    return true
+  end
   local name = side.names.action_names[r.action]
   if not ok then
     fail_step(side, r.agent, r.action, string_format("%s run: %s", name, describe(a)))
@@ -150,17 +172,30 @@ local function resume(side, r)
 end
 
 -- The step waits for Lua: ask a function `at` for its target, or start timing it.
-local function on_waiting(side, agent, action, rec)
+-- `again`: asked once more after it answered false (no target now).
+function on_waiting(side, agent, action, rec, again)
   if side.failed[agent] then -- its on_start raised: the step ends at the next update
     side.pending_target[agent] = nil
     return
   end
   local c, handle = side.crowd, side.crowd:agent(agent)
   if side.pending_target[agent] then
-    side.pending_target[agent] = nil
     local ok, p, y = protected(rec.at_fn, handle)
+    if not alive(handle) then return end -- `at` despawned its agent
     local name = side.names.action_names[action]
+    if ok and p == false then
+      -- no target now: the goal waits (one blocked event), asked again every retry
+      -- seconds; a running record while pending_target holds means that (and a save
+      -- keeps both)
+      if again then return "wait" end -- its record waits once more
+      lua_event(side, agent, "blocked", action, "no_target")
+      side.running[#side.running + 1] = { agent = agent, action = action, fresh = true,
+                                          wait = side.retry }
+      return
+    end
+    side.pending_target[agent] = nil
     if not ok then return fail_step(side, agent, action, name .. " at: " .. describe(p)) end
+    if p == nil and type(y) == "string" then return fail_step(side, agent, action, y) end
     local done, err
     if type(p) == "userdata" and pcall(Agent.alive, p) then
       -- an agent: followed as it moves; gone (despawned) fails the step as target_gone
@@ -180,6 +215,7 @@ local function on_waiting(side, agent, action, rec)
     return
   end
   local ok, d = protected(step_duration, side, rec, handle)
+  if not alive(handle) then return end -- `duration` despawned its agent
   if not ok then
     return fail_step(side, agent, action, side.names.action_names[action] .. " duration: " .. describe(d))
   end
@@ -187,6 +223,7 @@ local function on_waiting(side, agent, action, rec)
               co = rec.run and co_create(rec.run) or nil }
   -- a script starts at once (it runs until its first wait); a duration waits
   if r.co and r.wait <= 0 and resume(side, r) then return end
+  if not alive(handle) then return end -- a finalizer despawned it meanwhile
   side.running[#side.running + 1] = r
 end
 
@@ -205,7 +242,9 @@ end
 -- An agent needs a goal: ask behaviour.select. An error, or a name that is no goal,
 -- leaves the agent idle (no_goal) after a hook_failed event; nil means nothing to do.
 local function on_select(side, agent)
-  local ok, name = protected(side.select, side.handles[agent] or side.crowd:agent(agent))
+  local handle = side.handles[agent] or side.crowd:agent(agent)
+  local ok, name = protected(side.select, handle)
+  if not alive(handle) then return end -- select despawned its agent
   local id, err
   if not ok then
     err = "select: " .. describe(name)
@@ -222,6 +261,25 @@ local function drop_running(side, agent)
   local run = side.running
   for k = 1, #run do
     if run[k].agent == agent then table.remove(run, k) return end
+  end
+end
+
+-- Forgets every script record of `agent`, despawned now from any context (a hook, a
+-- `run` script, `select`, `at`, `duration`, a finalizer, between frames): its running
+-- record is marked gone (the loop that may be resuming the records drops it), and it
+-- leaves the targets to ask, the failures, the inspection history and the Lua events
+-- not read yet (those of this frame are marked, so World:events skips them).
+local function forget(side, agent)
+  for _, r in ipairs(side.running) do
+    if r.agent == agent then r.gone = true end
+  end
+  side.pending_target[agent], side.failed[agent], side.watch[agent] = nil, nil, nil
+  for _, e in ipairs(side.extra) do
+    if e.agent == agent then e.gone = true end
+  end
+  local q = side.extra_next
+  for k = #q, 1, -1 do
+    if q[k].agent == agent then table.remove(q, k) end
   end
 end
 
@@ -253,14 +311,14 @@ local function run_hooks(side, dt)
         if rec.at_fn then side.pending_target[agent] = true end
         if rec.on_start then
           local ok, text = call_hook(side, rec.on_start, agent, action, "on_start")
-          if not ok then fail_step(side, agent, action, text) end
+          if not ok and text then fail_step(side, agent, action, text) end
         end
       elseif kind == "waiting" then
         on_waiting(side, agent, action, rec)
       elseif kind == "step_finished" then
         if rec.on_finish then
           local ok, text = call_hook(side, rec.on_finish, agent, action, "on_finish")
-          if not ok then lua_event(side, agent, "hook_failed", action, text) end
+          if not ok and text then lua_event(side, agent, "hook_failed", action, text) end
         end
       elseif kind == "step_failed" then
         side.pending_target[agent] = nil
@@ -268,7 +326,7 @@ local function run_hooks(side, dt)
         if rec.on_fail then
           local ok, text = call_hook(side, rec.on_fail, agent, action, "on_fail",
                                      reason_text(side, agent, kind, reason, detail))
-          if not ok then lua_event(side, agent, "hook_failed", action, text) end
+          if not ok and text then lua_event(side, agent, "hook_failed", action, text) end
         end
       end
     end
@@ -279,13 +337,20 @@ local function run_hooks(side, dt)
   local kept = {}
   for i = 1, #list do
     local r = list[i]
-    if r.fresh then
+    if r.gone then -- its agent was despawned
+      r.fresh = nil
+    elseif r.fresh then
       r.fresh = nil
       kept[#kept + 1] = r
     else
       r.wait = r.wait - dt
       if r.wait > 0 or not resume(side, r) then kept[#kept + 1] = r end
     end
+  end
+  -- records added while the loop ran: none are (steps start in C), but keep any
+  for i = #list + 1, #side.running do kept[#kept + 1] = side.running[i] end
+  for i = #kept, 1, -1 do
+    if kept[i].gone then table.remove(kept, i) end
   end
   side.running = kept
 end
@@ -357,6 +422,12 @@ local function not_updating(ws, what)
     error(what .. ": not allowed from a hook during world:update (do it after update returns)", 3)
   end
 end
+
+-- Every despawn (c:despawn(i), a:despawn(), from any context) forgets the agent.
+core.on_despawn(function(c, i)
+  local side = crowds[c]
+  if side then forget(side, i) end
+end)
 
 M.drop_running = drop_running
 M.reason_text = reason_text

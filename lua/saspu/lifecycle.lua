@@ -3,8 +3,8 @@
 -- The C side (csrc/agents/lifecycle.c, csrc/lua/crowd.c) does the work; these methods
 -- check the arguments, name the call in errors and drop the script side's records of
 -- a despawned agent. lua/saspu/crowd.lua installs them on saspu.Agent.
-local type, pcall, error, tostring, ipairs = type, pcall, error, tostring, ipairs
-local format, remove = string.format, table.remove
+local type, pcall, error, tostring = type, pcall, error, tostring
+local format = string.format
 
 local M = {}
 
@@ -14,11 +14,10 @@ local M = {}
 --- @type Agent
 
 --- Installs the methods on `Agent`; `private` holds sides.lua's crowd_side(c [, level]),
--- check_cell(world, x, y, where) and hooks.lua's drop_running(side, agent).
+-- and check_cell(world, x, y, where).
 -- @local
 function M.install(Agent, private)
-  local crowd_side, check_cell, drop_running =
-    private.crowd_side, private.check_cell, private.drop_running
+  local crowd_side, check_cell = private.crowd_side, private.check_cell
 
   --- Removes the agent from its crowd at once (`a:despawn()`). Its place reservation is
   -- released and it emits no more events (those of this frame not read yet are skipped);
@@ -36,16 +35,7 @@ function M.install(Agent, private)
       end
       error("saspu.Agent:despawn: " .. tostring(c):gsub("^saspu.Agent: ", ""), 2)
     end
-    local side = crowd_side(c)
-    local i = self:index()
-    c:despawn(i)
-    drop_running(side, i)
-    side.pending_target[i], side.failed[i], side.watch[i] = nil, nil, nil
-    for _, q in ipairs { side.extra, side.extra_next } do
-      for k = #q, 1, -1 do
-        if q[k].agent == i then remove(q, k) end
-      end
-    end
+    c:despawn(self:index()) -- hooks.lua's forget drops the script side's records
   end
 
   --- Puts the agent on cell (x, y) now (`a:teleport(x, y)`). A walk in progress goes on
@@ -71,16 +61,34 @@ function M.install(Agent, private)
   end
 
   --- Crowds with movement = "engine": the game moved the agent to the target of its
-  -- `move` event (`a:arrived()`); the next update puts it on the target cell (event
-  -- `arrived`) and its step acts. Raises when no move is pending.
+  -- `move` event (`a:arrived([x, y])`); the next update says `arrived` and its step
+  -- acts. A place's or a cell's target puts the agent on that cell; an agent target
+  -- (`at = { agent = ... }`) leaves it where the game last put it, and is judged now:
+  -- farther than the reach from the target's cell raises with the distance. `x, y` put
+  -- the agent there first (as `a:teleport`). Returns true; false, "move_cancelled" when
+  -- the step ended since its `move` (a `move_cancelled` event comes with the next
+  -- update). Raises when no move is pending.
   -- @function Agent:arrived
+  -- @int[opt] x
+  -- @int[opt] y
+  -- @treturn boolean
+  -- @treturn[opt] string "move_cancelled"
   -- @raise "saspu.Agent:arrived: agent 1 of 'horse_breeder': has no move pending (phase
-  -- thinking)"; the closed and despawned errors of `Agent:teleport`.
-  function Agent.arrived(self)
+  -- thinking)"; "saspu.Agent:arrived: agent 1 of 'sheriff': is 5 cells from its target at
+  -- (9, 2), reach 1"; the closed and despawned errors of `Agent:teleport`.
+  function Agent.arrived(self, x, y)
     local c = self:crowd()
     local i = self:index()
+    if x ~= nil or y ~= nil then
+      check_cell(crowd_side(c).world, x, y, "saspu.Agent:arrived")
+      if c:pending(i) then c:teleport(i, x, y) end
+    end
     local ok, err = c:control(i, "arrived")
-    if not ok then error("saspu.Agent:arrived: " .. move_refusal(c, i, err), 2) end
+    if ok then return true end
+    if tostring(err):find("its move was cancelled", 1, true) then
+      return false, "move_cancelled"
+    end
+    error("saspu.Agent:arrived: " .. move_refusal(c, i, err), 2)
   end
 
   --- Crowds with movement = "engine": the game could not move the agent to its `move`

@@ -11,6 +11,7 @@ local behaviours = require "saspu.behaviour"
 local hooks = require "saspu.hooks"
 local facts = require "saspu.facts"
 local sensors = require "saspu.sensors"
+local engine = require "saspu.engine"
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local string_format = string.format
@@ -156,6 +157,9 @@ function World:crowd(dom, behaviour, opts)
     tied = tied,         -- variable id -> the world fact it shows
     sensed = sensed,     -- variable id -> its sensor's name (a:set refuses both)
     rng = ((opts and opts.seed) or 1) * 2 + 1,
+    -- seconds between the questions to an `at` that had no target (the crowd's retry)
+    retry = type(opts) == "table" and type(opts.retry) == "number" and opts.retry > 0
+            and opts.retry or 1,
   }
   crowds[c] = side
   ws.crowds[#ws.crowds + 1] = c
@@ -332,16 +336,21 @@ function World:events()
         k = k + 1
         local c = side.crowd
         ev.crowd = c
-        ev.x, ev.y = nil, nil
-        if k <= #extra then
-          local e = extra[k]
-          ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
-          ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
-          ev.class = side.names.name
-          ev.why = nil
-          return ev
+        ev.x, ev.y, ev.target, ev.repeated = nil, nil, nil, nil
+        local e = k <= #extra and extra[k]
+        if e then
+          if not e.gone then -- (the events of agents despawned since are skipped)
+            ev.agent, ev.kind, ev.reason, ev.detail = c:agent(e.agent), e.kind, e.reason, nil
+            ev.action, ev.goal, ev.place = side.names.action_names[e.action], nil, nil
+            ev.class = side.names.name
+            ev.why = nil
+            return ev
+          end
         end
-        local agent, kind, reason, _, goal, action, detail, live = c:event(k - #extra)
+        local agent, kind, reason, _, goal, action, detail, live, repeated
+        if not e then
+          agent, kind, reason, _, goal, action, detail, live, repeated = c:event(k - #extra)
+        end
         if live then -- events of agents despawned since are skipped
           ev.agent, ev.kind, ev.class = c:agent(agent), kind, side.names.name
           ev.action = action and side.names.action_names[action] or nil
@@ -353,11 +362,15 @@ function World:events()
           ev.place, ev.detail = nil, nil
           if kind == "planned" or kind == "replanned" then
             ev.detail = detail
-          elseif (kind == "arrived" or kind == "blocked" or kind == "move" or PLACE_REASONS[reason])
+          elseif (kind == "arrived" or kind == "blocked" or kind == "move"
+                  or kind == "move_cancelled" or PLACE_REASONS[reason])
                  and detail >= 1 then
             ev.place, ev.detail = side.wside.place_names[detail], detail -- 1-based from c:event
           end
-          if kind == "move" then ev.x, ev.y = c:target_cell(agent) end
+          if kind == "move" then
+            ev.x, ev.y = c:target_cell(agent)
+            ev.target, ev.repeated = engine.target_of(c, agent), repeated
+          end
           return ev
         end
       else
@@ -456,11 +469,23 @@ function M.world(spec)
   if threads ~= nil and (not is_integer(threads) or threads < 0) then
     error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
   end
+  if spec.places ~= nil then
+    if type(spec.places) ~= "table" then error("saspu.world: places: expected an array", 2) end
+    -- a keyed entry (places = { trough = {...} }) would be no place at all: name it
+    local n = 0
+    for _ in pairs(spec.places) do n = n + 1 end
+    for k in pairs(spec.places) do
+      if not (is_integer(k) and k >= 1 and k <= n) then
+        error(string_format("saspu.world: places: expected an array, found key %s (a place names itself: "
+          .. "places = { { name = %s, x = ..., y = ... } })", type(k) == "string" and "'" .. k .. "'" or tostring(k),
+          type(k) == "string" and string_format("%q", k) or '"..."'), 2)
+      end
+    end
+  end
   local w = core.world(spec.grid, threads)
   worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {}, threads = threads ~= nil,
                 open = {} }
   if spec.places ~= nil then
-    if type(spec.places) ~= "table" then error("saspu.world: places: expected an array", 2) end
     local counts = {}
     for k, p in ipairs(spec.places) do
       local path = "saspu.world: places[" .. k .. "]"

@@ -51,8 +51,12 @@ local function save_side(side, out)
   local ids = sorted_keys(side.msgs)
   put(out, #ids)
   for _, id in ipairs(ids) do put(out, id) put(out, side.msgs[id]) end
-  put(out, #side.running)
+  local running = {} -- those of agents despawned since the update are not saved
   for _, r in ipairs(side.running) do
+    if not r.gone then running[#running + 1] = r end
+  end
+  put(out, #running)
+  for _, r in ipairs(running) do
     put(out, r.agent) put(out, r.action) put(out, r.wait)
     put(out, r.fresh and 1 or 0) put(out, r.co and 1 or 0)
   end
@@ -100,11 +104,12 @@ local function reader(s)
 end
 
 -- Parses one crowd's script side; checks it against the behaviour and against the saved
--- crowd (`agents` agents, `goals` goals): every agent it names exists, every action is one
--- of the crowd's, every goal name is one of the saved goals.
+-- crowd (`agents` agents, `goals` goals, `dead` its despawned slots): every agent it names
+-- exists and was not despawned, every action is one of the crowd's, every goal name is
+-- one of the saved goals.
 -- Under migration `amap` maps the saved action ids to this behaviour's (false: changed or
 -- gone): a timing or queued event of such an action is dropped, and said in `report`.
-local function read_side(side, r, k, agents, goals, amap, report)
+local function read_side(side, r, k, agents, goals, dead, amap, report)
   local p = { goal_names = {}, msgs = {}, running = {}, pending = {}, failed = {}, extra = {} }
   local function bad(fmt, ...)
     error(string_format("saved world: crowd %d '%s': the script part: " .. fmt, k,
@@ -113,6 +118,7 @@ local function read_side(side, r, k, agents, goals, amap, report)
   local function agent()
     local a = r.int(1, "agent")
     if a > agents then bad("agent %d does not exist (%d agents saved)", a, agents) end
+    if dead[a] then bad("agent %d was despawned (its slot is free in the saved crowd)", a) end
     return a
   end
   local count = r.int(0, "goal count")
@@ -315,7 +321,7 @@ function World:load(s, opts)
     s, maps = new, amaps
     for _, line in ipairs(lines) do report[#report + 1] = line end
   end
-  local checked, extra, agents, goals = pcall(core.world_load, self, list, s, true)
+  local checked, extra, agents, goals, dead = pcall(core.world_load, self, list, s, true)
   if not checked then error((tostring(extra):gsub("^[^\n]-:%d+: ", "")), 2) end
   local ok, parsed = pcall(function()
     if extra:sub(1, #SCRIPT_TAG) ~= SCRIPT_TAG then
@@ -324,7 +330,7 @@ function World:load(s, opts)
     local r = reader(extra:sub(#SCRIPT_TAG + 1))
     local all = {}
     for k, c in ipairs(list) do
-      all[k] = read_side(crowds[c], r, k, agents[k], goals[k], maps[k], report)
+      all[k] = read_side(crowds[c], r, k, agents[k], goals[k], dead[k], maps[k], report)
     end
     if r.left() ~= 0 then error("saved world: the script part has bytes after the end", 0) end
     return all

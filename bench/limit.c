@@ -1,0 +1,258 @@
+/* limit.c: the least work the hardware does for a crowd's timers (a minimal C timer wheel, records of 2 or 64 bytes, an 8-byte event per step end, and a naive loop over every agent), as a Lua module `limit` the Lua benches load beside saspu. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lauxlib.h"
+#include "lua.h"
+
+/* Steps of 1-3 s at 60 frames a second unless told otherwise. */
+#define STEP_MIN_FRAMES  60u
+#define STEP_SPAN_FRAMES 121u
+
+/* The 64-byte record: what a game keeps per timed agent (a state of a few
+ * bytes, a plan, a step index, a due frame, a position, an id, spare room). */
+typedef struct Fat {
+  uint8_t state[8];
+  uint8_t plan[16];
+  uint32_t due;
+  uint16_t step;
+  uint16_t plan_len;
+  float pos[2];
+  uint32_t id;
+  uint8_t spare[20];
+} Fat;
+
+_Static_assert(sizeof(Fat) == 64, "the fat record is 64 bytes");
+
+typedef struct Event {
+  uint32_t agent;
+  uint16_t kind;
+  uint16_t step;
+} Event;
+
+typedef struct Slot {
+  uint32_t *ids;
+  uint32_t count, cap;
+} Slot;
+
+/* A wheel of n agents, or (slots == NULL) the naive loop over timers. */
+typedef struct Limit {
+  uint32_t n;
+  int fat;        /* 1: 64-byte records; 0: 2-byte records */
+  uint16_t *thin; /* per agent: bits 0-7 the step, 8-15 the state */
+  Fat *fats;
+  float *timers; /* the naive loop: seconds left in each agent's step */
+  Slot *slots;   /* mask + 1 slots: more than the longest step's frames */
+  uint32_t mask;
+  uint32_t min_frames, span_frames;
+  Event *events;
+  uint32_t event_count, event_cap;
+  uint32_t frame;
+  uint64_t rng;
+  uint64_t total_ends;
+} Limit;
+
+static const char *const LIMIT_MT = "limit.Wheel";
+
+static uint32_t next_rand(Limit *l) {
+  /* xorshift64*: cheap, and the same stream every run */
+  l->rng ^= l->rng >> 12;
+  l->rng ^= l->rng << 25;
+  l->rng ^= l->rng >> 27;
+  return (uint32_t)((l->rng * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static void *grow(lua_State *L, void *p, size_t bytes) {
+  void *q = realloc(p, bytes);
+  if (!q) luaL_error(L, "limit: out of memory (%zu bytes)", bytes);
+  return q;
+}
+
+static void slot_push(lua_State *L, Slot *s, uint32_t id) {
+  if (s->count == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 64;
+    s->ids = grow(L, s->ids, (size_t)s->cap * sizeof *s->ids);
+  }
+  s->ids[s->count++] = id;
+}
+
+static void limit_free(Limit *l) {
+  for (uint32_t k = 0; l->slots && k <= l->mask; k++) free(l->slots[k].ids);
+  free(l->slots);
+  free(l->thin);
+  free(l->fats);
+  free(l->timers);
+  free(l->events);
+  memset(l, 0, sizeof *l);
+}
+
+static int limit_gc(lua_State *L) {
+  limit_free(luaL_checkudata(L, 1, LIMIT_MT));
+  return 0;
+}
+
+/* limit.wheel(n, bytes, min, span): n agents with records of `bytes` (2 or
+ * 64) in a wheel of frames, steps of min to min + span - 1 frames (default
+ * 60 and 121: 1-3 s at 60 frames a second), the first ends spread alike.
+ * limit.loop(n): n agents whose timers a loop visits every frame. */
+static int limit_new(lua_State *L, int wheel) {
+  lua_Integer n = luaL_checkinteger(L, 1);
+  lua_Integer bytes = wheel ? luaL_optinteger(L, 2, 64) : 4;
+  luaL_argcheck(L, n >= 0 && n <= (lua_Integer)UINT32_MAX / 2, 1,
+                "agents out of range");
+  luaL_argcheck(L, !wheel || bytes == 2 || bytes == 64, 2,
+                "record of 2 or 64 bytes expected");
+  lua_Integer lo = wheel ? luaL_optinteger(L, 3, STEP_MIN_FRAMES) : 1;
+  lua_Integer span = wheel ? luaL_optinteger(L, 4, STEP_SPAN_FRAMES) : 1;
+  luaL_argcheck(L, lo >= 1 && lo <= (1 << 24), 3, "frames out of range");
+  luaL_argcheck(L, span >= 1 && span <= (1 << 24), 4, "frames out of range");
+  Limit *l = lua_newuserdata(L, sizeof *l);
+  memset(l, 0, sizeof *l);
+  luaL_setmetatable(L, LIMIT_MT);
+  l->n = (uint32_t)n;
+  l->rng = 0x9E3779B97F4A7C15ULL;
+  if (!wheel) {
+    l->timers = grow(L, NULL, (size_t)n * sizeof *l->timers + 1);
+    for (uint32_t i = 0; i < l->n; i++)
+      l->timers[i] = 1.0f + 2.0f * (float)(next_rand(l) >> 8) / 16777216.0f;
+    return 1;
+  }
+  l->fat = bytes == 64;
+  l->min_frames = (uint32_t)lo;
+  l->span_frames = (uint32_t)span;
+  uint32_t slots = 1;
+  while (slots <= l->min_frames + l->span_frames) slots *= 2;
+  l->mask = slots - 1;
+  l->slots = grow(L, NULL, (size_t)slots * sizeof *l->slots);
+  memset(l->slots, 0, (size_t)slots * sizeof *l->slots);
+  if (l->fat) {
+    l->fats = grow(L, NULL, (size_t)n * sizeof *l->fats + 1);
+    memset(l->fats, 0, (size_t)n * sizeof *l->fats);
+  } else {
+    l->thin = grow(L, NULL, (size_t)n * sizeof *l->thin + 1);
+    memset(l->thin, 0, (size_t)n * sizeof *l->thin);
+  }
+  for (uint32_t i = 0; i < l->n; i++) {
+    uint32_t due = 1 + next_rand(l) % (l->min_frames + l->span_frames);
+    if (l->fat) {
+      Fat *a = &l->fats[i];
+      a->id = i;
+      a->due = due;
+      a->plan_len = 1;
+      a->plan[0] = 1;
+    }
+    slot_push(L, &l->slots[due & l->mask], i);
+  }
+  return 1;
+}
+
+static int limit_wheel(lua_State *L) { return limit_new(L, 1); }
+static int limit_loop(lua_State *L) { return limit_new(L, 0); }
+
+/* The naive loop: every agent's timer every frame. */
+static uint32_t loop_frame(Limit *l, float dt) {
+  uint32_t ends = 0;
+  for (uint32_t i = 0; i < l->n; i++) {
+    float t = l->timers[i] - dt;
+    if (t <= 0) {
+      t += 1.0f + 2.0f * (float)(next_rand(l) >> 8) / 16777216.0f;
+      ends++;
+    }
+    l->timers[i] = t;
+  }
+  return ends;
+}
+
+/* w:frame([dt]): one frame: every agent whose step ends now takes its next
+ * step (its state flips, a new duration of 1-3 s puts it in a later slot)
+ * and writes an 8-byte event. Returns the step ends of the frame. */
+static int limit_frame(lua_State *L) {
+  Limit *l = luaL_checkudata(L, 1, LIMIT_MT);
+  if (l->timers) {
+    uint32_t ends = loop_frame(l, (float)luaL_optnumber(L, 2, 1.0 / 60.0));
+    l->total_ends += ends;
+    lua_pushinteger(L, ends);
+    return 1;
+  }
+  uint32_t frame = ++l->frame;
+  Slot *s = &l->slots[frame & l->mask];
+  uint32_t count = s->count;
+  if (count > l->event_cap) {
+    l->event_cap = count + count / 2;
+    l->events = grow(L, l->events, (size_t)l->event_cap * sizeof *l->events);
+  }
+  Event *ev = l->events;
+  for (uint32_t k = 0; k < count; k++) {
+    uint32_t i = s->ids[k];
+    uint32_t due = frame + l->min_frames + next_rand(l) % l->span_frames;
+    uint16_t step;
+    if (l->fat) {
+      Fat *a = &l->fats[i];
+      a->state[0] ^= 1; /* the step's effect */
+      a->plan[0] = (uint8_t)(1 + a->state[0]);
+      a->step = (uint16_t)(a->step + 1);
+      a->due = due;
+      step = a->step;
+    } else {
+      uint16_t r = l->thin[i] ^ 0x100u;
+      r = (uint16_t)((r & 0xFF00u) | ((r + 1u) & 0xFFu));
+      l->thin[i] = r;
+      step = r & 0xFFu;
+    }
+    ev[k].agent = i;
+    ev[k].kind = 1;
+    ev[k].step = step;
+    Slot *to = &l->slots[due & l->mask];
+    if (to->count == to->cap)
+      slot_push(L, to, i);
+    else
+      to->ids[to->count++] = i;
+  }
+  s->count = 0;
+  l->event_count = count;
+  l->total_ends += count;
+  lua_pushinteger(L, count);
+  return 1;
+}
+
+/* w:stats(): { ends = step ends so far, bytes = what the records, slots and
+ * events hold, record = bytes per agent record }. */
+static int limit_stats(lua_State *L) {
+  Limit *l = luaL_checkudata(L, 1, LIMIT_MT);
+  size_t bytes = 0;
+  for (uint32_t k = 0; l->slots && k <= l->mask; k++)
+    bytes += (size_t)l->slots[k].cap * sizeof(uint32_t);
+  size_t record = l->timers ? sizeof *l->timers
+                  : l->fat  ? sizeof(Fat)
+                            : sizeof(uint16_t);
+  bytes += (size_t)l->n * record + (size_t)l->event_cap * sizeof(Event);
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, (lua_Integer)l->total_ends);
+  lua_setfield(L, -2, "ends");
+  lua_pushinteger(L, (lua_Integer)bytes);
+  lua_setfield(L, -2, "bytes");
+  lua_pushinteger(L, (lua_Integer)record);
+  lua_setfield(L, -2, "record");
+  return 1;
+}
+
+int luaopen_limit(lua_State *L);
+
+int luaopen_limit(lua_State *L) {
+  static const luaL_Reg methods[] = {{"frame", limit_frame},
+                                     {"stats", limit_stats},
+                                     {"__gc", limit_gc},
+                                     {NULL, NULL}};
+  static const luaL_Reg funcs[] = {
+      {"wheel", limit_wheel}, {"loop", limit_loop}, {NULL, NULL}};
+  if (luaL_newmetatable(L, LIMIT_MT)) {
+    luaL_setfuncs(L, methods, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -2, "__index");
+  }
+  lua_pop(L, 1);
+  lua_newtable(L);
+  luaL_setfuncs(L, funcs, 0);
+  return 1;
+}
