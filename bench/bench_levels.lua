@@ -1,7 +1,9 @@
 -- bench/bench_levels.lua: does memory come back? A game loads level after level (a world of N walking citizens on a 256x256 grid, script data on every fourth agent, a few frames, a save), closes it, collects; RSS before, at the peak and after each level (MB).
--- Run: lua5.4 bench/bench_levels.lua [agents] [levels] [nodata] [max=MB]   (from the repo root,
--- with build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory). With max=MB
--- it exits 1 when RSS after a level exceeds RSS before the first by more (CTest's lua_memory_return).
+-- Run: lua5.4 bench/bench_levels.lua [agents] [levels] [nodata] [crowds=K] [max=MB]   (from the
+-- repo root, with build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory).
+-- crowds=K splits the N agents over K crowds, each with its own pool of 2 worker threads (whose
+-- allocations live in arenas of their own). With max=MB it exits 1 when RSS after a level
+-- exceeds RSS before the first by more (CTest's lua_memory_return).
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
@@ -9,11 +11,13 @@ local saspu = require "saspu"
 
 local N = tonumber(arg[1]) or 1000000
 local LEVELS = tonumber(arg[2]) or 3
-local DATA, MAX = true, nil -- agent handles and `data` tables made by the script; the check
+local DATA, MAX, CROWDS = true, nil, 1 -- agent handles and `data` tables made by the script
 for k = 3, #arg do
   if arg[k] == "nodata" then DATA = false
   elseif arg[k]:match("^max=") then MAX = assert(tonumber(arg[k]:sub(5)), "max=MB: a number")
-  else error("bench_levels: unknown argument '" .. arg[k] .. "' (nodata, max=MB)") end
+  elseif arg[k]:match("^crowds=") then
+    CROWDS = assert(math.tointeger(tonumber(arg[k]:sub(8))), "crowds=K: an integer")
+  else error("bench_levels: unknown argument '" .. arg[k] .. "' (nodata, crowds=K, max=MB)") end
 end
 
 local function rss_mb()
@@ -45,11 +49,16 @@ local function level()
   local actions = {}
   for _, a in ipairs(dom:actions()) do actions[a.name] = { duration = { 1, 3 } } end
   actions.buy_food.at, actions.buy_drink.at = { kind = "market" }, { kind = "market" }
-  local crowd = world:crowd(dom, { actions = actions, goals = { { "work" } } },
-                            { capacity = N, threads = 2, seed = 1, speed = 4 })
-  for i = 1, N do crowd:spawn_packed(packed, i % 256 + 1, i // 256 % 256 + 1) end
-  if DATA then
-    for i = 1, N, 4 do crowd:agent(i).data.level = i end
+  local crowds = {}
+  for k = 1, CROWDS do
+    local n = N // CROWDS + (k <= N % CROWDS and 1 or 0)
+    local crowd = world:crowd(dom, { actions = actions, goals = { { "work" } } },
+                              { capacity = n, threads = 2, seed = k, speed = 4 })
+    for i = 1, n do crowd:spawn_packed(packed, i % 256 + 1, i // 256 % 256 + 1) end
+    if DATA then
+      for i = 1, n, 4 do crowd:agent(i).data.level = i end
+    end
+    crowds[k] = crowd
   end
   for _ = 1, 4 do
     world:update(0.5)
@@ -57,7 +66,7 @@ local function level()
   end
   local saved = world:save()
   local peak = rss_mb()
-  crowd:close()
+  for _, crowd in ipairs(crowds) do crowd:close() end
   world:close()
   return peak, #saved
 end
@@ -65,7 +74,8 @@ end
 collectgarbage()
 collectgarbage()
 local before = rss_mb()
-print(string.format("bench_levels: %s; %d agents per level", machine(), N))
+print(string.format("bench_levels: %s; %d agents per level in %d crowd%s", machine(), N,
+                    CROWDS, CROWDS == 1 and "" or "s"))
 print(string.format("RSS before the first level: %.1f MB", before))
 local worst = 0
 for l = 1, LEVELS do

@@ -59,7 +59,8 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len,
   p += 4 + facts;
   sp_save_put(p, 1, 4); /* one crowd */
   memcpy(p + 4, good + crowd, at - crowd);
-  sp_save_put(p + 4 + 16, 0, 8); /* no agents */
+  sp_save_put(p + 4 + 8, sp_save_setup_print(c, 5), 8); /* as format 5 */
+  sp_save_put(p + 4 + 16, 0, 8);                        /* no agents */
   p += 4 + (at - crowd);
   sp_save_put(p, 0, 4);     /* no despawned slot */
   p[4] = 0;                 /* no fact ties (the town has none) */

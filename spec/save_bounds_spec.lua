@@ -44,6 +44,29 @@ describe("a crowd's movement in the save's fingerprint", function()
   end)
 end)
 
+describe("world:load with migrate into a crowd whose movement changed", function()
+  it("drops the plan of an agent that waited for the engine's arrived(); it walks the grid",
+     function()
+    local function town(movement)
+      local world = saspu.world { grid = saspu.grid(8, 8), places = { { name = "well", x = 6, y = 6 } } }
+      local c = world:crowd(chores(2), { actions = { do_1 = { at = "well", duration = 1 } },
+                                         goals = { { "all" } } }, { movement = movement })
+      c:spawn { start = "morning", x = 1, y = 1 }
+      return world, c
+    end
+    local engine, ec = town("engine")
+    engine:update(0.5)
+    assert.equal("moving", ec:agent(1):inspect().phase)
+    local s = engine:save()
+    local grid, gc = town()
+    assert.error_matches(function() grid:load(s) end, "movement) differ", 1, true)
+    local report = grid:load(s, { migrate = true })
+    assert.is_true(has_line(report, "crowd 1 'chores': 1 agent dropped its plan"))
+    for _ = 1, 20 do grid:update(0.5) end
+    assert.equal("yes", gc:agent(1):get("chore1"))
+  end)
+end)
+
 describe("world:load with migrate and despawned slots", function()
   it("loads a save whose despawned slot held a plan longer than the patched domain's "
      .. "actions", function()

@@ -1,8 +1,12 @@
 /* thread_pool.c: the pthread pool behind batch planning (start once, run jobs, join on free). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "sp_error.h"
 #include "sp_internal.h"
@@ -40,6 +44,23 @@ int sp_online_cores(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > SP_THREAD_POOL_MAX ? SP_THREAD_POOL_MAX : (int)n;
 }
+
+/* glibc gives each new thread that allocates a malloc arena of its own
+ * (up to 8 per core), and an arena keeps the top of its heap after the
+ * thread ends: a crowd's workers grow their buffers there, so every pool
+ * of a level left tens of MB behind it. saspu's worker threads share
+ * the main arena instead: the first pool sets M_ARENA_MAX to 1, unless
+ * the environment chose (MALLOC_ARENA_MAX or GLIBC_TUNABLES). glibc
+ * reads the limit when a thread first needs an arena, so it holds when
+ * saspu's threads are the process's first to allocate (a game's own
+ * threads that allocated earlier keep the arenas they had). */
+static void arena_limit(void) {
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+  if (getenv("MALLOC_ARENA_MAX") == NULL && getenv("GLIBC_TUNABLES") == NULL)
+    mallopt(M_ARENA_MAX, 1);
+#endif
+}
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
 
 static void *pool_thread_main(void *p) {
   PoolThread *self = p;
@@ -113,6 +134,7 @@ SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
     sp_mem_free(alloc, pool, bytes);
     return sp_error_memory(err);
   }
+  if (size > 1) pthread_once(&arena_once, arena_limit);
   for (int i = 1; i < size; i++) {
     PoolThread *t = &pool->threads[i];
     t->pool = pool;

@@ -1,4 +1,4 @@
--- tests/fuzz/save_driver.lua: a structure-aware save fuzzer: mutates fields of a real save (agents, crowds, places, fields, the script part), seals it again, loads it, and runs updates and every reader on what loads; returns the findings.
+-- tests/fuzz/save_driver.lua: a structure-aware save fuzzer: mutates fields of a real save (agents, crowds, places, fields, names, chases, sensors, fact ties, own priorities, waiters, an engine-moved crowd, the script part), seals it again, loads it (or migrates it into a patched game), and runs updates and every reader on what loads; returns the findings.
 --
 -- driver.run_bytes(s) -> findings   the libFuzzer harness (tests/fuzz/fuzz_save.c, Lua 5.4)
 -- A finding is a text. A refusal is fine when it says "saved world" and nothing from
@@ -37,12 +37,31 @@ local function patched_domain()
   return patched_cache
 end
 
+-- A watcher the engine moves (movement = "engine"): tied to the world fact `alarm`,
+-- sensing crowd 1 near it, going to the well and to agent 1 of crowd 1.
+local watcher_cache
+local function watcher()
+  watcher_cache = watcher_cache or saspu.domain {
+    name = "watcher",
+    variables = { { name = "alarm", values = { "quiet", "ringing" } },
+                  { name = "near", values = { "false", "true" } },
+                  { name = "task", values = { "todo", "done" } },
+                  { name = "fed", values = { "no", "yes" } } },
+    actions = { { name = "go", var = "task", pre = "todo", post = "done", prevail = { alarm = "quiet" } },
+                { name = "eat", var = "fed", pre = "no", post = "yes", prevail = { near = "true" } } },
+    goals = { work = { task = "done" }, meal = { fed = "yes" } },
+    starts = { s = { alarm = "quiet", near = "false", task = "todo", fed = "no" } },
+  }
+  return watcher_cache
+end
+
 local function build(patched)
   local places = { { name = "market", kind = "shop", x = 3, y = 3, capacity = 1 },
                    { name = "inn", kind = "shop", x = 12, y = 4, capacity = 2 },
                    { name = "well", x = 8, y = 12 } }
   if patched then table.insert(places, 2, { name = "pump", x = 5, y = 14 }) end
-  local world = saspu.world { grid = saspu.grid(16, 16), places = places }
+  local world = saspu.world { grid = saspu.grid(16, 16), places = places,
+                              facts = { alarm = { "quiet", "ringing" } } }
   local d = patched and patched_domain() or domain()
   local a = world:crowd(d, {
     actions = {
@@ -71,7 +90,26 @@ local function build(patched)
   a:agent(2):set_priority("have_a_meal", 9) -- agents' own priorities
   a:agent(5):set_priority("work", 0)
   a:agent(5):set_priority("go_for_a_walk", 4)
+  local e = world:crowd(watcher(), {
+    actions = { go = { at = "well", duration = 1 }, eat = { at = { agent = a:agent(1) }, duration = 1 } },
+    goals = { { "meal", priority = 2 }, { "work" } },
+  }, { capacity = 6, seed = 5, movement = "engine", facts = { "alarm" },
+       sensors = { near = { near = a, r = 3, period = 1 } } })
+  for i = 1, 4 do e:spawn { start = "s", x = 9 + i, y = 3 } end
   return world
+end
+
+-- The engine's part of a frame: it moves every other waiting agent there (the game's
+-- own answer), and rings the alarm now and then.
+local function engine_frame(world, f)
+  local e = world:crowds()[3]
+  for i = 1, e and e:size() or 0 do
+    local ok, info = pcall(e.info, e, i, {})
+    if ok and info and info.phase == "moving" and (i + f) % 2 == 0 then
+      pcall(function() e:agent(i):arrived() end)
+    end
+  end
+  if f % 20 == 10 then world:set("alarm", world:get("alarm") == "quiet" and "ringing" or "quiet") end
 end
 
 M.build = build
@@ -327,8 +365,7 @@ local function prepare()
   base = world:save()
   local vars, acts = {}, {}
   for k, c in ipairs(world:crowds()) do
-    vars[k], acts[k] = #domain():variables(), #domain():actions()
-    assert(c)
+    vars[k], acts[k] = #c:domain():variables(), #c:domain():actions()
   end
   fields, extra_at = layout(base, vars, acts)
   world:close()
@@ -377,6 +414,7 @@ function M.run_bytes(s)
   end
   M.loaded = M.loaded + 1
   for f = 1, 60 do
+    engine_frame(world, f)
     local uok, uerr = pcall(world.update, world, (f % 5) * 0.4)
     if not uok then
       findings[#findings + 1] = format("frame %d: world:update raised: %s", f, tostring(uerr))
