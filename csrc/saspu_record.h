@@ -78,6 +78,16 @@ SP_API SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds,
  * with the same error); SP_ERR_MEMORY (this frame is lost). */
 SP_API SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
                                       size_t count, SpError *err);
+/* A text about event `event` (0-based, in sp_crowd_events order) of
+ * crowds[crowd] in the frame the next sp_world_record_frame records (the
+ * binding notes why a no_plan had no plan). Texts are cut to
+ * SP_RECORD_NOTE_MAX bytes. SP_ERR_INVALID for a crowd out of range;
+ * SP_ERR_MEMORY. */
+#if !defined(SP_RECORD_NOTE_MAX)
+#define SP_RECORD_NOTE_MAX 1024
+#endif
+SP_API SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
+                                     const char *text, SpError *err);
 /* Writes what is buffered, closes the file and frees r (NULL is
  * ignored). The status of the last writes: SP_ERR_INVALID when some
  * write failed. */
@@ -112,6 +122,11 @@ typedef struct SpTraceFact {
   uint32_t frame;
   uint16_t fact, value;
 } SpTraceFact;
+
+typedef struct SpTraceNote {
+  size_t event; /* index into events */
+  char *text;
+} SpTraceNote;
 
 typedef struct SpTraceSnapshot {
   uint32_t frame; /* the first frame after it (frames before it: none) */
@@ -153,18 +168,19 @@ typedef struct SpTrace {
   char **kinds, **reasons;
   SpTraceFactInfo *facts;
   SpTraceCrowd *crowds;
-  size_t nframes, nevents, ncells, nfact_changes, nsnapshots;
+  size_t nframes, nevents, ncells, nfact_changes, nsnapshots, nnotes;
   SpTraceFrame *frames;
   SpTraceEvent *events;
   SpTraceCell *cells;
   SpTraceFact *fact_changes;
   SpTraceSnapshot *snapshots;
-  char *problems; /* NUL-terminated; "" when the trace read cleanly */
+  SpTraceNote *notes; /* in event order */
+  char *problems;     /* NUL-terminated; "" when the trace read cleanly */
   size_t problems_len, problems_cap;
   size_t chunks, chunks_skipped;
   /* bookkeeping */
   SpAllocator alloc;
-  size_t cap_frames, cap_events, cap_cells, cap_facts, cap_snapshots;
+  size_t cap_frames, cap_events, cap_cells, cap_facts, cap_snapshots, cap_notes;
   int header_ok;
 } SpTrace;
 

@@ -130,6 +130,22 @@ static int l_record_frame(lua_State *L)
   return 0;
 }
 
+/* rec:note(crowd, event, text): a text about event `event` (1-based) of
+ * crowd `crowd` (1-based, as at the start) of the frame recorded next. */
+static int l_record_note(lua_State *L)
+{
+  lua_Integer k = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
+  const char *text = luaL_checkstring(L, 4);
+  LRecorder *ud = check_recorder(L);
+  luaL_argcheck(L, k >= 1 && (size_t)k <= ud->count, 2, "no such crowd");
+  luaL_argcheck(L, e >= 1, 3, "no such event");
+  SpError err;
+  if (sp_world_record_note(ud->r, (size_t)k - 1, (size_t)e - 1, text, &err) !=
+      SP_OK)
+    return luaL_error(L, "saspu.World:record: %s", err.message);
+  return 0;
+}
+
 static void push_stats(lua_State *L, const SpRecordStats *s)
 {
   lua_createtable(L, 0, 8);
@@ -373,6 +389,19 @@ static int l_trace_fact(lua_State *L)
   return 3;
 }
 
+/* t:notes() -> { [event index] = text } */
+static int l_trace_notes(lua_State *L)
+{
+  SpTrace *t = check_trace(L);
+  lua_createtable(L, 0, (int)(t->nnotes < 1000000 ? t->nnotes : 1000000));
+  for (size_t j = 0; j < t->nnotes; j++) {
+    t = check_trace(L); /* a push may run a finalizer */
+    lua_pushstring(L, t->notes[j].text);
+    lua_rawseti(L, -2, (lua_Integer)t->notes[j].event + 1);
+  }
+  return 1;
+}
+
 /* t:snapshot(k) -> frame number (0-based: the frame it comes before),
  * crowd, agent count */
 static int l_trace_snapshot(lua_State *L)
@@ -431,15 +460,20 @@ static int l_trace_gc(lua_State *L)
 
 void open_world_record(lua_State *L)
 {
-  const luaL_Reg rec[] = {{"frame", l_record_frame}, {"stats", l_record_stats},
-                          {"stop", l_record_stop},   {"__gc", l_record_gc},
-                          {"__close", l_record_gc},  {NULL, NULL}};
+  const luaL_Reg rec[] = {{"frame", l_record_frame},
+                          {"stats", l_record_stats},
+                          {"note", l_record_note},
+                          {"stop", l_record_stop},
+                          {"__gc", l_record_gc},
+                          {"__close", l_record_gc},
+                          {NULL, NULL}};
   const luaL_Reg tr[] = {{"header", l_trace_header},
                          {"frame", l_trace_frame},
                          {"event", l_trace_event},
                          {"cell", l_trace_cell},
                          {"fact", l_trace_fact},
                          {"snapshot", l_trace_snapshot},
+                         {"notes", l_trace_notes},
                          {"snapshot_cell", l_trace_snapshot_cell},
                          {"agent_items", l_trace_agent_items},
                          {"close", l_trace_gc},

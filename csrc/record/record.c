@@ -11,6 +11,10 @@
 #include "sp_error.h"
 #include "sp_record.h"
 
+typedef struct Note {
+  size_t crowd, event, at, len; /* the text: notes_text[at .. at + len) */
+} Note;
+
 typedef struct RecCrowd {
   int recorded;
   uint32_t *last; /* the cell key last written per agent (capacity + 1) */
@@ -36,6 +40,10 @@ struct SpRecorder {
   uint64_t frame;
   double clock;
   SpRecordStats stats;
+  Note *notes; /* this frame's, in call order */
+  size_t nnotes, notes_cap;
+  char *notes_text;
+  size_t text_len, text_cap;
   /* the writer thread: takes one sealed chunk at a time */
   pthread_t thread;
   int threaded;
@@ -293,6 +301,9 @@ static void release(SpRecorder *r) {
     sp_mem_free(r->alloc, r->facts, (size_t)r->nfacts * sizeof(int));
   for (int b = 0; b < 2; b++)
     if (r->bufs[b] != NULL) sp_mem_free(r->alloc, r->bufs[b], r->caps[b]);
+  if (r->notes != NULL)
+    sp_mem_free(r->alloc, r->notes, r->notes_cap * sizeof *r->notes);
+  if (r->notes_text != NULL) sp_mem_free(r->alloc, r->notes_text, r->text_cap);
   if (r->f != NULL) fclose(r->f);
   sp_mem_free(r->alloc, r, sizeof *r);
 }
@@ -485,6 +496,60 @@ static int put_events(SpRecorder *r, const SpCrowd *c) {
   return 1;
 }
 
+SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
+                              const char *text, SpError *err) {
+  sp_error_clear(err);
+  if (crowd >= r->count)
+    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                        "record: note for crowd %lu of %lu",
+                        (unsigned long)crowd + 1, (unsigned long)r->count);
+  size_t len = strlen(text);
+  if (len > SP_RECORD_NOTE_MAX) len = SP_RECORD_NOTE_MAX;
+  if (r->nnotes == r->notes_cap) {
+    size_t cap = r->notes_cap ? r->notes_cap * 2 : 16;
+    Note *p = sp_mem_realloc(r->alloc, r->notes, r->notes_cap * sizeof *p,
+                             cap * sizeof *p);
+    if (p == NULL) return sp_error_memory(err);
+    r->notes = p;
+    r->notes_cap = cap;
+  }
+  if (r->text_len + len > r->text_cap) {
+    size_t cap = r->text_cap ? r->text_cap : 1024;
+    while (cap < r->text_len + len) cap *= 2;
+    char *p = sp_mem_realloc(r->alloc, r->notes_text, r->text_cap, cap);
+    if (p == NULL) return sp_error_memory(err);
+    r->notes_text = p;
+    r->text_cap = cap;
+  }
+  memcpy(r->notes_text + r->text_len, text, len);
+  Note *n = &r->notes[r->nnotes++];
+  n->crowd = crowd;
+  n->event = event;
+  n->at = r->text_len;
+  n->len = len;
+  r->text_len += len;
+  return SP_OK;
+}
+
+/* The notes of crowd k for this frame (events past `events` are dropped). */
+static int put_notes(SpRecorder *r, size_t k, size_t events) {
+  size_t n = 0;
+  for (size_t j = 0; j < r->nnotes; j++)
+    n += r->notes[j].crowd == k && r->notes[j].event < events;
+  if (!reserve(r, 10)) return 0;
+  put_var(r, n);
+  for (size_t j = 0; j < r->nnotes; j++) {
+    const Note *o = &r->notes[j];
+    if (o->crowd != k || o->event >= events) continue;
+    if (!reserve(r, 20 + o->len)) return 0;
+    put_var(r, o->event);
+    put_var(r, o->len);
+    memcpy(at(r), r->notes_text + o->at, o->len);
+    r->len += o->len;
+  }
+  return 1;
+}
+
 SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
                                size_t count, SpError *err) {
   sp_error_clear(err);
@@ -535,7 +600,9 @@ SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
     }
     r->stats.event_bytes += c0 - e0;
     r->stats.cell_bytes += r->len - c0;
+    if (!put_notes(r, k, sp_crowd_event_count(c))) goto memory;
   }
+  r->nnotes = r->text_len = 0;
   for (int f = 0; f < r->nfacts; f++) {
     int v = sp_world_get_fact(r->w, f);
     r->stats.facts += v != r->facts[f];
@@ -555,6 +622,7 @@ SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
 memory:
   /* the frame is dropped whole: the chunk ends where it began */
   r->len = start;
+  r->nnotes = r->text_len = 0;
   r->stats.ms_encode += now_ms() - t0;
   return sp_error_memory(err);
 }

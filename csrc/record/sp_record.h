@@ -23,7 +23,8 @@
  *   (a gone agent: x = 0xFFFF, y = 0xFFFF taken as a cell).
  * FRAMES: frames until the payload ends; a frame: frame number, clock,
  *   fact changes (count, then fact, value), crowd blocks (count, then per
- *   block: crowd, event count, events, cell count, cells). An event:
+ *   block: crowd, event count, events, cell count, cells, note count,
+ *   notes: the event's index in the block and a string). An event:
  *   zigzag(agent - previous event's agent), kind | flags << 7, reason,
  *   goal, action + 1, zigzag(detail). A cell: agent - previous cell's
  *   agent - 1 (agents in order), then one byte (dx + 7) * 15 + (dy + 7)
@@ -42,6 +43,8 @@
 #define SP_TRACE_NO_CELL  UINT32_MAX
 /* A chunk's payload is at most this long (a reader refuses more). */
 #define SP_TRACE_CHUNK_MAX ((uint32_t)1 << 30)
+/* Strings are at most this long (names 255, notes SP_RECORD_NOTE_MAX). */
+#define SP_TRACE_STR_MAX 4096
 
 static inline uint64_t sp_trace_fnv(uint64_t h, const void *p, size_t n) {
   const uint8_t *b = p;

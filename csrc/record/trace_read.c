@@ -95,6 +95,7 @@ static int grow(SpTrace *t, void **arr, size_t n, size_t *cap, size_t size) {
 
 static char *get_str(SpTrace *t, Cur *c, int *mem) {
   uint64_t l = get_count(c, 255);
+  if (c->ok && memchr(c->p, 0, (size_t)l) != NULL) c->ok = 0;
   if (!c->ok) return NULL;
   char *s = sp_mem_alloc(t->alloc, (size_t)l + 1);
   if (s == NULL) {
@@ -346,6 +347,29 @@ static int read_cells(SpTrace *t, Cur *c, Follow *fo, size_t k, uint32_t frame,
   return c->ok;
 }
 
+static int read_notes(SpTrace *t, Cur *c, size_t first, size_t nev, int *mem) {
+  uint64_t n = get_count(c, nev);
+  for (uint64_t j = 0; j < n && c->ok; j++) {
+    uint64_t e = get_var(c), l = get_count(c, SP_TRACE_STR_MAX);
+    if (!c->ok || e >= nev || memchr(c->p, 0, (size_t)l) != NULL) return 0;
+    if (!GROW(t, t->notes, t->nnotes, t->cap_notes)) {
+      *mem = 1;
+      return 0;
+    }
+    char *s = sp_mem_alloc(t->alloc, (size_t)l + 1);
+    if (s == NULL) {
+      *mem = 1;
+      return 0;
+    }
+    memcpy(s, c->p, (size_t)l);
+    s[l] = '\0';
+    c->p += l;
+    t->notes[t->nnotes].event = first + (size_t)e;
+    t->notes[t->nnotes++].text = s;
+  }
+  return c->ok;
+}
+
 static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
   while (c->ok && c->p < c->end) {
     uint64_t number = get_var(c);
@@ -376,8 +400,10 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
     for (uint64_t b = 0; b < blocks && c->ok; b++) {
       uint64_t k = get_var(c);
       if (!c->ok || k >= t->ncrowds) return 0;
+      size_t first = t->nevents;
       if (!read_events(t, c, (size_t)k, frame, mem) ||
-          !read_cells(t, c, fo, (size_t)k, frame, mem))
+          !read_cells(t, c, fo, (size_t)k, frame, mem) ||
+          !read_notes(t, c, first, t->nevents - first, mem))
         return 0;
     }
   }
@@ -412,8 +438,10 @@ static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
   if (type == SP_CHUNK_SNAPSHOT) return read_snapshot(t, &c, fo, mem);
   if (type != SP_CHUNK_FRAMES) return 0;
   size_t nframes = t->nframes, nevents = t->nevents, ncells = t->ncells,
-         nfacts = t->nfact_changes;
+         nfacts = t->nfact_changes, nnotes = t->nnotes;
   if (read_frames(t, &c, fo, mem)) return 1;
+  for (size_t j = nnotes; j < t->nnotes; j++) free_str(t, t->notes[j].text);
+  t->nnotes = nnotes;
   t->nframes = nframes;
   t->nevents = nevents;
   t->ncells = ncells;
@@ -441,6 +469,9 @@ void sp_trace_free(SpTrace *t) {
   if (t->snapshots)
     sp_mem_free(t->alloc, t->snapshots,
                 t->cap_snapshots * sizeof *t->snapshots);
+  for (size_t j = 0; j < t->nnotes; j++) free_str(t, t->notes[j].text);
+  if (t->notes)
+    sp_mem_free(t->alloc, t->notes, t->cap_notes * sizeof *t->notes);
   if (t->problems) sp_mem_free(t->alloc, t->problems, t->problems_cap);
   sp_mem_free(t->alloc, t, sizeof *t);
 }

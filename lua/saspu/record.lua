@@ -1,6 +1,7 @@
 -- lua/saspu/record.lua: world:record and world:stop_recording: a trace of every frame (events, cells, fact changes) written by the C recorder (csrc/record/); lua/saspu/world.lua installs it.
 local core = require "saspu.core"
 local sides = require "saspu.sides"
+local naming = require "saspu.names"
 
 local type, ipairs, tostring, error, pcall = type, ipairs, tostring, error, pcall
 local format = string.format
@@ -93,9 +94,27 @@ function M.install(World, private)
   end
 end
 
+local NO_PLAN = core.event_kinds().no_plan -- its bit in next_event's mask
+
+-- Notes why each no_plan of the frame had no plan (the blocker's message).
+local function note_why(rec, list)
+  for k = 1, #list do
+    local c = list[k]
+    if c:is_open() then
+      local e, agent = c:next_event(1, NO_PLAN)
+      while e do
+        local why = naming.why_of(c, agent, true)
+        if why then rec:note(k, e, why.message) end
+        e, agent = c:next_event(e + 1, NO_PLAN)
+      end
+    end
+  end
+end
+
 -- After world:update: the frame into the trace (crowds closed since are left out).
 function M.frame(ws)
-  local ok, err = pcall(ws.recorder.frame, ws.recorder, ws.recorded)
+  local ok, err = pcall(note_why, ws.recorder, ws.recorded)
+  if ok then ok, err = pcall(ws.recorder.frame, ws.recorder, ws.recorded) end
   if not ok then
     local rec = ws.recorder
     ws.recorder, ws.recorded = nil, nil

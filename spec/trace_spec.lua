@@ -1,0 +1,217 @@
+-- spec/trace_spec.lua: world:record writes a trace that saspu.trace reads back as world:events() gave it: events, an agent's history and cells, why a goal had no plan; damage is reported, never raised.
+local saspu = require "saspu"
+local trace = require "saspu.trace"
+local support = require "support.agents"
+
+local function tmp()
+  local p = os.tmpname()
+  return p
+end
+
+-- Two citizens and a market of capacity 1 (one waits, blocked), a sheriff with an
+-- escaped outlaw (no plan), in one world.
+local SHERIFF = {
+  name = "sheriff",
+  variables = {
+    { name = "outlaw", values = { "at_large", "in_cell", "escaped" } },
+    { name = "deputy", values = { "civilian", "sworn_in" } },
+  },
+  actions = {
+    { name = "arrest", var = "outlaw", pre = "at_large", post = "in_cell", prevail = { deputy = "sworn_in" } },
+    { name = "swear_in", var = "deputy", pre = "civilian", post = "sworn_in" },
+  },
+  starts = { escaped = { outlaw = "escaped", deputy = "civilian" } },
+  goals = { bring_in_outlaw = { outlaw = "in_cell" } },
+}
+
+local function town()
+  local world = saspu.world { grid = saspu.grid(16, 16),
+                              places = { { name = "well", x = 1, y = 1 },
+                                         { name = "market", x = 9, y = 3, capacity = 1 } } }
+  local citizens = world:crowd(support.citizen(), {
+    actions = { buy_food = { at = "market", duration = 3 } },
+    goals = { { "work" } },
+  })
+  local sheriffs = world:crowd(saspu.domain(SHERIFF), { goals = { { "bring_in_outlaw" } } })
+  citizens:spawn { start = "start_of_day", x = 2, y = 3 }
+  citizens:spawn { start = "start_of_day", x = 14, y = 12 }
+  citizens:spawn { start = "start_of_day", x = 10, y = 3 }
+  sheriffs:spawn { start = "escaped" }
+  return world, citizens, sheriffs
+end
+
+-- Runs `frames` frames of dt, recording to `path`; the events as world:events() gave
+-- them, and each agent's cell after each frame.
+local function run(world, path, frames, dt, opts)
+  opts = opts or {}
+  opts.path = path
+  world:record(opts)
+  local events, cells = {}, {}
+  for f = 1, frames do
+    world:update(dt)
+    for ev in world:events() do
+      events[#events + 1] = { frame = f, agent = ev.agent:index(), class = ev.class, kind = ev.kind,
+                              action = ev.action, goal = ev.goal, reason = ev.reason,
+                              place = ev.place, detail = ev.detail }
+    end
+    cells[f] = {}
+    for k, c in ipairs(world:crowds()) do
+      cells[f][k] = {}
+      for i = 1, #c do
+        local x, y = c:position(i)
+        cells[f][k][i] = { x, y }
+      end
+    end
+  end
+  local stats = world:stop_recording()
+  return events, cells, stats
+end
+
+describe("world:record and saspu.trace", function()
+  it("reads back every event as world:events() gave it, in its order", function()
+    local path = tmp()
+    local world = town()
+    local events, _, stats = run(world, path, 40, 0.5)
+    local t = trace.open(path)
+    assert.same({}, t.problems)
+    assert.equal(40, t.frame_count)
+    assert.equal(#events, stats.events)
+    local got = {}
+    for ev in t:events() do
+      got[#got + 1] = { frame = ev.frame, agent = ev.agent, class = ev.class, kind = ev.kind,
+                        action = ev.action, goal = ev.goal, reason = ev.reason,
+                        place = ev.place, detail = ev.detail }
+    end
+    assert.same(events, got)
+    local kinds = {}
+    for _, ev in ipairs(events) do kinds[ev.kind] = true end
+    assert.is_true(kinds.blocked and kinds.no_plan and kinds.goal_reached and kinds.arrived)
+    os.remove(path)
+  end)
+
+  it("filters by class, kind, place and time", function()
+    local path = tmp()
+    local world = town()
+    local events = run(world, path, 30, 0.5)
+    local t = trace.open(path)
+    local want = {}
+    for _, ev in ipairs(events) do
+      if ev.class == "citizen" and ev.kind == "arrived" and ev.place == "market" and ev.frame >= 5 then
+        want[#want + 1] = ev.agent
+      end
+    end
+    local got = {}
+    for ev in t:events { class = "citizen", kind = { "arrived" }, place = "market", from = t:time(5) } do
+      got[#got + 1] = ev.agent
+    end
+    assert.is_true(#want > 0)
+    assert.same(want, got)
+    assert.error_matches(function() t:events { kinds = "x" } end, "unknown filter field 'kinds'", 1, true)
+    os.remove(path)
+  end)
+
+  it("keeps why a goal had no plan, as the event's reason", function()
+    local path = tmp()
+    local world = town()
+    local events = run(world, path, 3, 0.5)
+    local t = trace.open(path)
+    local want
+    for _, ev in ipairs(events) do if ev.kind == "no_plan" then want = want or ev.reason end end
+    assert.truthy(want and want:find("outlaw", 1, true))
+    local life = t:history("sheriff", 1)
+    assert.equal("bring_in_outlaw", life.goals[1].goal)
+    assert.equal("no_plan", life.goals[1].outcome)
+    assert.equal(want, life.goals[1].failures[1].why)
+    os.remove(path)
+  end)
+
+  it("gives an agent's history: goals, plans as the actions run, steps with their times", function()
+    local path = tmp()
+    local world = town()
+    local events = run(world, path, 60, 0.5)
+    local t = trace.open(path)
+    local life = t:history("citizen", 1)
+    local started, reached = {}, 0
+    for _, ev in ipairs(events) do
+      if ev.class == "citizen" and ev.agent == 1 then
+        if ev.kind == "step_started" then started[#started + 1] = ev.action end
+        if ev.kind == "goal_reached" then reached = reached + 1 end
+      end
+    end
+    local steps = {}
+    for _, g in ipairs(life.goals) do
+      for _, s in ipairs(g.steps) do
+        if s.outcome ~= "skipped" then steps[#steps + 1] = s.action end
+        assert.is_true(s.finish == nil or s.finish >= s.start)
+      end
+    end
+    assert.same(started, steps)
+    assert.equal(reached, life.reached)
+    assert.is_true(#life.goals >= 1 and #life.goals[1].plans >= 1)
+    local first = {}
+    for k = 1, #life.goals[1].plans[1].actions do first[k] = steps[k] end
+    assert.same(first, life.goals[1].plans[1].actions)
+    os.remove(path)
+  end)
+
+  it("rebuilds each agent's cell at any frame (state_at), and counts per hour", function()
+    local path = tmp()
+    local world = town()
+    local _, cells = run(world, path, 30, 0.5)
+    local t = trace.open(path)
+    for f = 1, 30, 3 do
+      for i = 1, 3 do
+        local s = t:state_at(t:time(f), "citizen", i)
+        assert.same(cells[f][1][i], { s.x, s.y })
+      end
+    end
+    local counts, keys = t:counts()
+    assert.same({ 0 }, keys)
+    assert.is_true(counts[0].goal_chosen >= 3 and counts[0].no_plan >= 1)
+    os.remove(path)
+  end)
+
+  it("records only the classes asked for, and cells every n frames", function()
+    local path = tmp()
+    local world = town()
+    run(world, path, 10, 0.5, { agents = { "sheriff" }, positions = 2 })
+    local t = trace.open(path)
+    for ev in t:events() do assert.equal("sheriff", ev.class) end
+    assert.is_false(t.header.crowds[1].recorded)
+    assert.equal(2, t.header.positions)
+    os.remove(path)
+  end)
+
+  it("reports a damaged chunk and reads the rest", function()
+    local path = tmp()
+    local world = town()
+    run(world, path, 20, 0.5)
+    local f = io.open(path, "rb")
+    local data = f:read("*a")
+    f:close()
+    local bad = data:sub(1, #data - 10) .. string.char((data:byte(#data - 9) + 1) % 256) .. data:sub(#data - 8)
+    local t = trace.read(bad, "bad")
+    assert.is_true(#t.problems >= 1)
+    assert.truthy(t.problems[1]:find("damaged, skipped", 1, true))
+    assert.equal(0, t.event_count)
+    assert.error_matches(function() trace.read("nonsense", "x.trace") end,
+                         "saspu.trace.open: x.trace: trace: not a saspu trace", 1, true)
+    assert.error_matches(function() trace.open("/nonexistent/day.trace") end,
+                         "saspu.trace.open: /nonexistent/day.trace", 1, true)
+    os.remove(path)
+  end)
+
+  it("refuses a second recording, and a path it cannot open", function()
+    local world = town()
+    local path = tmp()
+    world:record { path = path }
+    assert.error_matches(function() world:record { path = path } end, "already recording", 1, true)
+    world:stop_recording()
+    assert.is_nil(world:stop_recording())
+    assert.error_matches(function() world:record { path = "/nonexistent/x.trace" } end,
+                         "cannot open '/nonexistent/x.trace'", 1, true)
+    assert.error_matches(function() world:record { path = path, positions = -1 } end,
+                         "positions must be an integer >= 0", 1, true)
+    os.remove(path)
+  end)
+end)
