@@ -168,6 +168,7 @@ typedef struct SpTrace {
   char **kinds, **reasons;
   SpTraceFactInfo *facts;
   SpTraceCrowd *crowds;
+  uint8_t *blocked; /* grid_w * grid_h, 1: blocked; NULL: not recorded */
   size_t nframes, nevents, ncells, nfact_changes, nsnapshots, nnotes;
   SpTraceFrame *frames;
   SpTraceEvent *events;

@@ -130,11 +130,14 @@ describe("world:record and saspu.trace", function()
     local world = town()
     local events = run(world, path, 60, 0.5)
     local t = trace.open(path)
-    local life = t:history("citizen", 1)
-    local started, reached = {}, 0
+    local life = t:history("citizen", 3)
+    local started, reached, open_step = {}, 0, nil
     for _, ev in ipairs(events) do
-      if ev.class == "citizen" and ev.agent == 1 then
-        if ev.kind == "step_started" then started[#started + 1] = ev.action end
+      if ev.class == "citizen" and ev.agent == 3 then
+        -- a step started again after a wait (a full place) is the same step
+        if ev.kind == "step_started" and open_step ~= ev.action then started[#started + 1] = ev.action end
+        if ev.kind == "step_started" then open_step = ev.action end
+        if ev.kind == "step_finished" or ev.kind == "step_failed" then open_step = nil end
         if ev.kind == "goal_reached" then reached = reached + 1 end
       end
     end
@@ -213,5 +216,50 @@ describe("world:record and saspu.trace", function()
     assert.error_matches(function() world:record { path = path, positions = -1 } end,
                          "positions must be an integer >= 0", 1, true)
     os.remove(path)
+  end)
+end)
+
+describe("saspu trace", function()
+  local cli = require "saspu.cli"
+  local report = require "saspu.trace_report"
+  local function call(args)
+    local out, err = {}, {}
+    local function sink(t) return { write = function(_, ...) for _, s in ipairs({ ... }) do t[#t + 1] = s end end } end
+    local status = cli.main(args, sink(out), sink(err))
+    return status, table.concat(out), table.concat(err)
+  end
+
+  it("summarises per class: goals, top failures with place and time, stuck agents", function()
+    local path = tmp()
+    run(town(), path, 40, 0.5)
+    local status, out = call { "trace", path }
+    assert.equal(0, status)
+    assert.truthy(out:find("citizen: 3 agents", 1, true))
+    assert.truthy(out:find("blocked full in buy_food at market", 1, true))
+    assert.truthy(out:find("sheriff: 1 agents, 0 goals chosen: 0 reached, 1 without a plan", 1, true))
+    assert.truthy(out:find("never reached a goal: 1 agents (sheriff:1)", 1, true))
+    local _, json = call { "trace", "--json", path }
+    assert.truthy(json:find('^{"cells":%d+,"classes":%[{"agents":3'))
+    os.remove(path)
+  end)
+
+  it("prints one agent's life as the reader's timeline", function()
+    local path = tmp()
+    run(town(), path, 40, 0.5)
+    local status, out = call { "trace", "--agent", "citizen:3", path }
+    assert.equal(0, status)
+    local life = trace.open(path):history("citizen", 3)
+    assert.equal(table.concat(report.timeline_text(life), "\n") .. "\n", out)
+    assert.truthy(out:find("goal work: reached at", 1, true))
+    os.remove(path)
+  end)
+
+  it("names what is wrong with its arguments", function()
+    local status, _, err = call { "trace", "--agent", "citizen", "x.trace" }
+    assert.equal(2, status)
+    assert.truthy(err:find("x.trace", 1, true))
+    status, _, err = call { "trace", "--bogus", "x.trace" }
+    assert.equal(2, status)
+    assert.truthy(err:find("unknown option '--bogus'", 1, true))
   end)
 end)

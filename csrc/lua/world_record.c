@@ -310,6 +310,14 @@ static int l_trace_header(lua_State *L)
     lua_rawseti(L, -2, (lua_Integer)k + 1);
   }
   lua_setfield(L, -2, "crowds");
+  if (t->blocked != NULL) {
+    /* one byte per cell, reading order: "\1" blocked */
+    t = check_trace(L);
+    lua_pushlstring(L, (const char *)t->blocked,
+                    (size_t)t->grid_w * (size_t)t->grid_h);
+    lua_setfield(L, -2, "blocked");
+    t = check_trace(L);
+  }
   const struct {
     const char *k;
     size_t v;
@@ -476,9 +484,7 @@ void open_world_record(lua_State *L)
                          {"notes", l_trace_notes},
                          {"snapshot_cell", l_trace_snapshot_cell},
                          {"agent_items", l_trace_agent_items},
-                         {"close", l_trace_gc},
                          {"__gc", l_trace_gc},
-                         {"__close", l_trace_gc},
                          {NULL, NULL}};
   const struct {
     const char *mt;

@@ -183,6 +183,40 @@ static SpStatus write_failed(SpRecorder *r, SpError *err) {
 
 /* ---- header and snapshots --------------------------------------------- */
 
+/* The grid's blocked cells as runs (open, blocked, open, ...) in reading
+ * order; none without a grid or past SP_TRACE_WALLS_MAX cells. */
+static int put_walls(SpRecorder *r) {
+  const SpGrid *g = r->w->grid;
+  size_t w = g ? (size_t)sp_grid_width(g) : 0,
+         h = g ? (size_t)sp_grid_height(g) : 0;
+  if (w * h == 0 || w * h > SP_TRACE_WALLS_MAX) {
+    if (!reserve(r, 1)) return 0;
+    put_var(r, 0);
+    return 1;
+  }
+  size_t runs = 0;
+  int state = 0;
+  for (size_t i = 0; i < w * h; i++) {
+    int b = sp_grid_is_blocked(g, (int)(i % w), (int)(i / w));
+    if (b != state) runs++, state = b;
+  }
+  if (!reserve(r, 5 * (runs + 2))) return 0;
+  put_var(r, runs + 1);
+  state = 0;
+  size_t len = 0;
+  for (size_t i = 0; i < w * h; i++) {
+    int b = sp_grid_is_blocked(g, (int)(i % w), (int)(i / w));
+    if (b != state) {
+      put_var(r, len);
+      len = 0;
+      state = b;
+    }
+    len++;
+  }
+  put_var(r, len);
+  return 1;
+}
+
 static int put_header(SpRecorder *r, SpCrowd *const *crowds,
                       const SpRecordNames *names) {
   SpWorld *w = r->w;
@@ -241,7 +275,7 @@ static int put_header(SpRecorder *r, SpCrowd *const *crowds,
     for (int g = 0; g < ng; g++)
       if (!put_str(r, gn ? gn[g] : NULL, "goal %lu", (size_t)g + 1)) return 0;
   }
-  return 1;
+  return put_walls(r);
 }
 
 /* A snapshot chunk of crowd k: every agent's cell; the crowd's last keys

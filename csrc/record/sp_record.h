@@ -17,7 +17,9 @@
  *
  * HEADER: grid w, h; positions; start clock; places (name, x, y); event
  *   kind names; reason names; facts (name, values, value now); crowds
- *   (class, recorded, actions, goals).
+ *   (class, recorded, actions, goals); walls: a run count (0: none),
+ *   then the lengths of runs of open, blocked, open, ... cells in reading
+ *   order (adding up to w * h).
  * SNAPSHOT: frame number (the next frame), crowd, agent count, then per
  *   agent its cell as the zigzag of x and y minus the previous agent's
  *   (a gone agent: x = 0xFFFF, y = 0xFFFF taken as a cell).
@@ -43,6 +45,8 @@
 #define SP_TRACE_NO_CELL  UINT32_MAX
 /* A chunk's payload is at most this long (a reader refuses more). */
 #define SP_TRACE_CHUNK_MAX ((uint32_t)1 << 30)
+/* A grid of more cells has no walls in its trace. */
+#define SP_TRACE_WALLS_MAX ((size_t)1 << 24)
 /* Strings are at most this long (names 255, notes SP_RECORD_NOTE_MAX). */
 #define SP_TRACE_STR_MAX 4096
 

@@ -157,6 +157,10 @@ static void free_header(SpTrace *t) {
   }
   if (t->crowds)
     sp_mem_free(t->alloc, t->crowds, t->ncrowds * sizeof *t->crowds + 1);
+  if (t->blocked)
+    sp_mem_free(t->alloc, t->blocked,
+                (size_t)t->grid_w * (size_t)t->grid_h + 1);
+  t->blocked = NULL;
   t->places = NULL;
   t->kinds = t->reasons = NULL;
   t->facts = NULL;
@@ -214,6 +218,20 @@ static int read_header(SpTrace *t, Cur *c, int *mem) {
     cr->recorded = get_u8(c) != 0;
     if (c->ok) cr->actions = get_strs(t, c, &cr->nactions, mem);
     if (c->ok) cr->goals = get_strs(t, c, &cr->ngoals, mem);
+  }
+  uint64_t runs = c->ok ? get_count(c, SP_TRACE_WALLS_MAX) : 0;
+  uint64_t cells = (uint64_t)t->grid_w * (uint64_t)t->grid_h;
+  if (c->ok && runs > 0) {
+    if (cells == 0 || cells > SP_TRACE_WALLS_MAX) return 0;
+    if ((t->blocked = zeroed(t, cells, 1, mem)) == NULL) return 0;
+    uint64_t at = 0;
+    for (uint64_t k = 0; k < runs && c->ok; k++) {
+      uint64_t len = get_var(c);
+      if (len > cells - at) return 0;
+      if (k % 2) memset(t->blocked + at, 1, (size_t)len);
+      at += len;
+    }
+    if (at != cells) return 0;
   }
   return c->ok && c->p == c->end;
 }

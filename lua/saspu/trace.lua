@@ -162,7 +162,7 @@ end
 
 --- One agent's life: its goals in order, each with the plans made for it (the actions
 -- its steps ran, in order, and the plan's length), its steps (action, start, finish,
--- outcome), waits (blocked, waiting, idle), failures (step_failed and no_plan, with
+-- outcome, restarts: a step started again after a wait counts once), waits (blocked, waiting, idle), failures (step_failed and no_plan, with
 -- reason, place and `why`) and how it ended (`reached`, `gave_up`, `dropped`, `no_plan`,
 -- or nil while it ran at the end of the trace or was set aside for another goal).
 -- @tparam int|string crowd a crowd index or a class name
@@ -195,6 +195,11 @@ function Trace:history(crowd, agent)
         plan = { time = time, length = ev.detail, actions = {}, replanned = kind == "replanned",
                  reason = kind == "replanned" and ev.reason or nil }
         goal.plans[#goal.plans + 1] = plan
+      elseif kind == "step_started" and #goal.steps > 0 and goal.steps[#goal.steps].action == ev.action
+             and not goal.steps[#goal.steps].finish then
+        -- the step starts again (after a wait for a full place): the same step
+        local step = goal.steps[#goal.steps]
+        step.restarts = (step.restarts or 0) + 1
       elseif kind == "step_started" or kind == "step_skipped" then
         local step = { action = ev.action, start = time }
         if kind == "step_skipped" then step.finish, step.outcome = time, "skipped" end
