@@ -25,10 +25,11 @@ local usage = {
     .. "  over every declared start x goal: cold (no plan cache) and cached.",
   ["save-info"] = "saspu save-info FILE\n  A save's header without a world: its format, places, facts, and per crowd its\n"
     .. "  domain, agents, variables, actions and goals (format 6 on; format 5 names none).",
-  trace = "saspu trace [--json] [--agent CLASS:N] [--html OUT.html] FILE\n  A trace written by world:record: "
+  trace = "saspu trace [--json] [--agent CLASS:N] [--html OUT.html [--pick CLASS:N]...] FILE\n  A trace written by world:record: "
     .. "per class, goals reached, failed and given up,\n  the top failure reasons with place and time, the agents "
     .. "stuck longest and those\n  that never reached a goal; --agent one agent's life as a timeline; --html the\n"
-    .. "  inspector page (one self-contained file: map, density, time slider, search).",
+    .. "  inspector page (one self-contained file: map, density, time slider, search;\n"
+    .. "  --pick adds an agent to those shown as dots, whose lives it holds).",
 }
 local order = { "check", "explain", "plan", "graph", "order", "bench", "save-info", "trace" }
 
@@ -309,13 +310,16 @@ end
 local function trace_cmd(args, out)
   local report = require "saspu.trace_report"
   local file, as_json, agent, html
+  local pick = {}
   local k = 1
   while k <= #args do
     local a = args[k]
     if a == "--json" then as_json = true
-    elseif a == "--agent" or a == "--html" then
+    elseif a == "--agent" or a == "--html" or a == "--pick" then
       if not args[k + 1] then error(a .. " needs a value\n" .. usage.trace, 0) end
-      if a == "--agent" then agent = args[k + 1] else html = args[k + 1] end
+      if a == "--agent" then agent = args[k + 1]
+      elseif a == "--pick" then pick[#pick + 1] = args[k + 1]
+      else html = args[k + 1] end
       k = k + 1
     elseif a:sub(1, 2) == "--" then error(format("unknown option '%s'\n%s", a, usage.trace), 0)
     elseif file then error("one FILE only\n" .. usage.trace, 0)
@@ -326,7 +330,7 @@ local function trace_cmd(args, out)
   local ok, t = pcall(saspu.trace.open, file)
   if not ok then error(tostring(t):gsub("^saspu%.trace%.open: ", ""), 0) end
   if html then
-    local n = require("saspu.inspector").write(t, html)
+    local n = require("saspu.inspector").write(t, html, { pick = pick })
     out:write(format("%s: %d bytes (%s)\n", html, n, file))
     return 0
   end
