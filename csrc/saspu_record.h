@@ -88,6 +88,10 @@ SP_API SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
 #endif
 SP_API SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
                                      const char *text, SpError *err);
+/* Seals the frames buffered so far into a chunk and waits until the
+ * file has every chunk (sp_world_record_stats then counts them all).
+ * SP_ERR_INVALID when some write failed. */
+SP_API SpStatus sp_world_record_flush(SpRecorder *r, SpError *err);
 /* Writes what is buffered, closes the file and frees r (NULL is
  * ignored). The status of the last writes: SP_ERR_INVALID when some
  * write failed. */

@@ -77,11 +77,18 @@ static void run_town(WalkTown *t, const char *path, size_t frames, Seen *s) {
     assert_int_equal(sp_world_record_frame(r, cs, 1, &err), SP_OK);
   }
   SpRecordStats st;
+  assert_int_equal(sp_world_record_flush(r, &err), SP_OK);
   sp_world_record_stats(r, &st);
   assert_int_equal(st.frames, frames);
   assert_int_equal(st.events, s->nev);
   assert_true(st.cells > 0);
   assert_int_equal(sp_world_record_stop(r, &err), SP_OK);
+  /* after a flush the stats count every byte of the file */
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  assert_int_equal((uint64_t)ftell(f), st.bytes);
+  fclose(f);
 }
 
 static void seen_free(Seen *s) {

@@ -182,11 +182,16 @@ static int l_record_stop(lua_State *L)
   LRecorder *ud = luaL_checkudata(L, 1, RECORDER_MT);
   if (ud->r == NULL) return 0;
   SpRecordStats s;
-  sp_world_record_stats(ud->r, &s);
   SpError err;
   SpRecorder *r = ud->r;
   ud->r = NULL;
-  if (sp_world_record_stop(r, &err) != SP_OK)
+  SpStatus st = sp_world_record_flush(r, &err);
+  sp_world_record_stats(r, &s); /* every chunk counted */
+  if (st == SP_OK)
+    st = sp_world_record_stop(r, &err);
+  else
+    sp_world_record_stop(r, NULL);
+  if (st != SP_OK)
     return luaL_error(L, "saspu.World:stop_recording: %s", err.message);
   push_stats(L, &s);
   return 1;

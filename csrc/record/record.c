@@ -437,12 +437,17 @@ SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
   return SP_OK;
 }
 
+SpStatus sp_world_record_flush(SpRecorder *r, SpError *err) {
+  sp_error_clear(err);
+  if (r->len > SP_CHUNK_HEAD_LEN) seal(r, SP_CHUNK_FRAMES);
+  writer_idle(r);
+  return write_failed(r, err);
+}
+
 SpStatus sp_world_record_stop(SpRecorder *r, SpError *err) {
   sp_error_clear(err);
   if (r == NULL) return SP_OK;
-  if (r->len > SP_CHUNK_HEAD_LEN) seal(r, SP_CHUNK_FRAMES);
-  writer_idle(r);
-  SpStatus st = write_failed(r, err);
+  SpStatus st = sp_world_record_flush(r, err);
   if (st == SP_OK && fflush(r->f) != 0)
     st = sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
                       "record: writing the trace failed: %s", strerror(errno));
