@@ -150,6 +150,8 @@ describe("world:record and saspu.trace", function()
     assert.is_nil(world:stop_recording())
     assert.error_matches(function() world:record { path = "/nonexistent/x.trace" } end,
                          "cannot open '/nonexistent/x.trace'", 1, true)
+    assert.error_matches(function() world:record { path = path, agents = { "sherif" } } end,
+                         "agents[1]: 'sherif' is not a class or an open crowd of this world", 1, true)
     assert.error_matches(function() world:record { path = path, positions = -1 } end,
                          "positions must be an integer >= 0", 1, true)
     os.remove(path)

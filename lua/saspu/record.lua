@@ -53,7 +53,8 @@ function M.install(World, private)
   -- @tparam table opts `{ path = file, positions = frames between cell records (1: every
   -- frame, 0: none), agents = { class name or crowd, ... } (nil: every crowd) }`
   -- @raise "saspu.World:record: already recording"; "saspu.World:record: cannot open
-  -- 'x/y.trace': No such file or directory".
+  -- 'x/y.trace': No such file or directory"; "saspu.World:record: agents[1]: 'bandt' is
+  -- not a class or an open crowd of this world".
   function World:record(opts)
     local ws = world_side(self)
     check_opts(opts, ws)
@@ -65,6 +66,14 @@ function M.install(World, private)
         classes[#list] = side.names.name
         goals[#list] = side.goal_names
         mask[#list] = picked(opts.agents, c, side.names.name)
+      end
+    end
+    for k, x in ipairs(opts.agents or {}) do
+      local known = false
+      for i, c in ipairs(list) do known = known or x == c or x == classes[i] end
+      if not known then
+        error(format("saspu.World:record: agents[%d]: %s is not a class or an open crowd of this world", k,
+                     type(x) == "string" and ("'" .. x .. "'") or tostring(x)), 2)
       end
     end
     local rec = core.record_start(self, list, opts.path, ws.place_names, classes, goals,
