@@ -23,6 +23,12 @@ local function median(t)
   return s[math.floor((#s + 1) / 2)]
 end
 
+local function mean(t)
+  local sum = 0
+  for i = 1, #t do sum = sum + t[i] end
+  return sum / #t
+end
+
 local f = io.open("/proc/cpuinfo")
 local model = f and f:read("*a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
 if f then f:close() end
@@ -30,8 +36,11 @@ print(string.format("machine: %s, %d online cores", model, saspu.cores()))
 print(string.format("town: 7 crowds, 256x256 map, frames of %d game s from %02d:00, %d thread(s); %d warm-up "
   .. "frames, then %d timed (medians; the two towns' frames alternate; the recording starts at frame 1)",
   demo.DT, demo.START_HOUR, THREADS, WARM, FRAMES))
-print(string.format("%9s | %9s %9s | %8s %8s | %9s %9s | %9s %9s | %s", "NPCs", "plain ms", "recorded",
-                    "ratio", "per-frame", "events/f", "cells/f", "B/event", "B/cell", "encode ms/frame"))
+print("(ms per frame: median and mean; recorded / plain: ratio of the means and median of per-frame"
+  .. " ratios; encode: the recorder's part of the recorded frame, of which wait: for its writer thread)")
+print(string.format("%9s | %9s %9s %9s %9s | %7s %7s | %9s %9s | %7s %7s | %s", "NPCs", "plain", "mean",
+                    "recorded", "mean", "means", "median", "events/f", "cells/f", "B/event", "B/cell",
+                    "encode, wait ms/frame"))
 for _, n in ipairs(SIZES) do
   local plain = demo.build { npcs = n, threads = THREADS, seed = 1, start = demo.START_HOUR }
   local rec = demo.build { npcs = n, threads = THREADS, seed = 1, start = demo.START_HOUR }
@@ -53,11 +62,11 @@ for _, n in ipairs(SIZES) do
   end
   local s = rec.world:stop_recording()
   local ev, cells = s.events - before.events, s.cells - before.cells
-  print(string.format("%9d | %9.2f %9.2f | %8.3f %8.3f | %9.0f %9.0f | %9.2f %9.2f | %.3f", n, median(a),
-                      median(b), median(b) / median(a), median(ratio), ev / FRAMES, cells / FRAMES,
-                      (s.event_bytes - before.event_bytes) / math.max(1, ev),
+  print(string.format("%9d | %9.2f %9.2f %9.2f %9.2f | %7.3f %7.3f | %9.0f %9.0f | %7.2f %7.2f | %.3f, %.3f",
+                      n, median(a), mean(a), median(b), mean(b), mean(b) / mean(a), median(ratio),
+                      ev / FRAMES, cells / FRAMES, (s.event_bytes - before.event_bytes) / math.max(1, ev),
                       (s.cell_bytes - before.cell_bytes) / math.max(1, cells),
-                      (s.ms_encode - before.ms_encode) / FRAMES))
+                      (s.ms_encode - before.ms_encode) / FRAMES, (s.ms_wait - before.ms_wait) / FRAMES))
   print(string.format("%9s   trace: %d bytes for %d frames (%d events, %d cell changes)", "", s.bytes,
                       s.frames, s.events, s.cells))
   os.remove(path)

@@ -24,7 +24,7 @@ extern "C" {
  * agent's cell), then frame chunks of up to SP_RECORD_CHUNK bytes, each
  * with its own checksum; a snapshot chunk again every
  * SP_RECORD_SNAPSHOT_EVERY frame chunks (a reader seeks and resyncs
- * there). A sealed chunk is written by the recorder's own thread, so the
+ * there). A sealed chunk is checksummed and written by the recorder's own thread, so the
  * caller's frame pays for encoding only. While a crowd is recorded it
  * keeps its spatial index's cell keys (4 bytes an agent; an update then
  * writes a key when an agent changes cell): a crowd not recorded pays
@@ -57,7 +57,8 @@ typedef struct SpRecordStats {
   uint64_t frames, events, cells, facts;
   uint64_t bytes; /* written to the file so far, or queued for it */
   uint64_t event_bytes, cell_bytes; /* of `bytes`, what events and cells took */
-  double ms_encode; /* the frames' encoding on the caller's thread */
+  double ms_encode; /* sp_world_record_frame on the caller's thread, in all */
+  double ms_wait;   /* of which waiting for the writer to take a chunk */
 } SpRecordStats;
 
 /* Starts recording w and crowds[0..count-1] (the crowds of w, in a fixed

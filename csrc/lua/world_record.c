@@ -148,7 +148,7 @@ static int l_record_note(lua_State *L)
 
 static void push_stats(lua_State *L, const SpRecordStats *s)
 {
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 9);
   const struct {
     const char *k;
     double v;
@@ -159,7 +159,8 @@ static void push_stats(lua_State *L, const SpRecordStats *s)
            {"bytes", (double)s->bytes},
            {"event_bytes", (double)s->event_bytes},
            {"cell_bytes", (double)s->cell_bytes},
-           {"ms_encode", s->ms_encode}};
+           {"ms_encode", s->ms_encode},
+           {"ms_wait", s->ms_wait}};
   for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
     lua_pushnumber(L, f[k].v);
     lua_setfield(L, -2, f[k].k);
@@ -167,7 +168,7 @@ static void push_stats(lua_State *L, const SpRecordStats *s)
 }
 
 /* rec:stats() -> { frames, events, cells, facts, bytes, event_bytes,
- * cell_bytes, ms_encode } */
+ * cell_bytes, ms_encode, ms_wait } */
 static int l_record_stats(lua_State *L)
 {
   SpRecordStats s;

@@ -49,13 +49,19 @@ struct SpRecorder {
   int threaded;
   pthread_mutex_t lock;
   pthread_cond_t cond;
-  const uint8_t *wbuf;
+  uint8_t *wbuf;
   size_t wlen;
   int busy, quit;
   int write_errno; /* the first failed write's errno (under lock) */
 };
 
 /* ---- buffer and chunks ------------------------------------------------ */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static int reserve(SpRecorder *r, size_t more) {
   size_t need = r->len + more, cap = r->caps[r->cur];
@@ -110,15 +116,24 @@ static int put_str(SpRecorder *r, const char *s, const char *fallback,
   return 1;
 }
 
+/* Fills in the checksum of the sealed chunk b (len bytes in all). */
+static void checksum(uint8_t *b, size_t len) {
+  uint64_t h = sp_trace_fnv(SP_TRACE_FNV_START, b + 4, 12);
+  h = sp_trace_fnv(h, b + SP_CHUNK_HEAD_LEN, len - SP_CHUNK_HEAD_LEN);
+  sp_trace_put_le(b + 16, h, 8);
+}
+
+/* The writer: checksums and writes each chunk handed to it. */
 static void *writer_main(void *arg) {
   SpRecorder *r = arg;
   pthread_mutex_lock(&r->lock);
   for (;;) {
     while (!r->busy && !r->quit) pthread_cond_wait(&r->cond, &r->lock);
     if (!r->busy) break;
-    const uint8_t *p = r->wbuf;
+    uint8_t *p = r->wbuf;
     size_t n = r->wlen;
     pthread_mutex_unlock(&r->lock);
+    checksum(p, n);
     int bad = fwrite(p, 1, n, r->f) != n ? (errno ? errno : EIO) : 0;
     pthread_mutex_lock(&r->lock);
     if (bad && !r->write_errno) r->write_errno = bad;
@@ -152,21 +167,24 @@ static void seal(SpRecorder *r, int type) {
   b[5] = b[6] = b[7] = 0;
   sp_trace_put_le(b + 8, payload, 4);
   sp_trace_put_le(b + 12, r->seq++, 4);
-  uint64_t h = sp_trace_fnv(SP_TRACE_FNV_START, b + 4, 12);
-  h = sp_trace_fnv(h, b + SP_CHUNK_HEAD_LEN, payload);
-  sp_trace_put_le(b + 16, h, 8);
   r->stats.bytes += r->len;
   if (r->threaded) {
     pthread_mutex_lock(&r->lock);
-    while (r->busy) pthread_cond_wait(&r->cond, &r->lock);
+    if (r->busy) {
+      double t0 = now_ms();
+      while (r->busy) pthread_cond_wait(&r->cond, &r->lock);
+      r->stats.ms_wait += now_ms() - t0;
+    }
     r->wbuf = b;
     r->wlen = r->len;
     r->busy = 1;
     pthread_cond_broadcast(&r->cond);
     pthread_mutex_unlock(&r->lock);
     r->cur ^= 1;
-  } else if (fwrite(b, 1, r->len, r->f) != r->len && !r->write_errno) {
-    r->write_errno = errno ? errno : EIO;
+  } else {
+    checksum(b, r->len);
+    if (fwrite(b, 1, r->len, r->f) != r->len && !r->write_errno)
+      r->write_errno = errno ? errno : EIO;
   }
   begin_chunk(r);
 }
@@ -342,12 +360,6 @@ static void release(SpRecorder *r) {
   sp_mem_free(r->alloc, r, sizeof *r);
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
                                const char *path, const SpRecordNames *names,
                                const SpRecordOptions *opt, SpRecorder **out,
@@ -461,6 +473,17 @@ void sp_world_record_stats(const SpRecorder *r, SpRecordStats *out) {
 
 /* ---- frames ----------------------------------------------------------- */
 
+/* A varint at p; the byte after it. (A local cursor: stores through a
+ * uint8_t pointer would make the compiler reload the recorder's fields.) */
+static inline uint8_t *var_at(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
+}
+
 /* The cells of crowd c's agents that changed since last written, in agent
  * order (only chunks an update marked are read). */
 static int put_cells(SpRecorder *r, RecCrowd *rc, SpCrowd *c) {
@@ -472,19 +495,22 @@ static int put_cells(SpRecorder *r, RecCrowd *rc, SpCrowd *c) {
   int64_t prev = -1;
   for (size_t t = 0; t < chunks; t++) {
     if (!c->chunks[t].traced) continue;
+    /* room for the whole chunk's changes, then a local cursor */
+    if (!reserve(r, (size_t)SP_CROWD_CHUNK * 12)) return 0;
     c->chunks[t].traced = 0;
     size_t end =
         (t + 1) * SP_CROWD_CHUNK < c->n ? (t + 1) * SP_CROWD_CHUNK : c->n;
+    uint32_t *last = rc->last;
+    uint8_t *p = at(r), *p0 = p;
     for (size_t i = t * SP_CROWD_CHUNK; i < end; i++) {
-      uint32_t key = keys[i], was = rc->last[i];
+      uint32_t key = keys[i], was = last[i];
       if (key == was) continue;
-      if (!reserve(r, 16)) return 0;
-      put_var(r, (uint64_t)((int64_t)i - prev - 1));
+      p = var_at(p, (uint64_t)((int64_t)i - prev - 1));
       prev = (int64_t)i;
-      rc->last[i] = key;
+      last[i] = key;
       found++;
       if (key == UINT32_MAX) {
-        put_u8(r, SP_CELL_GONE);
+        *p++ = SP_CELL_GONE;
         continue;
       }
       int dx = (int)(key & 0xFFFFu) - (int)(was & 0xFFFFu);
@@ -492,14 +518,15 @@ static int put_cells(SpRecorder *r, RecCrowd *rc, SpCrowd *c) {
       if (was != UINT32_MAX && dx >= -SP_CELL_NEAR_MAX &&
           dx <= SP_CELL_NEAR_MAX && dy >= -SP_CELL_NEAR_MAX &&
           dy <= SP_CELL_NEAR_MAX) {
-        put_u8(r, (unsigned)((dx + SP_CELL_NEAR_MAX) * 15 +
-                             (dy + SP_CELL_NEAR_MAX)));
+        *p++ =
+            (uint8_t)((dx + SP_CELL_NEAR_MAX) * 15 + (dy + SP_CELL_NEAR_MAX));
       } else {
-        put_u8(r, SP_CELL_FAR);
-        put_var(r, key & 0xFFFFu);
-        put_var(r, key >> 16);
+        *p++ = SP_CELL_FAR;
+        p = var_at(p, key & 0xFFFFu);
+        p = var_at(p, key >> 16);
       }
     }
+    r->len += (size_t)(p - p0);
   }
   /* the count as a varint of its own length: the cells move down */
   uint8_t *p = r->bufs[r->cur] + count_at, tmp[5];
@@ -520,17 +547,18 @@ static int put_events(SpRecorder *r, const SpCrowd *c) {
   size_t n = sp_crowd_event_count(c);
   const SpAgentEvent *ev = sp_crowd_events(c);
   if (!reserve(r, 10 + n * 20)) return 0;
-  put_var(r, n);
+  uint8_t *p = var_at(at(r), n), *p0 = at(r);
   int64_t prev = 0;
   for (size_t e = 0; e < n; e++) {
-    put_svar(r, (int64_t)ev[e].agent - prev);
+    p = var_at(p, sp_trace_zigzag((int64_t)ev[e].agent - prev));
     prev = ev[e].agent;
-    put_u8(r, (unsigned)(ev[e].kind | (ev[e].flags & 1) << 7));
-    put_u8(r, ev[e].reason);
-    put_u8(r, ev[e].goal);
-    put_var(r, (uint64_t)(ev[e].action + 1));
-    put_svar(r, ev[e].detail);
+    p[0] = (uint8_t)(ev[e].kind | (ev[e].flags & 1) << 7);
+    p[1] = ev[e].reason;
+    p[2] = ev[e].goal;
+    p = var_at(p + 3, (uint64_t)(ev[e].action + 1));
+    p = var_at(p, sp_trace_zigzag(ev[e].detail));
   }
+  r->len += (size_t)(p - p0);
   r->stats.events += n;
   return 1;
 }

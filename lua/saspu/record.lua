@@ -78,12 +78,13 @@ function M.install(World, private)
     end
     local rec = core.record_start(self, list, opts.path, ws.place_names, classes, goals,
                                   opts.positions or 1, mask)
-    ws.recorder, ws.recorded = rec, list
+    ws.recorder, ws.recorded, ws.recorded_no_plans = rec, list, {}
   end
 
   --- Stops recording and closes the trace file. Nothing when not recording.
   -- @treturn table|nil `{ frames, events, cells, facts, bytes, event_bytes, cell_bytes,
-  -- ms_encode }` of the recording
+  -- ms_encode, ms_wait }` of the recording (ms_encode: the frames' recording on the
+  -- caller's thread, of which ms_wait waiting for the writer thread)
   -- @raise "saspu.World:stop_recording: record: writing the trace failed: No space left on
   -- device" (the file is closed all the same).
   function World:stop_recording()
@@ -105,11 +106,16 @@ end
 
 local NO_PLAN = core.event_kinds().no_plan -- its bit in next_event's mask
 
--- Notes why each no_plan of the frame had no plan (the blocker's message).
-local function note_why(rec, list)
+local counters = {}
+
+-- Notes why each no_plan of the frame had no plan (the blocker's message). A crowd
+-- whose no_plan count did not move is not scanned.
+local function note_why(rec, list, seen)
   for k = 1, #list do
     local c = list[k]
-    if c:is_open() then
+    local no_plans = c:is_open() and c:stats(counters, true).no_plans
+    if no_plans and no_plans ~= seen[k] then
+      seen[k] = no_plans
       local e, agent = c:next_event(1, NO_PLAN)
       while e do
         local why = naming.why_of(c, agent, true)
@@ -122,7 +128,7 @@ end
 
 -- After world:update: the frame into the trace (crowds closed since are left out).
 function M.frame(ws)
-  local ok, err = pcall(note_why, ws.recorder, ws.recorded)
+  local ok, err = pcall(note_why, ws.recorder, ws.recorded, ws.recorded_no_plans)
   if ok then ok, err = pcall(ws.recorder.frame, ws.recorder, ws.recorded) end
   if not ok then
     local rec = ws.recorder
