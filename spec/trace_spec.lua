@@ -26,6 +26,20 @@ describe("world:record and saspu.trace", function()
     os.remove(path)
   end)
 
+  it("reads back the events of a world whose crowds update together on its threads", function()
+    local path = tmp()
+    local events = run(town(2), path, 30, 0.5)
+    local got = {}
+    for ev in trace.open(path):events() do
+      got[#got + 1] = { frame = ev.frame, agent = ev.agent, class = ev.class, kind = ev.kind,
+                        action = ev.action, goal = ev.goal, reason = ev.reason,
+                        place = ev.place, detail = ev.detail }
+    end
+    assert.is_true(#events > 0)
+    assert.same(events, got)
+    os.remove(path)
+  end)
+
   it("filters by class, kind, place and time", function()
     local path = tmp()
     local world = town()
@@ -138,6 +152,21 @@ describe("world:record and saspu.trace", function()
                          "saspu.trace.open: x.trace: trace: not a saspu trace", 1, true)
     assert.error_matches(function() trace.open("/nonexistent/day.trace") end,
                          "saspu.trace.open: /nonexistent/day.trace", 1, true)
+    os.remove(path)
+  end)
+
+  it("goes on without a crowd closed while recording, and closes its file with the world", function()
+    local path = tmp()
+    local world, citizens = town()
+    world:record { path = path }
+    for _ = 1, 4 do world:update(0.5) end
+    citizens:close()
+    for _ = 1, 4 do world:update(0.5) end
+    world:close()
+    local t = trace.open(path)
+    assert.same({}, t.problems)
+    assert.equal(8, t.frame_count)
+    for ev in t:events { class = "citizen" } do assert.is_true(ev.frame <= 4) end
     os.remove(path)
   end)
 

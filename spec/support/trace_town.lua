@@ -25,8 +25,9 @@ local SHERIFF = {
   goals = { bring_in_outlaw = { outlaw = "in_cell" } },
 }
 
-function M.town()
-  local world = saspu.world { grid = saspu.grid(16, 16),
+-- threads: the world's own pool (world:update then updates the crowds together).
+function M.town(threads)
+  local world = saspu.world { grid = saspu.grid(16, 16), threads = threads,
                               places = { { name = "well", x = 1, y = 1 },
                                          { name = "market", x = 9, y = 3, capacity = 1 } } }
   local citizens = world:crowd(support.citizen(), {
