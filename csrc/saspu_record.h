@@ -148,6 +148,7 @@ typedef struct SpTraceFrame {
 typedef struct SpTraceCrowd {
   char *name;
   int recorded;
+  uint32_t slots; /* agent indices are below it */
   uint32_t nactions, ngoals;
   char **actions, **goals;
 } SpTraceCrowd;

@@ -282,6 +282,7 @@ static int put_header(SpRecorder *r, SpCrowd *const *crowds,
     if (!put_str(r, cls ? cls : sp_domain_name(d), "", 0) || !reserve(r, 20))
       return 0;
     put_u8(r, (unsigned)r->crowds[k].recorded);
+    put_var(r, crowds[k]->capacity + 1); /* slots: agent indices are below */
     int na = sp_domain_action_count(d);
     put_var(r, (uint64_t)na);
     for (int a = 0; a < na; a++)

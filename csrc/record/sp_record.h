@@ -17,7 +17,8 @@
  *
  * HEADER: grid w, h; positions; start clock; places (name, x, y); event
  *   kind names; reason names; facts (name, values, value now); crowds
- *   (class, recorded, actions, goals); walls: a run count (0: none),
+ *   (class, recorded, slots: agent indices are below it, actions,
+ *   goals; the crowds' slots add up to at most 2^26); walls: a run count (0: none),
  *   then the lengths of runs of open, blocked, open, ... cells in reading
  *   order (adding up to w * h).
  * SNAPSHOT: frame number (the next frame), crowd, agent count, then per

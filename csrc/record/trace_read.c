@@ -212,10 +212,15 @@ static int read_header(SpTrace *t, Cur *c, int *mem) {
   if (!c->ok) return 0;
   if ((t->crowds = zeroed(t, nc, sizeof *t->crowds, mem)) == NULL) return 0;
   t->ncrowds = (uint32_t)nc;
+  uint64_t slots_sum = 0;
   for (uint64_t k = 0; k < nc && c->ok; k++) {
     SpTraceCrowd *cr = &t->crowds[k];
     cr->name = get_str(t, c, mem);
     cr->recorded = get_u8(c) != 0;
+    uint64_t slots = get_var(c);
+    slots_sum += slots;
+    if (slots_sum > TRACE_AGENTS_MAX) c->ok = 0;
+    cr->slots = (uint32_t)slots;
     if (c->ok) cr->actions = get_strs(t, c, &cr->nactions, mem);
     if (c->ok) cr->goals = get_strs(t, c, &cr->ngoals, mem);
   }
@@ -249,6 +254,9 @@ static int follow_room(SpTrace *t, Follow *fo, size_t k, uint64_t agent) {
   if (agent < fo->n[k]) return 1;
   size_t n = fo->n[k], want = n ? n : 1024;
   while (want <= agent) want *= 2;
+  /* never past the crowd's slots (agent is below them) */
+  if (want > t->crowds[k].slots && agent < t->crowds[k].slots)
+    want = t->crowds[k].slots;
   uint32_t *p = sp_mem_realloc(t->alloc, fo->cells[k], n * sizeof(uint32_t),
                                want * sizeof(uint32_t));
   if (p == NULL) return 0;
@@ -261,7 +269,7 @@ static int follow_room(SpTrace *t, Follow *fo, size_t k, uint64_t agent) {
 static int read_snapshot(SpTrace *t, Cur *c, Follow *fo, int *mem) {
   uint64_t frame = get_var(c), k = get_var(c);
   uint64_t n = get_count(c, TRACE_AGENTS_MAX);
-  if (!c->ok || k >= t->ncrowds) return 0;
+  if (!c->ok || k >= t->ncrowds || n > t->crowds[k].slots) return 0;
   uint32_t *cells = sp_mem_alloc(t->alloc, (size_t)(n ? n : 1) * sizeof *cells);
   if (cells == NULL ||
       !GROW(t, t->snapshots, t->nsnapshots, t->cap_snapshots) ||
@@ -304,7 +312,7 @@ static int read_events(SpTrace *t, Cur *c, size_t k, uint32_t frame, int *mem) {
     unsigned kf = get_u8(c), reason = get_u8(c), goal = get_u8(c);
     uint64_t action = get_var(c);
     int64_t detail = get_svar(c);
-    if (!c->ok || agent < 0 || (uint64_t)agent >= TRACE_AGENTS_MAX ||
+    if (!c->ok || agent < 0 || (uint64_t)agent >= cr->slots ||
         (kf & 0x7F) >= t->nkinds || reason >= t->nreasons ||
         action > cr->nactions || detail < INT32_MIN || detail > INT32_MAX)
       return 0;
@@ -333,7 +341,7 @@ static int read_cells(SpTrace *t, Cur *c, Follow *fo, size_t k, uint32_t frame,
   for (uint64_t e = 0; e < n && c->ok; e++) {
     agent += (int64_t)get_var(c) + 1;
     unsigned code = get_u8(c);
-    if (!c->ok || agent < 0 || (uint64_t)agent >= TRACE_AGENTS_MAX) return 0;
+    if (!c->ok || agent < 0 || (uint64_t)agent >= t->crowds[k].slots) return 0;
     if (!follow_room(t, fo, k, (uint64_t)agent) ||
         !GROW(t, t->cells, t->ncells, t->cap_cells)) {
       *mem = 1;
