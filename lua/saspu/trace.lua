@@ -145,13 +145,17 @@ function Trace:events(filter)
     list = self.raw:agent_items(crowd, filter.agent, "events")
   end
   local k, n = 0, list and #list or self.event_count
+  local raw, clocks, kind_names = self.raw, self.clocks, self.header.kinds
   return function()
     while k < n do
       k = k + 1
-      local ev = event(self, list and list[k] or k)
-      if ev.time > to then return nil end
-      if ev.time >= from and (not crowd or ev.crowd == crowd) and (not classes or classes[ev.class])
-         and (not kinds or kinds[ev.kind]) and (not reasons or reasons[ev.reason])
+      local i = list and list[k] or k
+      -- the cheap fields first: most events of a filtered pass go no further
+      local frame, c, agent, kind = raw:event(i)
+      if clocks[frame] > to then return nil end
+      local ev = clocks[frame] >= from and (not crowd or c == crowd) and (not agents or agents[agent])
+                 and (not kinds or kinds[kind_names[kind]]) and event(self, i)
+      if ev and (not classes or classes[ev.class]) and (not reasons or reasons[ev.reason])
          and (not actions or actions[ev.action]) and (not places or places[ev.place])
          and (not goals or goals[ev.goal]) and (not agents or agents[ev.agent]) then
         return ev
