@@ -90,6 +90,15 @@ describe("tools/demo.lua", function()
     else
       assert.same({}, s.pictures)
     end
+    -- the day is recorded, and its inspector page written
+    assert.equal(out .. "/day.trace", s.trace.path)
+    local t = require("saspu.trace").open(s.trace.path)
+    assert.same({}, t.problems)
+    assert.equal(200, t.frame_count)
+    assert.equal(s.trace.stats.events, t.event_count)
+    local f = assert(io.open(out .. "/inspector.html"))
+    assert.truthy(f:read("*a"):find("saspu inspector", 1, true))
+    f:close()
     os.execute("rm -rf '" .. out .. "'")
   end)
 end)

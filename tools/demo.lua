@@ -1,7 +1,7 @@
--- tools/demo.lua: `./dev demo`: the Western town living one game day: seven NPC classes walking the 256x256 map, a frame-by-frame summary, pictures drawn with gnuplot.
+-- tools/demo.lua: `./dev demo`: the Western town living one game day: seven NPC classes walking the 256x256 map, a frame-by-frame summary, pictures drawn with gnuplot, the day recorded (day.trace) with its inspector page.
 --
 --   lua5.4 tools/demo.lua [--npcs N] [--frames F] [--seed S] [--threads T] [--out DIR]
---                         [--every F] [--live] [--quiet] [--help]
+--                         [--every F] [--live] [--quiet] [--notrace] [--help]
 --
 -- One frame is DT = 30 game seconds, so the default 2,880 frames are one day from 05:00
 -- to 05:00. The classes' behaviours are domains/town/behaviours/*.lua; this script only
@@ -51,6 +51,7 @@ usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repos
   --live        redraw the busiest part of the map in the terminal (ANSI), NPCs as letters
   --delay MS    pause after each live redraw (default 40)
   --quiet       print only the final summary
+  --notrace     do not record the day (OUT/day.trace and OUT/inspector.html)
   --help        this text]]
 
 ---------------------------------------------------------------------------------------
@@ -73,6 +74,8 @@ function M.parse_args(argv)
       o.help = true
     elseif name == "live" or name == "quiet" or name == "cold" then
       o[name] = true
+    elseif name == "notrace" then
+      o.trace = false
     elseif name and (NUMBER_OPTS[name] or name == "out") then
       local v = argv[i + 1]
       if v == nil then return nil, "--" .. name .. " needs a value" end
@@ -542,6 +545,8 @@ function M.run(opts, say)
   if opts.out then
     os.execute("mkdir -p '" .. opts.out .. "'")
     if pictures then pictures.write_map(sim, opts.out .. "/map.dat") end
+    -- the day's trace: `saspu trace OUT/day.trace`, and its page
+    if opts.trace ~= false then sim.world:record { path = opts.out .. "/day.trace" } end
   end
   local shots = {}
   local acc, total = M.new_acc(), M.new_acc()
@@ -582,6 +587,12 @@ function M.run(opts, say)
   end
   if opts.out and pictures then
     summary.pictures = pictures.draw(sim, opts.out, shots, frames, M)
+  end
+  local rec = sim.world:stop_recording()
+  if rec then
+    local path, page = opts.out .. "/day.trace", opts.out .. "/inspector.html"
+    require("saspu.inspector").write(saspu.trace.open(path), page)
+    summary.trace = { path = path, page = page, stats = rec }
   end
   return summary
 end
@@ -658,6 +669,14 @@ function M.main(argv)
   if opts.live then io.write("\27[0m\n") end
   for _, line in ipairs(M.report(s)) do print(line) end
   for _, p in ipairs(s.pictures) do print("picture: " .. p) end
+  if s.trace then
+    local r = s.trace.stats
+    print(format("trace: %s (%d bytes: %d events, %.2f bytes each; %d cell changes, %.2f bytes each; "
+                 .. "encoding %.1f ms in all)", s.trace.path, r.bytes, r.events,
+                 r.event_bytes / math.max(1, r.events), r.cells, r.cell_bytes / math.max(1, r.cells),
+                 r.ms_encode))
+    print("inspector: " .. s.trace.page .. " (saspu trace " .. s.trace.path .. " for the summary)")
+  end
   return 0
 end
 

@@ -51,6 +51,9 @@ void sp_index_reset(SpCrowd *c) {
   for (size_t i = 0; i <= c->capacity; i++)
     x->cell[i] =
         i < c->n ? (uint32_t)c->agents[i].y << 16 | c->agents[i].x : UINT32_MAX;
+  /* a recorder compares every key again */
+  for (size_t t = 0; t < (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK; t++)
+    c->chunks[t].traced = 1;
   x->stale = 1;
   x->scans = 0;
 }

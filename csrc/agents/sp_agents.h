@@ -274,6 +274,7 @@ typedef struct ChunkRec {
   uint32_t worker, start, count;
   uint32_t flagged;  /* agents flagged for the next serial pass */
   uint32_t moved;    /* an agent changed cell since the index was built */
+  uint32_t traced;   /* the same, since a recorder last read the chunk */
   uint32_t choosing; /* an agent may need a goal or wait for a plan: the
                         choose pass reads this chunk's flags */
   /* its binding answers: in worker hint_worker's list; `taken` of them
@@ -467,6 +468,7 @@ static inline void sp_index_note(SpCrowd *c, size_t i) {
   if (cell[i] == k) return;
   cell[i] = k;
   c->chunks[i / SP_CROWD_CHUNK].moved = 1;
+  c->chunks[i / SP_CROWD_CHUNK].traced = 1;
 }
 /* Agent i was just flagged F_NEED_GOAL or F_PLANNING: the next choose
  * pass reads its chunk (it passes over the others without reading their
@@ -485,6 +487,7 @@ static inline void sp_index_drop(SpCrowd *c, size_t i) {
   if (c->index.cell == NULL) return;
   c->index.cell[i] = UINT32_MAX;
   c->chunks[i / SP_CROWD_CHUNK].moved = 1;
+  c->chunks[i / SP_CROWD_CHUNK].traced = 1;
 }
 /* Makes the index's buckets current (creating it on first use).
  * SP_ERR_MEMORY leaves the crowd as it was. */

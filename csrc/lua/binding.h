@@ -340,6 +340,9 @@ SpCrowd *live_crowd(lua_State *L, int idx);
 /* crowd_events.c: adds the event readers to the methods table on top;
  * saspu.core.event_kinds(). */
 void open_crowd_events(lua_State *L);
+/* 1 when an event's detail is a place id: arrived, blocked, move, and a
+ * step failed for its place (full, unreachable, cooling down). */
+int event_detail_is_place(int kind, int reason);
 /* crowd_agents.c: adds the methods that change agents (spawn, control,
  * chase, ...) to the methods table on top. */
 void open_crowd_agents(lua_State *L);
@@ -361,6 +364,8 @@ int l_event_kinds(lua_State *L);
 void world_release(LWorld *w);
 void open_world(lua_State *L);
 void open_world_save(lua_State *L);
+/* world_record.c: core.record_start, core.trace_read */
+void open_world_record(lua_State *L);
 /* release.c: gives the C library's free pages back to the system
  * (malloc_trim on glibc); a token whose finalizer does the same. */
 void return_free_memory(void);

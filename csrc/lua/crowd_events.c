@@ -19,22 +19,21 @@ static void push_event_head(lua_State *L, const SpAgentEvent *e)
     lua_pushnil(L);
 }
 
-/* 1 when event e's detail is a place id: arrived, blocked, move, and a
- * step failed for its place (full, unreachable, cooling down). */
-static int detail_is_place(const SpAgentEvent *e)
+int event_detail_is_place(int kind, int reason)
 {
-  return e->kind == SP_EV_ARRIVED || e->kind == SP_EV_BLOCKED ||
-         e->kind == SP_EV_MOVE || e->kind == SP_EV_MOVE_CANCELLED ||
-         (e->kind == SP_EV_STEP_FAILED &&
-          (e->reason == SP_REASON_FULL || e->reason == SP_REASON_UNREACHABLE ||
-           e->reason == SP_REASON_COOLDOWN));
+  return kind == SP_EV_ARRIVED || kind == SP_EV_BLOCKED || kind == SP_EV_MOVE ||
+         kind == SP_EV_MOVE_CANCELLED ||
+         (kind == SP_EV_STEP_FAILED &&
+          (reason == SP_REASON_FULL || reason == SP_REASON_UNREACHABLE ||
+           reason == SP_REASON_COOLDOWN));
 }
 
 /* Event e's detail as Lua sees it: a place id 1-based (0: none), the
  * plan's length, or the number the core gave. */
 static lua_Integer lua_detail(const SpAgentEvent *e)
 {
-  if (detail_is_place(e)) return e->detail < 0 ? 0 : (lua_Integer)e->detail + 1;
+  if (event_detail_is_place(e->kind, e->reason))
+    return e->detail < 0 ? 0 : (lua_Integer)e->detail + 1;
   return e->detail;
 }
 

@@ -1,10 +1,10 @@
--- lua/saspu/cli.lua: the `saspu` command (bin/saspu): check, explain, plan, graph, order and bench a domain file; save-info reads a save's header.
+-- lua/saspu/cli.lua: the `saspu` command (bin/saspu): check, explain, plan, graph, order and bench a domain file; save-info reads a save's header; trace sums up a recording.
 --
 -- cli.main(args, out, err) -> exit status; out and err are file-like (write).
 local saspu = require "saspu"
 
-local format, concat, ipairs, pairs, pcall, tostring, type =
-  string.format, table.concat, ipairs, pairs, pcall, tostring, type
+local format, concat, ipairs, pairs, pcall, tostring, tonumber, type =
+  string.format, table.concat, ipairs, pairs, pcall, tostring, tonumber, type
 local unpack = table.unpack or unpack
 
 local M = {}
@@ -27,8 +27,13 @@ local usage = {
   ["save-info"] = "saspu save-info [--json] FILE\n  A save's header without a world: its format, places, facts, and per crowd its\n"
     .. "  domain, agents, variables, actions and goals (format 6 on; format 5 names none);\n"
     .. "  with --json, as one JSON object.",
+  trace = "saspu trace [--json] [--agent CLASS:N] [--html OUT.html [--pick CLASS:N]...] FILE\n  A trace written by world:record: "
+    .. "per class, goals reached, failed and given up,\n  the top failure reasons with place and time, the agents "
+    .. "stuck longest and those\n  that never reached a goal; --agent one agent's life as a timeline; --html the\n"
+    .. "  inspector page (one self-contained file: map, density, time slider, search;\n"
+    .. "  --pick adds an agent to those shown as dots, whose lives it holds).",
 }
-local order = { "check", "explain", "plan", "graph", "order", "bench", "save-info" }
+local order = { "check", "explain", "plan", "graph", "order", "bench", "save-info", "trace" }
 
 local function help_text()
   local lines = { "usage: saspu COMMAND [ARGS]   (saspu COMMAND --help for one)", "" }
@@ -338,8 +343,57 @@ local function save_info(args, out)
   return 0
 end
 
+-- trace [--json] [--agent CLASS:N] [--html OUT] FILE: a recording's summary, an agent's life, the page.
+local function trace_cmd(args, out)
+  local report = require "saspu.trace_report"
+  local file, as_json, agent, html
+  local pick = {}
+  local k = 1
+  while k <= #args do
+    local a = args[k]
+    if a == "--json" then as_json = true
+    elseif a == "--agent" or a == "--html" or a == "--pick" then
+      if not args[k + 1] then error(a .. " needs a value\n" .. usage.trace, 0) end
+      if a == "--agent" then agent = args[k + 1]
+      elseif a == "--pick" then pick[#pick + 1] = args[k + 1]
+      else html = args[k + 1] end
+      k = k + 1
+    elseif a:sub(1, 2) == "--" then error(format("unknown option '%s'\n%s", a, usage.trace), 0)
+    elseif file then error("one FILE only\n" .. usage.trace, 0)
+    else file = a end
+    k = k + 1
+  end
+  if not file then error(usage.trace, 0) end
+  local ok, t = pcall(saspu.trace.open, file)
+  if not ok then error(tostring(t):gsub("^saspu%.trace%.open: ", ""), 0) end
+  if html then
+    local n = require("saspu.inspector").write(t, html, { pick = pick })
+    out:write(format("%s: %d bytes (%s)\n", html, n, file))
+    return 0
+  end
+  if agent then
+    local class, index = agent:match("^(.+):(%d+)$")
+    if not class then error(format("--agent: expected CLASS:N, got '%s'", agent), 0) end
+    local okh, life = pcall(t.history, t, class, tonumber(index))
+    if not okh then error(tostring(life):gsub("^[^\n:]*saspu/[%w_]+%.lua:%d+: ", ""), 0) end
+    if as_json then
+      out:write(json(report.life_data(life)), "\n")
+    else
+      out:write(concat(report.timeline_text(life), "\n"), "\n")
+    end
+    return 0
+  end
+  local sum = report.summary(t)
+  if as_json then
+    out:write(json(sum), "\n")
+  else
+    out:write(concat(report.summary_text(sum, file), "\n"), "\n")
+  end
+  return 0
+end
+
 local commands = { check = check, explain = explain, plan = plan, graph = graph,
-  order = order_cmd, bench = bench, ["save-info"] = save_info }
+  order = order_cmd, bench = bench, ["save-info"] = save_info, trace = trace_cmd }
 
 -- cli.main(args, out, err) -> exit status.
 function M.main(args, out, err)

@@ -256,6 +256,9 @@ function saspu.live(path)
   return require("saspu.reload").live(saspu, path)
 end
 
+-- saspu.trace.open(path): a trace written by World:record (lua/saspu/trace.lua).
+saspu.trace = require "saspu.trace"
+
 -- Methods written in Lua on every saspu.Domain.
 core.domain_methods.graph = graph.domain
 core.domain_methods.plan_graph = graph.plan

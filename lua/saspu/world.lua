@@ -12,6 +12,7 @@ local hooks = require "saspu.hooks"
 local facts = require "saspu.facts"
 local sensors = require "saspu.sensors"
 local engine = require "saspu.engine"
+local record = require "saspu.record"
 
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local string_format = string.format
@@ -310,6 +311,7 @@ function World:update(dt)
   local ok, err = pcall(hooks.update_all, self, ws, dt)
   ws.updating = false
   if not ok then error(err, 0) end
+  if ws.recorder then record.frame(ws) end
 end
 
 -- While world:update runs its hooks, nothing may close, load or update the world or
@@ -317,6 +319,7 @@ end
 local world_close, crowd_close = World.close, Crowd.close
 function World:close()
   not_updating(worlds[self], "saspu.World:close")
+  record.close(worlds[self])
   return world_close(self)
 end
 function Crowd:close()
@@ -423,6 +426,8 @@ require "saspu.crowd"
 require "saspu.world_save"
 -- world:set(name, value), world:get(name): lua/saspu/facts.lua.
 facts.install(World, { world_side = world_side })
+-- world:record, world:stop_recording: lua/saspu/record.lua.
+record.install(World, { world_side = world_side })
 
 -- ------------------------------------------------------------------------------------
 -- Closed objects and error positions

@@ -1,0 +1,79 @@
+/* sp_record.h: the trace format shared by record.c (writing) and trace_read.c (reading): marks, chunk layout, varints, checksum. */
+#ifndef sp_record_h
+#define sp_record_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "saspu_record.h"
+
+/* A trace: the 16-byte file head "SASPU-TRACE\0" + version (u32 LE),
+ * then chunks. A chunk: the mark "SPck", its type (u8), 3 zero bytes,
+ * the payload's length (u32 LE), its sequence number (u32 LE), the
+ * FNV-1a 64 of type, length, sequence and payload (u64 LE), then the
+ * payload. Integers inside payloads are LEB128 varints (signed ones
+ * zigzagged), strings a varint length then the bytes, clocks 8-byte
+ * IEEE doubles LE.
+ *
+ * HEADER: grid w, h; positions; start clock; places (name, x, y); event
+ *   kind names; reason names; facts (name, values, value now); crowds
+ *   (class, recorded, slots: agent indices are below it, actions,
+ *   goals; the crowds' slots add up to at most 2^26); walls: a run count (0: none),
+ *   then the lengths of runs of open, blocked, open, ... cells in reading
+ *   order (adding up to w * h).
+ * SNAPSHOT: frame number (the next frame), crowd, agent count, then per
+ *   agent its cell as the zigzag of x and y minus the previous agent's
+ *   (a gone agent: x = 0xFFFF, y = 0xFFFF taken as a cell).
+ * FRAMES: frames until the payload ends; a frame: frame number, clock,
+ *   fact changes (count, then fact, value), crowd blocks (count, then per
+ *   block: crowd, event count, events, cell count, cells, note count,
+ *   notes: the event's index in the block and a string). An event:
+ *   zigzag(agent - previous event's agent), kind | flags << 7, reason,
+ *   goal, action + 1, zigzag(detail). A cell: agent - previous cell's
+ *   agent - 1 (agents in order), then one byte (dx + 7) * 15 + (dy + 7)
+ *   for a move of at most 7 cells each way from the agent's last cell,
+ *   CELL_GONE, or CELL_FAR followed by x and y. */
+#define SP_TRACE_HEAD     "SASPU-TRACE"
+#define SP_TRACE_HEAD_LEN 16
+#define SP_CHUNK_MARK     "SPck"
+#define SP_CHUNK_HEAD_LEN 24
+#define SP_CHUNK_HEADER   1
+#define SP_CHUNK_SNAPSHOT 2
+#define SP_CHUNK_FRAMES   3
+#define SP_CELL_GONE      254
+#define SP_CELL_FAR       255
+#define SP_CELL_NEAR_MAX  7
+#define SP_TRACE_NO_CELL  UINT32_MAX
+/* A chunk's payload is at most this long (a reader refuses more). */
+#define SP_TRACE_CHUNK_MAX ((uint32_t)1 << 30)
+/* A grid of more cells has no walls in its trace. */
+#define SP_TRACE_WALLS_MAX ((size_t)1 << 24)
+/* Strings are at most this long (names 255, notes SP_RECORD_NOTE_MAX). */
+#define SP_TRACE_STR_MAX 4096
+
+static inline uint64_t sp_trace_fnv(uint64_t h, const void *p, size_t n) {
+  const uint8_t *b = p;
+  for (size_t k = 0; k < n; k++) {
+    h ^= b[k];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+#define SP_TRACE_FNV_START 0xcbf29ce484222325ull
+
+static inline void sp_trace_put_le(uint8_t *p, uint64_t v, int n) {
+  for (int k = 0; k < n; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+static inline uint64_t sp_trace_get_le(const uint8_t *p, int n) {
+  uint64_t v = 0;
+  for (int k = 0; k < n; k++) v |= (uint64_t)p[k] << (8 * k);
+  return v;
+}
+static inline uint64_t sp_trace_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t sp_trace_unzigzag(uint64_t v) {
+  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+#endif

@@ -1,0 +1,206 @@
+/* saspu_record.h: recording a world's frames to a trace file (events, cell changes, fact changes) and reading a trace back. */
+#ifndef saspu_record_h
+#define saspu_record_h
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "saspu.h"
+#include "saspu_agents.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Recording                                                          */
+/* ------------------------------------------------------------------ */
+/* A recorder appends, after each frame, what the frame changed: every
+ * event of the recorded crowds (the C records, about 6 bytes each), the
+ * cells of agents that changed cell (delta-coded, about 2 bytes each),
+ * and the world facts that changed. The file is a header chunk (the
+ * world's names: places, facts, event kinds and reasons, per crowd its
+ * class, actions and goals) and a snapshot chunk per crowd (every
+ * agent's cell), then frame chunks of up to SP_RECORD_CHUNK bytes, each
+ * with its own checksum; a snapshot chunk again every
+ * SP_RECORD_SNAPSHOT_EVERY frame chunks (a reader seeks and resyncs
+ * there). A sealed chunk is checksummed and written by the recorder's own thread, so the
+ * caller's frame pays for encoding only. While a crowd is recorded it
+ * keeps its spatial index's cell keys (4 bytes an agent; an update then
+ * writes a key when an agent changes cell): a crowd not recorded pays
+ * nothing. */
+
+#if !defined(SP_RECORD_CHUNK)
+#define SP_RECORD_CHUNK ((size_t)256 << 10)
+#endif
+#if !defined(SP_RECORD_SNAPSHOT_EVERY)
+#define SP_RECORD_SNAPSHOT_EVERY 64
+#endif
+#define SP_TRACE_VERSION 1
+
+typedef struct SpRecorder SpRecorder;
+
+/* Names written into the header (any may be NULL: places are called
+ * "place#<id>", classes by their domain's name, goals "goal <index + 1>"). */
+typedef struct SpRecordNames {
+  const char *const *places;       /* sp_world_place_count entries */
+  const char *const *classes;      /* one per crowd */
+  const char *const *const *goals; /* per crowd, its goal names or NULL */
+} SpRecordNames;
+
+typedef struct SpRecordOptions {
+  int positions; /* cell changes every this many frames (0: none; 1: every) */
+  const uint8_t *crowds; /* per crowd 1: recorded (NULL: every crowd) */
+} SpRecordOptions;
+
+typedef struct SpRecordStats {
+  uint64_t frames, events, cells, facts;
+  uint64_t bytes; /* written to the file so far, or queued for it */
+  uint64_t event_bytes, cell_bytes; /* of `bytes`, what events and cells took */
+  double ms_encode; /* sp_world_record_frame on the caller's thread, in all */
+  double ms_wait;   /* of which waiting for the writer to take a chunk */
+} SpRecordStats;
+
+/* Starts recording w and crowds[0..count-1] (the crowds of w, in a fixed
+ * order: the header and every frame name them by position) to the file
+ * at `path` (created or truncated). Writes the header and the snapshots.
+ * SP_ERR_INVALID (with the system's reason) when the file cannot be
+ * opened or written; SP_ERR_STATE when a crowd lives in another world;
+ * SP_ERR_MEMORY. Nothing is left open on failure. */
+SP_API SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds,
+                                      size_t count, const char *path,
+                                      const SpRecordNames *names,
+                                      const SpRecordOptions *opt,
+                                      SpRecorder **out, SpError *err);
+/* Records the frame the crowds just updated (call after each update;
+ * crowds[k] is the same crowd as at the start, or NULL once it was
+ * freed: it is then left out). `count` must be the start's. SP_ERR_INVALID
+ * when a write failed (the recording stops: later frames are refused
+ * with the same error); SP_ERR_MEMORY (this frame is lost). */
+SP_API SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
+                                      size_t count, SpError *err);
+/* A text about event `event` (0-based, in sp_crowd_events order) of
+ * crowds[crowd] in the frame the next sp_world_record_frame records (the
+ * binding notes why a no_plan had no plan). Texts are cut to
+ * SP_RECORD_NOTE_MAX bytes. SP_ERR_INVALID for a crowd out of range;
+ * SP_ERR_MEMORY. */
+#if !defined(SP_RECORD_NOTE_MAX)
+#define SP_RECORD_NOTE_MAX 1024
+#endif
+SP_API SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
+                                     const char *text, SpError *err);
+/* Seals the frames buffered so far into a chunk and waits until the
+ * file has every chunk (sp_world_record_stats then counts them all).
+ * SP_ERR_INVALID when some write failed. */
+SP_API SpStatus sp_world_record_flush(SpRecorder *r, SpError *err);
+/* Writes what is buffered, closes the file and frees r (NULL is
+ * ignored). The status of the last writes: SP_ERR_INVALID when some
+ * write failed. */
+SP_API SpStatus sp_world_record_stop(SpRecorder *r, SpError *err);
+SP_API void sp_world_record_stats(const SpRecorder *r, SpRecordStats *out);
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                            */
+/* ------------------------------------------------------------------ */
+/* A trace decoded into arrays. The input is untrusted: a chunk whose
+ * checksum, length or contents are wrong is skipped and reported in
+ * `problems` (lines ending in '\n'); the reader then looks for the next
+ * chunk's mark. Cells after a skipped frame chunk are approximate until
+ * the next snapshot (the cells are deltas); `problems` says so. */
+
+typedef struct SpTraceEvent {
+  uint32_t frame; /* index into frames */
+  uint32_t agent;
+  uint16_t crowd;
+  uint8_t kind, reason, goal, flags;
+  int16_t action;
+  int32_t detail;
+} SpTraceEvent;
+
+typedef struct SpTraceCell {
+  uint32_t frame, agent;
+  uint16_t crowd;
+  uint16_t x, y; /* 0xFFFF, 0xFFFF: the agent is gone */
+} SpTraceCell;
+
+typedef struct SpTraceFact {
+  uint32_t frame;
+  uint16_t fact, value;
+} SpTraceFact;
+
+typedef struct SpTraceNote {
+  size_t event; /* index into events */
+  char *text;
+} SpTraceNote;
+
+typedef struct SpTraceSnapshot {
+  uint32_t frame; /* the first frame after it (frames before it: none) */
+  uint16_t crowd;
+  uint32_t count;
+  uint32_t *cells; /* y << 16 | x per agent, UINT32_MAX: no agent */
+} SpTraceSnapshot;
+
+typedef struct SpTraceFrame {
+  double clock;    /* the crowds' clock after the frame, in seconds */
+  uint32_t number; /* frames since recording started, from 0 */
+} SpTraceFrame;
+
+typedef struct SpTraceCrowd {
+  char *name;
+  int recorded;
+  uint32_t slots; /* agent indices are below it */
+  uint32_t nactions, ngoals;
+  char **actions, **goals;
+} SpTraceCrowd;
+
+typedef struct SpTracePlace {
+  char *name;
+  int x, y;
+} SpTracePlace;
+
+typedef struct SpTraceFactInfo {
+  char *name;
+  uint32_t nvalues;
+  char **values;
+  uint32_t start; /* its value when recording started */
+} SpTraceFactInfo;
+
+typedef struct SpTrace {
+  int grid_w, grid_h;
+  int positions;
+  double start_clock;
+  uint32_t nplaces, nkinds, nreasons, nfacts, ncrowds;
+  SpTracePlace *places;
+  char **kinds, **reasons;
+  SpTraceFactInfo *facts;
+  SpTraceCrowd *crowds;
+  uint8_t *blocked; /* grid_w * grid_h, 1: blocked; NULL: not recorded */
+  size_t nframes, nevents, ncells, nfact_changes, nsnapshots, nnotes;
+  SpTraceFrame *frames;
+  SpTraceEvent *events;
+  SpTraceCell *cells;
+  SpTraceFact *fact_changes;
+  SpTraceSnapshot *snapshots;
+  SpTraceNote *notes; /* in event order */
+  char *problems;     /* NUL-terminated; "" when the trace read cleanly */
+  size_t problems_len, problems_cap;
+  size_t chunks, chunks_skipped;
+  /* bookkeeping */
+  SpAllocator alloc;
+  size_t cap_frames, cap_events, cap_cells, cap_facts, cap_snapshots, cap_notes;
+  int header_ok;
+} SpTrace;
+
+/* Decodes data[0..len) into a new *out (release with sp_trace_free).
+ * SP_ERR_INVALID only when the data is no trace at all (no file mark, or
+ * no readable header chunk); damage after the header is reported in
+ * (*out)->problems. SP_ERR_MEMORY. */
+SP_API SpStatus sp_trace_read(const void *data, size_t len, SpAllocator alloc,
+                              SpTrace **out, SpError *err);
+SP_API void sp_trace_free(SpTrace *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

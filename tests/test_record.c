@@ -1,0 +1,257 @@
+/* test_record.c: the recorder and the trace reader: a walking town read back gives the crowd's events and cells frame by frame; damaged and truncated traces are reported, never crash, and leak nothing. */
+#define _POSIX_C_SOURCE 200809L /* getpid */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "saspu_record.h"
+#include "test_alloc.h"
+#include "walk_town.h"
+
+static const SpAllocator plain = {NULL, NULL};
+
+/* What the crowd gave, frame by frame: events and cells. */
+typedef struct Seen {
+  SpAgentEvent *ev;
+  size_t nev, cap;
+  size_t *frame_end; /* events up to frame f */
+  uint32_t *cells;   /* per frame, per agent: y << 16 | x */
+  size_t frames, n;
+} Seen;
+
+static char *trace_path(const char *name) {
+  static char buf[256];
+  const char *dir = getenv("TMPDIR");
+  snprintf(buf, sizeof buf, "%s/saspu_%s_%ld.trace", dir ? dir : "/tmp", name,
+           (long)getpid());
+  return buf;
+}
+
+static void *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *p = malloc((size_t)n + 1);
+  assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *len = (size_t)n;
+  return p;
+}
+
+/* Runs a walking town for `frames` frames recording it to `path`. */
+static void run_town(WalkTown *t, const char *path, size_t frames, Seen *s) {
+  walk_town_open(t, 7, 48, 40, 300, 2, 3.0f);
+  SpError err;
+  SpRecorder *r;
+  SpCrowd *cs[1] = {t->c};
+  assert_int_equal(
+      sp_world_record_start(t->w, cs, 1, path, NULL, NULL, &r, &err), SP_OK);
+  memset(s, 0, sizeof *s);
+  s->n = t->n;
+  s->frames = frames;
+  s->frame_end = calloc(frames, sizeof *s->frame_end);
+  s->cells = calloc(frames * t->n, sizeof *s->cells);
+  for (size_t f = 0; f < frames; f++) {
+    assert_int_equal(sp_crowd_update(t->c, 0.25f, &err), SP_OK);
+    size_t n = sp_crowd_event_count(t->c);
+    if (s->nev + n > s->cap) {
+      s->cap = (s->nev + n) * 2;
+      s->ev = realloc(s->ev, s->cap * sizeof *s->ev);
+    }
+    memcpy(s->ev + s->nev, sp_crowd_events(t->c), n * sizeof *s->ev);
+    s->nev += n;
+    s->frame_end[f] = s->nev;
+    for (size_t i = 0; i < t->n; i++) {
+      int x, y;
+      assert_int_equal(sp_crowd_position(t->c, i, &x, &y), SP_OK);
+      s->cells[f * t->n + i] = (uint32_t)y << 16 | (uint32_t)x;
+    }
+    assert_int_equal(sp_world_record_frame(r, cs, 1, &err), SP_OK);
+  }
+  SpRecordStats st;
+  assert_int_equal(sp_world_record_flush(r, &err), SP_OK);
+  sp_world_record_stats(r, &st);
+  assert_int_equal(st.frames, frames);
+  assert_int_equal(st.events, s->nev);
+  assert_true(st.cells > 0);
+  assert_int_equal(sp_world_record_stop(r, &err), SP_OK);
+  /* after a flush the stats count every byte of the file */
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  assert_int_equal((uint64_t)ftell(f), st.bytes);
+  fclose(f);
+}
+
+static void seen_free(Seen *s) {
+  free(s->ev);
+  free(s->frame_end);
+  free(s->cells);
+}
+
+/* The trace's events equal the crowd's, in order and frame by frame; the
+ * first snapshot plus the cell changes give every agent's cell at every
+ * frame. */
+static void test_events_and_cells_read_back(void **state) {
+  (void)state;
+  WalkTown t;
+  Seen s;
+  const char *path = trace_path("read_back");
+  run_town(&t, path, 40, &s);
+  size_t len;
+  void *data = read_all(path, &len);
+  SpTrace *tr;
+  SpError err;
+  assert_int_equal(sp_trace_read(data, len, plain, &tr, &err), SP_OK);
+  assert_string_equal(tr->problems, "");
+  assert_int_equal(tr->ncrowds, 1);
+  assert_int_equal(tr->nframes, s.frames);
+  assert_int_equal(tr->nevents, s.nev);
+  size_t f = 0;
+  for (size_t e = 0; e < s.nev; e++) {
+    while (e >= s.frame_end[f]) f++;
+    const SpTraceEvent *a = &tr->events[e];
+    const SpAgentEvent *b = &s.ev[e];
+    assert_int_equal(a->frame, f);
+    assert_int_equal(a->agent, b->agent);
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->reason, b->reason);
+    assert_int_equal(a->goal, b->goal);
+    assert_int_equal(a->action, b->action);
+    assert_int_equal(a->detail, b->detail);
+  }
+  assert_true(tr->nsnapshots >= 1);
+  uint32_t *cell = malloc(s.n * sizeof *cell);
+  memcpy(cell, tr->snapshots[0].cells, s.n * sizeof *cell);
+  size_t k = 0;
+  for (f = 0; f < s.frames; f++) {
+    for (; k < tr->ncells && tr->cells[k].frame == f; k++)
+      cell[tr->cells[k].agent] =
+          (uint32_t)tr->cells[k].y << 16 | tr->cells[k].x;
+    for (size_t i = 0; i < s.n; i++)
+      assert_int_equal(cell[i], s.cells[f * s.n + i]);
+  }
+  free(cell);
+  sp_trace_free(tr);
+  free(data);
+  seen_free(&s);
+  walk_town_close(&t);
+  remove(path);
+}
+
+/* Every cut of the file and a flipped byte in every position of a
+ * sample: the reader reports (never crashes, leaks nothing); a damaged
+ * frame chunk is skipped and named; no header is SP_ERR_INVALID. */
+static void test_damage_is_reported_and_skipped(void **state) {
+  (void)state;
+  WalkTown t;
+  Seen s;
+  const char *path = trace_path("damage");
+  run_town(&t, path, 12, &s);
+  size_t len;
+  uint8_t *data = read_all(path, &len);
+  uint8_t *copy = malloc(len);
+  TestAlloc ta;
+  SpError err;
+  SpTrace *tr;
+  for (size_t cut = 0; cut < len; cut += 1 + cut / 64) {
+    test_alloc_init(&ta, 0);
+    SpStatus st = sp_trace_read(data, cut, test_alloc_hook(&ta), &tr, &err);
+    if (st == SP_OK) {
+      assert_true(tr->nevents <= s.nev);
+      sp_trace_free(tr);
+    } else {
+      assert_int_equal(st, SP_ERR_INVALID);
+    }
+    assert_int_equal(ta.live, 0);
+  }
+  for (size_t at = 0; at < len; at += 1 + at / 32) {
+    memcpy(copy, data, len);
+    copy[at] ^= 0x5A;
+    test_alloc_init(&ta, 0);
+    SpStatus st = sp_trace_read(copy, len, test_alloc_hook(&ta), &tr, &err);
+    if (st == SP_OK) {
+      if (at >= 16) assert_true(tr->problems[0] != '\0');
+      sp_trace_free(tr);
+    }
+    assert_int_equal(ta.live, 0);
+  }
+  /* the last chunk (frames) damaged: the header and snapshot still read */
+  memcpy(copy, data, len);
+  copy[len - 3] ^= 0xFF;
+  assert_int_equal(sp_trace_read(copy, len, plain, &tr, &err), SP_OK);
+  assert_non_null(strstr(tr->problems, "damaged, skipped"));
+  assert_int_equal(tr->nevents, 0);
+  assert_int_equal(tr->nsnapshots, 1);
+  sp_trace_free(tr);
+  /* not a trace */
+  assert_int_equal(sp_trace_read("hello", 5, plain, &tr, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "not a saspu trace"));
+  free(copy);
+  free(data);
+  seen_free(&s);
+  walk_town_close(&t);
+  remove(path);
+}
+
+/* Allocation failure at every point of a read: SP_ERR_MEMORY or a
+ * trace, nothing leaked. */
+static void test_read_memory_failures(void **state) {
+  (void)state;
+  WalkTown t;
+  Seen s;
+  const char *path = trace_path("memory");
+  run_town(&t, path, 6, &s);
+  size_t len;
+  uint8_t *data = read_all(path, &len);
+  SpError err;
+  SpTrace *tr;
+  for (long fail = 1; fail < 400; fail++) {
+    TestAlloc ta;
+    test_alloc_init(&ta, fail);
+    SpStatus st = sp_trace_read(data, len, test_alloc_hook(&ta), &tr, &err);
+    if (st == SP_OK)
+      sp_trace_free(tr);
+    else
+      assert_int_equal(st, SP_ERR_MEMORY);
+    assert_int_equal(ta.live, 0);
+  }
+  free(data);
+  seen_free(&s);
+  walk_town_close(&t);
+  remove(path);
+}
+
+/* A path that cannot be opened: SP_ERR_INVALID naming it. */
+static void test_unwritable_path(void **state) {
+  (void)state;
+  WalkTown t;
+  walk_town_open(&t, 3, 16, 16, 10, 1, 3.0f);
+  SpError err;
+  SpRecorder *r;
+  SpCrowd *cs[1] = {t.c};
+  assert_int_equal(sp_world_record_start(t.w, cs, 1, "/nonexistent-dir/x.trace",
+                                         NULL, NULL, &r, &err),
+                   SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "/nonexistent-dir/x.trace"));
+  assert_null(r);
+  walk_town_close(&t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_events_and_cells_read_back),
+      cmocka_unit_test(test_damage_is_reported_and_skipped),
+      cmocka_unit_test(test_read_memory_failures),
+      cmocka_unit_test(test_unwritable_path),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
