@@ -36,21 +36,34 @@ end)
 describe("the rockspecs", function()
   local specs = { "saspu-scm-1.rockspec", "saspu-" .. tostring(version) .. "-1.rockspec" }
 
-  it("include the release of saspu._VERSION, pointing at its tag", function()
+  it("include the release of saspu._VERSION, pointing at its tag or its commit", function()
     assert.is_string(version)
     local r = rockspec(specs[2])
     assert.equal(version .. "-1", r.version)
-    assert.equal("v" .. version, r.source.tag)
+    if r.source.tag then
+      assert.equal("v" .. version, r.source.tag)
+    else -- the release commit's archive (./dev release --pin)
+      local commit = r.source.url:match("/archive/(%x+)%.tar%.gz$")
+      assert.is_string(commit, r.source.url)
+      assert.equal(40, #commit)
+      assert.equal("saspu-" .. commit, r.source.dir)
+    end
   end)
 
   for _, path in ipairs(specs) do
-    it(path .. " says MIT, a homepage and a busted test section", function()
+    it(path .. " says MIT, a homepage and a test section that needs no network", function()
       local r = rockspec(path)
       assert.equal("saspu", r.package)
       assert.equal("MIT", r.description.license)
       assert.matches("^https://", r.description.homepage)
-      assert.equal("busted", r.test.type)
-      assert.same({ "busted" }, r.test_dependencies)
+      -- busted as installed (Debian's lua-busted too): no test_dependencies to fetch
+      assert.equal("command", r.test.type)
+      assert.equal("tools/rock_test.lua", r.test.script)
+      assert.same({ "--run=rock" }, r.test.flags)
+      assert.is_nil(r.test_dependencies)
+      local script = io.open(r.test.script)
+      assert.truthy(script, r.test.script)
+      script:close()
     end)
 
     it(path .. " passes LuaRocks' CFLAGS and Lua, and installs bin/saspu for that Lua", function()

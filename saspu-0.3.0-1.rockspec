@@ -1,11 +1,11 @@
--- saspu-0.2.0-1.rockspec: LuaRocks build of saspu 0.2.0, the release tagged v0.2.0 (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
--- `luarocks build saspu-0.2.0-1.rockspec` fetches that tag; in a checkout, `luarocks make` the scm-1 one.
+-- saspu-0.3.0-1.rockspec: LuaRocks build of saspu 0.3.0, the release tagged v0.3.0 (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
+-- `luarocks build saspu-0.3.0-1.rockspec` fetches that release; in a checkout, `luarocks make` the scm-1 one.
 rockspec_format = "3.0"
 package = "saspu"
-version = "0.2.0-1"
+version = "0.3.0-1"
 source = {
   url = "git+https://github.com/saspu/saspu.git",
-  tag = "v0.2.0",
+  tag = "v0.3.0",
 }
 description = {
   summary = "Shortest plans for game NPCs in linear time (SAS-PU planning, TopoPlan)",
@@ -41,10 +41,10 @@ build = {
     bin = { saspu = "bin/saspu" },
   },
 }
-test_dependencies = {
-  "busted",
-}
+-- `luarocks test`: busted as installed (Debian's lua-busted or a busted rock) on
+-- LuaRocks' Lua, against the installed module; nothing is fetched (tools/rock_test.lua)
 test = {
-  type = "busted",
-  flags = { "--run=default" },
+  type = "command",
+  script = "tools/rock_test.lua",
+  flags = { "--run=rock" },
 }
