@@ -43,7 +43,7 @@ static double frame(SpCrowd *c, uint64_t *rng, int queries, int rebuild,
   double t0 = bu_cpu_ns();
   for (int q = 0; q < queries; q++) {
     const uint32_t *got;
-    if (rebuild) check(sp_index_ready(c, NULL), "sp_index_ready");
+    if (rebuild) check(sp__index_ready(c, NULL), "sp__index_ready");
     check(sp_crowd_near(c, BANK_X, BANK_Y, RADIUS, NEAREST, &got, found, NULL),
           "sp_crowd_near");
     bu_sink += got != NULL ? got[0] : 0;

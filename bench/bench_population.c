@@ -11,7 +11,7 @@
 #include "saspu_population.h"
 #include "saspu_threads.h"
 #include "sp_builtin.h"
-#include "sp_population.h" /* sp_population_use_table: the baseline row */
+#include "sp_population.h" /* sp__population_use_table: the baseline row */
 
 #include "bench_population.h"
 
@@ -99,7 +99,7 @@ static double process_cpu_ms(void) {
 static Cell measure(const Workload *w, SpPopulation *pop, SpValue *st,
                     SpValue *go, size_t n, int threads, int mode, int frames) {
   int no_cache = mode == MODE_OFF;
-  sp_population_use_table(pop, mode_table[mode]);
+  sp__population_use_table(pop, mode_table[mode]);
   double ms[64], cpu[64];
   Cell c;
   memset(&c, 0, sizeof c);
@@ -360,7 +360,7 @@ int main(int argc, char **argv) {
       "(bit-packed table with pext where the CPU has a fast one: %s); goals: "
       "%s\n\n",
       frames, SP_POPULATION_CHUNK, SP_PLAN_CACHE_DEFAULT_CAPACITY,
-      sp_population_fast_pext() ? "yes" : "no",
+      sp__population_fast_pext() ? "yes" : "no",
       fixed ? "fixed conditions (--goals fixed)"
             : "kept variables take the start's values");
 

@@ -29,7 +29,7 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len,
                                size_t *entries) {
   /* written as format 5 (no names block, which would name the agents) */
   const uint8_t *head = good;
-  good += sp_save_body_at(head, len) - SAVE_HEADER_BYTES;
+  good += sp__save_body_at(head, len) - SAVE_HEADER_BYTES;
   size_t np = (size_t)sp_save_get(good + 48, 4);
   size_t nf_at = 52 + 4 * np + 8; /* the field count */
   size_t nf = (size_t)sp_save_get(good + nf_at, 4);
@@ -59,8 +59,8 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len,
   p += 4 + facts;
   sp_save_put(p, 1, 4); /* one crowd */
   memcpy(p + 4, good + crowd, at - crowd);
-  sp_save_put(p + 4 + 8, sp_save_setup_print(c, 5), 8); /* as format 5 */
-  sp_save_put(p + 4 + 16, 0, 8);                        /* no agents */
+  sp_save_put(p + 4 + 8, sp__save_setup_print(c, 5), 8); /* as format 5 */
+  sp_save_put(p + 4 + 16, 0, 8);                         /* no agents */
   p += 4 + (at - crowd);
   sp_save_put(p, 0, 4);     /* no despawned slot */
   p[4] = 0;                 /* no fact ties (the town has none) */
@@ -68,8 +68,8 @@ static uint8_t *crafted_fields(const uint8_t *good, size_t len,
   sp_save_put(p + 6, 0, 4); /* no extra bytes (format 5: no chase list) */
   sp_save_put(b + 16, *out_len - SAVE_HEADER_BYTES, 8);
   sp_save_put(b + 24,
-              sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
-                          *out_len - SAVE_HEADER_BYTES),
+              sp__save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
+                           *out_len - SAVE_HEADER_BYTES),
               8);
   return b;
 }

@@ -37,16 +37,16 @@ static size_t wake_some(SpCrowd *c, uint32_t *list) {
 static size_t requests(SpCrowd *c, size_t from, size_t to, int alone,
                        uint32_t *out) {
   Ahead a;
-  sp_ahead_reset(c);
+  sp__ahead_reset(c);
   a = c->cw[0].ahead;
   size_t n = 0;
   for (size_t t = from; t <= to; t++) {
-    sp_ahead_chunk(c, &a, t, alone);
+    sp__ahead_chunk(c, &a, t, alone);
     uint32_t here[SP_CROWD_CHUNK];
     size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
-    size_t na = sp_wheel_awake_list(c, lo, hi < c->n ? hi : c->n, here);
+    size_t na = sp__wheel_awake_list(c, lo, hi < c->n ? hi : c->n, here);
     for (size_t k = 0; k < na; k++) {
-      size_t j = sp_ahead_next(c, &a);
+      size_t j = sp__ahead_next(c, &a);
       if (j != SIZE_MAX) out[n++] = (uint32_t)j;
     }
   }

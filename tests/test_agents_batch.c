@@ -172,7 +172,7 @@ static SpAgentEvent *run(uint64_t seed, int threads, int grid, int together,
     }
     for (int k = 0; k < CROWDS; k++) {
       SpError err; /* places given up on workers are counted down */
-      if (sp_crowd_check(t.c[k], &err) != SP_OK) fail_msg("%s", err.message);
+      if (sp__crowd_check(t.c[k], &err) != SP_OK) fail_msg("%s", err.message);
       size_t n = sp_crowd_event_count(t.c[k]);
       all = realloc(all, (*count + n + 1) * sizeof *all);
       memcpy(all + *count, sp_crowd_events(t.c[k]), n * sizeof *all);

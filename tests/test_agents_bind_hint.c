@@ -1,4 +1,4 @@
-/* test_agents_bind_hint.c: a binding answered in the advance pass is used only while it is the one the serial pass would choose: a place preferred to it that found room, or its own place filled, sends the agent back to sp_agent_bind. */
+/* test_agents_bind_hint.c: a binding answered in the advance pass is used only while it is the one the serial pass would choose: a place preferred to it that found room, or its own place filled, sends the agent back to sp__agent_bind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,7 +85,7 @@ static BindHint *hint_with_near_full(Scene *s) {
   CrowdWorker *w = &s->c->cw[0];
   w->hint_count = 0;
   reserved_set(s, s->near_id, 1);
-  sp_bind_hint_add(s->c, -1, s->agent);
+  sp__bind_hint_add(s->c, -1, s->agent);
   assert_int_equal(w->hint_count, 1);
   BindHint *h = &w->hint[0];
   assert_int_equal(h->agent, s->agent);
@@ -121,9 +121,9 @@ static Outcome serial_answer(int near_full, int far_full) {
   scene_open(&s);
   reserved_set(&s, s.near_id, near_full);
   reserved_set(&s, s.far_id, far_full);
-  sp_agent_bind(s.c, (Sink){s.c, -1}, s.agent);
-  sp_wheel_settle(s.c, -1, s.agent);
-  sp_wheel_flush(s.c);
+  sp__agent_bind(s.c, (Sink){s.c, -1}, s.agent);
+  sp__wheel_settle(s.c, -1, s.agent);
+  sp__wheel_flush(s.c);
   Outcome o = outcome(&s);
   scene_close(&s);
   return o;
@@ -137,14 +137,14 @@ static Outcome hinted_answer(int near_full, int far_full, int want_used) {
   reserved_set(&s, s.near_id, near_full); /* what moved since */
   reserved_set(&s, s.far_id, far_full);
   Sink sink = {s.c, -1};
-  int used = sp_agent_bind_hinted(s.c, sink, h);
+  int used = sp__agent_bind_hinted(s.c, sink, h);
   assert_int_equal(used, want_used);
-  if (!used) sp_agent_bind(s.c, sink, s.agent);
+  if (!used) sp__agent_bind(s.c, sink, s.agent);
   if (used && h->taken) { /* reserved: the commit pass writes the agent */
     assert_int_equal(s.c->agents[s.agent].target, SP_NO_PLACE);
-    sp_bind_hint_commit(s.c, -1, h);
+    sp__bind_hint_commit(s.c, -1, h);
   }
-  sp_wheel_flush(s.c);
+  sp__wheel_flush(s.c);
   Outcome o = outcome(&s);
   scene_close(&s);
   return o;

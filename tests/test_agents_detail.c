@@ -77,7 +77,7 @@ static void test_detail_made_by_first_no_plan(void **state) {
   assert_non_null(atomic_load(&t.c->detail));
   frames(t.c, 30);
   SpError err;
-  assert_int_equal(sp_crowd_check(t.c, &err), SP_OK);
+  assert_int_equal(sp__crowd_check(t.c, &err), SP_OK);
   sp_crowd_stats(t.c, &after);
   assert_true(after.bytes_total >=
               before.bytes_total + (size_t)N * sizeof(FailDetail));
@@ -161,7 +161,7 @@ static void test_detail_without_memory(void **state) {
     SpStatus st = sp_crowd_update(o.c, 0.1f, NULL);
     assert_true(st == SP_OK || st == SP_ERR_MEMORY);
     SpError err;
-    assert_int_equal(sp_crowd_check(o.c, &err), SP_OK);
+    assert_int_equal(sp__crowd_check(o.c, &err), SP_OK);
     if (st == SP_OK && sp_crowd_last_failure(o.c, 0).code == SP_FAIL_NONE) {
       lost++; /* the event and the fallback are there all the same */
       const SpAgentEvent *ev = sp_crowd_events(o.c);

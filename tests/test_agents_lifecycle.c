@@ -9,7 +9,7 @@
 
 #include "saspu_agents.h"
 #include "saspu_grid.h"
-#include "sp_save.h" /* sp_crowd_check */
+#include "sp_save.h" /* sp__crowd_check */
 #include "test_alloc.h"
 #include "test_fixture.h"
 
@@ -88,7 +88,7 @@ static int reserved(const Town *t) {
 static void frame(Town *t, float dt) {
   SpError err;
   assert_int_equal(sp_crowd_update(t->c, dt, NULL), SP_OK);
-  if (sp_crowd_check(t->c, &err) != SP_OK) fail_msg("%s", err.message);
+  if (sp__crowd_check(t->c, &err) != SP_OK) fail_msg("%s", err.message);
 }
 
 static int32_t until(Town *t, size_t i, SpEventKind kind, int act, int frames) {

@@ -137,16 +137,16 @@ static void test_resident_pages(void **state) {
   char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(p != MAP_FAILED);
-  size_t fresh = sp_mem_resident(p, bytes);
+  size_t fresh = sp__mem_resident(p, bytes);
   memset(p + 16 * page, 1, 64 * page);
-  size_t touched = sp_mem_resident(p, bytes);
+  size_t touched = sp__mem_resident(p, bytes);
   /* the system may count a page or two it filled ahead; never the rest */
   assert_true(fresh <= 4 * page);
   assert_true(touched >= 64 * page && touched <= 68 * page);
   /* a part of the mapping: only its own bytes */
-  assert_int_equal(sp_mem_resident(p + 16 * page + 100, 32 * page), 32 * page);
-  assert_int_equal(sp_mem_resident(p, 100), 100);
-  assert_int_equal(sp_mem_resident(NULL, bytes), 0);
+  assert_int_equal(sp__mem_resident(p + 16 * page + 100, 32 * page), 32 * page);
+  assert_int_equal(sp__mem_resident(p, 100), 100);
+  assert_int_equal(sp__mem_resident(NULL, bytes), 0);
   munmap(p, bytes);
 }
 

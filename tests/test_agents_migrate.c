@@ -95,8 +95,8 @@ static void town_saved(Town *t, SpAllocator a) {
 static void reseal(uint8_t *b, size_t len) {
   sp_save_put(b + 16, len - SAVE_HEADER_BYTES, 8);
   sp_save_put(b + 24,
-              sp_save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
-                          len - SAVE_HEADER_BYTES),
+              sp__save_fnv(SAVE_FNV_START, b + SAVE_HEADER_BYTES,
+                           len - SAVE_HEADER_BYTES),
               8);
 }
 
@@ -106,7 +106,7 @@ static void reseal(uint8_t *b, size_t len) {
  * the setup print of before format 9 (no movement). */
 static uint8_t *as_format5(const SpCrowd *c, const uint8_t *good, size_t len,
                            size_t *out_len) {
-  size_t body = sp_save_body_at(good, len);
+  size_t body = sp__save_body_at(good, len);
   assert_true(body > SAVE_HEADER_BYTES);
   size_t tail = 4 + 1, added = 12; /* the extra part; the words cut */
   assert_true(len > tail + added);
@@ -118,11 +118,11 @@ static uint8_t *as_format5(const SpCrowd *c, const uint8_t *good, size_t len,
   memcpy(b + SAVE_HEADER_BYTES, good + body, len - body - tail - added);
   memcpy(b + *out_len - tail, good + len - tail, tail);
   sp_save_put(b + 8, 5, 4);
-  uint64_t now = sp_save_setup_print(c, SP_SAVE_VERSION);
+  uint64_t now = sp__save_setup_print(c, SP_SAVE_VERSION);
   int found = 0;
   for (size_t k = SAVE_HEADER_BYTES; k + 8 <= *out_len && !found; k++)
     if (sp_save_get(b + k, 8) == now) {
-      sp_save_put(b + k, sp_save_setup_print(c, 5), 8);
+      sp_save_put(b + k, sp__save_setup_print(c, 5), 8);
       found = 1;
     }
   assert_true(found);
@@ -169,11 +169,11 @@ static void test_format8_still_loads(void **state) {
   town_saved(&t, plain);
   uint8_t *old = malloc(t.len);
   memcpy(old, t.good, t.len);
-  uint64_t now = sp_save_setup_print(t.c, SP_SAVE_VERSION);
+  uint64_t now = sp__save_setup_print(t.c, SP_SAVE_VERSION);
   size_t at = SAVE_HEADER_BYTES;
   while (at + 8 <= t.len && sp_save_get(old + at, 8) != now) at++;
   assert_true(at + 8 <= t.len);
-  sp_save_put(old + at, sp_save_setup_print(t.c, 8), 8);
+  sp_save_put(old + at, sp__save_setup_print(t.c, 8), 8);
   reseal(old, t.len);
   SpError err;
   assert_int_equal(sp_world_load(t.w, &t.c, 1, old, t.len, NULL, NULL, &err),

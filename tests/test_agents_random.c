@@ -144,7 +144,7 @@ static void check_frame(Run *r, SpValue *shadow, uint8_t *idle_said) {
  * the update never leaves a state a save of it could not load. */
 static void expect_consistent(const SpCrowd *c) {
   SpError err;
-  if (sp_crowd_check(c, &err) != SP_OK) fail_msg("%s", err.message);
+  if (sp__crowd_check(c, &err) != SP_OK) fail_msg("%s", err.message);
 }
 
 static void test_invariants(void **state) {

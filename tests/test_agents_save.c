@@ -218,7 +218,7 @@ static void run(Scene *s, RdRng *rng, int frames, Log *log) {
     for (int k = 0; k < CROWDS; k++) {
       assert_int_equal(sp_crowd_update(s->c[k], 0.1f, NULL), SP_OK);
       SpError err; /* what a load checks holds after every update */
-      if (sp_crowd_check(s->c[k], &err) != SP_OK) fail_msg("%s", err.message);
+      if (sp__crowd_check(s->c[k], &err) != SP_OK) fail_msg("%s", err.message);
       size_t n = sp_crowd_event_count(s->c[k]);
       if (log == NULL || n == 0)
         continue; /* no buffer yet: events may be NULL */
@@ -476,7 +476,7 @@ static size_t skip_agents(const Scene *s, const uint8_t *b, int k, size_t at,
  * sp_save.h; *places gets where the world's reservation counts start. */
 static size_t crowd_at(const Scene *s, const uint8_t *b, int crowd,
                        size_t *places) {
-  size_t at = sp_save_body_at(b, SIZE_MAX / 2); /* a sound save */
+  size_t at = sp__save_body_at(b, SIZE_MAX / 2); /* a sound save */
   uint32_t np = (uint32_t)get_le(b + at + 16, 4);
   *places = at + 20;
   at += 20 + 4u * np + 8;
@@ -815,7 +815,7 @@ static void test_crafted_field_list_is_bounded(void **state) {
   run(&a, &rng, 10, NULL);
   size_t len;
   uint8_t *good = save(&a, &len);
-  size_t body = sp_save_body_at(good, len);
+  size_t body = sp__save_body_at(good, len);
   size_t np = (size_t)get_le(good + body + 16, 4);
   size_t list = body + 20 + 4 * np + 8; /* the field count, then the list */
   size_t nf = (size_t)get_le(good + list, 4), extra = 3000;

@@ -60,7 +60,7 @@ static void check_ranges(const SpCrowd *c) {
   for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
     size_t lo = ranges[r][0], hi = ranges[r][1];
     size_t nw = reference(c, lo, hi, want);
-    size_t ng = sp_wheel_sweep_list(c, lo, hi, got);
+    size_t ng = sp__wheel_sweep_list(c, lo, hi, got);
     assert_int_equal(ng, nw);
     if (nw > 0) assert_memory_equal(got, want, nw * sizeof *got);
   }

@@ -33,18 +33,18 @@ static void test_sizes_reach_the_hook(void **state) {
   (void)state;
   Calls c = {0};
   SpAllocator a = {recording, &c};
-  char *p = sp_mem_alloc(a, 10);
+  char *p = sp__mem_alloc(a, 10);
   assert_non_null(p);
   assert_null(c.ptr);
   assert_int_equal(c.osize, 0);
   assert_int_equal(c.nsize, 10);
   memset(p, 7, 10);
-  p = sp_mem_realloc(a, p, 10, 40);
+  p = sp__mem_realloc(a, p, 10, 40);
   assert_non_null(p);
   assert_int_equal(c.osize, 10);
   assert_int_equal(c.nsize, 40);
   assert_int_equal(p[9], 7);
-  sp_mem_free(a, p, 40);
+  sp__mem_free(a, p, 40);
   assert_int_equal(c.osize, 40);
   assert_int_equal(c.nsize, 0);
   assert_int_equal(c.count, 3);
@@ -56,50 +56,50 @@ static void test_zero_is_one_byte(void **state) {
   (void)state;
   Calls c = {0};
   SpAllocator a = {recording, &c};
-  void *p = sp_mem_alloc(a, 0);
+  void *p = sp__mem_alloc(a, 0);
   assert_non_null(p);
   assert_int_equal(c.nsize, 1);
-  p = sp_mem_realloc(a, p, 0, 0);
+  p = sp__mem_realloc(a, p, 0, 0);
   assert_non_null(p);
   assert_int_equal(c.osize, 1);
   assert_int_equal(c.nsize, 1);
-  sp_mem_free(a, p, 0);
+  sp__mem_free(a, p, 0);
   assert_int_equal(c.osize, 1);
   assert_int_equal(c.nsize, 0);
-  void *q = sp_mem_realloc(a, NULL, 0, 0); /* a new block */
+  void *q = sp__mem_realloc(a, NULL, 0, 0); /* a new block */
   assert_non_null(q);
   assert_null(c.ptr);
   assert_int_equal(c.osize, 0);
   assert_int_equal(c.nsize, 1);
-  sp_mem_free(a, q, 0);
+  sp__mem_free(a, q, 0);
 }
 
 static void test_refusal_keeps_the_block(void **state) {
   (void)state;
   Calls c = {0};
   SpAllocator a = {recording, &c};
-  char *p = sp_mem_alloc(a, 8);
+  char *p = sp__mem_alloc(a, 8);
   assert_non_null(p);
   strcpy(p, "horse");
   c.refuse = 1;
-  assert_null(sp_mem_alloc(a, 8));
-  assert_null(sp_mem_realloc(a, p, 8, 64));
+  assert_null(sp__mem_alloc(a, 8));
+  assert_null(sp__mem_realloc(a, p, 8, 64));
   assert_string_equal(p, "horse"); /* untouched and still owned */
   c.refuse = 0;
-  sp_mem_free(a, p, 8);
+  sp__mem_free(a, p, 8);
   assert_ptr_equal(c.ptr, p);
 }
 
 static void test_null_hook_is_malloc(void **state) {
   (void)state;
   SpAllocator a = {NULL, NULL};
-  char *p = sp_mem_alloc(a, 0);
+  char *p = sp__mem_alloc(a, 0);
   assert_non_null(p);
-  p = sp_mem_realloc(a, p, 0, 100);
+  p = sp__mem_realloc(a, p, 0, 100);
   assert_non_null(p);
   memset(p, 1, 100);
-  sp_mem_free(a, p, 100);
-  sp_mem_free(a, NULL, 5); /* ignored */
+  sp__mem_free(a, p, 100);
+  sp__mem_free(a, NULL, 5); /* ignored */
 }
 
 int main(void) {

@@ -26,7 +26,7 @@ static void test_snprintf_semantics(void **state) {
   SpDomain *d = compile_builtin(sp_builtin_horse_breeder(plain, SP_HORSE_SSCI));
   SpClass cls = SP_CLASS_OUTSIDE;
   size_t full = 0;
-  assert_int_equal(sp_classify(d, plain, &cls, NULL, 0, &full), SP_OK);
+  assert_int_equal(sp__classify(d, plain, &cls, NULL, 0, &full), SP_OK);
   assert_int_equal(cls, SP_CLASS_CSTAR2);
   assert_true(full > 100);
   assert_int_equal(sp_domain_explain(d, NULL, 0), full);
@@ -35,7 +35,7 @@ static void test_snprintf_semantics(void **state) {
   char small[40];
   memset(small, 'x', sizeof small);
   size_t needed = 0;
-  assert_int_equal(sp_classify(d, plain, &cls, small, sizeof small, &needed),
+  assert_int_equal(sp__classify(d, plain, &cls, small, sizeof small, &needed),
                    SP_OK);
   assert_int_equal(needed, full);
   assert_int_equal(strlen(small), sizeof small - 1);
@@ -43,7 +43,7 @@ static void test_snprintf_semantics(void **state) {
 
   /* Class only: no buffer, no length. */
   cls = SP_CLASS_OUTSIDE;
-  assert_int_equal(sp_classify(d, plain, &cls, NULL, 0, NULL), SP_OK);
+  assert_int_equal(sp__classify(d, plain, &cls, NULL, 0, NULL), SP_OK);
   assert_int_equal(cls, SP_CLASS_CSTAR2);
   free(whole);
   sp_domain_free(d);
@@ -68,7 +68,7 @@ static void test_class_only_is_cheap(void **state) {
   for (int i = 0; i < 4; i++) {
     SpClass cls = want[i] == SP_CLASS_C0 ? SP_CLASS_OUTSIDE : SP_CLASS_C0;
     test_alloc_init(&c, 1);
-    SpStatus st = sp_classify(ds[i], failing, &cls, NULL, 0, NULL);
+    SpStatus st = sp__classify(ds[i], failing, &cls, NULL, 0, NULL);
     if (want[i] == SP_CLASS_CSTAR2) {
       assert_int_equal(st, SP_ERR_MEMORY);
       assert_int_equal(cls, SP_CLASS_C0); /* untouched */
@@ -82,7 +82,7 @@ static void test_class_only_is_cheap(void **state) {
     /* Asking for the length is asking for the text: G is built. */
     size_t needed = 7;
     test_alloc_init(&c, 1);
-    assert_int_equal(sp_classify(ds[i], failing, &cls, NULL, 0, &needed),
+    assert_int_equal(sp__classify(ds[i], failing, &cls, NULL, 0, &needed),
                      SP_ERR_MEMORY);
     assert_int_equal(needed, 0);
     assert_int_equal(c.calls, 1);
@@ -92,7 +92,7 @@ static void test_class_only_is_cheap(void **state) {
   /* With memory, the C*2 search takes one block and gives it back. */
   test_alloc_init(&c, 0);
   SpClass cls = SP_CLASS_C0;
-  assert_int_equal(sp_classify(ds[3], failing, &cls, NULL, 0, NULL), SP_OK);
+  assert_int_equal(sp__classify(ds[3], failing, &cls, NULL, 0, NULL), SP_OK);
   assert_int_equal(cls, SP_CLASS_CSTAR2);
   assert_int_equal(c.calls, 1);
   assert_int_equal(c.live, 0);
@@ -112,7 +112,7 @@ static void test_memory_failure(void **state) {
   char buf[64];
   memset(buf, 'x', sizeof buf);
   size_t needed = 123;
-  assert_int_equal(sp_classify(d, failing, &cls, buf, sizeof buf, &needed),
+  assert_int_equal(sp__classify(d, failing, &cls, buf, sizeof buf, &needed),
                    SP_ERR_MEMORY);
   assert_int_equal(cls, SP_CLASS_C0);
   assert_string_equal(buf, "");
@@ -122,7 +122,7 @@ static void test_memory_failure(void **state) {
   /* With memory, everything taken is given back. */
   test_alloc_init(&c, 0);
   SpAllocator counting = test_alloc_hook(&c);
-  assert_int_equal(sp_classify(d, counting, &cls, buf, sizeof buf, &needed),
+  assert_int_equal(sp__classify(d, counting, &cls, buf, sizeof buf, &needed),
                    SP_OK);
   assert_int_equal(cls, SP_CLASS_OUTSIDE);
   assert_true(c.calls >= 1);

@@ -121,7 +121,7 @@ static void test_heap(void **state) {
   for (int i = 0; i < 300; i++)
     sp_grid_heap_push(&hp, heap_entry(rng_unit(&r), (uint32_t)i, 0.0));
   int calls = 0;
-  assert_int_equal(sp_grid_heap_compact(&hp, keep_even, &calls), 150);
+  assert_int_equal(sp__grid_heap_compact(&hp, keep_even, &calls), 150);
   assert_int_equal(calls, 300);
   assert_int_equal(hp.count, 150);
   assert_fenced(&hp);
@@ -145,7 +145,7 @@ static void test_heap(void **state) {
   }
   assert_true(sp_grid_heap_tie(0.25) < sp_grid_heap_tie(0.5));
   assert_true(sp_grid_heap_tie(0.0) < sp_grid_heap_tie(1e-30));
-  sp_grid_heap_heapify(&hp); /* empty: nothing to do */
+  sp__grid_heap_heapify(&hp); /* empty: nothing to do */
   assert_int_equal(hp.count, 0);
   sp_grid_heap_clear(&hp);
   assert_fenced(&hp);
@@ -313,7 +313,7 @@ static void check_masks(const SpGrid *g) {
     for (int x = 0; x < g->width; x++) {
       unsigned want = 0;
       for (int d = 0; d < 8; d++)
-        if (!sp_grid_is_blocked(g, x + sp_grid_dx[d], y + sp_grid_dy[d]))
+        if (!sp_grid_is_blocked(g, x + sp__grid_dx[d], y + sp__grid_dy[d]))
           want |= 1u << d;
       unsigned got = g->nbr[sp_grid_index(g->stride, x, y)];
       if (got != want)

@@ -26,7 +26,7 @@ static const SpAllocator plain = {NULL, NULL};
 static SpPlanCache *cache_for(const TestFixture *f, uint32_t capacity) {
   SpPlanCache *c = NULL;
   SpError err;
-  if (sp_plan_cache_new(f->d, capacity, plain, &c, &err) != SP_OK)
+  if (sp__plan_cache_new(f->d, capacity, plain, &c, &err) != SP_OK)
     fail_msg("plan cache: %s", err.message);
   return c;
 }
@@ -44,7 +44,7 @@ static void expect_same(TestFixture *f, SpPlanCache *c, const SpValue *s0,
   memset(cached, 0xEE, sizeof cached);
   SpStatus fs = sp_plan(f->d, f->ws, s0, goal, fresh, &flen, &ff);
   SpStatus cs =
-      sp_plan_cache_plan(c, f->d, f->ws, s0, goal, cached, &clen, &cf);
+      sp__plan_cache_plan(c, f->d, f->ws, s0, goal, cached, &clen, &cf);
   assert_int_equal(cs, fs);
   assert_int_equal(clen, flen);
   assert_memory_equal(cached, fresh, (size_t)flen * sizeof(uint16_t));
@@ -86,7 +86,7 @@ static void test_every_horse_pair_identical(void **state) {
   assert_int_equal(c->misses, pairs);
   assert_int_equal(c->hits, pairs);
   assert_int_equal(c->rejected, 0);
-  sp_plan_cache_free(c);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -101,12 +101,13 @@ static void test_failure_cached_without_record(void **state) {
   SpValue s0[3] = {2, 0, 0}, goal[3] = {0, 0, 0};
   uint16_t plan[16];
   int len;
-  assert_int_equal(sp_plan_cache_plan(c, f.d, f.ws, s0, goal, plan, &len, NULL),
-                   SP_NO_PLAN);
+  assert_int_equal(
+      sp__plan_cache_plan(c, f.d, f.ws, s0, goal, plan, &len, NULL),
+      SP_NO_PLAN);
   assert_int_equal(c->count, 1);
   expect_same(&f, c, s0, goal);
   assert_int_equal(c->hits, 1);
-  sp_plan_cache_free(c);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -134,16 +135,16 @@ static void test_bounded_stops_inserting(void **state) {
   assert_int_equal(c->hits, 10);
   assert_int_equal(c->count, 10);
   assert_int_equal(c->rejected, 12);
-  size_t before = sp_plan_cache_size_bytes(c);
+  size_t before = sp__plan_cache_size_bytes(c);
   assert_true(before > 0);
-  sp_plan_cache_clear(c);
+  sp__plan_cache_clear(c);
   assert_int_equal(c->count, 0);
   assert_int_equal(c->hits, 0);
-  assert_int_equal(sp_plan_cache_size_bytes(c), before);
+  assert_int_equal(sp__plan_cache_size_bytes(c), before);
   uint64_t key[4];
-  uint64_t h = sp_plan_cache_key(c, s0[0], goal[0], key);
+  uint64_t h = sp__plan_cache_key(c, s0[0], goal[0], key);
   assert_int_equal(sp_plan_cache_find(c, key, h), SP_CACHE_NONE);
-  sp_plan_cache_free(c);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -156,23 +157,23 @@ static void test_keys_distinguish_every_byte(void **state) {
       &f, sp_builtin_multiprv_2_cycle(plain, 11)); /* 11 vars: 2 words */
   SpPlanCache *c = cache_for(&f, 256);
   SpError err;
-  assert_int_equal(sp_plan_cache_reserve(c, 256, &err), SP_OK);
+  assert_int_equal(sp__plan_cache_reserve(c, 256, &err), SP_OK);
   assert_int_equal(c->key_words, 2);
   SpValue base0[11] = {0}, base1[11] = {0};
   uint64_t key[4], again[4];
-  uint64_t h0 = sp_plan_cache_key(c, base0, base1, key);
+  uint64_t h0 = sp__plan_cache_key(c, base0, base1, key);
   uint16_t plan[64];
-  uint32_t e0 = sp_plan_cache_insert(c, key, h0, SP_CACHE_PLAN, plan, 0, NULL);
+  uint32_t e0 = sp__plan_cache_insert(c, key, h0, SP_CACHE_PLAN, plan, 0, NULL);
   assert_int_equal(e0, 0);
   for (int side = 0; side < 2; side++) {
     for (int v = 0; v < 11; v++) {
       SpValue a[11] = {0}, b[11] = {0};
       (side == 0 ? a : b)[v] = 1;
-      uint64_t h = sp_plan_cache_key(c, a, b, key);
+      uint64_t h = sp__plan_cache_key(c, a, b, key);
       assert_int_equal(sp_plan_cache_find(c, key, h), SP_CACHE_NONE);
       plan[0] = (uint16_t)(side * 11 + v);
       uint32_t e =
-          sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL);
+          sp__plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL);
       assert_int_equal(e, (uint32_t)(1 + side * 11 + v));
     }
   }
@@ -182,16 +183,16 @@ static void test_keys_distinguish_every_byte(void **state) {
   memset(wide, 3, sizeof wide);
   memset(wide, 0, 11);
   wide[4] = 1;
-  uint64_t h1 = sp_plan_cache_key(c, wide, base1, again);
+  uint64_t h1 = sp__plan_cache_key(c, wide, base1, again);
   uint32_t e = sp_plan_cache_find(c, again, h1);
   assert_int_equal(e, 5);
   assert_int_equal(sp_plan_cache_entry_length(c, e), 1);
   assert_int_equal(sp_plan_cache_entry_ids(c, e)[0], 4);
   assert_int_equal(sp_plan_cache_entry_kind(c, e), SP_CACHE_PLAN);
   uint16_t out[4];
-  assert_int_equal(sp_plan_cache_entry_plan(c, e, out), 1);
+  assert_int_equal(sp__plan_cache_entry_plan(c, e, out), 1);
   assert_int_equal(out[0], 4);
-  sp_plan_cache_free(c);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -202,7 +203,7 @@ static void test_probe_runs(void **state) {
   test_fixture_open(&f, sp_builtin_acquisition_machine(plain));
   SpPlanCache *c = cache_for(&f, 8);
   SpError err;
-  assert_int_equal(sp_plan_cache_reserve(c, 8, &err), SP_OK);
+  assert_int_equal(sp__plan_cache_reserve(c, 8, &err), SP_OK);
   SpValue s0[7] = {0}, goal[7] = {0};
   uint64_t key[2];
   uint16_t plan[16] = {0};
@@ -210,21 +211,21 @@ static void test_probe_runs(void **state) {
     s0[2] = (SpValue)(k % 4);
     s0[3] = (SpValue)(k / 4);
     /* all into one probe run: same low hash bits */
-    uint64_t h = sp_plan_cache_key(c, s0, goal, key) & ~(uint64_t)0xFFFF;
+    uint64_t h = sp__plan_cache_key(c, s0, goal, key) & ~(uint64_t)0xFFFF;
     plan[0] = (uint16_t)k;
     assert_int_equal(
-        sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL),
+        sp__plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, 1, NULL),
         (uint32_t)k);
   }
   for (int k = 7; k >= 0; k--) {
     s0[2] = (SpValue)(k % 4);
     s0[3] = (SpValue)(k / 4);
-    uint64_t h = sp_plan_cache_key(c, s0, goal, key) & ~(uint64_t)0xFFFF;
+    uint64_t h = sp__plan_cache_key(c, s0, goal, key) & ~(uint64_t)0xFFFF;
     uint32_t e = sp_plan_cache_find(c, key, h);
     assert_int_equal(e, (uint32_t)k);
     assert_int_equal(sp_plan_cache_entry_ids(c, e)[0], k);
   }
-  sp_plan_cache_free(c);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -268,7 +269,7 @@ static void test_random_pairs_all_domains(void **state) {
         expect_same(&f, c, f.b->starts[i].values, goal);
         expect_same(&f, c, f.b->starts[i].values, goal);
       }
-    sp_plan_cache_free(c);
+    sp__plan_cache_free(c);
     test_fixture_close(&f);
   }
 }
@@ -282,15 +283,15 @@ static void test_worked_example_from_cache(void **state) {
   for (int round = 0; round < 2; round++) {
     uint16_t plan[16];
     int len;
-    assert_int_equal(sp_plan_cache_plan(c, f.d, f.ws, paper_sigma3_start,
-                                        paper_sigma3_goal, plan, &len, NULL),
+    assert_int_equal(sp__plan_cache_plan(c, f.d, f.ws, paper_sigma3_start,
+                                         paper_sigma3_goal, plan, &len, NULL),
                      SP_OK);
     assert_int_equal(len, PAPER_SIGMA3_LENGTH);
     for (int k = 0; k < PAPER_SIGMA3_LENGTH; k++)
       assert_string_equal(sp_action_name(f.d, plan[k]), paper_sigma3_plan[k]);
   }
   assert_int_equal(c->hits, 1);
-  sp_plan_cache_free(c);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -301,7 +302,7 @@ static void test_capacity_limit_and_memory(void **state) {
   SpPlanCache *c = (SpPlanCache *)1;
   SpError err;
   assert_int_equal(
-      sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY + 1u, plain, &c, &err),
+      sp__plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY + 1u, plain, &c, &err),
       SP_ERR_INVALID);
   assert_null(c);
   assert_int_equal(err.code, SP_E_LIMIT);
@@ -311,11 +312,11 @@ static void test_capacity_limit_and_memory(void **state) {
     TestAlloc cnt;
     test_alloc_init(&cnt, k);
     SpAllocator a = test_alloc_hook(&cnt);
-    SpStatus st = sp_plan_cache_new(f.d, 100, a, &c, &err);
+    SpStatus st = sp__plan_cache_new(f.d, 100, a, &c, &err);
     if (st == SP_OK) {
       assert_true(cnt.live == 2); /* the struct and an empty table */
-      assert_int_equal(cnt.bytes, sp_plan_cache_size_bytes(c));
-      sp_plan_cache_free(c);
+      assert_int_equal(cnt.bytes, sp__plan_cache_size_bytes(c));
+      sp__plan_cache_free(c);
       assert_int_equal(cnt.live, 0);
       assert_int_equal(cnt.bytes, 0);
       break;
@@ -330,34 +331,34 @@ static void test_capacity_limit_and_memory(void **state) {
     TestAlloc cnt;
     test_alloc_init(&cnt, 0);
     SpAllocator a = test_alloc_hook(&cnt);
-    assert_int_equal(sp_plan_cache_new(f.d, 3000, a, &c, &err), SP_OK);
+    assert_int_equal(sp__plan_cache_new(f.d, 3000, a, &c, &err), SP_OK);
     cnt.fail_at = cnt.calls + k;
-    SpStatus st = sp_plan_cache_reserve(c, 3000, &err);
-    assert_int_equal(cnt.bytes, sp_plan_cache_size_bytes(c));
+    SpStatus st = sp__plan_cache_reserve(c, 3000, &err);
+    assert_int_equal(cnt.bytes, sp__plan_cache_size_bytes(c));
     assert_true(c->reserved <= (c->slot_mask + 1u) / 2u);
     if (st == SP_OK) {
       assert_int_equal(c->reserved, 3000);
-      sp_plan_cache_free(c);
+      sp__plan_cache_free(c);
       assert_int_equal(cnt.live, 0);
       break;
     }
     assert_int_equal(st, SP_ERR_MEMORY);
     assert_true(c->reserved < 3000);
     cnt.fail_at = 0;
-    assert_int_equal(sp_plan_cache_reserve(c, 3000, &err), SP_OK);
+    assert_int_equal(sp__plan_cache_reserve(c, 3000, &err), SP_OK);
     assert_int_equal(c->reserved, 3000);
-    assert_int_equal(cnt.bytes, sp_plan_cache_size_bytes(c));
-    sp_plan_cache_free(c);
+    assert_int_equal(cnt.bytes, sp__plan_cache_size_bytes(c));
+    sp__plan_cache_free(c);
     assert_int_equal(cnt.live, 0);
   }
   /* the struct and the table start on cache lines */
   c = cache_for(&f, 100);
-  assert_int_equal(sp_plan_cache_reserve(c, 100, &err), SP_OK);
+  assert_int_equal(sp__plan_cache_reserve(c, 100, &err), SP_OK);
   assert_int_equal((uintptr_t)c % 64, 0);
   assert_int_equal((uintptr_t)c->slots % 64, 0);
   assert_true(c->slot_mask + 1u >= 200u);
-  sp_plan_cache_free(c);
-  sp_plan_cache_free(NULL);
+  sp__plan_cache_free(c);
+  sp__plan_cache_free(NULL);
   test_fixture_close(&f);
 }
 
@@ -370,7 +371,7 @@ static uint64_t numbered_key(const SpPlanCache *c, uint32_t k, uint64_t *key) {
   s0[2] = (SpValue)(k / 25 % 5);
   goal[3] = (SpValue)(k / 125 % 5);
   goal[4] = (SpValue)(k / 625);
-  return sp_plan_cache_key(c, s0, goal, key);
+  return sp__plan_cache_key(c, s0, goal, key);
 }
 
 /* Growing keeps every entry where it was: entries stored one reserve at
@@ -381,7 +382,7 @@ static void test_growth_keeps_entries(void **state) {
   TestFixture f;
   test_fixture_open(&f, sp_builtin_oneprv_5(plain, 70)); /* 280 actions */
   SpPlanCache *c = cache_for(&f, 4000);
-  size_t empty = sp_plan_cache_size_bytes(c);
+  size_t empty = sp__plan_cache_size_bytes(c);
   assert_int_equal(c->reserved, 0);
   assert_true(empty < 4096);
   SpError err;
@@ -390,13 +391,13 @@ static void test_growth_keeps_entries(void **state) {
   const SpPlanCache *stable = c;
   const uint8_t *first_ids = NULL;
   for (uint32_t k = 0; k < 3000; k++) {
-    assert_int_equal(sp_plan_cache_reserve(c, k + 1u, &err), SP_OK);
+    assert_int_equal(sp__plan_cache_reserve(c, k + 1u, &err), SP_OK);
     assert_true(c->reserved >= k + 1u);
     uint64_t h = numbered_key(c, k, key);
     int len = (int)(k % 200) + 1;
     for (int t = 0; t < len; t++) plan[t] = (uint16_t)((k + (uint32_t)t) % 280);
     assert_int_equal(
-        sp_plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, len, NULL), k);
+        sp__plan_cache_insert(c, key, h, SP_CACHE_PLAN, plan, len, NULL), k);
     if (k == 0) first_ids = sp_plan_cache_entry_ids(c, 0);
   }
   assert_ptr_equal(c, stable);
@@ -404,7 +405,7 @@ static void test_growth_keeps_entries(void **state) {
   for (uint32_t k = 0; k < 3000; k++) {
     uint64_t h = numbered_key(c, k, key);
     assert_int_equal(sp_plan_cache_find(c, key, h), k);
-    int len = sp_plan_cache_entry_plan(c, k, out);
+    int len = sp__plan_cache_entry_plan(c, k, out);
     assert_int_equal(len, (int)(k % 200) + 1);
     for (int t = 0; t < len; t++)
       assert_int_equal(out[t], (k + (uint32_t)t) % 280);
@@ -415,8 +416,8 @@ static void test_growth_keeps_entries(void **state) {
   assert_int_equal(c->reserved, 4000);
   size_t per_entry = 560 + 4 + sizeof(SpFailure) +
                      4u * (size_t)c->slot_words * sizeof(uint64_t);
-  assert_true(sp_plan_cache_size_bytes(c) < 4000 * per_entry + 65536);
-  sp_plan_cache_free(c);
+  assert_true(sp__plan_cache_size_bytes(c) < 4000 * per_entry + 65536);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 
@@ -429,16 +430,16 @@ static void test_capacity_bounded_by_plan_bytes(void **state) {
   SpPlanCache *c = NULL;
   SpError err;
   assert_int_equal(
-      sp_plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY, plain, &c, &err),
+      sp__plan_cache_new(f.d, SP_PLAN_CACHE_MAX_CAPACITY, plain, &c, &err),
       SP_OK);
   assert_int_equal(c->plan_stride, 560);
   assert_int_equal(c->capacity, SP_PLAN_CACHE_MAX_PLAN_BYTES / 560);
-  assert_int_equal(sp_plan_cache_reserve(c, UINT32_MAX, &err), SP_OK);
+  assert_int_equal(sp__plan_cache_reserve(c, UINT32_MAX, &err), SP_OK);
   assert_int_equal(c->reserved, c->capacity);
   size_t plans = (size_t)c->chunk_count * c->chunk_bytes;
   assert_true(plans <
               SP_PLAN_CACHE_MAX_PLAN_BYTES + SP_PLAN_CACHE_MAX_PLAN_BYTES / 4);
-  sp_plan_cache_free(c);
+  sp__plan_cache_free(c);
   test_fixture_close(&f);
 }
 

@@ -137,7 +137,7 @@ static void test_frames_threads_and_baseline(void **state) {
     SpPopulation *pop = open_case(&f, which, 20000, &goals, &gc);
     RdRng rng = {(uint64_t)which * 77u + 5u};
     for (int frame = 0; frame < 6; frame++) {
-      sp_population_use_table(pop, frame != 3);
+      sp__population_use_table(pop, frame != 3);
       load(&f, pop, &rng, goals, gc);
       plan(pop, frame % 2 ? 3 : 1);
       expect_matches_sp_plan(&f, pop);

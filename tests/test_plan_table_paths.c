@@ -39,7 +39,7 @@ static uint64_t word_of(const SpValue *s, int m) {
 static uint64_t packed(uint64_t x, uint64_t mask, const uint8_t *at, int m) {
   uint64_t soft = sp_plan_table_pack(x, mask, at, m);
 #if defined(HAVE_HW_PEXT)
-  if (sp_population_fast_pext()) assert_int_equal(hw_pext(x, mask), soft);
+  if (sp__population_fast_pext()) assert_int_equal(hw_pext(x, mask), soft);
 #endif
   return soft;
 }
@@ -56,8 +56,8 @@ static void test_ranks_and_goal_ids_are_distinct(void **state) {
     test_fixture_open(&f, paper_spec(which));
     SpPlanTable *t = NULL, *radix = NULL;
     SpError err;
-    assert_int_equal(sp_plan_table_new(f.d, 1, plain, &t, &err), SP_OK);
-    assert_int_equal(sp_plan_table_new(f.d, 0, plain, &radix, &err), SP_OK);
+    assert_int_equal(sp__plan_table_new(f.d, 1, plain, &t, &err), SP_OK);
+    assert_int_equal(sp__plan_table_new(f.d, 0, plain, &radix, &err), SP_OK);
     assert_non_null(t);
     assert_non_null(radix);
     assert_true(t->bits);
@@ -95,8 +95,8 @@ static void test_ranks_and_goal_ids_are_distinct(void **state) {
       seen[id] = 1;
     }
     free(seen);
-    sp_plan_table_free(t);
-    sp_plan_table_free(radix);
+    sp__plan_table_free(t);
+    sp__plan_table_free(radix);
     test_fixture_close(&f);
   }
 }
@@ -183,7 +183,7 @@ static void test_every_path_matches_sp_plan(void **state) {
     for (size_t mi = 0; mi < mode_count; mi++) {
       /* last: as on a CPU without a fast pext */
       if (mi == mode_count - 1) pop->fast_pext = 0;
-      sp_population_use_table(pop, modes[mi]);
+      sp__population_use_table(pop, modes[mi]);
       for (int frame = 0; frame < 3; frame++) {
         assign(&f, pop, &pool, &rng, frame == 2);
         SpPlanReport r = plan_with(pop, 1 + (frame + (int)mi) % 3, 0, 0);
@@ -219,7 +219,7 @@ static void test_empty_plans_and_failures(void **state) {
     SpPopulation *pop = NULL;
     SpError err;
     assert_int_equal(sp_population_new(f.d, n, plain, &pop, &err), SP_OK);
-    sp_population_use_table(pop, modes[mode_at]);
+    sp__population_use_table(pop, modes[mode_at]);
     RdRng rng = {17};
     SpValue s[8];
     for (int round = 0; round < 2; round++) {

@@ -13,11 +13,11 @@ static int next_awake(const SpCrowd *c, Ahead *a, size_t *j) {
   return *j < a->end;
 }
 
-void sp_ahead_reset(SpCrowd *c) {
+void sp__ahead_reset(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].ahead.chunk = SIZE_MAX;
 }
 
-void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {
+void sp__ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {
   if (alone && a->chunk == chunk) { /* the cursor runs on into it */
     a->chunk = chunk + 1;
     return;
@@ -31,10 +31,10 @@ void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {
            : lo + SP_CROWD_CHUNK < c->n ? lo + SP_CROWD_CHUNK
                                         : c->n;
   a->chunk = alone ? chunk + 1 : SIZE_MAX;
-  for (int k = 0; k < SP_AHEAD_AGENTS; k++) sp_ahead_next(c, a);
+  for (int k = 0; k < SP_AHEAD_AGENTS; k++) sp__ahead_next(c, a);
 }
 
-size_t sp_ahead_next(const SpCrowd *c, Ahead *a) {
+size_t sp__ahead_next(const SpCrowd *c, Ahead *a) {
   size_t j;
   if (!next_awake(c, a, &j)) {
     a->bits = 0;

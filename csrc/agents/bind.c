@@ -24,16 +24,16 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
   int full_wait = why == SP_REASON_FULL;
   int act = plan_act(plan, a->step);
   int again = full_wait && step_waiting_for_room(a, act);
-  uint32_t key = full_wait ? sp_queue_key(c, a, act, p) : SP_NO_PLACE;
-  step_end(c, s, plan, why, (int32_t)p, full_wait);
-  if (why == SP_REASON_COOLDOWN && step_gives_up(c, a)) {
-    step_after_failure(c, s, i); /* a cooldown counts as a failure */
+  uint32_t key = full_wait ? sp__queue_key(c, a, act, p) : SP_NO_PLACE;
+  sp__step_end(c, s, plan, why, (int32_t)p, full_wait);
+  if (why == SP_REASON_COOLDOWN && sp__step_gives_up(c, a)) {
+    sp__step_after_failure(c, s, i); /* a cooldown counts as a failure */
     return;
   }
-  if (key != SP_NO_PLACE) sp_queue_join(c, i, key, act, !again); /* in turn */
+  if (key != SP_NO_PLACE) sp__queue_join(c, i, key, act, !again); /* in turn */
   if (!again)
-    sp_agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal,
-                  (int32_t)p);
+    sp__agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal,
+                   (int32_t)p);
   c->flags[i] &= (uint8_t)~F_BIND;
   c->phase[i] = SP_PHASE_BLOCKED;
   sp_due_start(c, i, wait > 0.0f ? wait : c->opt.retry);
@@ -43,17 +43,17 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
 static void unreachable(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
-  step_stop(c, s, plan, SP_REASON_UNREACHABLE, (int32_t)p);
-  sp_agent_emit(s, i, SP_EV_BLOCKED, SP_REASON_UNREACHABLE, a->fail_action,
-                a->goal, (int32_t)p);
+  sp__step_stop(c, s, plan, SP_REASON_UNREACHABLE, (int32_t)p);
+  sp__agent_emit(s, i, SP_EV_BLOCKED, SP_REASON_UNREACHABLE, a->fail_action,
+                 a->goal, (int32_t)p);
   step_cool_down(c, a, p);
-  step_after_failure(c, s, i);
+  sp__step_after_failure(c, s, i);
 }
 
 /* 1 when the agent's cell has a path to the target cell (the caller
  * judges its own moves: engine moves never compute a field). */
 static int reachable_from(SpCrowd *c, size_t cell, uint32_t key, int x, int y) {
-  const float *f = sp_world_field_get(c->world, key, x, y);
+  const float *f = sp__world_field_get(c->world, key, x, y);
   return f != NULL && isfinite(f[cell]);
 }
 
@@ -121,11 +121,11 @@ static void take_place(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
   int act = plan_act(plan, a->step);
   if (step_waiting_for_room(a, act)) { /* the wait is over: the step starts */
     if (step_defers_start(c, a, act))
-      sp_agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
+      sp__agent_emit(s, i, SP_EV_STEP_STARTED, 0, act, a->goal, 0);
     a->reason = SP_REASON_NONE;
     a->fail_action = -1;
   }
-  sp_queue_leave(c, i);
+  sp__queue_leave(c, i);
   take_room(c, i, p);
 }
 
@@ -136,7 +136,7 @@ static void take_place(SpCrowd *c, Sink s, Plan *plan, uint32_t p) {
  * waited for room (take_place). Returns 0 to leave
  * the step to the serial pass. Fields are only read here, so their LRU
  * order counts the serial lookups alone. */
-int step_bind_fast(SpCrowd *c, Sink s, Plan *plan) {
+int sp__step_bind_fast(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   const SpWorld *w = c->world;
@@ -149,7 +149,7 @@ int step_bind_fast(SpCrowd *c, Sink s, Plan *plan) {
   uint32_t p = pick_place(c, a, b, &saw_full, &saw_cool, &limited);
   if (limited || p >= w->place_count || cooling(c, a, p)) return 0;
   if (w->grid != NULL && !c->opt.engine_moves) {
-    const float *f = sp_world_field_peek(w, p);
+    const float *f = sp__world_field_peek(w, p);
     if (f == NULL || !isfinite(f[sp_grid_field_index(w->grid, a->x, a->y)]))
       return 0;
   }
@@ -157,25 +157,25 @@ int step_bind_fast(SpCrowd *c, Sink s, Plan *plan) {
   return 1;
 }
 
-void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why) {
+void sp__agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why) {
   Plan plan = plan_view(c, s, i);
-  step_stop(c, s, &plan, why, -1);
+  sp__step_stop(c, s, &plan, why, -1);
   c->flags[i] &= (uint8_t)~F_BIND;
-  step_after_failure(c, s, i);
+  sp__step_after_failure(c, s, i);
 }
 
-void sp_agent_arrive(SpCrowd *c, Sink s, size_t i) {
+void sp__agent_arrive(SpCrowd *c, Sink s, size_t i) {
   Plan plan = plan_view(c, s, i);
   const Agent *a = &c->agents[i];
   c->flags[i] &= (uint8_t)~F_BIND;
-  sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
-                (int32_t)a->target);
-  step_start_acting(c, s, &plan);
+  sp__agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
+                 (int32_t)a->target);
+  sp__step_start_acting(c, s, &plan);
 }
 
-void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
+void sp__agent_bind(SpCrowd *c, Sink s, size_t i) {
   if (c->chase != NULL && c->chase[i].on) {
-    sp_agent_chase(c, s, i);
+    sp__agent_chase(c, s, i);
     return;
   }
   Agent *a = &c->agents[i];
@@ -186,12 +186,12 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
   if ((c->flags[i] & F_RESERVED) ||
       (b->bind == SP_BIND_SCRIPT && a->target == SP_NO_PLACE)) {
     /* bound already: (re)compute the field and check the way */
-    if (!reachable(c, a, sp_agent_field_key(c, a), a->tx, a->ty)) {
+    if (!reachable(c, a, sp__agent_field_key(c, a), a->tx, a->ty)) {
       unreachable(c, s, &plan, a->target);
       return;
     }
     c->flags[i] &= (uint8_t)~F_BIND;
-    if (c->opt.engine_moves) step_start_move(c, s, &plan);
+    if (c->opt.engine_moves) sp__step_start_move(c, s, &plan);
     return;
   }
   int saw_full, saw_cool, limited;
@@ -219,8 +219,8 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     return;
   }
   /* first come, first served: those waiting longer for it go first */
-  uint32_t key = limited ? sp_queue_key(c, a, act, p) : SP_NO_PLACE;
-  if (key != SP_NO_PLACE && !sp_queue_may_enter(c, i, key)) {
+  uint32_t key = limited ? sp__queue_key(c, a, act, p) : SP_NO_PLACE;
+  if (key != SP_NO_PLACE && !sp__queue_may_enter(c, i, key)) {
     block(c, s, &plan, SP_REASON_FULL,
           b->bind == SP_BIND_KIND ? SP_NO_PLACE : p, 0.0f);
     return;
@@ -230,7 +230,7 @@ void sp_agent_bind(SpCrowd *c, Sink s, size_t i) {
     return;
   }
   take_place(c, s, &plan, p);
-  if (c->opt.engine_moves) step_start_move(c, s, &plan);
+  if (c->opt.engine_moves) sp__step_start_move(c, s, &plan);
 }
 
 /* ------------------------------------------------------------------ */
@@ -288,8 +288,8 @@ static int hint_of(const SpCrowd *c, size_t i, BindHint *h) {
 static int hint_grow(SpCrowd *c, CrowdWorker *w, int wk) {
   size_t nc = w->hint_cap < 256 ? 256 : w->hint_cap * 2;
   if (wk >= 0) pthread_mutex_lock(&c->world->alloc_lock);
-  BindHint *p = sp_mem_realloc(c->alloc, w->hint, w->hint_cap * sizeof *p,
-                               nc * sizeof *p);
+  BindHint *p = sp__mem_realloc(c->alloc, w->hint, w->hint_cap * sizeof *p,
+                                nc * sizeof *p);
   if (wk >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
   if (p == NULL) return 0;
   w->hint = p;
@@ -297,7 +297,7 @@ static int hint_grow(SpCrowd *c, CrowdWorker *w, int wk) {
   return 1;
 }
 
-void sp_bind_hint_add(SpCrowd *c, int wk, size_t i) {
+void sp__bind_hint_add(SpCrowd *c, int wk, size_t i) {
   CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
   BindHint h;
   if (!hint_of(c, i, &h)) return;
@@ -306,17 +306,17 @@ void sp_bind_hint_add(SpCrowd *c, int wk, size_t i) {
   w->hint[w->hint_count++] = h;
 }
 
-void sp_bind_hint_prefetch(const SpCrowd *c, const BindHint *h) {
+void sp__bind_hint_prefetch(const SpCrowd *c, const BindHint *h) {
   const SpWorld *w = c->world;
-  const float *f = w->grid != NULL ? sp_world_field_peek(w, h->place) : NULL;
+  const float *f = w->grid != NULL ? sp__world_field_peek(w, h->place) : NULL;
   if (f != NULL) sp_prefetch(f + h->cell);
 }
 
 /* The answer holds when its place has room and every place preferred to
  * it is full: pick_place would choose it now. From there on, the steps of
- * sp_agent_bind for an agent with no reservation, no queue turn and no
+ * sp__agent_bind for an agent with no reservation, no queue turn and no
  * wait for room, in the same order (the queue, then the field). */
-int sp_agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h) {
+int sp__agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h) {
   SpWorld *w = c->world;
   const Place *pl = &w->places[h->place];
   if (full(pl)) return 0;
@@ -331,7 +331,7 @@ int sp_agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h) {
   uint32_t key = !h->limited ? SP_NO_PLACE
                  : of_kind   ? SP_QUEUE_KIND | h->kind
                              : h->place;
-  if (key != SP_NO_PLACE && !sp_queue_may_enter(c, i, key)) {
+  if (key != SP_NO_PLACE && !sp__queue_may_enter(c, i, key)) {
     Plan plan = plan_view(c, s, i);
     block(c, s, &plan, SP_REASON_FULL, of_kind ? SP_NO_PLACE : h->place, 0.0f);
     return 1;
@@ -346,7 +346,7 @@ int sp_agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h) {
   return 1;
 }
 
-void sp_bind_hint_commit(SpCrowd *c, int wk, const BindHint *h) {
+void sp__bind_hint_commit(SpCrowd *c, int wk, const BindHint *h) {
   hold_room(c, h->agent, h->place);
-  sp_wheel_settle(c, wk, h->agent);
+  sp__wheel_settle(c, wk, h->agent);
 }

@@ -10,15 +10,15 @@
 /* The world's live crowds                                            */
 /* ------------------------------------------------------------------ */
 
-void sp_world_register_crowd(SpWorld *w, SpCrowd *c) {
+void sp__world_register_crowd(SpWorld *w, SpCrowd *c) {
   c->serial = ++w->crowd_serial;
   c->next_in_world = w->crowds;
   w->crowds = c;
 }
 
-void sp_world_unregister_crowd(SpWorld *w, SpCrowd *c) {
+void sp__world_unregister_crowd(SpWorld *w, SpCrowd *c) {
   if (c->serial == 0) return;
-  sp_queue_forget_crowd(w, c);
+  sp__queue_forget_crowd(w, c);
   for (SpCrowd **p = &w->crowds; *p != NULL; p = &(*p)->next_in_world)
     if (*p == c) {
       *p = c->next_in_world;
@@ -35,18 +35,18 @@ static int crowd_live(const SpWorld *w, const SpCrowd *c, uint64_t serial) {
   return 0;
 }
 
-void sp_crowd_chase_free(SpCrowd *c) {
+void sp__crowd_chase_free(SpCrowd *c) {
   if (c->chase != NULL)
-    sp_mem_free(c->alloc, c->chase, (c->capacity + 1) * sizeof(Chase));
+    sp__mem_free(c->alloc, c->chase, (c->capacity + 1) * sizeof(Chase));
   sp_grid_workspace_free(c->chase_ws);
   c->chase = NULL;
   c->chase_ws = NULL;
 }
 
-int sp_crowd_chase_ready(SpCrowd *c) {
+int sp__crowd_chase_ready(SpCrowd *c) {
   if (c->chase == NULL) {
     size_t bytes = (c->capacity + 1) * sizeof(Chase);
-    c->chase = sp_mem_alloc(c->alloc, bytes);
+    c->chase = sp__mem_alloc(c->alloc, bytes);
     if (c->chase == NULL) return 0;
     memset(c->chase, 0, bytes);
   }
@@ -59,13 +59,13 @@ int sp_crowd_chase_ready(SpCrowd *c) {
   return 1;
 }
 
-int sp_chase_saved(const SpCrowd *c, size_t i) {
+int sp__chase_saved(const SpCrowd *c, size_t i) {
   return c->chase != NULL && c->chase[i].on &&
          (c->phase[i] == SP_PHASE_WALKING || c->phase[i] == SP_PHASE_MOVING);
 }
 
-uint32_t sp_chase_target_index(const SpCrowd *c, size_t i,
-                               const SpCrowd *const *crowds, size_t count) {
+uint32_t sp__chase_target_index(const SpCrowd *c, size_t i,
+                                const SpCrowd *const *crowds, size_t count) {
   const Chase *ch = &c->chase[i];
   if (!crowd_live(c->world, ch->crowd, ch->serial)) return UINT32_MAX;
   for (size_t k = 0; k < count; k++)
@@ -73,8 +73,8 @@ uint32_t sp_chase_target_index(const SpCrowd *c, size_t i,
   return UINT32_MAX;
 }
 
-void sp_chase_restore(SpCrowd *c, size_t i, const SpCrowd *target,
-                      const Chase *saved) {
+void sp__chase_restore(SpCrowd *c, size_t i, const SpCrowd *target,
+                       const Chase *saved) {
   Chase *ch = &c->chase[i];
   *ch = *saved;
   ch->crowd = target;
@@ -89,21 +89,21 @@ void sp_chase_restore(SpCrowd *c, size_t i, const SpCrowd *target,
 SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
                                    const SpCrowd *other, size_t target,
                                    uint32_t gen, int reach, SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_crowd_waiting_target(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__crowd_waiting_target(c, agent, err);
   if (st != SP_OK) return st;
   if (other->world != c->world)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: the target agent lives in another world");
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: the target agent lives in another world");
   if (target >= other->n)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: target agent %zu does not exist", target);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: target agent %zu does not exist", target);
   /* a despawned target is found gone at the first frame (reason
    * target_gone), walking or moved by the engine */
   if (reach < 0 || reach > 65534)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: reach %d is outside 0..65534", reach);
-  if (!sp_crowd_chase_ready(c)) return sp_error_memory(err);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: reach %d is outside 0..65534", reach);
+  if (!sp__crowd_chase_ready(c)) return sp__error_memory(err);
   Chase *ch = &c->chase[agent];
   memset(ch, 0, sizeof *ch);
   ch->crowd = other;
@@ -165,7 +165,7 @@ static int step_toward(SpCrowd *c, Chase *ch, Agent *a, const Agent *t) {
   return 1;
 }
 
-int sp_chase_target_live(const SpCrowd *c, size_t i) {
+int sp__chase_target_live(const SpCrowd *c, size_t i) {
   const Chase *ch = &c->chase[i];
   const SpCrowd *tc = ch->crowd;
   return crowd_live(c->world, tc, ch->serial) &&
@@ -185,29 +185,29 @@ static void engine_chase(SpCrowd *c, Sink s, size_t i, const Agent *t) {
     a->tx = t->x, a->ty = t->y;
     if (cheb(a->x, a->y, t->x, t->y) <= ch->reach) {
       ch->on = 0;
-      sp_agent_arrive(c, s, i);
+      sp__agent_arrive(c, s, i);
       return;
     }
     Plan plan = plan_view(c, s, i);
     c->phase[i] = SP_PHASE_MOVING;
     c->time[i] = 0.0f;
-    sp_agent_announce_move(c, s, i, plan_act(&plan, a->step), 0);
+    sp__agent_announce_move(c, s, i, plan_act(&plan, a->step), 0);
     return;
   }
   if (cheb(a->tx, a->ty, t->x, t->y) > ch->reach) {
     a->tx = t->x, a->ty = t->y;
     Plan plan = plan_view(c, s, i);
-    sp_agent_announce_move(c, s, i, plan_act(&plan, a->step), 0);
+    sp__agent_announce_move(c, s, i, plan_act(&plan, a->step), 0);
   }
 }
 
-void sp_agent_chase(SpCrowd *c, Sink s, size_t i) {
+void sp__agent_chase(SpCrowd *c, Sink s, size_t i) {
   Chase *ch = &c->chase[i];
   Agent *a = &c->agents[i];
   const SpCrowd *tc = ch->crowd;
-  if (!sp_chase_target_live(c, i)) {
+  if (!sp__chase_target_live(c, i)) {
     ch->on = 0;
-    sp_agent_fail_now(c, s, i, SP_REASON_TARGET_GONE);
+    sp__agent_fail_now(c, s, i, SP_REASON_TARGET_GONE);
     return;
   }
   const Agent *t = &tc->agents[ch->agent];
@@ -225,13 +225,13 @@ void sp_agent_chase(SpCrowd *c, Sink s, size_t i) {
     if (cheb(a->x, a->y, t->x, t->y) <= ch->reach) {
       ch->on = 0;
       c->time[i] = 0.0f;
-      sp_agent_arrive(c, s, i);
+      sp__agent_arrive(c, s, i);
       return;
     }
     if (k == cells) return; /* on its way: the next frame goes on */
     if (!step_toward(c, ch, a, t)) {
       ch->on = 0;
-      sp_agent_fail_now(c, s, i, SP_REASON_UNREACHABLE);
+      sp__agent_fail_now(c, s, i, SP_REASON_UNREACHABLE);
       return;
     }
   }

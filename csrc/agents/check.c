@@ -229,8 +229,8 @@ static const char *check_phase(const SpCrowdView *cv, const SpAgentView *v,
   return NULL;
 }
 
-double sp_save_time_max(const SpCrowd *c, uint8_t phase, int act,
-                        double clock) {
+double sp__save_time_max(const SpCrowd *c, uint8_t phase, int act,
+                         double clock) {
   double most;
   if (phase == SP_PHASE_ACTING && act >= 0 && act < c->action_count)
     most = (double)c->beh[act].max_duration;
@@ -242,8 +242,8 @@ double sp_save_time_max(const SpCrowd *c, uint8_t phase, int act,
   return most + 2.0 / SP_TICKS_PER_S + (fabs(clock) + most) * 2.5e-7;
 }
 
-const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
-                                char *buf, size_t size) {
+const char *sp__save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
+                                 char *buf, size_t size) {
   const Agent *a = v->a;
   uint8_t fl = v->flags;
   if (v->phase >= SP_PHASE_COUNT)
@@ -282,7 +282,7 @@ const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
   if (!(fl & F_FAIL) && v->phase == SP_PHASE_WALKING && t < 0.0f)
     return wrong(buf, size, "field 'time': walking progress %g is negative",
                  (double)t);
-  double most = sp_save_time_max(cv->c, v->phase, v->act, cv->clock);
+  double most = sp__save_time_max(cv->c, v->phase, v->act, cv->clock);
   if (!(fl & F_FAIL) && most >= 0.0 && (double)t > most)
     return wrong(buf, size,
                  "field 'time': %s with %g s left, longer than %s can wait "
@@ -313,28 +313,28 @@ static SpStatus check_queue(const SpCrowd *c, SpError *err) {
     int bad_key = e->key & SP_QUEUE_KIND ? id >= (uint32_t)w->kind_count
                                          : id >= w->place_count;
     if (e->agent >= c->n || e->act < 0 || e->act >= c->action_count || bad_key)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd '%s': waiter %zu names agent %u, action %d "
-                          "or key 0x%x out of range",
-                          sp_domain_name(c->domain), k + 1, e->agent + 1,
-                          e->act, e->key);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd '%s': waiter %zu names agent %u, action %d "
+                           "or key 0x%x out of range",
+                           sp_domain_name(c->domain), k + 1, e->agent + 1,
+                           e->act, e->key);
     for (size_t j = k + 1; j < w->queue_len; j++)
       if (w->queue[j].crowd == c && w->queue[j].agent == e->agent)
-        return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                            "crowd '%s' agent %u waits twice",
-                            sp_domain_name(c->domain), e->agent + 1);
+        return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                             "crowd '%s' agent %u waits twice",
+                             sp_domain_name(c->domain), e->agent + 1);
     int live = sp_crowd_generation(c, e->agent) == e->gen;
     if (live && !c->agents[e->agent].queued)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd '%s' agent %u: in the queue, not marked",
-                          sp_domain_name(c->domain), e->agent + 1);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd '%s' agent %u: in the queue, not marked",
+                           sp_domain_name(c->domain), e->agent + 1);
     listed += live;
   }
   if (marked != listed)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd '%s': %zu agents marked as waiting, %zu in the "
-                        "queue",
-                        sp_domain_name(c->domain), marked, listed);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd '%s': %zu agents marked as waiting, %zu in the "
+                         "queue",
+                         sp_domain_name(c->domain), marked, listed);
   return SP_OK;
 }
 
@@ -344,8 +344,8 @@ static SpStatus check_holders(const SpCrowd *c, SpError *err) {
   const SpWorld *w = c->world;
   if (w->place_count == 0) return SP_OK;
   size_t bytes = w->place_count * sizeof(uint32_t);
-  uint32_t *holders = sp_mem_alloc(c->alloc, bytes);
-  if (holders == NULL) return sp_error_memory(err);
+  uint32_t *holders = sp__mem_alloc(c->alloc, bytes);
+  if (holders == NULL) return sp__error_memory(err);
   memset(holders, 0, bytes);
   for (const SpCrowd *k = w->crowds; k != NULL; k = k->next_in_world)
     for (size_t i = 0; i < k->n; i++)
@@ -356,21 +356,21 @@ static SpStatus check_holders(const SpCrowd *c, SpError *err) {
   for (size_t p = 0; p < w->place_count && st == SP_OK; p++) {
     int held = atomic_load(&((Place *)&w->places[p])->reserved);
     if ((uint32_t)held != holders[p])
-      st = sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "place %zu: %d reservations, but %u agents hold one", p,
-                        held, holders[p]);
+      st = sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "place %zu: %d reservations, but %u agents hold one",
+                         p, held, holders[p]);
   }
-  sp_mem_free(c->alloc, holders, bytes);
+  sp__mem_free(c->alloc, holders, bytes);
   return st;
 }
 
-SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
-  sp_error_clear(err);
+SpStatus sp__crowd_check(const SpCrowd *c, SpError *err) {
+  sp__error_clear(err);
   const SpWorld *w = c->world;
   SpCrowdView cv = {c, c->goal_count, c->selector, c->clock};
   char buf[200];
   for (size_t i = 0; i < c->n; i++) {
-    FailDetail d = sp_detail_get(c, i);
+    FailDetail d = sp__detail_get(c, i);
     SpAgentView v = {&c->agents[i], &d, c->phase[i], c->flags[i], 0, 0, -1, -1};
     float t = sp_agent_saved_time(c, i); /* a due time is ticks (wheel.c) */
     memcpy(&v.time_bits, &t, sizeof v.time_bits);
@@ -380,11 +380,11 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
     uint16_t step = c->agents[i].step;
     if (v.planned && step != STEP_NONE && step < v.len)
       v.act = sp_population_plan_step(c->pop, i, step);
-    const char *why = sp_save_check_agent(&cv, &v, buf, sizeof buf);
+    const char *why = sp__save_check_agent(&cv, &v, buf, sizeof buf);
     if (why != NULL)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd '%s' agent %zu: %s", sp_domain_name(c->domain),
-                          i + 1, why);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd '%s' agent %zu: %s",
+                           sp_domain_name(c->domain), i + 1, why);
   }
   SpStatus st = check_queue(c, err);
   if (st != SP_OK) return st;
@@ -393,19 +393,19 @@ SpStatus sp_crowd_check(const SpCrowd *c, SpError *err) {
     if (!sp_crowd_alive(c, o->agent) || o->goal >= c->goal_count ||
         (k > 0 && (o->agent < o[-1].agent ||
                    (o->agent == o[-1].agent && o->goal <= o[-1].goal))))
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd '%s': own priority %zu (agent %u, goal %u) "
-                          "is out of order or names no live agent or goal",
-                          sp_domain_name(c->domain), k + 1, o->agent + 1,
-                          o->goal + 1);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd '%s': own priority %zu (agent %u, goal %u) "
+                           "is out of order or names no live agent or goal",
+                           sp_domain_name(c->domain), k + 1, o->agent + 1,
+                           o->goal + 1);
   }
   for (size_t p = 0; p < w->place_count; p++) {
     const Place *pl = &w->places[p];
     int held = atomic_load(&((Place *)pl)->reserved);
     if (held < 0 || (pl->capacity > 0 && held > pl->capacity))
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "place %zu: %d reservations (capacity %d)", p, held,
-                          pl->capacity);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "place %zu: %d reservations (capacity %d)", p, held,
+                           pl->capacity);
   }
   return check_holders(c, err);
 }

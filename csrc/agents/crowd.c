@@ -12,16 +12,16 @@
 
 static void worker_free(SpCrowd *c, CrowdWorker *w) {
   sp_workspace_free(w->ws);
-  if (w->state != NULL) sp_mem_free(c->alloc, w->state, (size_t)c->m + 8u);
+  if (w->state != NULL) sp__mem_free(c->alloc, w->state, (size_t)c->m + 8u);
   if (w->plan != NULL)
-    sp_mem_free(c->alloc, w->plan,
-                ((size_t)c->action_count + 1u) * sizeof(uint16_t));
+    sp__mem_free(c->alloc, w->plan,
+                 ((size_t)c->action_count + 1u) * sizeof(uint16_t));
   if (w->ev != NULL)
-    sp_mem_free(c->alloc, w->ev, w->ev_cap * sizeof(SpAgentEvent));
+    sp__mem_free(c->alloc, w->ev, w->ev_cap * sizeof(SpAgentEvent));
   if (w->blocker != NULL)
-    sp_mem_free(c->alloc, w->blocker, sp_blocker_scratch_size(c->domain));
+    sp__mem_free(c->alloc, w->blocker, sp_blocker_scratch_size(c->domain));
   if (w->hint != NULL)
-    sp_mem_free(c->alloc, w->hint, w->hint_cap * sizeof(BindHint));
+    sp__mem_free(c->alloc, w->hint, w->hint_cap * sizeof(BindHint));
   memset(w, 0, sizeof *w);
 }
 
@@ -29,43 +29,44 @@ void sp_crowd_free(SpCrowd *c) {
   if (c == NULL) return;
   sp_crowd_retire(c); /* its reservations go back to the world */
   sp_thread_pool_free(c->own_pool);
-  sp_index_free(c);
-  sp_facts_free(c);
-  sp_wheel_free(c); /* before the workers: it frees their timer lists */
-  sp_release_free(c);
+  sp__index_free(c);
+  sp__facts_free(c);
+  sp__wheel_free(c); /* before the workers: it frees their timer lists */
+  sp__release_free(c);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) worker_free(c, &c->cw[k]);
   if (c->goal_block != NULL)
-    sp_mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
-  for (int k = 0; k < SP_CROWD_MAX_GOALS; k++) sp_goal_choices_drop(c, k);
+    sp__mem_free(c->alloc, c->goal_block, c->goal_block_bytes);
+  for (int k = 0; k < SP_CROWD_MAX_GOALS; k++) sp__goal_choices_drop(c, k);
   if (c->ev != NULL)
-    sp_mem_free(c->alloc, c->ev, c->ev_cap * sizeof(SpAgentEvent));
+    sp__mem_free(c->alloc, c->ev, c->ev_cap * sizeof(SpAgentEvent));
   if (c->chunks != NULL)
-    sp_mem_free(c->alloc, c->chunks, (c->chunk_count + 1) * sizeof(ChunkRec));
+    sp__mem_free(c->alloc, c->chunks, (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->beh != NULL)
-    sp_mem_free(c->alloc, c->beh, /* the size it was allocated with */
-                (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
+    sp__mem_free(c->alloc, c->beh, /* the size it was allocated with */
+                 (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   if (c->agents != NULL)
-    sp_mem_free(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
-  if (c->hot_block != NULL) sp_mem_free(c->alloc, c->hot_block, c->hot_bytes);
+    sp__mem_free(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
+  if (c->hot_block != NULL) sp__mem_free(c->alloc, c->hot_block, c->hot_bytes);
   if (c->refused_hi != NULL)
-    sp_mem_free(c->alloc, c->refused_hi, sp_refused_bytes(c, c->refused_words));
-  sp_crowd_slots_free(c);
-  sp_detail_free(c);
-  sp_priority_free(c);
-  sp_crowd_chase_free(c);
+    sp__mem_free(c->alloc, c->refused_hi,
+                 sp_refused_bytes(c, c->refused_words));
+  sp__crowd_slots_free(c);
+  sp__detail_free(c);
+  sp__priority_free(c);
+  sp__crowd_chase_free(c);
   if (c->announced != NULL)
-    sp_mem_free(c->alloc, c->announced, c->capacity + 1);
-  sp_world_unregister_crowd(c->world, c);
+    sp__mem_free(c->alloc, c->announced, c->capacity + 1);
+  sp__world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);
-  sp_mem_free(c->alloc, c, sizeof *c);
+  sp__mem_free(c->alloc, c, sizeof *c);
 }
 
 SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
                       SpAllocator alloc, SpCrowd **out, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
-  SpCrowd *c = sp_mem_alloc(alloc, sizeof *c);
-  if (c == NULL) return sp_error_memory(err);
+  SpCrowd *c = sp__mem_alloc(alloc, sizeof *c);
+  if (c == NULL) return sp__error_memory(err);
   memset(c, 0, sizeof *c);
   atomic_init(&c->lost, 0);
   atomic_init(&c->visited, 0);
@@ -79,7 +80,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
   if (c->opt.speed <= 0.0f) c->opt.speed = 4.0f;
   if (c->opt.cooldown <= 0.0f) c->opt.cooldown = 5.0f;
   if (c->opt.retry <= 0.0f) c->opt.retry = 1.0f;
-  c->walk_ticks = sp_walk_ticks(c->opt.speed);
+  c->walk_ticks = sp__walk_ticks(c->opt.speed);
   c->fields_seen = w->fields_dropped;
   c->capacity = c->opt.capacity;
   c->chunk_count = (c->capacity + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
@@ -90,32 +91,32 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
     sp_crowd_free(c);
     return st;
   }
-  c->agents = sp_mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
-  sp_mem_hint_random(c->agents, (c->capacity + 1) * sizeof(Agent));
+  c->agents = sp__mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
+  sp__mem_hint_random(c->agents, (c->capacity + 1) * sizeof(Agent));
   /* time, then phase, then flags; each array padded to 8 bytes so a
    * pass may read flags or phases a word at a time */
   size_t slots = (c->capacity + 8u) & ~(size_t)7u;
   c->hot_bytes = slots * (sizeof(float) + 2u);
-  c->hot_block = sp_mem_alloc(alloc, c->hot_bytes);
+  c->hot_block = sp__mem_alloc(alloc, c->hot_bytes);
   if (c->hot_block != NULL) {
-    sp_mem_hint_random(c->hot_block, c->hot_bytes);
+    sp__mem_hint_random(c->hot_block, c->hot_bytes);
     memset(c->hot_block, 0, c->hot_bytes);
     c->time = c->hot_block;
     c->phase = (uint8_t *)(c->time + slots);
     c->flags = c->phase + slots;
   }
-  c->beh = sp_mem_alloc(
+  c->beh = sp__mem_alloc(
       alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
-  c->chunks = sp_mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
+  c->chunks = sp__mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->opt.engine_moves) {
-    c->announced = sp_mem_alloc(alloc, c->capacity + 1);
+    c->announced = sp__mem_alloc(alloc, c->capacity + 1);
     if (c->announced != NULL) memset(c->announced, 0, c->capacity + 1);
   }
   if (c->agents == NULL || c->hot_block == NULL || c->beh == NULL ||
-      c->chunks == NULL || !sp_wheel_new(c) ||
+      c->chunks == NULL || !sp__wheel_new(c) ||
       (c->opt.engine_moves && c->announced == NULL)) {
     sp_crowd_free(c);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   memset(c->beh, 0, (size_t)c->action_count * sizeof(SpActionBehaviour));
   for (int k = 0; k < c->action_count; k++) c->beh[k].place = SP_NO_PLACE;
@@ -142,23 +143,23 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
       sp_crowd_free(c);
       return st;
     }
-    cw->state = sp_mem_alloc(alloc, (size_t)c->m + 8u);
+    cw->state = sp__mem_alloc(alloc, (size_t)c->m + 8u);
     cw->plan =
-        sp_mem_alloc(alloc, ((size_t)c->action_count + 1u) * sizeof(uint16_t));
-    cw->blocker = sp_mem_alloc(alloc, sp_blocker_scratch_size(d));
+        sp__mem_alloc(alloc, ((size_t)c->action_count + 1u) * sizeof(uint16_t));
+    cw->blocker = sp__mem_alloc(alloc, sp_blocker_scratch_size(d));
     if (cw->state == NULL || cw->plan == NULL || cw->blocker == NULL) {
       sp_crowd_free(c);
-      return sp_error_memory(err);
+      return sp__error_memory(err);
     }
   }
   /* goals: one block for the most goals, so adding one never allocates */
   c->goal_block_bytes = (size_t)SP_CROWD_MAX_GOALS * 2u * (size_t)c->m + 1u;
-  c->goal_block = sp_mem_alloc(alloc, c->goal_block_bytes);
+  c->goal_block = sp__mem_alloc(alloc, c->goal_block_bytes);
   if (c->goal_block == NULL) {
     sp_crowd_free(c);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
-  sp_world_register_crowd(w, c);
+  sp__world_register_crowd(w, c);
   *out = c;
   return SP_OK;
 }
@@ -175,30 +176,30 @@ int sp_crowd_goal_count(const SpCrowd *c) { return c->goal_count; }
 
 SpStatus sp_crowd_set_action(SpCrowd *c, int action, const SpActionBehaviour *b,
                              SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (action < 0 || action >= c->action_count)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: action %d does not exist (%d actions)", action,
-                        c->action_count);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: action %d does not exist (%d actions)", action,
+                         c->action_count);
   const char *name = sp_action_name(c->domain, action);
   if (!(b->min_duration >= 0.0f) || !(b->max_duration >= 0.0f) ||
       (b->max_duration > 0.0f && b->max_duration < b->min_duration))
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: action '%s': duration must be >= 0 and "
-                        "min <= max",
-                        name);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: action '%s': duration must be >= 0 and "
+                         "min <= max",
+                         name);
   if ((unsigned)b->bind > SP_BIND_SCRIPT ||
       (b->bind == SP_BIND_PLACE && b->place >= c->world->place_count) ||
       (b->bind == SP_BIND_KIND &&
        (b->kind < 0 || b->kind >= c->world->kind_count)))
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: action '%s': unknown place or kind", name);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: action '%s': unknown place or kind", name);
   if (b->max_failures < 0 || b->max_failures > 255 ||
       !(b->give_up_for >= 0.0f) || !isfinite(b->give_up_for))
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: action '%s': max_failures must be 0..255 and "
-                        "give_up_for a finite number >= 0",
-                        name);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: action '%s': max_failures must be 0..255 and "
+                         "give_up_for a finite number >= 0",
+                         name);
   c->beh[action] = *b;
   if (c->beh[action].max_duration < c->beh[action].min_duration)
     c->beh[action].max_duration = c->beh[action].min_duration;
@@ -209,7 +210,7 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action, const SpActionBehaviour *b,
     if (c->beh[k].interruptible) c->any_interruptible = 1;
   }
   /* acting agents are visited every frame or sleep on their timers */
-  if (was != c->any_interruptible) sp_wheel_wake_all(c);
+  if (was != c->any_interruptible) sp__wheel_wake_all(c);
   return SP_OK;
 }
 
@@ -222,21 +223,21 @@ static SpStatus check_state(const SpCrowd *c, const SpValue *s, int any_ok,
       err->variable = v;
       err->value = s[v];
     }
-    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_GOAL,
-                        "crowd: %s value %d is out of range for '%s' "
-                        "(%d values)",
-                        what, (int)s[v], sp_variable_name(c->domain, v),
-                        sp_variable_value_count(c->domain, v));
+    return sp__error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_GOAL,
+                         "crowd: %s value %d is out of range for '%s' "
+                         "(%d values)",
+                         what, (int)s[v], sp_variable_name(c->domain, v),
+                         sp_variable_value_count(c->domain, v));
   }
   return SP_OK;
 }
 
 SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                            const SpValue *when, int *index, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (c->goal_count >= SP_CROWD_MAX_GOALS)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_GOAL,
-                        "crowd: more than %d goals", SP_CROWD_MAX_GOALS);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_GOAL,
+                         "crowd: more than %d goals", SP_CROWD_MAX_GOALS);
   SpStatus st = check_state(c, condition, 1, "goal", err);
   if (st == SP_OK && when != NULL) st = check_state(c, when, 1, "when", err);
   if (st != SP_OK) return st;
@@ -246,11 +247,11 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
                      ? ((size_t)(c->goal_count + 1 - REFUSED_LOW) + 31u) / 32u
                      : 0;
   if (words > c->refused_words) {
-    uint32_t *hi = sp_mem_alloc(c->alloc, sp_refused_bytes(c, words));
-    if (hi == NULL) return sp_error_memory(err);
+    uint32_t *hi = sp__mem_alloc(c->alloc, sp_refused_bytes(c, words));
+    if (hi == NULL) return sp__error_memory(err);
     if (c->refused_hi != NULL)
-      sp_mem_free(c->alloc, c->refused_hi,
-                  sp_refused_bytes(c, c->refused_words));
+      sp__mem_free(c->alloc, c->refused_hi,
+                   sp_refused_bytes(c, c->refused_words));
     c->refused_hi = hi;
     c->refused_words = words;
   }
@@ -265,7 +266,7 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   g->cond = c->goal_block + 2u * m * (size_t)c->goal_count;
   g->when = g->cond + m;
   memcpy(g->cond, condition, m);
-  sp_goal_choices_drop(c, c->goal_count); /* left by a load of fewer goals */
+  sp__goal_choices_drop(c, c->goal_count); /* left by a load of fewer goals */
   if (when != NULL)
     memcpy(g->when, when, m);
   else
@@ -298,13 +299,13 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
  * to any (between steps, or mid-step when interruptible). */
 SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
                                SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   int from = 0;
   while (from < c->goal_count && c->goals[from].index != index) from++;
   if (from == c->goal_count)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: goal %d does not exist (%d goals)", index,
-                        c->goal_count);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: goal %d does not exist (%d goals)", index,
+                         c->goal_count);
   Goal moved = c->goals[from];
   moved.priority = priority;
   for (int g = from; g + 1 < c->goal_count; g++) c->goals[g] = c->goals[g + 1];
@@ -348,39 +349,39 @@ int sp_crowd_priority(const SpCrowd *c, int index) {
 /* Agents                                                             */
 /* ------------------------------------------------------------------ */
 
-SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err) {
+SpStatus sp__agent_check(const SpCrowd *c, size_t i, SpError *err) {
   if (i < c->n && c->phase[i] != SP_PHASE_FREE) return SP_OK;
   if (i < c->n)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu was despawned", i);
-  return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                      "crowd: agent %zu does not exist (%zu slots)", i, c->n);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu was despawned", i);
+  return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                       "crowd: agent %zu does not exist (%zu slots)", i, c->n);
 }
 
 SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
                         uint32_t home, size_t *agent, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (c->n >= c->capacity && c->free_count == 0)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: full (capacity %zu)", c->capacity);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: full (capacity %zu)", c->capacity);
   SpStatus st = check_state(c, state, 0, "start", err);
   if (st != SP_OK) return st;
   const SpGrid *g = c->world->grid;
   if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
       (g != NULL &&
        (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: spawn cell (%d, %d) is outside the grid or "
-                        "blocked",
-                        x, y);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: spawn cell (%d, %d) is outside the grid or "
+                         "blocked",
+                         x, y);
   if (home != SP_NO_PLACE && home >= c->world->place_count)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: home place %u does not exist", home);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: home place %u does not exist", home);
   /* a freed slot first (last freed first), else a new one */
   size_t i = c->free_count > 0 ? c->free_slots[--c->free_count] : c->n++;
   Agent *a = &c->agents[i];
   memset(a, 0, sizeof *a);
-  sp_agent_clear_refused(c, i);
+  sp__agent_clear_refused(c, i);
   a->target = SP_NO_PLACE;
   a->home = home;
   a->cool_place = SP_NO_PLACE;
@@ -390,7 +391,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   a->step = STEP_NONE;
   a->goal = a->pursued = a->shun = GOAL_NONE;
   a->fail_action = -1;
-  sp_detail_clear(c, i);
+  sp__detail_clear(c, i);
   if (c->announced != NULL) c->announced[i] = 0;
   c->time[i] = 0.0f;
   c->phase[i] = SP_PHASE_THINKING;
@@ -407,7 +408,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
  * remaining plan no longer works replans (world_changed). With a
  * selector, an answer the caller gave for the old state and that waits
  * for the next update is dropped: the agent is asked again. */
-void sp_agent_changed(SpCrowd *c, size_t i) {
+void sp__agent_changed(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
   if (c->flags[i] & F_NEED_GOAL) {
     if (c->selector && a->why == SP_REASON_SELECT) {
@@ -423,7 +424,7 @@ void sp_agent_changed(SpCrowd *c, size_t i) {
     c->phase[i] = SP_PHASE_THINKING;
     return;
   }
-  if (!sp_agent_plan_holds(c, i, c->cw[0].state)) {
+  if (!sp__agent_plan_holds(c, i, c->cw[0].state)) {
     c->flags[i] |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
     a->why = SP_REASON_WORLD_CHANGED;
@@ -440,26 +441,26 @@ SpStatus sp_crowd_set_var(SpCrowd *c, size_t agent, int var, int value,
 
 SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
                                int var, int value, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (var < 0 || var >= c->m || value < 0 ||
       value >= sp_variable_value_count(c->domain, var))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
-                        "crowd: variable %d value %d is out of range", var,
-                        value);
-  if (sp_sensor_of(c, var))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
-                        "crowd: variable '%s' is a sensor's (the update sets "
-                        "it)",
-                        sp_variable_name(c->domain, var));
-  int tie = sp_facts_tie_of(c, var);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                         "crowd: variable %d value %d is out of range", var,
+                         value);
+  if (sp__sensor_of(c, var))
+    return sp__error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                         "crowd: variable '%s' is a sensor's (the update sets "
+                         "it)",
+                         sp_variable_name(c->domain, var));
+  int tie = sp__facts_tie_of(c, var);
   if (tie >= 0)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
-                        "crowd: variable '%s' is the world's fact '%s' (set "
-                        "it on the world)",
-                        sp_variable_name(c->domain, var),
-                        c->world->facts[c->ties[tie].fact].name);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_START,
+                         "crowd: variable '%s' is the world's fact '%s' (set "
+                         "it on the world)",
+                         sp_variable_name(c->domain, var),
+                         c->world->facts[c->ties[tie].fact].name);
   for (size_t k = 0; k < count; k++) {
-    SpStatus st = sp_agent_check(c, agents[k], err);
+    SpStatus st = sp__agent_check(c, agents[k], err);
     if (st != SP_OK) return st;
   }
   for (size_t k = 0; k < count; k++) {
@@ -469,15 +470,15 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     SpValue *s = sp_population_state_write(c->pop, agents[k]);
     if (s[var] == value) continue;
     s[var] = (SpValue)value;
-    sp_agent_changed(c, agents[k]);
+    sp__agent_changed(c, agents[k]);
   }
   return SP_OK;
 }
 
 SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
                             SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_agent_check(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st == SP_OK) st = check_state(c, state, 0, "state", err);
   if (st != SP_OK) return st;
   /* a tied variable keeps the world's fact whatever the state says */
@@ -489,13 +490,13 @@ SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
   SpValue *s = sp_population_state_write(c->pop, agent);
   if (memcmp(s, want, (size_t)c->m) == 0) return SP_OK;
   memcpy(s, want, (size_t)c->m);
-  sp_agent_changed(c, agent);
+  sp__agent_changed(c, agent);
   return SP_OK;
 }
 
 SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_agent_check(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
@@ -512,21 +513,21 @@ void sp_crowd_set_selector(SpCrowd *c, int on) { c->selector = on != 0; }
 
 SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
                               SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_agent_check(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
   if (!c->selector || c->phase[i] != SP_PHASE_SCRIPT || a->step != STEP_NONE ||
       (c->flags[i] & F_NEED_GOAL))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu is not waiting for a goal (phase "
-                        "%s)",
-                        agent, sp_phase_name((SpPhase)c->phase[i]));
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu is not waiting for a goal (phase "
+                         "%s)",
+                         agent, sp_phase_name((SpPhase)c->phase[i]));
   if (goal < -1 || goal >= c->goal_count)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: goal %d does not exist (%d goals)", goal,
-                        c->goal_count);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: goal %d does not exist (%d goals)", goal,
+                         c->goal_count);
   int sorted = GOAL_NONE;
   for (int g = 0; g < c->goal_count && goal >= 0; g++)
     if (c->goals[g].index == goal) sorted = g;
@@ -539,23 +540,23 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
 }
 
 static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
-  SpStatus st = sp_agent_check(c, agent, err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   const Agent *a = &c->agents[i];
   if (c->phase[i] != SP_PHASE_SCRIPT || a->step == STEP_NONE)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu is not waiting for a script "
-                        "(phase %s)",
-                        agent, sp_phase_name(c->phase[i]));
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu is not waiting for a script "
+                         "(phase %s)",
+                         agent, sp_phase_name(c->phase[i]));
   if (c->flags[i] & F_FAIL)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu: its step has failed", agent);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu: its step has failed", agent);
   return SP_OK;
 }
 
 SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   SpStatus st = waiting(c, agent, err);
   if (st == SP_OK) {
     c->flags[agent] |= F_FINISH;
@@ -570,17 +571,17 @@ SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
  * has; another one is ended by the goal pass, which replans at once. */
 SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
                             SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_agent_check(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
   int ph = c->phase[i];
   if (c->agents[i].step == STEP_NONE ||
       (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING &&
        ph != SP_PHASE_SCRIPT && ph != SP_PHASE_MOVING))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu has no running step (phase %s)",
-                        agent, sp_phase_name((SpPhase)ph));
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu has no running step (phase %s)",
+                         agent, sp_phase_name((SpPhase)ph));
   if (ph != SP_PHASE_SCRIPT && !(c->flags[i] & F_NEED_GOAL)) {
     c->flags[i] |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
@@ -594,39 +595,40 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   return SP_OK;
 }
 
-SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent, SpError *err) {
+SpStatus sp__crowd_waiting_target(const SpCrowd *c, size_t agent,
+                                  SpError *err) {
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
   if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu: its step has finished", agent);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu: its step has finished", agent);
   const Agent *a = &c->agents[agent];
   int act = sp_population_plan_step(c->pop, agent, a->step);
   if (c->beh[act].bind != SP_BIND_SCRIPT || a->tx != 0xFFFF)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu: action '%s' takes no target", agent,
-                        sp_action_name(c->domain, act));
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu: action '%s' takes no target", agent,
+                         sp_action_name(c->domain, act));
   return SP_OK;
 }
 
 SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
                              int y, SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_crowd_waiting_target(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__crowd_waiting_target(c, agent, err);
   if (st != SP_OK) return st;
   Agent *a = &c->agents[agent];
   const SpGrid *g = c->world->grid;
   if (place != SP_NO_PLACE) {
     if (place >= c->world->place_count)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd: place %u does not exist", place);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd: place %u does not exist", place);
     a->target = place;
   } else {
     if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
         (g != NULL && !sp_grid_contains(g, x, y)))
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd: target cell (%d, %d) is outside the grid", x,
-                          y);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd: target cell (%d, %d) is outside the grid", x,
+                           y);
     a->target = SP_NO_PLACE;
     a->tx = (uint16_t)x;
     a->ty = (uint16_t)y;
@@ -701,7 +703,7 @@ int sp_crowd_step_done(const SpCrowd *c, size_t agent, int k) {
 SpFailure sp_crowd_last_failure(const SpCrowd *c, size_t agent) {
   SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   if (!sp_crowd_alive(c, agent)) return f;
-  FailDetail d = sp_detail_get(c, agent);
+  FailDetail d = sp__detail_get(c, agent);
   f.code = (SpFailureCode)d.fcode;
   f.action = d.faction;
   f.other_action =
@@ -729,7 +731,7 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
   int count = f.variable >= 0 && f.variable < c->m
                   ? sp_variable_value_count(c->domain, f.variable)
                   : 0;
-  uint16_t packed = (uint16_t)sp_detail_get(c, agent).fother;
+  uint16_t packed = (uint16_t)sp__detail_get(c, agent).fother;
   int now = packed & 0xFF, to = packed >> 8;
   if (count == 0 || f.value < 0 || f.value >= count) {
     out->variable = out->needed = -1; /* nothing to name (a loaded record) */
@@ -741,11 +743,11 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
     out->current = out->link_from = now;
     out->link_to = to;
     out->failure.other_action = -1;
-    out->only_choice = sp_goal_only_choice(c, -2 - a->fail_action, out);
+    out->only_choice = sp__goal_only_choice(c, -2 - a->fail_action, out);
     return SP_OK;
   }
   out->kind = SP_BLOCK_ORDER; /* its value then is not kept: current -1 */
-  out->only_choice = sp_goal_only_choice(c, -2 - a->fail_action, out);
+  out->only_choice = sp__goal_only_choice(c, -2 - a->fail_action, out);
   return SP_OK;
 }
 
@@ -767,7 +769,7 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
   /* judged from the state now: plan again for the planner's reason
    * (out->kind SP_BLOCK_NONE when it has a plan now) */
   *goal = index;
-  sp_goal_blocker(c, 0, g, sp_population_state(c->pop, agent), scratch, out,
-                  NULL);
+  sp__goal_blocker(c, 0, g, sp_population_state(c->pop, agent), scratch, out,
+                   NULL);
   return SP_OK;
 }

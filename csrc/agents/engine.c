@@ -22,23 +22,23 @@ int sp_crowd_move_target(const SpCrowd *c, size_t agent, const SpCrowd **crowd,
 SpStatus sp_crowd_move_many(SpCrowd *c, const uint32_t *agents,
                             const int32_t *xs, const int32_t *ys, size_t count,
                             size_t *done, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   const SpGrid *g = c->world->grid;
   for (size_t k = 0; k < count; k++) {
     size_t i = agents[k];
     int x = xs[k], y = ys[k];
     *done = k;
     if (i >= c->n || c->phase[i] == SP_PHASE_FREE)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd: entry %zu: agent %zu does not exist", k + 1,
-                          i + 1);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd: entry %zu: agent %zu does not exist", k + 1,
+                           i + 1);
     if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
         (g != NULL &&
          (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd: entry %zu: cell (%d, %d) is outside the "
-                          "grid or blocked",
-                          k + 1, x + 1, y + 1);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd: entry %zu: cell (%d, %d) is outside the "
+                           "grid or blocked",
+                           k + 1, x + 1, y + 1);
     Agent *a = &c->agents[i];
     if (a->x == x && a->y == y) continue;
     if (c->phase[i] == SP_PHASE_WALKING) { /* as a teleport: on from here */

@@ -13,61 +13,62 @@ static int choices_of(const SpCrowd *c, int g, const SpValue **out) {
   return c->choices[index] != NULL ? c->choice_count[index] : 0;
 }
 
-void sp_goal_choices_drop(SpCrowd *c, int index) {
+void sp__goal_choices_drop(SpCrowd *c, int index) {
   if (c->choices[index] != NULL)
-    sp_mem_free(c->alloc, c->choices[index],
-                (size_t)c->choice_count[index] * (size_t)c->m);
+    sp__mem_free(c->alloc, c->choices[index],
+                 (size_t)c->choice_count[index] * (size_t)c->m);
   c->choices[index] = NULL;
   c->choice_count[index] = 0;
 }
 
 SpStatus sp_crowd_set_goal_choices(SpCrowd *c, int index, const SpValue *conds,
                                    int count, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   int g = 0;
   while (g < c->goal_count && c->goals[g].index != index) g++;
   if (g == c->goal_count)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_GOAL,
-                        "crowd: goal %d does not exist (%d goals)", index,
-                        c->goal_count);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_GOAL,
+                         "crowd: goal %d does not exist (%d goals)", index,
+                         c->goal_count);
   if (count < 1 || count > SP_GOAL_CHOICES_MAX)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_GOAL,
-                        "crowd: goal %d: %d choices (1 to %d)", index, count,
-                        SP_GOAL_CHOICES_MAX);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_GOAL,
+                         "crowd: goal %d: %d choices (1 to %d)", index, count,
+                         SP_GOAL_CHOICES_MAX);
   size_t m = (size_t)c->m;
   for (size_t k = 0; k < (size_t)count * m; k++) {
     int v = (int)(k % m), n = sp_variable_value_count(c->domain, v);
     if (conds[k] != SP_ANY && conds[k] >= n)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_GOAL,
-                          "crowd: goal %d: choice %d: value %d is out of range "
-                          "for '%s' (%d values)",
-                          index, (int)(k / m) + 1, (int)conds[k],
-                          sp_variable_name(c->domain, v), n);
+      return sp__error_set(
+          err, SP_ERR_STATE, SP_E_STATE_VALUE, SP_FIELD_GOAL,
+          "crowd: goal %d: choice %d: value %d is out of range "
+          "for '%s' (%d values)",
+          index, (int)(k / m) + 1, (int)conds[k],
+          sp_variable_name(c->domain, v), n);
   }
   SpValue *copy = NULL;
   if (count > 1) {
-    copy = sp_mem_alloc(c->alloc, (size_t)count * m);
-    if (copy == NULL) return sp_error_memory(err);
+    copy = sp__mem_alloc(c->alloc, (size_t)count * m);
+    if (copy == NULL) return sp__error_memory(err);
     memcpy(copy, conds, (size_t)count * m);
   }
-  sp_goal_choices_drop(c, index);
+  sp__goal_choices_drop(c, index);
   c->choices[index] = copy;
   c->choice_count[index] = (uint8_t)(count > 1 ? count : 0);
   memcpy(c->goals[g].cond, conds, m);
   return SP_OK;
 }
 
-int sp_goal_met(const SpCrowd *c, int g, const SpValue *state) {
+int sp__goal_met(const SpCrowd *c, int g, const SpValue *state) {
   const SpValue *ch;
   int n = choices_of(c, g, &ch);
-  if (n == 0) return sp_agent_goal_holds(c->goals[g].cond, state, c->m);
+  if (n == 0) return sp__agent_goal_holds(c->goals[g].cond, state, c->m);
   for (int k = 0; k < n; k++)
-    if (sp_agent_goal_holds(ch + (size_t)k * (size_t)c->m, state, c->m))
+    if (sp__agent_goal_holds(ch + (size_t)k * (size_t)c->m, state, c->m))
       return 1;
   return 0;
 }
 
-int sp_goal_reads_var(const SpCrowd *c, int g, int var) {
+int sp__goal_reads_var(const SpCrowd *c, int g, int var) {
   const SpValue *ch;
   int n = choices_of(c, g, &ch);
   if (n == 0) return c->goals[g].cond[var] != SP_ANY;
@@ -78,7 +79,7 @@ int sp_goal_reads_var(const SpCrowd *c, int g, int var) {
 
 /* Planning the winner once more in the population costs one plan (its
  * cache may hold it); the choice itself costs one plan per choice. */
-void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g) {
+void sp__goal_for_planning(SpCrowd *c, int wk, size_t i, int g) {
   SpValue *out = sp_population_goal_write(c->pop, i);
   const SpValue *ch;
   int n = choices_of(c, g, &ch), which = -1, len = 0;
@@ -93,9 +94,9 @@ void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g) {
          (size_t)c->m);
 }
 
-SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
-                              void *scratch, SpBlocker *out,
-                              SpFailure *failure) {
+SpBlockerKind sp__goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
+                               void *scratch, SpBlocker *out,
+                               SpFailure *failure) {
   CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
   const SpValue *ch;
   int n = choices_of(c, g, &ch), len = 0;
@@ -115,7 +116,7 @@ SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
                              out);
 }
 
-int sp_goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b) {
+int sp__goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b) {
   if (index < 0 || index >= SP_CROWD_MAX_GOALS || c->choices[index] == NULL)
     return 0;
   return !sp_blocker_blocks_all(b, c->choices[index], c->choice_count[index],

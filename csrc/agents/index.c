@@ -15,37 +15,37 @@ static size_t key_bytes(const SpCrowd *c) {
   return (c->capacity + 1) * sizeof(uint32_t);
 }
 
-void sp_index_free(SpCrowd *c) {
+void sp__index_free(SpCrowd *c) {
   CrowdIndex *x = &c->index;
-  if (x->cell != NULL) sp_mem_free(c->alloc, x->cell, key_bytes(c));
-  if (x->items != NULL) sp_mem_free(c->alloc, x->items, key_bytes(c));
+  if (x->cell != NULL) sp__mem_free(c->alloc, x->cell, key_bytes(c));
+  if (x->items != NULL) sp__mem_free(c->alloc, x->items, key_bytes(c));
   if (x->out != NULL)
-    sp_mem_free(c->alloc, x->out, x->out_cap * sizeof(uint32_t));
+    sp__mem_free(c->alloc, x->out, x->out_cap * sizeof(uint32_t));
   if (x->start != NULL)
-    sp_mem_free(c->alloc, x->start, x->start_cap * sizeof(uint32_t));
+    sp__mem_free(c->alloc, x->start, x->start_cap * sizeof(uint32_t));
   if (x->found != NULL)
-    sp_mem_free(c->alloc, x->found, x->found_cap * sizeof(uint64_t));
+    sp__mem_free(c->alloc, x->found, x->found_cap * sizeof(uint64_t));
   memset(x, 0, sizeof *x);
 }
 
-size_t sp_index_bytes(const SpCrowd *c) {
+size_t sp__index_bytes(const SpCrowd *c) {
   const CrowdIndex *x = &c->index;
-  return sp_mem_resident(x->cell, x->cell != NULL ? key_bytes(c) : 0) +
-         sp_mem_resident(x->items, x->items != NULL ? key_bytes(c) : 0) +
-         sp_mem_resident(x->out, x->out_cap * sizeof(uint32_t)) +
-         sp_mem_resident(x->found, x->found_cap * sizeof(uint64_t));
+  return sp__mem_resident(x->cell, x->cell != NULL ? key_bytes(c) : 0) +
+         sp__mem_resident(x->items, x->items != NULL ? key_bytes(c) : 0) +
+         sp__mem_resident(x->out, x->out_cap * sizeof(uint32_t)) +
+         sp__mem_resident(x->found, x->found_cap * sizeof(uint64_t));
 }
 
-SpStatus sp_index_keys(SpCrowd *c, SpError *err) {
+SpStatus sp__index_keys(SpCrowd *c, SpError *err) {
   CrowdIndex *x = &c->index;
   if (x->cell != NULL) return SP_OK;
-  x->cell = sp_mem_alloc(c->alloc, key_bytes(c));
-  if (x->cell == NULL) return sp_error_memory(err);
-  sp_index_reset(c);
+  x->cell = sp__mem_alloc(c->alloc, key_bytes(c));
+  if (x->cell == NULL) return sp__error_memory(err);
+  sp__index_reset(c);
   return SP_OK;
 }
 
-void sp_index_reset(SpCrowd *c) {
+void sp__index_reset(SpCrowd *c) {
   CrowdIndex *x = &c->index;
   if (x->cell == NULL) return;
   for (size_t i = 0; i <= c->capacity; i++)
@@ -58,7 +58,7 @@ void sp_index_reset(SpCrowd *c) {
   x->scans = 0;
 }
 
-int sp_index_fresh(SpCrowd *c) {
+int sp__index_fresh(SpCrowd *c) {
   CrowdIndex *x = &c->index;
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   int moved = 0;
@@ -113,15 +113,15 @@ static inline size_t bucket_of(const CrowdIndex *x, uint32_t key) {
 static int bucket_room(SpCrowd *c) {
   CrowdIndex *x = &c->index;
   if (x->items == NULL) {
-    x->items = sp_mem_alloc(c->alloc, key_bytes(c));
+    x->items = sp__mem_alloc(c->alloc, key_bytes(c));
     if (x->items == NULL) return 0;
   }
   if (x->nb + 1 > x->start_cap) {
     size_t cap = x->nb + 1;
-    uint32_t *p = sp_mem_alloc(c->alloc, cap * sizeof(uint32_t));
+    uint32_t *p = sp__mem_alloc(c->alloc, cap * sizeof(uint32_t));
     if (p == NULL) return 0;
     if (x->start != NULL)
-      sp_mem_free(c->alloc, x->start, x->start_cap * sizeof(uint32_t));
+      sp__mem_free(c->alloc, x->start, x->start_cap * sizeof(uint32_t));
     x->start = p;
     x->start_cap = cap;
   }
@@ -132,7 +132,7 @@ static int bucket_room(SpCrowd *c) {
 static SpStatus rebuild(SpCrowd *c, SpError *err) {
   CrowdIndex *x = &c->index;
   layout(c);
-  if (!bucket_room(c)) return sp_error_memory(err);
+  if (!bucket_room(c)) return sp__error_memory(err);
   uint32_t *start = x->start;
   memset(start, 0, (x->nb + 1) * sizeof(uint32_t));
   for (size_t i = 0; i < c->n; i++)
@@ -147,8 +147,8 @@ static SpStatus rebuild(SpCrowd *c, SpError *err) {
   return SP_OK;
 }
 
-SpStatus sp_index_ready(SpCrowd *c, SpError *err) {
-  SpStatus st = sp_index_keys(c, err);
-  if (st != SP_OK || sp_index_fresh(c)) return st;
+SpStatus sp__index_ready(SpCrowd *c, SpError *err) {
+  SpStatus st = sp__index_keys(c, err);
+  if (st != SP_OK || sp__index_fresh(c)) return st;
   return rebuild(c, err); /* a failure leaves it stale */
 }

@@ -14,9 +14,9 @@ static size_t slot_bytes(const SpCrowd *c) {
   return 2u * (c->capacity + 1) * sizeof(uint32_t);
 }
 
-int sp_crowd_slots_ready(SpCrowd *c) {
+int sp__crowd_slots_ready(SpCrowd *c) {
   if (c->gens != NULL) return 1;
-  uint32_t *block = sp_mem_alloc(c->alloc, slot_bytes(c));
+  uint32_t *block = sp__mem_alloc(c->alloc, slot_bytes(c));
   if (block == NULL) return 0;
   memset(block, 0, slot_bytes(c));
   c->gens = block;
@@ -25,8 +25,8 @@ int sp_crowd_slots_ready(SpCrowd *c) {
   return 1;
 }
 
-void sp_crowd_slots_free(SpCrowd *c) {
-  if (c->gens != NULL) sp_mem_free(c->alloc, c->gens, slot_bytes(c));
+void sp__crowd_slots_free(SpCrowd *c) {
+  if (c->gens != NULL) sp__mem_free(c->alloc, c->gens, slot_bytes(c));
   c->gens = c->free_slots = NULL;
   c->free_count = 0;
 }
@@ -42,14 +42,14 @@ uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent) {
 /* The slot keeps nothing the next agent could see: its flags, phase and
  * time are cleared here and spawn rewrites its record and state. */
 SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_agent_check(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
-  if (!sp_crowd_slots_ready(c)) return sp_error_memory(err);
-  sp_agent_release(c, agent);
+  if (!sp__crowd_slots_ready(c)) return sp__error_memory(err);
+  sp__agent_release(c, agent);
   sp_chase_end(c, agent);
-  sp_queue_leave(c, agent);
-  sp_priority_forget(c, agent);
+  sp__queue_leave(c, agent);
+  sp__priority_forget(c, agent);
   c->phase[agent] = SP_PHASE_FREE;
   sp_index_drop(c, agent);
   c->flags[agent] = 0;
@@ -65,12 +65,12 @@ SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
 
 void sp_crowd_retire(SpCrowd *c) {
   if (c == NULL || c->retired) return;
-  sp_release_flush(c); /* nothing is pending between updates; to be sure */
+  sp__release_flush(c); /* nothing is pending between updates; to be sure */
   for (size_t i = 0; i < c->n; i++)
-    if (c->phase[i] != SP_PHASE_FREE) sp_agent_release(c, i);
+    if (c->phase[i] != SP_PHASE_FREE) sp__agent_release(c, i);
   /* out of the world's list: chases toward it find it gone, and its
    * waiters leave the queue */
-  sp_world_unregister_crowd(c->world, c);
+  sp__world_unregister_crowd(c->world, c);
   c->retired = 1;
 }
 
@@ -82,16 +82,16 @@ int sp_crowd_retired(const SpCrowd *c) { return c->retired; }
 
 SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
                            SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_agent_check(c, agent, err);
+  sp__error_clear(err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   const SpGrid *g = c->world->grid;
   if (x < 0 || y < 0 || x > 65534 || y > 65534 ||
       (g != NULL &&
        (!sp_grid_contains(g, x, y) || sp_grid_is_blocked(g, x, y))))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: cell (%d, %d) is outside the grid or blocked",
-                        x, y);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: cell (%d, %d) is outside the grid or blocked",
+                         x, y);
   Agent *a = &c->agents[agent];
   a->x = (uint16_t)x;
   a->y = (uint16_t)y;
@@ -114,22 +114,22 @@ SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
 /* ------------------------------------------------------------------ */
 
 static SpStatus move_pending(const SpCrowd *c, size_t agent, SpError *err) {
-  SpStatus st = sp_agent_check(c, agent, err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   /* ended since it was announced: SP_EV_MOVE_CANCELLED comes with the
    * update that ends the step */
   if (c->phase[agent] != SP_PHASE_MOVING && c->announced != NULL &&
       c->announced[agent])
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu: its move was cancelled", agent);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu: its move was cancelled", agent);
   if (c->phase[agent] != SP_PHASE_MOVING)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu has no move pending (phase %s)",
-                        agent, sp_phase_name((SpPhase)c->phase[agent]));
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu has no move pending (phase %s)",
+                         agent, sp_phase_name((SpPhase)c->phase[agent]));
   if (c->flags[agent] & (F_FINISH | F_FAIL))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: agent %zu: its move was answered already",
-                        agent);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: agent %zu: its move was answered already",
+                         agent);
   return SP_OK;
 }
 
@@ -142,19 +142,19 @@ static int cheb_cells(int x0, int y0, int x1, int y1) {
  * answer is refused (the game may still be on its way); a target gone
  * is the update's to find (target_gone). */
 SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   SpStatus st = move_pending(c, agent, err);
   if (st != SP_OK) return st;
   if (c->chase != NULL && c->chase[agent].on &&
-      sp_chase_target_live(c, agent)) {
+      sp__chase_target_live(c, agent)) {
     const Chase *ch = &c->chase[agent];
     const Agent *a = &c->agents[agent], *t = &ch->crowd->agents[ch->agent];
     int d = cheb_cells(a->x, a->y, t->x, t->y);
     if (d > ch->reach)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "crowd: agent %zu: is %d cells from its target "
-                          "at (%d, %d), reach %d",
-                          agent, d, t->x + 1, t->y + 1, (int)ch->reach);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "crowd: agent %zu: is %d cells from its target "
+                           "at (%d, %d), reach %d",
+                           agent, d, t->x + 1, t->y + 1, (int)ch->reach);
   }
   c->flags[agent] |= F_FINISH;
   sp_agent_wake(c, agent);
@@ -165,7 +165,7 @@ SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err) {
  * moving agent counts nothing down. */
 SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
                               SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   SpStatus st = move_pending(c, agent, err);
   if (st != SP_OK) return st;
   c->flags[agent] |= F_FAIL;

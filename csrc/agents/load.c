@@ -30,7 +30,7 @@ static void where(const Rd *r, char *buf, size_t size) {
              r->agent + 1);
 }
 
-int ld_bad(Rd *r, const char *fmt, ...) {
+int sp__ld_bad(Rd *r, const char *fmt, ...) {
   if (r->failed) return 0;
   r->failed = 1;
   char what[160], at[128];
@@ -40,22 +40,22 @@ int ld_bad(Rd *r, const char *fmt, ...) {
   va_end(ap);
   where(r, at, sizeof at);
   if (r->crowd < 0) /* the header's problems concern the whole input */
-    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: %s", what);
+    sp__error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                  "saved world: %s", what);
   else
-    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: %s: %s", at, what);
+    sp__error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                  "saved world: %s: %s", at, what);
   return 0;
 }
 
-const uint8_t *ld_take(Rd *r, size_t n) {
+const uint8_t *sp__ld_take(Rd *r, size_t n) {
   if (r->failed) return NULL;
   if (n > r->len - r->at) {
     char at[128];
     where(r, at, sizeof at);
     r->failed = 1;
-    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: truncated at byte %zu in %s", r->len, at);
+    sp__error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                  "saved world: truncated at byte %zu in %s", r->len, at);
     return NULL;
   }
   const uint8_t *p = r->p + r->at;
@@ -63,8 +63,8 @@ const uint8_t *ld_take(Rd *r, size_t n) {
   return p;
 }
 
-uint64_t ld_get(Rd *r, int bytes) {
-  const uint8_t *p = ld_take(r, (size_t)bytes);
+uint64_t sp__ld_get(Rd *r, int bytes) {
+  const uint8_t *p = sp__ld_take(r, (size_t)bytes);
   return p == NULL ? 0 : sp_save_get(p, bytes);
 }
 
@@ -76,7 +76,7 @@ uint64_t ld_get(Rd *r, int bytes) {
  * cost more than filling the cache once. */
 static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
                            uint64_t clock) {
-  sp_world_forget_fields(w);
+  sp__world_forget_fields(w);
   if (w->grid == NULL) return;
   w->grid_version = sp_grid_version(w->grid);
   int width = sp_grid_width(w->grid);
@@ -86,7 +86,7 @@ static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
   for (uint32_t f = 0; f < count && done < cap; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
     uint64_t used = sp_save_get(list + 12u * f + 4, 8);
-    if (sp_world_field_peek(w, key) != NULL) continue;
+    if (sp__world_field_peek(w, key) != NULL) continue;
     done++;
     int cx, cy;
     if (key & FIELD_CELL_KEY) {
@@ -95,7 +95,7 @@ static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
     } else {
       cx = w->places[key].x, cy = w->places[key].y;
     }
-    sp_world_field_get(w, key, cx, cy); /* a failure only costs a recompute */
+    sp__world_field_get(w, key, cx, cy); /* a failure only costs a recompute */
     for (size_t k = 0; k < w->field_count; k++)
       if (w->fields[k].key == key) w->fields[k].used = used;
   }
@@ -105,16 +105,16 @@ static void restore_fields(SpWorld *w, const uint8_t *list, uint32_t count,
 /* The world facts' values (their names are the places print's). */
 static int read_facts(Load *x, Rd *r) {
   SpWorld *w = x->w;
-  uint32_t n = (uint32_t)ld_get(r, 4);
+  uint32_t n = (uint32_t)sp__ld_get(r, 4);
   if (r->failed) return 0;
   if (n != (uint32_t)w->fact_count)
-    return ld_bad(r, "%u facts saved, this world has %d", n, w->fact_count);
-  const uint8_t *v = ld_take(r, n);
+    return sp__ld_bad(r, "%u facts saved, this world has %d", n, w->fact_count);
+  const uint8_t *v = sp__ld_take(r, n);
   if (v == NULL) return 0;
   for (uint32_t k = 0; k < n; k++)
     if (v[k] >= w->facts[k].value_count)
-      return ld_bad(r, "fact '%s': value %u is out of range (%d values)",
-                    w->facts[k].name, v[k], w->facts[k].value_count);
+      return sp__ld_bad(r, "fact '%s': value %u is out of range (%d values)",
+                        w->facts[k].name, v[k], w->facts[k].value_count);
   for (uint32_t k = 0; k < n && x->apply; k++) w->facts[k].value = v[k];
   return 1;
 }
@@ -122,28 +122,32 @@ static int read_facts(Load *x, Rd *r) {
 /* A crowd's ties: the value each applied last (a change not applied yet
  * is applied by the next update, as it would have been). */
 static int read_ties(Load *x, Rd *r, SpCrowd *c) {
-  unsigned n = (unsigned)ld_get(r, 1);
+  unsigned n = (unsigned)sp__ld_get(r, 1);
   if (r->failed) return 0;
   if (n != (unsigned)c->tie_count)
-    return ld_bad(r, "%u fact ties saved, this crowd has %d", n, c->tie_count);
-  const uint8_t *v = ld_take(r, n);
+    return sp__ld_bad(r, "%u fact ties saved, this crowd has %d", n,
+                      c->tie_count);
+  const uint8_t *v = sp__ld_take(r, n);
   if (v == NULL) return 0;
   for (unsigned k = 0; k < n; k++)
     if (v[k] >= x->w->facts[c->ties[k].fact].value_count)
-      return ld_bad(r, "fact tie %u: value %u is out of range", k + 1, v[k]);
+      return sp__ld_bad(r, "fact tie %u: value %u is out of range", k + 1,
+                        v[k]);
   for (unsigned k = 0; k < n && x->apply; k++) c->ties[k].value = v[k];
   /* the sensors: the crowd clock of each one's next reading */
-  n = (unsigned)ld_get(r, 1);
+  n = (unsigned)sp__ld_get(r, 1);
   if (r->failed) return 0;
   if (n != (unsigned)c->sensor_count)
-    return ld_bad(r, "%u sensors saved, this crowd has %d", n, c->sensor_count);
+    return sp__ld_bad(r, "%u sensors saved, this crowd has %d", n,
+                      c->sensor_count);
   for (unsigned k = 0; k < n; k++) {
-    uint64_t bits = ld_get(r, 8);
+    uint64_t bits = sp__ld_get(r, 8);
     double due;
     memcpy(&due, &bits, sizeof due);
     if (r->failed) return 0;
     if (!isfinite(due))
-      return ld_bad(r, "sensor %u: its next reading is not a number", k + 1);
+      return sp__ld_bad(r, "sensor %u: its next reading is not a number",
+                        k + 1);
     if (x->apply) c->sensor_due[k] = due;
   }
   return 1;
@@ -151,37 +155,37 @@ static int read_ties(Load *x, Rd *r, SpCrowd *c) {
 
 static int read_world(Load *x, Rd *r) {
   SpWorld *w = x->w;
-  uint64_t grid = ld_get(r, 8), places = ld_get(r, 8);
-  uint32_t np = (uint32_t)ld_get(r, 4);
+  uint64_t grid = sp__ld_get(r, 8), places = sp__ld_get(r, 8);
+  uint32_t np = (uint32_t)sp__ld_get(r, 4);
   if (r->failed) return 0;
   if ((grid == 0) != (w->grid == NULL))
-    return ld_bad(r, w->grid == NULL
-                         ? "the save has a grid, this world has none"
-                         : "the save has no grid, this world has one");
-  if (grid != sp_save_grid_print(w->grid))
-    return ld_bad(r, "the grid (size or cells) differs from the saved one");
-  if (np != w->place_count || places != sp_save_places_print(w))
-    return ld_bad(r,
-                  "the places (names of kinds, cells, capacities) differ "
-                  "from the saved ones (%u saved, %zu here)",
-                  np, w->place_count);
-  const uint8_t *res = ld_take(r, 4u * (size_t)np);
-  uint64_t clock = ld_get(r, 8);
-  uint32_t nf = (uint32_t)ld_get(r, 4);
+    return sp__ld_bad(r, w->grid == NULL
+                             ? "the save has a grid, this world has none"
+                             : "the save has no grid, this world has one");
+  if (grid != sp__save_grid_print(w->grid))
+    return sp__ld_bad(r, "the grid (size or cells) differs from the saved one");
+  if (np != w->place_count || places != sp__save_places_print(w))
+    return sp__ld_bad(r,
+                      "the places (names of kinds, cells, capacities) differ "
+                      "from the saved ones (%u saved, %zu here)",
+                      np, w->place_count);
+  const uint8_t *res = sp__ld_take(r, 4u * (size_t)np);
+  uint64_t clock = sp__ld_get(r, 8);
+  uint32_t nf = (uint32_t)sp__ld_get(r, 4);
   if (r->failed) return 0;
   if (nf > 0 && w->grid == NULL)
-    return ld_bad(r, "fields saved without a grid");
+    return sp__ld_bad(r, "fields saved without a grid");
   size_t grid_cells = w->grid == NULL ? 0
                                       : (size_t)sp_grid_width(w->grid) *
                                             (size_t)sp_grid_height(w->grid);
-  const uint8_t *list = ld_take(r, 12u * (size_t)nf);
+  const uint8_t *list = sp__ld_take(r, 12u * (size_t)nf);
   if (r->failed) return 0;
   for (uint32_t f = 0; f < nf; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
     int ok = key & FIELD_CELL_KEY ? (key & ~FIELD_CELL_KEY) < grid_cells
                                   : key < w->place_count;
     if (!ok)
-      return ld_bad(r, "field %u: key %u is no place or cell", f + 1, key);
+      return sp__ld_bad(r, "field %u: key %u is no place or cell", f + 1, key);
   }
   for (uint32_t p = 0; p < np; p++) {
     x->saved[p] = (uint32_t)sp_save_get(res + 4u * p, 4);
@@ -203,26 +207,26 @@ static size_t words_for(int goals) {
 }
 
 static int read_goals(Load *x, Rd *r, SpCrowd *c) {
-  int n = (int)ld_get(r, 4);
+  int n = (int)sp__ld_get(r, 4);
   if (r->failed) return 0;
   if (n < 0 || n > SP_CROWD_MAX_GOALS)
-    return ld_bad(r, "%d goals (at most %d)", n, SP_CROWD_MAX_GOALS);
+    return sp__ld_bad(r, "%d goals (at most %d)", n, SP_CROWD_MAX_GOALS);
   size_t m = (size_t)c->m;
   uint8_t seen[SP_CROWD_MAX_GOALS] = {0};
   int last_pri = 0, last_index = -1;
   for (int g = 0; g < n; g++) {
-    int pri = (int)(int32_t)ld_get(r, 4), index = (int)ld_get(r, 4);
-    const uint8_t *cond = ld_take(r, 2u * m);
+    int pri = (int)(int32_t)sp__ld_get(r, 4), index = (int)sp__ld_get(r, 4);
+    const uint8_t *cond = sp__ld_take(r, 2u * m);
     if (cond == NULL) return 0;
     if (index < 0 || index >= n || seen[index])
-      return ld_bad(r, "goal %d: index %d is out of range or repeated", g + 1,
-                    index);
+      return sp__ld_bad(r, "goal %d: index %d is out of range or repeated",
+                        g + 1, index);
     seen[index] = 1;
     if (g > 0 && (pri > last_pri || (pri == last_pri && index < last_index)))
-      return ld_bad(r, "goal %d: goals are not in priority order", g + 1);
+      return sp__ld_bad(r, "goal %d: goals are not in priority order", g + 1);
     if (!value_ok(c->domain, cond, c->m, 1) ||
         !value_ok(c->domain, cond + m, c->m, 1))
-      return ld_bad(r, "goal %d: a value is out of range", g + 1);
+      return sp__ld_bad(r, "goal %d: a value is out of range", g + 1);
     last_pri = pri, last_index = index;
     if (x->apply) {
       Goal *dst = &c->goals[g];
@@ -239,29 +243,29 @@ static int read_goals(Load *x, Rd *r, SpCrowd *c) {
 
 /* The result byte and plan of agent i, restored into the population. */
 static int read_result(Load *x, Rd *r, SpCrowd *c, size_t i, int *len) {
-  unsigned b = (unsigned)ld_get(r, 1);
+  unsigned b = (unsigned)sp__ld_get(r, 1);
   if (r->failed) return 0;
   unsigned kind = b & 3u, code = (b >> 2) & 7u;
   if (kind > SP_NPC_NO_PLAN || (b & 0x60u) || code > SP_FAIL_ORDER ||
       (code != 0 && kind != SP_NPC_NO_PLAN))
-    return ld_bad(r, "plan result byte 0x%02x is not valid", b);
+    return sp__ld_bad(r, "plan result byte 0x%02x is not valid", b);
   *len = -1;
   uint16_t *plan = c->cw[0].plan;
   if (kind == SP_NPC_PLANNED) {
-    *len = (int)ld_get(r, 2);
+    *len = (int)sp__ld_get(r, 2);
     int id_bytes = c->action_count <= 255 ? 1 : 2;
     if (r->failed) return 0;
     if (*len > c->action_count)
-      return ld_bad(r, "plan of %d steps (the domain has %d actions)", *len,
-                    c->action_count);
-    const uint8_t *ids = ld_take(r, (size_t)*len * (size_t)id_bytes);
+      return sp__ld_bad(r, "plan of %d steps (the domain has %d actions)", *len,
+                        c->action_count);
+    const uint8_t *ids = sp__ld_take(r, (size_t)*len * (size_t)id_bytes);
     if (ids == NULL) return 0;
     for (int k = 0; k < *len; k++) {
       plan[k] =
           (uint16_t)sp_save_get(ids + (size_t)k * (size_t)id_bytes, id_bytes);
       if (plan[k] >= c->action_count)
-        return ld_bad(r, "plan step %d: action %u does not exist", k + 1,
-                      plan[k]);
+        return sp__ld_bad(r, "plan step %d: action %u does not exist", k + 1,
+                          plan[k]);
     }
   }
   if (x->apply)
@@ -275,7 +279,7 @@ static int read_result(Load *x, Rd *r, SpCrowd *c, size_t i, int *len) {
 static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
                       size_t words) {
   size_t m = (size_t)c->m;
-  const uint8_t *p = ld_take(r, SAVE_AGENT_BYTES + 4u * words + 2u * m);
+  const uint8_t *p = sp__ld_take(r, SAVE_AGENT_BYTES + 4u * words + 2u * m);
   if (p == NULL) return 0;
   Agent a;
   FailDetail d;
@@ -303,7 +307,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   const uint8_t *hi = p + SAVE_AGENT_BYTES, *state = hi + 4u * words;
   if (!value_ok(c->domain, state, c->m, 0) ||
       !value_ok(c->domain, state + m, c->m, 1))
-    return ld_bad(r, "a state or goal value is out of range");
+    return sp__ld_bad(r, "a state or goal value is out of range");
   int len = -1;
   if (!read_result(x, r, c, i, &len)) return 0;
   /* every field against the others: what the update relies on */
@@ -311,8 +315,8 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   int act = len >= 0 && a.step < len ? c->cw[0].plan[a.step] : -1;
   SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len, act};
   char why[200];
-  if (sp_save_check_agent(&cv, &v, why, sizeof why) != NULL)
-    return ld_bad(r, "%s", why);
+  if (sp__save_check_agent(&cv, &v, why, sizeof why) != NULL)
+    return sp__ld_bad(r, "%s", why);
   /* 1: despawned; 4: walking to a target, so it may chase */
   if (!x->apply) {
     x->freed[i] =
@@ -323,23 +327,23 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
                       : 0);
     x->progress[i] = time; /* a chase's progress (load_chase_queue.c) */
   }
-  if (gen != 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
+  if (gen != 0 && c->gens == NULL && !sp__crowd_slots_ready(c)) {
     r->failed = 1; /* invisible: every generation is 0 until loaded */
-    sp_error_memory(r->err);
+    sp__error_memory(r->err);
     return 0;
   }
   /* a detail needs the crowd's array: made before anything is applied */
   int detailed = !sp_detail_none(d);
-  if (detailed && !sp_detail_ready(c)) {
+  if (detailed && !sp__detail_ready(c)) {
     r->failed = 1;
-    sp_error_memory(r->err);
+    sp__error_memory(r->err);
     return 0;
   }
   if (flags & F_RESERVED) x->held[a.target]++;
   if (!x->apply) return 1;
   c->agents[i] = a;
   if (detailed || atomic_load(&c->detail) != NULL)
-    (void)sp_detail_put(c, -1, i, d); /* the array is there */
+    (void)sp__detail_put(c, -1, i, d); /* the array is there */
   memcpy(&c->time[i], &time, 4);
   c->phase[i] = phase;
   c->flags[i] = flags;
@@ -357,14 +361,14 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
  * The first pass makes room for them (invisible: see read_agent). */
 static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
                            size_t *count) {
-  uint32_t k = (uint32_t)ld_get(r, 4);
+  uint32_t k = (uint32_t)sp__ld_get(r, 4);
   if (r->failed) return 0;
-  if (k > n) return ld_bad(r, "%u despawned slots of %zu", k, n);
-  const uint8_t *ids = ld_take(r, 4u * (size_t)k);
+  if (k > n) return sp__ld_bad(r, "%u despawned slots of %zu", k, n);
+  const uint8_t *ids = sp__ld_take(r, 4u * (size_t)k);
   if (ids == NULL) return 0;
-  if (k > 0 && c->gens == NULL && !sp_crowd_slots_ready(c)) {
+  if (k > 0 && c->gens == NULL && !sp__crowd_slots_ready(c)) {
     r->failed = 1;
-    sp_error_memory(r->err);
+    sp__error_memory(r->err);
     return 0;
   }
   for (uint32_t j = 0; j < k; j++) {
@@ -374,17 +378,17 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
       continue;
     }
     if (slot >= n || x->freed[slot] != 1)
-      return ld_bad(r,
-                    "free slot %u is not a despawned slot, or is listed "
-                    "twice",
-                    slot);
+      return sp__ld_bad(r,
+                        "free slot %u is not a despawned slot, or is listed "
+                        "twice",
+                        slot);
     x->freed[slot] = 2;
     if (x->despawned != NULL)
       x->despawned(x->despawned_ud, (size_t)r->crowd - 1, slot);
   }
   for (size_t i = 0; i < n && !x->apply; i++)
     if (x->freed[i] == 1)
-      return ld_bad(r, "despawned slot %zu is not in the free list", i);
+      return sp__ld_bad(r, "despawned slot %zu is not in the free list", i);
   *count = k;
   return 1;
 }
@@ -394,12 +398,13 @@ static int read_free_slots(Load *x, Rd *r, SpCrowd *c, size_t n,
 static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
   Refusals *ref = &x->ref[r->crowd - 1];
   uint32_t n =
-      x->version >= 8 ? (uint32_t)ld_get(r, 4) : 0; /* before 8: none */
+      x->version >= 8 ? (uint32_t)sp__ld_get(r, 4) : 0; /* before 8: none */
   if (r->failed) return 0;
-  if (n > (r->len - r->at) / 12u) return ld_take(r, 12u * (size_t)n) != NULL;
+  if (n > (r->len - r->at) / 12u)
+    return sp__ld_take(r, 12u * (size_t)n) != NULL;
   if (x->apply) {
-    ld_take(r, 12u * n); /* checked by the first pass */
-    sp_priority_free(c);
+    sp__ld_take(r, 12u * n); /* checked by the first pass */
+    sp__priority_free(c);
     c->own = ref->own;
     c->own_count = c->own_cap = ref->own_n;
     ref->own = NULL; /* the crowd owns it now */
@@ -407,29 +412,30 @@ static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
   }
   ref->own_n = n;
   if (n == 0) return 1;
-  ref->own = sp_mem_alloc(c->alloc, n * sizeof(OwnPriority));
+  ref->own = sp__mem_alloc(c->alloc, n * sizeof(OwnPriority));
   if (ref->own == NULL) {
     r->failed = 1;
-    sp_error_memory(r->err);
+    sp__error_memory(r->err);
     return 0;
   }
   for (uint32_t k = 0; k < n; k++) {
-    uint32_t agent = (uint32_t)ld_get(r, 4), goal = (uint32_t)ld_get(r, 4);
-    int32_t prio = (int32_t)(uint32_t)ld_get(r, 4);
+    uint32_t agent = (uint32_t)sp__ld_get(r, 4),
+             goal = (uint32_t)sp__ld_get(r, 4);
+    int32_t prio = (int32_t)(uint32_t)sp__ld_get(r, 4);
     if (r->failed) return 0;
     if (agent >= ref->n || (x->freed[agent] & 3) != 0 ||
         goal >= (uint32_t)goals)
-      return ld_bad(r,
-                    "own priority %u: agent %u (live) or goal %u does not "
-                    "exist",
-                    k + 1, agent + 1, goal + 1);
+      return sp__ld_bad(r,
+                        "own priority %u: agent %u (live) or goal %u does not "
+                        "exist",
+                        k + 1, agent + 1, goal + 1);
     if (k > 0 &&
         (agent < ref->own[k - 1].agent ||
          (agent == ref->own[k - 1].agent && goal <= ref->own[k - 1].goal)))
-      return ld_bad(r,
-                    "own priority %u: not sorted by agent and goal, or "
-                    "listed twice",
-                    k + 1);
+      return sp__ld_bad(r,
+                        "own priority %u: not sorted by agent and goal, or "
+                        "listed twice",
+                        k + 1);
     OwnPriority o = {agent, (uint16_t)goal, prio};
     ref->own[k] = o;
   }
@@ -437,45 +443,46 @@ static int read_own(Load *x, Rd *r, SpCrowd *c, int goals) {
 }
 
 static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
-  uint64_t dom = ld_get(r, 8), setup = ld_get(r, 8), n = ld_get(r, 8),
-           clock = ld_get(r, 8);
-  unsigned selector = (unsigned)ld_get(r, 1);
+  uint64_t dom = sp__ld_get(r, 8), setup = sp__ld_get(r, 8),
+           n = sp__ld_get(r, 8), clock = sp__ld_get(r, 8);
+  unsigned selector = (unsigned)sp__ld_get(r, 1);
   if (r->failed) return 0;
-  if (dom != sp_save_domain_print(c->domain))
-    return ld_bad(r, "domain differs from the saved one");
-  if (setup != sp_save_setup_print(c, x->version))
-    return ld_bad(r, "action behaviours or crowd options (seed, speed, "
-                     "cooldown, retry, movement) differ from the saved ones");
+  if (dom != sp__save_domain_print(c->domain))
+    return sp__ld_bad(r, "domain differs from the saved one");
+  if (setup != sp__save_setup_print(c, x->version))
+    return sp__ld_bad(r,
+                      "action behaviours or crowd options (seed, speed, "
+                      "cooldown, retry, movement) differ from the saved ones");
   if (x->names.mem != NULL && n != x->names.crowd[r->crowd - 1].agents)
-    return ld_bad(r, "%llu agents saved, its names say %llu",
-                  (unsigned long long)n,
-                  (unsigned long long)x->names.crowd[r->crowd - 1].agents);
+    return sp__ld_bad(r, "%llu agents saved, its names say %llu",
+                      (unsigned long long)n,
+                      (unsigned long long)x->names.crowd[r->crowd - 1].agents);
   if (n > c->capacity)
-    return ld_bad(r, "%llu agents saved, the capacity is %zu",
-                  (unsigned long long)n, c->capacity);
+    return sp__ld_bad(r, "%llu agents saved, the capacity is %zu",
+                      (unsigned long long)n, c->capacity);
   double clk;
   memcpy(&clk, &clock, sizeof clk);
-  if (!isfinite(clk)) return ld_bad(r, "its clock is not a number");
+  if (!isfinite(clk)) return sp__ld_bad(r, "its clock is not a number");
   if (!(clk >= 0.0 && clk <= SP_CROWD_CLOCK_MAX))
-    return ld_bad(r, "its clock %g s is outside 0..%.0f s", clk,
-                  SP_CROWD_CLOCK_MAX);
+    return sp__ld_bad(r, "its clock %g s is outside 0..%.0f s", clk,
+                      SP_CROWD_CLOCK_MAX);
   if (selector > 1)
-    return ld_bad(r, "selector byte %u is not 0 or 1", selector);
+    return sp__ld_bad(r, "selector byte %u is not 0 or 1", selector);
   x->selector = (int)selector;
   x->clock = clk;
   int goals = read_goals(x, r, c);
   uint64_t counters[SAVE_COUNTERS];
-  for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = ld_get(r, 8);
-  size_t words = (size_t)ld_get(r, 4);
+  for (int k = 0; k < SAVE_COUNTERS; k++) counters[k] = sp__ld_get(r, 8);
+  size_t words = (size_t)sp__ld_get(r, 4);
   if (r->failed) return 0;
   if (words != words_for(goals))
-    return ld_bad(r, "%zu refusal words for %d goals", words, goals);
+    return sp__ld_bad(r, "%zu refusal words for %d goals", words, goals);
   Refusals *ref = &x->ref[r->crowd - 1];
   if (!x->apply && words > 0) {
-    ref->hi = sp_mem_alloc(c->alloc, sp_refused_bytes(c, words));
+    ref->hi = sp__mem_alloc(c->alloc, sp_refused_bytes(c, words));
     if (ref->hi == NULL) {
       r->failed = 1;
-      sp_error_memory(r->err);
+      sp__error_memory(r->err);
       return 0;
     }
     memset(ref->hi, 0, sp_refused_bytes(c, words));
@@ -484,15 +491,15 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   ref->n = (size_t)n;
   size_t despawned = 0;
   if (!x->apply) {
-    if (x->freed != NULL) sp_mem_free(x->w->alloc, x->freed, x->freed_bytes);
+    if (x->freed != NULL) sp__mem_free(x->w->alloc, x->freed, x->freed_bytes);
     if (x->progress != NULL)
-      sp_mem_free(x->w->alloc, x->progress, 4 * x->freed_bytes);
+      sp__mem_free(x->w->alloc, x->progress, 4 * x->freed_bytes);
     x->freed_bytes = (size_t)n + 1;
-    x->freed = sp_mem_alloc(x->w->alloc, x->freed_bytes);
-    x->progress = sp_mem_alloc(x->w->alloc, 4 * x->freed_bytes);
+    x->freed = sp__mem_alloc(x->w->alloc, x->freed_bytes);
+    x->progress = sp__mem_alloc(x->w->alloc, 4 * x->freed_bytes);
     if (x->freed == NULL || x->progress == NULL) {
       r->failed = 1;
-      sp_error_memory(r->err);
+      sp__error_memory(r->err);
       return 0;
     }
   }
@@ -507,7 +514,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   r->agent = SP_NO_AGENT;
   if (!read_free_slots(x, r, c, (size_t)n, &despawned)) return 0;
   if (!read_ties(x, r, c)) return 0;
-  if (!ld_read_chases(x, r, c, (size_t)n)) return 0;
+  if (!sp__ld_read_chases(x, r, c, (size_t)n)) return 0;
   if (!read_own(x, r, c, goals)) return 0;
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
@@ -523,7 +530,8 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   c->events = counters[3], c->steps_finished = counters[4];
   c->events_lost = counters[5];
   if (c->refused_hi != NULL)
-    sp_mem_free(c->alloc, c->refused_hi, sp_refused_bytes(c, c->refused_words));
+    sp__mem_free(c->alloc, c->refused_hi,
+                 sp_refused_bytes(c, c->refused_words));
   c->refused_hi = ref->hi;
   c->refused_words = words;
   ref->hi = NULL; /* the crowd owns it now */
@@ -533,9 +541,9 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   memset(c->chunks, 0, (c->chunk_count + 1) * sizeof(ChunkRec));
   for (size_t t = 0; t <= c->chunk_count; t++) /* the agents' flags are new */
     c->chunks[t].choosing = 1;
-  sp_index_reset(c);  /* every agent may have moved */
-  sp_facts_reload(c); /* who reads which fact, from the plans */
-  sp_wheel_loaded(c); /* the seconds left are due times from now */
+  sp__index_reset(c);  /* every agent may have moved */
+  sp__facts_reload(c); /* who reads which fact, from the plans */
+  sp__wheel_loaded(c); /* the seconds left are due times from now */
   c->ev_count = 0;
   if (c->announced != NULL) { /* the moves pending are told again */
     for (size_t i = 0; i < c->n; i++)
@@ -548,37 +556,38 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
 /* Both passes over the payload. */
 static int read_payload(Load *x, Rd *r) {
   if (!read_world(x, r)) return 0;
-  uint32_t count = (uint32_t)ld_get(r, 4);
+  uint32_t count = (uint32_t)sp__ld_get(r, 4);
   if (r->failed) return 0;
   if (count != x->count)
-    return ld_bad(r, "the save holds %u crowds, %zu were given", count,
-                  x->count);
+    return sp__ld_bad(r, "the save holds %u crowds, %zu were given", count,
+                      x->count);
   if (x->names.mem != NULL && x->names.crowds != count)
-    return ld_bad(r, "the save holds %u crowds, its names %u", count,
-                  x->names.crowds);
+    return sp__ld_bad(r, "the save holds %u crowds, its names %u", count,
+                      x->names.crowds);
   for (size_t k = 0; k < x->count; k++) {
     SpCrowd *c = x->crowds[k];
     r->crowd = (int)k + 1;
     r->name = sp_domain_name(c->domain);
-    if (c->world != x->w) return ld_bad(r, "lives in another world");
+    if (c->world != x->w) return sp__ld_bad(r, "lives in another world");
     if (!read_crowd(x, r, c)) return 0;
   }
   r->crowd = 0;
-  if (!ld_read_queue(x, r)) return 0;
-  uint32_t extra = (uint32_t)ld_get(r, 4);
-  x->extra = ld_take(r, extra);
+  if (!sp__ld_read_queue(x, r)) return 0;
+  uint32_t extra = (uint32_t)sp__ld_get(r, 4);
+  x->extra = sp__ld_take(r, extra);
   x->extra_len = extra;
   if (r->failed) return 0;
   if (r->at != r->len)
-    return ld_bad(r, "%zu bytes after the end", r->len - r->at);
+    return sp__ld_bad(r, "%zu bytes after the end", r->len - r->at);
   for (size_t p = 0; p < x->w->place_count; p++) {
     if (x->saved[p] != x->held[p])
-      return ld_bad(r, "place %zu: %u reservations saved, its agents hold %u",
-                    p, x->saved[p], x->held[p]);
+      return sp__ld_bad(r,
+                        "place %zu: %u reservations saved, its agents hold %u",
+                        p, x->saved[p], x->held[p]);
     int cap = x->w->places[p].capacity;
     if (cap > 0 && x->held[p] > (uint32_t)cap)
-      return ld_bad(r, "place %zu: %u reservations, its capacity is %d", p,
-                    x->held[p], cap);
+      return sp__ld_bad(r, "place %zu: %u reservations, its capacity is %d", p,
+                        x->held[p], cap);
   }
   return 1;
 }
@@ -587,15 +596,16 @@ static int read_payload(Load *x, Rd *r) {
  * the world's part starts. */
 static int read_names(Load *x, Rd *r, size_t have) {
   char why[160];
-  const char *e = sp_save_names_read(r->p + SAVE_HEADER_BYTES, have, x->version,
-                                     x->w->alloc, &x->names, why, sizeof why);
-  if (e == sp_save_no_memory) {
+  const char *e =
+      sp__save_names_read(r->p + SAVE_HEADER_BYTES, have, x->version,
+                          x->w->alloc, &x->names, why, sizeof why);
+  if (e == sp__save_no_memory) {
     r->failed = 1;
-    sp_error_memory(r->err);
+    sp__error_memory(r->err);
     return 0;
   }
   r->crowd = -1; /* "saved world: names: ..." */
-  if (e != NULL) return ld_bad(r, "%s", e);
+  if (e != NULL) return sp__ld_bad(r, "%s", e);
   r->crowd = 0;
   r->at = x->body = SAVE_HEADER_BYTES + x->names.end;
   return 1;
@@ -606,27 +616,27 @@ static int read_names(Load *x, Rd *r, size_t have) {
 static int read_header(Load *x, Rd *r) {
   if (r->len < SAVE_HEADER_BYTES) {
     r->failed = 1;
-    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: truncated at byte %zu in the header (%u "
-                 "bytes)",
-                 r->len, SAVE_HEADER_BYTES);
+    sp__error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                  "saved world: truncated at byte %zu in the header (%u "
+                  "bytes)",
+                  r->len, SAVE_HEADER_BYTES);
     return 0;
   }
   r->crowd = -1;
   if (memcmp(r->p, SAVE_MAGIC, 8) != 0)
-    return ld_bad(r, "not a saspu save (bad magic)");
+    return sp__ld_bad(r, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(r->p + 8, 4);
   x->version = version;
   if (version < SAVE_OLDEST || version > SP_SAVE_VERSION) {
     r->failed = 1;
-    sp_error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: format version %u, this saspu reads %u to %d",
-                 version, SAVE_OLDEST, SP_SAVE_VERSION);
+    sp__error_set(r->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                  "saved world: format version %u, this saspu reads %u to %d",
+                  version, SAVE_OLDEST, SP_SAVE_VERSION);
     return 0;
   }
   if (sp_save_get(r->p + 12, 4) != 0)
-    return ld_bad(r, "header flags 0x%08x are not 0",
-                  (unsigned)sp_save_get(r->p + 12, 4));
+    return sp__ld_bad(r, "header flags 0x%08x are not 0",
+                      (unsigned)sp_save_get(r->p + 12, 4));
   uint64_t payload = sp_save_get(r->p + 16, 8);
   uint64_t sum = sp_save_get(r->p + 24, 8);
   r->at = SAVE_HEADER_BYTES;
@@ -637,38 +647,38 @@ static int read_header(Load *x, Rd *r) {
     read_payload(x, r); /* fails where the bytes end */
     r->crowd = -1;
     if (!r->failed)
-      ld_bad(r, "truncated: %zu bytes, the header says %llu", r->len,
-             (unsigned long long)(payload + SAVE_HEADER_BYTES));
+      sp__ld_bad(r, "truncated: %zu bytes, the header says %llu", r->len,
+                 (unsigned long long)(payload + SAVE_HEADER_BYTES));
     return 0;
   }
   if (payload < have)
-    return ld_bad(r, "%llu bytes after the end",
-                  (unsigned long long)(have - payload));
-  if (sp_save_fnv(SAVE_FNV_START, r->p + SAVE_HEADER_BYTES, have) != sum)
-    return ld_bad(r, "checksum mismatch (the data is corrupted)");
+    return sp__ld_bad(r, "%llu bytes after the end",
+                      (unsigned long long)(have - payload));
+  if (sp__save_fnv(SAVE_FNV_START, r->p + SAVE_HEADER_BYTES, have) != sum)
+    return sp__ld_bad(r, "checksum mismatch (the data is corrupted)");
   r->crowd = 0;
   return version < 6 || read_names(x, r, have);
 }
 
 static void load_free(Load *x) {
   SpAllocator a = x->w->alloc;
-  if (x->freed != NULL) sp_mem_free(a, x->freed, x->freed_bytes);
-  if (x->progress != NULL) sp_mem_free(a, x->progress, 4 * x->freed_bytes);
-  if (x->saved != NULL) sp_mem_free(a, x->saved, x->place_bytes);
-  sp_save_names_free(&x->names);
-  if (x->held != NULL) sp_mem_free(a, x->held, x->place_bytes);
+  if (x->freed != NULL) sp__mem_free(a, x->freed, x->freed_bytes);
+  if (x->progress != NULL) sp__mem_free(a, x->progress, 4 * x->freed_bytes);
+  if (x->saved != NULL) sp__mem_free(a, x->saved, x->place_bytes);
+  sp__save_names_free(&x->names);
+  if (x->held != NULL) sp__mem_free(a, x->held, x->place_bytes);
   if (x->queue != NULL)
-    sp_mem_free(a, x->queue, (x->queue_cap + 1) * sizeof(Waiter));
+    sp__mem_free(a, x->queue, (x->queue_cap + 1) * sizeof(Waiter));
   if (x->ref == NULL) return;
   for (size_t k = 0; k < x->count; k++) {
     if (x->ref[k].hi != NULL)
-      sp_mem_free(a, x->ref[k].hi,
-                  sp_refused_bytes(x->crowds[k], x->ref[k].words));
+      sp__mem_free(a, x->ref[k].hi,
+                   sp_refused_bytes(x->crowds[k], x->ref[k].words));
     if (x->ref[k].own != NULL)
-      sp_mem_free(x->crowds[k]->alloc, x->ref[k].own,
-                  x->ref[k].own_n * sizeof(OwnPriority));
+      sp__mem_free(x->crowds[k]->alloc, x->ref[k].own,
+                   x->ref[k].own_n * sizeof(OwnPriority));
   }
-  sp_mem_free(a, x->ref, (x->count + 1) * sizeof(Refusals));
+  sp__mem_free(a, x->ref, (x->count + 1) * sizeof(Refusals));
 }
 
 /* A probe's callback (sp_world_load_probe), NULL for none. */
@@ -683,7 +693,7 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
                      int *goals, const Probe *probe, SpError *err) {
   SpError local;
   if (err == NULL) err = &local;
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (extra != NULL) *extra = NULL;
   if (extra_len != NULL) *extra_len = 0;
   Load x;
@@ -693,13 +703,13 @@ static SpStatus load(SpWorld *w, SpCrowd *const *crowds, size_t count,
   if (probe != NULL) x.despawned = probe->despawned, x.despawned_ud = probe->ud;
   x.body = SAVE_HEADER_BYTES;
   x.place_bytes = (w->place_count + 1) * sizeof(uint32_t);
-  x.saved = sp_mem_alloc(w->alloc, x.place_bytes);
-  x.held = sp_mem_alloc(w->alloc, x.place_bytes);
-  x.ref = sp_mem_alloc(w->alloc, (count + 1) * sizeof(Refusals));
+  x.saved = sp__mem_alloc(w->alloc, x.place_bytes);
+  x.held = sp__mem_alloc(w->alloc, x.place_bytes);
+  x.ref = sp__mem_alloc(w->alloc, (count + 1) * sizeof(Refusals));
   if (x.ref != NULL) memset(x.ref, 0, (count + 1) * sizeof(Refusals));
   if (x.saved == NULL || x.held == NULL || x.ref == NULL) {
     load_free(&x);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   memset(x.held, 0, x.place_bytes);
   Rd r = {data, len, 0, err, 0, "", SP_NO_AGENT, 0};

@@ -19,10 +19,10 @@ typedef struct Rd {
   int failed;
 } Rd;
 
-const uint8_t *ld_take(Rd *r, size_t n);
-uint64_t ld_get(Rd *r, int bytes);
+const uint8_t *sp__ld_take(Rd *r, size_t n);
+uint64_t sp__ld_get(Rd *r, int bytes);
 /* Records the first problem: "saved world: <where>: <what>"; returns 0. */
-int ld_bad(Rd *r, const char *fmt, ...)
+int sp__ld_bad(Rd *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -68,8 +68,8 @@ typedef struct Load {
 
 /* A crowd's chases, after its agents: checked, then set again (the chases
  * of before the load end). 0 on a problem (first pass only). */
-int ld_read_chases(Load *x, Rd *r, SpCrowd *c, size_t n);
+int sp__ld_read_chases(Load *x, Rd *r, SpCrowd *c, size_t n);
 /* The world's queue of waiters, after the crowds (format 8). */
-int ld_read_queue(Load *x, Rd *r);
+int sp__ld_read_queue(Load *x, Rd *r);
 
 #endif

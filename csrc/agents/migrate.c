@@ -16,7 +16,7 @@
 /* Reader, errors, report                                             */
 /* ------------------------------------------------------------------ */
 
-int mig_fail(Mig *g, const char *fmt, ...) {
+int sp__mig_fail(Mig *g, const char *fmt, ...) {
   if (g->failed) return 0;
   g->failed = 1;
   char what[400];
@@ -25,19 +25,19 @@ int mig_fail(Mig *g, const char *fmt, ...) {
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
   if (g->crowd > 0)
-    sp_error_set(g->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: migrate: crowd %d '%s': %s", g->crowd,
-                 sp_domain_name(g->crowds[g->crowd - 1]->domain), what);
+    sp__error_set(g->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                  "saved world: migrate: crowd %d '%s': %s", g->crowd,
+                  sp_domain_name(g->crowds[g->crowd - 1]->domain), what);
   else
-    sp_error_set(g->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                 "saved world: migrate: %s", what);
+    sp__error_set(g->err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                  "saved world: migrate: %s", what);
   return 0;
 }
 
-const uint8_t *mig_take(Mig *g, size_t n) {
+const uint8_t *sp__mig_take(Mig *g, size_t n) {
   if (g->failed) return NULL;
   if (n > g->len - g->at) {
-    mig_fail(g, "truncated at byte %zu", g->len);
+    sp__mig_fail(g, "truncated at byte %zu", g->len);
     return NULL;
   }
   const uint8_t *p = g->p + g->at;
@@ -45,12 +45,12 @@ const uint8_t *mig_take(Mig *g, size_t n) {
   return p;
 }
 
-uint64_t mig_get(Mig *g, int bytes) {
-  const uint8_t *p = mig_take(g, (size_t)bytes);
+uint64_t sp__mig_get(Mig *g, int bytes) {
+  const uint8_t *p = sp__mig_take(g, (size_t)bytes);
   return p == NULL ? 0 : sp_save_get(p, bytes);
 }
 
-void mig_say(Mig *g, const char *fmt, ...) {
+void sp__mig_say(Mig *g, const char *fmt, ...) {
   SpMigration *m = g->out;
   char line[400];
   int at = 0;
@@ -66,7 +66,7 @@ void mig_say(Mig *g, const char *fmt, ...) {
   if (m->report_len + n + 2 > m->report_cap) {
     size_t cap = m->report_cap < 256 ? 256 : m->report_cap;
     while (cap < m->report_len + n + 2) cap *= 2;
-    char *p = sp_mem_realloc(g->w->alloc, m->report, m->report_cap, cap);
+    char *p = sp__mem_realloc(g->w->alloc, m->report, m->report_cap, cap);
     if (p == NULL) {
       g->o.oom = 1; /* the rewrite then fails as out of memory */
       return;
@@ -80,13 +80,13 @@ void mig_say(Mig *g, const char *fmt, ...) {
   m->report[m->report_len] = '\0';
 }
 
-void mig_section(Mig *g, size_t from, uint32_t n, int drop, const char *one,
-                 const char *many, const char *what) {
-  if (n > 0 && drop) mig_say(g, "%u %s %s", n, n == 1 ? one : many, what);
+void sp__mig_section(Mig *g, size_t from, uint32_t n, int drop, const char *one,
+                     const char *many, const char *what) {
+  if (n > 0 && drop) sp__mig_say(g, "%u %s %s", n, n == 1 ? one : many, what);
   if (n > 0 && !drop)
-    sp_save_out_bytes(&g->o, g->p + from, g->at - from);
+    sp__save_out_bytes(&g->o, g->p + from, g->at - from);
   else
-    sp_save_out(&g->o, 0, 4);
+    sp__save_out(&g->o, 0, 4);
 }
 
 /* ------------------------------------------------------------------ */
@@ -137,15 +137,15 @@ static int map_places(Mig *g) {
   size_t sorted_bytes = ((size_t)g->old.places + 1) * sizeof(OldPlace);
   g->place_bytes = ((size_t)g->old.places + 1) * sizeof(uint32_t);
   g->held_bytes = (w->place_count + 1) * sizeof(uint32_t);
-  g->place_map = sp_mem_alloc(w->alloc, g->place_bytes);
-  g->gone_uses = sp_mem_alloc(w->alloc, g->place_bytes);
-  g->held = sp_mem_alloc(w->alloc, g->held_bytes);
-  OldPlace *sorted = sp_mem_alloc(w->alloc, sorted_bytes);
+  g->place_map = sp__mem_alloc(w->alloc, g->place_bytes);
+  g->gone_uses = sp__mem_alloc(w->alloc, g->place_bytes);
+  g->held = sp__mem_alloc(w->alloc, g->held_bytes);
+  OldPlace *sorted = sp__mem_alloc(w->alloc, sorted_bytes);
   if (g->place_map == NULL || g->gone_uses == NULL || g->held == NULL ||
       sorted == NULL) {
-    if (sorted != NULL) sp_mem_free(w->alloc, sorted, sorted_bytes);
+    if (sorted != NULL) sp__mem_free(w->alloc, sorted, sorted_bytes);
     g->failed = 1;
-    sp_error_memory(g->err);
+    sp__error_memory(g->err);
     return 0;
   }
   memset(g->gone_uses, 0, g->place_bytes);
@@ -157,14 +157,14 @@ static int map_places(Mig *g) {
   }
   qsort(sorted, g->old.places, sizeof *sorted, by_name);
   for (size_t q = 0; q < w->place_count; q++) {
-    const char *name = sp_save_place_name(w, q, g->names, buf, sizeof buf);
+    const char *name = sp__save_place_name(w, q, g->names, buf, sizeof buf);
     long old = find_old(sorted, g->old.places, name);
     if (old >= 0 && g->place_map[old] == SP_NO_PLACE)
       g->place_map[old] = (uint32_t)q;
     else
-      mig_say(g, "place '%s' is new", name);
+      sp__mig_say(g, "place '%s' is new", name);
   }
-  sp_mem_free(w->alloc, sorted, sorted_bytes);
+  sp__mem_free(w->alloc, sorted, sorted_bytes);
   return 1;
 }
 
@@ -172,33 +172,33 @@ static int map_places(Mig *g) {
  * or whose value is gone keeps the value it has now. */
 static int mig_facts(Mig *g) {
   const SpWorld *w = g->w;
-  uint32_t n = (uint32_t)mig_get(g, 4);
+  uint32_t n = (uint32_t)sp__mig_get(g, 4);
   if (!g->failed && n != g->old.facts.count)
-    return mig_fail(g, "%u facts saved, its names say %u", n,
-                    g->old.facts.count);
-  const uint8_t *v = mig_take(g, n);
+    return sp__mig_fail(g, "%u facts saved, its names say %u", n,
+                        g->old.facts.count);
+  const uint8_t *v = sp__mig_take(g, n);
   if (v == NULL) return 0;
-  sp_save_out(&g->o, (uint64_t)w->fact_count, 4);
+  sp__save_out(&g->o, (uint64_t)w->fact_count, 4);
   for (int f = 0; f < w->fact_count; f++) {
     const Fact *fact = &w->facts[f];
-    int old = sp_save_vars_find(&g->old.facts, fact->name), to = fact->value;
+    int old = sp__save_vars_find(&g->old.facts, fact->name), to = fact->value;
     if (old < 0) {
-      mig_say(g, "fact '%s' is new", fact->name);
+      sp__mig_say(g, "fact '%s' is new", fact->name);
     } else if (v[old] >= sp_save_value_count(&g->old.facts, old)) {
-      return mig_fail(g, "fact '%s': value %u is out of range", fact->name,
-                      v[old]);
+      return sp__mig_fail(g, "fact '%s': value %u is out of range", fact->name,
+                          v[old]);
     } else {
       SaveStr name = g->old.facts.str[g->old.facts.at[old] + 1 + v[old]];
       int found = -1;
       for (int x = 0; x < fact->value_count && found < 0; x++)
-        if (sp_save_str_is(name, fact->values[x])) found = x;
+        if (sp__save_str_is(name, fact->values[x])) found = x;
       if (found < 0)
-        mig_say(g, "fact '%s': value '%.*s' is gone: it keeps '%s'", fact->name,
-                SAVE_STR_ARG(name), fact->values[to]);
+        sp__mig_say(g, "fact '%s': value '%.*s' is gone: it keeps '%s'",
+                    fact->name, SAVE_STR_ARG(name), fact->values[to]);
       else
         to = found;
     }
-    sp_save_out(&g->o, (uint64_t)to, 1);
+    sp__save_out(&g->o, (uint64_t)to, 1);
   }
   return 1;
 }
@@ -208,27 +208,28 @@ static int mig_facts(Mig *g) {
  * *reserved_at). */
 static int mig_world(Mig *g, size_t *reserved_at) {
   const SpWorld *w = g->w;
-  uint64_t grid = mig_get(g, 8);
-  mig_get(g, 8); /* the places print: names map places now */
-  uint32_t np = (uint32_t)mig_get(g, 4);
+  uint64_t grid = sp__mig_get(g, 8);
+  sp__mig_get(g, 8); /* the places print: names map places now */
+  uint32_t np = (uint32_t)sp__mig_get(g, 4);
   if (g->failed) return 0;
-  if (grid != sp_save_grid_print(w->grid))
-    return mig_fail(
+  if (grid != sp__save_grid_print(w->grid))
+    return sp__mig_fail(
         g, "the grid (size or cells) differs from the saved one "
            "(a migration maps domains, behaviours and places, not the grid)");
   if (np != g->old.places)
-    return mig_fail(g, "%u places saved, its names say %u", np, g->old.places);
-  mig_take(g, 4u * (size_t)np);
-  uint64_t clock = mig_get(g, 8);
-  uint32_t nf = (uint32_t)mig_get(g, 4);
-  const uint8_t *list = mig_take(g, 12u * (size_t)nf);
+    return sp__mig_fail(g, "%u places saved, its names say %u", np,
+                        g->old.places);
+  sp__mig_take(g, 4u * (size_t)np);
+  uint64_t clock = sp__mig_get(g, 8);
+  uint32_t nf = (uint32_t)sp__mig_get(g, 4);
+  const uint8_t *list = sp__mig_take(g, 12u * (size_t)nf);
   if (g->failed) return 0;
-  sp_save_out(&g->o, sp_save_grid_print(w->grid), 8);
-  sp_save_out(&g->o, sp_save_places_print(w), 8);
-  sp_save_out(&g->o, w->place_count, 4);
+  sp__save_out(&g->o, sp__save_grid_print(w->grid), 8);
+  sp__save_out(&g->o, sp__save_places_print(w), 8);
+  sp__save_out(&g->o, w->place_count, 4);
   *reserved_at = g->o.len;
-  for (size_t p = 0; p < w->place_count; p++) sp_save_out(&g->o, 0, 4);
-  sp_save_out(&g->o, clock, 8);
+  for (size_t p = 0; p < w->place_count; p++) sp__save_out(&g->o, 0, 4);
+  sp__save_out(&g->o, clock, 8);
   /* the cached fields: a place's under its new index (a gone one is
    * dropped), a cell's as it was (the load checks and bounds the list) */
   uint32_t kept = 0;
@@ -237,24 +238,24 @@ static int mig_world(Mig *g, size_t *reserved_at) {
     kept += (key & FIELD_CELL_KEY) ||
             (key < np && g->place_map[key] != SP_NO_PLACE);
   }
-  sp_save_out(&g->o, kept, 4);
+  sp__save_out(&g->o, kept, 4);
   for (uint32_t f = 0; f < nf; f++) {
     uint32_t key = (uint32_t)sp_save_get(list + 12u * f, 4);
     if (!(key & FIELD_CELL_KEY) &&
         (key >= np || g->place_map[key] == SP_NO_PLACE))
       continue;
-    sp_save_out(&g->o, key & FIELD_CELL_KEY ? key : g->place_map[key], 4);
-    sp_save_out_bytes(&g->o, list + 12u * f + 4, 8);
+    sp__save_out(&g->o, key & FIELD_CELL_KEY ? key : g->place_map[key], 4);
+    sp__save_out_bytes(&g->o, list + 12u * f + 4, 8);
   }
   return mig_facts(g);
 }
 
 static void mig_free(Mig *g) {
   SpAllocator a = g->w->alloc;
-  if (g->place_map != NULL) sp_mem_free(a, g->place_map, g->place_bytes);
-  if (g->gone_uses != NULL) sp_mem_free(a, g->gone_uses, g->place_bytes);
-  if (g->held != NULL) sp_mem_free(a, g->held, g->held_bytes);
-  sp_save_names_free(&g->old);
+  if (g->place_map != NULL) sp__mem_free(a, g->place_map, g->place_bytes);
+  if (g->gone_uses != NULL) sp__mem_free(a, g->gone_uses, g->place_bytes);
+  if (g->held != NULL) sp__mem_free(a, g->held, g->held_bytes);
+  sp__save_names_free(&g->old);
 }
 
 /* Each saved crowd's actions mapped, for the caller's own part. */
@@ -265,7 +266,7 @@ static int action_maps(Mig *g) {
   m->map_count = g->count;
   m->map_bytes =
       (g->count + 1) * sizeof(size_t) + (total + 1) * sizeof(int32_t);
-  m->map_at = sp_mem_alloc(g->w->alloc, m->map_bytes);
+  m->map_at = sp__mem_alloc(g->w->alloc, m->map_bytes);
   if (m->map_at == NULL) return 0;
   m->action_map = (int32_t *)(m->map_at + g->count + 1);
   size_t at = 0;
@@ -276,8 +277,8 @@ static int action_maps(Mig *g) {
     for (uint32_t a = 0; a < old->actions; a++, at++) {
       m->action_map[at] = -1;
       for (int b = 0; b < c->action_count; b++)
-        if (sp_save_str_is(old->act[a], sp_action_name(c->domain, b)) &&
-            sp_save_action_sig(c, b, g->names) == old->sig[a])
+        if (sp__save_str_is(old->act[a], sp_action_name(c->domain, b)) &&
+            sp__save_action_sig(c, b, g->names) == old->sig[a])
           m->action_map[at] = b;
     }
   }
@@ -290,15 +291,16 @@ static int check_defaults(Mig *g) {
   for (size_t k = 0; k < g->ndefs; k++) {
     const SpMigrateDefault *d = &g->defs[k];
     if (d->variable == NULL || d->value == NULL)
-      return mig_fail(g, "defaults: entry %zu has no variable or value", k + 1);
+      return sp__mig_fail(g, "defaults: entry %zu has no variable or value",
+                          k + 1);
     int found = 0;
     for (size_t c = 0; c < g->count && !found; c++)
       for (int v = 0; v < g->crowds[c]->m && !found; v++)
         found =
             strcmp(sp_variable_name(g->crowds[c]->domain, v), d->variable) == 0;
     if (!found)
-      return mig_fail(g, "defaults.%s: no crowd has a variable '%s'",
-                      d->variable, d->variable);
+      return sp__mig_fail(g, "defaults.%s: no crowd has a variable '%s'",
+                          d->variable, d->variable);
   }
   return 1;
 }
@@ -306,72 +308,73 @@ static int check_defaults(Mig *g) {
 static int rewrite(Mig *g, uint64_t *agents) {
   char why[200];
   if (g->len < SAVE_HEADER_BYTES || memcmp(g->p, SAVE_MAGIC, 8) != 0)
-    return mig_fail(g, "not a saspu save (bad magic)");
+    return sp__mig_fail(g, "not a saspu save (bad magic)");
   uint32_t version = (uint32_t)sp_save_get(g->p + 8, 4);
   g->version = version;
   if (version < 6)
-    return mig_fail(g,
-                    "format %u carries no names to map by: load it without "
-                    "migrate, in the game version that wrote it",
-                    version);
+    return sp__mig_fail(g,
+                        "format %u carries no names to map by: load it without "
+                        "migrate, in the game version that wrote it",
+                        version);
   if (version > SP_SAVE_VERSION)
-    return mig_fail(g, "format version %u, this saspu reads %u to %d", version,
-                    SAVE_OLDEST, SP_SAVE_VERSION);
+    return sp__mig_fail(g, "format version %u, this saspu reads %u to %d",
+                        version, SAVE_OLDEST, SP_SAVE_VERSION);
   uint64_t payload = sp_save_get(g->p + 16, 8);
   if (sp_save_get(g->p + 12, 4) != 0 || payload != g->len - SAVE_HEADER_BYTES)
-    return mig_fail(g, "its header's flags or length do not fit its %zu bytes",
-                    g->len);
-  if (sp_save_fnv(SAVE_FNV_START, g->p + SAVE_HEADER_BYTES, (size_t)payload) !=
+    return sp__mig_fail(
+        g, "its header's flags or length do not fit its %zu bytes", g->len);
+  if (sp__save_fnv(SAVE_FNV_START, g->p + SAVE_HEADER_BYTES, (size_t)payload) !=
       sp_save_get(g->p + 24, 8))
-    return mig_fail(g, "checksum mismatch (the data is corrupted)");
+    return sp__mig_fail(g, "checksum mismatch (the data is corrupted)");
   const char *e =
-      sp_save_names_read(g->p + SAVE_HEADER_BYTES, (size_t)payload, version,
-                         g->w->alloc, &g->old, why, sizeof why);
-  if (e == sp_save_no_memory) {
+      sp__save_names_read(g->p + SAVE_HEADER_BYTES, (size_t)payload, version,
+                          g->w->alloc, &g->old, why, sizeof why);
+  if (e == sp__save_no_memory) {
     g->failed = 1;
-    sp_error_memory(g->err);
+    sp__error_memory(g->err);
     return 0;
   }
-  if (e != NULL) return mig_fail(g, "%s", e);
+  if (e != NULL) return sp__mig_fail(g, "%s", e);
   if (g->old.crowds != g->count)
-    return mig_fail(g, "the save holds %u crowds, %zu were given",
-                    g->old.crowds, g->count);
+    return sp__mig_fail(g, "the save holds %u crowds, %zu were given",
+                        g->old.crowds, g->count);
   if (!check_defaults(g)) return 0;
   g->at = SAVE_HEADER_BYTES + g->old.end;
   for (size_t k = 0; k < g->count; k++) agents[k] = g->old.crowd[k].agents;
   size_t reserved_at = 0;
-  sp_save_room(&g->o, SAVE_HEADER_BYTES);
-  sp_save_put_names(&g->o, g->w, g->crowds, g->count, g->names, agents);
+  sp__save_room(&g->o, SAVE_HEADER_BYTES);
+  sp__save_put_names(&g->o, g->w, g->crowds, g->count, g->names, agents);
   if (!map_places(g) || !mig_world(g, &reserved_at)) return 0;
-  uint32_t count = (uint32_t)mig_get(g, 4);
+  uint32_t count = (uint32_t)sp__mig_get(g, 4);
   if (!g->failed && count != g->count)
-    return mig_fail(g, "the save holds %u crowds, its names %zu", count,
-                    g->count);
-  sp_save_out(&g->o, count, 4);
+    return sp__mig_fail(g, "the save holds %u crowds, its names %zu", count,
+                        g->count);
+  sp__save_out(&g->o, count, 4);
   for (size_t k = 0; k < g->count; k++)
-    if (!mig_crowd(g, k)) return 0;
+    if (!sp__mig_crowd(g, k)) return 0;
   /* the queue of waiters for full places (format 8): kept when no crowd
    * and no place changed, else dropped (its places, agents and actions
    * may have moved); they queue again */
   size_t queue_at = g->at;
-  uint32_t waiters = g->version >= 8 ? (uint32_t)mig_get(g, 4) : 0;
-  if (g->failed || mig_take(g, 14u * (size_t)waiters) == NULL) return 0;
+  uint32_t waiters = g->version >= 8 ? (uint32_t)sp__mig_get(g, 4) : 0;
+  if (g->failed || sp__mig_take(g, 14u * (size_t)waiters) == NULL) return 0;
   int same = !g->changed && g->old.places == g->w->place_count;
   for (uint32_t p = 0; same && p < g->old.places; p++)
     same = g->place_map[p] == p;
-  mig_section(g, queue_at, waiters, !same, "agent waiting for full places",
-              "agents waiting for full places", "queue again");
+  sp__mig_section(g, queue_at, waiters, !same, "agent waiting for full places",
+                  "agents waiting for full places", "queue again");
   for (uint32_t p = 0; p < g->old.places; p++)
     if (g->place_map[p] == SP_NO_PLACE)
-      mig_say(g, "place '%.*s' is gone (%u agents had it as target or home)",
-              SAVE_STR_ARG(g->old.place[p]), g->gone_uses[p]);
-  uint32_t extra = (uint32_t)mig_get(g, 4);
-  const uint8_t *bytes = mig_take(g, extra);
+      sp__mig_say(g,
+                  "place '%.*s' is gone (%u agents had it as target or home)",
+                  SAVE_STR_ARG(g->old.place[p]), g->gone_uses[p]);
+  uint32_t extra = (uint32_t)sp__mig_get(g, 4);
+  const uint8_t *bytes = sp__mig_take(g, extra);
   if (bytes == NULL) return 0;
   if (g->at != g->len)
-    return mig_fail(g, "%zu bytes after the end", g->len - g->at);
-  sp_save_out(&g->o, extra, 4);
-  sp_save_out_bytes(&g->o, bytes, extra);
+    return sp__mig_fail(g, "%zu bytes after the end", g->len - g->at);
+  sp__save_out(&g->o, extra, 4);
+  sp__save_out_bytes(&g->o, bytes, extra);
   if (!g->o.oom)
     for (size_t p = 0; p < g->w->place_count; p++)
       sp_save_put(g->o.p + reserved_at + 4 * p, g->held[p], 4);
@@ -385,7 +388,7 @@ SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
                           SpError *err) {
   SpError local;
   if (err == NULL) err = &local;
-  sp_error_clear(err);
+  sp__error_clear(err);
   memset(out, 0, sizeof *out);
   Mig g;
   memset(&g, 0, sizeof g);
@@ -395,21 +398,21 @@ SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
   g.o.alloc = w->alloc;
   for (size_t k = 0; k < count; k++)
     if (crowds[k]->world != w)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "migrate: crowd %zu lives in another world", k + 1);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "migrate: crowd %zu lives in another world", k + 1);
   size_t agents_bytes = (count + 1) * sizeof(uint64_t);
-  uint64_t *agents = sp_mem_alloc(w->alloc, agents_bytes);
+  uint64_t *agents = sp__mem_alloc(w->alloc, agents_bytes);
   int ok = agents != NULL && rewrite(&g, agents);
-  if (agents == NULL) sp_error_memory(err);
+  if (agents == NULL) sp__error_memory(err);
   ok = ok && action_maps(&g);
-  if (agents != NULL) sp_mem_free(w->alloc, agents, agents_bytes);
+  if (agents != NULL) sp__mem_free(w->alloc, agents, agents_bytes);
   mig_free(&g);
   SpStatus st = SP_OK;
-  if (!ok && !g.failed) sp_error_memory(err);
+  if (!ok && !g.failed) sp__error_memory(err);
   if (ok)
-    st = sp_save_seal(&g.o, SP_SAVE_VERSION, &out->save, &out->save_len, err);
+    st = sp__save_seal(&g.o, SP_SAVE_VERSION, &out->save, &out->save_len, err);
   else if (g.o.p != NULL)
-    sp_mem_free(w->alloc, g.o.p, g.o.cap);
+    sp__mem_free(w->alloc, g.o.p, g.o.cap);
   if (!ok || st != SP_OK) {
     SpStatus fail = ok ? st : err->status;
     out->save = NULL; /* sealed or freed above */
@@ -420,8 +423,8 @@ SpStatus sp_world_migrate(const SpWorld *w, const SpCrowd *const *crowds,
 }
 
 void sp_migration_free(const SpWorld *w, SpMigration *m) {
-  if (m->save != NULL) sp_mem_free(w->alloc, m->save, m->save_len);
-  if (m->report != NULL) sp_mem_free(w->alloc, m->report, m->report_cap);
-  if (m->map_at != NULL) sp_mem_free(w->alloc, m->map_at, m->map_bytes);
+  if (m->save != NULL) sp__mem_free(w->alloc, m->save, m->save_len);
+  if (m->report != NULL) sp__mem_free(w->alloc, m->report, m->report_cap);
+  if (m->map_at != NULL) sp__mem_free(w->alloc, m->map_at, m->map_bytes);
   memset(m, 0, sizeof *m);
 }

@@ -32,16 +32,16 @@ typedef struct Mig {
 } Mig;
 
 /* Reader (bounded; NULL or 0 once failed) */
-const uint8_t *mig_take(Mig *g, size_t n);
-uint64_t mig_get(Mig *g, int bytes);
+const uint8_t *sp__mig_take(Mig *g, size_t n);
+uint64_t sp__mig_get(Mig *g, int bytes);
 /* "saved world: migrate: [crowd k 'name': ]what"; returns 0. */
-int mig_fail(Mig *g, const char *fmt, ...)
+int sp__mig_fail(Mig *g, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Appends one line to the report (crowd k's name first when in one). */
-void mig_say(Mig *g, const char *fmt, ...)
+void sp__mig_say(Mig *g, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -49,12 +49,12 @@ void mig_say(Mig *g, const char *fmt, ...)
 /* A counted section of the old save, read from `from` up to g->at, `n`
  * entries: copied as it is, or, when `drop` (and n > 0), replaced by a
  * count of 0 with the report line "<n> <one or many> <what>". */
-void mig_section(Mig *g, size_t from, uint32_t n, int drop, const char *one,
-                 const char *many, const char *what);
+void sp__mig_section(Mig *g, size_t from, uint32_t n, int drop, const char *one,
+                     const char *many, const char *what);
 /* Prints a saved name (not NUL-terminated) for a "%.*s". */
 #define SAVE_STR_ARG(s) (int)(s).len, (const char *)(s).p
 
 /* Crowd k (0-based) of the body: rewritten into g->o. */
-int mig_crowd(Mig *g, size_t k);
+int sp__mig_crowd(Mig *g, size_t k);
 
 #endif

@@ -39,8 +39,8 @@ static int default_of(Mig *g, const SpCrowd *c, int vn) {
     if (strcmp(g->defs[k].variable, sp_variable_name(d, vn)) != 0) continue;
     for (int x = 0; x < sp_variable_value_count(d, vn); x++)
       if (strcmp(g->defs[k].value, sp_value_name(d, vn, x)) == 0) return x;
-    mig_fail(g, "defaults.%s: '%s' is no value of '%s'", g->defs[k].variable,
-             g->defs[k].value, g->defs[k].variable);
+    sp__mig_fail(g, "defaults.%s: '%s' is no value of '%s'",
+                 g->defs[k].variable, g->defs[k].value, g->defs[k].variable);
     return -1;
   }
   return -1;
@@ -57,10 +57,10 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c,
       sizeof(int) * ((size_t)c->m * 2 + ov->count + vals + old->actions + 1) +
       sizeof(uint32_t) * (vals + 1) + sizeof(uint16_t) * (old->actions + 1) +
       2u * (size_t)c->m + 1;
-  x->mem = sp_mem_alloc(g->w->alloc, x->bytes);
+  x->mem = sp__mem_alloc(g->w->alloc, x->bytes);
   if (x->mem == NULL) {
     g->failed = 1;
-    sp_error_memory(g->err);
+    sp__error_memory(g->err);
     return 0;
   }
   memset(x->mem, 0, x->bytes);
@@ -75,17 +75,18 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c,
   x->rows = (uint8_t *)(x->plan + old->actions + 1);
   for (uint32_t vo = 0; vo < ov->count; vo++) x->new_of_var[vo] = -1;
   for (int vn = 0; vn < c->m; vn++) {
-    int vo = sp_save_vars_find(ov, sp_variable_name(d, vn));
+    int vo = sp__save_vars_find(ov, sp_variable_name(d, vn));
     x->var_of_new[vn] = vo;
     x->def[vn] = default_of(g, c, vn);
     if (g->failed) return 0;
     if (vo < 0) {
       x->changed = 1;
       if (x->def[vn] < 0)
-        return mig_fail(g, "variable '%s' is new: defaults must give its value",
-                        sp_variable_name(d, vn));
-      mig_say(g, "variable '%s' is new: its agents take '%s' (defaults)",
-              sp_variable_name(d, vn), sp_value_name(d, vn, x->def[vn]));
+        return sp__mig_fail(
+            g, "variable '%s' is new: defaults must give its value",
+            sp_variable_name(d, vn));
+      sp__mig_say(g, "variable '%s' is new: its agents take '%s' (defaults)",
+                  sp_variable_name(d, vn), sp_value_name(d, vn, x->def[vn]));
       continue;
     }
     x->new_of_var[vo] = vn;
@@ -97,22 +98,22 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c,
     int vn = x->new_of_var[vo];
     if (vn < 0) {
       x->changed = 1;
-      mig_say(g, "variable '%.*s' is gone", SAVE_STR_ARG(name));
+      sp__mig_say(g, "variable '%.*s' is gone", SAVE_STR_ARG(name));
     }
     for (uint32_t v = 0; v < nv; v++) {
       SaveStr vname = ov->str[ov->at[vo] + 1 + v];
       int to = -1;
       for (int y = 0; vn >= 0 && y < sp_variable_value_count(d, vn) && to < 0;
            y++)
-        if (sp_save_str_is(vname, sp_value_name(d, vn, y))) to = y;
+        if (sp__save_str_is(vname, sp_value_name(d, vn, y))) to = y;
       x->val[ov->at[vo] + 1 + v] = to;
       if (vn >= 0 && to != (int)v) x->changed = 1;
     }
     for (int y = 0; vn >= 0 && y < sp_variable_value_count(d, vn); y++)
-      if (sp_save_values_find(ov, (int)vo, sp_value_name(d, vn, y)) < 0) {
+      if (sp__save_values_find(ov, (int)vo, sp_value_name(d, vn, y)) < 0) {
         x->changed = 1;
-        mig_say(g, "variable '%.*s': value '%s' is new", SAVE_STR_ARG(name),
-                sp_value_name(d, vn, y));
+        sp__mig_say(g, "variable '%.*s': value '%s' is new", SAVE_STR_ARG(name),
+                    sp_value_name(d, vn, y));
       }
   }
   int kept = 0, vars_kept = 0;
@@ -120,15 +121,15 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c,
   for (uint32_t a = 0; a < old->actions; a++) {
     x->act[a] = -1;
     for (int b = 0; b < c->action_count && x->act[a] < 0; b++)
-      if (sp_save_str_is(old->act[a], sp_action_name(d, b))) x->act[a] = b;
+      if (sp__save_str_is(old->act[a], sp_action_name(d, b))) x->act[a] = b;
     if (x->act[a] < 0) {
       x->changed = 1;
-      mig_say(g, "action '%.*s' is gone: plans using it are dropped",
-              SAVE_STR_ARG(old->act[a]));
-    } else if (sp_save_action_sig(c, x->act[a], g->names) != old->sig[a]) {
+      sp__mig_say(g, "action '%.*s' is gone: plans using it are dropped",
+                  SAVE_STR_ARG(old->act[a]));
+    } else if (sp__save_action_sig(c, x->act[a], g->names) != old->sig[a]) {
       x->changed = 1;
-      mig_say(g, "action '%.*s' changed: plans using it are dropped",
-              SAVE_STR_ARG(old->act[a]));
+      sp__mig_say(g, "action '%.*s' changed: plans using it are dropped",
+                  SAVE_STR_ARG(old->act[a]));
       x->act[a] = -1;
     } else {
       kept++;
@@ -138,15 +139,15 @@ static int build_maps(Mig *g, Maps *x, const SpCrowd *c,
   for (int b = 0; b < c->action_count; b++) {
     int found = 0;
     for (uint32_t a = 0; a < old->actions && !found; a++)
-      found = sp_save_str_is(old->act[a], sp_action_name(d, b));
+      found = sp__save_str_is(old->act[a], sp_action_name(d, b));
     if (!found) {
       x->changed = 1;
-      mig_say(g, "action '%s' is new", sp_action_name(d, b));
+      sp__mig_say(g, "action '%s' is new", sp_action_name(d, b));
     }
   }
   if (x->changed)
-    mig_say(g, "mapped %d of %u variables and %d of %u actions by name",
-            vars_kept, ov->count, kept, old->actions);
+    sp__mig_say(g, "mapped %d of %u variables and %d of %u actions by name",
+                vars_kept, ov->count, kept, old->actions);
   return 1;
 }
 
@@ -167,10 +168,10 @@ static int map_state(Mig *g, Maps *x, const uint8_t *old, uint8_t *out,
   const SaveVars *ov = &x->old->vars;
   for (uint32_t vo = 0; vo < ov->count; vo++)
     if (old[vo] >= sp_save_value_count(ov, (int)vo))
-      return mig_fail(g,
-                      "agent %zu: state value %u of variable %u is out of "
-                      "range",
-                      i + 1, old[vo], vo + 1);
+      return sp__mig_fail(g,
+                          "agent %zu: state value %u of variable %u is out of "
+                          "range",
+                          i + 1, old[vo], vo + 1);
   for (int vn = 0; vn < x->m; vn++) {
     int vo = x->var_of_new[vn];
     int y = vo < 0 ? x->def[vn] : x->val[slot(x, vo, old[vo])];
@@ -193,8 +194,9 @@ static int map_goal_row(Mig *g, Maps *x, const uint8_t *old, uint8_t *out,
   const SaveVars *ov = &x->old->vars;
   for (uint32_t vo = 0; vo < ov->count; vo++)
     if (old[vo] != SP_ANY && old[vo] >= sp_save_value_count(ov, (int)vo))
-      return mig_fail(g, "%s %zu: goal value %u of variable %u is out of range",
-                      what, i + 1, old[vo], vo + 1);
+      return sp__mig_fail(
+          g, "%s %zu: goal value %u of variable %u is out of range", what,
+          i + 1, old[vo], vo + 1);
   for (int vn = 0; vn < x->m; vn++) {
     int vo = x->var_of_new[vn];
     int y = vo < 0 || old[vo] == SP_ANY ? SP_ANY : x->val[slot(x, vo, old[vo])];
@@ -202,11 +204,12 @@ static int map_goal_row(Mig *g, Maps *x, const uint8_t *old, uint8_t *out,
     if (y < 0 && strict) {
       SaveStr vname = x->old->vars.str[x->old->vars.at[vo]];
       SaveStr val = x->old->vars.str[slot(x, vo, old[vo])];
-      return mig_fail(g,
-                      "%s %zu needs value '%.*s' of '%.*s', which no longer "
-                      "exists (give defaults = { %.*s = ... })",
-                      what, i + 1, SAVE_STR_ARG(val), SAVE_STR_ARG(vname),
-                      SAVE_STR_ARG(vname));
+      return sp__mig_fail(
+          g,
+          "%s %zu needs value '%.*s' of '%.*s', which no longer "
+          "exists (give defaults = { %.*s = ... })",
+          what, i + 1, SAVE_STR_ARG(val), SAVE_STR_ARG(vname),
+          SAVE_STR_ARG(vname));
     }
     if (y < 0) *lost = 1, y = SP_ANY;
     out[vn] = (uint8_t)y;
@@ -234,8 +237,8 @@ static int map_place(Mig *g, uint8_t *field, const char *name, size_t i) {
   uint32_t p = (uint32_t)sp_save_get(field, 4);
   if (p == SP_NO_PLACE) return 1;
   if (p >= g->old.places)
-    return mig_fail(g, "agent %zu: field '%s': place %u does not exist", i + 1,
-                    name, p);
+    return sp__mig_fail(g, "agent %zu: field '%s': place %u does not exist",
+                        i + 1, name, p);
   sp_save_put(field, g->place_map[p], 4);
   return 1;
 }
@@ -289,22 +292,23 @@ static void map_failure(const Maps *x, uint8_t *rec) {
  * did not change (ids rewritten in place). 0 when malformed. */
 static int read_plan(Mig *g, Maps *x, uint16_t *plan, int *len, int *keep,
                      size_t i) {
-  unsigned res = (unsigned)mig_get(g, 1);
+  unsigned res = (unsigned)sp__mig_get(g, 1);
   *len = -1;
   if (g->failed) return 0;
   if ((res & 3u) != SP_NPC_PLANNED) return (int)(res | 0x100u);
-  *len = (int)mig_get(g, 2);
+  *len = (int)sp__mig_get(g, 2);
   int idb = x->old->actions <= 255 ? 1 : 2;
   if (!g->failed && (uint32_t)*len > x->old->actions)
-    return mig_fail(g, "agent %zu: plan of %d steps (%u actions)", i + 1, *len,
-                    x->old->actions);
-  const uint8_t *ids = mig_take(g, (size_t)*len * (size_t)idb);
+    return sp__mig_fail(g, "agent %zu: plan of %d steps (%u actions)", i + 1,
+                        *len, x->old->actions);
+  const uint8_t *ids = sp__mig_take(g, (size_t)*len * (size_t)idb);
   if (ids == NULL) return 0;
   for (int k = 0; k < *len; k++) {
     uint32_t a = (uint32_t)sp_save_get(ids + (size_t)k * (size_t)idb, idb);
     if (a >= x->old->actions)
-      return mig_fail(g, "agent %zu: plan step %d: action %u does not exist",
-                      i + 1, k + 1, a);
+      return sp__mig_fail(g,
+                          "agent %zu: plan step %d: action %u does not exist",
+                          i + 1, k + 1, a);
     if (x->act[a] < 0) *keep = 0;
     plan[k] = (uint16_t)(x->act[a] < 0 ? 0 : x->act[a]);
   }
@@ -314,7 +318,7 @@ static int read_plan(Mig *g, Maps *x, uint16_t *plan, int *len, int *keep,
 /* Agent i: its record, refusal words, rows and plan, rewritten. */
 static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   size_t mo = x->old->vars.count, m = (size_t)x->m;
-  const uint8_t *p = mig_take(g, SAVE_AGENT_BYTES + 4u * words + 2u * mo);
+  const uint8_t *p = sp__mig_take(g, SAVE_AGENT_BYTES + 4u * words + 2u * mo);
   if (p == NULL) return 0;
   uint8_t rec[SAVE_AGENT_BYTES], *rows = x->rows;
   uint16_t *plan = x->plan;
@@ -376,14 +380,14 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   if ((rec[57] & F_RESERVED) && target != SP_NO_PLACE) g->held[target]++;
   x->walk[i] = (uint8_t)((walked ? WALKED : 0) |
                          (walked && rec[56] == SP_PHASE_WALKING ? WALKS : 0));
-  sp_save_out_bytes(&g->o, rec, SAVE_AGENT_BYTES);
-  sp_save_out_bytes(&g->o, hi, 4u * words);
-  sp_save_out_bytes(&g->o, rows, 2u * m);
-  sp_save_out(&g->o, (unsigned)res & 0xFFu, 1);
+  sp__save_out_bytes(&g->o, rec, SAVE_AGENT_BYTES);
+  sp__save_out_bytes(&g->o, hi, 4u * words);
+  sp__save_out_bytes(&g->o, rows, 2u * m);
+  sp__save_out(&g->o, (unsigned)res & 0xFFu, 1);
   if (len < 0) return 1;
   int idb = x->c->action_count <= 255 ? 1 : 2;
-  sp_save_out(&g->o, (uint64_t)len, 2);
-  for (int k = 0; k < len; k++) sp_save_out(&g->o, plan[k], idb);
+  sp__save_out(&g->o, (uint64_t)len, 2);
+  for (int k = 0; k < len; k++) sp__save_out(&g->o, plan[k], idb);
   return 1;
 }
 
@@ -404,22 +408,23 @@ static int gone_values(Mig *g, Maps *x) {
       SaveStr val = ov->str[slot(x, (int)vo, (int)v)];
       if (x->val[slot(x, (int)vo, (int)v)] >= 0) continue;
       if (x->def[vn] < 0 && held > 0)
-        return mig_fail(g,
-                        "value '%.*s' of variable '%.*s' no longer exists and "
-                        "%u agent%s hold%s it (give defaults = { %.*s = ... })",
-                        SAVE_STR_ARG(val), SAVE_STR_ARG(vname), held,
-                        held == 1 ? "" : "s", held == 1 ? "s" : "",
-                        SAVE_STR_ARG(vname));
+        return sp__mig_fail(
+            g,
+            "value '%.*s' of variable '%.*s' no longer exists and "
+            "%u agent%s hold%s it (give defaults = { %.*s = ... })",
+            SAVE_STR_ARG(val), SAVE_STR_ARG(vname), held, held == 1 ? "" : "s",
+            held == 1 ? "s" : "", SAVE_STR_ARG(vname));
       if (held > 0)
-        mig_say(g,
-                "variable '%.*s': value '%.*s' is gone: %u agent%s take%s '%s' "
-                "(defaults)",
-                SAVE_STR_ARG(vname), SAVE_STR_ARG(val), held,
-                held == 1 ? "" : "s", held == 1 ? "s" : "",
-                sp_value_name(x->c->domain, vn, x->def[vn]));
+        sp__mig_say(
+            g,
+            "variable '%.*s': value '%.*s' is gone: %u agent%s take%s '%s' "
+            "(defaults)",
+            SAVE_STR_ARG(vname), SAVE_STR_ARG(val), held, held == 1 ? "" : "s",
+            held == 1 ? "s" : "", sp_value_name(x->c->domain, vn, x->def[vn]));
       else
-        mig_say(g, "variable '%.*s': value '%.*s' is gone (no agent held it)",
-                SAVE_STR_ARG(vname), SAVE_STR_ARG(val));
+        sp__mig_say(g,
+                    "variable '%.*s': value '%.*s' is gone (no agent held it)",
+                    SAVE_STR_ARG(vname), SAVE_STR_ARG(val));
     }
   }
   return 1;
@@ -428,19 +433,19 @@ static int gone_values(Mig *g, Maps *x) {
 /* The crowd's goals: conditions and `when` rows mapped (strict). */
 static int mig_goals(Mig *g, Maps *x) {
   size_t mo = x->old->vars.count, m = (size_t)x->m;
-  uint32_t n = (uint32_t)mig_get(g, 4);
+  uint32_t n = (uint32_t)sp__mig_get(g, 4);
   if (g->failed) return 0;
   if (n > SP_CROWD_MAX_GOALS)
-    return mig_fail(g, "%u goals (at most %d)", n, SP_CROWD_MAX_GOALS);
-  sp_save_out(&g->o, n, 4);
+    return sp__mig_fail(g, "%u goals (at most %d)", n, SP_CROWD_MAX_GOALS);
+  sp__save_out(&g->o, n, 4);
   for (uint32_t k = 0; k < n; k++) {
-    const uint8_t *p = mig_take(g, 8 + 2 * mo);
+    const uint8_t *p = sp__mig_take(g, 8 + 2 * mo);
     int lost = 0;
     if (p == NULL || !map_goal_row(g, x, p + 8, x->rows, 1, &lost, "goal", k) ||
         !map_goal_row(g, x, p + 8 + mo, x->rows + m, 1, &lost, "goal", k))
       return 0;
-    sp_save_out_bytes(&g->o, p, 8);
-    sp_save_out_bytes(&g->o, x->rows, 2 * m);
+    sp__save_out_bytes(&g->o, p, 8);
+    sp__save_out_bytes(&g->o, x->rows, 2 * m);
   }
   return 1;
 }
@@ -456,41 +461,41 @@ static int mig_goals(Mig *g, Maps *x) {
  * the save). Bounded like the rest; the load checks what is kept. */
 static int mig_chases(Mig *g, const Maps *x, size_t agents) {
   size_t from = g->at;
-  uint32_t n = g->version >= 7 ? (uint32_t)mig_get(g, 4) : 0;
+  uint32_t n = g->version >= 7 ? (uint32_t)sp__mig_get(g, 4) : 0;
   for (uint32_t k = 0; k < n && !g->failed; k++) {
-    const uint8_t *p = mig_take(g, 24);
-    if (p == NULL || mig_take(g, 4u * p[18]) == NULL) return 0;
+    const uint8_t *p = sp__mig_take(g, 24);
+    if (p == NULL || sp__mig_take(g, 4u * p[18]) == NULL) return 0;
   }
   if (g->failed) return 0;
   if (n == 0 || (!x->changed && x->dropped == 0) || x->c->opt.engine_moves) {
-    mig_section(g, from, n, x->c->opt.engine_moves, "walk to another agent",
-                "walks to another agent",
-                "dropped: the engine moves this crowd now");
+    sp__mig_section(g, from, n, x->c->opt.engine_moves, "walk to another agent",
+                    "walks to another agent",
+                    "dropped: the engine moves this crowd now");
     return 1;
   }
   size_t count_at = g->o.len;
   uint32_t kept = 0, ended = 0;
-  sp_save_out(&g->o, 0, 4);
+  sp__save_out(&g->o, 0, 4);
   for (const uint8_t *p = g->p + from + 4; p < g->p + g->at;) {
     size_t bytes = 24u + 4u * p[18];
     uint32_t i = (uint32_t)sp_save_get(p, 4);
     if (i < agents && x->walk[i] == WALKED) {
       ended++;
     } else {
-      sp_save_out_bytes(&g->o, p, bytes);
+      sp__save_out_bytes(&g->o, p, bytes);
       kept++;
     }
     p += bytes;
   }
   if (!g->o.oom) sp_save_put(g->o.p + count_at, kept, 4);
   if (kept > 0)
-    mig_say(g, "%u walk%s to another agent kept (the same target agent)", kept,
-            kept == 1 ? "" : "s");
+    sp__mig_say(g, "%u walk%s to another agent kept (the same target agent)",
+                kept, kept == 1 ? "" : "s");
   if (ended > 0)
-    mig_say(g,
-            "%u walk%s to another agent dropped: the walker's plan was "
-            "dropped (it replans)",
-            ended, ended == 1 ? "" : "s");
+    sp__mig_say(g,
+                "%u walk%s to another agent dropped: the walker's plan was "
+                "dropped (it replans)",
+                ended, ended == 1 ? "" : "s");
   return 1;
 }
 
@@ -498,10 +503,10 @@ static int mig_chases(Mig *g, const Maps *x, size_t agents) {
  * not change, else dropped (its goals may have moved). */
 static int mig_own(Mig *g, const Maps *x) {
   size_t from = g->at;
-  uint32_t n = g->version >= 8 ? (uint32_t)mig_get(g, 4) : 0;
-  if (g->failed || mig_take(g, 12u * (size_t)n) == NULL) return 0;
-  mig_section(g, from, n, x->changed, "own goal priority",
-              "own goal priorities", "dropped");
+  uint32_t n = g->version >= 8 ? (uint32_t)sp__mig_get(g, 4) : 0;
+  if (g->failed || sp__mig_take(g, 12u * (size_t)n) == NULL) return 0;
+  sp__mig_section(g, from, n, x->changed, "own goal priority",
+                  "own goal priorities", "dropped");
   return 1;
 }
 
@@ -509,23 +514,23 @@ static int mig_own(Mig *g, const Maps *x) {
  * this crowd's own (a tie's value past its fact's values takes the
  * fact's now). */
 static int mig_ties(Mig *g, const SpCrowd *c) {
-  unsigned n = (unsigned)mig_get(g, 1);
-  const uint8_t *v = mig_take(g, n);
+  unsigned n = (unsigned)sp__mig_get(g, 1);
+  const uint8_t *v = sp__mig_take(g, n);
   if (v == NULL) return 0;
-  sp_save_out(&g->o, (uint64_t)c->tie_count, 1);
+  sp__save_out(&g->o, (uint64_t)c->tie_count, 1);
   for (int k = 0; k < c->tie_count; k++) {
     int fact = c->ties[k].fact, old = (unsigned)k < n ? v[k] : -1;
     int ok = n == (unsigned)c->tie_count && old < g->w->facts[fact].value_count;
-    sp_save_out(&g->o, ok ? (uint64_t)old : c->ties[k].value, 1);
+    sp__save_out(&g->o, ok ? (uint64_t)old : c->ties[k].value, 1);
   }
-  n = (unsigned)mig_get(g, 1);
-  const uint8_t *due = mig_take(g, 8u * n);
+  n = (unsigned)sp__mig_get(g, 1);
+  const uint8_t *due = sp__mig_take(g, 8u * n);
   if (due == NULL) return 0;
-  sp_save_out(&g->o, (uint64_t)c->sensor_count, 1);
+  sp__save_out(&g->o, (uint64_t)c->sensor_count, 1);
   for (int k = 0; k < c->sensor_count; k++) {
     uint64_t bits;
     memcpy(&bits, &c->sensor_due[k], sizeof bits);
-    sp_save_out(
+    sp__save_out(
         &g->o,
         n == (unsigned)c->sensor_count ? sp_save_get(due + 8 * k, 8) : bits, 8);
   }
@@ -533,78 +538,80 @@ static int mig_ties(Mig *g, const SpCrowd *c) {
 }
 
 static int crowd_body(Mig *g, Maps *x, const SpCrowd *c) {
-  uint64_t dom = mig_get(g, 8), setup = mig_get(g, 8), n = mig_get(g, 8);
-  const uint8_t *clock = mig_take(g, 9); /* the clock, the selector */
+  uint64_t dom = sp__mig_get(g, 8), setup = sp__mig_get(g, 8),
+           n = sp__mig_get(g, 8);
+  const uint8_t *clock = sp__mig_take(g, 9); /* the clock, the selector */
   if (g->failed) return 0;
   if (n != x->old->agents)
-    return mig_fail(g, "%llu agents saved, its names say %llu",
-                    (unsigned long long)n, (unsigned long long)x->old->agents);
+    return sp__mig_fail(g, "%llu agents saved, its names say %llu",
+                        (unsigned long long)n,
+                        (unsigned long long)x->old->agents);
   if (n > c->capacity)
-    return mig_fail(g, "%llu agents saved, the capacity is %zu",
-                    (unsigned long long)n, c->capacity);
-  if (setup != sp_save_setup_print(c, g->version) ||
-      dom != sp_save_domain_print(c->domain)) {
+    return sp__mig_fail(g, "%llu agents saved, the capacity is %zu",
+                        (unsigned long long)n, c->capacity);
+  if (setup != sp__save_setup_print(c, g->version) ||
+      dom != sp__save_domain_print(c->domain)) {
     if (!x->changed)
-      mig_say(g, "options (seed, speed, cooldown, retry, movement), ties "
-                 "or sensors changed");
+      sp__mig_say(g, "options (seed, speed, cooldown, retry, movement), ties "
+                     "or sensors changed");
     x->changed = 1;
   }
-  sp_save_out(&g->o, sp_save_domain_print(c->domain), 8);
-  sp_save_out(&g->o, sp_save_setup_print(c, SP_SAVE_VERSION), 8);
-  sp_save_out(&g->o, n, 8);
-  sp_save_out_bytes(&g->o, clock, 9);
+  sp__save_out(&g->o, sp__save_domain_print(c->domain), 8);
+  sp__save_out(&g->o, sp__save_setup_print(c, SP_SAVE_VERSION), 8);
+  sp__save_out(&g->o, n, 8);
+  sp__save_out_bytes(&g->o, clock, 9);
   if (!mig_goals(g, x)) return 0;
-  const uint8_t *counters = mig_take(g, 8 * SAVE_COUNTERS);
-  uint32_t words = (uint32_t)mig_get(g, 4);
+  const uint8_t *counters = sp__mig_take(g, 8 * SAVE_COUNTERS);
+  uint32_t words = (uint32_t)sp__mig_get(g, 4);
   if (g->failed) return 0;
   if (words > (SP_CROWD_MAX_GOALS + 31) / 32)
-    return mig_fail(g, "%u refusal words", words);
-  sp_save_out_bytes(&g->o, counters, 8 * SAVE_COUNTERS);
-  sp_save_out(&g->o, words, 4);
+    return sp__mig_fail(g, "%u refusal words", words);
+  sp__save_out_bytes(&g->o, counters, 8 * SAVE_COUNTERS);
+  sp__save_out(&g->o, words, 4);
   Tally t = {0, 0, 0};
   x->walk_bytes = (size_t)n + 1;
-  x->walk = sp_mem_alloc(g->w->alloc, x->walk_bytes);
+  x->walk = sp__mem_alloc(g->w->alloc, x->walk_bytes);
   if (x->walk == NULL) {
     g->failed = 1;
-    sp_error_memory(g->err);
+    sp__error_memory(g->err);
     return 0;
   }
   for (size_t i = 0; i < n; i++)
     if (!mig_agent(g, x, i, words, &t)) return 0;
   if (!gone_values(g, x)) return 0;
   if (t.dropped > 0)
-    mig_say(g, "%zu agent%s dropped %s plan and replan%s (migrated)", t.dropped,
-            t.dropped == 1 ? "" : "s", t.dropped == 1 ? "its" : "their",
-            t.dropped == 1 ? "s" : "");
+    sp__mig_say(g, "%zu agent%s dropped %s plan and replan%s (migrated)",
+                t.dropped, t.dropped == 1 ? "" : "s",
+                t.dropped == 1 ? "its" : "their", t.dropped == 1 ? "s" : "");
   if (t.idle > 0)
-    mig_say(g, "%zu idle agent%s look%s for a goal again", t.idle,
-            t.idle == 1 ? "" : "s", t.idle == 1 ? "s" : "");
+    sp__mig_say(g, "%zu idle agent%s look%s for a goal again", t.idle,
+                t.idle == 1 ? "" : "s", t.idle == 1 ? "s" : "");
   if (t.homes > 0)
-    mig_say(g, "%zu agent%s lost %s home (its place is gone)", t.homes,
-            t.homes == 1 ? "" : "s", t.homes == 1 ? "its" : "their");
+    sp__mig_say(g, "%zu agent%s lost %s home (its place is gone)", t.homes,
+                t.homes == 1 ? "" : "s", t.homes == 1 ? "its" : "their");
   /* one verdict: "unchanged" only when nothing was said of the crowd */
-  if (!x->changed && g->said == x->said) mig_say(g, "unchanged");
+  if (!x->changed && g->said == x->said) sp__mig_say(g, "unchanged");
   if (x->changed || x->dropped > 0) g->changed = 1;
-  uint32_t free = (uint32_t)mig_get(g, 4);
+  uint32_t free = (uint32_t)sp__mig_get(g, 4);
   if (!g->failed && free > n)
-    return mig_fail(g, "%u despawned slots of %llu", free,
-                    (unsigned long long)n);
-  const uint8_t *slots = mig_take(g, 4u * (size_t)free);
+    return sp__mig_fail(g, "%u despawned slots of %llu", free,
+                        (unsigned long long)n);
+  const uint8_t *slots = sp__mig_take(g, 4u * (size_t)free);
   if (slots == NULL) return 0;
-  sp_save_out(&g->o, free, 4);
-  sp_save_out_bytes(&g->o, slots, 4u * (size_t)free);
+  sp__save_out(&g->o, free, 4);
+  sp__save_out_bytes(&g->o, slots, 4u * (size_t)free);
   return mig_ties(g, c) && mig_chases(g, x, (size_t)n) && mig_own(g, x);
 }
 
-int mig_crowd(Mig *g, size_t k) {
+int sp__mig_crowd(Mig *g, size_t k) {
   const SpCrowd *c = g->crowds[k];
   Maps x;
   memset(&x, 0, sizeof x);
   g->crowd = (int)k + 1;
   x.said = g->said;
   int ok = build_maps(g, &x, c, &g->old.crowd[k]) && crowd_body(g, &x, c);
-  if (x.mem != NULL) sp_mem_free(g->w->alloc, x.mem, x.bytes);
-  if (x.walk != NULL) sp_mem_free(g->w->alloc, x.walk, x.walk_bytes);
+  if (x.mem != NULL) sp__mem_free(g->w->alloc, x.mem, x.bytes);
+  if (x.walk != NULL) sp__mem_free(g->w->alloc, x.walk, x.walk_bytes);
   g->crowd = 0;
   return ok;
 }

@@ -39,11 +39,11 @@ static Span span_of(const CrowdIndex *x, int px, int py, int r) {
   return s;
 }
 
-int sp_index_any(const SpCrowd *c, int px, int py, int r) {
-  return sp_index_any_but(c, px, py, r, SP_NO_AGENT);
+int sp__index_any(const SpCrowd *c, int px, int py, int r) {
+  return sp__index_any_but(c, px, py, r, SP_NO_AGENT);
 }
 
-int sp_index_any_but(const SpCrowd *c, int px, int py, int r, size_t skip) {
+int sp__index_any_but(const SpCrowd *c, int px, int py, int r, size_t skip) {
   const CrowdIndex *x = &c->index;
   Span s = span_of(x, px, py, r);
   for (int by = s.by0; by <= s.by1; by++) {
@@ -67,7 +67,7 @@ static int room(SpCrowd *c, void **buf, size_t *cap, size_t need, size_t size) {
   if (need <= *cap) return 1;
   size_t to = *cap < 256 ? 256 : *cap;
   while (to < need) to *= 2;
-  void *p = sp_mem_realloc(c->alloc, *buf, *cap * size, to * size);
+  void *p = sp__mem_realloc(c->alloc, *buf, *cap * size, to * size);
   if (p == NULL) return 0;
   *buf = p;
   *cap = to;
@@ -260,26 +260,26 @@ static int scan_rings(SpCrowd *c, int x, int y, int r, size_t max, size_t *nf) {
 
 SpStatus sp_crowd_near(SpCrowd *c, int x, int y, int r, size_t max,
                        const uint32_t **agents, size_t *count, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *agents = NULL;
   *count = 0;
   if (r < 0)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: near: radius %d is negative", r);
-  SpStatus st = sp_index_keys(c, err);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: near: radius %d is negative", r);
+  SpStatus st = sp__index_keys(c, err);
   if (st != SP_OK) return st;
   CrowdIndex *ix = &c->index;
   size_t nf = 0;
   int ok;
-  if (!sp_index_fresh(c) && ix->scans < SP_INDEX_SCANS_PER_REBUILD) {
+  if (!sp__index_fresh(c) && ix->scans < SP_INDEX_SCANS_PER_REBUILD) {
     ix->scans++;
     ok = scan_keys(c, x, y, r, max, &nf);
   } else {
-    st = sp_index_ready(c, err);
+    st = sp__index_ready(c, err);
     if (st != SP_OK) return st;
     ok = scan_rings(c, x, y, r, max, &nf);
   }
-  if (!ok || !answer(c, nf, max, count)) return sp_error_memory(err);
+  if (!ok || !answer(c, nf, max, count)) return sp__error_memory(err);
   *agents = ix->out;
   return SP_OK;
 }

@@ -31,19 +31,19 @@ static size_t find(const SpCrowd *c, size_t i, int index) {
 
 static SpStatus check_goal(const SpCrowd *c, size_t agent, int index,
                            SpError *err) {
-  SpStatus st = sp_agent_check(c, agent, err);
+  SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   if (index < 0 || index >= c->goal_count)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: goal %d does not exist (%d goals)", index,
-                        c->goal_count);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: goal %d does not exist (%d goals)", index,
+                         c->goal_count);
   return SP_OK;
 }
 
 /* The agent chooses again with its new order: refusals forgotten, an
  * idle agent looks again (as sp_crowd_set_priority does for all). */
 static void rethink(SpCrowd *c, size_t i) {
-  sp_agent_clear_refused(c, i);
+  sp__agent_clear_refused(c, i);
   if (c->phase[i] == SP_PHASE_IDLE) {
     c->flags[i] |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
@@ -53,16 +53,16 @@ static void rethink(SpCrowd *c, size_t i) {
 
 SpStatus sp_crowd_set_agent_priority(SpCrowd *c, size_t agent, int index,
                                      int priority, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   SpStatus st = check_goal(c, agent, index, err);
   if (st != SP_OK) return st;
   size_t k = find(c, agent, index);
   if (k == SIZE_MAX) {
     if (c->own_count == c->own_cap) {
       size_t nc = c->own_cap < 8 ? 8 : c->own_cap * 2;
-      OwnPriority *p = sp_mem_realloc(c->alloc, c->own, c->own_cap * sizeof *p,
-                                      nc * sizeof *p);
-      if (p == NULL) return sp_error_memory(err);
+      OwnPriority *p = sp__mem_realloc(c->alloc, c->own, c->own_cap * sizeof *p,
+                                       nc * sizeof *p);
+      if (p == NULL) return sp__error_memory(err);
       c->own = p;
       c->own_cap = nc;
     }
@@ -82,7 +82,7 @@ SpStatus sp_crowd_set_agent_priority(SpCrowd *c, size_t agent, int index,
 
 SpStatus sp_crowd_clear_agent_priority(SpCrowd *c, size_t agent, int index,
                                        SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   SpStatus st = check_goal(c, agent, index, err);
   if (st != SP_OK) return st;
   size_t k = find(c, agent, index);
@@ -107,7 +107,7 @@ int sp_crowd_agent_priority(const SpCrowd *c, size_t agent, int index,
   return sp_crowd_priority(c, index);
 }
 
-void sp_priority_forget(SpCrowd *c, size_t i) {
+void sp__priority_forget(SpCrowd *c, size_t i) {
   if (c->own_count == 0) return;
   size_t lo = lower(c, i), hi = lo;
   while (hi < c->own_count && c->own[hi].agent == i) hi++;
@@ -115,15 +115,15 @@ void sp_priority_forget(SpCrowd *c, size_t i) {
   c->own_count -= hi - lo;
 }
 
-void sp_priority_free(SpCrowd *c) {
+void sp__priority_free(SpCrowd *c) {
   if (c->own != NULL)
-    sp_mem_free(c->alloc, c->own, c->own_cap * sizeof *c->own);
+    sp__mem_free(c->alloc, c->own, c->own_cap * sizeof *c->own);
   c->own = NULL;
   c->own_count = c->own_cap = 0;
 }
 
-const uint8_t *sp_agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
-                                   int *prio) {
+const uint8_t *sp__agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
+                                    int *prio) {
   if (c->own_count == 0) return NULL;
   size_t k = lower(c, i);
   if (k == c->own_count || c->own[k].agent != i) return NULL;

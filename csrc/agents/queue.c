@@ -11,7 +11,7 @@
  * steps, was despawned) drops out the next time its key is looked at, so
  * the update needs no hook on every path that ends a wait. */
 
-uint32_t sp_queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p) {
+uint32_t sp__queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p) {
   const SpActionBehaviour *b = &c->beh[act];
   if (b->bind == SP_BIND_KIND) return SP_QUEUE_KIND | (uint32_t)b->kind;
   if (p != SP_NO_PLACE) return p;
@@ -20,7 +20,7 @@ uint32_t sp_queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p) {
   return SP_NO_PLACE;
 }
 
-int sp_queue_still_waits(const Waiter *e) {
+int sp__queue_still_waits(const Waiter *e) {
   const SpCrowd *c = e->crowd;
   size_t i = e->agent;
   if (!sp_crowd_alive(c, i) || sp_crowd_generation(c, i) != e->gen) return 0;
@@ -47,7 +47,7 @@ static void drop(SpWorld *w, size_t k) {
   SpCrowd *c = e->crowd;
   if (e->agent < c->n && sp_crowd_generation(c, e->agent) == e->gen)
     c->agents[e->agent].queued = 0;
-  sp_queue_index_removed(w, (uint32_t)k);
+  sp__queue_index_removed(w, (uint32_t)k);
   e->crowd = NULL;
   w->queue_holes++;
 }
@@ -65,15 +65,15 @@ static void squeeze(SpWorld *w) {
   /* a line that emptied gives its memory back (kept when none is had) */
   size_t cap = w->queue_cap / 2;
   if (cap >= 64 && 4 * out < w->queue_cap) {
-    Waiter *q = sp_mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
-                               cap * sizeof *q);
+    Waiter *q = sp__mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
+                                cap * sizeof *q);
     if (q != NULL) w->queue = q, w->queue_cap = cap;
   }
 }
 
 static size_t find(SpWorld *w, const SpCrowd *c, size_t i) {
-  if (sp_queue_index_ready(w)) {
-    uint32_t k = sp_queue_index_find(w, c, i);
+  if (sp__queue_index_ready(w)) {
+    uint32_t k = sp__queue_index_find(w, c, i);
     return k == SP_QUEUE_END ? SIZE_MAX : k;
   }
   for (size_t k = 0; k < w->queue_len; k++) /* no memory for the index */
@@ -114,7 +114,7 @@ static int may_enter_by_list(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
     Waiter *e = &w->queue[k];
     if (e->crowd == NULL || e->key != key) continue;
     if (e->crowd == c && e->agent == i) return ahead < free;
-    if (!sp_queue_still_waits(e)) {
+    if (!sp__queue_still_waits(e)) {
       drop(w, k);
       continue;
     }
@@ -131,7 +131,7 @@ static void read_cut(SpWorld *w, QueueLine *l, int32_t free) {
   for (k = l->head; k != SP_QUEUE_END;) {
     Waiter *e = &w->queue[k];
     uint32_t next = e->next;
-    if (e->crowd == NULL || !sp_queue_still_waits(e)) {
+    if (e->crowd == NULL || !sp__queue_still_waits(e)) {
       if (e->crowd != NULL) drop(w, k);
       if (prev == SP_QUEUE_END)
         l->head = next;
@@ -158,7 +158,7 @@ static void read_cut(SpWorld *w, QueueLine *l, int32_t free) {
  * costs O(1), not the waiters ahead. */
 static int may_enter_by_line(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
   SpWorld *w = c->world;
-  QueueLine *l = sp_queue_index_line(w, key);
+  QueueLine *l = sp__queue_index_line(w, key);
   if (l == NULL) return free > 0;
   /* more room than the line is long: whoever asks gets in, without reading
    * it (kinds: the room of all their places, often more than waits) */
@@ -166,23 +166,23 @@ static int may_enter_by_line(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
   if (l->cut_update != w->queue_update || l->cut_room != free)
     read_cut(w, l, free);
   uint32_t k =
-      c->agents[i].queued ? sp_queue_index_find(w, c, i) : SP_QUEUE_END;
+      c->agents[i].queued ? sp__queue_index_find(w, c, i) : SP_QUEUE_END;
   if (k != SP_QUEUE_END && w->queue[k].key == key)
     return l->cut_valid > 0 && k <= l->cut_last;
   return l->cut_whole && (int32_t)l->cut_valid < free; /* not in line */
 }
 
-int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
+int sp__queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
   SpWorld *w = c->world;
   int32_t free = room(w, key);
   if (free == INT32_MAX) return 1;
-  int r = sp_queue_index_ready(w) ? may_enter_by_line(c, i, key, free)
-                                  : may_enter_by_list(c, i, key, free);
+  int r = sp__queue_index_ready(w) ? may_enter_by_line(c, i, key, free)
+                                   : may_enter_by_list(c, i, key, free);
   squeeze(w);
   return r;
 }
 
-void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
+void sp__queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
   SpWorld *w = c->world;
   Agent *a = &c->agents[i];
   if (a->queued) {
@@ -195,8 +195,8 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
   squeeze(w);
   if (w->queue_len == w->queue_cap) {
     size_t nc = w->queue_cap < 16 ? 16 : w->queue_cap * 2;
-    Waiter *q = sp_mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
-                               nc * sizeof *q);
+    Waiter *q = sp__mem_realloc(w->alloc, w->queue, w->queue_cap * sizeof *q,
+                                nc * sizeof *q);
     if (q == NULL)
       return; /* no memory: it waits without a turn, and
                               tries to join again at its next retry */
@@ -206,11 +206,11 @@ void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {
   Waiter e = {c,   (uint32_t)i,  sp_crowd_generation(c, i),
               key, (int16_t)act, SP_QUEUE_END};
   w->queue[w->queue_len++] = e;
-  sp_queue_index_added(w, (uint32_t)(w->queue_len - 1));
+  sp__queue_index_added(w, (uint32_t)(w->queue_len - 1));
   a->queued = 1;
 }
 
-void sp_queue_leave(SpCrowd *c, size_t i) {
+void sp__queue_leave(SpCrowd *c, size_t i) {
   if (!c->agents[i].queued) return;
   size_t k = find(c->world, c, i);
   if (k != SIZE_MAX) drop(c->world, k);
@@ -218,7 +218,7 @@ void sp_queue_leave(SpCrowd *c, size_t i) {
   squeeze(c->world);
 }
 
-void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
+void sp__queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
   size_t out = 0;
   for (size_t k = 0; k < w->queue_len; k++)
     if (w->queue[k].crowd != c && w->queue[k].crowd != NULL)
@@ -228,12 +228,12 @@ void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
   w->queue_indexed = 0;
 }
 
-void sp_queue_next_update(SpWorld *w) { w->queue_update++; }
+void sp__queue_next_update(SpWorld *w) { w->queue_update++; }
 
-void sp_queue_free(SpWorld *w) {
+void sp__queue_free(SpWorld *w) {
   if (w->queue != NULL)
-    sp_mem_free(w->alloc, w->queue, w->queue_cap * sizeof(Waiter));
+    sp__mem_free(w->alloc, w->queue, w->queue_cap * sizeof(Waiter));
   w->queue = NULL;
   w->queue_len = w->queue_cap = w->queue_holes = 0;
-  sp_queue_index_free(w);
+  sp__queue_index_free(w);
 }

@@ -57,7 +57,7 @@ static QueueLine *line_at(SpWorld *w, uint32_t key, int add) {
 /* Doubles the lines' table; 0 without memory (the old one kept). */
 static int grow_lines(SpWorld *w) {
   size_t cap = w->lines_cap * 2;
-  QueueLine *t = sp_mem_alloc(w->alloc, cap * sizeof *t);
+  QueueLine *t = sp__mem_alloc(w->alloc, cap * sizeof *t);
   if (t == NULL) return 0;
   QueueLine *old = w->queue_lines;
   size_t old_cap = w->lines_cap;
@@ -67,7 +67,7 @@ static int grow_lines(SpWorld *w) {
   w->lines_used = 0;
   for (size_t s = 0; s < old_cap; s++)
     if (old[s].key != SP_NO_PLACE) *line_at(w, old[s].key, 1) = old[s];
-  sp_mem_free(w->alloc, old, old_cap * sizeof *old);
+  sp__mem_free(w->alloc, old, old_cap * sizeof *old);
   return 1;
 }
 
@@ -100,11 +100,11 @@ static int link_entry(SpWorld *w, uint32_t k) {
   return 1;
 }
 
-void sp_queue_index_free(SpWorld *w) {
+void sp__queue_index_free(SpWorld *w) {
   if (w->queue_lines != NULL)
-    sp_mem_free(w->alloc, w->queue_lines, w->lines_cap * sizeof(QueueLine));
+    sp__mem_free(w->alloc, w->queue_lines, w->lines_cap * sizeof(QueueLine));
   if (w->queue_who != NULL)
-    sp_mem_free(w->alloc, w->queue_who, w->who_cap * sizeof(uint32_t));
+    sp__mem_free(w->alloc, w->queue_who, w->who_cap * sizeof(uint32_t));
   w->queue_lines = NULL;
   w->queue_who = NULL;
   w->lines_cap = w->lines_used = w->who_cap = 0;
@@ -114,12 +114,12 @@ void sp_queue_index_free(SpWorld *w) {
 /* Both tables from the list: who at most half full, lines growing as
  * keys come (they are few: places and kinds). */
 static int rebuild(SpWorld *w) {
-  sp_queue_index_free(w);
+  sp__queue_index_free(w);
   size_t live = w->queue_len - w->queue_holes;
   w->who_cap = power_of_two_above(2 * live + 2, MIN_WHO);
   w->lines_cap = MIN_LINES;
-  w->queue_who = sp_mem_alloc(w->alloc, w->who_cap * sizeof(uint32_t));
-  w->queue_lines = sp_mem_alloc(w->alloc, w->lines_cap * sizeof(QueueLine));
+  w->queue_who = sp__mem_alloc(w->alloc, w->who_cap * sizeof(uint32_t));
+  w->queue_lines = sp__mem_alloc(w->alloc, w->lines_cap * sizeof(QueueLine));
   if (w->queue_lines == NULL || w->queue_who == NULL) goto no_memory;
   for (size_t s = 0; s < w->lines_cap; s++) w->queue_lines[s].key = SP_NO_PLACE;
   for (size_t s = 0; s < w->who_cap; s++) w->queue_who[s] = SP_QUEUE_END;
@@ -131,16 +131,16 @@ static int rebuild(SpWorld *w) {
 no_memory:
   if (w->queue_who == NULL) w->who_cap = 0;
   if (w->queue_lines == NULL) w->lines_cap = 0;
-  sp_queue_index_free(w);
+  sp__queue_index_free(w);
   return 0;
 }
 
-int sp_queue_index_ready(SpWorld *w) {
+int sp__queue_index_ready(SpWorld *w) {
   if (w->queue_by_list) return 0;
   return w->queue_indexed || rebuild(w);
 }
 
-uint32_t sp_queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i) {
+uint32_t sp__queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i) {
   size_t s = who_slot(c, (uint32_t)i, w->who_cap);
   for (;; s = (s + 1) & (w->who_cap - 1)) {
     uint32_t k = w->queue_who[s];
@@ -149,11 +149,11 @@ uint32_t sp_queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i) {
   }
 }
 
-QueueLine *sp_queue_index_line(SpWorld *w, uint32_t key) {
+QueueLine *sp__queue_index_line(SpWorld *w, uint32_t key) {
   return line_at(w, key, 0);
 }
 
-void sp_queue_index_added(SpWorld *w, uint32_t k) {
+void sp__queue_index_added(SpWorld *w, uint32_t k) {
   if (!w->queue_indexed) return;
   size_t live = w->queue_len - w->queue_holes;
   /* who at most half full: past that (or a new line without memory),
@@ -164,7 +164,7 @@ void sp_queue_index_added(SpWorld *w, uint32_t k) {
 /* Takes entry k out of who (moving back the entries its slot had pushed
  * along, so every lookup still finds them). Its line keeps it as a hole,
  * skipped and unlinked by the next reader of the line (queue.c). */
-void sp_queue_index_removed(SpWorld *w, uint32_t k) {
+void sp__queue_index_removed(SpWorld *w, uint32_t k) {
   if (!w->queue_indexed) return;
   const Waiter *e = &w->queue[k];
   size_t mask = w->who_cap - 1, s = who_slot(e->crowd, e->agent, w->who_cap);

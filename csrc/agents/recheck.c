@@ -4,24 +4,24 @@
 #include "sp_internal.h"
 
 SpStatus sp_crowd_set_recheck(SpCrowd *c, int index, int group, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (index < 0 || index >= c->goal_count || group < 0 || group > index)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: goal %d of group %d does not exist (%d goals)",
-                        index, group, c->goal_count);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: goal %d of group %d does not exist (%d goals)",
+                         index, group, c->goal_count);
   c->recheck[index] = (uint16_t)(group + 1);
   return SP_OK;
 }
 
 /* A `when` with sets is several goals (one per combination, exactly one
  * holding in any state): the goal lapses only when none of them holds. */
-int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state) {
+int sp__goal_lapsed(const SpCrowd *c, int g, const SpValue *state) {
   if (g < 0 || g >= c->goal_count) return 0;
   uint16_t group = c->recheck[c->goals[g].index];
   if (group == 0) return 0;
   for (int k = 0; k < c->goal_count; k++)
     if (c->recheck[c->goals[k].index] == group &&
-        sp_agent_goal_holds(c->goals[k].when, state, c->m))
+        sp__agent_goal_holds(c->goals[k].when, state, c->m))
       return 0;
   return 1;
 }

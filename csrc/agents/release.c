@@ -20,12 +20,12 @@ static uint32_t unreserve(SpCrowd *c, size_t i) {
   return c->agents[i].target;
 }
 
-void sp_agent_release(SpCrowd *c, size_t i) {
+void sp__agent_release(SpCrowd *c, size_t i) {
   uint32_t p = unreserve(c, i);
   if (p != SP_NO_PLACE) lower(c, p);
 }
 
-void sp_agent_release_by(SpCrowd *c, Sink s, size_t i) {
+void sp__agent_release_by(SpCrowd *c, Sink s, size_t i) {
   uint32_t p = unreserve(c, i);
   if (p == SP_NO_PLACE) return;
   if (s.worker < 0) { /* a pass on the calling thread alone */
@@ -34,14 +34,14 @@ void sp_agent_release_by(SpCrowd *c, Sink s, size_t i) {
   }
   CrowdWorker *w = &c->cw[s.worker];
   if (w->freed_count == w->freed_cap &&
-      !sp_list_grow(c, &w->freed, &w->freed_cap, 1)) {
+      !sp__list_grow(c, &w->freed, &w->freed_cap, 1)) {
     lower(c, p); /* no memory for the list: the count drops now */
     return;
   }
   w->freed[w->freed_count++] = p;
 }
 
-void sp_release_flush(SpCrowd *c) {
+void sp__release_flush(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
     for (size_t j = 0; j < w->freed_count; j++) lower(c, w->freed[j]);
@@ -49,17 +49,17 @@ void sp_release_flush(SpCrowd *c) {
   }
 }
 
-void sp_release_free(SpCrowd *c) {
+void sp__release_free(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
     if (w->freed != NULL)
-      sp_mem_free(c->alloc, w->freed, w->freed_cap * sizeof(uint32_t));
+      sp__mem_free(c->alloc, w->freed, w->freed_cap * sizeof(uint32_t));
     w->freed = NULL;
     w->freed_count = w->freed_cap = 0;
   }
 }
 
-size_t sp_release_bytes(const SpCrowd *c) {
+size_t sp__release_bytes(const SpCrowd *c) {
   size_t b = 0;
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
     b += c->cw[k].freed_cap * sizeof(uint32_t);

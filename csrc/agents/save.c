@@ -9,7 +9,7 @@
 /* Checksum and fingerprints                                          */
 /* ------------------------------------------------------------------ */
 
-uint64_t sp_save_fnv(uint64_t h, const void *p, size_t n) {
+uint64_t sp__save_fnv(uint64_t h, const void *p, size_t n) {
   const uint8_t *b = p;
   for (size_t k = 0; k < n; k++) {
     h ^= b[k];
@@ -21,14 +21,14 @@ uint64_t sp_save_fnv(uint64_t h, const void *p, size_t n) {
 static uint64_t fnv_u64(uint64_t h, uint64_t v) {
   uint8_t b[8];
   sp_save_put(b, v, 8);
-  return sp_save_fnv(h, b, 8);
+  return sp__save_fnv(h, b, 8);
 }
 
 static uint64_t fnv_str(uint64_t h, const char *s) {
-  return sp_save_fnv(h, s, strlen(s) + 1);
+  return sp__save_fnv(h, s, strlen(s) + 1);
 }
 
-uint64_t sp_save_grid_print(const SpGrid *g) {
+uint64_t sp__save_grid_print(const SpGrid *g) {
   if (g == NULL) return 0;
   int w = sp_grid_width(g), hgt = sp_grid_height(g);
   uint64_t h = fnv_u64(fnv_u64(SAVE_FNV_START, (uint64_t)w), (uint64_t)hgt);
@@ -43,7 +43,7 @@ uint64_t sp_save_grid_print(const SpGrid *g) {
   return h | 1u; /* never 0, which means "no grid" */
 }
 
-uint64_t sp_save_places_print(const SpWorld *w) {
+uint64_t sp__save_places_print(const SpWorld *w) {
   uint64_t h = fnv_u64(SAVE_FNV_START, (uint64_t)w->kind_count);
   for (int k = 0; k < w->kind_count; k++) h = fnv_str(h, w->kinds[k]);
   h = fnv_u64(h, w->place_count);
@@ -60,7 +60,7 @@ uint64_t sp_save_places_print(const SpWorld *w) {
   return h;
 }
 
-uint64_t sp_save_domain_print(const SpDomain *d) {
+uint64_t sp__save_domain_print(const SpDomain *d) {
   int m = sp_domain_variable_count(d), na = sp_domain_action_count(d);
   uint64_t h = fnv_u64(SAVE_FNV_START, (uint64_t)m);
   for (int v = 0; v < m; v++) {
@@ -85,7 +85,7 @@ uint64_t sp_save_domain_print(const SpDomain *d) {
   return h;
 }
 
-uint64_t sp_save_setup_print(const SpCrowd *c, uint32_t version) {
+uint64_t sp__save_setup_print(const SpCrowd *c, uint32_t version) {
   uint64_t h = fnv_u64(SAVE_FNV_START, c->opt.seed);
   if (version >= 9) h = fnv_u64(h, c->opt.engine_moves != 0);
   h = fnv_u64(h, (uint64_t)sp_save_float_bits(c->opt.speed) << 32 |
@@ -120,12 +120,12 @@ uint64_t sp_save_setup_print(const SpCrowd *c, uint32_t version) {
 
 typedef SpSaveOut Out;
 
-uint8_t *sp_save_room(Out *o, size_t n) {
+uint8_t *sp__save_room(Out *o, size_t n) {
   if (o->oom) return NULL;
   if (o->len + n > o->cap) {
     size_t nc = o->cap < 4096 ? 4096 : o->cap;
     while (nc < o->len + n) nc *= 2;
-    uint8_t *p = sp_mem_realloc(o->alloc, o->p, o->cap, nc);
+    uint8_t *p = sp__mem_realloc(o->alloc, o->p, o->cap, nc);
     if (p == NULL) {
       o->oom = 1;
       return NULL;
@@ -138,13 +138,13 @@ uint8_t *sp_save_room(Out *o, size_t n) {
   return at;
 }
 
-void sp_save_out(Out *o, uint64_t v, int bytes) {
-  uint8_t *p = sp_save_room(o, (size_t)bytes);
+void sp__save_out(Out *o, uint64_t v, int bytes) {
+  uint8_t *p = sp__save_room(o, (size_t)bytes);
   if (p != NULL) sp_save_put(p, v, bytes);
 }
 
-void sp_save_out_bytes(Out *o, const void *src, size_t n) {
-  uint8_t *p = sp_save_room(o, n);
+void sp__save_out_bytes(Out *o, const void *src, size_t n) {
+  uint8_t *p = sp__save_room(o, n);
   if (p != NULL && n > 0) memcpy(p, src, n);
 }
 
@@ -153,7 +153,7 @@ void sp_save_out_bytes(Out *o, const void *src, size_t n) {
  * the bytes do not depend on padding or byte order. */
 static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   const Agent *a = &c->agents[i];
-  FailDetail d = sp_detail_get(c, i);
+  FailDetail d = sp__detail_get(c, i);
   uint32_t word[6] = {a->target,     a->draws,
                       a->done,       a->home,
                       a->cool_place, sp_save_float_bits(a->cool_until)};
@@ -176,14 +176,14 @@ static void put_result(const SpCrowd *c, size_t i, uint16_t *plan, Out *o) {
   SpFailureCode code = SP_FAIL_NONE;
   int dirty = 0;
   SpNpcStatus st = sp_population_status_of(c->pop, i, &code, &dirty);
-  sp_save_out(
+  sp__save_out(
       o, (uint64_t)st | (uint64_t)code << 2 | (uint64_t)(dirty != 0) << 7, 1);
   if (st != SP_NPC_PLANNED) return;
   int len = 0;
   sp_population_plan_of(c->pop, i, plan, &len);
-  sp_save_out(o, (uint64_t)len, 2);
+  sp__save_out(o, (uint64_t)len, 2);
   int id_bytes = c->action_count <= 255 ? 1 : 2;
-  for (int k = 0; k < len; k++) sp_save_out(o, plan[k], id_bytes);
+  for (int k = 0; k < len; k++) sp__save_out(o, plan[k], id_bytes);
 }
 
 /* The chases (walks to other agents): agent, its target's crowd (an
@@ -193,23 +193,23 @@ static void put_chases(const SpCrowd *c, const SpCrowd *const *crowds,
                        size_t count, Out *o) {
   uint32_t k = 0;
   for (size_t i = 0; c->chase != NULL && i < c->n; i++)
-    k += (uint32_t)sp_chase_saved(c, i);
-  sp_save_out(o, k, 4);
+    k += (uint32_t)sp__chase_saved(c, i);
+  sp__save_out(o, k, 4);
   for (size_t i = 0; k > 0 && i < c->n; i++) {
-    if (!sp_chase_saved(c, i)) continue;
+    if (!sp__chase_saved(c, i)) continue;
     const Chase *ch = &c->chase[i];
-    sp_save_out(o, i, 4);
-    sp_save_out(o, sp_chase_target_index(c, i, crowds, count), 4);
-    sp_save_out(o, ch->agent, 4);
-    sp_save_out(o, ch->gen, 4);
-    sp_save_out(o, ch->reach, 2);
-    sp_save_out(o, ch->steps, 1);
-    sp_save_out(o, ch->at, 1);
-    sp_save_out(o, ch->gx, 2);
-    sp_save_out(o, ch->gy, 2);
+    sp__save_out(o, i, 4);
+    sp__save_out(o, sp__chase_target_index(c, i, crowds, count), 4);
+    sp__save_out(o, ch->agent, 4);
+    sp__save_out(o, ch->gen, 4);
+    sp__save_out(o, ch->reach, 2);
+    sp__save_out(o, ch->steps, 1);
+    sp__save_out(o, ch->at, 1);
+    sp__save_out(o, ch->gx, 2);
+    sp__save_out(o, ch->gy, 2);
     for (int q = 0; q < ch->steps; q++) {
-      sp_save_out(o, (uint16_t)ch->path[q].x, 2);
-      sp_save_out(o, (uint16_t)ch->path[q].y, 2);
+      sp__save_out(o, (uint16_t)ch->path[q].x, 2);
+      sp__save_out(o, (uint16_t)ch->path[q].y, 2);
     }
   }
 }
@@ -217,30 +217,30 @@ static void put_chases(const SpCrowd *c, const SpCrowd *const *crowds,
 static void put_crowd(const SpCrowd *c, const SpCrowd *const *crowds,
                       size_t count, Out *o) {
   size_t m = (size_t)c->m;
-  sp_save_out(o, sp_save_domain_print(c->domain), 8);
-  sp_save_out(o, sp_save_setup_print(c, SP_SAVE_VERSION), 8);
-  sp_save_out(o, c->n, 8);
+  sp__save_out(o, sp__save_domain_print(c->domain), 8);
+  sp__save_out(o, sp__save_setup_print(c, SP_SAVE_VERSION), 8);
+  sp__save_out(o, c->n, 8);
   uint64_t clock;
   memcpy(&clock, &c->clock, sizeof clock);
-  sp_save_out(o, clock, 8);
-  sp_save_out(o, (uint64_t)c->selector, 1);
-  sp_save_out(o, (uint64_t)c->goal_count, 4);
+  sp__save_out(o, clock, 8);
+  sp__save_out(o, (uint64_t)c->selector, 1);
+  sp__save_out(o, (uint64_t)c->goal_count, 4);
   for (int g = 0; g < c->goal_count; g++) {
-    sp_save_out(o, (uint32_t)c->goals[g].priority, 4);
-    sp_save_out(o, (uint32_t)c->goals[g].index, 4);
-    sp_save_out_bytes(o, c->goals[g].cond, m);
-    sp_save_out_bytes(o, c->goals[g].when, m);
+    sp__save_out(o, (uint32_t)c->goals[g].priority, 4);
+    sp__save_out(o, (uint32_t)c->goals[g].index, 4);
+    sp__save_out_bytes(o, c->goals[g].cond, m);
+    sp__save_out_bytes(o, c->goals[g].when, m);
   }
   uint64_t counters[SAVE_COUNTERS] = {c->plans,          c->replans,
                                       c->no_plans,       c->events,
                                       c->steps_finished, c->events_lost};
-  for (int k = 0; k < SAVE_COUNTERS; k++) sp_save_out(o, counters[k], 8);
-  sp_save_out(o, c->refused_words, 4);
+  for (int k = 0; k < SAVE_COUNTERS; k++) sp__save_out(o, counters[k], 8);
+  sp__save_out(o, c->refused_words, 4);
   /* the plan buffer of worker 0 is free between updates */
   uint16_t *plan = c->cw[0].plan;
   for (size_t i = 0; i < c->n && !o->oom; i++) {
     size_t words = c->refused_words;
-    uint8_t *p = sp_save_room(o, SAVE_AGENT_BYTES + 4u * words + 2u * m);
+    uint8_t *p = sp__save_room(o, SAVE_AGENT_BYTES + 4u * words + 2u * m);
     if (p == NULL) break;
     put_agent(c, i, p);
     p += SAVE_AGENT_BYTES;
@@ -252,23 +252,23 @@ static void put_crowd(const SpCrowd *c, const SpCrowd *const *crowds,
     memcpy(p + m, sp_population_goal(c->pop, i), m);
     put_result(c, i, plan, o);
   }
-  sp_save_out(o, c->free_count, 4);
+  sp__save_out(o, c->free_count, 4);
   for (size_t k = 0; k < c->free_count; k++)
-    sp_save_out(o, c->free_slots[k], 4);
-  sp_save_out(o, (uint64_t)c->tie_count, 1);
-  for (int k = 0; k < c->tie_count; k++) sp_save_out(o, c->ties[k].value, 1);
-  sp_save_out(o, (uint64_t)c->sensor_count, 1);
+    sp__save_out(o, c->free_slots[k], 4);
+  sp__save_out(o, (uint64_t)c->tie_count, 1);
+  for (int k = 0; k < c->tie_count; k++) sp__save_out(o, c->ties[k].value, 1);
+  sp__save_out(o, (uint64_t)c->sensor_count, 1);
   for (int k = 0; k < c->sensor_count; k++) {
     uint64_t due;
     memcpy(&due, &c->sensor_due[k], sizeof due);
-    sp_save_out(o, due, 8);
+    sp__save_out(o, due, 8);
   }
   put_chases(c, crowds, count, o);
-  sp_save_out(o, c->own_count, 4); /* the agents' own priorities */
+  sp__save_out(o, c->own_count, 4); /* the agents' own priorities */
   for (size_t k = 0; k < c->own_count; k++) {
-    sp_save_out(o, c->own[k].agent, 4);
-    sp_save_out(o, c->own[k].goal, 4);
-    sp_save_out(o, (uint32_t)c->own[k].priority, 4);
+    sp__save_out(o, c->own[k].agent, 4);
+    sp__save_out(o, c->own[k].goal, 4);
+    sp__save_out(o, (uint32_t)c->own[k].priority, 4);
   }
 }
 
@@ -280,7 +280,7 @@ static void put_queue(const SpWorld *w, const SpCrowd *const *crowds,
                       size_t count, Out *o) {
   uint32_t n = 0;
   for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1) sp_save_out(o, n, 4);
+    if (pass == 1) sp__save_out(o, n, 4);
     for (size_t k = 0; k < w->queue_len; k++) {
       const Waiter *e = &w->queue[k];
       size_t at = 0;
@@ -290,10 +290,10 @@ static void put_queue(const SpWorld *w, const SpCrowd *const *crowds,
         n++;
         continue;
       }
-      sp_save_out(o, at + 1, 4);
-      sp_save_out(o, e->agent, 4);
-      sp_save_out(o, e->key, 4);
-      sp_save_out(o, (uint16_t)e->act, 2);
+      sp__save_out(o, at + 1, 4);
+      sp__save_out(o, e->agent, 4);
+      sp__save_out(o, e->key, 4);
+      sp__save_out(o, (uint16_t)e->act, 2);
     }
   }
 }
@@ -304,8 +304,8 @@ static void put_queue(const SpWorld *w, const SpCrowd *const *crowds,
 
 /* The reservations each place should have: the bound agents of the
  * crowds given, counted into held[] (place_count entries). */
-void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
-                        uint32_t *held) {
+void sp__save_count_held(const SpCrowd *const *crowds, size_t count,
+                         uint32_t *held) {
   for (size_t k = 0; k < count; k++) {
     const SpCrowd *c = crowds[k];
     for (size_t i = 0; i < c->n; i++)
@@ -319,20 +319,20 @@ static SpStatus check_reservations(const SpWorld *w,
                                    const SpCrowd *const *crowds, size_t count,
                                    SpError *err) {
   size_t bytes = (w->place_count + 1) * sizeof(uint32_t);
-  uint32_t *held = sp_mem_alloc(w->alloc, bytes);
-  if (held == NULL) return sp_error_memory(err);
+  uint32_t *held = sp__mem_alloc(w->alloc, bytes);
+  if (held == NULL) return sp__error_memory(err);
   memset(held, 0, bytes);
-  sp_save_count_held(crowds, count, held);
+  sp__save_count_held(crowds, count, held);
   SpStatus st = SP_OK;
   for (size_t p = 0; p < w->place_count && st == SP_OK; p++) {
     int reserved = atomic_load(&((Place *)&w->places[p])->reserved);
     if ((uint32_t)reserved != held[p])
-      st = sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "save: place %zu has %d reservations but the crowds "
-                        "given hold %u (pass every crowd of the world)",
-                        p, reserved, held[p]);
+      st = sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "save: place %zu has %d reservations but the crowds "
+                         "given hold %u (pass every crowd of the world)",
+                         p, reserved, held[p]);
   }
-  sp_mem_free(w->alloc, held, bytes);
+  sp__mem_free(w->alloc, held, bytes);
   return st;
 }
 
@@ -347,56 +347,56 @@ SpStatus sp_world_save_named(const SpWorld *w, const SpCrowd *const *crowds,
                              size_t count, const SpSaveNames *names,
                              const void *extra, size_t extra_len, void **out,
                              size_t *len, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
   *len = 0;
   for (size_t k = 0; k < count; k++)
     if (crowds[k]->world != w)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                          "save: crowd %zu lives in another world", k + 1);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                           "save: crowd %zu lives in another world", k + 1);
   if (extra_len > UINT32_MAX)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "save: %zu extra bytes is over the limit", extra_len);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "save: %zu extra bytes is over the limit", extra_len);
   SpStatus st = check_reservations(w, crowds, count, err);
   if (st != SP_OK) return st;
   Out o = {w->alloc, NULL, 0, 0, 0};
-  sp_save_room(&o, SAVE_HEADER_BYTES);
-  sp_save_put_names(&o, w, crowds, count, names, NULL);
-  sp_save_out(&o, sp_save_grid_print(w->grid), 8);
-  sp_save_out(&o, sp_save_places_print(w), 8);
-  sp_save_out(&o, w->place_count, 4);
+  sp__save_room(&o, SAVE_HEADER_BYTES);
+  sp__save_put_names(&o, w, crowds, count, names, NULL);
+  sp__save_out(&o, sp__save_grid_print(w->grid), 8);
+  sp__save_out(&o, sp__save_places_print(w), 8);
+  sp__save_out(&o, w->place_count, 4);
   for (size_t p = 0; p < w->place_count; p++)
-    sp_save_out(&o, (uint32_t)atomic_load(&((Place *)&w->places[p])->reserved),
-                4);
-  sp_save_out(&o, w->clock, 8);
+    sp__save_out(&o, (uint32_t)atomic_load(&((Place *)&w->places[p])->reserved),
+                 4);
+  sp__save_out(&o, w->clock, 8);
   /* a grid changed since the last update drops every field then: none
    * is worth recomputing on load */
   int stale = w->grid != NULL && sp_grid_version(w->grid) != w->grid_version;
   uint32_t fields = 0;
   for (size_t k = 0; k < w->field_count && !stale; k++)
     fields += w->fields[k].key != UINT32_MAX;
-  sp_save_out(&o, fields, 4);
+  sp__save_out(&o, fields, 4);
   for (size_t k = 0; k < w->field_count && !stale; k++) {
     if (w->fields[k].key == UINT32_MAX) continue;
-    sp_save_out(&o, w->fields[k].key, 4);
-    sp_save_out(&o, w->fields[k].used, 8);
+    sp__save_out(&o, w->fields[k].key, 4);
+    sp__save_out(&o, w->fields[k].used, 8);
   }
-  sp_save_out(&o, (uint64_t)w->fact_count, 4);
+  sp__save_out(&o, (uint64_t)w->fact_count, 4);
   for (int k = 0; k < w->fact_count; k++)
-    sp_save_out(&o, (uint64_t)w->facts[k].value, 1);
-  sp_save_out(&o, count, 4);
+    sp__save_out(&o, (uint64_t)w->facts[k].value, 1);
+  sp__save_out(&o, count, 4);
   for (size_t k = 0; k < count; k++) put_crowd(crowds[k], crowds, count, &o);
   put_queue(w, crowds, count, &o);
-  sp_save_out(&o, extra_len, 4);
-  sp_save_out_bytes(&o, extra, extra_len);
-  return sp_save_seal(&o, SP_SAVE_VERSION, out, len, err);
+  sp__save_out(&o, extra_len, 4);
+  sp__save_out_bytes(&o, extra, extra_len);
+  return sp__save_seal(&o, SP_SAVE_VERSION, out, len, err);
 }
 
-SpStatus sp_save_seal(Out *o, uint32_t version, void **out, size_t *len,
-                      SpError *err) {
+SpStatus sp__save_seal(Out *o, uint32_t version, void **out, size_t *len,
+                       SpError *err) {
   if (o->oom || o->len < SAVE_HEADER_BYTES) {
-    if (o->p != NULL) sp_mem_free(o->alloc, o->p, o->cap);
-    return sp_error_memory(err);
+    if (o->p != NULL) sp__mem_free(o->alloc, o->p, o->cap);
+    return sp__error_memory(err);
   }
   size_t payload = o->len - SAVE_HEADER_BYTES;
   memcpy(o->p, SAVE_MAGIC, 8);
@@ -404,21 +404,21 @@ SpStatus sp_save_seal(Out *o, uint32_t version, void **out, size_t *len,
   sp_save_put(o->p + 12, 0, 4);
   sp_save_put(o->p + 16, payload, 8);
   sp_save_put(o->p + 24,
-              sp_save_fnv(SAVE_FNV_START, o->p + SAVE_HEADER_BYTES, payload),
+              sp__save_fnv(SAVE_FNV_START, o->p + SAVE_HEADER_BYTES, payload),
               8);
   /* hand back exactly len bytes, so the caller frees what it got */
   if (o->cap != o->len) {
-    uint8_t *p = sp_mem_realloc(o->alloc, o->p, o->cap, o->len);
+    uint8_t *p = sp__mem_realloc(o->alloc, o->p, o->cap, o->len);
     if (p != NULL) o->p = p, o->cap = o->len;
   }
   if (o->cap != o->len) { /* the allocator could not shrink: copy */
-    uint8_t *p = sp_mem_alloc(o->alloc, o->len);
+    uint8_t *p = sp__mem_alloc(o->alloc, o->len);
     if (p == NULL) {
-      sp_mem_free(o->alloc, o->p, o->cap);
-      return sp_error_memory(err);
+      sp__mem_free(o->alloc, o->p, o->cap);
+      return sp__error_memory(err);
     }
     memcpy(p, o->p, o->len);
-    sp_mem_free(o->alloc, o->p, o->cap);
+    sp__mem_free(o->alloc, o->p, o->cap);
     o->p = p;
   }
   *out = o->p;
@@ -427,5 +427,5 @@ SpStatus sp_save_seal(Out *o, uint32_t version, void **out, size_t *len,
 }
 
 void sp_world_save_free(const SpWorld *w, void *buf, size_t len) {
-  if (buf != NULL) sp_mem_free(w->alloc, buf, len);
+  if (buf != NULL) sp__mem_free(w->alloc, buf, len);
 }

@@ -18,17 +18,17 @@ static void put_name(SpSaveOut *o, const char *s) {
   if (n == 0) s = "?", n = 1;
   if (n > UINT32_MAX) n = UINT32_MAX; /* no name is 4 GiB */
   if (n > SAVE_NAME_MAX) {
-    sp_save_out(o, 255, 1);
-    sp_save_out(o, n, 4);
+    sp__save_out(o, 255, 1);
+    sp__save_out(o, n, 4);
   } else {
-    sp_save_out(o, n, 1);
+    sp__save_out(o, n, 1);
   }
-  sp_save_out_bytes(o, s, n);
+  sp__save_out_bytes(o, s, n);
 }
 
-const char *sp_save_place_name(const SpWorld *w, size_t p,
-                               const SpSaveNames *names, char *buf,
-                               size_t size) {
+const char *sp__save_place_name(const SpWorld *w, size_t p,
+                                const SpSaveNames *names, char *buf,
+                                size_t size) {
   if (names != NULL && names->places != NULL && names->places[p] != NULL)
     return names->places[p];
   const char *kind = sp_world_kind_name(w, w->places[p].kind);
@@ -46,13 +46,13 @@ static const char *goal_name(const SpSaveNames *names, size_t k, int g,
 }
 
 static uint64_t fnv_name(uint64_t h, const char *s) {
-  return sp_save_fnv(h, s, strlen(s) + 1);
+  return sp__save_fnv(h, s, strlen(s) + 1);
 }
 
 static uint64_t fnv_word(uint64_t h, uint64_t v) {
   uint8_t b[8];
   sp_save_put(b, v, 8);
-  return sp_save_fnv(h, b, 8);
+  return sp__save_fnv(h, b, 8);
 }
 
 static const char *value_or_any(const SpDomain *d, int var, int x) {
@@ -61,7 +61,8 @@ static const char *value_or_any(const SpDomain *d, int var, int x) {
              : "*";
 }
 
-uint64_t sp_save_action_sig(const SpCrowd *c, int a, const SpSaveNames *names) {
+uint64_t sp__save_action_sig(const SpCrowd *c, int a,
+                             const SpSaveNames *names) {
   const SpDomain *d = c->domain;
   int v = sp_action_variable(d, a);
   uint64_t h = fnv_name(SAVE_FNV_START, sp_action_name(d, a));
@@ -83,7 +84,7 @@ uint64_t sp_save_action_sig(const SpCrowd *c, int a, const SpSaveNames *names) {
   char buf[64];
   if (b->bind == SP_BIND_PLACE && b->place < c->world->place_count)
     h = fnv_name(
-        h, sp_save_place_name(c->world, b->place, names, buf, sizeof buf));
+        h, sp__save_place_name(c->world, b->place, names, buf, sizeof buf));
   if (b->bind == SP_BIND_KIND) {
     const char *kind = sp_world_kind_name(c->world, b->kind);
     h = fnv_name(h, kind != NULL ? kind : "");
@@ -91,39 +92,39 @@ uint64_t sp_save_action_sig(const SpCrowd *c, int a, const SpSaveNames *names) {
   return h;
 }
 
-void sp_save_put_names(SpSaveOut *o, const SpWorld *w,
-                       const SpCrowd *const *crowds, size_t count,
-                       const SpSaveNames *names, const uint64_t *agents) {
+void sp__save_put_names(SpSaveOut *o, const SpWorld *w,
+                        const SpCrowd *const *crowds, size_t count,
+                        const SpSaveNames *names, const uint64_t *agents) {
   char buf[64];
-  sp_save_out(o, w->place_count, 4);
+  sp__save_out(o, w->place_count, 4);
   for (size_t p = 0; p < w->place_count; p++)
-    put_name(o, sp_save_place_name(w, p, names, buf, sizeof buf));
-  sp_save_out(o, (uint64_t)w->fact_count, 4);
+    put_name(o, sp__save_place_name(w, p, names, buf, sizeof buf));
+  sp__save_out(o, (uint64_t)w->fact_count, 4);
   for (int f = 0; f < w->fact_count; f++) {
     put_name(o, w->facts[f].name);
-    sp_save_out(o, (uint64_t)w->facts[f].value_count, 1);
+    sp__save_out(o, (uint64_t)w->facts[f].value_count, 1);
     for (int v = 0; v < w->facts[f].value_count; v++)
       put_name(o, w->facts[f].values[v]);
   }
-  sp_save_out(o, count, 4);
+  sp__save_out(o, count, 4);
   for (size_t k = 0; k < count; k++) {
     const SpCrowd *c = crowds[k];
     const SpDomain *d = c->domain;
     put_name(o, sp_domain_name(d));
-    sp_save_out(o, agents != NULL ? agents[k] : c->n, 8);
-    sp_save_out(o, (uint64_t)c->m, 4);
+    sp__save_out(o, agents != NULL ? agents[k] : c->n, 8);
+    sp__save_out(o, (uint64_t)c->m, 4);
     for (int v = 0; v < c->m; v++) {
       put_name(o, sp_variable_name(d, v));
       int nv = sp_variable_value_count(d, v);
-      sp_save_out(o, (uint64_t)nv, 1);
+      sp__save_out(o, (uint64_t)nv, 1);
       for (int x = 0; x < nv; x++) put_name(o, sp_value_name(d, v, x));
     }
-    sp_save_out(o, (uint64_t)c->action_count, 4);
+    sp__save_out(o, (uint64_t)c->action_count, 4);
     for (int a = 0; a < c->action_count; a++) {
       put_name(o, sp_action_name(d, a));
-      sp_save_out(o, sp_save_action_sig(c, a, names), 8);
+      sp__save_out(o, sp__save_action_sig(c, a, names), 8);
     }
-    sp_save_out(o, (uint64_t)c->goal_count, 4);
+    sp__save_out(o, (uint64_t)c->goal_count, 4);
     for (int g = 0; g < c->goal_count; g++)
       put_name(o, goal_name(names, k, g, buf, sizeof buf));
   }
@@ -278,16 +279,16 @@ static void walk(Walk *w, uint32_t *places, uint32_t *crowds, SaveVars *facts) {
   for (uint32_t k = 0; k < *crowds && !w->failed; k++) walk_crowd(w, k);
 }
 
-const char sp_save_no_memory[] = "not enough memory";
+const char sp__save_no_memory[] = "not enough memory";
 
-void sp_save_names_free(SaveNames *n) {
-  if (n->mem != NULL) sp_mem_free(n->alloc, n->mem, n->mem_bytes);
+void sp__save_names_free(SaveNames *n) {
+  if (n->mem != NULL) sp__mem_free(n->alloc, n->mem, n->mem_bytes);
   n->mem = NULL;
 }
 
-const char *sp_save_names_read(const uint8_t *p, size_t len, uint32_t version,
-                               SpAllocator alloc, SaveNames *out, char *buf,
-                               size_t size) {
+const char *sp__save_names_read(const uint8_t *p, size_t len, uint32_t version,
+                                SpAllocator alloc, SaveNames *out, char *buf,
+                                size_t size) {
   Walk w;
   memset(&w, 0, sizeof w);
   w.p = p, w.len = len, w.buf = buf, w.size = size, w.want = SIZE_MAX;
@@ -304,8 +305,8 @@ const char *sp_save_names_read(const uint8_t *p, size_t len, uint32_t version,
   size_t bytes = (size_t)crowds * sizeof(SaveCrowdNames) +
                  w.strs * sizeof(SaveStr) + w.sigs * sizeof(uint64_t) +
                  w.u32s * sizeof(uint32_t) + 1;
-  out->mem = sp_mem_alloc(alloc, bytes);
-  if (out->mem == NULL) return sp_save_no_memory;
+  out->mem = sp__mem_alloc(alloc, bytes);
+  if (out->mem == NULL) return sp__save_no_memory;
   out->mem_bytes = bytes;
   uint8_t *m = out->mem;
   out->crowd = (SaveCrowdNames *)m;
@@ -321,23 +322,23 @@ const char *sp_save_names_read(const uint8_t *p, size_t len, uint32_t version,
   return NULL; /* the same bytes: the second walk cannot fail */
 }
 
-int sp_save_str_is(SaveStr s, const char *name) {
+int sp__save_str_is(SaveStr s, const char *name) {
   return strlen(name) == s.len && memcmp(s.p, name, s.len) == 0;
 }
 
-int sp_save_vars_find(const SaveVars *v, const char *name) {
+int sp__save_vars_find(const SaveVars *v, const char *name) {
   for (uint32_t k = 0; k < v->count; k++)
-    if (sp_save_str_is(v->str[v->at[k]], name)) return (int)k;
+    if (sp__save_str_is(v->str[v->at[k]], name)) return (int)k;
   return -1;
 }
 
-int sp_save_values_find(const SaveVars *v, int var, const char *name) {
+int sp__save_values_find(const SaveVars *v, int var, const char *name) {
   for (uint32_t x = v->at[var] + 1; x < v->at[var + 1]; x++)
-    if (sp_save_str_is(v->str[x], name)) return (int)(x - v->at[var] - 1);
+    if (sp__save_str_is(v->str[x], name)) return (int)(x - v->at[var] - 1);
   return -1;
 }
 
-size_t sp_save_body_at(const uint8_t *save, size_t len) {
+size_t sp__save_body_at(const uint8_t *save, size_t len) {
   if (len < SAVE_HEADER_BYTES) return 0;
   if (sp_save_get(save + 8, 4) < 6) return SAVE_HEADER_BYTES;
   char buf[160];
@@ -357,8 +358,8 @@ size_t sp_save_body_at(const uint8_t *save, size_t len) {
 /* ------------------------------------------------------------------ */
 
 static SpStatus info_bad(SpError *err, const char *what) {
-  return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                      "saved world: %s", what);
+  return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                       "saved world: %s", what);
 }
 
 /* Format 5: the crowd count after the world's part. */
@@ -384,7 +385,7 @@ static int old_crowds(const uint8_t *p, size_t len, uint32_t *crowds) {
 
 SpStatus sp_save_info(const void *data, size_t len, size_t k, SpSaveInfo *info,
                       SpSaveCrowdInfo *crowd, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   memset(info, 0, sizeof *info);
   const uint8_t *p = data;
   if (len < SAVE_HEADER_BYTES || memcmp(p, SAVE_MAGIC, 8) != 0)
@@ -393,14 +394,14 @@ SpStatus sp_save_info(const void *data, size_t len, size_t k, SpSaveInfo *info,
   info->version = (uint32_t)sp_save_get(p + 8, 4);
   info->payload = sp_save_get(p + 16, 8);
   if (info->version < SAVE_OLDEST || info->version > SP_SAVE_VERSION)
-    return sp_error_set(
+    return sp__error_set(
         err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
         "saved world: format version %u, this saspu reads %u to %d",
         info->version, SAVE_OLDEST, SP_SAVE_VERSION);
   if (info->payload != len - SAVE_HEADER_BYTES)
     return info_bad(err, "its length is not the one its header says");
   p += SAVE_HEADER_BYTES, len -= SAVE_HEADER_BYTES;
-  if (sp_save_fnv(SAVE_FNV_START, p, len) !=
+  if (sp__save_fnv(SAVE_FNV_START, p, len) !=
       sp_save_get((const uint8_t *)data + 24, 8))
     return info_bad(err, "checksum mismatch (the data is corrupted)");
   if (info->version < 6)

@@ -6,7 +6,7 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 
-int sp_sensor_of(const SpCrowd *c, int var) {
+int sp__sensor_of(const SpCrowd *c, int var) {
   for (int k = 0; k < c->sensor_count; k++)
     if (c->sensors[k].var == var) return 1;
   return 0;
@@ -16,17 +16,17 @@ static SpStatus sensor_error(const SpCrowd *c, const SpSensor *s, SpError *err,
                              const char *what) {
   const char *name =
       s->var >= 0 && s->var < c->m ? sp_variable_name(c->domain, s->var) : "?";
-  return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                      "crowd: sensor of variable '%s': %s", name, what);
+  return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                       "crowd: sensor of variable '%s': %s", name, what);
 }
 
 SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (s->var < 0 || s->var >= c->m)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "crowd: sensor: variable %d does not exist (%d "
-                        "variables)",
-                        s->var, c->m);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "crowd: sensor: variable %d does not exist (%d "
+                         "variables)",
+                         s->var, c->m);
   int nv = sp_variable_value_count(c->domain, s->var);
   if (s->on < 0 || s->on >= nv || s->off < 0 || s->off >= nv || s->on == s->off)
     return sensor_error(c, s, err,
@@ -34,7 +34,7 @@ SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err) {
                         "different values of it");
   if (c->sensor_count >= SP_CROWD_MAX_SENSORS)
     return sensor_error(c, s, err, "too many sensors (SP_CROWD_MAX_SENSORS)");
-  if (sp_sensor_of(c, s->var) || sp_facts_tie_of(c, s->var) >= 0)
+  if (sp__sensor_of(c, s->var) || sp__facts_tie_of(c, s->var) >= 0)
     return sensor_error(c, s, err,
                         "it is a sensor's or a world fact's already");
   for (int a = 0; a < c->action_count; a++)
@@ -61,11 +61,11 @@ SpStatus sp_crowd_add_sensor(SpCrowd *c, const SpSensor *s, SpError *err) {
 
 static int due(const SpCrowd *c, int k) { return c->clock >= c->sensor_due[k]; }
 
-SpStatus sp_sensors_ready(SpCrowd *c, SpError *err) {
+SpStatus sp__sensors_ready(SpCrowd *c, SpError *err) {
   for (int k = 0; k < c->sensor_count; k++) {
     const SpCrowd *near = c->sensors[k].near;
     if (!due(c, k) || near == NULL || near->retired) continue;
-    SpStatus st = sp_index_ready((SpCrowd *)c->sensors[k].near, err);
+    SpStatus st = sp__index_ready((SpCrowd *)c->sensors[k].near, err);
     if (st != SP_OK) return st;
   }
   return SP_OK;
@@ -91,19 +91,19 @@ static void read_sensor(SpCrowd *c, const SpSensor *s) {
     if (c->phase[i] == SP_PHASE_FREE) continue;
     int x = c->agents[i].x, y = c->agents[i].y;
     int hit = gone           ? 0
-              : near != NULL ? sp_index_any_but(near, x, y, s->r,
-                                                self == 0 ? i : SP_NO_AGENT)
+              : near != NULL ? sp__index_any_but(near, x, y, s->r,
+                                                 self == 0 ? i : SP_NO_AGENT)
                              : place_near(c->world, s->kind, x, y, s->r);
     SpValue v = (SpValue)(hit ? s->on : s->off);
     SpValue *state = sp_population_state_write(c->pop, i);
     if (state[s->var] == v) continue;
     sp_facts_sync(c, i);
     state[s->var] = v;
-    sp_agent_changed(c, i);
+    sp__agent_changed(c, i);
   }
 }
 
-void sp_sensors_read(SpCrowd *c) {
+void sp__sensors_read(SpCrowd *c) {
   for (int k = 0; k < c->sensor_count; k++) {
     if (!due(c, k)) continue;
     c->sensor_due[k] = c->clock + (double)c->sensors[k].period;

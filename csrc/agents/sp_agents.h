@@ -109,10 +109,10 @@ struct SpWorld {
 
 /* The field to place/cell `key`, or NULL when none is cached. Read-only:
  * safe from workers while nothing computes. */
-const float *sp_world_field_peek(const SpWorld *w, uint32_t key);
+const float *sp__world_field_peek(const SpWorld *w, uint32_t key);
 /* The field to `key` at cell (x, y), computed and cached if needed (the
  * serial pass only). NULL on memory or a blocked/outside target. */
-const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y);
+const float *sp__world_field_get(SpWorld *w, uint32_t key, int x, int y);
 /* The first place of `kind` (follow Place.next_of_kind), or SP_NO_PLACE. */
 static inline uint32_t sp_world_first_of_kind(const SpWorld *w, int kind) {
   return kind >= 0 && (size_t)kind < w->chain_cap ? w->chains[kind].first
@@ -142,12 +142,12 @@ static inline const uint32_t *sp_world_field_skips(const SpWorld *w,
   return (const uint32_t *)((const char *)field + w->skip_offset);
 }
 /* Drops every field when the grid changed since they were computed. */
-void sp_world_check_grid(SpWorld *w);
+void sp__world_check_grid(SpWorld *w);
 /* Drops every cached field's key (and its place's link to it). */
-void sp_world_forget_fields(SpWorld *w);
-/* The old name of sp_mem_realloc (base/sp_alloc.h), kept while branches
+void sp__world_forget_fields(SpWorld *w);
+/* The old name of sp__mem_realloc (base/sp_alloc.h), kept while branches
  * written before the one allocator helper still call it. */
-#define sp_agents_realloc sp_mem_realloc
+#define sp_agents_realloc sp__mem_realloc
 
 /* ------------------------------------------------------------------ */
 /* Crowd                                                              */
@@ -491,30 +491,30 @@ static inline void sp_index_drop(SpCrowd *c, size_t i) {
 }
 /* Makes the index's buckets current (creating it on first use).
  * SP_ERR_MEMORY leaves the crowd as it was. */
-SpStatus sp_index_ready(SpCrowd *c, SpError *err);
+SpStatus sp__index_ready(SpCrowd *c, SpError *err);
 /* The cell keys, made on first use from the records; SP_ERR_MEMORY
  * leaves none. */
-SpStatus sp_index_keys(SpCrowd *c, SpError *err);
+SpStatus sp__index_keys(SpCrowd *c, SpError *err);
 /* Takes in the chunks' moved marks: 1 when the buckets are current. */
-int sp_index_fresh(SpCrowd *c);
+int sp__index_fresh(SpCrowd *c);
 /* The index's resident bytes that grow with the agents. */
-size_t sp_index_bytes(const SpCrowd *c);
+size_t sp__index_bytes(const SpCrowd *c);
 /* 1 when some live agent is within Chebyshev distance r of (x, y); the
  * index must be ready. */
-int sp_index_any(const SpCrowd *c, int x, int y, int r);
-void sp_index_free(SpCrowd *c);
+int sp__index_any(const SpCrowd *c, int x, int y, int r);
+void sp__index_free(SpCrowd *c);
 /* Every agent's key again from its record (after a load). */
-void sp_index_reset(SpCrowd *c);
+void sp__index_reset(SpCrowd *c);
 
 /* Shrinks the event buffers that the last frames used less than a quarter
  * of (crowd.c; serial, before a frame's first event). */
-void sp_crowd_trim_events(SpCrowd *c);
+void sp__crowd_trim_events(SpCrowd *c);
 /* SP_OK when slot i holds a live agent, else SP_ERR_STATE naming it. */
-SpStatus sp_agent_check(const SpCrowd *c, size_t i, SpError *err);
+SpStatus sp__agent_check(const SpCrowd *c, size_t i, SpError *err);
 /* Allocates the slot bookkeeping (gens, free_slots) if not yet there;
  * 0 on memory. Invisible otherwise: every generation starts at 0. */
-int sp_crowd_slots_ready(SpCrowd *c);
-void sp_crowd_slots_free(SpCrowd *c);
+int sp__crowd_slots_ready(SpCrowd *c);
+void sp__crowd_slots_free(SpCrowd *c);
 
 /* A walk to another agent: who (crowd, serial, slot, generation), how
  * near is near enough, and the path being followed. */
@@ -532,21 +532,21 @@ typedef struct Chase {
 static inline void sp_chase_end(SpCrowd *c, size_t i) {
   if (c->chase != NULL) c->chase[i].on = 0;
 }
-void sp_crowd_chase_free(SpCrowd *c);
+void sp__crowd_chase_free(SpCrowd *c);
 /* Allocates the crowd's chase records (and, with a grid, its search
  * workspace) if it has none; 0 when out of memory. */
-int sp_crowd_chase_ready(SpCrowd *c);
+int sp__crowd_chase_ready(SpCrowd *c);
 /* For save.c and load.c: agent i's chase is written (it chases and
  * walks); the index of its target's crowd among crowds[], or UINT32_MAX
  * when that crowd is freed or not given (gone: target_gone at the next
  * frame); a loaded chase set again, `target` NULL when gone. */
-int sp_chase_saved(const SpCrowd *c, size_t i);
-uint32_t sp_chase_target_index(const SpCrowd *c, size_t i,
-                               const SpCrowd *const *crowds, size_t count);
-void sp_chase_restore(SpCrowd *c, size_t i, const SpCrowd *target,
-                      const Chase *saved);
-void sp_world_register_crowd(SpWorld *w, SpCrowd *c);
-void sp_world_unregister_crowd(SpWorld *w, SpCrowd *c);
+int sp__chase_saved(const SpCrowd *c, size_t i);
+uint32_t sp__chase_target_index(const SpCrowd *c, size_t i,
+                                const SpCrowd *const *crowds, size_t count);
+void sp__chase_restore(SpCrowd *c, size_t i, const SpCrowd *target,
+                       const Chase *saved);
+void sp__world_register_crowd(SpWorld *w, SpCrowd *c);
+void sp__world_unregister_crowd(SpWorld *w, SpCrowd *c);
 
 /* ---- world facts (facts.c) ------------------------------------------- */
 
@@ -559,29 +559,29 @@ static inline void sp_facts_sync(SpCrowd *c, size_t i) {
 }
 /* Agent i took a plan (or lost it): the ties it reads now. buf: a plan
  * buffer of the caller (action_count + 1 ids). */
-void sp_facts_plan_taken(SpCrowd *c, size_t i, uint16_t *buf);
+void sp__facts_plan_taken(SpCrowd *c, size_t i, uint16_t *buf);
 /* After a load: who reads which tie, from every agent's plan. */
-void sp_facts_reload(SpCrowd *c);
+void sp__facts_reload(SpCrowd *c);
 /* Serial, before a frame: the agents concerned by a fact that changed
  * since the last frame react as to a world change. */
-void sp_facts_apply(SpCrowd *c);
-void sp_facts_free(SpCrowd *c);
-void sp_world_facts_free(SpWorld *w);
+void sp__facts_apply(SpCrowd *c);
+void sp__facts_free(SpCrowd *c);
+void sp__world_facts_free(SpWorld *w);
 /* The tie of variable var, or -1. */
-int sp_facts_tie_of(const SpCrowd *c, int var);
+int sp__facts_tie_of(const SpCrowd *c, int var);
 /* After a state change of agent i (crowd.c). */
-void sp_agent_changed(SpCrowd *c, size_t i);
+void sp__agent_changed(SpCrowd *c, size_t i);
 
 /* ---- sensors (sense.c) ------------------------------------------------ */
 
 /* Serial, before a frame: the readings due. SP_ERR_MEMORY (nothing
  * changed) when a sensed crowd's index cannot be made. */
-SpStatus sp_sensors_ready(SpCrowd *c, SpError *err);
-void sp_sensors_read(SpCrowd *c);
+SpStatus sp__sensors_ready(SpCrowd *c, SpError *err);
+void sp__sensors_read(SpCrowd *c);
 /* 1 when variable var is a sensor's. */
-int sp_sensor_of(const SpCrowd *c, int var);
+int sp__sensor_of(const SpCrowd *c, int var);
 /* 1 when a live agent other than `skip` is within r (index ready). */
-int sp_index_any_but(const SpCrowd *c, int x, int y, int r, size_t skip);
+int sp__index_any_but(const SpCrowd *c, int x, int y, int r, size_t skip);
 
 /* ---- waiting in turn (queue.c) --------------------------------------- */
 
@@ -597,23 +597,23 @@ typedef struct Waiter {
 } Waiter;
 /* What agent a waits for when step act finds place p (SP_NO_PLACE for a
  * kind) full; SP_NO_PLACE when no place can be named. */
-uint32_t sp_queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p);
+uint32_t sp__queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p);
 /* 1 while the waiter still waits (live, same slot generation, its wait
  * for room on that step not over). */
-int sp_queue_still_waits(const Waiter *e);
+int sp__queue_still_waits(const Waiter *e);
 /* Serial: 1 when agent i may take a slot of key now: fewer agents wait
  * for it ahead of i than there are free slots. Drops stale entries. */
-int sp_queue_may_enter(SpCrowd *c, size_t i, uint32_t key);
+int sp__queue_may_enter(SpCrowd *c, size_t i, uint32_t key);
 /* Serial: agent i waits for key on step act; fresh: a new wait (to the
  * back of the line), else a retry that keeps its turn. Without memory it
  * waits without a turn until a later retry joins. */
-void sp_queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh);
+void sp__queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh);
 /* Agent i got in, or its slot is given up: out of the line. */
-void sp_queue_leave(SpCrowd *c, size_t i);
-void sp_queue_forget_crowd(SpWorld *w, const SpCrowd *c);
-void sp_queue_free(SpWorld *w);
+void sp__queue_leave(SpCrowd *c, size_t i);
+void sp__queue_forget_crowd(SpWorld *w, const SpCrowd *c);
+void sp__queue_free(SpWorld *w);
 /* An update begins: turns read in the last one are read again. */
-void sp_queue_next_update(SpWorld *w);
+void sp__queue_next_update(SpWorld *w);
 
 /* queue_index.c: finding a key's waiters and an agent's entry without
  * reading the whole list. The index is a cache: any change it cannot
@@ -634,15 +634,15 @@ typedef struct QueueLine {
   int cut_whole;
 } QueueLine;
 /* 1 when the index is current (rebuilt now if it was stale). */
-int sp_queue_index_ready(SpWorld *w);
+int sp__queue_index_ready(SpWorld *w);
 /* Entry of agent i of crowd c, or SP_QUEUE_END (index ready). */
-uint32_t sp_queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i);
+uint32_t sp__queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i);
 /* The line of key, or NULL when nobody waits for it (index ready). */
-QueueLine *sp_queue_index_line(SpWorld *w, uint32_t key);
+QueueLine *sp__queue_index_line(SpWorld *w, uint32_t key);
 /* Entry k was appended / is being dropped (index ready or stale). */
-void sp_queue_index_added(SpWorld *w, uint32_t k);
-void sp_queue_index_removed(SpWorld *w, uint32_t k);
-void sp_queue_index_free(SpWorld *w);
+void sp__queue_index_added(SpWorld *w, uint32_t k);
+void sp__queue_index_removed(SpWorld *w, uint32_t k);
+void sp__queue_index_free(SpWorld *w);
 
 /* ---- an agent's own priorities (priority.c) --------------------------- */
 
@@ -655,44 +655,44 @@ typedef struct OwnPriority {
  * c->goals, its own priorities first, the crowd's order among equals),
  * with their priorities for it in prio; NULL when it has no priority of
  * its own (the crowd's order then). order and prio: goal_count each. */
-const uint8_t *sp_agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
-                                   int *prio);
+const uint8_t *sp__agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
+                                    int *prio);
 /* Agent i's slot is freed: its own priorities go. */
-void sp_priority_forget(SpCrowd *c, size_t i);
-void sp_priority_free(SpCrowd *c);
+void sp__priority_forget(SpCrowd *c, size_t i);
+void sp__priority_free(SpCrowd *c);
 
 /* ---- goals of sets (goal_sets.c) -------------------------------------- */
 
 /* 1 when sorted goal g's condition holds in state: one of its choices
  * when it has several. */
-int sp_goal_met(const SpCrowd *c, int g, const SpValue *state);
+int sp__goal_met(const SpCrowd *c, int g, const SpValue *state);
 /* 1 when sorted goal g's condition reads variable var. */
-int sp_goal_reads_var(const SpCrowd *c, int g, int var);
+int sp__goal_reads_var(const SpCrowd *c, int g, int var);
 /* Writes the population goal of agent i, about to plan sorted goal g:
  * its condition, or, with several choices, the one with the shortest
  * plan from the agent's state (sp_plan_any, worker wk's scratch; the
  * first when none has a plan), so the population plans exactly
  * sp_plan_any's plan. */
-void sp_goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
+void sp__goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
 /* What blocks sorted goal g from state (sp_plan_any_blocker over its
  * choices, worker wk's scratch); *failure gets the planner's reason for
  * the first choice. Returns the kind (SP_BLOCK_NONE: it has a plan). */
-SpBlockerKind sp_goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
-                              void *scratch, SpBlocker *out,
-                              SpFailure *failure);
+SpBlockerKind sp__goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
+                               void *scratch, SpBlocker *out,
+                               SpFailure *failure);
 /* A recorded blocker b of goal add index `index`: 1 when the goal has
  * several choices and b is the first choice's only (it blocks not every
  * choice; sp_plan_any_blocker records it then), else 0. */
-int sp_goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b);
+int sp__goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b);
 /* Goal add index `index` is added again: it has one choice. */
-void sp_goal_choices_drop(SpCrowd *c, int index);
+void sp__goal_choices_drop(SpCrowd *c, int index);
 
 /* ---- rechecked goals (recheck.c) -------------------------------------- */
 
 /* 1 when sorted goal g is rechecked and no `when` of its group holds in
  * state: the agent pursuing it drops it. */
-int sp_goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
-/* 1 when sorted goal g is rechecked at all (sp_goal_lapsed can say 1). */
+int sp__goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
+/* 1 when sorted goal g is rechecked at all (sp__goal_lapsed can say 1). */
 static inline int sp_goal_rechecked(const SpCrowd *c, int g) {
   return g >= 0 && g < c->goal_count && c->recheck[c->goals[g].index] != 0;
 }
@@ -700,18 +700,18 @@ static inline int sp_goal_rechecked(const SpCrowd *c, int g) {
 /* ---- the detail of no_plans (detail.c) --------------------------------- */
 
 /* Agent i's detail: FAIL_DETAIL_NONE when the crowd keeps none. */
-FailDetail sp_detail_get(const SpCrowd *c, size_t i);
+FailDetail sp__detail_get(const SpCrowd *c, size_t i);
 /* Records agent i's detail (worker wk, or -1 serial), making the crowd's
  * array at its first use; without memory for it the detail is not kept
  * (explanations then name no failure) and it returns 0. */
-int sp_detail_put(SpCrowd *c, int wk, size_t i, FailDetail d);
+int sp__detail_put(SpCrowd *c, int wk, size_t i, FailDetail d);
 /* Serial: 1 when the crowd has its array (made now if needed). */
-int sp_detail_ready(SpCrowd *c);
+int sp__detail_ready(SpCrowd *c);
 /* Serial (a spawn): slot i keeps no detail. */
-void sp_detail_clear(SpCrowd *c, size_t i);
-void sp_detail_free(SpCrowd *c);
+void sp__detail_clear(SpCrowd *c, size_t i);
+void sp__detail_free(SpCrowd *c);
 /* The array's bytes in memory (0 while there is none). */
-size_t sp_detail_bytes(const SpCrowd *c);
+size_t sp__detail_bytes(const SpCrowd *c);
 
 /* Bytes of a crowd's refusal words (refused_hi) at `words` per agent:
  * one row per slot of its capacity and one more. */
@@ -731,17 +731,17 @@ static inline size_t sp_refused_bytes(const SpCrowd *c, size_t words) {
 #define SP_AHEAD_AGENTS 8
 #endif
 /* At a frame's start: no worker's cursor runs on. */
-void sp_ahead_reset(SpCrowd *c);
+void sp__ahead_reset(SpCrowd *c);
 /* At the start of the advance over chunk `chunk`: the cursor runs on
  * when the worker is alone and visited the chunk before, else starts at
  * the chunk's first awake agent and requests the first few. Alone, it
  * reads the whole crowd's bits; else its chunk's only (the others' are
  * written by their workers). */
-void sp_ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone);
+void sp__ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone);
 /* Once per awake agent the worker visits: requests one more, and returns
  * it (SIZE_MAX when none is left). Only a hint: what it requests never
  * changes what the pass does. */
-size_t sp_ahead_next(const SpCrowd *c, Ahead *a);
+size_t sp__ahead_next(const SpCrowd *c, Ahead *a);
 
 /* ---- per-agent logic (step.c) ---------------------------------------- */
 
@@ -752,79 +752,79 @@ typedef struct Sink {
   int worker;
 } Sink;
 
-void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
-                   int action, int goal, int32_t detail);
-int sp_agent_goal_holds(const SpValue *cond, const SpValue *state, int m);
+void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
+                    int action, int goal, int32_t detail);
+int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m);
 /* Pass 0: an agent flagged F_NEED_GOAL stops its step and picks its first
  * goal candidate; returns 1 when it now waits for a plan. */
-int sp_agent_choose(SpCrowd *c, Sink s, size_t i);
+int sp__agent_choose(SpCrowd *c, Sink s, size_t i);
 /* The caller's detail of a failed step (sp_crowd_fail_step), while
  * F_FAIL is set. */
-int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i);
+int32_t sp__agent_fail_detail(const SpCrowd *c, size_t i);
 /* After planning: takes the result; returns 1 when the agent waits for
  * another plan (the next goal candidate). */
-int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i);
+int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i);
 /* Pass 2: advances to the crowd clock (due times); returns 1 when the
  * agent needs the serial binding pass. walked: WALK_NOT, or how its walk
- * of this frame, done already by sp_agent_walk_many, ended. */
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked);
+ * of this frame, done already by sp__agent_walk_many, ended. */
+int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked);
 /* 1 when agent i runs an interruptible step, walking to it, waiting for
  * the engine's move or for a place, or acting. */
-int sp_agent_interruptible_now(const SpCrowd *c, size_t i);
+int sp__agent_interruptible_now(const SpCrowd *c, size_t i);
 /* Interrupts that step when a strictly higher goal applies (reason
  * higher_goal) or its rechecked goal's `when` lapsed (when_lapsed): the
  * agent chooses again at the next update, which ends the step. 1 when it
  * did. */
-int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i);
+int sp__agent_interrupt(SpCrowd *c, Sink s, size_t i);
 
 /* ---- walking (walk.c) ------------------------------------------------ */
 
 enum { WALK_NOT = 0, WALK_STAYED, WALK_ARRIVED };
 /* The distance field a walker follows: its place, or its target cell. */
-uint32_t sp_agent_field_key(const SpCrowd *c, const Agent *a);
+uint32_t sp__agent_field_key(const SpCrowd *c, const Agent *a);
 /* Walks agent i toward its target cell the cells due by now (its due
  * tick, then one each walk_ticks); 1 on arrival, which on its target cell
  * is at once. Needs a field (with a grid): without one the agent asks the
  * serial pass (F_BIND). */
-int sp_agent_walk(SpCrowd *c, size_t i);
-/* Walks, as sp_agent_walk, those of the n agents listed that walk now
+int sp__agent_walk(SpCrowd *c, size_t i);
+/* Walks, as sp__agent_walk, those of the n agents listed that walk now
  * (walking, no F_BIND) on a grid; walked[k] gets WALK_NOT for the others,
  * else WALK_STAYED or WALK_ARRIVED. */
-void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n,
-                        uint8_t *walked);
+void sp__agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n,
+                         uint8_t *walked);
 /* Ticks per cell at the crowd's speed (rounded down, at least 1). */
-uint32_t sp_walk_ticks(float speed);
+uint32_t sp__walk_ticks(float speed);
 /* 1 when walker i sleeps until its due tick: nothing to do before (not on
  * its target, not binding). */
-int sp_walk_sleeps(const SpCrowd *c, size_t i);
+int sp__walk_sleeps(const SpCrowd *c, size_t i);
 /* Serial, at a frame's start: wakes the walkers whose field the world
  * dropped since the last frame (evicted, or the grid changed): they ask
  * the serial pass for it, as a walker visited every frame would. */
-void sp_walk_check_fields(SpCrowd *c);
+void sp__walk_check_fields(SpCrowd *c);
 /* After a load: walker i's saved progress back into a due tick. */
-void sp_walk_loaded(SpCrowd *c, size_t i);
+void sp__walk_loaded(SpCrowd *c, size_t i);
 /* Ends the running step as failed for `why` (its place released) and
  * replans at the next update. */
-void sp_agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why);
+void sp__agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why);
 /* Engine moves: SP_EV_MOVE for agent i's target cell (tx, ty), marked
  * SP_EVENT_REPEATED when `repeated`; the move now awaits an answer. */
-void sp_agent_announce_move(SpCrowd *c, Sink s, size_t i, int act,
-                            int repeated);
+void sp__agent_announce_move(SpCrowd *c, Sink s, size_t i, int act,
+                             int repeated);
 /* After a load: every pending move announced again (serial, at the start
  * of the first update). */
-void sp_agent_announce_all(SpCrowd *c);
+void sp__agent_announce_all(SpCrowd *c);
 /* 1 while agent i's chase target is alive in a live crowd. */
-int sp_chase_target_live(const SpCrowd *c, size_t i);
+int sp__chase_target_live(const SpCrowd *c, size_t i);
 /* The running step's walk is over: SP_EV_ARRIVED, then it acts. */
-void sp_agent_arrive(SpCrowd *c, Sink s, size_t i);
+void sp__agent_arrive(SpCrowd *c, Sink s, size_t i);
 /* SP_OK when agent i waits in SP_PHASE_SCRIPT for the target of its
  * SP_BIND_SCRIPT step, else SP_ERR_STATE saying why. */
-SpStatus sp_crowd_waiting_target(const SpCrowd *c, size_t agent, SpError *err);
+SpStatus sp__crowd_waiting_target(const SpCrowd *c, size_t agent, SpError *err);
 /* Serial pass: one frame of agent i's chase (walk, re-path, arrive, or
  * fail when the target is gone or out of reach). */
-void sp_agent_chase(SpCrowd *c, Sink s, size_t i);
+void sp__agent_chase(SpCrowd *c, Sink s, size_t i);
 /* Serial: binds the running step's place (reservation, field). */
-void sp_agent_bind(SpCrowd *c, Sink s, size_t i);
+void sp__agent_bind(SpCrowd *c, Sink s, size_t i);
 
 /* A binding answered in the parallel advance pass from agent i's own
  * rows (bind_hint.c): the place it would take, the places it prefers to
@@ -834,7 +834,7 @@ typedef struct BindHint {
   uint32_t agent, place, cell;
   uint16_t kind;   /* the kind bound, or BIND_HINT_NO_KIND */
   uint8_t limited; /* a place looked at has a capacity: the queue decides */
-  uint8_t taken;   /* reserved by the serial pass: sp_bind_hint_commit */
+  uint8_t taken;   /* reserved by the serial pass: sp__bind_hint_commit */
   uint64_t nearer;
 } BindHint;
 #define BIND_HINT_NO_KIND 0xffffu
@@ -843,36 +843,36 @@ typedef struct BindHint {
  * agent i's visit left it flagged F_BIND: appends its answer to the
  * worker's list when the serial pass can check it without the agent's
  * rows. */
-void sp_bind_hint_add(SpCrowd *c, int wk, size_t i);
+void sp__bind_hint_add(SpCrowd *c, int wk, size_t i);
 
 /* Serial: binds agent i by its answer when the answer still holds (the
- * same choice sp_agent_bind makes); 0 leaves it to sp_agent_bind. A place
+ * same choice sp__agent_bind makes); 0 leaves it to sp__agent_bind. A place
  * taken is only reserved (h->taken): the agent's rows are written by
- * sp_bind_hint_commit after the pass. */
-int sp_agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h);
+ * sp__bind_hint_commit after the pass. */
+int sp__agent_bind_hinted(SpCrowd *c, Sink s, BindHint *h);
 /* In a worker, after the serial pass: the rows of an agent whose place it
  * reserved (nothing in the serial pass reads them: the agent waits in no
  * queue), and its timer. */
-void sp_bind_hint_commit(SpCrowd *c, int wk, const BindHint *h);
-/* Requests the lines sp_agent_bind_hinted reads and writes. */
-void sp_bind_hint_prefetch(const SpCrowd *c, const BindHint *h);
+void sp__bind_hint_commit(SpCrowd *c, int wk, const BindHint *h);
+/* Requests the lines sp__agent_bind_hinted reads and writes. */
+void sp__bind_hint_prefetch(const SpCrowd *c, const BindHint *h);
 /* Simulates the rest of the plan from the agent's state: 1 when it still
  * reaches the goal. */
-int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);
+int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch);
 /* Forgets the goals refused since the agent last chose. */
-void sp_agent_clear_refused(SpCrowd *c, size_t i);
+void sp__agent_clear_refused(SpCrowd *c, size_t i);
 /* Doubles a full list of agents or places (wheel.c); 0 on memory.
  * `locked`: a worker grows it, under the world's allocator lock. */
-int sp_list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked);
+int sp__list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked);
 /* Drops the running step's reservation (release.c), at once. */
-void sp_agent_release(SpCrowd *c, size_t i);
+void sp__agent_release(SpCrowd *c, size_t i);
 /* The same for a pass on workers: the place's count is lowered when the
- * pass ends (sp_release_flush). */
-void sp_agent_release_by(SpCrowd *c, Sink s, size_t i);
+ * pass ends (sp__release_flush). */
+void sp__agent_release_by(SpCrowd *c, Sink s, size_t i);
 /* Lowers the counts of the places the workers' last pass gave up (serial). */
-void sp_release_flush(SpCrowd *c);
+void sp__release_flush(SpCrowd *c);
 /* Frees the workers' lists of places, and their resident bytes. */
-void sp_release_free(SpCrowd *c);
-size_t sp_release_bytes(const SpCrowd *c);
+void sp__release_free(SpCrowd *c);
+size_t sp__release_bytes(const SpCrowd *c);
 
 #endif

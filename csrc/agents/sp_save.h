@@ -16,7 +16,7 @@
  *            u32 crowds, per crowd its domain's name, u64 agents, u32
  *            variables, per variable a name, u8 values, their names;
  *            u32 actions, per action a name and u64 its signature
- *            (sp_save_action_sig); u32 goals, per goal (index order) a
+ *            (sp__save_action_sig); u32 goals, per goal (index order) a
  *            name. A name: u8 length 1..SAVE_NAME_MAX, that many bytes,
  *            no NUL; (format 9) a longer name, whole: u8 255, u32 length
  *            (255 or more), its bytes (format 6 to 8 cut it at 255).
@@ -78,19 +78,19 @@ static inline uint32_t sp_save_float_bits(float f) {
   return u;
 }
 
-uint64_t sp_save_fnv(uint64_t h, const void *p, size_t n);
+uint64_t sp__save_fnv(uint64_t h, const void *p, size_t n);
 /* What a save depends on but does not carry: the grid's size and cells,
  * the place kinds and places, a crowd's compiled domain, and its action
  * behaviours and options (set by the game code that builds the world). */
-uint64_t sp_save_grid_print(const SpGrid *g);
-uint64_t sp_save_places_print(const SpWorld *w);
-uint64_t sp_save_domain_print(const SpDomain *d);
+uint64_t sp__save_grid_print(const SpGrid *g);
+uint64_t sp__save_places_print(const SpWorld *w);
+uint64_t sp__save_domain_print(const SpDomain *d);
 /* The setup print as format `version` wrote it (format 9 on: with the
  * crowd's movement). */
-uint64_t sp_save_setup_print(const SpCrowd *c, uint32_t version);
+uint64_t sp__save_setup_print(const SpCrowd *c, uint32_t version);
 /* Adds each bound agent of the crowds to held[its place]. */
-void sp_save_count_held(const SpCrowd *const *crowds, size_t count,
-                        uint32_t *held);
+void sp__save_count_held(const SpCrowd *const *crowds, size_t count,
+                         uint32_t *held);
 
 /* A growing output buffer (save.c): room() is NULL once the allocator
  * failed, and every later put is a no-op, so a writer checks oom once. */
@@ -100,13 +100,13 @@ typedef struct SpSaveOut {
   size_t len, cap;
   int oom;
 } SpSaveOut;
-uint8_t *sp_save_room(SpSaveOut *o, size_t n);
-void sp_save_out(SpSaveOut *o, uint64_t v, int bytes);
-void sp_save_out_bytes(SpSaveOut *o, const void *src, size_t n);
+uint8_t *sp__save_room(SpSaveOut *o, size_t n);
+void sp__save_out(SpSaveOut *o, uint64_t v, int bytes);
+void sp__save_out_bytes(SpSaveOut *o, const void *src, size_t n);
 /* Seals o as a save of `version`: the header's length and checksum, and
  * the buffer shrunk to its length (*out, *len). SP_ERR_MEMORY frees it. */
-SpStatus sp_save_seal(SpSaveOut *o, uint32_t version, void **out, size_t *len,
-                      SpError *err);
+SpStatus sp__save_seal(SpSaveOut *o, uint32_t version, void **out, size_t *len,
+                       SpError *err);
 
 /* ------------------------------------------------------------------ */
 /* Names (save_names.c)                                               */
@@ -142,39 +142,39 @@ typedef struct SaveNames {
   void *mem;  /* one allocation holding the arrays */
   size_t mem_bytes;
 } SaveNames;
-int sp_save_vars_find(const SaveVars *v, const char *name);
-int sp_save_values_find(const SaveVars *v, int var, const char *name);
+int sp__save_vars_find(const SaveVars *v, const char *name);
+int sp__save_values_find(const SaveVars *v, int var, const char *name);
 static inline uint32_t sp_save_value_count(const SaveVars *v, int var) {
   return v->at[var + 1] - v->at[var] - 1;
 }
 /* The names block of a format-6 (or later: `version`) payload p[0..len)
  * (after the header):
  * checks every count and name against the bytes (bounded, no NUL), then,
- * when out is not NULL, fills *out (free with sp_save_names_free).
+ * when out is not NULL, fills *out (free with sp__save_names_free).
  * NULL when sound, else what is wrong (written to buf). */
-const char *sp_save_names_read(const uint8_t *p, size_t len, uint32_t version,
-                               SpAllocator alloc, SaveNames *out, char *buf,
-                               size_t size);
-void sp_save_names_free(SaveNames *n);
-extern const char sp_save_no_memory[]; /* what the read returns then */
+const char *sp__save_names_read(const uint8_t *p, size_t len, uint32_t version,
+                                SpAllocator alloc, SaveNames *out, char *buf,
+                                size_t size);
+void sp__save_names_free(SaveNames *n);
+extern const char sp__save_no_memory[]; /* what the read returns then */
 /* Where the world's part of a sound save starts (32 before format 6;
  * after the names block from 6 on); 0 when the names are malformed. */
-size_t sp_save_body_at(const uint8_t *save, size_t len);
+size_t sp__save_body_at(const uint8_t *save, size_t len);
 /* Writes the names block of w and crowds (names: see SpSaveNames; agents
  * per crowd, or NULL: the crowds' own counts). */
-void sp_save_put_names(SpSaveOut *o, const SpWorld *w,
-                       const SpCrowd *const *crowds, size_t count,
-                       const SpSaveNames *names, const uint64_t *agents);
+void sp__save_put_names(SpSaveOut *o, const SpWorld *w,
+                        const SpCrowd *const *crowds, size_t count,
+                        const SpSaveNames *names, const uint64_t *agents);
 /* What a load under migration compares an action by: its name, its
  * variable, pre, post and prevails by name, and its behaviour (durations,
  * binding with the place's or kind's name, flags). */
-uint64_t sp_save_action_sig(const SpCrowd *c, int action,
-                            const SpSaveNames *names);
+uint64_t sp__save_action_sig(const SpCrowd *c, int action,
+                             const SpSaveNames *names);
 /* Place p's name: the caller's, or "<kind>#<p + 1>" written to buf. */
-const char *sp_save_place_name(const SpWorld *w, size_t p,
-                               const SpSaveNames *names, char *buf,
-                               size_t size);
-int sp_save_str_is(SaveStr s, const char *name);
+const char *sp__save_place_name(const SpWorld *w, size_t p,
+                                const SpSaveNames *names, char *buf,
+                                size_t size);
+int sp__save_str_is(SaveStr s, const char *name);
 
 /* ------------------------------------------------------------------ */
 /* What the update relies on (check.c)                                */
@@ -213,12 +213,12 @@ int sp_save_str_is(SaveStr s, const char *name);
  *      walking: not negative; acting: at most the running step's
  *      max_duration, blocked: at most the longest wait a block draws
  *      (retry * SP_BACKOFF_CAP or the cooldown), both as seconds left
- *      (sp_save_time_max); a chase's progress (load_chase_queue.c)
+ *      (sp__save_time_max); a chase's progress (load_chase_queue.c)
  *      under one cell.
  *   R12 the world's queue of waiters: each entry names a slot, an action
  *      and a place or kind that exist, each slot at most once; an agent
  *      is marked queued exactly when an entry of its slot generation
- *      names it (check.c, sp_crowd_check).
+ *      names it (check.c, sp__crowd_check).
  *   R13 the agents' own priorities: sorted by agent then goal, each
  *      once, naming a live agent and a goal of the crowd.
  *   P1 walking: a step, F_HAS_PLAN, and F_BIND or a target cell.
@@ -251,15 +251,16 @@ typedef struct SpCrowdView {
 /* The most seconds left a wait of `phase` (acting action `act`, or
  * blocked) can hold in crowd c at `clock`, rounding included; -1 for a
  * phase without a timed wait. */
-double sp_save_time_max(const SpCrowd *c, uint8_t phase, int act, double clock);
+double sp__save_time_max(const SpCrowd *c, uint8_t phase, int act,
+                         double clock);
 /* NULL when the agent satisfies R1..R11 and P1..P8 (the per-place counts
  * of R10 are the caller's); else what is wrong, naming the field, written
  * to buf. */
-const char *sp_save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
-                                char *buf, size_t size);
+const char *sp__save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
+                                 char *buf, size_t size);
 /* Every agent of a live crowd and the places' reservations (R10): SP_OK,
  * or SP_ERR_STATE naming the agent and the field. Tests call it after
  * every update. */
-SpStatus sp_crowd_check(const SpCrowd *c, SpError *err);
+SpStatus sp__crowd_check(const SpCrowd *c, SpError *err);
 
 #endif

@@ -47,7 +47,7 @@ static inline int plan_act(Plan *p, int k) {
   return k >= 0 && k < plan_len(p) ? plan_id(p, k) : -1;
 }
 
-/* Writes one event record (sp_agent_emit's, and step_emit's). */
+/* Writes one event record (sp__agent_emit's, and step_emit's). */
 static inline void step_event_fill(const SpCrowd *c, SpAgentEvent *e,
                                    size_t agent, SpEventKind kind,
                                    SpReason reason, int action, int goal,
@@ -64,7 +64,7 @@ static inline void step_event_fill(const SpCrowd *c, SpAgentEvent *e,
   e->detail = detail;
 }
 
-/* sp_agent_emit for the events every step end says (a step finished, the
+/* sp__agent_emit for the events every step end says (a step finished, the
  * next started): written in place while the sink's buffer has room. */
 static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
                              int goal) {
@@ -76,7 +76,7 @@ static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
     buf = w->ev, count = &w->ev_count, cap = w->ev_cap;
   }
   if (*count == cap) {
-    sp_agent_emit(s, agent, kind, SP_REASON_NONE, action, goal, 0);
+    sp__agent_emit(s, agent, kind, SP_REASON_NONE, action, goal, 0);
     return;
   }
   step_event_fill(c, &buf[(*count)++], agent, kind, SP_REASON_NONE, action,
@@ -113,20 +113,21 @@ static inline int step_defers_start(const SpCrowd *c, const Agent *a, int act) {
 }
 
 /* Ends the running step without its effect; says so unless `quiet`. */
-void step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
-              int quiet);
-void step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail);
+void sp__step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
+                  int quiet);
+void sp__step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why,
+                   int32_t detail);
 /* After a failed step: replan now, wait (doubling), or give the goal up
  * (step.c says which). */
-void step_after_failure(SpCrowd *c, Sink s, size_t i);
+void sp__step_after_failure(SpCrowd *c, Sink s, size_t i);
 /* The bound step acts now (its timer starts), or the engine is asked to
  * move there (1: it is there already). */
-void step_start_acting(SpCrowd *c, Sink s, Plan *plan);
-int step_start_move(SpCrowd *c, Sink s, Plan *plan);
+void sp__step_start_acting(SpCrowd *c, Sink s, Plan *plan);
+int sp__step_start_move(SpCrowd *c, Sink s, Plan *plan);
 /* 1 when the agent's failures in a row reached its step's max_failures
- * (step_after_failure then gives the goal up). */
-int step_gives_up(const SpCrowd *c, const Agent *a);
+ * (sp__step_after_failure then gives the goal up). */
+int sp__step_gives_up(const SpCrowd *c, const Agent *a);
 /* bind.c: a step bound to a place or kind takes a slot now when it can. */
-int step_bind_fast(SpCrowd *c, Sink s, Plan *plan);
+int sp__step_bind_fast(SpCrowd *c, Sink s, Plan *plan);
 
 #endif

@@ -38,7 +38,7 @@ static void trim_buffer(SpCrowd *c, void **buf, size_t *cap, size_t size,
   t->quiet = 0;
   t->most = 0;
   if (keep >= *cap) return;
-  void *p = sp_mem_realloc(c->alloc, *buf, *cap * size, keep * size);
+  void *p = sp__mem_realloc(c->alloc, *buf, *cap * size, keep * size);
   if (p == NULL) return;
   *buf = p;
   *cap = keep;
@@ -50,7 +50,7 @@ static void trim_buffer(SpCrowd *c, void **buf, size_t *cap, size_t size,
  * while, they shrink to what those frames used and a quarter more, so
  * what a crowd holds follows its frames, not its peak. The binding hints
  * of a frame (bind.c) are counted up to the next frame's start. */
-void sp_crowd_trim_events(SpCrowd *c) {
+void sp__crowd_trim_events(SpCrowd *c) {
   void *p = c->ev;
   trim_buffer(c, &p, &c->ev_cap, sizeof(SpAgentEvent), &c->ev_trim,
               c->ev_count);
@@ -91,46 +91,47 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
  * agents (records, the population's per-NPC arrays, refusals, and the
  * event buffers, which follow the frames' events) and the rest (worker
  * scratch, plan caches, goals). Large arrays count their pages in memory
- * only (sp_mem_resident): a capacity never filled, or plan slots never
+ * only (sp__mem_resident): a capacity never filled, or plan slots never
  * used because the caches hold the plans, cost the process nothing. */
 static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   SpPopulationStats ps;
   sp_population_stats(c->pop, &ps);
   size_t pop_fixed = ps.bytes_total - ps.bytes_npcs;
   size_t grow =
-      sp_mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
-      sp_mem_resident(c->hot_block, c->hot_bytes) +
-      sp_mem_resident(c->refused_hi, c->refused_hi != NULL
-                                         ? sp_refused_bytes(c, c->refused_words)
-                                         : 0) +
+      sp__mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
+      sp__mem_resident(c->hot_block, c->hot_bytes) +
+      sp__mem_resident(
+          c->refused_hi,
+          c->refused_hi != NULL ? sp_refused_bytes(c, c->refused_words) : 0) +
       (ps.bytes_resident - pop_fixed) +
-      sp_mem_resident(c->ev, c->ev_cap * sizeof(SpAgentEvent)) +
-      sp_mem_resident(c->gens, c->gens != NULL
-                                   ? 2u * (c->capacity + 1) * sizeof(uint32_t)
-                                   : 0);
+      sp__mem_resident(c->ev, c->ev_cap * sizeof(SpAgentEvent)) +
+      sp__mem_resident(c->gens, c->gens != NULL
+                                    ? 2u * (c->capacity + 1) * sizeof(uint32_t)
+                                    : 0);
   const CrowdIndex *x = &c->index; /* made by the first query that needs it */
-  grow += sp_index_bytes(c);
-  grow += sp_detail_bytes(c); /* made by the crowd's first no_plan */
-  if (c->chase != NULL)       /* walks to other agents, one record per slot */
-    grow += sp_mem_resident(c->chase, (c->capacity + 1) * sizeof(struct Chase));
+  grow += sp__index_bytes(c);
+  grow += sp__detail_bytes(c); /* made by the crowd's first no_plan */
+  if (c->chase != NULL)        /* walks to other agents, one record per slot */
+    grow +=
+        sp__mem_resident(c->chase, (c->capacity + 1) * sizeof(struct Chase));
   if (c->reads != NULL) { /* world facts tied to variables */
-    grow += sp_mem_resident(c->reads, c->capacity + 1);
+    grow += sp__mem_resident(c->reads, c->capacity + 1);
     grow +=
         (c->chunk_count + 1) * sizeof(uint32_t) + (size_t)c->action_count + 1u;
   }
   size_t rest = sizeof *c + pop_fixed + c->goal_block_bytes +
-                sp_mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
+                sp__mem_resident(x->start, x->start_cap * sizeof(uint32_t)) +
                 (c->chunk_count + 1) * sizeof(ChunkRec) +
                 (size_t)c->action_count * sizeof(SpActionBehaviour) + 1u;
   if (c->chase_ws != NULL) rest += sp_grid_workspace_size_bytes(c->chase_ws);
   for (int k = 0; k < c->goal_count; k++) /* goals of sets (goal_sets.c) */
     rest += (size_t)c->choice_count[k] * (size_t)c->m;
-  grow += sp_wheel_bytes(c);   /* the awake bits and the timers' slots */
-  grow += sp_release_bytes(c); /* places given up in a pass */
+  grow += sp__wheel_bytes(c);   /* the awake bits and the timers' slots */
+  grow += sp__release_bytes(c); /* places given up in a pass */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     const CrowdWorker *w = &c->cw[k];
-    grow += sp_mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent)) +
-            sp_mem_resident(w->hint, w->hint_cap * sizeof(BindHint));
+    grow += sp__mem_resident(w->ev, w->ev_cap * sizeof(SpAgentEvent)) +
+            sp__mem_resident(w->hint, w->hint_cap * sizeof(BindHint));
     if (w->ws == NULL) continue;
     rest += sp_workspace_size_bytes(w->ws) + (size_t)c->m + 8u +
             ((size_t)c->action_count + 1u) * sizeof(uint16_t);

@@ -21,8 +21,8 @@
  * (the allocator need not be thread safe); when growing fails the event
  * is counted as lost and the update reports SP_ERR_MEMORY with the
  * count (never silently). */
-void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
-                   int action, int goal, int32_t detail) {
+void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
+                    int action, int goal, int32_t detail) {
   SpCrowd *c = s.c;
   SpAgentEvent **buf;
   size_t *count, *cap;
@@ -36,8 +36,8 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
     size_t nc = *cap < 256 ? 256 : *cap * 2;
     /* (sp_step.h's step_emit takes this path only to grow) */
     if (s.worker >= 0) pthread_mutex_lock(&c->world->alloc_lock);
-    void *p = sp_mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
-                             nc * sizeof(SpAgentEvent));
+    void *p = sp__mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+                              nc * sizeof(SpAgentEvent));
     if (s.worker >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
     if (p == NULL) {
       atomic_fetch_add(&c->lost, 1);
@@ -54,7 +54,7 @@ void sp_agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
 /* Conditions                                                         */
 /* ------------------------------------------------------------------ */
 
-int sp_agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
+int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
   for (int v = 0; v < m; v++)
     if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
   return 1;
@@ -91,11 +91,11 @@ static void apply_effect(const SpDomain *d, int act, SpValue *state) {
  * free, so the plan is a shortest one to ANY state matching the goal
  * (the planner never keeps a free variable at its start value unless that
  * is cheapest); a goal of sets plans its choice with the shortest plan
- * (sp_goal_for_planning). Every end-of-plan check uses the condition the
- * same way (sp_goal_met: any of its choices). */
+ * (sp__goal_for_planning). Every end-of-plan check uses the condition the
+ * same way (sp__goal_met: any of its choices). */
 static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
-  return sp_agent_goal_holds(c->goals[g].when, state, c->m) &&
-         !sp_goal_met(c, g, state);
+  return sp__agent_goal_holds(c->goals[g].when, state, c->m) &&
+         !sp__goal_met(c, g, state);
 }
 
 /* Refusals (no plan) since the agent last chose: goals 0..15 in its
@@ -118,7 +118,7 @@ static void set_refused(SpCrowd *c, size_t i, int g) {
   c->refused_hi[i * c->refused_words + k / 32u] |= 1u << (k % 32u);
 }
 
-void sp_agent_clear_refused(SpCrowd *c, size_t i) {
+void sp__agent_clear_refused(SpCrowd *c, size_t i) {
   c->agents[i].refused = 0;
   if (c->refused_words > 0)
     memset(c->refused_hi + i * c->refused_words, 0,
@@ -130,7 +130,7 @@ RARE int higher_goal_search(const SpCrowd *c, size_t i, const SpValue *state) {
   const Agent *a = &c->agents[i];
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
-  const uint8_t *own = sp_agent_goal_order(c, i, order, prio);
+  const uint8_t *own = sp__agent_goal_order(c, i, order, prio);
   int mine = c->goals[a->goal].priority;
   for (int k = 0; own != NULL && k < c->goal_count; k++)
     if (own[k] == a->goal) mine = prio[k];
@@ -168,9 +168,9 @@ static void need_goal(SpCrowd *c, size_t i, SpReason why);
  * dropped. */
 RARE int drop_if_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
   Agent *a = &c->agents[i];
-  if (!sp_goal_lapsed(c, a->goal, state)) return 0;
-  sp_agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal,
-                0);
+  if (!sp__goal_lapsed(c, a->goal, state)) return 0;
+  sp__agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal,
+                 0);
   need_goal(c, i, SP_REASON_WHEN_LAPSED);
   return 1;
 }
@@ -192,7 +192,7 @@ static int backs_off(SpReason why) {
          why == SP_REASON_COOLDOWN;
 }
 
-int step_gives_up(const SpCrowd *c, const Agent *a) {
+int sp__step_gives_up(const SpCrowd *c, const Agent *a) {
   if (a->fails == 0 || a->fail_action < 0 || a->goal == GOAL_NONE) return 0;
   const SpActionBehaviour *b = &c->beh[a->fail_action];
   return a->fails >= (b->max_failures > 0 ? b->max_failures : 3);
@@ -206,19 +206,20 @@ static void count_failure(Agent *a, SpReason why, int act) {
 }
 
 /* Ends the running step without its effect; says so unless `quiet`. */
-void step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
-              int quiet) {
+void sp__step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
+                  int quiet) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
   sp_chase_end(c, i);
-  if (!quiet) sp_agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
+  if (!quiet)
+    sp__agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
   if (c->announced != NULL && c->announced[i]) { /* the game moves it still */
     c->announced[i] = 0;
-    sp_agent_emit(s, i, SP_EV_MOVE_CANCELLED, why, act, a->goal,
-                  (int32_t)a->target);
+    sp__agent_emit(s, i, SP_EV_MOVE_CANCELLED, why, act, a->goal,
+                   (int32_t)a->target);
   }
-  sp_agent_release_by(c, s, i);
+  sp__agent_release_by(c, s, i);
   count_failure(a, why, act);
   a->reason = (uint8_t)why;
   a->fail_action = (int16_t)act;
@@ -227,8 +228,9 @@ void step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
   a->tx = a->ty = 0xFFFF;
 }
 
-void step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail) {
-  step_end(c, s, plan, why, detail, 0);
+void sp__step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why,
+                   int32_t detail) {
+  sp__step_end(c, s, plan, why, detail, 0);
 }
 
 static void need_goal(SpCrowd *c, size_t i, SpReason why) {
@@ -244,7 +246,7 @@ static void need_goal(SpCrowd *c, size_t i, SpReason why) {
  * (capped at SP_BACKOFF_CAP retries; blocked, why STEP_FAILED); or, at
  * the step's max_failures-th, sets its goal aside for give_up_for
  * seconds (SP_EV_GAVE_UP) and takes the next one. */
-void step_after_failure(SpCrowd *c, Sink s, size_t i) {
+void sp__step_after_failure(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   int act = a->fail_action;
   if (a->fails == 0 || act < 0 || !backs_off((SpReason)a->reason) ||
@@ -262,9 +264,9 @@ void step_after_failure(SpCrowd *c, Sink s, size_t i) {
     a->fails = 0;
     /* a caller's failure keeps its detail (its message) in the time slot */
     int32_t detail =
-        a->reason == SP_REASON_SCRIPT ? sp_agent_fail_detail(c, i) : 0;
-    sp_agent_emit(s, i, SP_EV_GAVE_UP, (SpReason)a->reason, act, a->goal,
-                  detail);
+        a->reason == SP_REASON_SCRIPT ? sp__agent_fail_detail(c, i) : 0;
+    sp__agent_emit(s, i, SP_EV_GAVE_UP, (SpReason)a->reason, act, a->goal,
+                   detail);
     /* a selector crowd's caller chooses the next goal */
     need_goal(c, i, c->selector ? SP_REASON_NONE : SP_REASON_STEP_FAILED);
     return;
@@ -293,17 +295,17 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
   int any_when = 0, any_sat = 0;
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
-  const uint8_t *own = sp_agent_goal_order(c, i, order, prio); /* its own */
+  const uint8_t *own = sp__agent_goal_order(c, i, order, prio); /* its own */
   for (int k = 0; k < c->goal_count; k++) {
     int g = own != NULL ? own[k] : k;
-    if (!sp_agent_goal_holds(c->goals[g].when, state, c->m)) continue;
+    if (!sp__agent_goal_holds(c->goals[g].when, state, c->m)) continue;
     any_when = 1;
-    if (sp_goal_met(c, g, state)) {
+    if (sp__goal_met(c, g, state)) {
       any_sat = 1;
       continue;
     }
     if (k < from || is_refused(c, i, g)) continue;
-    sp_goal_for_planning(c, s.worker, i, g);
+    sp__goal_for_planning(c, s.worker, i, g);
     a->goal = (uint8_t)g;
     c->flags[i] |= F_PLANNING;
     sp_agent_mark_choosing(c, i);
@@ -318,11 +320,11 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
   a->pursued = GOAL_NONE;
   c->phase[i] = SP_PHASE_IDLE;
   a->why = SP_REASON_NONE;
-  sp_agent_emit(s, i, SP_EV_IDLE, r, -1, -1, 0);
+  sp__agent_emit(s, i, SP_EV_IDLE, r, -1, -1, 0);
   return 0;
 }
 
-int32_t sp_agent_fail_detail(const SpCrowd *c, size_t i) {
+int32_t sp__agent_fail_detail(const SpCrowd *c, size_t i) {
   int32_t d;
   memcpy(&d, &c->time[i], sizeof d);
   return d;
@@ -334,7 +336,7 @@ static int ask_caller(SpCrowd *c, Sink s, size_t i) {
   a->goal = GOAL_NONE;
   a->why = SP_REASON_NONE;
   c->phase[i] = SP_PHASE_SCRIPT;
-  sp_agent_emit(s, i, SP_EV_WAITING, SP_REASON_SELECT, -1, -1, 0);
+  sp__agent_emit(s, i, SP_EV_WAITING, SP_REASON_SELECT, -1, -1, 0);
   return 0;
 }
 
@@ -351,27 +353,27 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
     a->pursued = GOAL_NONE;
     c->phase[i] = SP_PHASE_IDLE;
     a->why = SP_REASON_NONE;
-    sp_agent_emit(s, i, SP_EV_IDLE, SP_REASON_NO_GOAL, -1, -1, 0);
+    sp__agent_emit(s, i, SP_EV_IDLE, SP_REASON_NO_GOAL, -1, -1, 0);
     return 0;
   }
   const SpValue *state = sp_population_state(c->pop, i);
-  if (sp_goal_met(c, a->goal, state)) {
+  if (sp__goal_met(c, a->goal, state)) {
     if (again) return ask_caller(c, s, i); /* the change reached it */
     a->goal = a->pursued = GOAL_NONE;
     c->phase[i] = SP_PHASE_IDLE;
     a->why = SP_REASON_NONE;
-    sp_agent_emit(s, i, SP_EV_IDLE, SP_REASON_ALL_SATISFIED, -1, -1, 0);
+    sp__agent_emit(s, i, SP_EV_IDLE, SP_REASON_ALL_SATISFIED, -1, -1, 0);
     return 0;
   }
   if (why == SP_REASON_SELECT) a->why = SP_REASON_NONE;
-  sp_goal_for_planning(c, s.worker, i, a->goal);
+  sp__goal_for_planning(c, s.worker, i, a->goal);
   c->flags[i] |= F_PLANNING;
   sp_agent_mark_choosing(c, i);
   c->phase[i] = SP_PHASE_THINKING;
   return 1;
 }
 
-int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
+int sp__agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   sp_facts_sync(c, i);
   int failed = (c->flags[i] & F_FAIL) != 0;
@@ -382,21 +384,21 @@ int sp_agent_choose(SpCrowd *c, Sink s, size_t i) {
    * higher goal drops the plan in the same frame */
   Plan plan = plan_view(c, s, i);
   if (a->step != STEP_NONE && failed) {
-    step_stop(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+    sp__step_stop(c, s, &plan, SP_REASON_SCRIPT, sp__agent_fail_detail(c, i));
     if (c->flags[i] & F_HAS_PLAN) {
-      step_after_failure(c, s, i); /* it may back off or give the goal up */
+      sp__step_after_failure(c, s, i); /* it may back off or give the goal up */
       if (c->phase[i] == SP_PHASE_BLOCKED) return 0;
       c->flags[i] &= (uint8_t)~F_NEED_GOAL; /* chosen now */
     }
   } else if (a->step != STEP_NONE)
-    step_stop(c, s, &plan, (SpReason)a->why, 0);
+    sp__step_stop(c, s, &plan, (SpReason)a->why, 0);
   c->flags[i] &= (uint8_t)~F_HAS_PLAN;
-  sp_agent_clear_refused(c, i);
+  sp__agent_clear_refused(c, i);
   if (c->selector) return choose_selected(c, s, i);
   return next_candidate(c, s, i, 0, 0);
 }
 
-int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
+int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpFailureCode code = SP_FAIL_NONE;
   c->flags[i] &= (uint8_t)~F_PLANNING;
@@ -410,19 +412,19 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
     }
     c->flags[i] |= F_HAS_PLAN;
     if (c->reads != NULL)
-      sp_facts_plan_taken(c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan);
+      sp__facts_plan_taken(c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan);
     a->cursor = 0;
     a->done = 0;
     a->step = STEP_NONE;
     c->phase[i] = SP_PHASE_THINKING;
-    if (a->pursued != g) sp_agent_emit(s, i, SP_EV_GOAL_CHOSEN, 0, -1, g, 0);
+    if (a->pursued != g) sp__agent_emit(s, i, SP_EV_GOAL_CHOSEN, 0, -1, g, 0);
     a->pursued = (uint8_t)g;
     if (a->why != SP_REASON_NONE)
-      sp_agent_emit(s, i, SP_EV_REPLANNED, (SpReason)a->why, -1, g,
-                    sp_population_plan_length(c->pop, i));
+      sp__agent_emit(s, i, SP_EV_REPLANNED, (SpReason)a->why, -1, g,
+                     sp_population_plan_length(c->pop, i));
     else
-      sp_agent_emit(s, i, SP_EV_PLANNED, 0, -1, g,
-                    sp_population_plan_length(c->pop, i));
+      sp__agent_emit(s, i, SP_EV_PLANNED, 0, -1, g,
+                     sp_population_plan_length(c->pop, i));
     a->why = SP_REASON_NONE;
     return 0;
   }
@@ -432,8 +434,8 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   SpFailure f = {code, -1, -1, -1, -1, 0};
   SpBlocker b;
   FailDetail d;
-  if (sp_goal_blocker(c, s.worker, g, sp_population_state(c->pop, i),
-                      w->blocker, &b, &f) != SP_BLOCK_ORDER) {
+  if (sp__goal_blocker(c, s.worker, g, sp_population_state(c->pop, i),
+                       w->blocker, &b, &f) != SP_BLOCK_ORDER) {
     /* a missing link: record the blocker (sp_agents.h, FailDetail) */
     d.fcode = (uint8_t)(b.kind == SP_BLOCK_NOTHING_SETS ? SP_FAIL_NO_SETTER
                                                         : SP_FAIL_UNREACHABLE);
@@ -451,16 +453,17 @@ int sp_agent_take_plan(SpCrowd *c, Sink s, size_t i) {
     d.fvar = (int16_t)f.variable;
     d.fvalue = (uint8_t)(f.value < 0 ? 0xFF : f.value);
   }
-  (void)sp_detail_put(c, s.worker, i, d); /* kept when memory allows */
+  (void)sp__detail_put(c, s.worker, i, d); /* kept when memory allows */
   a->reason = SP_REASON_NO_PLAN;
   /* no action failed: fail_action names the goal (see sp_agents.h) */
   a->fail_action = (int16_t)(-2 - c->goals[g].index);
-  sp_agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g, (int32_t)f.code);
+  sp__agent_emit(s, i, SP_EV_NO_PLAN, SP_REASON_NO_PLAN, -1, g,
+                 (int32_t)f.code);
   if (c->selector) return ask_caller(c, s, i);
   set_refused(c, i, g);
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
-  const uint8_t *own = sp_agent_goal_order(c, i, order, prio);
+  const uint8_t *own = sp__agent_goal_order(c, i, order, prio);
   int rank = g;
   for (int k = 0; own != NULL && k < c->goal_count; k++)
     if (own[k] == g) rank = k;
@@ -495,10 +498,10 @@ static int replay_ok(SpCrowd *c, Plan *plan, int p, SpValue *st) {
     if (!conds_hold(d, act, st)) return 0;
     apply_effect(d, act, st);
   }
-  return sp_goal_met(c, a->goal, st);
+  return sp__goal_met(c, a->goal, st);
 }
 
-int sp_agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
+int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   Agent *a = &c->agents[i];
   if (!(c->flags[i] & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
   memcpy(scratch, sp_population_state(c->pop, i), (size_t)c->m);
@@ -539,15 +542,15 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   int act = plan_act(plan, a->step);
   SpValue *state = sp_population_state_write(c->pop, i);
   if (!conds_hold(c->domain, act, state)) {
-    step_stop(c, s, plan, SP_REASON_CONDITIONS, 0);
-    step_after_failure(c, s, i);
+    sp__step_stop(c, s, plan, SP_REASON_CONDITIONS, 0);
+    sp__step_after_failure(c, s, i);
     return;
   }
   apply_effect(c->domain, act, state);
   a->fails = 0; /* the back-off starts over */
   a->done |= 1u << (a->step - a->cursor);
   normalize(a);
-  sp_agent_release_by(c, s, i);
+  sp__agent_release_by(c, s, i);
   sp_chase_end(c, i);
   step_emit(s, i, SP_EV_STEP_FINISHED, act, a->goal);
   a->step = STEP_NONE;
@@ -569,14 +572,14 @@ static float draw(const SpCrowd *c, const SpActionBehaviour *b, size_t i,
   return b->min_duration + u * (b->max_duration - b->min_duration);
 }
 
-void step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
+void sp__step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
   if (b->scripted) {
     c->phase[i] = SP_PHASE_SCRIPT;
-    sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
+    sp__agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return;
   }
   sp_due_start(c, i, draw(c, b, i, a->draws)); /* wheel.c */
@@ -586,19 +589,19 @@ void step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
 /* Engine moves: the bound step's target goes to the caller (SP_EV_MOVE)
  * and the agent waits in SP_PHASE_MOVING; an agent on its target cell
  * already arrives at once. Returns 1 when it arrived (the step acts). */
-int step_start_move(SpCrowd *c, Sink s, Plan *plan) {
+int sp__step_start_move(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
   c->flags[i] &= (uint8_t)~F_BIND;
   if (a->x == a->tx && a->y == a->ty) {
-    sp_agent_emit(s, i, SP_EV_ARRIVED, 0, act, a->goal, (int32_t)a->target);
-    step_start_acting(c, s, plan);
+    sp__agent_emit(s, i, SP_EV_ARRIVED, 0, act, a->goal, (int32_t)a->target);
+    sp__step_start_acting(c, s, plan);
     return 1;
   }
   c->phase[i] = SP_PHASE_MOVING;
   c->time[i] = 0.0f;
-  sp_agent_announce_move(c, s, i, act, 0);
+  sp__agent_announce_move(c, s, i, act, 0);
   return 0;
 }
 
@@ -612,24 +615,25 @@ static SpAgentEvent *last_event(Sink s, size_t before) {
   return c->ev_count > before ? &c->ev[c->ev_count - 1] : NULL;
 }
 
-void sp_agent_announce_move(SpCrowd *c, Sink s, size_t i, int act,
-                            int repeated) {
+void sp__agent_announce_move(SpCrowd *c, Sink s, size_t i, int act,
+                             int repeated) {
   const Agent *a = &c->agents[i];
   size_t before = s.worker >= 0 ? c->cw[s.worker].ev_count : c->ev_count;
   if (c->announced != NULL) c->announced[i] = 1;
-  sp_agent_emit(s, i, SP_EV_MOVE, 0, act, a->goal,
-                a->target == SP_NO_PLACE ? -1 : (int32_t)a->target);
+  sp__agent_emit(s, i, SP_EV_MOVE, 0, act, a->goal,
+                 a->target == SP_NO_PLACE ? -1 : (int32_t)a->target);
   SpAgentEvent *e = last_event(s, before);
   if (repeated && e != NULL) e->flags |= SP_EVENT_REPEATED;
 }
 
-void sp_agent_announce_all(SpCrowd *c) {
+void sp__agent_announce_all(SpCrowd *c) {
   Sink serial = {c, -1};
   for (size_t i = 0; i < c->n; i++) {
     if (c->phase[i] != SP_PHASE_MOVING || (c->flags[i] & (F_FINISH | F_FAIL)))
       continue;
     Plan plan = plan_view(c, serial, i);
-    sp_agent_announce_move(c, serial, i, plan_act(&plan, c->agents[i].step), 1);
+    sp__agent_announce_move(c, serial, i, plan_act(&plan, c->agents[i].step),
+                            1);
   }
 }
 
@@ -644,8 +648,8 @@ static int end_move(SpCrowd *c, Sink s, Plan *plan) {
     c->flags[i] &= (uint8_t) ~(F_FINISH | F_BIND);
     if (c->chase != NULL && c->chase[i].on) {
       /* an agent target: the agent stays where the game put it */
-      if (!sp_chase_target_live(c, i)) {
-        sp_agent_fail_now(c, s, i, SP_REASON_TARGET_GONE);
+      if (!sp__chase_target_live(c, i)) {
+        sp__agent_fail_now(c, s, i, SP_REASON_TARGET_GONE);
         return 0;
       }
       c->chase[i].on = 0;
@@ -654,20 +658,20 @@ static int end_move(SpCrowd *c, Sink s, Plan *plan) {
       sp_index_note(c, i);
     }
     if (c->announced != NULL) c->announced[i] = 0;
-    sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(plan, a->step), a->goal,
-                  (int32_t)a->target);
-    step_start_acting(c, s, plan);
+    sp__agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(plan, a->step), a->goal,
+                   (int32_t)a->target);
+    sp__step_start_acting(c, s, plan);
     return 1;
   }
   if (!(c->flags[i] & F_FAIL)) return 0;
   c->flags[i] &= (uint8_t) ~(F_FAIL | F_BIND);
   if (c->announced != NULL) c->announced[i] = 0; /* the game said so */
   uint32_t p = a->target;
-  step_stop(c, s, plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
+  sp__step_stop(c, s, plan, SP_REASON_SCRIPT, sp__agent_fail_detail(c, i));
   if (p != SP_NO_PLACE) {
     step_cool_down(c, a, p);
   }
-  step_after_failure(c, s, i);
+  sp__step_after_failure(c, s, i);
   return 0;
 }
 
@@ -689,12 +693,12 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     int act = plan_id(plan, a->cursor);
     if (!effect_holds(d, act, state)) break;
     a->done |= 1u;
-    sp_agent_emit(s, i, SP_EV_STEP_SKIPPED, 0, act, a->goal, 0);
+    sp__agent_emit(s, i, SP_EV_STEP_SKIPPED, 0, act, a->goal, 0);
     normalize(a);
   }
   if (a->cursor >= len) {
-    if (sp_goal_met(c, a->goal, state)) {
-      sp_agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);
+    if (sp__goal_met(c, a->goal, state)) {
+      sp__agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);
       need_goal(c, i, SP_REASON_NONE);
     } else {
       need_goal(c, i, SP_REASON_WORLD_CHANGED);
@@ -725,12 +729,12 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     }
   }
   if (pick < 0) {
-    sp_agent_emit(s, i, SP_EV_STEP_FAILED, SP_REASON_CONDITIONS, first, a->goal,
-                  0);
+    sp__agent_emit(s, i, SP_EV_STEP_FAILED, SP_REASON_CONDITIONS, first,
+                   a->goal, 0);
     count_failure(a, SP_REASON_CONDITIONS, first);
     a->reason = SP_REASON_CONDITIONS;
     a->fail_action = (int16_t)first;
-    step_after_failure(c, s, i);
+    sp__step_after_failure(c, s, i);
     return SEL_NOTHING;
   }
   int act = plan_id(plan, pick);
@@ -740,12 +744,12 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   if (!step_defers_start(c, a, act))
     step_emit(s, i, SP_EV_STEP_STARTED, act, a->goal);
   switch (c->beh[act].bind) {
-  case SP_BIND_NONE: step_start_acting(c, s, plan); return SEL_GO;
+  case SP_BIND_NONE: sp__step_start_acting(c, s, plan); return SEL_GO;
   case SP_BIND_SCRIPT:
     c->phase[i] = SP_PHASE_SCRIPT;
     a->target = SP_NO_PLACE;
     a->tx = a->ty = 0xFFFF;
-    sp_agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
+    sp__agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return SEL_NOTHING;
   default:
     c->phase[i] = SP_PHASE_WALKING;
@@ -759,7 +763,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 /* Interruptible steps                                                */
 /* ------------------------------------------------------------------ */
 
-int sp_agent_interruptible_now(const SpCrowd *c, size_t i) {
+int sp__agent_interruptible_now(const SpCrowd *c, size_t i) {
   const Agent *a = &c->agents[i];
   uint8_t ph = c->phase[i];
   if (a->goal == GOAL_NONE ||
@@ -777,8 +781,8 @@ int sp_agent_interruptible_now(const SpCrowd *c, size_t i) {
   return act >= 0 && act < c->action_count && c->beh[act].interruptible;
 }
 
-int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i) {
-  if (!sp_agent_interruptible_now(c, i)) return 0;
+int sp__agent_interrupt(SpCrowd *c, Sink s, size_t i) {
+  if (!sp__agent_interruptible_now(c, i)) return 0;
   const SpValue *state = sp_population_state(c->pop, i);
   if (higher_goal(c, i, state)) {
     need_goal(c, i, SP_REASON_HIGHER_GOAL);
@@ -792,9 +796,9 @@ int sp_agent_interrupt(SpCrowd *c, Sink s, size_t i) {
 /* ------------------------------------------------------------------ */
 
 /* Workers: binds the running step where the order of agents cannot
- * matter; returns 0 to leave it to sp_agent_bind. */
+ * matter; returns 0 to leave it to sp__agent_bind. */
 
-int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
+int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
   Agent *a = &c->agents[i];
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   sp_facts_sync(c, i); /* its steps and goals read the facts of now */
@@ -825,29 +829,30 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       }
       if (c->flags[i] & F_FAIL) {
         c->flags[i] &= (uint8_t)~F_FAIL;
-        step_stop(c, s, &plan, SP_REASON_SCRIPT, sp_agent_fail_detail(c, i));
-        step_after_failure(c, s, i);
+        sp__step_stop(c, s, &plan, SP_REASON_SCRIPT,
+                      sp__agent_fail_detail(c, i));
+        sp__step_after_failure(c, s, i);
       }
       return 0;
     case SP_PHASE_WALKING:
-      if (round == 0 && c->any_interruptible && sp_agent_interrupt(c, s, i))
+      if (round == 0 && c->any_interruptible && sp__agent_interrupt(c, s, i))
         return 0;
       if (c->flags[i] & F_BIND) return 1;
       if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
-                                           : !sp_agent_walk(c, i))
+                                           : !sp__agent_walk(c, i))
         return (c->flags[i] & F_BIND) != 0;
-      sp_agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
-                    (int32_t)a->target);
-      step_start_acting(c, s, &plan);
+      sp__agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
+                     (int32_t)a->target);
+      sp__step_start_acting(c, s, &plan);
       break;
     case SP_PHASE_MOVING:
-      if (c->any_interruptible && sp_agent_interrupt(c, s, i)) return 0;
+      if (c->any_interruptible && sp__agent_interrupt(c, s, i)) return 0;
       /* an agent target is checked in the serial pass every frame */
       if (!end_move(c, s, &plan))
         return c->phase[i] == SP_PHASE_MOVING && (c->flags[i] & F_BIND) != 0;
       break;
     case SP_PHASE_BLOCKED:
-      if (c->any_interruptible && sp_agent_interrupt(c, s, i)) return 0;
+      if (c->any_interruptible && sp__agent_interrupt(c, s, i)) return 0;
       if (!sp_due_passed(c, i)) return 0;
       if (a->why == SP_REASON_STEP_FAILED) { /* a back-off is over */
         need_goal(c, i, SP_REASON_STEP_FAILED);
@@ -859,8 +864,8 @@ int sp_agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
       int r = select_next(c, s, &plan, w->state);
       if (r == SEL_BIND) {
-        if (!step_bind_fast(c, s, &plan)) return 1;
-        if (!c->opt.engine_moves || !step_start_move(c, s, &plan)) return 0;
+        if (!sp__step_bind_fast(c, s, &plan)) return 1;
+        if (!c->opt.engine_moves || !sp__step_start_move(c, s, &plan)) return 0;
         break;
       }
       if (r == SEL_NOTHING) return 0;

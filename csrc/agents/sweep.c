@@ -51,8 +51,8 @@ static inline unsigned lanes_passed_over(const SpCrowd *c, size_t i,
 }
 #endif
 
-size_t sp_wheel_sweep_list(const SpCrowd *c, size_t lo, size_t hi,
-                           uint32_t *out) {
+size_t sp__wheel_sweep_list(const SpCrowd *c, size_t lo, size_t hi,
+                            uint32_t *out) {
   const uint32_t now = c->now_rel;
   const unsigned acting_timed = !c->any_interruptible;
   size_t n = 0, i = lo;

@@ -156,8 +156,8 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     if (k + PREFETCH_AHEAD < nd) fetch_choosing(c, due[k + PREFETCH_AHEAD]);
     size_t i = due[k];
     if (c->flags[i] & F_NEED_GOAL) {
-      sp_agent_choose(c, s, i);
-      sp_wheel_settle(c, s.worker, i);
+      sp__agent_choose(c, s, i);
+      sp__wheel_settle(c, s.worker, i);
     }
     left |= c->flags[i] & F_NEED_GOAL;
     if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
@@ -173,7 +173,7 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
 static void commit_chunk(SpCrowd *c, int wk, ChunkRec *r) {
   BindHint *h = c->cw[r->hint_worker].hint + r->hint_start;
   for (uint32_t k = 0; k < r->hint_count; k++)
-    if (h[k].taken) sp_bind_hint_commit(c, wk, &h[k]);
+    if (h[k].taken) sp__bind_hint_commit(c, wk, &h[k]);
   r->taken = 0;
 }
 
@@ -194,8 +194,8 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     fetch_first(c, due, nd, fetch_ahead);
     for (size_t k = 0; k < nd; k++) {
       if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      sp_agent_take_plan(c, s, due[k]);
-      sp_wheel_settle(c, wk, due[k]);
+      sp__agent_take_plan(c, s, due[k]);
+      sp__wheel_settle(c, wk, due[k]);
     }
     flagged = mark_waiting(c, &c->chunks[chunk], due, nd); /* next goal */
     break;
@@ -208,19 +208,19 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
      * next frame wakes them all again) */
     const uint8_t *phase = c->phase;
     int sweep = c->sweeping;
-    if (sweep) nd = sp_wheel_sweep_list(c, lo, hi, due);
-    size_t na = sweep ? 0 : sp_wheel_awake_list(c, lo, hi, due);
+    if (sweep) nd = sp__wheel_sweep_list(c, lo, hi, due);
+    size_t na = sweep ? 0 : sp__wheel_awake_list(c, lo, hi, due);
     Ahead *look = &c->cw[wk < 0 ? 0 : wk].ahead;
-    if (!sweep) sp_ahead_chunk(c, look, chunk, c->serial_pass);
+    if (!sweep) sp__ahead_chunk(c, look, chunk, c->serial_pass);
     for (size_t k = 0; k < na; k++) {
-      sp_ahead_next(c, look);
+      sp__ahead_next(c, look);
       size_t i = due[k];
       uint8_t ph = phase[i];
       /* an interruptible step gives way while it waits too */
       if (c->any_interruptible &&
           (ph == SP_PHASE_MOVING || ph == SP_PHASE_BLOCKED) &&
-          sp_agent_interrupt(c, s, i)) {
-        sp_wheel_settle(c, wk, i);
+          sp__agent_interrupt(c, s, i)) {
+        sp__wheel_settle(c, wk, i);
         continue;
       }
       /* a move waits for the caller's answer: nothing due before it */
@@ -228,12 +228,12 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
           (ph == SP_PHASE_MOVING &&
            !(c->flags[i] & (F_FINISH | F_FAIL | F_BIND))) ||
           (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
-        sp_wheel_settle(c, wk, i);
+        sp__wheel_settle(c, wk, i);
         continue;
       }
       due[nd++] = (uint32_t)i;
     }
-    if (nd > 0) sp_agent_walk_many(c, due, nd, walked);
+    if (nd > 0) sp__agent_walk_many(c, due, nd, walked);
     atomic_fetch_add_explicit(&c->visited, nd, memory_order_relaxed);
     for (size_t k = 0; k < nd; k++) {
       /* the look-ahead requested the awake agents' memory already */
@@ -242,14 +242,14 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
         fetch_ahead(c, due[ahead]);
       /* a walker still on its way has nothing more to do this frame */
       int bind = walked[k] != WALK_STAYED
-                     ? sp_agent_advance(c, s, due[k], walked[k])
-                 : c->any_interruptible && sp_agent_interrupt(c, s, due[k])
+                     ? sp__agent_advance(c, s, due[k], walked[k])
+                 : c->any_interruptible && sp__agent_interrupt(c, s, due[k])
                      ? 0
                      : (c->flags[due[k]] & F_BIND) != 0;
       flagged += (uint32_t)bind;
       if (bind && (c->flags[due[k]] & F_BIND)) /* found while at hand */
-        sp_bind_hint_add(c, wk, due[k]);
-      if (!sweep) sp_wheel_settle(c, wk, due[k]);
+        sp__bind_hint_add(c, wk, due[k]);
+      if (!sweep) sp__wheel_settle(c, wk, due[k]);
     }
     break;
   }
@@ -309,8 +309,8 @@ static int reserve_events(SpCrowd *c, size_t want) {
   if (want <= c->ev_cap) return 1;
   size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
   while (nc < want) nc *= 2;
-  void *p = sp_mem_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
-                           nc * sizeof *c->ev);
+  void *p = sp__mem_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
+                            nc * sizeof *c->ev);
   if (p == NULL) return 0;
   c->ev = p;
   c->ev_cap = nc;
@@ -456,8 +456,8 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     else if (c->ev_count > c->ev_mark) /* no buffer yet: ev is NULL */
       count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
     c->serial_pass = 0;
-    sp_wheel_flush(c);   /* the timers its workers started */
-    sp_release_flush(c); /* the places its workers gave up */
+    sp__wheel_flush(c);   /* the timers its workers started */
+    sp__release_flush(c); /* the places its workers gave up */
   }
   return workers - 1;
 }
@@ -495,13 +495,13 @@ static void frame_begin(SpCrowd *c, float dt) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].hint_count = 0;
   if (c->reannounce) { /* a load: the game hears of its moves again */
     c->reannounce = 0;
-    sp_agent_announce_all(c);
+    sp__agent_announce_all(c);
     count_kinds(c, c->ev, c->ev_count);
   }
-  sp_wheel_frame(c); /* wakes the agents whose wait ends */
-  sp_ahead_reset(c);
-  sp_world_check_grid(c->world);
-  sp_walk_check_fields(c); /* and the walkers whose field went */
+  sp__wheel_frame(c); /* wakes the agents whose wait ends */
+  sp__ahead_reset(c);
+  sp__world_check_grid(c->world);
+  sp__walk_check_fields(c); /* and the walkers whose field went */
 }
 
 /* The next chunk after t with agents flagged for binding (the chunk
@@ -533,7 +533,7 @@ static size_t bind_list(const SpCrowd *c, size_t t, uint32_t *out,
 
 static void bind_fetch(const SpCrowd *c, uint32_t i, const BindHint *h) {
   if (h != NULL)
-    sp_bind_hint_prefetch(c, h);
+    sp__bind_hint_prefetch(c, h);
   else
     fetch_ahead(c, i);
 }
@@ -571,12 +571,12 @@ static size_t bind_pass(SpCrowd *c) {
       else if (ahead - nd < nn)
         bind_fetch(c, next[ahead - nd], hint2[ahead - nd]);
       size_t before = c->ev_count;
-      if (hint[k] == NULL || !sp_agent_bind_hinted(c, serial, hint[k]))
-        sp_agent_bind(c, serial, due[k]);
+      if (hint[k] == NULL || !sp__agent_bind_hinted(c, serial, hint[k]))
+        sp__agent_bind(c, serial, due[k]);
       if (hint[k] != NULL && hint[k]->taken)
         chunk_taken++; /* its timer too waits for PASS_COMMIT */
       else
-        sp_wheel_settle(c, -1, due[k]);
+        sp__wheel_settle(c, -1, due[k]);
       if (c->ev_count > before) /* no buffer yet: ev is NULL */
         count_kinds(c, c->ev + before, c->ev_count - before);
     }
@@ -585,7 +585,7 @@ static size_t bind_pass(SpCrowd *c) {
     taken += chunk_taken;
     t = t2, nd = nn, cur ^= 1;
   }
-  sp_wheel_flush(c);
+  sp__wheel_flush(c);
   c->ms_binding = now_ms() - tb;
   return taken;
 }
@@ -598,10 +598,10 @@ static size_t frame_lost(SpCrowd *c) {
 }
 
 static SpStatus lost_error(size_t lost, SpError *err) {
-  return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
-                      "crowd: out of memory for events: %zu of this "
-                      "frame's events were lost (the agents moved on)",
-                      lost);
+  return sp__error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
+                       "crowd: out of memory for events: %zu of this "
+                       "frame's events were lost (the agents moved on)",
+                       lost);
 }
 
 SpStatus sp_crowd_update(SpCrowd *c, float dt, SpError *err) {
@@ -613,27 +613,27 @@ static SpStatus check_crowds(SpCrowd *const *crowds, size_t count,
                              SpError *err) {
   for (size_t k = 0; k < count; k++) {
     if (crowds[k]->pool != crowds[0]->pool)
-      return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                          "crowds: crowd %zu does not run on the first "
-                          "crowd's thread pool",
-                          k + 1);
+      return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                           "crowds: crowd %zu does not run on the first "
+                           "crowd's thread pool",
+                           k + 1);
     for (size_t j = 0; j < k; j++)
       if (crowds[j] == crowds[k])
-        return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                            "crowds: crowd %zu is listed twice (also %zu)",
-                            k + 1, j + 1);
+        return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                             "crowds: crowd %zu is listed twice (also %zu)",
+                             k + 1, j + 1);
   }
   return SP_OK;
 }
 
 SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
                           SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (!(dt >= 0.0f) || isinf(dt)) /* the clock must stay a saved number */
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "dt must be a finite number of seconds, 0 or more "
-                        "(got %g)",
-                        (double)dt);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "dt must be a finite number of seconds, 0 or more "
+                         "(got %g)",
+                         (double)dt);
   if (count == 0) return SP_OK;
   double t0 = now_ms();
   SpStatus st = check_crowds(crowds, count, err);
@@ -642,28 +642,28 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     if (crowds[k]->clock + (double)dt > SP_CROWD_CLOCK_MAX) {
       char which[48] = "the crowd's";
       if (count > 1) snprintf(which, sizeof which, "crowd %zu's", k + 1);
-      return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                          "dt %g takes %s clock (%.17g s) past %.0f s, the "
-                          "latest it may read",
-                          (double)dt, which, crowds[k]->clock,
-                          SP_CROWD_CLOCK_MAX);
+      return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                           "dt %g takes %s clock (%.17g s) past %.0f s, the "
+                           "latest it may read",
+                           (double)dt, which, crowds[k]->clock,
+                           SP_CROWD_CLOCK_MAX);
     }
   SpThreadPool *pool = crowds[0]->pool;
   /* the buffers keep the size of the last frames, not one event per
    * agent: a frame needing more than twice the last one grows them */
-  for (size_t k = 0; k < count; k++) sp_crowd_trim_events(crowds[k]);
+  for (size_t k = 0; k < count; k++) sp__crowd_trim_events(crowds[k]);
   for (size_t k = 0; k < count; k++) /* the crowds sensed, indexed */
     if (crowds[k]->sensor_count > 0 &&
-        (st = sp_sensors_ready(crowds[k], err)) != SP_OK)
+        (st = sp__sensors_ready(crowds[k], err)) != SP_OK)
       return st;
   for (size_t k = 0; k < count; k++) {
-    if (crowds[k]->tie_count > 0) sp_facts_apply(crowds[k]); /* world facts */
-    if (crowds[k]->sensor_count > 0) sp_sensors_read(crowds[k]);
+    if (crowds[k]->tie_count > 0) sp__facts_apply(crowds[k]); /* world facts */
+    if (crowds[k]->sensor_count > 0) sp__sensors_read(crowds[k]);
   }
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
     crowds[k]->in_pass = 1;
-    sp_queue_next_update(crowds[k]->world);
+    sp__queue_next_update(crowds[k]->world);
   }
 
   /* goals, then planning rounds: each round plans every agent waiting

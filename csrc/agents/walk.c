@@ -13,7 +13,7 @@
  * (rounded down: a walker is never slower than its speed). */
 #define WALK_TICKS_MAX (1u << 30)
 
-uint32_t sp_walk_ticks(float speed) {
+uint32_t sp__walk_ticks(float speed) {
   double p = floor(SP_TICKS_PER_S / (double)speed);
   return !(p >= 1.0) ? 1u : p >= WALK_TICKS_MAX ? WALK_TICKS_MAX : (uint32_t)p;
 }
@@ -31,24 +31,24 @@ static void walked_cells(SpCrowd *c, size_t i, uint32_t k) {
   sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
 }
 
-int sp_walk_sleeps(const SpCrowd *c, size_t i) {
+int sp__walk_sleeps(const SpCrowd *c, size_t i) {
   const Agent *a = &c->agents[i];
   return sp_walk_timed(c, i) && !(c->flags[i] & F_BIND) &&
          !sp_due_passed(c, i) && (a->x != a->tx || a->y != a->ty);
 }
 
-void sp_walk_check_fields(SpCrowd *c) {
+void sp__walk_check_fields(SpCrowd *c) {
   const SpWorld *w = c->world;
   if (c->fields_seen == w->fields_dropped) return;
   c->fields_seen = w->fields_dropped;
   if (w->grid == NULL) return;
   for (size_t i = 0; i < c->n; i++)
     if (c->phase[i] == SP_PHASE_WALKING && !(c->flags[i] & F_BIND) &&
-        sp_world_field_peek(w, sp_agent_field_key(c, &c->agents[i])) == NULL)
+        sp__world_field_peek(w, sp__agent_field_key(c, &c->agents[i])) == NULL)
       sp_agent_wake(c, i);
 }
 
-void sp_walk_loaded(SpCrowd *c, size_t i) {
+void sp__walk_loaded(SpCrowd *c, size_t i) {
   double left = floor((1.0 - (double)c->time[i]) * c->walk_ticks + 0.5);
   double d = (double)c->now_rel + left;
   sp_due_put(c, i, d <= 0.0 ? 0u : d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d);
@@ -58,7 +58,7 @@ void sp_walk_loaded(SpCrowd *c, size_t i) {
 /* Walking                                                            */
 /* ------------------------------------------------------------------ */
 
-uint32_t sp_agent_field_key(const SpCrowd *c, const Agent *a) {
+uint32_t sp__agent_field_key(const SpCrowd *c, const Agent *a) {
   if (a->target != SP_NO_PLACE) return a->target;
   return FIELD_CELL_KEY |
          (uint32_t)(a->ty * sp_grid_width(c->world->grid) + a->tx);
@@ -88,7 +88,7 @@ static int lane_start(SpCrowd *c, size_t i, Lane *l) {
   Agent *a = &c->agents[i];
   if (a->x == a->tx && a->y == a->ty) return WALK_ARRIVED;
   const SpWorld *w = c->world;
-  const float *f = sp_world_field_peek(w, sp_agent_field_key(c, a));
+  const float *f = sp__world_field_peek(w, sp__agent_field_key(c, a));
   if (f == NULL) {
     c->flags[i] |= F_BIND;
     return WALK_STAYED;
@@ -181,7 +181,7 @@ static int walk_open(SpCrowd *c, size_t i) {
   return 0;
 }
 
-int sp_agent_walk(SpCrowd *c, size_t i) {
+int sp__agent_walk(SpCrowd *c, size_t i) {
   if (c->world->grid == NULL) return walk_open(c, i);
   Lane l;
   int r = lane_start(c, i, &l);
@@ -202,8 +202,8 @@ int sp_agent_walk(SpCrowd *c, size_t i) {
  * them (the turns of the agents read them next, from the cache). */
 #define RECORD_AHEAD 8
 
-void sp_agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n,
-                        uint8_t *walked) {
+void sp__agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n,
+                         uint8_t *walked) {
   memset(walked, WALK_NOT, n);
   if (c->world->grid == NULL) return;
   Lane lane[WALK_LANES];

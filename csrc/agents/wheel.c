@@ -38,39 +38,39 @@ _Static_assert(SP_CROWD_CHUNK % 64 == 0, "a chunk is whole bitmap words");
 _Static_assert((SP_WHEEL_SLOTS & (SP_WHEEL_SLOTS - 1)) == 0,
                "SP_WHEEL_SLOTS: a power of two");
 
-int sp_wheel_new(SpCrowd *c) {
+int sp__wheel_new(SpCrowd *c) {
   c->awake_words = c->chunk_count * (SP_CROWD_CHUNK / 64) + 1;
-  c->awake = sp_mem_alloc(c->alloc, c->awake_words * sizeof(uint64_t));
+  c->awake = sp__mem_alloc(c->alloc, c->awake_words * sizeof(uint64_t));
   if (c->awake == NULL) return 0;
   memset(c->awake, 0, c->awake_words * sizeof(uint64_t));
   return 1;
 }
 
-void sp_wheel_free(SpCrowd *c) {
+void sp__wheel_free(SpCrowd *c) {
   if (c->awake != NULL)
-    sp_mem_free(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
+    sp__mem_free(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
   c->awake = NULL;
   struct Wheel *wh = c->wheel;
   if (wh != NULL) {
     if (wh->block != NULL)
-      sp_mem_free(c->alloc, wh->block, wh->cap * sizeof(WheelBlock));
-    sp_mem_free(c->alloc, wh, sizeof *wh);
+      sp__mem_free(c->alloc, wh->block, wh->cap * sizeof(WheelBlock));
+    sp__mem_free(c->alloc, wh, sizeof *wh);
     c->wheel = NULL;
   }
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
     if (w->arm != NULL)
-      sp_mem_free(c->alloc, w->arm, w->arm_cap * sizeof(uint32_t));
+      sp__mem_free(c->alloc, w->arm, w->arm_cap * sizeof(uint32_t));
     w->arm = NULL;
     w->arm_count = w->arm_cap = 0;
   }
 }
 
-size_t sp_wheel_bytes(const SpCrowd *c) {
+size_t sp__wheel_bytes(const SpCrowd *c) {
   size_t b = c->awake_words * sizeof(uint64_t);
   if (c->wheel != NULL) /* the pool's pages in use */
     b += sizeof *c->wheel +
-         sp_mem_resident(c->wheel->block, c->wheel->cap * sizeof(WheelBlock));
+         sp__mem_resident(c->wheel->block, c->wheel->cap * sizeof(WheelBlock));
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
     b += c->cw[k].arm_cap * sizeof(uint32_t);
   return b;
@@ -100,11 +100,11 @@ static int64_t clock_ticks(double clock) {
 
 /* Doubles a full list of agents (or places); 0 on memory. The lock is
  * the world's allocator lock when a worker grows it. */
-int sp_list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
+int sp__list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
   size_t nc = *cap < 64 ? 64 : *cap * 2;
   if (locked) pthread_mutex_lock(&c->world->alloc_lock);
-  void *p = sp_mem_realloc(c->alloc, *e, *cap * sizeof(uint32_t),
-                           nc * sizeof(uint32_t));
+  void *p = sp__mem_realloc(c->alloc, *e, *cap * sizeof(uint32_t),
+                            nc * sizeof(uint32_t));
   if (locked) pthread_mutex_unlock(&c->world->alloc_lock);
   if (p == NULL) return 0;
   *e = p;
@@ -115,7 +115,7 @@ int sp_list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
 /* Grows a list of agents by one (doubling); 0 on memory. */
 static inline int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap,
                        uint32_t i, int locked) {
-  if (*n == *cap && !sp_list_grow(c, e, cap, locked)) return 0;
+  if (*n == *cap && !sp__list_grow(c, e, cap, locked)) return 0;
   (*e)[(*n)++] = i;
   return 1;
 }
@@ -150,13 +150,13 @@ static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
 /* A walker sleeps until its next cell unless it has something to do
  * before (walk.c). */
 RARE void settle_walker(SpCrowd *c, int wk, size_t i) {
-  if (sp_walk_sleeps(c, i))
+  if (sp__walk_sleeps(c, i))
     sleep_until_due(c, wk, i);
   else
     sp_agent_wake(c, i);
 }
 
-void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
+void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
   /* a long frame: the next frame wakes every agent anyway */
   if (c->sweeping) {
     sp_agent_wake(c, i);
@@ -165,7 +165,7 @@ void sp_wheel_settle(SpCrowd *c, int wk, size_t i) {
   uint8_t ph = c->phase[i], fl = c->flags[i];
   /* an interruptible step is looked at every frame, walking or waiting */
   if (c->any_interruptible && ph != SP_PHASE_ACTING &&
-      sp_agent_interruptible_now(c, i)) {
+      sp__agent_interruptible_now(c, i)) {
     sp_agent_wake(c, i);
     return;
   }
@@ -200,8 +200,8 @@ static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
   }
   if (wh->used == wh->cap) {
     uint32_t nc = wh->cap < 64 ? 64 : wh->cap * 2;
-    void *p = sp_mem_realloc(c->alloc, wh->block, wh->cap * sizeof(WheelBlock),
-                             (size_t)nc * sizeof(WheelBlock));
+    void *p = sp__mem_realloc(c->alloc, wh->block, wh->cap * sizeof(WheelBlock),
+                              (size_t)nc * sizeof(WheelBlock));
     if (p == NULL) return NO_BLOCK;
     wh->block = p;
     wh->cap = nc;
@@ -241,7 +241,7 @@ static void slots_clear(struct Wheel *wh) {
 /* Agent i into the slot of its tick (awake instead, without memory). */
 static void arm(SpCrowd *c, uint32_t i) {
   if (c->wheel == NULL) {
-    c->wheel = sp_mem_alloc(c->alloc, sizeof *c->wheel);
+    c->wheel = sp__mem_alloc(c->alloc, sizeof *c->wheel);
     if (c->wheel == NULL) {
       sp_agent_wake(c, i);
       return;
@@ -265,7 +265,7 @@ static inline void request_due(const SpCrowd *c, uint32_t j) {
   sp_prefetch(c->time + j);
 }
 
-void sp_wheel_flush(SpCrowd *c) {
+void sp__wheel_flush(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
     for (size_t j = 0; j < w->arm_count; j++) {
@@ -330,7 +330,7 @@ static void drain(SpCrowd *c, int64_t t) {
   }
 }
 
-void sp_wheel_wake_all(SpCrowd *c) {
+void sp__wheel_wake_all(SpCrowd *c) {
   size_t words = (c->n + 63) / 64;
   if (words > 0) memset(c->awake, 0xFF, words * sizeof(uint64_t));
 }
@@ -356,7 +356,7 @@ static uint32_t rel(const SpCrowd *c, int64_t ticks) {
   return r <= 0 ? 0u : r >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)r;
 }
 
-void sp_wheel_frame(SpCrowd *c) {
+void sp__wheel_frame(SpCrowd *c) {
   int64_t now = clock_ticks(c->clock);
   rebase(c, now);
   c->now_rel = rel(c, now);
@@ -369,7 +369,7 @@ void sp_wheel_frame(SpCrowd *c) {
     /* most agents are due: visit them all, in order, not through slots
      * (and after a long frame, arm every timer again) */
     if (c->wheel != NULL) slots_clear(c->wheel);
-    sp_wheel_wake_all(c);
+    sp__wheel_wake_all(c);
     c->wheel_tick = cur > 0 ? cur - 1 : 0;
     return;
   }
@@ -380,7 +380,7 @@ void sp_wheel_frame(SpCrowd *c) {
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
 }
 
-void sp_wheel_loaded(SpCrowd *c) {
+void sp__wheel_loaded(SpCrowd *c) {
   if (c->wheel != NULL) slots_clear(c->wheel);
   /* the epoch some way back: a walker behind its due cells (waiting for
    * its field) keeps a due tick before the clock */
@@ -393,15 +393,15 @@ void sp_wheel_loaded(SpCrowd *c) {
     if (ph == SP_PHASE_ACTING || ph == SP_PHASE_BLOCKED)
       sp_due_put(c, i, LOAD_SLACK + sp_ticks(c->time[i]));
     else if (sp_walk_timed(c, i))
-      sp_walk_loaded(c, i); /* its progress (walk.c) */
+      sp__walk_loaded(c, i); /* its progress (walk.c) */
   }
   int64_t cur = clock_ticks(c->clock) >> SP_WHEEL_SHIFT;
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
-  sp_wheel_wake_all(c);
+  sp__wheel_wake_all(c);
 }
 
-size_t sp_wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
-                           uint32_t *out) {
+size_t sp__wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
+                            uint32_t *out) {
   size_t n = 0;
   for (size_t wd = lo / 64; wd * 64 < hi; wd++) {
     uint64_t bits = c->awake[wd];

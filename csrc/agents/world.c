@@ -15,7 +15,7 @@ static int grow(SpAllocator a, void **arr, size_t *cap, size_t need,
   if (need <= *cap) return 1;
   size_t nc = *cap < 8 ? 8 : *cap * 2;
   while (nc < need) nc *= 2;
-  void *p = sp_mem_realloc(a, *arr, *cap * elem, nc * elem);
+  void *p = sp__mem_realloc(a, *arr, *cap * elem, nc * elem);
   if (p == NULL) return 0;
   *arr = p;
   *cap = nc;
@@ -24,10 +24,10 @@ static int grow(SpAllocator a, void **arr, size_t *cap, size_t need,
 
 SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
                       SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
-  SpWorld *w = sp_mem_alloc(alloc, sizeof *w);
-  if (w == NULL) return sp_error_memory(err);
+  SpWorld *w = sp__mem_alloc(alloc, sizeof *w);
+  if (w == NULL) return sp__error_memory(err);
   memset(w, 0, sizeof *w);
   w->alloc = alloc;
   w->grid = grid;
@@ -50,11 +50,11 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
     w->skips_ok = w->way_offset[0] == 1 && w->index_row > sp_grid_width(grid) &&
                   w->field_cells <= UINT32_MAX;
     w->scratch_bytes = sp_grid_field_scratch_bytes(grid);
-    w->scratch = sp_mem_alloc(alloc, w->scratch_bytes);
+    w->scratch = sp__mem_alloc(alloc, w->scratch_bytes);
     if (w->scratch == NULL) {
       pthread_mutex_destroy(&w->alloc_lock);
-      sp_mem_free(alloc, w, sizeof *w);
-      return sp_error_memory(err);
+      sp__mem_free(alloc, w, sizeof *w);
+      return sp__error_memory(err);
     }
   }
   *out = w;
@@ -64,24 +64,24 @@ SpStatus sp_world_new(SpGrid *grid, SpAllocator alloc, SpWorld **out,
 void sp_world_free(SpWorld *w) {
   if (w == NULL) return;
   for (size_t k = 0; k < w->field_count; k++)
-    sp_mem_free(w->alloc, w->fields[k].dist, w->field_size);
+    sp__mem_free(w->alloc, w->fields[k].dist, w->field_size);
   if (w->fields != NULL)
-    sp_mem_free(w->alloc, w->fields, w->field_cap * sizeof(Field));
+    sp__mem_free(w->alloc, w->fields, w->field_cap * sizeof(Field));
   for (int k = 0; k < w->kind_count; k++)
-    sp_mem_free(w->alloc, w->kinds[k], w->kind_bytes[k]);
+    sp__mem_free(w->alloc, w->kinds[k], w->kind_bytes[k]);
   if (w->kinds != NULL) {
-    sp_mem_free(w->alloc, w->kinds, (size_t)w->kind_cap * sizeof(char *));
-    sp_mem_free(w->alloc, w->kind_bytes, (size_t)w->kind_cap * sizeof(size_t));
+    sp__mem_free(w->alloc, w->kinds, (size_t)w->kind_cap * sizeof(char *));
+    sp__mem_free(w->alloc, w->kind_bytes, (size_t)w->kind_cap * sizeof(size_t));
   }
   if (w->places != NULL)
-    sp_mem_free(w->alloc, w->places, w->place_cap * sizeof(Place));
+    sp__mem_free(w->alloc, w->places, w->place_cap * sizeof(Place));
   if (w->chains != NULL)
-    sp_mem_free(w->alloc, w->chains, w->chain_cap * sizeof(KindChain));
-  if (w->scratch != NULL) sp_mem_free(w->alloc, w->scratch, w->scratch_bytes);
-  sp_world_facts_free(w);
-  sp_queue_free(w);
+    sp__mem_free(w->alloc, w->chains, w->chain_cap * sizeof(KindChain));
+  if (w->scratch != NULL) sp__mem_free(w->alloc, w->scratch, w->scratch_bytes);
+  sp__world_facts_free(w);
+  sp__queue_free(w);
   pthread_mutex_destroy(&w->alloc_lock);
-  sp_mem_free(w->alloc, w, sizeof *w);
+  sp__mem_free(w->alloc, w, sizeof *w);
 }
 
 SpGrid *sp_world_grid(const SpWorld *w) { return w->grid; }
@@ -93,37 +93,37 @@ int sp_world_find_kind(const SpWorld *w, const char *name) {
 }
 
 SpStatus sp_world_kind(SpWorld *w, const char *name, int *kind, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (name == NULL || name[0] == '\0')
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_EMPTY_NAME, SP_FIELD_NAME,
-                        "world: a place kind needs a name");
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_EMPTY_NAME, SP_FIELD_NAME,
+                         "world: a place kind needs a name");
   int k = sp_world_find_kind(w, name);
   if (k < 0) {
     if (w->kind_count == w->kind_cap) {
       int nc = w->kind_cap < 8 ? 8 : w->kind_cap * 2;
-      char **names = sp_mem_alloc(w->alloc, (size_t)nc * sizeof(char *));
-      size_t *bytes = sp_mem_alloc(w->alloc, (size_t)nc * sizeof(size_t));
+      char **names = sp__mem_alloc(w->alloc, (size_t)nc * sizeof(char *));
+      size_t *bytes = sp__mem_alloc(w->alloc, (size_t)nc * sizeof(size_t));
       if (names == NULL || bytes == NULL) {
         if (names != NULL)
-          sp_mem_free(w->alloc, names, (size_t)nc * sizeof(char *));
+          sp__mem_free(w->alloc, names, (size_t)nc * sizeof(char *));
         if (bytes != NULL)
-          sp_mem_free(w->alloc, bytes, (size_t)nc * sizeof(size_t));
-        return sp_error_memory(err);
+          sp__mem_free(w->alloc, bytes, (size_t)nc * sizeof(size_t));
+        return sp__error_memory(err);
       }
       if (w->kind_count > 0) {
         memcpy(names, w->kinds, (size_t)w->kind_count * sizeof(char *));
         memcpy(bytes, w->kind_bytes, (size_t)w->kind_count * sizeof(size_t));
-        sp_mem_free(w->alloc, w->kinds, (size_t)w->kind_cap * sizeof(char *));
-        sp_mem_free(w->alloc, w->kind_bytes,
-                    (size_t)w->kind_cap * sizeof(size_t));
+        sp__mem_free(w->alloc, w->kinds, (size_t)w->kind_cap * sizeof(char *));
+        sp__mem_free(w->alloc, w->kind_bytes,
+                     (size_t)w->kind_cap * sizeof(size_t));
       }
       w->kinds = names;
       w->kind_bytes = bytes;
       w->kind_cap = nc;
     }
     size_t len = strlen(name) + 1;
-    char *copy = sp_mem_alloc(w->alloc, len);
-    if (copy == NULL) return sp_error_memory(err);
+    char *copy = sp__mem_alloc(w->alloc, len);
+    if (copy == NULL) return sp__error_memory(err);
     memcpy(copy, name, len);
     k = w->kind_count++;
     w->kinds[k] = copy;
@@ -141,31 +141,31 @@ int sp_world_kind_count(const SpWorld *w) { return w->kind_count; }
 
 SpStatus sp_world_add_place(SpWorld *w, int kind, int x, int y, int capacity,
                             uint32_t *id, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (kind < 0 || kind >= w->kind_count)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "world: place kind %d does not exist (%d kinds)", kind,
-                        w->kind_count);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "world: place kind %d does not exist (%d kinds)", kind,
+                         w->kind_count);
   if (capacity < 0)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                        "world: place capacity %d is negative", capacity);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                         "world: place capacity %d is negative", capacity);
   if (w->grid != NULL ? !sp_grid_contains(w->grid, x, y) ||
                             sp_grid_is_blocked(w->grid, x, y)
                       : (x < 0 || y < 0 || x > 65534 || y > 65534))
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "world: place (%d, %d) is outside the grid or blocked",
-                        x, y);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "world: place (%d, %d) is outside the grid or blocked",
+                         x, y);
   if (w->place_count >= SP_NO_PLACE - 1u)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "world: too many places");
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "world: too many places");
   void *arr = w->places;
   if (!grow(w->alloc, &arr, &w->place_cap, w->place_count + 1, sizeof(Place)))
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   w->places = arr;
   size_t chains = w->chain_cap;
   arr = w->chains;
   if (!grow(w->alloc, &arr, &w->chain_cap, (size_t)kind + 1, sizeof(KindChain)))
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   w->chains = arr;
   for (size_t k = chains; k < w->chain_cap; k++) {
     w->chains[k].first = w->chains[k].last = SP_NO_PLACE;
@@ -246,20 +246,20 @@ static void forget_field(SpWorld *w, Field *slot) {
   slot->key = UINT32_MAX;
 }
 
-const float *sp_world_field_peek(const SpWorld *w, uint32_t key) {
+const float *sp__world_field_peek(const SpWorld *w, uint32_t key) {
   const Field *f = find_field(w, key);
   return f != NULL ? f->dist : NULL;
 }
 
-void sp_world_forget_fields(SpWorld *w) {
+void sp__world_forget_fields(SpWorld *w) {
   /* keep the buffers, forget the keys: they are refilled on demand */
   for (size_t k = 0; k < w->field_count; k++) forget_field(w, &w->fields[k]);
 }
 
-void sp_world_check_grid(SpWorld *w) {
+void sp__world_check_grid(SpWorld *w) {
   if (w->grid == NULL || sp_grid_version(w->grid) == w->grid_version) return;
   w->grid_version = sp_grid_version(w->grid);
-  sp_world_forget_fields(w);
+  sp__world_forget_fields(w);
 }
 
 static double ms_since(const struct timespec *t0) {
@@ -347,7 +347,7 @@ static void fill_skips(const SpWorld *w, float *dist) {
 /* Finds or computes the field. A new field takes a free buffer (one whose
  * key was dropped), a new buffer while the budget allows, or the least
  * recently used buffer. */
-const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
+const float *sp__world_field_get(SpWorld *w, uint32_t key, int x, int y) {
   w->clock++;
   Field *found = find_field(w, key);
   if (found != NULL) {
@@ -364,7 +364,7 @@ const float *sp_world_field_get(SpWorld *w, uint32_t key, int x, int y) {
     if (grow(w->alloc, &arr, &w->field_cap, w->field_count + 1,
              sizeof(Field))) {
       w->fields = arr;
-      float *dist = sp_mem_alloc(w->alloc, w->field_size);
+      float *dist = sp__mem_alloc(w->alloc, w->field_size);
       if (dist != NULL) {
         slot = &w->fields[w->field_count++];
         slot->dist = dist;
@@ -414,14 +414,14 @@ size_t sp_world_warm_fields(SpWorld *w, double ms, size_t *built) {
   size_t made = 0, left = 0;
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  if (w->grid != NULL) sp_world_check_grid(w);
+  if (w->grid != NULL) sp__world_check_grid(w);
   for (uint32_t p = 0; w->grid != NULL && p < w->place_count; p++) {
     if (w->places[p].field_slot != 0) continue;
     if ((ms > 0 && ms_since(&t0) >= ms) || !field_room(w)) {
       left++;
       continue;
     }
-    if (sp_world_field_get(w, p, w->places[p].x, w->places[p].y) != NULL)
+    if (sp__world_field_get(w, p, w->places[p].x, w->places[p].y) != NULL)
       made++;
     else
       left++;

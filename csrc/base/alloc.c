@@ -5,20 +5,20 @@
 
 static size_t at_least_one(size_t n) { return n == 0 ? 1 : n; }
 
-void *sp_mem_alloc(SpAllocator a, size_t n) {
+void *sp__mem_alloc(SpAllocator a, size_t n) {
   n = at_least_one(n);
   if (a.fn == NULL) return malloc(n);
   return a.fn(a.ud, NULL, 0, n);
 }
 
-void *sp_mem_realloc(SpAllocator a, void *p, size_t old, size_t n) {
-  if (p == NULL) return sp_mem_alloc(a, n);
+void *sp__mem_realloc(SpAllocator a, void *p, size_t old, size_t n) {
+  if (p == NULL) return sp__mem_alloc(a, n);
   n = at_least_one(n);
   if (a.fn == NULL) return realloc(p, n);
   return a.fn(a.ud, p, at_least_one(old), n);
 }
 
-void sp_mem_free(SpAllocator a, void *p, size_t n) {
+void sp__mem_free(SpAllocator a, void *p, size_t n) {
   if (p == NULL) return;
   if (a.fn == NULL) {
     free(p);

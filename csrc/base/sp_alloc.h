@@ -14,13 +14,13 @@
  * With a.fn NULL, malloc/realloc/free serve the calls. */
 
 /* n bytes, or NULL when out of memory. */
-void *sp_mem_alloc(SpAllocator a, size_t n);
+void *sp__mem_alloc(SpAllocator a, size_t n);
 
 /* Resizes p (a block of `old` bytes, or NULL: a new block) to n bytes.
  * NULL when out of memory: p is then untouched and still owned. */
-void *sp_mem_realloc(SpAllocator a, void *p, size_t old, size_t n);
+void *sp__mem_realloc(SpAllocator a, void *p, size_t old, size_t n);
 
 /* Frees p, a block of n bytes; NULL is ignored. */
-void sp_mem_free(SpAllocator a, void *p, size_t n);
+void sp__mem_free(SpAllocator a, void *p, size_t n);
 
 #endif

@@ -10,20 +10,20 @@ static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 /* A block of n bytes whose start, rounded up to 64, is returned; *raw is
  * what to free (n + 63 bytes). NULL when out of memory. */
 static char *alloc_aligned(SpAllocator a, size_t n, void **raw) {
-  char *r = sp_mem_alloc(a, n + 63u);
+  char *r = sp__mem_alloc(a, n + 63u);
   *raw = r;
   if (r == NULL) return NULL;
   return r + (64u - (uintptr_t)r % 64u) % 64u;
 }
 
-SpStatus sp_plan_cache_capacity(uint32_t *capacity, SpError *err) {
+SpStatus sp__plan_cache_capacity(uint32_t *capacity, SpError *err) {
   if (*capacity == 0) *capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
   if (*capacity <= SP_PLAN_CACHE_MAX_CAPACITY) return SP_OK;
-  return sp_error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
-                      "plan cache: capacity %lu is over the limit of %lu "
-                      "entries",
-                      (unsigned long)*capacity,
-                      (unsigned long)SP_PLAN_CACHE_MAX_CAPACITY);
+  return sp__error_set(err, SP_ERR_INVALID, SP_E_LIMIT, SP_FIELD_NONE,
+                       "plan cache: capacity %lu is over the limit of %lu "
+                       "entries",
+                       (unsigned long)*capacity,
+                       (unsigned long)SP_PLAN_CACHE_MAX_CAPACITY);
 }
 
 /* Chunk geometry: the largest power of two of entries, at most 256, whose
@@ -45,7 +45,7 @@ static SpStatus rehash(SpPlanCache *c, size_t slots, SpError *err) {
   size_t bytes = slots * (size_t)c->slot_words * sizeof(uint64_t);
   void *raw;
   uint64_t *fresh = (uint64_t *)alloc_aligned(c->alloc, bytes, &raw);
-  if (fresh == NULL) return sp_error_memory(err);
+  if (fresh == NULL) return sp__error_memory(err);
   memset(fresh, 0, bytes);
   uint32_t mask = (uint32_t)(slots - 1u);
   size_t words = (size_t)c->slot_words;
@@ -58,7 +58,7 @@ static SpStatus rehash(SpPlanCache *c, size_t slots, SpError *err) {
       while (fresh[(size_t)i * words] != 0) i = (i + 1) & mask;
       memcpy(fresh + (size_t)i * words, s, words * sizeof(uint64_t));
     }
-    sp_mem_free(c->alloc, c->slots_raw, c->slots_bytes + 63u);
+    sp__mem_free(c->alloc, c->slots_raw, c->slots_bytes + 63u);
     c->bytes -= c->slots_bytes + 63u;
   }
   c->slots = fresh;
@@ -74,12 +74,12 @@ static SpStatus grow_chunk_list(SpPlanCache *c, uint32_t need, SpError *err) {
   if (need <= c->chunk_room) return SP_OK;
   uint32_t room = c->chunk_room == 0 ? 4 : c->chunk_room;
   while (room < need) room *= 2;
-  char **list = sp_mem_alloc(c->alloc, (size_t)room * sizeof(char *));
-  if (list == NULL) return sp_error_memory(err);
+  char **list = sp__mem_alloc(c->alloc, (size_t)room * sizeof(char *));
+  if (list == NULL) return sp__error_memory(err);
   if (c->chunk_count > 0)
     memcpy(list, c->chunks, (size_t)c->chunk_count * sizeof(char *));
   if (c->chunks != NULL) {
-    sp_mem_free(c->alloc, c->chunks, (size_t)c->chunk_room * sizeof(char *));
+    sp__mem_free(c->alloc, c->chunks, (size_t)c->chunk_room * sizeof(char *));
     c->bytes -= (size_t)c->chunk_room * sizeof(char *);
   }
   c->chunks = list;
@@ -97,7 +97,8 @@ static void update_reserved(SpPlanCache *c) {
   c->reserved = (uint32_t)r;
 }
 
-SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries, SpError *err) {
+SpStatus sp__plan_cache_reserve(SpPlanCache *c, uint32_t entries,
+                                SpError *err) {
   if (entries > c->capacity) entries = c->capacity;
   if (entries <= c->reserved) return SP_OK;
   /* at least double, so filling a cache one pass at a time costs a
@@ -119,9 +120,9 @@ SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries, SpError *err) {
                  c->chunk_shift);
   SpStatus st = grow_chunk_list(c, chunks, err);
   while (st == SP_OK && c->chunk_count < chunks) {
-    char *chunk = sp_mem_alloc(c->alloc, c->chunk_bytes);
+    char *chunk = sp__mem_alloc(c->alloc, c->chunk_bytes);
     if (chunk == NULL) {
-      st = sp_error_memory(err);
+      st = sp__error_memory(err);
       break;
     }
     c->chunks[c->chunk_count++] = chunk;
@@ -131,11 +132,12 @@ SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries, SpError *err) {
   return st;
 }
 
-SpStatus sp_plan_cache_new(const SpDomain *d, uint32_t capacity,
-                           SpAllocator alloc, SpPlanCache **out, SpError *err) {
-  sp_error_clear(err);
+SpStatus sp__plan_cache_new(const SpDomain *d, uint32_t capacity,
+                            SpAllocator alloc, SpPlanCache **out,
+                            SpError *err) {
+  sp__error_clear(err);
   *out = NULL;
-  SpStatus st = sp_plan_cache_capacity(&capacity, err);
+  SpStatus st = sp__plan_cache_capacity(&capacity, err);
   if (st != SP_OK) return st;
   SpPlanCache tmp;
   memset(&tmp, 0, sizeof tmp);
@@ -163,37 +165,37 @@ SpStatus sp_plan_cache_new(const SpDomain *d, uint32_t capacity,
   void *raw;
   SpPlanCache *c =
       (SpPlanCache *)alloc_aligned(alloc, sizeof(SpPlanCache), &raw);
-  if (c == NULL) return sp_error_memory(err);
+  if (c == NULL) return sp__error_memory(err);
   *c = tmp;
   c->raw = raw;
   c->bytes = sizeof(SpPlanCache) + 63u;
   /* an empty table of 16 slots, so lookups work before any reserve */
   st = rehash(c, 16, err);
   if (st != SP_OK) {
-    sp_mem_free(alloc, raw, sizeof(SpPlanCache) + 63u);
+    sp__mem_free(alloc, raw, sizeof(SpPlanCache) + 63u);
     return st;
   }
   *out = c;
   return SP_OK;
 }
 
-void sp_plan_cache_free(SpPlanCache *c) {
+void sp__plan_cache_free(SpPlanCache *c) {
   if (c == NULL) return;
   for (uint32_t k = 0; k < c->chunk_count; k++)
-    sp_mem_free(c->alloc, c->chunks[k], c->chunk_bytes);
+    sp__mem_free(c->alloc, c->chunks[k], c->chunk_bytes);
   if (c->chunks != NULL)
-    sp_mem_free(c->alloc, c->chunks, (size_t)c->chunk_room * sizeof(char *));
-  sp_mem_free(c->alloc, c->slots_raw, c->slots_bytes + 63u);
-  sp_mem_free(c->alloc, c->raw, sizeof(SpPlanCache) + 63u);
+    sp__mem_free(c->alloc, c->chunks, (size_t)c->chunk_room * sizeof(char *));
+  sp__mem_free(c->alloc, c->slots_raw, c->slots_bytes + 63u);
+  sp__mem_free(c->alloc, c->raw, sizeof(SpPlanCache) + 63u);
 }
 
-void sp_plan_cache_clear(SpPlanCache *c) {
+void sp__plan_cache_clear(SpPlanCache *c) {
   memset(c->slots, 0, c->slots_bytes);
   c->count = 0;
   c->hits = c->misses = c->rejected = 0;
 }
 
-size_t sp_plan_cache_size_bytes(const SpPlanCache *c) { return c->bytes; }
+size_t sp__plan_cache_size_bytes(const SpPlanCache *c) { return c->bytes; }
 
 /* Copies one state into words without reading past its last byte. */
 static void pack_state(const SpPlanCache *c, const SpValue *s, uint64_t *w) {
@@ -206,8 +208,8 @@ static void pack_state(const SpPlanCache *c, const SpValue *s, uint64_t *w) {
   }
 }
 
-uint64_t sp_plan_cache_key(const SpPlanCache *c, const SpValue *s0,
-                           const SpValue *goal, uint64_t *key) {
+uint64_t sp__plan_cache_key(const SpPlanCache *c, const SpValue *s0,
+                            const SpValue *goal, uint64_t *key) {
   pack_state(c, s0, key);
   pack_state(c, goal, key + c->key_words);
   return sp_plan_cache_hash(key, 2 * c->key_words);
@@ -215,9 +217,9 @@ uint64_t sp_plan_cache_key(const SpPlanCache *c, const SpValue *s0,
 
 /* Stores the ids narrowed to id_bytes; the entry's tail past len is left
  * as it was (never read). */
-uint32_t sp_plan_cache_insert(SpPlanCache *c, const uint64_t *key,
-                              uint64_t hash, int kind, const uint16_t *plan,
-                              int len, const SpFailure *failure) {
+uint32_t sp__plan_cache_insert(SpPlanCache *c, const uint64_t *key,
+                               uint64_t hash, int kind, const uint16_t *plan,
+                               int len, const SpFailure *failure) {
   if (c->count >= c->reserved) {
     c->rejected++;
     return SP_CACHE_NONE;
@@ -250,7 +252,8 @@ uint32_t sp_plan_cache_insert(SpPlanCache *c, const uint64_t *key,
   return e;
 }
 
-int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e, uint16_t *plan) {
+int sp__plan_cache_entry_plan(const SpPlanCache *c, uint32_t e,
+                              uint16_t *plan) {
   int len = sp_plan_cache_entry_length(c, e);
   const uint8_t *src = sp_plan_cache_entry_ids(c, e);
   if (c->id_bytes == 1) {
@@ -261,11 +264,11 @@ int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e, uint16_t *plan) {
   return len;
 }
 
-SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
-                            const SpValue *s0, const SpValue *goal,
-                            uint16_t *plan, int *len, SpFailure *failure) {
+SpStatus sp__plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
+                             const SpValue *s0, const SpValue *goal,
+                             uint16_t *plan, int *len, SpFailure *failure) {
   uint64_t key[2 * ((SP_MAX_VARIABLES + 7) / 8)];
-  uint64_t hash = sp_plan_cache_key(c, s0, goal, key);
+  uint64_t hash = sp__plan_cache_key(c, s0, goal, key);
   uint32_t e = sp_plan_cache_find(c, key, hash);
   if (e != SP_CACHE_NONE) {
     if (sp_plan_cache_entry_kind(c, e) == SP_CACHE_NO_PLAN) {
@@ -273,7 +276,7 @@ SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
       if (failure != NULL) *failure = *sp_plan_cache_entry_failure(c, e);
       return SP_NO_PLAN;
     }
-    *len = sp_plan_cache_entry_plan(c, e, plan);
+    *len = sp__plan_cache_entry_plan(c, e, plan);
     if (failure != NULL) failure->code = SP_FAIL_NONE;
     return SP_OK;
   }
@@ -290,11 +293,11 @@ SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
   /* room for one more (a failed reserve only means it is not stored) */
   if (st == SP_OK || st == SP_NO_PLAN) {
     SpError ignored;
-    sp_plan_cache_reserve(c, c->count + 1u, &ignored);
+    sp__plan_cache_reserve(c, c->count + 1u, &ignored);
   }
   if (st == SP_OK)
-    sp_plan_cache_insert(c, key, hash, SP_CACHE_PLAN, plan, *len, NULL);
+    sp__plan_cache_insert(c, key, hash, SP_CACHE_PLAN, plan, *len, NULL);
   else if (st == SP_NO_PLAN)
-    sp_plan_cache_insert(c, key, hash, SP_CACHE_NO_PLAN, NULL, 0, &f);
+    sp__plan_cache_insert(c, key, hash, SP_CACHE_NO_PLAN, NULL, 0, &f);
   return st;
 }

@@ -30,8 +30,8 @@ static int bits_layout(SpPlanTable *t, const int *count, int m) {
   return 1;
 }
 
-SpStatus sp_plan_table_new(const SpDomain *d, int bits, SpAllocator alloc,
-                           SpPlanTable **out, SpError *err) {
+SpStatus sp__plan_table_new(const SpDomain *d, int bits, SpAllocator alloc,
+                            SpPlanTable **out, SpError *err) {
   *out = NULL;
   int m = sp_domain_variable_count(d);
   if (m < 1 || m > 8) return SP_OK; /* a state must be one word */
@@ -54,13 +54,13 @@ SpStatus sp_plan_table_new(const SpDomain *d, int bits, SpAllocator alloc,
   size_t cell_bytes =
       (size_t)rows * probe.states * sizeof(atomic_uint_least32_t);
   size_t map_bytes = probe.goal_ids * sizeof(atomic_uint_least32_t);
-  SpPlanTable *t = sp_mem_alloc(alloc, sizeof *t);
-  if (t == NULL) return sp_error_memory(err);
+  SpPlanTable *t = sp__mem_alloc(alloc, sizeof *t);
+  if (t == NULL) return sp__error_memory(err);
   *t = probe;
-  t->cells = sp_mem_alloc(alloc, cell_bytes + map_bytes);
+  t->cells = sp__mem_alloc(alloc, cell_bytes + map_bytes);
   if (t->cells == NULL) {
-    sp_mem_free(alloc, t, sizeof *t);
-    return sp_error_memory(err);
+    sp__mem_free(alloc, t, sizeof *t);
+    return sp__error_memory(err);
   }
   t->alloc = alloc;
   t->bytes = sizeof *t + cell_bytes + map_bytes;
@@ -70,18 +70,18 @@ SpStatus sp_plan_table_new(const SpDomain *d, int bits, SpAllocator alloc,
   uint8_t pattern[8] = {0};
   memset(pattern, 0xFF, (size_t)m);
   memcpy(&t->last_mask, pattern, 8);
-  sp_plan_table_clear(t);
+  sp__plan_table_clear(t);
   *out = t;
   return SP_OK;
 }
 
-void sp_plan_table_free(SpPlanTable *t) {
+void sp__plan_table_free(SpPlanTable *t) {
   if (t == NULL) return;
-  sp_mem_free(t->alloc, t->cells, t->bytes - sizeof *t);
-  sp_mem_free(t->alloc, t, sizeof *t);
+  sp__mem_free(t->alloc, t->cells, t->bytes - sizeof *t);
+  sp__mem_free(t->alloc, t, sizeof *t);
 }
 
-void sp_plan_table_clear(SpPlanTable *t) {
+void sp__plan_table_clear(SpPlanTable *t) {
   for (size_t k = 0; k < t->cell_count; k++)
     atomic_store_explicit(&t->cells[k], SP_TABLE_EMPTY, memory_order_relaxed);
   for (size_t k = 0; k < t->goal_ids; k++)
@@ -116,7 +116,7 @@ static int goal_slot(SpPlanTable *t, uint64_t g) {
   return -1;
 }
 
-atomic_uint_least32_t *sp_plan_table_row(SpPlanTable *t, uint64_t g) {
+atomic_uint_least32_t *sp__plan_table_row(SpPlanTable *t, uint64_t g) {
   int k = goal_slot(t, g);
   if (k < 0) return NULL;
   if (t->bits) k += SP_TABLE_ROW_FIRST;
@@ -124,8 +124,8 @@ atomic_uint_least32_t *sp_plan_table_row(SpPlanTable *t, uint64_t g) {
 }
 
 /* Racing workers that register one goal all store the same row. */
-atomic_uint_least32_t *sp_plan_table_goal_row(SpPlanTable *t, uint64_t id,
-                                              uint64_t g) {
+atomic_uint_least32_t *sp__plan_table_goal_row(SpPlanTable *t, uint64_t id,
+                                               uint64_t g) {
   uint32_t r = atomic_load_explicit(&t->goal_row[id], memory_order_relaxed);
   r >>= t->shift;
   if (r == SP_TABLE_ROW_NEW) {

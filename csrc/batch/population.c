@@ -54,14 +54,14 @@ static size_t population_layout(SpPopulation *p, char *base) {
 
 SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
                            SpPopulation **out, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
   if (n > SP_POPULATION_MAX_NPCS)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "population: %zu NPCs is over the limit of %zu", n,
-                        (size_t)SP_POPULATION_MAX_NPCS);
-  SpPopulation *p = sp_mem_alloc(alloc, sizeof *p);
-  if (p == NULL) return sp_error_memory(err);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "population: %zu NPCs is over the limit of %zu", n,
+                         (size_t)SP_POPULATION_MAX_NPCS);
+  SpPopulation *p = sp__mem_alloc(alloc, sizeof *p);
+  if (p == NULL) return sp__error_memory(err);
   memset(p, 0, sizeof *p);
   p->alloc = alloc;
   p->domain = d;
@@ -78,24 +78,24 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   p->chunk_count = (n + SP_POPULATION_CHUNK - 1) / SP_POPULATION_CHUNK;
   p->cache_capacity = SP_PLAN_CACHE_DEFAULT_CAPACITY;
   p->table_mode = SP_TABLE_AUTO;
-  p->fast_pext = sp_population_fast_pext();
+  p->fast_pext = sp__population_fast_pext();
 
   size_t per_npc = 2u * (size_t)p->m + 1u + sizeof(uint32_t) + p->slot_bytes;
   if (n > 0 && per_npc > (SIZE_MAX - 4096u) / n) {
-    sp_mem_free(alloc, p, sizeof *p);
-    return sp_error_memory(err); /* the arrays would not fit in memory */
+    sp__mem_free(alloc, p, sizeof *p);
+    return sp__error_memory(err); /* the arrays would not fit in memory */
   }
   p->block_bytes = population_layout(p, NULL) + 63u;
-  p->block = sp_mem_alloc(alloc, p->block_bytes);
+  p->block = sp__mem_alloc(alloc, p->block_bytes);
   if (p->block == NULL) {
-    sp_mem_free(alloc, p, sizeof *p);
-    return sp_error_memory(err);
+    sp__mem_free(alloc, p, sizeof *p);
+    return sp__error_memory(err);
   }
   char *base = (char *)p->block;
   base += (64u - (uintptr_t)base % 64u) % 64u;
   population_layout(p, base);
   /* not the plan slots: those of plans from the cache stay untouched */
-  sp_mem_hint_random(p->block, (size_t)((char *)p->slots - (char *)p->block));
+  sp__mem_hint_random(p->block, (size_t)((char *)p->slots - (char *)p->block));
   for (int v = 0; v < p->m; v++)
     p->limits[v] = (uint8_t)(sp_variable_value_count(d, v) - 1);
   /* states and goals start at value 0 and the spare bytes are zeroed for
@@ -112,21 +112,21 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
 
 static void worker_release(SpPopulation *p, Worker *w) {
   sp_workspace_free(w->ws);
-  sp_plan_cache_free(w->cache);
-  if (w->plan != NULL) sp_mem_free(p->alloc, w->plan, w->scratch_bytes);
+  sp__plan_cache_free(w->cache);
+  if (w->plan != NULL) sp__mem_free(p->alloc, w->plan, w->scratch_bytes);
   memset(w, 0, sizeof *w);
 }
 
 void sp_population_free(SpPopulation *pop) {
   if (pop == NULL) return;
   sp_thread_pool_free(pop->own_pool);
-  sp_plan_table_free(pop->table);
+  sp__plan_table_free(pop->table);
   for (int k = 0; k < pop->worker_count; k++)
     worker_release(pop, pop->workers[k]);
   if (pop->worker_raw != NULL)
-    sp_mem_free(pop->alloc, pop->worker_raw, pop->worker_raw_bytes);
-  sp_mem_free(pop->alloc, pop->block, pop->block_bytes);
-  sp_mem_free(pop->alloc, pop, sizeof *pop);
+    sp__mem_free(pop->alloc, pop->worker_raw, pop->worker_raw_bytes);
+  sp__mem_free(pop->alloc, pop->block, pop->block_bytes);
+  sp__mem_free(pop->alloc, pop, sizeof *pop);
 }
 
 const SpDomain *sp_population_domain(const SpPopulation *pop) {
@@ -157,15 +157,15 @@ SpValue *sp_population_goal_write(SpPopulation *pop, size_t i) {
 
 static SpStatus range_error(const SpPopulation *p, size_t first, size_t count,
                             SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (err != NULL) err->index = first > (size_t)INT32_MAX ? -1 : (int)first;
   if (count == 1)
-    return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                        "npc %zu is out of range (population of %zu)", first,
-                        p->n);
-  return sp_error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
-                      "npcs %zu..%zu are out of range (population of %zu)",
-                      first, first + count - 1, p->n);
+    return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                         "npc %zu is out of range (population of %zu)", first,
+                         p->n);
+  return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
+                       "npcs %zu..%zu are out of range (population of %zu)",
+                       first, first + count - 1, p->n);
 }
 
 static int range_ok(const SpPopulation *p, size_t first, size_t count) {
@@ -187,18 +187,18 @@ static SpStatus check_values(const SpPopulation *p, size_t first, size_t count,
       size_t npc = first + k;
       const char *what = field == SP_FIELD_START ? "start" : "goal";
       const char *name = sp_variable_name(p->domain, (int)v);
-      sp_error_clear(err);
+      sp__error_clear(err);
       if (err != NULL) {
         err->index = all || npc > (size_t)INT32_MAX ? -1 : (int)npc;
         err->variable = (int)v;
         err->value = s[v];
       }
       if (all)
-        return sp_error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, field,
-                            "%s value %d is out of range for '%s' "
-                            "(%d values)",
-                            what, (int)s[v], name, (int)p->limits[v] + 1);
-      return sp_error_set(
+        return sp__error_set(err, SP_ERR_STATE, SP_E_STATE_VALUE, field,
+                             "%s value %d is out of range for '%s' "
+                             "(%d values)",
+                             what, (int)s[v], name, (int)p->limits[v] + 1);
+      return sp__error_set(
           err, SP_ERR_STATE, SP_E_STATE_VALUE, field,
           "npc %zu: %s value %d is out of range for '%s' (%d values)", npc,
           what, (int)s[v], name, (int)p->limits[v] + 1);
@@ -234,7 +234,7 @@ static void store_rows(SpPopulation *p, SpValue *dst, size_t first,
 
 SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
                            const SpValue *goal, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (!range_ok(pop, i, 1)) return range_error(pop, i, 1, err);
   SpStatus st = SP_OK;
   if (s0 != NULL) st = check_values(pop, i, 1, s0, SP_FIELD_START, 0, err);
@@ -248,7 +248,7 @@ SpStatus sp_population_set(SpPopulation *pop, size_t i, const SpValue *s0,
 
 SpStatus sp_population_set_states(SpPopulation *pop, size_t first, size_t count,
                                   const SpValue *packed, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
   SpStatus st = check_values(pop, first, count, packed, SP_FIELD_START, 0, err);
   if (st != SP_OK) return st;
@@ -258,7 +258,7 @@ SpStatus sp_population_set_states(SpPopulation *pop, size_t first, size_t count,
 
 SpStatus sp_population_set_goals(SpPopulation *pop, size_t first, size_t count,
                                  const SpValue *packed, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
   SpStatus st = check_values(pop, first, count, packed, SP_FIELD_GOAL, 0, err);
   if (st != SP_OK) return st;
@@ -268,7 +268,7 @@ SpStatus sp_population_set_goals(SpPopulation *pop, size_t first, size_t count,
 
 SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
                                     SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   SpStatus st = check_values(pop, 0, 1, goal, SP_FIELD_GOAL, 1, err);
   if (st != SP_OK) return st;
   size_t m = (size_t)pop->m;
@@ -283,7 +283,7 @@ SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
 
 SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first, size_t count,
                                   SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (!range_ok(pop, first, count)) return range_error(pop, first, count, err);
   size_t fresh = 0;
   for (size_t i = first; i < first + count; i++) fresh += set_dirty(pop, i);
@@ -293,7 +293,7 @@ SpStatus sp_population_mark_dirty(SpPopulation *pop, size_t first, size_t count,
 
 SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
                                        size_t count, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   for (size_t k = 0; k < count; k++)
     if (!range_ok(pop, npcs[k], 1)) return range_error(pop, npcs[k], 1, err);
   size_t fresh = 0;
@@ -325,8 +325,8 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
     /* records for the largest pool at once: they are small, and never
      * moving them keeps every pointer to them valid */
     size_t bytes = (size_t)SP_THREAD_POOL_MAX * WORKER_STRIDE + 63u;
-    char *raw = sp_mem_alloc(p->alloc, bytes);
-    if (raw == NULL) return sp_error_memory(err);
+    char *raw = sp__mem_alloc(p->alloc, bytes);
+    if (raw == NULL) return sp__error_memory(err);
     memset(raw, 0, bytes);
     char *base = raw + (64u - (uintptr_t)raw % 64u) % 64u;
     p->worker_raw = raw;
@@ -342,19 +342,19 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
     plan_bytes = (plan_bytes + 7u) & ~(size_t)7u;
     w->scratch_bytes =
         plan_bytes + 2u * (size_t)p->key_words * sizeof(uint64_t);
-    char *scratch = sp_mem_alloc(p->alloc, w->scratch_bytes);
+    char *scratch = sp__mem_alloc(p->alloc, w->scratch_bytes);
     if (scratch == NULL) {
       sp_workspace_free(w->ws);
       w->ws = NULL;
-      return sp_error_memory(err);
+      return sp__error_memory(err);
     }
     w->plan = (uint16_t *)scratch;
     w->key = (uint64_t *)(scratch + plan_bytes);
     p->worker_count++;
   }
   if (cache && !p->table_tried) {
-    SpStatus st = sp_plan_table_new(p->domain, wants_bits(p, p->table_mode),
-                                    p->alloc, &p->table, err);
+    SpStatus st = sp__plan_table_new(p->domain, wants_bits(p, p->table_mode),
+                                     p->alloc, &p->table, err);
     if (st != SP_OK) return st;
     p->table_tried = 1;
   }
@@ -362,13 +362,13 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
     for (int k = 0; k < count; k++) {
       Worker *w = p->workers[k];
       if (w->cache == NULL) {
-        SpStatus st = sp_plan_cache_new(p->domain, p->cache_capacity, p->alloc,
-                                        &w->cache, err);
+        SpStatus st = sp__plan_cache_new(p->domain, p->cache_capacity, p->alloc,
+                                         &w->cache, err);
         if (st != SP_OK) return st;
       }
       size_t want = w->cache->count + atomic_load(&p->dirty_count);
       if (want > UINT32_MAX) want = UINT32_MAX;
-      SpStatus st = sp_plan_cache_reserve(w->cache, (uint32_t)want, err);
+      SpStatus st = sp__plan_cache_reserve(w->cache, (uint32_t)want, err);
       if (st != SP_OK) return st;
     }
   }
@@ -418,7 +418,7 @@ static void plan_job(void *arg, int k) {
     size_t t = atomic_fetch_add_explicit(&ps->next, 1, memory_order_relaxed);
     if (t >= p->chunk_count) break;
     size_t chunk = (ps->start_chunk + t) % p->chunk_count;
-    size_t got = sp_population_plan_chunk(p, w, k, ps->use_cache, chunk);
+    size_t got = sp__population_plan_chunk(p, w, k, ps->use_cache, chunk);
     if (got == 0) {
       first = k == 0 && !w->planned;
       continue;
@@ -459,7 +459,7 @@ static SpStatus choose_pool(SpPopulation *p, const SpPlanOptions *o,
 SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
                             SpPlanReport *out, SpError *err) {
   uint64_t t0 = now_ns();
-  sp_error_clear(err);
+  sp__error_clear(err);
   SpPlanOptions o = {0, 0, 0, NULL};
   if (opts != NULL) o = *opts;
   SpPlanReport r;
@@ -621,7 +621,7 @@ SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
 
 SpStatus sp_population_explain(SpPopulation *pop, size_t i, SpFailure *failure,
                                SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (!range_ok(pop, i, 1)) return range_error(pop, i, 1, err);
   SpStatus st = workers_ensure(pop, 1, 0, err);
   if (st != SP_OK) return st;
@@ -679,34 +679,34 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
   if (!was && dirty) atomic_fetch_add(&pop->dirty_count, 1);
 }
 
-void sp_population_use_table(SpPopulation *pop, int mode) {
+void sp__population_use_table(SpPopulation *pop, int mode) {
   pop->table_mode = mode;
   if (mode == SP_TABLE_OFF || pop->table == NULL) return;
   if (pop->table->bits == wants_bits(pop, mode)) return;
   /* the other layout, where it may fit: made by the next cached call
    * (cells only point into the caches, which keep every entry) */
-  sp_plan_table_free(pop->table);
+  sp__plan_table_free(pop->table);
   pop->table = NULL;
   pop->table_tried = 0;
 }
 
 void sp_population_cache_clear(SpPopulation *pop) {
   detach_from_caches(pop);
-  if (pop->table != NULL) sp_plan_table_clear(pop->table);
+  if (pop->table != NULL) sp__plan_table_clear(pop->table);
   for (int k = 0; k < pop->worker_count; k++)
     if (pop->workers[k]->cache != NULL)
-      sp_plan_cache_clear(pop->workers[k]->cache);
+      sp__plan_cache_clear(pop->workers[k]->cache);
 }
 
 SpStatus sp_population_set_cache_capacity(SpPopulation *pop, uint32_t capacity,
                                           SpError *err) {
-  sp_error_clear(err);
-  SpStatus st = sp_plan_cache_capacity(&capacity, err);
+  sp__error_clear(err);
+  SpStatus st = sp__plan_cache_capacity(&capacity, err);
   if (st != SP_OK) return st;
   detach_from_caches(pop);
-  if (pop->table != NULL) sp_plan_table_clear(pop->table);
+  if (pop->table != NULL) sp__plan_table_clear(pop->table);
   for (int k = 0; k < pop->worker_count; k++) {
-    sp_plan_cache_free(pop->workers[k]->cache);
+    sp__plan_cache_free(pop->workers[k]->cache);
     pop->workers[k]->cache = NULL;
   }
   pop->cache_capacity = capacity;

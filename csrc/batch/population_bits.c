@@ -48,7 +48,7 @@ static inline BitsView bits_view(const SpPopulation *p) {
 }
 
 /* An NPC whose cell was empty: its goal's row (registering the goal when
- * new), then the hash cache and the planner (sp_population_table_miss).
+ * new), then the hash cache and the planner (sp__population_table_miss).
  * s and g are the raw words; id and rank as the loop packed them. */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -58,9 +58,9 @@ bits_miss(SpPopulation *p, Worker *w, int k, size_t i, uint64_t s, uint64_t g,
           uint64_t id, uint64_t rank) {
   s &= p->last_mask;
   g &= p->last_mask;
-  atomic_uint_least32_t *row = sp_plan_table_goal_row(p->table, id, g);
-  return sp_population_table_miss(p, w, k, i, s, g,
-                                  row != NULL ? row + rank : NULL);
+  atomic_uint_least32_t *row = sp__plan_table_goal_row(p->table, id, g);
+  return sp__population_table_miss(p, w, k, i, s, g,
+                                   row != NULL ? row + rank : NULL);
 }
 
 static void bits_done(Worker *w, const BitsRun *run) {
@@ -75,13 +75,13 @@ static void bits_done(Worker *w, const BitsRun *run) {
 #define BITS_UNROLL
 #define BITS_ONE     bits_one
 #define BITS_SLOW    bits_slow
-#define BITS_LOOP    sp_population_plan_bits
+#define BITS_LOOP    sp__population_plan_bits
 #define BITS_RANK(s) sp_plan_table_pack(s, v->state_bits, v->state_at, v->vars)
 #define BITS_GOAL(g) sp_plan_table_pack(g, v->goal_bits, v->goal_at, v->vars)
 #include "population_bits_loop.h"
 
 #if defined(HAVE_PEXT)
-/* BMI2: one pext each; only called where sp_population_fast_pext says so. */
+/* BMI2: one pext each; only called where sp__population_fast_pext says so. */
 #define BITS_ATTR __attribute__((target("bmi2")))
 /* the run of 64 unrolled whole: each NPC's code is then 13 instructions
  * with constant offsets (about 9 KB of code in all) */
@@ -92,22 +92,22 @@ static void bits_done(Worker *w, const BitsRun *run) {
 #endif
 #define BITS_ONE     bits_one_pext
 #define BITS_SLOW    bits_slow_pext
-#define BITS_LOOP    sp_population_plan_bits_pext
+#define BITS_LOOP    sp__population_plan_bits_pext
 #define BITS_RANK(s) _pext_u64(s, v->state_bits)
 #define BITS_GOAL(g) _pext_u64(g, v->goal_bits)
 #include "population_bits_loop.h"
 
 /* Zen 1 and 2 run pext in microcode (tens of cycles): mixed-radix ranks win there. */
-int sp_population_fast_pext(void) {
+int sp__population_fast_pext(void) {
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("bmi2")) return 0;
   return !__builtin_cpu_is("znver1") && !__builtin_cpu_is("znver2");
 }
 #else
-size_t sp_population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
-                                    size_t lo, size_t hi) {
-  return sp_population_plan_bits(p, w, k, lo, hi);
+size_t sp__population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
+                                     size_t lo, size_t hi) {
+  return sp__population_plan_bits(p, w, k, lo, hi);
 }
 
-int sp_population_fast_pext(void) { return 0; }
+int sp__population_fast_pext(void) { return 0; }
 #endif

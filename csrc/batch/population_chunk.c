@@ -77,8 +77,8 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
   SpStatus st = sp_plan(p->domain, w->ws, s0, goal, w->plan, &len, &f);
   if (st == SP_OK) {
     if (use_cache) {
-      uint32_t e = sp_plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN, w->plan,
-                                        len, NULL);
+      uint32_t e = sp__plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN,
+                                         w->plan, len, NULL);
       if (e != SP_CACHE_NONE) {
         p->handle[i] = (uint32_t)k * p->cache_capacity + e;
         p->status[i] = ST_CACHE;
@@ -98,7 +98,7 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
   }
   /* SP_NO_PLAN; states were validated when set, so never SP_ERR_STATE */
   if (use_cache)
-    sp_plan_cache_insert(c, w->key, hash, SP_CACHE_NO_PLAN, NULL, 0, &f);
+    sp__plan_cache_insert(c, w->key, hash, SP_CACHE_NO_PLAN, NULL, 0, &f);
   p->status[i] = (uint8_t)(ST_NO_PLAN | (unsigned)f.code << ST_CODE_SHIFT);
   w->failures++;
 }
@@ -208,7 +208,7 @@ static inline uint32_t memo_index(uint64_t g) {
  * caches serve it anyway). */
 static atomic_uint_least32_t *memo_fill(SpPlanTable *t, RowMemo *mm,
                                         uint64_t g) {
-  atomic_uint_least32_t *row = sp_plan_table_row(t, g);
+  atomic_uint_least32_t *row = sp__plan_table_row(t, g);
   uint32_t x = memo_index(g);
   mm->goal[x] = g;
   mm->row[x] = row;
@@ -220,9 +220,9 @@ static atomic_uint_least32_t *memo_fill(SpPlanTable *t, RowMemo *mm,
  * one) unless it is the NPC's own slot copy (cache full). A function of
  * its own, out of the table loops, whose registers it would otherwise
  * take. */
-COLDISH int sp_population_table_miss(SpPopulation *p, Worker *w, int k,
-                                     size_t i, uint64_t s, uint64_t g,
-                                     atomic_uint_least32_t *cell) {
+COLDISH int sp__population_table_miss(SpPopulation *p, Worker *w, int k,
+                                      size_t i, uint64_t s, uint64_t g,
+                                      atomic_uint_least32_t *cell) {
   int hit = lookup_small(p, w, k, i, s, g);
   if (cell == NULL) return hit;
   uint8_t kind = p->status[i] & ST_KIND_MASK;
@@ -274,7 +274,7 @@ static inline uint32_t rank_of(uint64_t s, Radix r) {
 
 /* The cache-on loop with the mixed-radix table: a start's rank in its
  * goal's row gives the result in one load; an empty cell (or a goal
- * without a row) goes through sp_population_table_miss. Visits the dirty
+ * without a row) goes through sp__population_table_miss. Visits the dirty
  * NPCs of each block of eight by their flag bits. Returns NPCs planned. */
 LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
                              size_t hi) {
@@ -306,7 +306,7 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
       }
       if (v == SP_TABLE_EMPTY) {
         missed++;
-        hits += (size_t)sp_population_table_miss(p, w, k, i, s, g, cell);
+        hits += (size_t)sp__population_table_miss(p, w, k, i, s, g, cell);
       } else if (!(v & SP_TABLE_FAILED)) {
         handle[i] = v;
         status[i] = ST_CACHE;
@@ -366,16 +366,16 @@ LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
   return planned;
 }
 
-size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
-                                int use_cache, size_t chunk) {
+size_t sp__population_plan_chunk(SpPopulation *p, Worker *w, int k,
+                                 int use_cache, size_t chunk) {
   size_t lo = chunk * SP_POPULATION_CHUNK;
   size_t hi = lo + SP_POPULATION_CHUNK;
   if (hi > p->n) hi = p->n;
   if (use_cache && p->table != NULL && p->table_mode != SP_TABLE_OFF) {
     if (!p->table->bits) return plan_chunk_table(p, w, k, lo, hi);
     if (p->table_mode == SP_TABLE_AUTO) /* bits only with a fast pext */
-      return sp_population_plan_bits_pext(p, w, k, lo, hi);
-    return sp_population_plan_bits(p, w, k, lo, hi);
+      return sp__population_plan_bits_pext(p, w, k, lo, hi);
+    return sp__population_plan_bits(p, w, k, lo, hi);
   }
   if (!use_cache) return plan_chunk_cold(p, w, lo, hi);
   if (p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);

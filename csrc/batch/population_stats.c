@@ -25,8 +25,8 @@ void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
   size_t workers = pop->worker_raw_bytes, table_resident = 0;
   if (pop->table != NULL) {
     workers += pop->table->bytes;
-    table_resident = sp_mem_resident(pop->table->cells,
-                                     pop->table->bytes - sizeof *pop->table);
+    table_resident = sp__mem_resident(pop->table->cells,
+                                      pop->table->bytes - sizeof *pop->table);
   }
   for (int k = 0; k < pop->worker_count; k++) {
     const Worker *w = pop->workers[k];
@@ -34,7 +34,7 @@ void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
     if (w->cache != NULL) {
       out->cache_entries += w->cache->count;
       out->cache_rejected += w->cache->rejected;
-      workers += sp_plan_cache_size_bytes(w->cache);
+      workers += sp__plan_cache_size_bytes(w->cache);
     }
   }
   out->bytes_per_npc =
@@ -43,7 +43,7 @@ void sp_population_stats(const SpPopulation *pop, SpPopulationStats *out) {
   out->bytes_workers = workers;
   out->bytes_total = sizeof *pop + pop->block_bytes + workers;
   out->bytes_resident = out->bytes_total - pop->block_bytes +
-                        sp_mem_resident(pop->block, pop->block_bytes);
+                        sp__mem_resident(pop->block, pop->block_bytes);
   if (pop->table != NULL)
     out->bytes_resident -=
         pop->table->bytes - sizeof *pop->table - table_resident;

@@ -45,11 +45,11 @@ enum { SP_CACHE_PLAN = 1, SP_CACHE_NO_PLAN = 2 };
  * - Entries are numbered 0..count-1 in insertion order; their results
  *   (kind and length, failure record, plan ids) live in chunks of
  *   2^chunk_shift entries, allocated as the cache fills and never moved,
- *   so an entry number stays valid until sp_plan_cache_clear. That is
+ *   so an entry number stays valid until sp__plan_cache_clear. That is
  *   what lets a population point NPCs at shared entries instead of
  *   copying plans. A chunk holds about SP_CACHE_CHUNK_BYTES.
  * - Sized to what is used: storage is reserved on demand
- *   (sp_plan_cache_reserve), up to `capacity` entries, itself bounded so
+ *   (sp__plan_cache_reserve), up to `capacity` entries, itself bounded so
  *   that the plans of a full cache take at most
  *   SP_PLAN_CACHE_MAX_PLAN_BYTES. Inserting never allocates: past the
  *   reserved entries a pair is not stored (`rejected` counts it), and
@@ -89,35 +89,35 @@ typedef struct SpPlanCache {
 
 /* Resolves a requested capacity: 0 becomes SP_PLAN_CACHE_DEFAULT_CAPACITY;
  * over SP_PLAN_CACHE_MAX_CAPACITY is SP_ERR_INVALID with the reason in err. */
-SpStatus sp_plan_cache_capacity(uint32_t *capacity, SpError *err);
+SpStatus sp__plan_cache_capacity(uint32_t *capacity, SpError *err);
 
 /* Creates an empty cache for domain d holding up to `capacity` entries
  * (0: SP_PLAN_CACHE_DEFAULT_CAPACITY; over SP_PLAN_CACHE_MAX_CAPACITY is an
  * error; fewer when plans of d are long, see SP_PLAN_CACHE_MAX_PLAN_BYTES).
  * The cache copies what it needs from d and does not refer to it
  * afterwards. It reserves no entry yet: two small allocations. */
-SpStatus sp_plan_cache_new(const SpDomain *d, uint32_t capacity,
-                           SpAllocator alloc, SpPlanCache **out, SpError *err);
+SpStatus sp__plan_cache_new(const SpDomain *d, uint32_t capacity,
+                            SpAllocator alloc, SpPlanCache **out, SpError *err);
 
-void sp_plan_cache_free(SpPlanCache *c);
+void sp__plan_cache_free(SpPlanCache *c);
 
 /* Makes room for at least `entries` entries (at most the capacity), so
  * that the inserts up to there allocate nothing. Grows by at least
  * doubling; entry numbers and stored results stay where they are. On
  * SP_ERR_MEMORY the cache is unchanged apart from extra room. */
-SpStatus sp_plan_cache_reserve(SpPlanCache *c, uint32_t entries, SpError *err);
+SpStatus sp__plan_cache_reserve(SpPlanCache *c, uint32_t entries, SpError *err);
 
 /* Forgets every entry (entry numbers become invalid) and the counters;
  * keeps the reserved storage. */
-void sp_plan_cache_clear(SpPlanCache *c);
+void sp__plan_cache_clear(SpPlanCache *c);
 
 /* Bytes the cache holds. */
-size_t sp_plan_cache_size_bytes(const SpPlanCache *c);
+size_t sp__plan_cache_size_bytes(const SpPlanCache *c);
 
 /* Packs (s0, goal) into key[0 .. 2*key_words-1] and returns its hash.
  * Reads exactly state_len bytes of each state. */
-uint64_t sp_plan_cache_key(const SpPlanCache *c, const SpValue *s0,
-                           const SpValue *goal, uint64_t *key);
+uint64_t sp__plan_cache_key(const SpPlanCache *c, const SpValue *s0,
+                            const SpValue *goal, uint64_t *key);
 
 /* Hash of a packed key of n words: per word a multiply and a fold of the
  * high half onto the low one, then one more round, so the low bits (the
@@ -163,9 +163,9 @@ static inline uint32_t sp_plan_cache_find(SpPlanCache *c, const uint64_t *key,
  * SP_CACHE_NO_PLAN (failure must not be NULL). Returns the new entry, or
  * SP_CACHE_NONE when no reserved entry is left (nothing is stored).
  * Never allocates. */
-uint32_t sp_plan_cache_insert(SpPlanCache *c, const uint64_t *key,
-                              uint64_t hash, int kind, const uint16_t *plan,
-                              int len, const SpFailure *failure);
+uint32_t sp__plan_cache_insert(SpPlanCache *c, const uint64_t *key,
+                               uint64_t hash, int kind, const uint16_t *plan,
+                               int len, const SpFailure *failure);
 
 /* The chunk holding entry e, and e's place in it. */
 static inline const char *sp_plan_cache_chunk(const SpPlanCache *c,
@@ -207,16 +207,16 @@ static inline const uint8_t *sp_plan_cache_entry_ids(const SpPlanCache *c,
 }
 
 /* Writes the entry's plan as 16-bit ids; returns its length. */
-int sp_plan_cache_entry_plan(const SpPlanCache *c, uint32_t e, uint16_t *plan);
+int sp__plan_cache_entry_plan(const SpPlanCache *c, uint32_t e, uint16_t *plan);
 
 /* Plans through the cache: a hit returns the stored result, a miss calls
  * sp_plan(d, ws, ...) and stores its result (when there is room). Same
  * contract as sp_plan: `plan` holds action_count entries; on SP_NO_PLAN
  * *failure (if not NULL) is the record sp_plan wrote, field by field.
  * SP_ERR_STATE results are never cached. d must be the cache's domain. */
-SpStatus sp_plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
-                            const SpValue *s0, const SpValue *goal,
-                            uint16_t *plan, int *len, SpFailure *failure);
+SpStatus sp__plan_cache_plan(SpPlanCache *c, const SpDomain *d, SpWorkspace *ws,
+                             const SpValue *s0, const SpValue *goal,
+                             uint16_t *plan, int *len, SpFailure *failure);
 
 #ifdef __cplusplus
 }

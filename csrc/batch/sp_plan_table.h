@@ -65,23 +65,23 @@ enum { SP_TABLE_ROW_NEW = 0, SP_TABLE_ROW_NONE = 1, SP_TABLE_ROW_FIRST = 2 };
 /* A table for domain d, or *out = NULL (SP_OK) when d does not fit;
  * with `bits`, the bit-packed layout where it fits (else mixed radix).
  * SP_ERR_MEMORY when allocation fails. */
-SpStatus sp_plan_table_new(const SpDomain *d, int bits, SpAllocator alloc,
-                           SpPlanTable **out, SpError *err);
-void sp_plan_table_free(SpPlanTable *t);
+SpStatus sp__plan_table_new(const SpDomain *d, int bits, SpAllocator alloc,
+                            SpPlanTable **out, SpError *err);
+void sp__plan_table_free(SpPlanTable *t);
 
 /* Forgets every cell and goal row (so goals met later get rows). Not
  * while workers run. */
-void sp_plan_table_clear(SpPlanTable *t);
+void sp__plan_table_clear(SpPlanTable *t);
 
 /* The row of goal word g (masked), registering it when new; NULL when
  * every row is taken by other goals. Safe from several workers at once. */
-atomic_uint_least32_t *sp_plan_table_row(SpPlanTable *t, uint64_t g);
+atomic_uint_least32_t *sp__plan_table_row(SpPlanTable *t, uint64_t g);
 
 /* Bit-packed layout: the row of goal word g (masked) whose id is `id`,
  * registering it (and noting the row in goal_row) when new; NULL when
  * every row is taken by other goals. Safe from several workers at once. */
-atomic_uint_least32_t *sp_plan_table_goal_row(SpPlanTable *t, uint64_t id,
-                                              uint64_t g);
+atomic_uint_least32_t *sp__plan_table_goal_row(SpPlanTable *t, uint64_t id,
+                                               uint64_t g);
 
 /* The bits of x under `mask` packed together, low bits first, where each
  * byte of the mask is a run of low bits at byte v's bit offset at[v]

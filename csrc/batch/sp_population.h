@@ -50,7 +50,7 @@ static inline unsigned sp_low_byte(uint64_t x) {
 #endif
 }
 
-/* How cached calls use the direct table (sp_population_use_table). */
+/* How cached calls use the direct table (sp__population_use_table). */
 enum {
   SP_TABLE_OFF = 0,     /* the per-worker hash caches alone */
   SP_TABLE_AUTO = 1,    /* default: bit-packed where it fits and the CPU
@@ -116,7 +116,7 @@ struct SpPopulation {
    * NULL until the first cached call, or when the domain does not fit */
   SpPlanTable *table;
   int table_tried; /* creation attempted (a big domain gets none) */
-  int table_mode;  /* SP_TABLE_*, set by sp_population_use_table */
+  int table_mode;  /* SP_TABLE_*, set by sp__population_use_table */
   int fast_pext;   /* the CPU has a fast BMI2 pext */
 
   /* totals over calls, for the stats */
@@ -131,31 +131,31 @@ static inline void sp_population_slot_used(SpPopulation *p) {
 
 /* Plans the dirty NPCs of chunk `chunk` with worker k; returns how many
  * (population_chunk.c). */
-size_t sp_population_plan_chunk(SpPopulation *p, Worker *w, int k,
-                                int use_cache, size_t chunk);
+size_t sp__population_plan_chunk(SpPopulation *p, Worker *w, int k,
+                                 int use_cache, size_t chunk);
 
 /* NPC i, which the table did not answer: through worker k's hash cache
  * (the planner on a miss); the result goes to `cell` when there is one.
  * s and g are the masked state and goal words. Returns 1 when the hash
  * cache had the pair (population_chunk.c). */
-int sp_population_table_miss(SpPopulation *p, Worker *w, int k, size_t i,
-                             uint64_t s, uint64_t g,
-                             atomic_uint_least32_t *cell);
+int sp__population_table_miss(SpPopulation *p, Worker *w, int k, size_t i,
+                              uint64_t s, uint64_t g,
+                              atomic_uint_least32_t *cell);
 
 /* The cache-on loops of the bit-packed table over NPCs lo..hi of one
- * chunk: with BMI2 pext (only where sp_population_fast_pext) or portable
+ * chunk: with BMI2 pext (only where sp__population_fast_pext) or portable
  * (population_bits.c). Return NPCs planned. */
-size_t sp_population_plan_bits(SpPopulation *p, Worker *w, int k, size_t lo,
-                               size_t hi);
-size_t sp_population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
-                                    size_t lo, size_t hi);
+size_t sp__population_plan_bits(SpPopulation *p, Worker *w, int k, size_t lo,
+                                size_t hi);
+size_t sp__population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
+                                     size_t lo, size_t hi);
 /* 1 when this CPU runs pext in hardware fast (BMI2, not AMD Zen 1/2). */
-int sp_population_fast_pext(void);
+int sp__population_fast_pext(void);
 
 /* How cached calls use the direct table: SP_TABLE_* (benchmarks and
  * tests compare the paths; plans are the same on every one). Changing
  * between the layouts drops the table; the next cached call makes the
  * other. SP_TABLE_AUTO by default. */
-void sp_population_use_table(SpPopulation *pop, int mode);
+void sp__population_use_table(SpPopulation *pop, int mode);
 
 #endif

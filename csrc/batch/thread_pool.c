@@ -99,20 +99,20 @@ static void pool_release(SpThreadPool *pool) {
   pthread_cond_destroy(&pool->done);
   pthread_cond_destroy(&pool->wake);
   pthread_mutex_destroy(&pool->mutex);
-  sp_mem_free(pool->alloc, pool, pool->bytes);
+  sp__mem_free(pool->alloc, pool, pool->bytes);
 }
 
 /* Allocates the pool and its thread records in one block, then starts
  * the threads one by one; a failure stops and joins those started. */
 SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
                             SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
   if (size <= 0) size = sp_online_cores();
   if (size > SP_THREAD_POOL_MAX) size = SP_THREAD_POOL_MAX;
   size_t bytes = sizeof(SpThreadPool) + (size_t)size * sizeof(PoolThread);
-  SpThreadPool *pool = sp_mem_alloc(alloc, bytes);
-  if (pool == NULL) return sp_error_memory(err);
+  SpThreadPool *pool = sp__mem_alloc(alloc, bytes);
+  if (pool == NULL) return sp__error_memory(err);
   memset(pool, 0, bytes);
   pool->alloc = alloc;
   pool->bytes = bytes;
@@ -120,19 +120,19 @@ SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
   pool->keep = size;
   pool->threads = (PoolThread *)(pool + 1);
   if (pthread_mutex_init(&pool->mutex, NULL) != 0) {
-    sp_mem_free(alloc, pool, bytes);
-    return sp_error_memory(err);
+    sp__mem_free(alloc, pool, bytes);
+    return sp__error_memory(err);
   }
   if (pthread_cond_init(&pool->wake, NULL) != 0) {
     pthread_mutex_destroy(&pool->mutex);
-    sp_mem_free(alloc, pool, bytes);
-    return sp_error_memory(err);
+    sp__mem_free(alloc, pool, bytes);
+    return sp__error_memory(err);
   }
   if (pthread_cond_init(&pool->done, NULL) != 0) {
     pthread_cond_destroy(&pool->wake);
     pthread_mutex_destroy(&pool->mutex);
-    sp_mem_free(alloc, pool, bytes);
-    return sp_error_memory(err);
+    sp__mem_free(alloc, pool, bytes);
+    return sp__error_memory(err);
   }
   if (size > 1) pthread_once(&arena_once, arena_limit);
   for (int i = 1; i < size; i++) {
@@ -143,11 +143,11 @@ SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
     if (rc != 0) {
       pool_stop(pool);
       pool_release(pool);
-      sp_error_clear(err);
-      return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
-                          "thread pool: could not start thread %d of %d "
-                          "(%s)",
-                          i, size - 1, strerror(rc));
+      sp__error_clear(err);
+      return sp__error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
+                           "thread pool: could not start thread %d of %d "
+                           "(%s)",
+                           i, size - 1, strerror(rc));
     }
     pool->started = i;
   }

@@ -159,7 +159,7 @@ SpBuiltSpec *sp_builtin_copy(SpAllocator a, const SpDomainSpec *spec,
   if (!spec_walkable(spec, start_count, starts, goal_count, goals)) return NULL;
   lay_out(&c, spec, start_count, starts, goal_count, goals);
   if (c.overflow) return NULL;
-  c.base = sp_mem_alloc(a, c.used);
+  c.base = sp__mem_alloc(a, c.used);
   if (c.base == NULL) return NULL;
   memset(c.base, 0, c.used);
   {
@@ -174,7 +174,7 @@ SpBuiltSpec *sp_builtin_copy(SpAllocator a, const SpDomainSpec *spec,
 
 void sp_builtin_free(SpBuiltSpec *b) {
   if (b == NULL) return;
-  sp_mem_free(b->alloc_, b, b->size_);
+  sp__mem_free(b->alloc_, b, b->size_);
 }
 
 /* ------------------------------------------------------------------ */

@@ -28,13 +28,13 @@ typedef struct Scratch {
 
 static void scratch_free(Scratch *s) {
   SpAllocator a = s->a;
-  sp_mem_free(a, s->variables, (size_t)s->m * sizeof(SpVariableSpec));
-  sp_mem_free(a, s->value_names, (size_t)s->n * sizeof(const char *));
-  sp_mem_free(a, s->actions, (size_t)s->action_count * sizeof(SpActionSpec));
-  sp_mem_free(a, s->prevails, (size_t)s->m * sizeof(SpCondition));
-  sp_mem_free(a, s->start, (size_t)s->m);
-  sp_mem_free(a, s->goal, (size_t)s->m);
-  sp_mem_free(a, s->names, s->names_size);
+  sp__mem_free(a, s->variables, (size_t)s->m * sizeof(SpVariableSpec));
+  sp__mem_free(a, s->value_names, (size_t)s->n * sizeof(const char *));
+  sp__mem_free(a, s->actions, (size_t)s->action_count * sizeof(SpActionSpec));
+  sp__mem_free(a, s->prevails, (size_t)s->m * sizeof(SpCondition));
+  sp__mem_free(a, s->start, (size_t)s->m);
+  sp__mem_free(a, s->goal, (size_t)s->m);
+  sp__mem_free(a, s->names, s->names_size);
 }
 
 /* Allocates the scratch for m variables of n values with n-1 or n actions
@@ -47,13 +47,13 @@ static int scratch_init(Scratch *s, SpAllocator a, int m, int n, int per_var) {
   s->n = n;
   s->action_count = m * per_var;
   s->names_size = slots * NAME_SLOT;
-  s->variables = sp_mem_alloc(a, (size_t)m * sizeof(SpVariableSpec));
-  s->value_names = sp_mem_alloc(a, (size_t)n * sizeof(const char *));
-  s->actions = sp_mem_alloc(a, (size_t)s->action_count * sizeof(SpActionSpec));
-  s->prevails = sp_mem_alloc(a, (size_t)m * sizeof(SpCondition));
-  s->start = sp_mem_alloc(a, (size_t)m);
-  s->goal = sp_mem_alloc(a, (size_t)m);
-  s->names = sp_mem_alloc(a, s->names_size);
+  s->variables = sp__mem_alloc(a, (size_t)m * sizeof(SpVariableSpec));
+  s->value_names = sp__mem_alloc(a, (size_t)n * sizeof(const char *));
+  s->actions = sp__mem_alloc(a, (size_t)s->action_count * sizeof(SpActionSpec));
+  s->prevails = sp__mem_alloc(a, (size_t)m * sizeof(SpCondition));
+  s->start = sp__mem_alloc(a, (size_t)m);
+  s->goal = sp__mem_alloc(a, (size_t)m);
+  s->names = sp__mem_alloc(a, s->names_size);
   if (s->variables == NULL || s->value_names == NULL || s->actions == NULL ||
       s->prevails == NULL || s->start == NULL || s->goal == NULL ||
       s->names == NULL) {

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "sp_classify_graph.h"
-#include "sp_internal.h" /* sp_mem_alloc, sp_mem_free */
+#include "sp_internal.h" /* sp__mem_alloc, sp__mem_free */
 
 /* ================================================================== */
 /* The undirected action graph G                                      */
@@ -101,7 +101,7 @@ static SpStatus cl_graph_build(ClGraph *g, const SpDomain *d,
   size_t ints = 7 * nodes + 2 * n + (size_t)vars + 4 * cycles + 4 +
                 2 * g->edges + g->prevail_edges;
   g->block_size = ints * sizeof(int);
-  g->block = sp_mem_alloc(alloc, g->block_size);
+  g->block = sp__mem_alloc(alloc, g->block_size);
   if (g->block == NULL) return SP_ERR_MEMORY;
   int *p = g->block;
   memset(p, 0, g->block_size);
@@ -148,7 +148,7 @@ static SpStatus cl_graph_build(ClGraph *g, const SpDomain *d,
 }
 
 static void cl_graph_free(ClGraph *g, SpAllocator alloc) {
-  sp_mem_free(alloc, g->block, g->block_size);
+  sp__mem_free(alloc, g->block, g->block_size);
   g->block = NULL;
 }
 
@@ -160,11 +160,11 @@ static int cl_is_cut(const ClGraph *g, int setter, int needer) {
   return 0;
 }
 
-int cl_requester_count(const ClGraph *g, int a) {
+int sp__cl_requester_count(const ClGraph *g, int a) {
   return g->req_start[a + 1] - g->req_start[a];
 }
 
-/* Lays out the path found by cl_search: side 0 from its source to x0,
+/* Lays out the path found by sp__cl_search: side 0 from its source to x0,
  * then the edge x0 - x1 (`mid`, a step; -1 when x0 == x1), then side 1
  * from x1 back to its source. Returns the number of nodes. */
 static int cl_path(ClGraph *g, int x0, int x1, int mid) {
@@ -209,7 +209,7 @@ static int cl_path(ClGraph *g, int x0, int x1, int mid) {
  * smaller of the two parts, at most O(|A| + |E_A| + ghosts). Returns the
  * number of nodes of the path found (g->path, g->step, from a requester
  * of `from` to one of `to`), or 0. */
-int cl_search(ClGraph *g, int v, int from, int to) {
+int sp__cl_search(ClGraph *g, int v, int from, int to) {
   int base = g->stamp + 1; /* side k marks seen[x] = base + k */
   g->stamp += 2;
   int head[2] = {0, 0}, tail[2] = {0, 0}, group[2] = {from, to};
@@ -252,36 +252,36 @@ int cl_search(ClGraph *g, int v, int from, int to) {
 /* ================================================================== */
 
 /* Cycle k of G's table (all variables' cycles, by variable then index). */
-int cl_cycle_length(const ClGraph *g, int k) {
+int sp__cl_cycle_length(const ClGraph *g, int k) {
   return g->cyc_start[k + 1] - g->cyc_start[k];
 }
 
-int cl_cycle_action(const ClGraph *g, int k, int i) {
+int sp__cl_cycle_action(const ClGraph *g, int k, int i) {
   return g->cyc_act[g->cyc_start[k] + i];
 }
 
-ClCycle cl_cycle(const ClGraph *g, int k) {
-  ClCycle c = {cl_cycle_length(g, k), g->cyc_req[k]};
+ClCycle sp__cl_cycle(const ClGraph *g, int k) {
+  ClCycle c = {sp__cl_cycle_length(g, k), g->cyc_req[k]};
   return c;
 }
 
 /* Is this cycle a C2 violation (more than 2 actions, one requestable)? */
-int cl_too_long(ClCycle c) { return c.length > 2 && c.requestable > 0; }
+int sp__cl_too_long(ClCycle c) { return c.length > 2 && c.requestable > 0; }
 
 /* Does this 2-cycle need the SAS-PUC*2 test (both actions requestable)? */
-int cl_double(ClCycle c) { return c.length == 2 && c.requestable == 2; }
+int sp__cl_double(ClCycle c) { return c.length == 2 && c.requestable == 2; }
 
 /* Are the requesters of the two actions of 2-cycle k connected in G minus
  * G(v), v its variable (all of v's actions and ghosts, other cycles of v
  * included)? */
-int cl_connected(ClGraph *g, int k) {
-  return cl_search(g, g->cyc_var[k], cl_cycle_action(g, k, 0),
-                   cl_cycle_action(g, k, 1)) > 0;
+int sp__cl_connected(ClGraph *g, int k) {
+  return sp__cl_search(g, g->cyc_var[k], sp__cl_cycle_action(g, k, 0),
+                       sp__cl_cycle_action(g, k, 1)) > 0;
 }
 
 /* The class as far as the cycles' shapes tell, with no memory: outside
  * when a cycle breaks C2, else C0, CS2, or SAS-PUC*2 when some 2-cycle
- * has both actions requestable (still to be confirmed by cl_connected).
+ * has both actions requestable (still to be confirmed by sp__cl_connected).
  * Each cycle of each variable is judged on its own. */
 static SpClass cl_class_shape(const SpDomain *d) {
   int vars = sp_domain_variable_count(d);
@@ -290,9 +290,9 @@ static SpClass cl_class_shape(const SpDomain *d) {
     int cc = sp_variable_cycle_count(d, v);
     for (int c = 0; c < cc; c++) {
       ClCycle info = cl_cycle_read(d, v, c, NULL);
-      if (cl_too_long(info)) return SP_CLASS_OUTSIDE;
+      if (sp__cl_too_long(info)) return SP_CLASS_OUTSIDE;
       if (info.requestable > 0) any = 1;
-      if (cl_double(info)) twice = 1;
+      if (sp__cl_double(info)) twice = 1;
     }
   }
   if (!any) return SP_CLASS_C0;
@@ -304,13 +304,13 @@ static SpClass cl_class_shape(const SpDomain *d) {
 static SpClass cl_class_of(ClGraph *g, SpClass shape) {
   if (shape != SP_CLASS_CSTAR2) return shape;
   for (int k = 0; k < g->cycles; k++)
-    if (cl_double(cl_cycle(g, k)) && cl_connected(g, k))
+    if (sp__cl_double(sp__cl_cycle(g, k)) && sp__cl_connected(g, k))
       return SP_CLASS_OUTSIDE;
   return SP_CLASS_CSTAR2;
 }
 
 /* The value a node of G sets: an action's post, or a ghost's value. */
-SpCondition cl_node_value(const ClGraph *g, int x) {
+SpCondition sp__cl_node_value(const ClGraph *g, int x) {
   SpCondition c;
   if (x < g->n) {
     c.variable = sp_action_variable(g->d, x);
@@ -323,9 +323,9 @@ SpCondition cl_node_value(const ClGraph *g, int x) {
 }
 
 /* Is cycle k one of the problems an outside domain lists? */
-int cl_problem(ClGraph *g, int k) {
-  ClCycle c = cl_cycle(g, k);
-  return cl_too_long(c) || (cl_double(c) && cl_connected(g, k));
+int sp__cl_problem(ClGraph *g, int k) {
+  ClCycle c = sp__cl_cycle(g, k);
+  return sp__cl_too_long(c) || (sp__cl_double(c) && sp__cl_connected(g, k));
 }
 
 /* ================================================================== */
@@ -335,8 +335,8 @@ int cl_problem(ClGraph *g, int k) {
 /* The class alone (buf NULL or size 0, needed NULL) touches no text and
  * allocates only when a 2-cycle has both actions requestable: only the
  * C*2 search needs G. */
-SpStatus sp_classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
-                     char *buf, size_t size, size_t *needed) {
+SpStatus sp__classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
+                      char *buf, size_t size, size_t *needed) {
   size_t out_size = buf != NULL ? size : 0, out_len = 0;
   if (out_size > 0) buf[0] = '\0';
   if (needed != NULL) *needed = 0;
@@ -349,7 +349,7 @@ SpStatus sp_classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
   ClGraph g;
   if (cl_graph_build(&g, d, alloc) != SP_OK) return SP_ERR_MEMORY;
   c = cl_class_of(&g, c);
-  if (text) out_len = cl_explain(&g, c, buf, out_size);
+  if (text) out_len = sp__cl_explain(&g, c, buf, out_size);
   cl_graph_free(&g, alloc);
   if (cls != NULL) *cls = c;
   if (needed != NULL) *needed = out_len;
@@ -364,11 +364,11 @@ int sp_domain_problems(const SpDomain *d, SpProblem *out, int max) {
   if (cl_graph_build(&g, d, d->alloc) != SP_OK) return -1;
   int count = 0;
   for (int k = 0; k < g.cycles; k++) {
-    if (!cl_problem(&g, k)) continue;
+    if (!sp__cl_problem(&g, k)) continue;
     if (count < max) {
       out[count].variable = g.cyc_var[k];
       out[count].cycle = g.cyc_index[k];
-      out[count].connected = cl_cycle_length(&g, k) == 2;
+      out[count].connected = sp__cl_cycle_length(&g, k) == 2;
     }
     count++;
   }
@@ -383,15 +383,15 @@ int sp_domain_problem_path(const SpDomain *d, int problem, SpPathNode *out,
   if (cl_graph_build(&g, d, d->alloc) != SP_OK) return -1;
   int len = 0;
   for (int k = 0, i = 0; k < g.cycles; k++) {
-    if (!cl_problem(&g, k) || i++ != problem) continue;
-    if (cl_cycle_length(&g, k) == 2)
-      len = cl_search(&g, g.cyc_var[k], cl_cycle_action(&g, k, 0),
-                      cl_cycle_action(&g, k, 1));
+    if (!sp__cl_problem(&g, k) || i++ != problem) continue;
+    if (sp__cl_cycle_length(&g, k) == 2)
+      len = sp__cl_search(&g, g.cyc_var[k], sp__cl_cycle_action(&g, k, 0),
+                          sp__cl_cycle_action(&g, k, 1));
     break;
   }
   for (int i = 0; i < len && i < max; i++) {
     int x = g.path[i];
-    SpCondition c = cl_node_value(&g, x);
+    SpCondition c = sp__cl_node_value(&g, x);
     out[i].action = x < g.n ? x : -1;
     out[i].variable = c.variable;
     out[i].value = c.value;

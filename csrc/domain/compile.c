@@ -196,18 +196,18 @@ SpStatus sp_domain_compile(const SpDomainSpec *spec,
                            SpDomain **out, SpError *err) {
   SpError scratch;
   if (err == NULL) err = &scratch;
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
   if (spec == NULL)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NO_VALUES, SP_FIELD_NONE,
-                        "no domain description");
-  SpStatus st = sp_spec_validate(spec, alloc, err);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NO_VALUES, SP_FIELD_NONE,
+                         "no domain description");
+  SpStatus st = sp__spec_validate(spec, alloc, err);
   if (st != SP_OK) return st;
 
   Layout L;
   layout_compute(spec, &L);
-  SpDomain *d = sp_mem_alloc(alloc, L.total);
-  if (d == NULL) return sp_error_memory(err);
+  SpDomain *d = sp__mem_alloc(alloc, L.total);
+  if (d == NULL) return sp__error_memory(err);
   memset(d, 0, L.total);
   d->alloc = alloc;
   d->size = L.total;
@@ -224,29 +224,29 @@ SpStatus sp_domain_compile(const SpDomainSpec *spec,
   d->off_names = L.names;
   fill_tables(d, spec);
 
-  uint32_t *mark = sp_mem_alloc(alloc, (size_t)L.value_count * sizeof *mark);
+  uint32_t *mark = sp__mem_alloc(alloc, (size_t)L.value_count * sizeof *mark);
   if (mark == NULL) {
     sp_domain_free(d);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   find_cycles(d, mark);
-  sp_mem_free(alloc, mark, (size_t)L.value_count * sizeof *mark);
+  sp__mem_free(alloc, mark, (size_t)L.value_count * sizeof *mark);
 
   SpClass cls;
-  st = sp_classify(d, alloc, &cls, NULL, 0, NULL);
+  st = sp__classify(d, alloc, &cls, NULL, 0, NULL);
   if (st != SP_OK) {
     sp_domain_free(d);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   d->class_ = cls;
   if (cls == SP_CLASS_OUTSIDE && !(opts && opts->allow_outside)) {
     /* the explanation is built only when it is reported */
     char why[SP_ERROR_MESSAGE_SIZE];
-    st = sp_classify(d, alloc, &cls, why, sizeof why, NULL);
+    st = sp__classify(d, alloc, &cls, why, sizeof why, NULL);
     sp_domain_free(d);
-    if (st != SP_OK) return sp_error_memory(err);
-    return sp_error_set(err, SP_ERR_CLASS, SP_E_OUTSIDE_CLASS, SP_FIELD_NONE,
-                        "%s", why);
+    if (st != SP_OK) return sp__error_memory(err);
+    return sp__error_set(err, SP_ERR_CLASS, SP_E_OUTSIDE_CLASS, SP_FIELD_NONE,
+                         "%s", why);
   }
   *out = d;
   return SP_OK;
@@ -254,5 +254,5 @@ SpStatus sp_domain_compile(const SpDomainSpec *spec,
 
 void sp_domain_free(SpDomain *d) {
   if (d == NULL) return;
-  sp_mem_free(d->alloc, d, d->size);
+  sp__mem_free(d->alloc, d, d->size);
 }

@@ -29,15 +29,15 @@ const char *sp_class_name(SpClass c) {
   return "outside";
 }
 
-void sp_error_clear(SpError *err) {
+void sp__error_clear(SpError *err) {
   if (err == NULL) return;
   memset(err, 0, sizeof *err);
   err->action = err->other_action = err->variable = -1;
   err->value = err->index = -1;
 }
 
-SpStatus sp_error_set(SpError *err, SpStatus status, SpErrorCode code,
-                      SpField field, const char *fmt, ...) {
+SpStatus sp__error_set(SpError *err, SpStatus status, SpErrorCode code,
+                       SpField field, const char *fmt, ...) {
   if (err == NULL) return status;
   err->status = status;
   err->code = code;
@@ -49,8 +49,8 @@ SpStatus sp_error_set(SpError *err, SpStatus status, SpErrorCode code,
   return status;
 }
 
-SpStatus sp_error_memory(SpError *err) {
-  sp_error_clear(err);
-  return sp_error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
-                      "out of memory");
+SpStatus sp__error_memory(SpError *err) {
+  sp__error_clear(err);
+  return sp__error_set(err, SP_ERR_MEMORY, SP_E_MEMORY, SP_FIELD_NONE,
+                       "out of memory");
 }

@@ -8,7 +8,7 @@
 size_t sp_domain_explain(const SpDomain *d, char *buf, size_t size) {
   SpClass cls;
   size_t needed = 0;
-  if (sp_classify(d, d->alloc, &cls, buf, size, &needed) != SP_OK) {
+  if (sp__classify(d, d->alloc, &cls, buf, size, &needed) != SP_OK) {
     int n = snprintf(buf, size, "%s (out of memory while explaining)",
                      sp_class_name(d->class_));
     return n < 0 ? 0 : (size_t)n;
@@ -64,10 +64,10 @@ static void cl_condition(ClOut *o, const SpDomain *d, int v, int value) {
 
 /* 'a' -> 'b' -> 'a' for cycle k */
 static void cl_cycle_actions(ClOut *o, const ClGraph *g, int k) {
-  int len = cl_cycle_length(g, k);
+  int len = sp__cl_cycle_length(g, k);
   for (int i = 0; i <= len; i++) {
     if (i > 0) cl_printf(o, " -> ");
-    cl_action(o, g->d, cl_cycle_action(g, k, i % len));
+    cl_action(o, g->d, sp__cl_cycle_action(g, k, i % len));
   }
 }
 
@@ -95,7 +95,7 @@ static void cl_cycle_name(ClOut *o, const ClGraph *g, int k) {
 
 /* 'r1', 'r2' and 3 more */
 static void cl_requesters(ClOut *o, const ClGraph *g, int a) {
-  int count = cl_requester_count(g, a);
+  int count = sp__cl_requester_count(g, a);
   int shown = count < SP_EXPLAIN_MAX_NAMES ? count : SP_EXPLAIN_MAX_NAMES;
   for (int i = 0; i < shown; i++) {
     if (i > 0) cl_printf(o, ", ");
@@ -126,7 +126,7 @@ static void cl_node(ClOut *o, const ClGraph *g, int x) {
     cl_action(o, g->d, x);
     return;
   }
-  SpCondition c = cl_node_value(g, x);
+  SpCondition c = sp__cl_node_value(g, x);
   cl_printf(o, "(no action sets ");
   cl_condition(o, g->d, c.variable, c.value);
   cl_printf(o, ")");
@@ -143,7 +143,7 @@ static void cl_step(ClOut *o, const ClGraph *g, int x, int y, int link) {
  * (the head of an edge is always an action). */
 static void cl_step_reason(ClOut *o, const ClGraph *g, int x, int y, int link) {
   int from = CL_DIR(link) ? x : y, to = CL_DIR(link) ? y : x;
-  SpCondition c = cl_node_value(g, from);
+  SpCondition c = sp__cl_node_value(g, from);
   if (from < g->n) {
     cl_action(o, g->d, from);
     cl_printf(o, " sets ");
@@ -171,7 +171,7 @@ static const char cl_no_guarantee[] =
 /* Problem (a): cycle k is longer than 2 and holds a requested action. */
 static void cl_explain_long(ClOut *o, const ClGraph *g, int k, int number) {
   const SpDomain *d = g->d;
-  int v = g->cyc_var[k], len = cl_cycle_length(g, k),
+  int v = g->cyc_var[k], len = sp__cl_cycle_length(g, k),
       several = cl_siblings(g, k) > 1;
   cl_printf(o, "%d. ", number);
   cl_cycle_name(o, g, k);
@@ -191,8 +191,8 @@ static void cl_explain_long(ClOut *o, const ClGraph *g, int k, int number) {
   cl_variable(o, d, v);
   cl_printf(o, " that request its cycle actions:\n");
   for (int i = 0; i < len; i++) {
-    int a = cl_cycle_action(g, k, i);
-    if (cl_requester_count(g, a) == 0) continue;
+    int a = sp__cl_cycle_action(g, k, i);
+    if (sp__cl_requester_count(g, a) == 0) continue;
     cl_printf(o, "   ");
     cl_requested(o, g, a);
     cl_printf(o, "\n");
@@ -210,7 +210,7 @@ static void cl_add_cut(ClGraph *g, int at) {
 
 /* 'v' = p of 'needer' for cut i */
 static void cl_cut(ClOut *o, const ClGraph *g, int i) {
-  SpCondition c = cl_node_value(g, g->cut[2 * i]);
+  SpCondition c = sp__cl_node_value(g, g->cut[2 * i]);
   cl_condition(o, g->d, c.variable, c.value);
   cl_printf(o, " of ");
   cl_action(o, g->d, g->cut[2 * i + 1]);
@@ -227,14 +227,14 @@ static int cl_cuts(ClGraph *g, int v, int plus, int minus, int first) {
   if (first <= 0) return 0;
   cl_add_cut(g, first);
   while (g->cuts < SP_EXPLAIN_MAX_CUTS) {
-    int len = cl_search(g, v, plus, minus), at = -1;
+    int len = sp__cl_search(g, v, plus, minus), at = -1;
     if (len == 0) return 1;
     for (int i = 1; i < len && at < 0; i++)
       if (CL_KIND(g->step[i]) == CL_PREVAIL) at = i;
     if (at < 0) return 0;
     cl_add_cut(g, at);
   }
-  return cl_search(g, v, plus, minus) == 0;
+  return sp__cl_search(g, v, plus, minus) == 0;
 }
 
 /* Problem (b): the 2-cycle k = {a+, a-}, both requested, whose requesters
@@ -242,9 +242,9 @@ static int cl_cuts(ClGraph *g, int v, int plus, int minus, int first) {
 static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
   const SpDomain *d = g->d;
   int v = g->cyc_var[k];
-  int plus = cl_cycle_action(g, k, 0);
-  int minus = cl_cycle_action(g, k, 1);
-  int len = cl_search(g, v, plus, minus);
+  int plus = sp__cl_cycle_action(g, k, 0);
+  int minus = sp__cl_cycle_action(g, k, 1);
+  int len = sp__cl_search(g, v, plus, minus);
   int s = g->path[0], t = g->path[len - 1];
   cl_printf(o, "%d. ", number);
   cl_cycle_name(o, g, k);
@@ -300,7 +300,7 @@ static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
   for (int j = 1; all && j < g->cuts;
        j++) { /* the paths left by the cuts before */
     g->cuts = j;
-    int plen = cl_search(g, v, plus, minus);
+    int plen = sp__cl_search(g, v, plus, minus);
     cl_printf(
         o, "   path %d (left once the prevails before are dropped): ", j + 1);
     cl_node(o, g, g->path[0]);
@@ -311,7 +311,8 @@ static void cl_explain_connected(ClOut *o, ClGraph *g, int k, int number) {
     cl_printf(o, "\n");
   }
   g->cuts = 0;
-  len = cl_search(g, v, plus, minus); /* the first path again, for its edges */
+  len = sp__cl_search(g, v, plus,
+                      minus); /* the first path again, for its edges */
   cl_printf(o, "   edges of the path:\n");
   for (int i = 1; i < len; i++) {
     int x = g->path[i - 1], y = g->path[i], link = g->step[i];
@@ -335,15 +336,15 @@ static void cl_explain_class(ClOut *o, ClGraph *g, SpClass cls) {
   cl_printf(o, "'%s' is ", cl_str(name));
   if (cls == SP_CLASS_OUTSIDE) {
     int problems = 0;
-    for (int k = 0; k < g->cycles; k++) problems += cl_problem(g, k);
+    for (int k = 0; k < g->cycles; k++) problems += sp__cl_problem(g, k);
     cl_printf(o, "outside SAS-PUC0, SAS-PUCS2 and SAS-PUC*2 (%d problem%s):\n",
               problems, problems == 1 ? "" : "s");
     int number = 0;
     for (int k = 0; k < g->cycles && number < SP_EXPLAIN_MAX_ITEMS; k++) {
-      ClCycle c = cl_cycle(g, k);
-      if (cl_too_long(c))
+      ClCycle c = sp__cl_cycle(g, k);
+      if (sp__cl_too_long(c))
         cl_explain_long(o, g, k, ++number);
-      else if (cl_double(c) && cl_connected(g, k))
+      else if (sp__cl_double(c) && sp__cl_connected(g, k))
         cl_explain_connected(o, g, k, ++number);
     }
     if (problems > number)
@@ -364,8 +365,8 @@ static void cl_explain_class(ClOut *o, ClGraph *g, SpClass cls) {
     int shown = 0;
     for (int k = 0; k < g->cycles && shown < SP_EXPLAIN_MAX_NAMES; k++) {
       if (g->cyc_req[k] == 0) continue;
-      for (int i = 0; i < cl_cycle_length(g, k); i++) {
-        int a = cl_cycle_action(g, k, i);
+      for (int i = 0; i < sp__cl_cycle_length(g, k); i++) {
+        int a = sp__cl_cycle_action(g, k, i);
         if (!sp_action_is_requestable(d, a)) continue;
         cl_printf(o, "%s", shown++ > 0 ? ", " : "");
         cl_action(o, d, a);
@@ -383,14 +384,14 @@ static void cl_explain_class(ClOut *o, ClGraph *g, SpClass cls) {
                  "group can be ordered on its own:\n");
     int shown = 0;
     for (int k = 0; k < g->cycles; k++) {
-      if (!cl_double(cl_cycle(g, k))) continue;
+      if (!sp__cl_double(sp__cl_cycle(g, k))) continue;
       if (shown++ == SP_EXPLAIN_MAX_ITEMS) {
         cl_printf(o, "  ... and more\n");
         break;
       }
       int v = g->cyc_var[k];
-      int plus = cl_cycle_action(g, k, 0);
-      int minus = cl_cycle_action(g, k, 1);
+      int plus = sp__cl_cycle_action(g, k, 0);
+      int minus = sp__cl_cycle_action(g, k, 1);
       cl_printf(o, "  ");
       cl_variable(o, d, v);
       cl_printf(o, ": the requesters of ");
@@ -433,8 +434,8 @@ static void cl_explain_lists(ClOut *o, const ClGraph *g) {
     cl_printf(o, ": ");
     cl_cycle_actions(o, g, k);
     int listed = 0;
-    for (int i = 0; i < cl_cycle_length(g, k); i++) {
-      int a = cl_cycle_action(g, k, i);
+    for (int i = 0; i < sp__cl_cycle_length(g, k); i++) {
+      int a = sp__cl_cycle_action(g, k, i);
       if (!sp_action_is_requestable(d, a)) continue;
       cl_printf(o, "%s", listed++ == 0 ? "; requestable: " : ", ");
       cl_action(o, d, a);
@@ -461,7 +462,7 @@ static void cl_explain_lists(ClOut *o, const ClGraph *g) {
 
 /* The explanation of class `cls` of G's domain into buf (snprintf
  * semantics); the full length. */
-size_t cl_explain(ClGraph *g, SpClass cls, char *buf, size_t size) {
+size_t sp__cl_explain(ClGraph *g, SpClass cls, char *buf, size_t size) {
   ClOut out = {buf, size, 0};
   cl_explain_class(&out, g, cls);
   cl_explain_lists(&out, g);

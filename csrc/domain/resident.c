@@ -24,7 +24,7 @@ enum { PAGES_PER_CALL = 4096 };
 /* An untouched page of a large allocation costs no memory: the bytes of
  * [p, p + bytes) on pages in memory. Arrays under SP_RESIDENT_MIN, and
  * every array where the system cannot tell, count whole. */
-size_t sp_mem_resident(const void *p, size_t bytes) {
+size_t sp__mem_resident(const void *p, size_t bytes) {
   if (p == NULL) return 0;
 #if defined(SP_HAVE_MINCORE)
   if (bytes < SP_RESIDENT_MIN) return bytes;
@@ -56,7 +56,7 @@ size_t sp_mem_resident(const void *p, size_t bytes) {
  * hint only, for the whole 2 MiB pages inside [p, p + bytes), given
  * before the pages are touched; nothing where the system has no such
  * hint. */
-void sp_mem_hint_random(void *p, size_t bytes) {
+void sp__mem_hint_random(void *p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const uintptr_t huge = (uintptr_t)2 << 20;
   if (p == NULL || bytes < 2 * huge) return;

@@ -42,7 +42,7 @@
  * that stops with the smaller side, at most O(|A| + |E_A|).
  * Returns SP_OK, or SP_ERR_MEMORY (then *cls is untouched, buf holds an
  * empty string when size > 0 and *needed is 0). */
-SpStatus sp_classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
-                     char *buf, size_t size, size_t *needed);
+SpStatus sp__classify(const SpDomain *d, SpAllocator alloc, SpClass *cls,
+                      char *buf, size_t size, size_t *needed);
 
 #endif

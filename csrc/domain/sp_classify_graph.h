@@ -38,7 +38,7 @@ typedef struct ClGraph {
   int *req_list;
   int *adj_start; /* nodes + 1 */
   int *adj;       /* G, every edge stored at both ends */
-  int *seen;      /* nodes: search stamp, one per side (see cl_search) */
+  int *seen;      /* nodes: search stamp, one per side (see sp__cl_search) */
   int *link[2];   /* nodes each: how each side of a search reached a node */
   int *queue[2];  /* nodes each: the two search queues */
   int *path;      /* the last path found: nodes (aliases queue[0]) */
@@ -64,28 +64,28 @@ typedef struct ClCycle {
 } ClCycle;
 
 /* The requestable actions that request action a (prevail on its post). */
-int cl_requester_count(const ClGraph *g, int a);
+int sp__cl_requester_count(const ClGraph *g, int a);
 /* A path between a requester of `from` and one of `to` in G minus G(v),
  * skipping the cut prevail edges: its node count (g->path, g->step), or 0. */
-int cl_search(ClGraph *g, int v, int from, int to);
+int sp__cl_search(ClGraph *g, int v, int from, int to);
 /* Cycle k of G's table (all variables' cycles, by variable then index):
  * its length, its i-th action, its length and requestable count. */
-int cl_cycle_length(const ClGraph *g, int k);
-int cl_cycle_action(const ClGraph *g, int k, int i);
-ClCycle cl_cycle(const ClGraph *g, int k);
+int sp__cl_cycle_length(const ClGraph *g, int k);
+int sp__cl_cycle_action(const ClGraph *g, int k, int i);
+ClCycle sp__cl_cycle(const ClGraph *g, int k);
 /* Is this cycle a C2 violation (more than 2 actions, one requestable)? */
-int cl_too_long(ClCycle c);
+int sp__cl_too_long(ClCycle c);
 /* Does this 2-cycle need the SAS-PUC*2 test (both actions requestable)? */
-int cl_double(ClCycle c);
+int sp__cl_double(ClCycle c);
 /* Are the requesters of 2-cycle k's two actions connected in G minus G(v)? */
-int cl_connected(ClGraph *g, int k);
+int sp__cl_connected(ClGraph *g, int k);
 /* Is cycle k one of the problems an outside domain lists? */
-int cl_problem(ClGraph *g, int k);
+int sp__cl_problem(ClGraph *g, int k);
 /* The value node x sets: an action's post, or a ghost's value. */
-SpCondition cl_node_value(const ClGraph *g, int x);
+SpCondition sp__cl_node_value(const ClGraph *g, int x);
 
 /* explain.c: writes the explanation of class `cls` (G built) to buf with
  * snprintf semantics; returns its full length. */
-size_t cl_explain(ClGraph *g, SpClass cls, char *buf, size_t size);
+size_t sp__cl_explain(ClGraph *g, SpClass cls, char *buf, size_t size);
 
 #endif

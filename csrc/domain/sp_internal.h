@@ -94,19 +94,19 @@ static inline const char *sp_names(const SpDomain *d) {
   return (const char *)d + d->off_names;
 }
 
-/* Allocation through the hook: sp_mem_alloc, sp_mem_free (base/sp_alloc.h). */
+/* Allocation through the hook: sp__mem_alloc, sp__mem_free (base/sp_alloc.h). */
 
 /* Arrays at least this large count only their pages in memory in the
- * stats (sp_mem_resident); smaller ones count whole. */
+ * stats (sp__mem_resident); smaller ones count whole. */
 #if !defined(SP_RESIDENT_MIN)
 #define SP_RESIDENT_MIN 65536u
 #endif
 /* The bytes of [p, p + bytes) on pages the process has in memory (an
  * untouched page of a large allocation holds none): what the array costs
  * the resident set. `bytes` where the system cannot tell (resident.c). */
-size_t sp_mem_resident(const void *p, size_t bytes);
+size_t sp__mem_resident(const void *p, size_t bytes);
 /* Hints that [p, p + bytes), not yet touched, is read at random (large
  * pages where the system has them; resident.c). */
-void sp_mem_hint_random(void *p, size_t bytes);
+void sp__mem_hint_random(void *p, size_t bytes);
 
 #endif

@@ -9,7 +9,7 @@
  * SP_ERR_INVALID / SP_ERR_MEMORY with `err` naming the action, the field
  * and the value (err must be cleared by the caller). Allocates only
  * scratch, always released. */
-SpStatus sp_spec_validate(const SpDomainSpec *spec, SpAllocator alloc,
-                          SpError *err);
+SpStatus sp__spec_validate(const SpDomainSpec *spec, SpAllocator alloc,
+                           SpError *err);
 
 #endif

@@ -29,7 +29,7 @@ int sp_grid_field_step(const SpGrid *g, int allow_corner_cutting, size_t cell,
 }
 
 ptrdiff_t sp_grid_field_offset(const SpGrid *g, int d) {
-  return (ptrdiff_t)sp_grid_dy[d] * g->stride + sp_grid_dx[d];
+  return (ptrdiff_t)sp__grid_dy[d] * g->stride + sp__grid_dx[d];
 }
 
 size_t sp_grid_field_scratch_bytes(const SpGrid *g) {
@@ -70,14 +70,14 @@ static FieldEntry heap_pop(FieldEntry *h, size_t *n) {
 SpStatus sp_grid_distance_field(const SpGrid *g, SpGridPoint target,
                                 const SpGridQuery *q, float *field,
                                 void *scratch, SpGridError *err) {
-  sp_grid_err_reset(err);
+  sp__grid_err_reset(err);
   if (g == NULL || field == NULL || scratch == NULL)
-    return sp_grid_fail_argument(err, "grid, field or scratch is NULL", -1);
+    return sp__grid_fail_argument(err, "grid, field or scratch is NULL", -1);
   if (!sp_grid_contains(g, target.x, target.y))
-    return sp_grid_fail_range(err, "target", g, target.x, target.y, 1, 1);
+    return sp__grid_fail_range(err, "target", g, target.x, target.y, 1, 1);
   size_t t = sp_grid_index(g->stride, target.x, target.y);
   if (g->cell[t] <= 0.0f)
-    return sp_grid_fail_blocked(err, "target", target.x, target.y);
+    return sp__grid_fail_blocked(err, "target", target.x, target.y);
   int cut = q != NULL && q->allow_corner_cutting;
   for (size_t i = 0; i < g->padded; i++) field[i] = INFINITY;
   FieldEntry *heap = scratch;
@@ -102,5 +102,5 @@ SpStatus sp_grid_distance_field(const SpGrid *g, SpGridPoint target,
       }
     }
   }
-  return sp_grid_err_ok(err);
+  return sp__grid_err_ok(err);
 }

@@ -127,7 +127,7 @@ size_t sp_grid_error_format(const SpGridError *e, int base, char *buf,
 }
 
 /* Every field to "not relevant", then the caller fills what applies. */
-void sp_grid_err_reset(SpGridError *e) {
+void sp__grid_err_reset(SpGridError *e) {
   memset(e, 0, sizeof *e);
   e->what = "";
   e->x = e->y = e->to_x = e->to_y = -1;
@@ -135,7 +135,7 @@ void sp_grid_err_reset(SpGridError *e) {
   e->line = e->column = e->found = e->expected = e->character = -1;
 }
 
-SpStatus sp_grid_err_end(SpGridError *e, SpStatus st, SpGridErrorCode code) {
+SpStatus sp__grid_err_end(SpGridError *e, SpStatus st, SpGridErrorCode code) {
   if (e != NULL) {
     e->status = st;
     e->code = code;
@@ -144,7 +144,7 @@ SpStatus sp_grid_err_end(SpGridError *e, SpStatus st, SpGridErrorCode code) {
   return st;
 }
 
-SpStatus sp_grid_err_ok(SpGridError *e) {
+SpStatus sp__grid_err_ok(SpGridError *e) {
   if (e != NULL) {
     e->status = SP_OK;
     e->code = SP_GRID_E_NONE;
@@ -153,45 +153,45 @@ SpStatus sp_grid_err_ok(SpGridError *e) {
   return SP_OK;
 }
 
-SpStatus sp_grid_fail_memory(SpGridError *e) {
-  if (e != NULL) sp_grid_err_reset(e);
-  return sp_grid_err_end(e, SP_ERR_MEMORY, SP_GRID_E_MEMORY);
+SpStatus sp__grid_fail_memory(SpGridError *e) {
+  if (e != NULL) sp__grid_err_reset(e);
+  return sp__grid_err_end(e, SP_ERR_MEMORY, SP_GRID_E_MEMORY);
 }
 
-SpStatus sp_grid_fail_argument(SpGridError *e, const char *what, int value) {
+SpStatus sp__grid_fail_argument(SpGridError *e, const char *what, int value) {
   if (e != NULL) {
-    sp_grid_err_reset(e);
+    sp__grid_err_reset(e);
     e->what = what;
     e->found = value;
   }
-  return sp_grid_err_end(e, SP_ERR_INVALID, SP_GRID_E_ARGUMENT);
+  return sp__grid_err_end(e, SP_ERR_INVALID, SP_GRID_E_ARGUMENT);
 }
 
-SpStatus sp_grid_fail_size(SpGridError *e, int w, int h) {
+SpStatus sp__grid_fail_size(SpGridError *e, int w, int h) {
   if (e != NULL) {
-    sp_grid_err_reset(e);
+    sp__grid_err_reset(e);
     e->width = w;
     e->height = h;
   }
-  return sp_grid_err_end(e, SP_ERR_INVALID, SP_GRID_E_SIZE);
+  return sp__grid_err_end(e, SP_ERR_INVALID, SP_GRID_E_SIZE);
 }
 
 static SpStatus fail_cost(SpGridError *e, const char *what, int x, int y,
                           double value) {
   if (e != NULL) {
-    sp_grid_err_reset(e);
+    sp__grid_err_reset(e);
     e->what = what;
     e->x = x;
     e->y = y;
     e->value = value;
   }
-  return sp_grid_err_end(e, SP_ERR_INVALID, SP_GRID_E_COST);
+  return sp__grid_err_end(e, SP_ERR_INVALID, SP_GRID_E_COST);
 }
 
-SpStatus sp_grid_fail_range(SpGridError *e, const char *what, const SpGrid *g,
-                            int x, int y, int w, int h) {
+SpStatus sp__grid_fail_range(SpGridError *e, const char *what, const SpGrid *g,
+                             int x, int y, int w, int h) {
   if (e != NULL) {
-    sp_grid_err_reset(e);
+    sp__grid_err_reset(e);
     e->what = what;
     e->x = x;
     e->y = y;
@@ -200,17 +200,17 @@ SpStatus sp_grid_fail_range(SpGridError *e, const char *what, const SpGrid *g,
     e->width = g->width;
     e->height = g->height;
   }
-  return sp_grid_err_end(e, SP_ERR_STATE, SP_GRID_E_RANGE);
+  return sp__grid_err_end(e, SP_ERR_STATE, SP_GRID_E_RANGE);
 }
 
-SpStatus sp_grid_fail_blocked(SpGridError *e, const char *what, int x, int y) {
+SpStatus sp__grid_fail_blocked(SpGridError *e, const char *what, int x, int y) {
   if (e != NULL) {
-    sp_grid_err_reset(e);
+    sp__grid_err_reset(e);
     e->what = what;
     e->x = x;
     e->y = y;
   }
-  return sp_grid_err_end(e, SP_ERR_STATE, SP_GRID_E_BLOCKED);
+  return sp__grid_err_end(e, SP_ERR_STATE, SP_GRID_E_BLOCKED);
 }
 
 /* ================================================================== */
@@ -221,7 +221,7 @@ static int cost_ok(double c) {
   return c >= SP_GRID_MIN_COST && c <= SP_GRID_MAX_COST; /* NaN fails */
 }
 
-int sp_grid_size_ok(int w, int h) {
+int sp__grid_size_ok(int w, int h) {
   return w >= 1 && h >= 1 && w <= SP_GRID_MAX_SIDE && h <= SP_GRID_MAX_SIDE &&
          (long long)w * h <= SP_GRID_MAX_CELLS;
 }
@@ -245,8 +245,8 @@ static void grid_rescan_min(SpGrid *g) {
 }
 
 /* Directions: E, W, S, N, then the diagonals SE, SW, NE, NW. */
-const int sp_grid_dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-const int sp_grid_dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+const int sp__grid_dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+const int sp__grid_dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 
 /* Cell i has just opened (open 1) or closed: flips the matching bit in
  * the masks of its 8 neighbours. Seen from the neighbour in direction d,
@@ -255,7 +255,7 @@ const int sp_grid_dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 static void grid_mask_flip(SpGrid *g, size_t i, int open) {
   for (int d = 0; d < 8; d++) {
     size_t j =
-        i + (size_t)(ptrdiff_t)(sp_grid_dy[d] * g->stride + sp_grid_dx[d]);
+        i + (size_t)(ptrdiff_t)(sp__grid_dy[d] * g->stride + sp__grid_dx[d]);
     uint8_t bit = (uint8_t)(1u << (d < 4 ? d ^ 1 : d ^ 3));
     if (open)
       g->nbr[j] |= bit;
@@ -268,7 +268,7 @@ static void grid_mask_flip(SpGrid *g, size_t i, int open) {
  * closes, and keeps the minimum exact. When the last open cell at the
  * minimum goes, the minimum is unknown: *dirty is set and later writes
  * skip that bookkeeping; the caller rescans once at the end. */
-void sp_grid_write(SpGrid *g, size_t i, float v, int *dirty) {
+void sp__grid_write(SpGrid *g, size_t i, float v, int *dirty) {
   float old = g->cell[i];
   g->cell[i] = v;
   if ((old > 0.0f) != (v > 0.0f)) grid_mask_flip(g, i, v > 0.0f);
@@ -287,22 +287,22 @@ void sp_grid_write(SpGrid *g, size_t i, float v, int *dirty) {
   }
 }
 
-void sp_grid_write_done(SpGrid *g, int dirty) {
+void sp__grid_write_done(SpGrid *g, int dirty) {
   g->version++;
   if (dirty) grid_rescan_min(g);
 }
 
 /* Allocates a grid with every inner cell at `v` (already validated): the
  * padded cost array, then the padded neighbour masks. */
-SpStatus sp_grid_make(int w, int h, float v, SpAllocator alloc, SpGrid **out,
-                      SpGridError *err) {
+SpStatus sp__grid_make(int w, int h, float v, SpAllocator alloc, SpGrid **out,
+                       SpGridError *err) {
   size_t stride = (size_t)w + 2;
   size_t padded = stride * ((size_t)h + 2);
   size_t head = sp_grid_align16(sizeof(SpGrid));
   size_t cells = sp_grid_align16(padded * sizeof(float));
   size_t total = head + cells + padded;
-  SpGrid *g = sp_mem_alloc(alloc, total);
-  if (g == NULL) return sp_grid_fail_memory(err);
+  SpGrid *g = sp__mem_alloc(alloc, total);
+  if (g == NULL) return sp__grid_fail_memory(err);
   g->alloc = alloc;
   g->size = total;
   g->width = w;
@@ -331,17 +331,17 @@ SpStatus sp_grid_make(int w, int h, float v, SpAllocator alloc, SpGrid **out,
 
 SpStatus sp_grid_new(int width, int height, double cost, SpAllocator alloc,
                      SpGrid **out, SpGridError *err) {
-  if (out == NULL) return sp_grid_fail_argument(err, "out is NULL", -1);
+  if (out == NULL) return sp__grid_fail_argument(err, "out is NULL", -1);
   *out = NULL;
-  if (!sp_grid_size_ok(width, height))
-    return sp_grid_fail_size(err, width, height);
+  if (!sp__grid_size_ok(width, height))
+    return sp__grid_fail_size(err, width, height);
   if (!cost_ok(cost)) return fail_cost(err, "default cost", -1, -1, cost);
-  SpStatus st = sp_grid_make(width, height, (float)cost, alloc, out, err);
-  return st == SP_OK ? sp_grid_err_ok(err) : st;
+  SpStatus st = sp__grid_make(width, height, (float)cost, alloc, out, err);
+  return st == SP_OK ? sp__grid_err_ok(err) : st;
 }
 
 void sp_grid_free(SpGrid *g) {
-  if (g != NULL) sp_mem_free(g->alloc, g, g->size);
+  if (g != NULL) sp__mem_free(g->alloc, g, g->size);
 }
 
 int sp_grid_width(const SpGrid *g) { return g != NULL ? g->width : 0; }
@@ -370,79 +370,79 @@ double sp_grid_min_cost(const SpGrid *g) {
 /* Setters                                                            */
 /* ================================================================== */
 
-int sp_grid_rect_ok(const SpGrid *g, int x, int y, int w, int h) {
+int sp__grid_rect_ok(const SpGrid *g, int x, int y, int w, int h) {
   return x >= 0 && y >= 0 && w >= 0 && h >= 0 && x <= g->width &&
          y <= g->height && w <= g->width - x && h <= g->height - y;
 }
 
 SpStatus sp_grid_set_cost(SpGrid *g, int x, int y, double cost,
                           SpGridError *err) {
-  if (g == NULL) return sp_grid_fail_argument(err, "grid is NULL", -1);
+  if (g == NULL) return sp__grid_fail_argument(err, "grid is NULL", -1);
   if (!sp_grid_contains(g, x, y))
-    return sp_grid_fail_range(err, "cell", g, x, y, -1, -1);
+    return sp__grid_fail_range(err, "cell", g, x, y, -1, -1);
   if (!cost_ok(cost)) return fail_cost(err, "cost", x, y, cost);
   size_t i = sp_grid_index(g->stride, x, y);
   float v = (float)cost;
   int dirty = 0;
-  sp_grid_write(g, i, g->cell[i] > 0.0f ? v : -v, &dirty);
-  sp_grid_write_done(g, dirty);
-  return sp_grid_err_ok(err);
+  sp__grid_write(g, i, g->cell[i] > 0.0f ? v : -v, &dirty);
+  sp__grid_write_done(g, dirty);
+  return sp__grid_err_ok(err);
 }
 
 SpStatus sp_grid_set_blocked(SpGrid *g, int x, int y, int blocked,
                              SpGridError *err) {
-  if (g == NULL) return sp_grid_fail_argument(err, "grid is NULL", -1);
+  if (g == NULL) return sp__grid_fail_argument(err, "grid is NULL", -1);
   if (!sp_grid_contains(g, x, y))
-    return sp_grid_fail_range(err, "cell", g, x, y, -1, -1);
+    return sp__grid_fail_range(err, "cell", g, x, y, -1, -1);
   size_t i = sp_grid_index(g->stride, x, y);
   float c = fabsf(g->cell[i]);
   int dirty = 0;
-  sp_grid_write(g, i, blocked ? -c : c, &dirty);
-  sp_grid_write_done(g, dirty);
-  return sp_grid_err_ok(err);
+  sp__grid_write(g, i, blocked ? -c : c, &dirty);
+  sp__grid_write_done(g, dirty);
+  return sp__grid_err_ok(err);
 }
 
 SpStatus sp_grid_fill_cost(SpGrid *g, int x, int y, int w, int h, double cost,
                            SpGridError *err) {
-  if (g == NULL) return sp_grid_fail_argument(err, "grid is NULL", -1);
-  if (!sp_grid_rect_ok(g, x, y, w, h))
-    return sp_grid_fail_range(err, "rectangle", g, x, y, w, h);
+  if (g == NULL) return sp__grid_fail_argument(err, "grid is NULL", -1);
+  if (!sp__grid_rect_ok(g, x, y, w, h))
+    return sp__grid_fail_range(err, "rectangle", g, x, y, w, h);
   if (!cost_ok(cost)) return fail_cost(err, "cost", -1, -1, cost);
   float v = (float)cost;
   int dirty = 0;
   for (int j = 0; j < h; j++) {
     size_t i = sp_grid_index(g->stride, x, y + j);
     for (int k = 0; k < w; k++, i++)
-      sp_grid_write(g, i, g->cell[i] > 0.0f ? v : -v, &dirty);
+      sp__grid_write(g, i, g->cell[i] > 0.0f ? v : -v, &dirty);
   }
-  sp_grid_write_done(g, dirty);
-  return sp_grid_err_ok(err);
+  sp__grid_write_done(g, dirty);
+  return sp__grid_err_ok(err);
 }
 
 SpStatus sp_grid_fill_blocked(SpGrid *g, int x, int y, int w, int h,
                               int blocked, SpGridError *err) {
-  if (g == NULL) return sp_grid_fail_argument(err, "grid is NULL", -1);
-  if (!sp_grid_rect_ok(g, x, y, w, h))
-    return sp_grid_fail_range(err, "rectangle", g, x, y, w, h);
+  if (g == NULL) return sp__grid_fail_argument(err, "grid is NULL", -1);
+  if (!sp__grid_rect_ok(g, x, y, w, h))
+    return sp__grid_fail_range(err, "rectangle", g, x, y, w, h);
   int dirty = 0;
   for (int j = 0; j < h; j++) {
     size_t i = sp_grid_index(g->stride, x, y + j);
     for (int k = 0; k < w; k++, i++) {
       float c = fabsf(g->cell[i]);
-      sp_grid_write(g, i, blocked ? -c : c, &dirty);
+      sp__grid_write(g, i, blocked ? -c : c, &dirty);
     }
   }
-  sp_grid_write_done(g, dirty);
-  return sp_grid_err_ok(err);
+  sp__grid_write_done(g, dirty);
+  return sp__grid_err_ok(err);
 }
 
 SpStatus sp_grid_set_costs(SpGrid *g, int x, int y, int w, int h,
                            const double *values, SpGridError *err) {
-  if (g == NULL) return sp_grid_fail_argument(err, "grid is NULL", -1);
-  if (!sp_grid_rect_ok(g, x, y, w, h))
-    return sp_grid_fail_range(err, "rectangle", g, x, y, w, h);
+  if (g == NULL) return sp__grid_fail_argument(err, "grid is NULL", -1);
+  if (!sp__grid_rect_ok(g, x, y, w, h))
+    return sp__grid_fail_range(err, "rectangle", g, x, y, w, h);
   if (values == NULL && w > 0 && h > 0)
-    return sp_grid_fail_argument(err, "values is NULL", -1);
+    return sp__grid_fail_argument(err, "values is NULL", -1);
   /* validate everything before the first write: all or nothing */
   for (int j = 0; j < h; j++)
     for (int k = 0; k < w; k++) {
@@ -456,9 +456,9 @@ SpStatus sp_grid_set_costs(SpGrid *g, int x, int y, int w, int h,
     const double *row = values + (size_t)j * (size_t)w;
     for (int k = 0; k < w; k++, i++) {
       float v = row[k] == SP_GRID_BLOCKED ? -fabsf(g->cell[i]) : (float)row[k];
-      sp_grid_write(g, i, v, &dirty);
+      sp__grid_write(g, i, v, &dirty);
     }
   }
-  sp_grid_write_done(g, dirty);
-  return sp_grid_err_ok(err);
+  sp__grid_write_done(g, dirty);
+  return sp__grid_err_ok(err);
 }

@@ -46,7 +46,7 @@ static inline uint32_t sp_grid_heap_tie(double t) {
 /* The heap is stored as in the textbook: the root at 0, the children of
  * k at 2k+1 and 2k+2, its parent at (k-1)/2. There is no decrease-key:
  * a cell whose cost improves is pushed again and its stale entries are
- * skipped when popped (or dropped by sp_grid_heap_compact).
+ * skipped when popped (or dropped by sp__grid_heap_compact).
  *
  * The array has one slot more than `capacity`: e[count] always holds a
  * fence, an entry larger than any real one (all bits set; a real key is
@@ -180,13 +180,13 @@ static inline SpGridHeapEntry sp_grid_heap_replace_top(SpGridHeap *hp,
 }
 
 /* Restores the heap order of all `count` entries in O(count). */
-void sp_grid_heap_heapify(SpGridHeap *hp);
+void sp__grid_heap_heapify(SpGridHeap *hp);
 
 /* Decides whether an entry is still worth keeping. */
 typedef int (*SpGridHeapKeep)(void *ctx, const SpGridHeapEntry *e);
 
 /* Keeps only the entries `keep` accepts (calling it once per entry, in
  * array order), then heapifies. Returns how many entries were dropped. */
-size_t sp_grid_heap_compact(SpGridHeap *hp, SpGridHeapKeep keep, void *ctx);
+size_t sp__grid_heap_compact(SpGridHeap *hp, SpGridHeapKeep keep, void *ctx);
 
 #endif

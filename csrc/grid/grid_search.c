@@ -94,9 +94,9 @@ SpStatus sp_grid_workspace_new(const SpGrid *g,
                                const SpGridWorkspaceOptions *opts,
                                SpAllocator alloc, SpGridWorkspace **out,
                                SpGridError *err) {
-  if (out == NULL) return sp_grid_fail_argument(err, "out is NULL", -1);
+  if (out == NULL) return sp__grid_fail_argument(err, "out is NULL", -1);
   *out = NULL;
-  if (g == NULL) return sp_grid_fail_argument(err, "grid is NULL", -1);
+  if (g == NULL) return sp__grid_fail_argument(err, "grid is NULL", -1);
   /* width*height + 8 entries always suffice: after compaction the heap
    * holds at most one entry per open cell, and the start is closed. */
   size_t full = (size_t)g->width * (size_t)g->height + 8;
@@ -109,8 +109,8 @@ SpStatus sp_grid_workspace_new(const SpGrid *g,
   /* the search holds one entry of the open list outside the heap, whose
    * array has cap - 1 entries and the fence */
   size_t total = head + best + tags + cap * sizeof(SpGridHeapEntry);
-  SpGridWorkspace *ws = sp_mem_alloc(alloc, total);
-  if (ws == NULL) return sp_grid_fail_memory(err);
+  SpGridWorkspace *ws = sp__mem_alloc(alloc, total);
+  if (ws == NULL) return sp__grid_fail_memory(err);
   memset(ws, 0, head);
   ws->alloc = alloc;
   ws->size = total;
@@ -121,7 +121,7 @@ SpStatus sp_grid_workspace_new(const SpGrid *g,
   ws->gen = 0;
   ws->row = sp_grid_div_make((uint32_t)g->stride);
   for (int d = 0; d < 8; d++)
-    ws->off[d] = sp_grid_dy[d] * g->stride + sp_grid_dx[d];
+    ws->off[d] = sp__grid_dy[d] * g->stride + sp__grid_dx[d];
   char *p = (char *)ws + head;
   ws->best = (GridCost *)(void *)p;
   ws->tag = (uint32_t *)(void *)(p + best);
@@ -130,11 +130,11 @@ SpStatus sp_grid_workspace_new(const SpGrid *g,
                     cap - 1);
   ws->open_capacity = cap;
   *out = ws;
-  return sp_grid_err_ok(err);
+  return sp__grid_err_ok(err);
 }
 
 void sp_grid_workspace_free(SpGridWorkspace *ws) {
-  if (ws != NULL) sp_mem_free(ws->alloc, ws, ws->size);
+  if (ws != NULL) sp__mem_free(ws->alloc, ws, ws->size);
 }
 
 size_t sp_grid_workspace_size_bytes(const SpGridWorkspace *ws) {
@@ -225,7 +225,7 @@ static int grid_keep(void *ctx, const SpGridHeapEntry *e) {
 /* Drops stale entries; returns 0 when the heap is still full. */
 static int grid_compact(SpGridWorkspace *ws, uint32_t open_tag) {
   GridKeep k = {ws->tag, open_tag};
-  sp_grid_heap_compact(&ws->heap, grid_keep, &k);
+  sp__grid_heap_compact(&ws->heap, grid_keep, &k);
   return ws->heap.count < ws->heap.capacity;
 }
 
@@ -336,7 +336,8 @@ static GRID_ALWAYS_INLINE int grid_search(const SpGrid *g, SpGridWorkspace *ws,
       best[n] = nc;
       tag[n] = open_tag | version | (uint32_t)d;
       GridCost h = zero;
-      if (astar) h = grid_h(goal.m2, dx0 + sp_grid_dx[d], dy0 + sp_grid_dy[d]);
+      if (astar)
+        h = grid_h(goal.m2, dx0 + sp__grid_dx[d], dy0 + sp__grid_dy[d]);
       SpGridHeapEntry e = grid_entry(
           n | version << (GRID_CELL_BITS - TAG_VERSION_SHIFT), nc, h);
       pushed++;
@@ -405,31 +406,31 @@ SpStatus sp_grid_find_path(const SpGrid *g, SpGridWorkspace *ws,
   SpGridResult local;
   SpGridResult *r = res != NULL ? res : &local;
   memset(r, 0, sizeof *r);
-  if (g == NULL) return sp_grid_fail_argument(err, "grid is NULL", -1);
-  if (ws == NULL) return sp_grid_fail_argument(err, "workspace is NULL", -1);
+  if (g == NULL) return sp__grid_fail_argument(err, "grid is NULL", -1);
+  if (ws == NULL) return sp__grid_fail_argument(err, "workspace is NULL", -1);
   ws->has_path = 0;
   if (ws->width != g->width || ws->height != g->height) {
     if (err != NULL) {
-      sp_grid_err_reset(err);
+      sp__grid_err_reset(err);
       err->span_w = ws->width;
       err->span_h = ws->height;
       err->width = g->width;
       err->height = g->height;
     }
-    return sp_grid_err_end(err, SP_ERR_INVALID, SP_GRID_E_MISMATCH);
+    return sp__grid_err_end(err, SP_ERR_INVALID, SP_GRID_E_MISMATCH);
   }
   SpGridAlgorithm alg = q != NULL ? q->algorithm : SP_GRID_ASTAR;
   int cut = q != NULL && q->allow_corner_cutting;
   if (alg != SP_GRID_ASTAR && alg != SP_GRID_DIJKSTRA)
-    return sp_grid_fail_argument(err, "unknown algorithm", (int)alg);
+    return sp__grid_fail_argument(err, "unknown algorithm", (int)alg);
   if (!sp_grid_contains(g, start.x, start.y))
-    return sp_grid_fail_range(err, "start", g, start.x, start.y, -1, -1);
+    return sp__grid_fail_range(err, "start", g, start.x, start.y, -1, -1);
   if (!sp_grid_contains(g, target.x, target.y))
-    return sp_grid_fail_range(err, "target", g, target.x, target.y, -1, -1);
+    return sp__grid_fail_range(err, "target", g, target.x, target.y, -1, -1);
   if (sp_grid_is_blocked(g, start.x, start.y))
-    return sp_grid_fail_blocked(err, "start", start.x, start.y);
+    return sp__grid_fail_blocked(err, "start", start.x, start.y);
   if (sp_grid_is_blocked(g, target.x, target.y))
-    return sp_grid_fail_blocked(err, "target", target.x, target.y);
+    return sp__grid_fail_blocked(err, "target", target.x, target.y);
 
   if (++ws->gen > GRID_GEN_LAST) {
     memset(ws->tag, 0, ws->padded * sizeof(uint32_t));
@@ -447,20 +448,20 @@ SpStatus sp_grid_find_path(const SpGrid *g, SpGridWorkspace *ws,
 
   if (outcome == SEARCH_HEAP_FULL) {
     if (err != NULL) {
-      sp_grid_err_reset(err);
+      sp__grid_err_reset(err);
       err->found = (int)ws->open_capacity;
     }
-    return sp_grid_err_end(err, SP_ERR_MEMORY, SP_GRID_E_HEAP_FULL);
+    return sp__grid_err_end(err, SP_ERR_MEMORY, SP_GRID_E_HEAP_FULL);
   }
   if (outcome == SEARCH_EXHAUSTED) {
     if (err != NULL) {
-      sp_grid_err_reset(err);
+      sp__grid_err_reset(err);
       err->x = start.x;
       err->y = start.y;
       err->to_x = target.x;
       err->to_y = target.y;
     }
-    return sp_grid_err_end(err, SP_NO_PLAN, SP_GRID_E_UNREACHABLE);
+    return sp__grid_err_end(err, SP_NO_PLAN, SP_GRID_E_UNREACHABLE);
   }
   size_t len = 1;
   for (uint32_t c = t; c != s; len++)
@@ -471,7 +472,7 @@ SpStatus sp_grid_find_path(const SpGrid *g, SpGridWorkspace *ws,
   ws->start = s;
   ws->target = t;
   ws->length = len;
-  return sp_grid_err_ok(err);
+  return sp__grid_err_ok(err);
 }
 
 /* Walks the parent directions back from the target, writing from the

@@ -42,8 +42,8 @@ struct SpGrid {
 
 /* Directions: E, W, S, N, then the diagonals SE, SW, NE, NW, so bit d of
  * a neighbour mask is direction d. */
-extern const int sp_grid_dx[8];
-extern const int sp_grid_dy[8];
+extern const int sp__grid_dx[8];
+extern const int sp__grid_dy[8];
 
 /* Padded index of the inner cell (x, y). */
 static inline size_t sp_grid_index(int stride, int x, int y) {
@@ -87,39 +87,39 @@ static inline uint32_t sp_grid_div(SpGridDiv v, uint32_t n) {
 /* ------------------------------------------------------------------ */
 
 /* Every field of *e to "not relevant" (ints -1, what ""). */
-void sp_grid_err_reset(SpGridError *e);
+void sp__grid_err_reset(SpGridError *e);
 /* Sets status and code, renders the message; returns st. e may be NULL. */
-SpStatus sp_grid_err_end(SpGridError *e, SpStatus st, SpGridErrorCode code);
+SpStatus sp__grid_err_end(SpGridError *e, SpStatus st, SpGridErrorCode code);
 /* Marks success; returns SP_OK. e may be NULL. */
-SpStatus sp_grid_err_ok(SpGridError *e);
+SpStatus sp__grid_err_ok(SpGridError *e);
 
-SpStatus sp_grid_fail_memory(SpGridError *e);
-SpStatus sp_grid_fail_argument(SpGridError *e, const char *what, int value);
-SpStatus sp_grid_fail_size(SpGridError *e, int w, int h);
-SpStatus sp_grid_fail_range(SpGridError *e, const char *what, const SpGrid *g,
-                            int x, int y, int w, int h);
-SpStatus sp_grid_fail_blocked(SpGridError *e, const char *what, int x, int y);
+SpStatus sp__grid_fail_memory(SpGridError *e);
+SpStatus sp__grid_fail_argument(SpGridError *e, const char *what, int value);
+SpStatus sp__grid_fail_size(SpGridError *e, int w, int h);
+SpStatus sp__grid_fail_range(SpGridError *e, const char *what, const SpGrid *g,
+                             int x, int y, int w, int h);
+SpStatus sp__grid_fail_blocked(SpGridError *e, const char *what, int x, int y);
 
 /* ------------------------------------------------------------------ */
 /* Storage                                                            */
 /* ------------------------------------------------------------------ */
 
 /* 1 when w x h is an allowed grid size. */
-int sp_grid_size_ok(int w, int h);
+int sp__grid_size_ok(int w, int h);
 /* 1 when the w x h rectangle at (x, y) lies inside the grid. */
-int sp_grid_rect_ok(const SpGrid *g, int x, int y, int w, int h);
+int sp__grid_rect_ok(const SpGrid *g, int x, int y, int w, int h);
 
 /* Allocates a w x h grid (size already validated) with every inner cell
  * at v > 0. On failure *out is untouched and err says why. */
-SpStatus sp_grid_make(int w, int h, float v, SpAllocator alloc, SpGrid **out,
-                      SpGridError *err);
+SpStatus sp__grid_make(int w, int h, float v, SpAllocator alloc, SpGrid **out,
+                       SpGridError *err);
 
 /* Stores v (a cell value as above) at padded index i and keeps the
  * cheapest open cost exact. *dirty starts at 0; when the last open cell
  * at the minimum goes it becomes 1 and later writes skip the bookkeeping.
- * Every run of writes ends with one sp_grid_write_done, which rescans the
+ * Every run of writes ends with one sp__grid_write_done, which rescans the
  * grid once if needed. */
-void sp_grid_write(SpGrid *g, size_t i, float v, int *dirty);
-void sp_grid_write_done(SpGrid *g, int dirty);
+void sp__grid_write(SpGrid *g, size_t i, float v, int *dirty);
+void sp__grid_write_done(SpGrid *g, int dirty);
 
 #endif

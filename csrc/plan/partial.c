@@ -7,7 +7,7 @@
  * later action asks for that value (else dropping that action gives a
  * shorter plan that still matches), or back at s0[w].
  *
- * 1. The closure (planner.c, sp_plan_closure): TopoPlan's closure where a
+ * 1. The closure (planner.c, sp__plan_closure): TopoPlan's closure where a
  *    free variable has no goal chain; a value asked of it extends its
  *    timeline (or adds its loop, as for any variable). Every action it
  *    chooses is in every plan to a matching state, so its size is a lower
@@ -62,16 +62,16 @@ static void mark_free(const SpValue *goal, SpFailure *failure) {
     failure->free_variable = goal[failure->variable] == SP_ANY;
 }
 
-SpStatus sp_plan_partial(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
-                         const SpValue *goal, uint16_t *plan, int *len,
-                         SpFailure *failure) {
-  SpValue *trial = sp_workspace_goal_scratch(ws, 0);
-  SpValue *ends = sp_workspace_goal_scratch(ws, 1);
-  SpValue *best = sp_workspace_goal_scratch(ws, 2);
+SpStatus sp__plan_partial(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
+                          const SpValue *goal, uint16_t *plan, int *len,
+                          SpFailure *failure) {
+  SpValue *trial = sp__workspace_goal_scratch(ws, 0);
+  SpValue *ends = sp__workspace_goal_scratch(ws, 1);
+  SpValue *best = sp__workspace_goal_scratch(ws, 2);
   int m = d->variable_count;
   /* step 1: the closure with every free variable free */
-  SpStatus st = sp_plan_closure(d, ws, s0, goal, ends, failure);
-  int bound = st == SP_OK ? sp_plan_closure_size(ws) : 0;
+  SpStatus st = sp__plan_closure(d, ws, s0, goal, ends, failure);
+  int bound = st == SP_OK ? sp__plan_closure_size(ws) : 0;
   if (st == SP_OK) st = sp_plan(d, ws, s0, ends, plan, len, failure);
   if (st == SP_OK) return SP_OK;
   mark_free(goal, failure);
@@ -82,8 +82,8 @@ SpStatus sp_plan_partial(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
   int best_len = -1, n = 0;
   for (uint64_t mask = 1; mask < (uint64_t)1 << k; mask++) {
     subset_goal(d, s0, goal, mask, trial);
-    if (sp_plan_closure(d, ws, s0, trial, ends, NULL) != SP_OK) continue;
-    if (best_len >= 0 && sp_plan_closure_size(ws) >= best_len) continue;
+    if (sp__plan_closure(d, ws, s0, trial, ends, NULL) != SP_OK) continue;
+    if (best_len >= 0 && sp__plan_closure_size(ws) >= best_len) continue;
     if (sp_plan(d, ws, s0, ends, plan, &n, NULL) != SP_OK) continue;
     best_len = n;
     memcpy(best, ends, (size_t)m);

@@ -33,7 +33,7 @@
  *
  * Goals with free variables (SP_ANY) leave the hot path when the range
  * check meets the byte 0xFF and go to partial.c, which runs this file's
- * closure pass (sp_plan_closure: a free variable's timeline only grows to
+ * closure pass (sp__plan_closure: a free variable's timeline only grows to
  * cover the values its requesters ask for) and then plans a total goal.
  */
 #include <string.h>
@@ -705,7 +705,7 @@ HOT void plan_begin(Plan *p) {
     p->failure->free_variable = 0;
   }
   if (++ws->gen == 0) { /* stamps wrapped: start afresh */
-    sp_workspace_clear_stamps(ws);
+    sp__workspace_clear_stamps(ws);
     ws->gen = 1;
   }
   p->gen = ws->gen;
@@ -713,9 +713,9 @@ HOT void plan_begin(Plan *p) {
   ws->edge_count = ws->held_count = ws->link_count = 0;
 }
 
-SpStatus sp_plan_closure(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
-                         const SpValue *wanted, SpValue *ends,
-                         SpFailure *failure) {
+SpStatus sp__plan_closure(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
+                          const SpValue *wanted, SpValue *ends,
+                          SpFailure *failure) {
   Plan p = {d,  ws,   sp_vars(d), sp_values(d), sp_actions(d), sp_prevails(d),
             s0, ends, 0,          failure,      wanted,        ends};
   plan_begin(&p);
@@ -730,7 +730,7 @@ SpStatus sp_plan_closure(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
   return st;
 }
 
-int sp_plan_closure_size(const SpWorkspace *ws) { return ws->chosen_count; }
+int sp__plan_closure_size(const SpWorkspace *ws) { return ws->chosen_count; }
 
 SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
                  const SpValue *goal, uint16_t *plan, int *len,
@@ -743,7 +743,7 @@ SpStatus sp_plan(const SpDomain *d, SpWorkspace *ws, const SpValue *s0,
   int changes = list_changes(&p, ws->touched);
   if (changes <= 0) {
     if (changes == PARTIAL)
-      return sp_plan_partial(d, ws, s0, goal, plan, len, failure);
+      return sp__plan_partial(d, ws, s0, goal, plan, len, failure);
     return changes < 0 ? SP_ERR_STATE : SP_OK;
   }
   SpStatus st = build_paths(&p, changes);

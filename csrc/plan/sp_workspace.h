@@ -75,6 +75,6 @@ struct SpWorkspace {
 };
 
 /* Zeroes every stamp (after the generation counter wraps). */
-void sp_workspace_clear_stamps(SpWorkspace *ws);
+void sp__workspace_clear_stamps(SpWorkspace *ws);
 
 #endif

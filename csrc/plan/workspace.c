@@ -38,7 +38,7 @@ static size_t workspace_layout(SpWorkspace *ws, const SpDomain *d, char *base) {
   return c.off;
 }
 
-void sp_workspace_clear_stamps(SpWorkspace *ws) {
+void sp__workspace_clear_stamps(SpWorkspace *ws) {
   const SpDomain *d = ws->domain;
   memset(ws->act, 0, (size_t)d->action_count * sizeof(ActScratch));
   memset(ws->var, 0, (size_t)d->variable_count * sizeof(VarScratch));
@@ -50,11 +50,11 @@ void sp_workspace_clear_stamps(SpWorkspace *ws) {
 
 SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
                           SpWorkspace **out, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
   size_t size = workspace_layout(NULL, d, NULL);
-  char *base = sp_mem_alloc(alloc, size);
-  if (base == NULL) return sp_error_memory(err);
+  char *base = sp__mem_alloc(alloc, size);
+  if (base == NULL) return sp__error_memory(err);
   memset(base, 0, size);
   SpWorkspace *ws = (SpWorkspace *)base;
   workspace_layout(ws, d, base);
@@ -66,19 +66,19 @@ SpStatus sp_workspace_new(const SpDomain *d, SpAllocator alloc,
     ws->value_max[v] = (uint8_t)(sp_vars(d)[v].value_count - 1);
     if (ws->value_max[v] >= 128) ws->small_values = 0;
   }
-  sp_workspace_clear_stamps(ws);
+  sp__workspace_clear_stamps(ws);
   *out = ws;
   return SP_OK;
 }
 
 void sp_workspace_free(SpWorkspace *ws) {
   if (ws == NULL) return;
-  sp_mem_free(ws->alloc, ws, ws->size);
+  sp__mem_free(ws->alloc, ws, ws->size);
 }
 
 size_t sp_workspace_size_bytes(const SpWorkspace *ws) { return ws->size; }
 
-SpValue *sp_workspace_goal_scratch(SpWorkspace *ws, int k) {
+SpValue *sp__workspace_goal_scratch(SpWorkspace *ws, int k) {
   return ws->goal_scratch[k];
 }
 

@@ -68,7 +68,7 @@ static int reserve(SpRecorder *r, size_t more) {
   if (need <= cap) return 1;
   size_t ncap = cap ? cap : SP_RECORD_CHUNK + SP_CHUNK_HEAD_LEN;
   while (ncap < need) ncap *= 2;
-  uint8_t *p = sp_mem_realloc(r->alloc, r->bufs[r->cur], cap, ncap);
+  uint8_t *p = sp__mem_realloc(r->alloc, r->bufs[r->cur], cap, ncap);
   if (p == NULL) return 0;
   r->bufs[r->cur] = p;
   r->caps[r->cur] = ncap;
@@ -195,8 +195,8 @@ static SpStatus write_failed(SpRecorder *r, SpError *err) {
   e = r->write_errno;
   if (r->threaded) pthread_mutex_unlock(&r->lock);
   if (!e) return SP_OK;
-  return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                      "record: writing the trace failed: %s", strerror(e));
+  return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                       "record: writing the trace failed: %s", strerror(e));
 }
 
 /* ---- header and snapshots --------------------------------------------- */
@@ -346,38 +346,38 @@ static void release(SpRecorder *r) {
   pthread_cond_destroy(&r->cond);
   for (size_t k = 0; k < r->count; k++)
     if (r->crowds != NULL && r->crowds[k].last != NULL)
-      sp_mem_free(r->alloc, r->crowds[k].last,
-                  r->crowds[k].slots * sizeof(uint32_t));
+      sp__mem_free(r->alloc, r->crowds[k].last,
+                   r->crowds[k].slots * sizeof(uint32_t));
   if (r->crowds != NULL)
-    sp_mem_free(r->alloc, r->crowds, r->count * sizeof *r->crowds);
+    sp__mem_free(r->alloc, r->crowds, r->count * sizeof *r->crowds);
   if (r->facts != NULL)
-    sp_mem_free(r->alloc, r->facts, (size_t)r->nfacts * sizeof(int));
+    sp__mem_free(r->alloc, r->facts, (size_t)r->nfacts * sizeof(int));
   for (int b = 0; b < 2; b++)
-    if (r->bufs[b] != NULL) sp_mem_free(r->alloc, r->bufs[b], r->caps[b]);
+    if (r->bufs[b] != NULL) sp__mem_free(r->alloc, r->bufs[b], r->caps[b]);
   if (r->notes != NULL)
-    sp_mem_free(r->alloc, r->notes, r->notes_cap * sizeof *r->notes);
-  if (r->notes_text != NULL) sp_mem_free(r->alloc, r->notes_text, r->text_cap);
+    sp__mem_free(r->alloc, r->notes, r->notes_cap * sizeof *r->notes);
+  if (r->notes_text != NULL) sp__mem_free(r->alloc, r->notes_text, r->text_cap);
   if (r->f != NULL) fclose(r->f);
-  sp_mem_free(r->alloc, r, sizeof *r);
+  sp__mem_free(r->alloc, r, sizeof *r);
 }
 
 SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
                                const char *path, const SpRecordNames *names,
                                const SpRecordOptions *opt, SpRecorder **out,
                                SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
   for (size_t k = 0; k < count; k++)
     if (crowds[k] == NULL || crowds[k]->world != w)
-      return sp_error_set(err, SP_ERR_STATE, SP_E_NONE, SP_FIELD_NONE,
-                          "record: crowd %lu lives in another world",
-                          (unsigned long)k + 1);
+      return sp__error_set(err, SP_ERR_STATE, SP_E_NONE, SP_FIELD_NONE,
+                           "record: crowd %lu lives in another world",
+                           (unsigned long)k + 1);
   if (opt != NULL && opt->positions < 0)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "record: positions must be 0 or more, got %d",
-                        opt->positions);
-  SpRecorder *r = sp_mem_alloc(w->alloc, sizeof *r);
-  if (r == NULL) return sp_error_memory(err);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: positions must be 0 or more, got %d",
+                         opt->positions);
+  SpRecorder *r = sp__mem_alloc(w->alloc, sizeof *r);
+  if (r == NULL) return sp__error_memory(err);
   memset(r, 0, sizeof *r);
   r->w = w;
   r->alloc = w->alloc;
@@ -385,13 +385,14 @@ SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
   r->positions = opt != NULL ? opt->positions : 1;
   pthread_mutex_init(&r->lock, NULL);
   pthread_cond_init(&r->cond, NULL);
-  r->crowds = count ? sp_mem_alloc(r->alloc, count * sizeof *r->crowds) : NULL;
+  r->crowds = count ? sp__mem_alloc(r->alloc, count * sizeof *r->crowds) : NULL;
   r->nfacts = sp_world_fact_count(w);
-  r->facts = r->nfacts ? sp_mem_alloc(r->alloc, (size_t)r->nfacts * sizeof(int))
-                       : NULL;
+  r->facts = r->nfacts
+                 ? sp__mem_alloc(r->alloc, (size_t)r->nfacts * sizeof(int))
+                 : NULL;
   if ((count && r->crowds == NULL) || (r->nfacts && r->facts == NULL)) {
     release(r);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   memset(r->crowds, 0, count * sizeof *r->crowds);
   for (int f = 0; f < r->nfacts; f++) r->facts[f] = sp_world_get_fact(w, f);
@@ -400,10 +401,10 @@ SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
     rc->recorded = opt == NULL || opt->crowds == NULL || opt->crowds[k];
     if (!rc->recorded) continue;
     rc->slots = crowds[k]->capacity + 1;
-    rc->last = sp_mem_alloc(r->alloc, rc->slots * sizeof(uint32_t));
-    if (rc->last == NULL || sp_index_keys(crowds[k], err) != SP_OK) {
+    rc->last = sp__mem_alloc(r->alloc, rc->slots * sizeof(uint32_t));
+    if (rc->last == NULL || sp__index_keys(crowds[k], err) != SP_OK) {
       release(r);
-      return sp_error_memory(err);
+      return sp__error_memory(err);
     }
   }
   for (size_t k = 0; k < count; k++) {
@@ -417,8 +418,8 @@ SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
   if (r->f == NULL) {
     int e = errno;
     release(r);
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "record: cannot open '%s': %s", path, strerror(e));
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: cannot open '%s': %s", path, strerror(e));
   }
   uint8_t head[SP_TRACE_HEAD_LEN] = {0};
   memcpy(head, SP_TRACE_HEAD, sizeof SP_TRACE_HEAD);
@@ -427,17 +428,17 @@ SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
   r->stats.bytes = sizeof head;
   if (!reserve(r, SP_CHUNK_HEAD_LEN)) {
     release(r);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   begin_chunk(r);
   if (!put_header(r, crowds, names)) {
     release(r);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   seal(r, SP_CHUNK_HEADER);
   if (!snapshots(r, crowds)) {
     release(r);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   SpStatus st = write_failed(r, err);
   if (st != SP_OK) {
@@ -451,19 +452,19 @@ SpStatus sp_world_record_start(SpWorld *w, SpCrowd *const *crowds, size_t count,
 }
 
 SpStatus sp_world_record_flush(SpRecorder *r, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (r->len > SP_CHUNK_HEAD_LEN) seal(r, SP_CHUNK_FRAMES);
   writer_idle(r);
   return write_failed(r, err);
 }
 
 SpStatus sp_world_record_stop(SpRecorder *r, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (r == NULL) return SP_OK;
   SpStatus st = sp_world_record_flush(r, err);
   if (st == SP_OK && fflush(r->f) != 0)
-    st = sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                      "record: writing the trace failed: %s", strerror(errno));
+    st = sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                       "record: writing the trace failed: %s", strerror(errno));
   release(r);
   return st;
 }
@@ -566,26 +567,26 @@ static int put_events(SpRecorder *r, const SpCrowd *c) {
 
 SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
                               const char *text, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (crowd >= r->count)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "record: note for crowd %lu of %lu",
-                        (unsigned long)crowd + 1, (unsigned long)r->count);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: note for crowd %lu of %lu",
+                         (unsigned long)crowd + 1, (unsigned long)r->count);
   size_t len = strlen(text);
   if (len > SP_RECORD_NOTE_MAX) len = SP_RECORD_NOTE_MAX;
   if (r->nnotes == r->notes_cap) {
     size_t cap = r->notes_cap ? r->notes_cap * 2 : 16;
-    Note *p = sp_mem_realloc(r->alloc, r->notes, r->notes_cap * sizeof *p,
-                             cap * sizeof *p);
-    if (p == NULL) return sp_error_memory(err);
+    Note *p = sp__mem_realloc(r->alloc, r->notes, r->notes_cap * sizeof *p,
+                              cap * sizeof *p);
+    if (p == NULL) return sp__error_memory(err);
     r->notes = p;
     r->notes_cap = cap;
   }
   if (r->text_len + len > r->text_cap) {
     size_t cap = r->text_cap ? r->text_cap : 1024;
     while (cap < r->text_len + len) cap *= 2;
-    char *p = sp_mem_realloc(r->alloc, r->notes_text, r->text_cap, cap);
-    if (p == NULL) return sp_error_memory(err);
+    char *p = sp__mem_realloc(r->alloc, r->notes_text, r->text_cap, cap);
+    if (p == NULL) return sp__error_memory(err);
     r->notes_text = p;
     r->text_cap = cap;
   }
@@ -620,11 +621,11 @@ static int put_notes(SpRecorder *r, size_t k, size_t events) {
 
 SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
                                size_t count, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   if (count != r->count)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "record: %lu crowds, the recording has %lu",
-                        (unsigned long)count, (unsigned long)r->count);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: %lu crowds, the recording has %lu",
+                         (unsigned long)count, (unsigned long)r->count);
   SpStatus st = write_failed(r, err);
   if (st != SP_OK) return st;
   double t0 = now_ms();
@@ -692,5 +693,5 @@ memory:
   r->len = start;
   r->nnotes = r->text_len = 0;
   r->stats.ms_encode += now_ms() - t0;
-  return sp_error_memory(err);
+  return sp__error_memory(err);
 }

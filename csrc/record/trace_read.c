@@ -71,7 +71,7 @@ static void problem(SpTrace *t, const char *fmt, ...) {
   line[n++] = '\n';
   if (t->problems_len + (size_t)n + 1 > t->problems_cap) {
     size_t cap = t->problems_cap * 2 + (size_t)n + 256;
-    char *p = sp_mem_realloc(t->alloc, t->problems, t->problems_cap, cap);
+    char *p = sp__mem_realloc(t->alloc, t->problems, t->problems_cap, cap);
     if (p == NULL) return; /* the line is lost, the trace still reads */
     t->problems = p;
     t->problems_cap = cap;
@@ -85,7 +85,7 @@ static void problem(SpTrace *t, const char *fmt, ...) {
 static int grow(SpTrace *t, void **arr, size_t n, size_t *cap, size_t size) {
   if (n < *cap) return 1;
   size_t ncap = *cap ? *cap * 2 : 64;
-  void *p = sp_mem_realloc(t->alloc, *arr, *cap * size, ncap * size);
+  void *p = sp__mem_realloc(t->alloc, *arr, *cap * size, ncap * size);
   if (p == NULL) return 0;
   *arr = p;
   *cap = ncap;
@@ -97,7 +97,7 @@ static char *get_str(SpTrace *t, Cur *c, int *mem) {
   uint64_t l = get_count(c, 255);
   if (c->ok && memchr(c->p, 0, (size_t)l) != NULL) c->ok = 0;
   if (!c->ok) return NULL;
-  char *s = sp_mem_alloc(t->alloc, (size_t)l + 1);
+  char *s = sp__mem_alloc(t->alloc, (size_t)l + 1);
   if (s == NULL) {
     *mem = 1;
     c->ok = 0;
@@ -110,18 +110,18 @@ static char *get_str(SpTrace *t, Cur *c, int *mem) {
 }
 
 static void free_str(SpTrace *t, char *s) {
-  if (s != NULL) sp_mem_free(t->alloc, s, strlen(s) + 1);
+  if (s != NULL) sp__mem_free(t->alloc, s, strlen(s) + 1);
 }
 static void free_strs(SpTrace *t, char **v, uint32_t n) {
   if (v == NULL) return;
   for (uint32_t k = 0; k < n; k++) free_str(t, v[k]);
-  sp_mem_free(t->alloc, v, n * sizeof *v);
+  sp__mem_free(t->alloc, v, n * sizeof *v);
 }
 /* An array of n strings (zeroed first, so a partial one frees). */
 static char **get_strs(SpTrace *t, Cur *c, uint32_t *n, int *mem) {
   uint64_t k = get_count(c, TRACE_NAMES_MAX);
   if (!c->ok) return NULL;
-  char **v = sp_mem_alloc(t->alloc, (size_t)(k ? k : 1) * sizeof *v);
+  char **v = sp__mem_alloc(t->alloc, (size_t)(k ? k : 1) * sizeof *v);
   if (v == NULL) {
     *mem = 1;
     c->ok = 0;
@@ -139,7 +139,7 @@ static void free_header(SpTrace *t) {
   for (uint32_t p = 0; t->places != NULL && p < t->nplaces; p++)
     free_str(t, t->places[p].name);
   if (t->places)
-    sp_mem_free(t->alloc, t->places, t->nplaces * sizeof *t->places + 1);
+    sp__mem_free(t->alloc, t->places, t->nplaces * sizeof *t->places + 1);
   free_strs(t, t->kinds, t->nkinds ? t->nkinds : 1);
   free_strs(t, t->reasons, t->nreasons ? t->nreasons : 1);
   for (uint32_t f = 0; t->facts != NULL && f < t->nfacts; f++) {
@@ -148,7 +148,7 @@ static void free_header(SpTrace *t) {
               t->facts[f].nvalues ? t->facts[f].nvalues : 1);
   }
   if (t->facts)
-    sp_mem_free(t->alloc, t->facts, t->nfacts * sizeof *t->facts + 1);
+    sp__mem_free(t->alloc, t->facts, t->nfacts * sizeof *t->facts + 1);
   for (uint32_t k = 0; t->crowds != NULL && k < t->ncrowds; k++) {
     SpTraceCrowd *cr = &t->crowds[k];
     free_str(t, cr->name);
@@ -156,10 +156,10 @@ static void free_header(SpTrace *t) {
     free_strs(t, cr->goals, cr->ngoals ? cr->ngoals : 1);
   }
   if (t->crowds)
-    sp_mem_free(t->alloc, t->crowds, t->ncrowds * sizeof *t->crowds + 1);
+    sp__mem_free(t->alloc, t->crowds, t->ncrowds * sizeof *t->crowds + 1);
   if (t->blocked)
-    sp_mem_free(t->alloc, t->blocked,
-                (size_t)t->grid_w * (size_t)t->grid_h + 1);
+    sp__mem_free(t->alloc, t->blocked,
+                 (size_t)t->grid_w * (size_t)t->grid_h + 1);
   t->blocked = NULL;
   t->places = NULL;
   t->kinds = t->reasons = NULL;
@@ -170,7 +170,7 @@ static void free_header(SpTrace *t) {
 
 /* Zeroed array of n items of size (n may be 0). */
 static void *zeroed(SpTrace *t, uint64_t n, size_t size, int *mem) {
-  void *p = sp_mem_alloc(t->alloc, (size_t)n * size + 1);
+  void *p = sp__mem_alloc(t->alloc, (size_t)n * size + 1);
   if (p == NULL)
     *mem = 1;
   else
@@ -257,8 +257,8 @@ static int follow_room(SpTrace *t, Follow *fo, size_t k, uint64_t agent) {
   /* never past the crowd's slots (agent is below them) */
   if (want > t->crowds[k].slots && agent < t->crowds[k].slots)
     want = t->crowds[k].slots;
-  uint32_t *p = sp_mem_realloc(t->alloc, fo->cells[k], n * sizeof(uint32_t),
-                               want * sizeof(uint32_t));
+  uint32_t *p = sp__mem_realloc(t->alloc, fo->cells[k], n * sizeof(uint32_t),
+                                want * sizeof(uint32_t));
   if (p == NULL) return 0;
   for (size_t i = n; i < want; i++) p[i] = SP_TRACE_NO_CELL;
   fo->cells[k] = p;
@@ -270,12 +270,13 @@ static int read_snapshot(SpTrace *t, Cur *c, Follow *fo, int *mem) {
   uint64_t frame = get_var(c), k = get_var(c);
   uint64_t n = get_count(c, TRACE_AGENTS_MAX);
   if (!c->ok || k >= t->ncrowds || n > t->crowds[k].slots) return 0;
-  uint32_t *cells = sp_mem_alloc(t->alloc, (size_t)(n ? n : 1) * sizeof *cells);
+  uint32_t *cells =
+      sp__mem_alloc(t->alloc, (size_t)(n ? n : 1) * sizeof *cells);
   if (cells == NULL ||
       !GROW(t, t->snapshots, t->nsnapshots, t->cap_snapshots) ||
       !follow_room(t, fo, (size_t)k, n)) {
     if (cells)
-      sp_mem_free(t->alloc, cells, (size_t)(n ? n : 1) * sizeof *cells);
+      sp__mem_free(t->alloc, cells, (size_t)(n ? n : 1) * sizeof *cells);
     *mem = 1;
     return 0;
   }
@@ -288,7 +289,7 @@ static int read_snapshot(SpTrace *t, Cur *c, Follow *fo, int *mem) {
                                           : (uint32_t)y << 16 | (uint32_t)x;
   }
   if (!c->ok || c->p != c->end) {
-    sp_mem_free(t->alloc, cells, (size_t)(n ? n : 1) * sizeof *cells);
+    sp__mem_free(t->alloc, cells, (size_t)(n ? n : 1) * sizeof *cells);
     return 0;
   }
   memcpy(fo->cells[k], cells, (size_t)n * sizeof *cells);
@@ -382,7 +383,7 @@ static int read_notes(SpTrace *t, Cur *c, size_t first, size_t nev, int *mem) {
       *mem = 1;
       return 0;
     }
-    char *s = sp_mem_alloc(t->alloc, (size_t)l + 1);
+    char *s = sp__mem_alloc(t->alloc, (size_t)l + 1);
     if (s == NULL) {
       *mem = 1;
       return 0;
@@ -480,54 +481,54 @@ void sp_trace_free(SpTrace *t) {
   if (t == NULL) return;
   free_header(t);
   if (t->frames)
-    sp_mem_free(t->alloc, t->frames, t->cap_frames * sizeof *t->frames);
+    sp__mem_free(t->alloc, t->frames, t->cap_frames * sizeof *t->frames);
   if (t->events)
-    sp_mem_free(t->alloc, t->events, t->cap_events * sizeof *t->events);
+    sp__mem_free(t->alloc, t->events, t->cap_events * sizeof *t->events);
   if (t->cells)
-    sp_mem_free(t->alloc, t->cells, t->cap_cells * sizeof *t->cells);
+    sp__mem_free(t->alloc, t->cells, t->cap_cells * sizeof *t->cells);
   if (t->fact_changes)
-    sp_mem_free(t->alloc, t->fact_changes,
-                t->cap_facts * sizeof *t->fact_changes);
+    sp__mem_free(t->alloc, t->fact_changes,
+                 t->cap_facts * sizeof *t->fact_changes);
   for (size_t s = 0; s < t->nsnapshots; s++)
-    sp_mem_free(t->alloc, t->snapshots[s].cells,
-                (t->snapshots[s].count ? t->snapshots[s].count : 1) *
-                    sizeof(uint32_t));
+    sp__mem_free(t->alloc, t->snapshots[s].cells,
+                 (t->snapshots[s].count ? t->snapshots[s].count : 1) *
+                     sizeof(uint32_t));
   if (t->snapshots)
-    sp_mem_free(t->alloc, t->snapshots,
-                t->cap_snapshots * sizeof *t->snapshots);
+    sp__mem_free(t->alloc, t->snapshots,
+                 t->cap_snapshots * sizeof *t->snapshots);
   for (size_t j = 0; j < t->nnotes; j++) free_str(t, t->notes[j].text);
   if (t->notes)
-    sp_mem_free(t->alloc, t->notes, t->cap_notes * sizeof *t->notes);
-  if (t->problems) sp_mem_free(t->alloc, t->problems, t->problems_cap);
-  sp_mem_free(t->alloc, t, sizeof *t);
+    sp__mem_free(t->alloc, t->notes, t->cap_notes * sizeof *t->notes);
+  if (t->problems) sp__mem_free(t->alloc, t->problems, t->problems_cap);
+  sp__mem_free(t->alloc, t, sizeof *t);
 }
 
 static void follow_free(SpTrace *t, Follow *fo, uint32_t ncrowds) {
   for (uint32_t k = 0; fo->cells != NULL && k < ncrowds; k++)
     if (fo->cells[k])
-      sp_mem_free(t->alloc, fo->cells[k], fo->n[k] * sizeof(uint32_t));
+      sp__mem_free(t->alloc, fo->cells[k], fo->n[k] * sizeof(uint32_t));
   if (fo->cells)
-    sp_mem_free(t->alloc, fo->cells, ncrowds * sizeof *fo->cells + 1);
-  if (fo->n) sp_mem_free(t->alloc, fo->n, ncrowds * sizeof *fo->n + 1);
+    sp__mem_free(t->alloc, fo->cells, ncrowds * sizeof *fo->cells + 1);
+  if (fo->n) sp__mem_free(t->alloc, fo->n, ncrowds * sizeof *fo->n + 1);
 }
 
 SpStatus sp_trace_read(const void *data, size_t len, SpAllocator alloc,
                        SpTrace **out, SpError *err) {
-  sp_error_clear(err);
+  sp__error_clear(err);
   *out = NULL;
   const uint8_t *b = data, *end = b + len;
   if (len < SP_TRACE_HEAD_LEN ||
       memcmp(b, SP_TRACE_HEAD, sizeof SP_TRACE_HEAD) != 0)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "trace: not a saspu trace (no '%s' at byte 0)",
-                        SP_TRACE_HEAD);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "trace: not a saspu trace (no '%s' at byte 0)",
+                         SP_TRACE_HEAD);
   uint32_t version = (uint32_t)sp_trace_get_le(b + 12, 4);
   if (version != SP_TRACE_VERSION)
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "trace: format %u, this saspu reads format %d", version,
-                        SP_TRACE_VERSION);
-  SpTrace *t = sp_mem_alloc(alloc, sizeof *t);
-  if (t == NULL) return sp_error_memory(err);
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "trace: format %u, this saspu reads format %d",
+                         version, SP_TRACE_VERSION);
+  SpTrace *t = sp__mem_alloc(alloc, sizeof *t);
+  if (t == NULL) return sp__error_memory(err);
   memset(t, 0, sizeof *t);
   t->alloc = alloc;
   Follow fo = {NULL, NULL, 0};
@@ -589,18 +590,18 @@ SpStatus sp_trace_read(const void *data, size_t len, SpAllocator alloc,
   follow_free(t, &fo, t->ncrowds);
   if (mem) {
     sp_trace_free(t);
-    return sp_error_memory(err);
+    return sp__error_memory(err);
   }
   if (!t->header_ok) {
     sp_trace_free(t);
-    return sp_error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                        "trace: no readable header chunk");
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "trace: no readable header chunk");
   }
   if (t->problems == NULL) {
-    t->problems = sp_mem_alloc(alloc, 1);
+    t->problems = sp__mem_alloc(alloc, 1);
     if (t->problems == NULL) {
       sp_trace_free(t);
-      return sp_error_memory(err);
+      return sp__error_memory(err);
     }
     t->problems[0] = '\0';
     t->problems_cap = 1;

@@ -322,7 +322,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     /* whatever the calls did, a save of the crowd now would load: the
      * invariants a load checks (sp_save.h) hold */
-    if (sp_crowd_check(c, &err) != SP_OK) {
+    if (sp__crowd_check(c, &err) != SP_OK) {
       fprintf(stderr, "fuzz_crowd: after op %d: %s\n", op, err.message);
       abort();
     }
