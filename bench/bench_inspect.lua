@@ -1,4 +1,4 @@
--- bench/bench_inspect.lua: what a debug overlay's a:inspect() on every agent costs the frames after it: the median frame before, after a plain inspect of each agent, with a history asked for each, and after the histories are stopped (ratios against the first, one process).
+-- bench/bench_inspect.lua: what a debug overlay's a:inspect() on every agent costs the frames after it: the median frame before, after a plain inspect of each agent, with a history asked for each, after the histories are stopped, and while saspu.love_debug watches one picked agent (ratios against the first, one process).
 -- Run: lua5.4 bench/bench_inspect.lua [agents] [frames]   (from the repo root, with
 -- build/ holding saspu/core.so; SASPU_BUILD_DIR names another build directory).
 package.path = "bench/support/?.lua;" .. package.path
@@ -67,4 +67,19 @@ print(string.format("%-44s %10.3f %8.2f", "while each keeps a history (history =
 inspect_all { history = 0 }
 local stopped = frames()
 print(string.format("%-44s %10.3f %8.2f", "after history = 0 for every agent", stopped, stopped / base))
+-- a LÖVE overlay's pick: one agent keeps a history, and the panel inspects it each frame
+local dbg = require("saspu.love_debug").new(world, { cell = 1 })
+dbg:select(crowd:agent(1))
+local panel_times = {}
+for f = 1, FRAMES do
+  local t0 = clock()
+  world:update(DT)
+  dbg:panel()
+  panel_times[f] = (clock() - t0) * 1000
+end
+local picked = median(panel_times)
+print(string.format("%-44s %10.3f %8.2f", "one picked agent (love_debug, history = 8)", picked, picked / base))
+dbg:select(nil)
+local unpicked = frames()
+print(string.format("%-44s %10.3f %8.2f", "after the pick is cleared", unpicked, unpicked / base))
 print(string.format("(the inspect of every agent itself: %.0f ms, %.2f us an agent)", took, took * 1000 / N))

@@ -338,6 +338,41 @@ describe("a:inspect and crowd:stats", function()
     assert.is_true(s.bytes_per_agent > 0)
   end)
 
+  it("keeps the same history for a few inspected agents (found in C) as for many (in Lua)", function()
+    local dom = support.citizen()
+    local function run_watching(watched)
+      local world = town()
+      local crowd = world:crowd(dom, { actions = { buy_food = { duration = { 0.2, 1 }, at = "market" } },
+                                       goals = { { "buy_supplies", priority = 3 } } }, { seed = 3 })
+      for i = 1, 12 do crowd:spawn { start = "start_of_day", x = i, y = 12 } end
+      for i = 1, watched do crowd:agent(i):inspect { history = 64 } end
+      local seen, found = { {}, {} }, {} -- agents 1 and 2, read from the frames' events
+      for _ = 1, 30 do
+        world:update(0.1)
+        local frame = {}
+        for k = 1, crowd:event_count() do
+          local agent, kind = crowd:event(k)
+          if seen[agent] then table.insert(seen[agent], kind) end
+          if agent == 1 then frame[#frame + 1] = kind end
+        end
+        local n = crowd:agent_events(1, found)
+        local mine = {}
+        for k = 1, n do mine[k] = found[5 * k - 3] end
+        assert.same(frame, mine)
+      end
+      return { crowd:agent(1):inspect().events, crowd:agent(2):inspect().events }, seen
+    end
+    local few, seen = run_watching(2) -- WATCH_IN_C (lua/saspu/hooks.lua) or fewer
+    local many = run_watching(12)
+    assert.same(many, few)
+    for i = 1, 2 do
+      assert.is_true(#seen[i] >= 6)
+      local kinds = {}
+      for k, e in ipairs(few[i]) do kinds[k] = e.kind end
+      assert.same(seen[i], kinds)
+    end
+  end)
+
   it("counts the event buffers, which shrink back after the first frame's peak", function()
     local dom = support.citizen()
     local world = saspu.world {}

@@ -195,6 +195,76 @@ static size_t live_only(const SpCrowd *c, SpAgentEvent *block, size_t n)
   return kept;
 }
 
+/* Appends block[0..n) to the table at index 3 as five entries each
+ * (agent, kind, reason | false, goal | false, action | false) after
+ * out[*out], advancing *out. Pushes are Lua points. */
+static void push_five(lua_State *L, const SpAgentEvent *block, size_t n,
+                      lua_Integer *out)
+{
+  for (size_t k = 0; k < n; k++) {
+    const SpAgentEvent *e = &block[k];
+    lua_pushinteger(L, (lua_Integer)e->agent + 1);
+    lua_rawseti(L, 3, ++*out);
+    lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
+    lua_rawseti(L, 3, ++*out);
+    if (e->reason != SP_REASON_NONE)
+      lua_pushstring(L, sp_reason_name((SpReason)e->reason));
+    else
+      lua_pushboolean(L, 0);
+    lua_rawseti(L, 3, ++*out);
+    push_id_or_false(L, e->goal != 0xFF ? e->goal : -1);
+    lua_rawseti(L, 3, ++*out);
+    push_id_or_false(L, e->action);
+    lua_rawseti(L, 3, ++*out);
+  }
+}
+
+/* Which events push_picked keeps: those of agent `agent` (1-based) when
+ * it is above 0, else those whose kind is in the mask `kinds` and, with
+ * `filter`, of no action or one of ids[0..nids). */
+typedef struct EventPick {
+  lua_Integer agent, kinds;
+  int filter, nids;
+  const int *ids;
+} EventPick;
+
+/* Fills the table at index 3 with the picked events of the crowd at
+ * index 1, five entries each, and pushes their number. Events are copied
+ * a block at a time, the crowd fetched again after each block's pushes
+ * (Lua points); those of agents despawned since are skipped. */
+#define EVENTS_BLOCK 64
+static int push_picked(lua_State *L, const EventPick *p)
+{
+  SpCrowd *sc = check_crowd(L, 1)->c;
+  SpAgentEvent block[EVENTS_BLOCK];
+  size_t next = 0;
+  lua_Integer out = 0;
+  for (;;) {
+    size_t count = sp_crowd_event_count(sc), got = 0;
+    const SpAgentEvent *ev = sp_crowd_events(sc);
+    if (p->agent > 0) {
+      for (; next < count && got < EVENTS_BLOCK; next++)
+        if ((lua_Integer)ev[next].agent + 1 == p->agent)
+          block[got++] = ev[next];
+    } else {
+      /* every event is copied, the count moves on the kind's bit: few of a
+       * frame's events are asked for, and a branch on each would guess
+       * wrong often */
+      for (; next < count && got < EVENTS_BLOCK; next++) {
+        block[got] = ev[next];
+        got += (size_t)((p->kinds >> ev[next].kind) & 1);
+      }
+    }
+    if (got == 0) break;
+    if (p->filter) got = of_actions(block, got, p->ids, p->nids);
+    got = live_only(sc, block, got);
+    push_five(L, block, got, &out);
+    sc = live_crowd(L, 1);
+  }
+  lua_pushinteger(L, out / 5);
+  return 1;
+}
+
 /* c:events_of(kinds, out [, actions]) -> n: the events of the last
  * update whose kind is in `kinds` (next_event's mask), in order, five
  * entries each in out[1 .. 5n]: agent, kind, reason | false, goal |
@@ -202,54 +272,32 @@ static size_t live_only(const SpCrowd *c, SpAgentEvent *block, size_t n)
  * of at most 64 action ids) an event of an action passes only for those;
  * events without one pass by their kind. One call reads a frame's
  * events: a script reacting to thousands per frame pays no call per
- * event. Events are copied a block at a time, the crowd fetched again
- * after each block's pushes (Lua points). */
-#define EVENTS_BLOCK 64
+ * event. */
 static int l_crowd_events_of(lua_State *L)
 {
   LCrowd *c = check_crowd(L, 1);
-  lua_Integer kinds = luaL_checkinteger(L, 2);
-  luaL_checktype(L, 3, LUA_TTABLE);
   int ids[EVENTS_ACTIONS];
-  int filter = !lua_isnoneornil(L, 4);
-  int nids = filter ? check_action_list(L, 4, c, ids) : 0;
-  SpCrowd *sc = c->c;
-  SpAgentEvent block[EVENTS_BLOCK];
-  size_t next = 0;
-  lua_Integer out = 0;
-  for (;;) {
-    size_t count = sp_crowd_event_count(sc), got = 0;
-    const SpAgentEvent *ev = sp_crowd_events(sc);
-    /* every event is copied, the count moves on the kind's bit: few of a
-     * frame's events are asked for, and a branch on each would guess
-     * wrong often */
-    for (; next < count && got < EVENTS_BLOCK; next++) {
-      block[got] = ev[next];
-      got += (size_t)((kinds >> ev[next].kind) & 1);
-    }
-    if (got == 0) break;
-    if (filter) got = of_actions(block, got, ids, nids);
-    got = live_only(sc, block, got);
-    for (size_t k = 0; k < got; k++) {
-      const SpAgentEvent *e = &block[k];
-      lua_pushinteger(L, (lua_Integer)e->agent + 1);
-      lua_rawseti(L, 3, ++out);
-      lua_pushstring(L, sp_event_kind_name((SpEventKind)e->kind));
-      lua_rawseti(L, 3, ++out);
-      if (e->reason != SP_REASON_NONE)
-        lua_pushstring(L, sp_reason_name((SpReason)e->reason));
-      else
-        lua_pushboolean(L, 0);
-      lua_rawseti(L, 3, ++out);
-      push_id_or_false(L, e->goal != 0xFF ? e->goal : -1);
-      lua_rawseti(L, 3, ++out);
-      push_id_or_false(L, e->action);
-      lua_rawseti(L, 3, ++out);
-    }
-    sc = live_crowd(L, 1);
+  EventPick p = {0, luaL_checkinteger(L, 2), !lua_isnoneornil(L, 4), 0, ids};
+  luaL_checktype(L, 3, LUA_TTABLE);
+  if (p.filter) p.nids = check_action_list(L, 4, c, ids);
+  return push_picked(L, &p);
+}
+
+/* c:agent_events(i, out) -> n: the events of the last update of agent i
+ * (1-based; none for a slot with no live agent), in order, five entries
+ * each in out[1 .. 5n] as events_of gives them. The frame's events are
+ * scanned in C: the history of one inspected agent costs no Lua per event
+ * of the others. */
+static int l_crowd_agent_events(lua_State *L)
+{
+  check_crowd(L, 1);
+  EventPick p = {luaL_checkinteger(L, 2), 0, 0, 0, NULL};
+  luaL_checktype(L, 3, LUA_TTABLE);
+  if (p.agent < 1) {
+    lua_pushinteger(L, 0);
+    return 1;
   }
-  lua_pushinteger(L, out / 5);
-  return 1;
+  return push_picked(L, &p);
 }
 
 /* saspu.core.event_kinds() -> { kind name -> its bit in next_hook's mask }. */
@@ -263,10 +311,13 @@ int l_event_kinds(lua_State *L)
   return 1;
 }
 
-static const luaL_Reg event_methods[] = {
-    {"event_count", l_crowd_event_count}, {"event", l_crowd_event},
-    {"next_hook", l_crowd_next_hook},     {"next_event", l_crowd_next_event},
-    {"events_of", l_crowd_events_of},     {NULL, NULL}};
+static const luaL_Reg event_methods[] = {{"event_count", l_crowd_event_count},
+                                         {"event", l_crowd_event},
+                                         {"next_hook", l_crowd_next_hook},
+                                         {"next_event", l_crowd_next_event},
+                                         {"events_of", l_crowd_events_of},
+                                         {"agent_events", l_crowd_agent_events},
+                                         {NULL, NULL}};
 
 /* Adds the event readers to saspu.Crowd's methods table (on top). */
 void open_crowd_events(lua_State *L) { luaL_setfuncs(L, event_methods, 0); }

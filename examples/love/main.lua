@@ -3,10 +3,12 @@
 -- Run it with `./dev love` (or `love examples/love` after building build-luajit/). It loads
 -- saspu exactly as a game would: package.path points at lua/ and package.cpath at the
 -- LuaJIT build of the C module (build-luajit/saspu/core.so; SASPU_BUILD_DIR overrides
--- the folder). Click an NPC to see its plan. With SASPU_LOVE_SHOT=file.png the example
--- runs one whole simulated day (DAY_SECONDS) in fixed steps of HEADLESS_STEP seconds,
--- saves a screenshot and a report (file.png.txt) and quits: the headless test of
--- ./dev test, which fails on any failed plan or step over that day.
+-- the folder). Click an NPC to see its goal, plan, step and last events (saspu.love_debug).
+-- With SASPU_LOVE_SHOT=file.png the example runs one whole simulated day (DAY_SECONDS) in
+-- fixed steps of HEADLESS_STEP seconds, clicks an NPC at CLICK_AT of the day, saves a
+-- screenshot and a report (file.png.txt: counts, and the debug panel's lines with
+-- a:inspect() of the NPC it shows) and quits: the headless test of ./dev test, which fails
+-- on any failed plan or step over that day, or a panel that disagrees with a:inspect().
 
 -- ---- find the repository and saspu, as a game ships it ----------------------
 local source = love.filesystem.getSource()
@@ -19,6 +21,7 @@ package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.pa
 package.cpath = build .. "/?.so;" .. package.cpath
 
 local saspu = require "saspu"
+local love_debug = require "saspu.love_debug"
 local setting = require "setting"
 
 local floor = math.floor
@@ -28,6 +31,7 @@ local CELL = 24
 local CITIZEN_COLOUR, BREEDER_COLOUR = setting.CITIZEN_COLOUR, setting.BREEDER_COLOUR
 local DAY_SECONDS = setting.DAY_SECONDS
 local HEADLESS_STEP = 0.5 -- simulated seconds per frame of the headless run
+local CLICK_AT = 0.6      -- the headless run's click on an NPC, in days
 local world, places, rows = setting.build(root)
 
 -- ---- drawing -------------------------------------------------------------------
@@ -35,11 +39,16 @@ local TILE = {
   ["#"] = { 0.22, 0.2, 0.2 }, ["="] = { 0.72, 0.62, 0.45 }, ["."] = { 0.5, 0.66, 0.38 },
   ["7"] = { 0.3, 0.46, 0.5 },
 }
-local selected = world.npcs[1]
 local font
--- the panel's fonts, largest first: it takes the largest whose wrapped text fits
+-- the debug panel's fonts, largest first: it takes the largest whose wrapped text fits
 local PANEL_SIZES, panel_fonts = { 13, 12, 11, 10, 9 }, {}
 local panel_overflow = 0 -- the most pixels the panel's text ever ran past the window
+local HEADER = 82        -- pixels of the side panel's town figures above the debug panel
+-- The debug overlay: a click on a cell picks the NPC nearest it; only that one keeps a
+-- history of its events.
+local dbg = love_debug.new(world.world, { cell = CELL, history = 6, fonts = panel_fonts,
+                                          label = function(a) return a.data.npc.name end })
+dbg:select(world.npcs[1].agent)
 
 local function draw_map()
   for y, line in ipairs(rows) do
@@ -66,7 +75,7 @@ local function draw_npcs()
     local px, py = npc_pos(npc, i)
     love.graphics.setColor(npc.colour)
     love.graphics.circle("fill", px, py, 8)
-    if npc == selected then
+    if npc.agent == dbg.agent then
       love.graphics.setColor(1, 1, 1)
       love.graphics.circle("line", px, py, 11)
     end
@@ -75,43 +84,26 @@ end
 
 local function draw_panel(x)
   local s, lines = world.stats, {}
+  local npc = dbg.agent and dbg.agent.data.npc
   local function add(fmt, ...) lines[#lines + 1] = fmt:format(...) end
   local t = world.clock % DAY_SECONDS
   add("%s   %d fps, frame %.2f ms", saspu._VERSION, love.timer.getFPS(), love.timer.getAverageDelta() * 1000)
   add("day %d, %02d:%02d   plans %d (%d failed), planning %.3f ms", floor(world.clock / DAY_SECONDS) + 1,
       floor(t / DAY_SECONDS * 24), floor(t / DAY_SECONDS * 1440) % 60, s.plans, s.failed_plans, s.plan_ms)
   add("paths %d   actions done %d   routines done %d", s.paths, s.actions, s.routines)
-  add("")
-  local info = selected.agent:inspect()
-  add("%s (%s)   %s", selected.name, selected.dom.name, info.phase)
-  add("goal: %s", tostring(info.goal))
-  for i, step in ipairs(info.plan or {}) do
-    add("%s %d. %s%s%s", i == info.step and ">" or " ", i, step.action, step.at and (" @ " .. step.at) or "",
-        step.done and "  (done)" or "")
-  end
-  add("")
-  for _, v in ipairs(selected.dom:variables()) do
-    add("  %s = %s", v.name, info.state[v.name])
-  end
-  if selected.note then add(""); add("%s", selected.note) end
-  add("")
-  add("click an NPC to follow its plan")
+  add("%s", npc and npc.note or "click an NPC to follow it")
   local w, h = love.graphics.getWidth() - x, love.graphics.getHeight()
   love.graphics.setColor(0.1, 0.1, 0.12)
-  love.graphics.rectangle("fill", x, 0, w, h)
-  -- wrapped to the panel's width, in the largest font whose lines fit its height
-  local text, pick, over = table.concat(lines, "\n"), nil, 0
-  for _, f in ipairs(panel_fonts) do
-    local widest, wrapped = f:getWrap(text, w - 20)
-    pick = f
-    over = math.max(widest - (w - 20), #wrapped * f:getHeight() - (h - 20), 0)
-    if over == 0 then break end
-  end
-  panel_overflow = math.max(panel_overflow, over)
+  love.graphics.rectangle("fill", x, 0, w, HEADER)
+  local text, f = table.concat(lines, "\n"), panel_fonts[#panel_fonts - 1]
+  local widest, wrapped = f:getWrap(text, w - 20)
+  panel_overflow = math.max(panel_overflow, widest - (w - 20), #wrapped * f:getHeight() - (HEADER - 10))
   love.graphics.setColor(0.92, 0.92, 0.92)
-  love.graphics.setFont(pick)
+  love.graphics.setFont(f)
   love.graphics.printf(text, x + 10, 10, w - 20)
   love.graphics.setFont(font)
+  -- the picked NPC below, in the largest font whose wrapped lines fit
+  panel_overflow = math.max(panel_overflow, dbg:draw(x, HEADER, w, h - HEADER))
 end
 
 -- ---- the headless test: screenshot, report, quit -------------------------------
@@ -133,6 +125,40 @@ local function count_colour(img, colour)
   return n
 end
 
+-- The headless run's click: at the sprite of the first NPC after the first with no other
+-- NPC within 2 cells (a walking sprite is a little ahead of its cell), through
+-- love.mousepressed as a mouse would.
+local clicked
+local function click_an_npc()
+  for i = 2, #world.npcs do
+    local npc = world.npcs[i]
+    local x, y = npc.agent:position()
+    if #world.world:near(x, y, 2) == 1 then
+      local px, py = npc_pos(npc, i)
+      clicked = npc.name
+      love.mousepressed(px, py, 1)
+      return
+    end
+  end
+end
+
+-- The debug panel's lines as last drawn, and a:inspect() of the NPC it shows, for
+-- ./dev test to compare.
+local function write_overlay(r)
+  local a = dbg.agent
+  r:write(("overlay_clicked %s\noverlay_picked %s\n"):format(clicked or "-", a and a.data.npc.name or "-"))
+  if a then
+    local info = a:inspect()
+    local plan, kinds = {}, {}
+    for i, step in ipairs(info.plan or {}) do plan[i] = step.action end
+    for i, e in ipairs(info.events or {}) do kinds[i] = e.kind end
+    r:write(("overlay_goal %s\noverlay_step %s\noverlay_plan %s\noverlay_events %s\noverlay_why %s\n")
+      :format(tostring(info.goal), tostring(info.step), table.concat(plan, " "), table.concat(kinds, " "),
+              info.why and tostring(info.why) or "-"))
+  end
+  for _, line in ipairs(dbg.lines) do r:write("overlay_panel ", line, "\n") end
+end
+
 local function save_shot(img)
   local f = assert(io.open(shot, "wb"))
   f:write(img:encode("png"):getString())
@@ -151,6 +177,7 @@ local function save_shot(img)
   r:write(("citizen_pixels %d\nbreeder_pixels %d\n"):format(count_colour(img, CITIZEN_COLOUR),
                                                              count_colour(img, BREEDER_COLOUR)))
   r:write(("panel_overflow %d\n"):format(math.ceil(panel_overflow)))
+  write_overlay(r)
   r:close()
   love.event.quit(0)
 end
@@ -175,6 +202,7 @@ function love.update(dt)
     -- the headless run: a whole day in fixed steps, whatever the frame rate
     if shot_taken then return end
     world:update(HEADLESS_STEP)
+    if not clicked and world.clock >= CLICK_AT * DAY_SECONDS then click_an_npc() end
     if world.clock >= DAY_SECONDS then
       shot_taken = true
       love.graphics.captureScreenshot(save_shot)
@@ -190,12 +218,6 @@ function love.draw()
   draw_panel(#rows[1] * CELL)
 end
 
-function love.mousepressed(mx, my)
-  local best, best_d = nil, (2 * CELL) ^ 2
-  for i, npc in ipairs(world.npcs) do
-    local px, py = npc_pos(npc, i)
-    local d = (px - mx) ^ 2 + (py - my) ^ 2
-    if d < best_d then best, best_d = npc, d end
-  end
-  selected = best or selected
+function love.mousepressed(mx, my, button)
+  dbg:mousepressed(mx, my, button)
 end

@@ -312,9 +312,10 @@ local MAX_HISTORY = 64
 -- A plain `a:inspect()` reads the agent and costs nothing afterwards. To also see what
 -- it did, ask for a history: `a:inspect { history = n }` keeps the agent's last `n`
 -- events (1..64) from then on, returned as `events` by every later inspect;
--- `a:inspect { history = 0 }` stops keeping them. While any agent of a crowd keeps a
--- history, each update of that crowd reads its events once more in Lua (a debug
--- overlay that inspects every agent each frame should not ask for histories).
+-- `a:inspect { history = 0 }` stops keeping them. While up to 8 agents of a crowd keep a
+-- history, each update finds their events in C (one scan of the frame's events per
+-- agent); while more do, it reads that crowd's events once more in Lua (a debug overlay
+-- that inspects every agent each frame should not ask for histories).
 -- @tparam[opt] table opts `{ history = n }`: keep (n > 0) or stop keeping (0) the
 -- agent's last events
 -- @treturn table `{ class, crowd, state, goal, phase, plan = { { action, done, at }, ... },

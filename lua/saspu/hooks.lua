@@ -354,17 +354,34 @@ local function run_hooks(side, dt)
   side.running = kept
 end
 
+-- Up to this many agents of a crowd keeping a history, each one's events are found in
+-- C (one scan of the frame's events per agent, no Lua per event of the others: a debug
+-- overlay's picked agent); more are found in one Lua walk over the frame's events.
+local WATCH_IN_C = 8
+local found = {} -- c:agent_events's output, reused
+
+local function keep(log, side, kind, reason, goal, action)
+  if #log >= log.max then table.remove(log, 1) end
+  log[#log + 1] = { kind = kind, reason = reason or nil, goal = goal and side.goal_names[goal] or nil,
+                    action = action and side.names.action_names[action] or nil }
+end
+
 -- Keeps the last events of inspected agents.
 local function record_watched(side)
   local c, watch = side.crowd, side.watch
+  if side.watching <= WATCH_IN_C then
+    for agent, log in pairs(watch) do
+      for k = 0, c:agent_events(agent, found) - 1 do
+        local at = 5 * k
+        keep(log, side, found[at + 2], found[at + 3], found[at + 4], found[at + 5])
+      end
+    end
+    return
+  end
   for k = 1, c:event_count() do
     local agent, kind, reason, _, goal, action = c:event(k)
     local log = watch[agent]
-    if log then
-      if #log >= log.max then table.remove(log, 1) end
-      log[#log + 1] = { kind = kind, reason = reason, goal = side.goal_names[goal],
-                        action = side.names.action_names[action] }
-    end
+    if log then keep(log, side, kind, reason, goal, action) end
   end
 end
 

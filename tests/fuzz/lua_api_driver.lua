@@ -831,6 +831,7 @@ local function op_agent_call()
     try("crowd:next_event", c.next_event, c, num(0, 20), num(0, 255))
     try("crowd:events_of", c.events_of, c, num(0, 8191), chance(3) and hostile_table() or {},
         chance(2) and { num(0, 14), num(1, 12) } or nil)
+    try("crowd:agent_events", c.agent_events, c, num(-2, 20), chance(3) and hostile_table() or {})
     try("crowd:event", c.event, c, num(1, 20))
     try("#crowd", function() return #c end)
     try("tostring(crowd)", tostring, c)
