@@ -7,6 +7,7 @@
 #include "bench_util.h"
 #include "saspu_agents.h"
 #include "saspu_grid.h"
+#include "saspu_save.h"
 
 #define FNV_START 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull

@@ -11,6 +11,7 @@
 #include "saspu_agents.h"
 #include "saspu_grid.h"
 #include "saspu_population.h"
+#include "saspu_save.h"
 
 #define SASPU_LUA_EXPORT __attribute__((visibility("default")))
 

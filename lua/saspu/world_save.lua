@@ -18,7 +18,7 @@ local not_updating = hooks.not_updating
 
 --- @type World
 
--- The C save (csrc/agents/save.c) carries every agent; the script side of each crowd
+-- The C save (csrc/save/save.c) carries every agent; the script side of each crowd
 -- rides in its "extra" bytes: goal names (select may add goals), the duration draws,
 -- the steps Lua is timing, targets still to ask, texts of failures not yet reported and
 -- Lua events queued for the next frame. A `run` coroutine cannot be saved: its step

@@ -115,7 +115,7 @@ end
 M.build = build
 
 ---------------------------------------------------------------------------------------
--- The layout of a save (csrc/agents/sp_save.h): every field with its offset and size
+-- The layout of a save (csrc/save/sp_save.h): every field with its offset and size
 ---------------------------------------------------------------------------------------
 
 -- Agent record fields: name, offset, bytes, kind.

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "saspu_save.h"
 #include "sp_agents.h"
 
 /* A save: a 32-byte header, then the payload it checksums.
