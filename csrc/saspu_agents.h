@@ -543,8 +543,8 @@ typedef enum SpEventKind {
   SP_EV_MOVE,           /* engine_moves: move the agent to its target cell
                           (sp_crowd_target_cell); detail: the place or -1 */
   SP_EV_GAVE_UP,        /* max_failures in a row: the goal is set aside for
-                          give_up_for seconds; reason, action: the last
-                          failure's */
+                          give_up_for seconds; reason: the first failure's
+                          of the run (SP_EVENT_FIRST), action: the step's */
   SP_EV_GOAL_DROPPED,   /* a rechecked goal's `when` stopped holding while it
                           ran (sp_crowd_set_recheck): the agent chooses
                           again; reason SP_REASON_WHEN_LAPSED */
@@ -584,6 +584,10 @@ SP_API const char *sp_reason_name(SpReason r);
   0x02 /* SP_EV_MOVE: a move announced before (the
                                   first update after a load repeats every
                                   pending one) */
+#define SP_EVENT_FIRST                                                         \
+  0x04 /* SP_EV_STEP_FAILED: the first failure of a run of
+                                  failures of the step, the one a later
+                                  SP_EV_GAVE_UP names */
 
 typedef struct SpAgentEvent {
   uint32_t agent;
@@ -660,7 +664,8 @@ typedef struct SpAgentInfo {
   uint32_t target;        /* bound place, SP_NO_PLACE */
   int target_x, target_y; /* bound cell, -1 none */
   uint32_t home;
-  SpReason last_reason; /* of the last failure */
+  SpReason last_reason; /* of the last failure; of the first of a run of
+                           failures of one step (also once it gave up) */
   int last_action;      /* the action that failed, -1 */
 } SpAgentInfo;
 

@@ -1,4 +1,4 @@
--- spec/failure_rule_spec.lua: every failure of a step counts towards one back-off and max_failures / gave_up, in grid and engine mode: target_gone, move_failed and the cooldown after it; an `at` function may return nil, "reason" (the step fails so) or false (no target now: the goal waits).
+-- spec/failure_rule_spec.lua: every failure of a step counts towards one back-off and max_failures / gave_up, in grid and engine mode: target_gone, move_failed and the cooldown after it; gave_up names the first failure of the run; an `at` function may return nil, "reason" (the step fails so) or false (no target now: the goal waits).
 local saspu = require "saspu"
 local support = require "support.agents"
 
@@ -62,6 +62,58 @@ describe("the failure rule", function()
     assert.same({ "no road", "cooldown", "no road" }, failed)
     assert.equal("no road", reason)
   end)
+
+  it("names the first failure of the run in gave_up: unreachable, not the cooldown (grid)", function()
+    local world = saspu.world { grid = saspu.grid_from_ascii(".#........\n##........\n..........\n"),
+                                places = { { name = "market", x = 1, y = 1 } } }
+    local crowd = world:crowd(support.citizen(), {
+      actions = { buy_food = { duration = 1, at = "market" } }, goals = { { "work" } },
+      max_failures = 2 }, { cooldown = 60 })
+    local a = crowd:spawn { start = "start_of_day", x = 10, y = 3 }
+    a:set("thirst", "hydrated")
+    local failed, reason = until_gave_up(run(world, a, 20))
+    assert.same({ "unreachable", "cooldown" }, failed)
+    assert.equal("unreachable", reason)
+    assert.equal("unreachable", a:inspect().last_reason)
+  end)
+
+  it("names the game's first move_failed reason in gave_up, not a later one (engine)", function()
+    local world, sheriff = town("bank", { movement = "engine", cooldown = 1 }, { max_failures = 3 })
+    local texts = { "no road", "bridge out" }
+    local failed, reason = until_gave_up(run(world, sheriff, 80, function(ev)
+      if ev.kind == "move" then ev.agent:move_failed(table.remove(texts, 1)) end
+    end))
+    assert.same({ "no road", "cooldown", "bridge out" }, failed)
+    assert.equal("no road", reason)
+  end)
+
+  it("names the first failure in gave_up when a cooldown is the last (engine)", function()
+    local world, sheriff = town("bank", { movement = "engine", cooldown = 60 }, { max_failures = 2 })
+    local failed, reason = until_gave_up(run(world, sheriff, 40, function(ev)
+      if ev.kind == "move" then ev.agent:move_failed("no road") end
+    end))
+    assert.same({ "no road", "cooldown" }, failed)
+    assert.equal("no road", reason)
+    assert.equal("script", sheriff:inspect().last_reason)
+  end)
+
+  for _, movement in ipairs { "grid", "engine" } do
+    it("names the first hook error in gave_up (" .. movement .. ")", function()
+      local raised = 0
+      local on_start = function()
+        raised = raised + 1
+        error("boom " .. raised, 0)
+      end
+      local world, sheriff = town("bank", { movement = movement },
+                                  { max_failures = 3,
+                                    actions = { buy_food = { duration = 1, at = "bank",
+                                                             on_start = on_start } } })
+      local failed, reason = until_gave_up(run(world, sheriff, 80))
+      assert.same({ "buy_food on_start: boom 1", "buy_food on_start: boom 2",
+                    "buy_food on_start: boom 3" }, failed)
+      assert.equal("buy_food on_start: boom 1", reason)
+    end)
+  end
 
   it("fails the step with the reason an at function returns after nil", function()
     local world, sheriff = town(function() return nil, "no bandit in town" end, {},

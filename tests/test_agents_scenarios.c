@@ -285,6 +285,58 @@ static void test_unreachable_cooldown(void **state) {
   scene_close(&s);
 }
 
+/* The flags of agent a's last event of `kind` in the last update, -1 when
+ * there is none; its reason in *reason. */
+static int event_flags(const Scene *s, size_t a, SpEventKind kind,
+                       SpReason *reason) {
+  const SpAgentEvent *ev = sp_crowd_events(s->c);
+  int flags = -1;
+  for (size_t k = 0; k < sp_crowd_event_count(s->c); k++)
+    if (ev[k].agent == a && ev[k].kind == kind) {
+      flags = ev[k].flags;
+      *reason = (SpReason)ev[k].reason;
+    }
+  return flags;
+}
+
+/* With max_failures 2 the cooldown after an unreachable place is the
+ * failure that gives the goal up: gave_up (and inspect) name the first
+ * failure of the run, unreachable, whose step_failed is marked
+ * SP_EVENT_FIRST; the cooldown's is not. */
+static void test_gave_up_names_first_failure(void **state) {
+  (void)state;
+  Scene s;
+  uint32_t p = town_market(&s, 0, 0, 0);
+  SpActionBehaviour b;
+  memset(&b, 0, sizeof b);
+  b.min_duration = b.max_duration = 1.0f;
+  b.bind = SP_BIND_PLACE;
+  b.place = p;
+  b.max_failures = 2;
+  assert_int_equal(
+      sp_crowd_set_action(s.c, sp_builtin_action(s.f.b, "buy_food"), &b, NULL),
+      SP_OK);
+  size_t a = spawn(&s, "start_of_day", 9, 3);
+  SpReason why = SP_REASON_NONE;
+  run(&s, a, 1, 0.5f);
+  int flags = event_flags(&s, a, SP_EV_STEP_FAILED, &why);
+  assert_int_equal(why, SP_REASON_UNREACHABLE);
+  assert_true(flags >= 0 && (flags & SP_EVENT_FIRST));
+  run(&s, a, 1, 0.5f);
+  EXPECT_TRACE(&s, "replanned/step_failed@0 step_started:buy_food@0 "
+                   "step_failed:buy_food/cooldown@0 "
+                   "gave_up:buy_food/unreachable@0");
+  flags = event_flags(&s, a, SP_EV_STEP_FAILED, &why);
+  assert_int_equal(why, SP_REASON_COOLDOWN);
+  assert_false(flags & SP_EVENT_FIRST);
+  assert_int_equal(event_flags(&s, a, SP_EV_GAVE_UP, &why) >= 0, 1);
+  assert_int_equal(why, SP_REASON_UNREACHABLE);
+  SpAgentInfo info;
+  sp_crowd_inspect(s.c, a, &info);
+  assert_int_equal(info.last_reason, SP_REASON_UNREACHABLE);
+  scene_close(&s);
+}
+
 /* Two wells of one stool each: the second agent goes to the farther one,
  * the third waits (full); every agent walks to its well and acts there. */
 static void test_full_place_next_one(void **state) {
@@ -486,6 +538,7 @@ int main(void) {
       cmocka_unit_test(test_scripted_failure),
       cmocka_unit_test(test_no_plan_falls_back),
       cmocka_unit_test(test_unreachable_cooldown),
+      cmocka_unit_test(test_gave_up_names_first_failure),
       cmocka_unit_test(test_full_place_next_one),
       cmocka_unit_test(test_fail_running_step),
       cmocka_unit_test(test_no_target_after_finish),

@@ -191,15 +191,19 @@ typedef struct Agent {
                           SP_REASON_NO_PLAN) -2 - the goal's index */
   uint8_t goal;        /* sorted goal index, GOAL_NONE */
   uint8_t why;         /* SpReason for the pending goal choice */
-  uint8_t reason;      /* last failure reason */
+  uint8_t reason;      /* last failure reason; in a run of failures that
+                          back off (fails > 0), the first one's */
   uint8_t pursued;     /* the goal of the last plan, GOAL_NONE */
   uint8_t fails;       /* failures in a row of step fail_action (back-off) */
   uint8_t shun;        /* the goal given up (its add index) until cool_until,
                       GOAL_NONE; one cooldown at a time: a place's
                       (cool_place) ends it, and it clears cool_place */
-  uint8_t queued;      /* in its world's queue of waiters (queue.c); padding
-                      otherwise, so the record stays 48 bytes */
+  uint8_t queued;      /* in its world's queue of waiters (queue.c) */
+  uint8_t last;        /* the reason of the failure being handled (step.c);
+                      in the padding, so the record stays 48 bytes; not
+                      saved: read only in the call that set it */
 } Agent;
+_Static_assert(sizeof(Agent) == 48, "the agent record stays 48 bytes");
 
 /* The detail of an agent's last no_plan (detail.c): the code of the
  * planner's failure record and, when the failure names a missing link

@@ -198,11 +198,39 @@ int sp__step_gives_up(const SpCrowd *c, const Agent *a) {
   return a->fails >= (b->max_failures > 0 ? b->max_failures : 3);
 }
 
+/* Counts a failure: one that backs off either starts a run (fails 1; its
+ * reason becomes the agent's) or goes on the run of the same step, whose
+ * reason stays the first failure's (the one gave_up names). `last` keeps
+ * this failure's own reason until sp__step_after_failure. */
 static void count_failure(Agent *a, SpReason why, int act) {
-  if (!backs_off(why)) return;
-  int same =
-      a->fails > 0 && a->fail_action == act && backs_off((SpReason)a->reason);
-  a->fails = (uint8_t)(same ? (a->fails < 255 ? a->fails + 1 : 255) : 1);
+  a->last = (uint8_t)why;
+  int same = backs_off(why) && a->fails > 0 && a->fail_action == act &&
+             backs_off((SpReason)a->reason);
+  if (backs_off(why))
+    a->fails = (uint8_t)(same ? (a->fails < 255 ? a->fails + 1 : 255) : 1);
+  if (!same) a->reason = (uint8_t)why;
+}
+
+/* Marks the step_failed event just emitted for agent i (when the buffer
+ * had room) as the first failure of a run. */
+static void mark_first(Sink s, size_t i) {
+  SpCrowd *c = s.c;
+  SpAgentEvent *ev = s.worker >= 0 ? c->cw[s.worker].ev : c->ev;
+  size_t n = s.worker >= 0 ? c->cw[s.worker].ev_count : c->ev_count;
+  if (n == 0 || ev[n - 1].agent != i || ev[n - 1].kind != SP_EV_STEP_FAILED)
+    return;
+  ev[n - 1].flags |= SP_EVENT_FIRST;
+}
+
+/* Counts the failure of step act (reason why) and says so with a
+ * step_failed event unless `quiet`. */
+static void step_failed(SpCrowd *c, Sink s, size_t i, SpReason why, int act,
+                        int32_t detail, int quiet) {
+  Agent *a = &c->agents[i];
+  count_failure(a, why, act);
+  if (quiet) return;
+  sp__agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
+  if (backs_off(why) && a->fails == 1) mark_first(s, i);
 }
 
 /* Ends the running step without its effect; says so unless `quiet`. */
@@ -212,16 +240,13 @@ void sp__step_end(SpCrowd *c, Sink s, Plan *plan, SpReason why, int32_t detail,
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
   sp_chase_end(c, i);
-  if (!quiet)
-    sp__agent_emit(s, i, SP_EV_STEP_FAILED, why, act, a->goal, detail);
+  step_failed(c, s, i, why, act, detail, quiet);
   if (c->announced != NULL && c->announced[i]) { /* the game moves it still */
     c->announced[i] = 0;
     sp__agent_emit(s, i, SP_EV_MOVE_CANCELLED, why, act, a->goal,
                    (int32_t)a->target);
   }
   sp__agent_release_by(c, s, i);
-  count_failure(a, why, act);
-  a->reason = (uint8_t)why;
   a->fail_action = (int16_t)act;
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
@@ -262,9 +287,12 @@ void sp__step_after_failure(SpCrowd *c, Sink s, size_t i) {
     a->cool_until =
         (float)(c->clock + (b->give_up_for > 0.0f ? b->give_up_for : 30.0f));
     a->fails = 0;
-    /* a caller's failure keeps its detail (its message) in the time slot */
+    /* the reason is the run's first failure's; a caller's failure keeps
+     * its detail (its message) in the time slot, when this one is too */
     int32_t detail =
-        a->reason == SP_REASON_SCRIPT ? sp__agent_fail_detail(c, i) : 0;
+        a->reason == SP_REASON_SCRIPT && a->last == SP_REASON_SCRIPT
+            ? sp__agent_fail_detail(c, i)
+            : 0;
     sp__agent_emit(s, i, SP_EV_GAVE_UP, (SpReason)a->reason, act, a->goal,
                    detail);
     /* a selector crowd's caller chooses the next goal */
@@ -729,10 +757,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     }
   }
   if (pick < 0) {
-    sp__agent_emit(s, i, SP_EV_STEP_FAILED, SP_REASON_CONDITIONS, first,
-                   a->goal, 0);
-    count_failure(a, SP_REASON_CONDITIONS, first);
-    a->reason = SP_REASON_CONDITIONS;
+    step_failed(c, s, i, SP_REASON_CONDITIONS, first, 0, 0);
     a->fail_action = (int16_t)first;
     sp__step_after_failure(c, s, i);
     return SEL_NOTHING;

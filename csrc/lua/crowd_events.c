@@ -63,10 +63,11 @@ static int push_event(lua_State *L, const SpAgentEvent *e)
 }
 
 /* c:event(k) -> agent, kind, reason|nil, hook, goal|nil, action|nil,
- * detail, live, repeated: event k (1-based) of the last update, ids 1-based (a
- * place in detail too: 0 for none); live is false when its agent was
- * despawned since (readers skip it); repeated is true for a move
- * announced again (the first update after a load). Pushes
+ * detail, live, repeated, first: event k (1-based) of the last update, ids
+ * 1-based (a place in detail too: 0 for none); live is false when its agent
+ * was despawned since (readers skip it); repeated is true for a move
+ * announced again (the first update after a load); first is true for the
+ * step_failed that starts a run of failures (the one gave_up names). Pushes
  * only interned names and numbers: nothing is allocated. */
 static int l_crowd_event(lua_State *L)
 {
@@ -80,7 +81,8 @@ static int l_crowd_event(lua_State *L)
   int pushed = push_event(L, &e);
   lua_pushboolean(L, !stale);
   lua_pushboolean(L, e.flags & SP_EVENT_REPEATED);
-  return pushed + 2;
+  lua_pushboolean(L, e.flags & SP_EVENT_FIRST);
+  return pushed + 3;
 }
 
 /* The 0-based index of the first event >= k (1-based) whose kind is in the
@@ -125,7 +127,8 @@ static int l_crowd_next_event(lua_State *L)
   lua_pushboolean(L,
                   1); /* live: the scan skips the events of despawned agents */
   lua_pushboolean(L, e.flags & SP_EVENT_REPEATED);
-  return 1 + pushed + 2;
+  lua_pushboolean(L, e.flags & SP_EVENT_FIRST);
+  return 1 + pushed + 3;
 }
 
 /* c:next_hook(k, kinds) -> k', agent, kind, reason|nil, action, detail:

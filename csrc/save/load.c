@@ -299,7 +299,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   for (int k = 0; k < 4; k++)
     *sh[k] = (int16_t)(uint16_t)sp_save_get(p + 42 + 2 * k, 2);
   d.fvalue = p[50], a.pursued = p[51];
-  a.queued = 0;
+  a.queued = 0, a.last = SP_REASON_NONE;
   uint32_t time = (uint32_t)sp_save_get(p + 52, 4);
   uint8_t phase = p[56], flags = p[57];
   uint32_t gen = (uint32_t)sp_save_get(p + 58, 4);

@@ -273,6 +273,7 @@ local function forget(side, agent)
   end
   if side.watch[agent] then side.watching = side.watching - 1 end
   side.pending_target[agent], side.failed[agent], side.watch[agent] = nil, nil, nil
+  side.first_text[agent] = nil
   for _, e in ipairs(side.extra) do
     if e.agent == agent then e.gone = true end
   end
@@ -288,8 +289,25 @@ local function reason_text(side, agent, kind, reason, detail)
     local w = why_of(side.crowd, agent, true)
     return w and w.message or reason
   end
-  if reason == "script" then return side.msgs_old[detail] or reason end
+  if reason == "script" then
+    -- gave_up names the first failure of its run, maybe frames ago
+    if kind == "gave_up" then return side.first_text[agent] or reason end
+    return side.msgs_old[detail] or reason
+  end
   return reason
+end
+
+local STEP_FAILED = core.event_kinds().step_failed
+
+-- After an update that ended steps with texts Lua gave (hooks, `at`, a:move_failed):
+-- keeps the text of each one that starts a run of failures, for that run's gave_up.
+local function keep_first_texts(side)
+  local c, msgs = side.crowd, side.msgs_old
+  local k, agent, _, reason, _, _, _, detail, _, _, first = c:next_event(1, STEP_FAILED)
+  while k do
+    if first and reason == "script" then side.first_text[agent] = msgs[detail] end
+    k, agent, _, reason, _, _, _, detail, _, _, first = c:next_event(k + 1, STEP_FAILED)
+  end
 end
 
 -- Dispatches this frame's hooked events of one crowd, then advances the steps Lua was
@@ -388,6 +406,7 @@ end
 -- Before a hooked crowd's update: texts noted last frame name this update's step_failed
 -- events (ids restart); last frame's failures and Lua-made events are dropped.
 local function before_update(side)
+  side.texts_old = side.next_msg > 0 -- this update's step_failed may carry texts
   side.msgs_old, side.msgs, side.next_msg = side.msgs, side.msgs_old, 0
   for k in pairs(side.msgs) do side.msgs[k] = nil end
   if side.any_failed then
@@ -399,6 +418,7 @@ local function before_update(side)
 end
 
 local function after_update(side, dt)
+  if side.texts_old then keep_first_texts(side) end
   if side.hooked then run_hooks(side, dt) end
   if side.watching > 0 then record_watched(side) end
 end

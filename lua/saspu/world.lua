@@ -169,6 +169,7 @@ function World:crowd(dom, behaviour, opts)
     pending_target = {}, -- agent -> true while a function `at` has to be asked
     msgs = {}, msgs_old = {}, next_msg = 0, -- failure texts by event detail (this frame's, last frame's)
     failed = {}, any_failed = false,        -- agents whose step Lua failed this frame
+    first_text = {}, -- agent -> the text of the failure that started its run (gave_up's)
     extra = {}, extra_next = {},            -- events made in Lua (hook_failed)
     watch = {},          -- agent -> its last events (agents inspected with a history)
     watching = 0,        -- how many (next() on a table emptied of 100k keys scans them all)

@@ -20,7 +20,8 @@ local not_updating = hooks.not_updating
 
 -- The C save (csrc/save/save.c) carries every agent; the script side of each crowd
 -- rides in its "extra" bytes: goal names (select may add goals), the duration draws,
--- the steps Lua is timing, targets still to ask, texts of failures not yet reported and
+-- the steps Lua is timing, targets still to ask, texts of failures not yet reported, the
+-- texts that began the failure runs a `gave_up` may still name, and
 -- Lua events queued for the next frame. A `run` coroutine cannot be saved: its step
 -- restarts its script from the beginning at the first update after the load (a step
 -- timed by a duration keeps its remaining time). Inspection history is not saved.
@@ -71,6 +72,33 @@ local function save_side(side, out)
   end
 end
 
+-- The agents of a crowd whose failure run began with a text Lua gave (a hook's error, an
+-- `at` reason, a:move_failed): their last_reason is that run's first, `script`. The
+-- texts ride after every crowd's side, only when there is one (as in saves before them).
+local function first_text_agents(side)
+  local c, info, kept = side.crowd, {}, {}
+  for _, a in ipairs(sorted_keys(side.first_text)) do
+    if c:alive(a) then
+      c:info(a, info)
+      if info.last_reason == "script" then kept[#kept + 1] = a end
+    end
+  end
+  return kept
+end
+
+local function save_first_texts(list, out)
+  local agents, any = {}, false
+  for k, c in ipairs(list) do
+    agents[k] = first_text_agents(crowds[c])
+    any = any or #agents[k] > 0
+  end
+  if not any then return end
+  for k, c in ipairs(list) do
+    put(out, #agents[k])
+    for _, a in ipairs(agents[k]) do put(out, a) put(out, crowds[c].first_text[a]) end
+  end
+end
+
 -- A reader of put's tokens; errors say what is wrong and at which byte of the part.
 local function reader(s)
   local pos = 1
@@ -110,7 +138,8 @@ end
 -- Under migration `amap` maps the saved action ids to this behaviour's (false: changed or
 -- gone): a timing or queued event of such an action is dropped, and said in `report`.
 local function read_side(side, r, k, agents, goals, dead, amap, report)
-  local p = { goal_names = {}, msgs = {}, running = {}, pending = {}, failed = {}, extra = {} }
+  local p = { goal_names = {}, msgs = {}, running = {}, pending = {}, failed = {}, extra = {},
+              first_text = {} }
   local function bad(fmt, ...)
     error(string_format("saved world: crowd %d '%s': the script part: " .. fmt, k,
                         side.names.name, ...), 0)
@@ -193,6 +222,7 @@ local function apply_side(side, p, report)
   side.goal_names, side.goal_ids = p.goal_names, {}
   for i, name in ipairs(p.goal_names) do side.goal_ids[name] = side.goal_ids[name] or i end
   side.rng, side.next_msg, side.msgs, side.msgs_old = p.rng, p.next_msg, p.msgs, {}
+  side.first_text = p.first_text
   for _, rec in ipairs(p.running) do
     if rec.co then -- a script restarts: from its beginning, at the next update
       rec.co, rec.wait, rec.fresh = co_create(side.actions[rec.action].run), 0, nil
@@ -232,6 +262,7 @@ function World:save()
   local list = open_crowds(ws)
   local out = { SCRIPT_TAG }
   for _, c in ipairs(list) do save_side(crowds[c], out) end
+  save_first_texts(list, out)
   local places, goals = save_names(self, ws, list)
   return core.world_save(self, list, concat(out), places, goals)
 end
@@ -333,6 +364,16 @@ function World:load(s, opts)
     local all = {}
     for k, c in ipairs(list) do
       all[k] = read_side(crowds[c], r, k, agents[k], goals[k], dead[k], maps[k], report)
+    end
+    for k = 1, r.left() ~= 0 and #list or 0 do -- the texts that began failure runs
+      for _ = 1, r.int(0, "text count") do
+        local a = r.int(1, "agent")
+        if a > agents[k] or dead[k][a] then
+          error(string_format("saved world: crowd %d: the script part: the failure text of "
+                              .. "agent %d, which does not exist or was despawned", k, a), 0)
+        end
+        all[k].first_text[a] = r.str()
+      end
     end
     if r.left() ~= 0 then error("saved world: the script part has bytes after the end", 0) end
     return all
