@@ -1,6 +1,7 @@
 -- spec/failure_rule_spec.lua: every failure of a step counts towards one back-off and max_failures / gave_up, in grid and engine mode: target_gone, move_failed and the cooldown after it; gave_up names the first failure of the run; an `at` function may return nil, "reason" (the step fails so) or false (no target now: the goal waits).
 local saspu = require "saspu"
 local support = require "support.agents"
+local sb = require "support.save_bytes"
 
 -- The sheriff's step buy_food goes where `at` says; bandits to despawn.
 local function town(at, opts, beh)
@@ -95,6 +96,32 @@ describe("the failure rule", function()
     assert.same({ "no road", "cooldown" }, failed)
     assert.equal("no road", reason)
     assert.equal("script", sheriff:inspect().last_reason)
+  end)
+
+  it("keeps the first failure's text across a save and load, and checks it (engine)", function()
+    local function fresh()
+      return town("bank", { movement = "engine", cooldown = 1 }, { max_failures = 3 })
+    end
+    local texts = { "no road", "bridge out" }
+    local answer = function(ev)
+      if ev.kind == "move" then ev.agent:move_failed(table.remove(texts, 1) or "lost") end
+    end
+    local world, sheriff = fresh()
+    local before = run(world, sheriff, 5, answer) -- "no road", then the cooldown
+    assert.same({ "no road", "cooldown" }, (until_gave_up(before)))
+    local saved = world:save()
+    local other, sheriff_b = fresh()
+    other:load(saved)
+    local failed, reason = until_gave_up(run(other, sheriff_b, 80, answer))
+    assert.same({ "bridge out" }, failed)
+    assert.equal("no road", reason)
+    -- the texts follow the crowds' parts; one naming an agent the crowd lacks is refused
+    local part = sb.script_part(saved)
+    local bad = part:gsub("n1;n1;s7:no road$", "n1;n99;s7:no road")
+    assert.are_not.equal(part, bad)
+    local ok, err = pcall(other.load, other, sb.with_script_part(saved, bad))
+    assert.is_false(ok)
+    assert.truthy(err:find("the failure text of agent 99, which does not exist", 1, true), err)
   end)
 
   for _, movement in ipairs { "grid", "engine" } do
