@@ -1,11 +1,11 @@
--- saspu-0.3.0-1.rockspec: LuaRocks build of saspu 0.3.0, the release commit 9ac2d6114c15dffc29855372916676c39342440a (tag v0.3.0) (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
+-- saspu-0.3.0-1.rockspec: LuaRocks build of saspu 0.3.0, the release tagged v0.3.0 (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
 -- `luarocks build saspu-0.3.0-1.rockspec` fetches that release; in a checkout, `luarocks make` the scm-1 one.
 rockspec_format = "3.0"
 package = "saspu"
 version = "0.3.0-1"
 source = {
-  url = "https://github.com/saspu/saspu/archive/9ac2d6114c15dffc29855372916676c39342440a.tar.gz",
-  dir = "saspu-9ac2d6114c15dffc29855372916676c39342440a",
+  url = "git+https://github.com/saspu/saspu.git",
+  tag = "v0.3.0",
 }
 description = {
   summary = "Shortest plans for game NPCs in linear time (SAS-PU planning, TopoPlan)",
