@@ -36,7 +36,7 @@ extern "C" {
 #if !defined(SP_RECORD_SNAPSHOT_EVERY)
 #define SP_RECORD_SNAPSHOT_EVERY 64
 #endif
-#define SP_TRACE_VERSION 1
+#define SP_TRACE_VERSION 2
 
 typedef struct SpRecorder SpRecorder;
 
@@ -89,6 +89,18 @@ SP_API SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
 #endif
 SP_API SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
                                      const char *text, SpError *err);
+/* An event made by the binding (in Lua: a hook that failed, a move
+ * blocked for want of a target) for agent `agent` of crowds[crowd] in the
+ * frame the next sp_world_record_frame records, before that crowd's C
+ * events (world:events' order), in call order. `kind` is an event kind's
+ * name or "hook_failed"; action -1: none; text (NULL: "") is cut to
+ * SP_RECORD_NOTE_MAX bytes. The reader gives it as an event with flags
+ * SP_TRACE_LUA and its text as its note. SP_ERR_INVALID for a crowd,
+ * agent, kind or action out of range; SP_ERR_MEMORY. */
+SP_API SpStatus sp_world_record_lua_event(SpRecorder *r, size_t crowd,
+                                          size_t agent, const char *kind,
+                                          int action, const char *text,
+                                          SpError *err);
 /* Seals the frames buffered so far into a chunk and waits until the
  * file has every chunk (sp_world_record_stats then counts them all).
  * SP_ERR_INVALID when some write failed. */
@@ -107,6 +119,8 @@ SP_API void sp_world_record_stats(const SpRecorder *r, SpRecordStats *out);
  * `problems` (lines ending in '\n'); the reader then looks for the next
  * chunk's mark. Cells after a skipped frame chunk are approximate until
  * the next snapshot (the cells are deltas); `problems` says so. */
+
+#define SP_TRACE_LUA 2 /* SpTraceEvent.flags: made by the binding */
 
 typedef struct SpTraceEvent {
   uint32_t frame; /* index into frames */

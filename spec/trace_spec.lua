@@ -4,6 +4,17 @@ local trace = require "saspu.trace"
 local tt = require "support.trace_town"
 local tmp, town, run = tt.tmp, tt.town, tt.run
 
+-- The trace's events with the fields tt.run keeps of world:events().
+local function recorded(t)
+  local got = {}
+  for ev in t:events() do
+    got[#got + 1] = { frame = ev.frame, agent = ev.agent, class = ev.class, kind = ev.kind,
+                      action = ev.action, goal = ev.goal, reason = ev.reason,
+                      place = ev.place, detail = ev.detail }
+  end
+  return got
+end
+
 describe("world:record and saspu.trace", function()
   it("reads back every event as world:events() gave it, in its order", function()
     local path = tmp()
@@ -13,12 +24,7 @@ describe("world:record and saspu.trace", function()
     assert.same({}, t.problems)
     assert.equal(40, t.frame_count)
     assert.equal(#events, stats.events)
-    local got = {}
-    for ev in t:events() do
-      got[#got + 1] = { frame = ev.frame, agent = ev.agent, class = ev.class, kind = ev.kind,
-                        action = ev.action, goal = ev.goal, reason = ev.reason,
-                        place = ev.place, detail = ev.detail }
-    end
+    local got = recorded(t)
     assert.same(events, got)
     local kinds = {}
     for _, ev in ipairs(events) do kinds[ev.kind] = true end
@@ -29,14 +35,43 @@ describe("world:record and saspu.trace", function()
   it("reads back the events of a world whose crowds update together on its threads", function()
     local path = tmp()
     local events = run(town(2), path, 30, 0.5)
-    local got = {}
-    for ev in trace.open(path):events() do
-      got[#got + 1] = { frame = ev.frame, agent = ev.agent, class = ev.class, kind = ev.kind,
-                        action = ev.action, goal = ev.goal, reason = ev.reason,
-                        place = ev.place, detail = ev.detail }
-    end
+    local got = recorded(trace.open(path))
     assert.is_true(#events > 0)
     assert.same(events, got)
+    os.remove(path)
+  end)
+
+  it("records the events made in Lua (a hook that raised) where world:events() gives them", function()
+    local saspu = require "saspu"
+    local support = require "support.agents"
+    local path = tmp()
+    local world = saspu.world {}
+    local failing = world:crowd(support.citizen(), {
+      actions = { buy_food = { on_start = function() error("no coins", 0) end } },
+      goals = { { "work", priority = 10 } },
+    })
+    local plain = world:crowd(support.citizen(), { goals = { { "work", priority = 10 } } })
+    for _ = 1, 3 do
+      failing:spawn { start = "start_of_day" }
+      plain:spawn { start = "start_of_day" }
+    end
+    local events = run(world, path, 4, 0.5)
+    local t = trace.open(path)
+    assert.same({}, t.problems)
+    local got = recorded(t)
+    local hooks = 0
+    for _, ev in ipairs(events) do
+      if ev.kind == "hook_failed" then hooks = hooks + 1 end
+    end
+    assert.equal(3, hooks)
+    assert.same(events, got)
+    local n = 0
+    for ev in t:events { kind = "hook_failed" } do
+      n = n + 1
+      assert.equal("buy_food", ev.action)
+      assert.equal("buy_food on_start: no coins", ev.reason)
+    end
+    assert.equal(3, n)
     os.remove(path)
   end)
 

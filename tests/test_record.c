@@ -231,6 +231,76 @@ static void test_read_memory_failures(void **state) {
 }
 
 /* A path that cannot be opened: SP_ERR_INVALID naming it. */
+/* Events made by the binding come first in their crowd's block of their
+ * frame, with their texts; an unknown kind is refused; a trace of another
+ * format is refused by name. */
+static void test_lua_events_read_back(void **state) {
+  (void)state;
+  WalkTown t;
+  walk_town_open(&t, 5, 16, 16, 10, 1, 3.0f);
+  const char *path = trace_path("lua_events");
+  SpError err;
+  SpRecorder *r;
+  SpCrowd *cs[1] = {t.c};
+  assert_int_equal(
+      sp_world_record_start(t.w, cs, 1, path, NULL, NULL, &r, &err), SP_OK);
+  assert_int_equal(sp_world_record_lua_event(r, 0, 0, "hatched", -1, "x", &err),
+                   SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "'hatched'"));
+  assert_int_equal(sp_world_record_lua_event(r, 1, 0, "blocked", -1, "x", &err),
+                   SP_ERR_INVALID);
+  size_t before = 0;
+  for (int f = 0; f < 4; f++) {
+    assert_int_equal(sp_crowd_update(t.c, 0.25f, &err), SP_OK);
+    if (f == 2) {
+      before = sp_crowd_event_count(t.c);
+      assert_int_equal(sp_world_record_lua_event(r, 0, 3, "hook_failed", 0,
+                                                 "no coins", &err),
+                       SP_OK);
+      assert_int_equal(
+          sp_world_record_lua_event(r, 0, 1, "blocked", -1, "no_target", &err),
+          SP_OK);
+    }
+    assert_int_equal(sp_world_record_frame(r, cs, 1, &err), SP_OK);
+  }
+  assert_int_equal(sp_world_record_stop(r, &err), SP_OK);
+  size_t len;
+  uint8_t *data = read_all(path, &len);
+  SpTrace *tr;
+  assert_int_equal(sp_trace_read(data, len, plain, &tr, &err), SP_OK);
+  assert_string_equal(tr->problems, "");
+  size_t first = 0;
+  while (first < tr->nevents && tr->events[first].frame < 2) first++;
+  assert_true(first + 2 + before <= tr->nevents);
+  const SpTraceEvent *a = &tr->events[first], *b = a + 1;
+  assert_int_equal(a->flags, SP_TRACE_LUA);
+  assert_int_equal(a->agent, 3);
+  assert_int_equal(a->action, 0);
+  assert_string_equal(tr->kinds[a->kind], "hook_failed");
+  assert_int_equal(b->flags, SP_TRACE_LUA);
+  assert_int_equal(b->agent, 1);
+  assert_int_equal(b->action, -1);
+  assert_string_equal(tr->kinds[b->kind], "blocked");
+  size_t lua = 0, texts = 0;
+  for (size_t e = 0; e < tr->nevents; e++)
+    lua += tr->events[e].flags == SP_TRACE_LUA;
+  assert_int_equal(lua, 2);
+  for (size_t j = 0; j < tr->nnotes; j++) {
+    if (tr->notes[j].event == first)
+      assert_string_equal(tr->notes[j].text, "no coins"), texts++;
+    if (tr->notes[j].event == first + 1)
+      assert_string_equal(tr->notes[j].text, "no_target"), texts++;
+  }
+  assert_int_equal(texts, 2);
+  sp_trace_free(tr);
+  data[12] = 1; /* the format, u32 LE at byte 12 */
+  assert_int_equal(sp_trace_read(data, len, plain, &tr, &err), SP_ERR_INVALID);
+  assert_non_null(strstr(err.message, "format 1"));
+  free(data);
+  walk_town_close(&t);
+  remove(path);
+}
+
 static void test_unwritable_path(void **state) {
   (void)state;
   WalkTown t;
@@ -252,6 +322,7 @@ int main(void) {
       cmocka_unit_test(test_damage_is_reported_and_skipped),
       cmocka_unit_test(test_read_memory_failures),
       cmocka_unit_test(test_unwritable_path),
+      cmocka_unit_test(test_lua_events_read_back),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

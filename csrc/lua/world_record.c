@@ -146,6 +146,26 @@ static int l_record_note(lua_State *L)
   return 0;
 }
 
+/* rec:lua_event(crowd, agent, kind, action|nil, text|nil): an event made in
+ * Lua for agent `agent` (1-based slot) of crowd `crowd` in the frame
+ * recorded next, before the crowd's C events. */
+static int l_record_lua_event(lua_State *L)
+{
+  lua_Integer k = luaL_checkinteger(L, 2), a = luaL_checkinteger(L, 3);
+  const char *kind = luaL_checkstring(L, 4);
+  lua_Integer action = luaL_optinteger(L, 5, 0);
+  const char *text = luaL_optstring(L, 6, "");
+  LRecorder *ud = check_recorder(L);
+  luaL_argcheck(L, k >= 1 && (size_t)k <= ud->count, 2, "no such crowd");
+  luaL_argcheck(L, a >= 1, 3, "no such agent");
+  luaL_argcheck(L, action >= 0 && action <= 0xFFFF, 5, "no such action");
+  SpError err;
+  if (sp_world_record_lua_event(ud->r, (size_t)k - 1, (size_t)a - 1, kind,
+                                (int)action - 1, text, &err) != SP_OK)
+    return luaL_error(L, "saspu.World:record: %s", err.message);
+  return 0;
+}
+
 static void push_stats(lua_State *L, const SpRecordStats *s)
 {
   lua_createtable(L, 0, 9);
@@ -474,13 +494,11 @@ static int l_trace_gc(lua_State *L)
 
 void open_world_record(lua_State *L)
 {
-  const luaL_Reg rec[] = {{"frame", l_record_frame},
-                          {"stats", l_record_stats},
-                          {"note", l_record_note},
-                          {"stop", l_record_stop},
-                          {"__gc", l_record_gc},
-                          {"__close", l_record_gc},
-                          {NULL, NULL}};
+  const luaL_Reg rec[] = {
+      {"frame", l_record_frame}, {"stats", l_record_stats},
+      {"note", l_record_note},   {"lua_event", l_record_lua_event},
+      {"stop", l_record_stop},   {"__gc", l_record_gc},
+      {"__close", l_record_gc},  {NULL, NULL}};
   const luaL_Reg tr[] = {{"header", l_trace_header},
                          {"frame", l_trace_frame},
                          {"event", l_trace_event},

@@ -15,6 +15,11 @@ typedef struct Note {
   size_t crowd, event, at, len; /* the text: notes_text[at .. at + len) */
 } Note;
 
+typedef struct LuaEvent {
+  size_t crowd, agent, at, len; /* the text: notes_text[at .. at + len) */
+  int kind, action;
+} LuaEvent;
+
 typedef struct RecCrowd {
   int recorded;
   uint32_t *last; /* the cell key last written per agent (capacity + 1) */
@@ -44,6 +49,8 @@ struct SpRecorder {
   size_t nnotes, notes_cap;
   char *notes_text;
   size_t text_len, text_cap;
+  LuaEvent *lua; /* this frame's events made by the binding, in call order */
+  size_t nlua, lua_cap;
   /* the writer thread: takes one sealed chunk at a time */
   pthread_t thread;
   int threaded;
@@ -255,9 +262,10 @@ static int put_header(SpRecorder *r, SpCrowd *const *crowds,
     put_var(r, (uint64_t)pi.x);
     put_var(r, (uint64_t)pi.y);
   }
-  put_var(r, SP_EV_COUNT);
+  put_var(r, SP_TRACE_KINDS);
   for (int k = 0; k < SP_EV_COUNT; k++)
     if (!put_str(r, sp_event_kind_name((SpEventKind)k), "", 0)) return 0;
+  if (!put_str(r, SP_TRACE_HOOK_FAILED, "", 0)) return 0;
   if (!reserve(r, 10)) return 0;
   put_var(r, SP_REASON_COUNT);
   for (int k = 0; k < SP_REASON_COUNT; k++)
@@ -357,6 +365,8 @@ static void release(SpRecorder *r) {
   if (r->notes != NULL)
     sp__mem_free(r->alloc, r->notes, r->notes_cap * sizeof *r->notes);
   if (r->notes_text != NULL) sp__mem_free(r->alloc, r->notes_text, r->text_cap);
+  if (r->lua != NULL)
+    sp__mem_free(r->alloc, r->lua, r->lua_cap * sizeof *r->lua);
   if (r->f != NULL) fclose(r->f);
   sp__mem_free(r->alloc, r, sizeof *r);
 }
@@ -565,6 +575,88 @@ static int put_events(SpRecorder *r, const SpCrowd *c) {
   return 1;
 }
 
+/* Appends text (cut to SP_RECORD_NOTE_MAX) to notes_text; its start and
+ * length in *at, *len. 0: out of memory. */
+static int keep_text(SpRecorder *r, const char *text, size_t *at, size_t *len) {
+  size_t n = strlen(text);
+  if (n > SP_RECORD_NOTE_MAX) n = SP_RECORD_NOTE_MAX;
+  if (r->text_len + n > r->text_cap) {
+    size_t cap = r->text_cap ? r->text_cap : 1024;
+    while (cap < r->text_len + n) cap *= 2;
+    char *p = sp__mem_realloc(r->alloc, r->notes_text, r->text_cap, cap);
+    if (p == NULL) return 0;
+    r->notes_text = p;
+    r->text_cap = cap;
+  }
+  memcpy(r->notes_text + r->text_len, text, n);
+  *at = r->text_len;
+  *len = n;
+  r->text_len += n;
+  return 1;
+}
+
+SpStatus sp_world_record_lua_event(SpRecorder *r, size_t crowd, size_t agent,
+                                   const char *kind, int action,
+                                   const char *text, SpError *err) {
+  sp__error_clear(err);
+  if (crowd >= r->count)
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: event for crowd %lu of %lu",
+                         (unsigned long)crowd + 1, (unsigned long)r->count);
+  int k = SP_EV_COUNT;
+  if (strcmp(kind, SP_TRACE_HOOK_FAILED) != 0)
+    for (k = 0; k < SP_EV_COUNT; k++)
+      if (strcmp(kind, sp_event_kind_name((SpEventKind)k)) == 0) break;
+  if (k == SP_EV_COUNT && strcmp(kind, SP_TRACE_HOOK_FAILED) != 0)
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: '%s' is no event kind", kind);
+  if (r->crowds[crowd].recorded && agent >= r->crowds[crowd].slots)
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: agent %lu of crowd %lu is past its slots",
+                         (unsigned long)agent + 1, (unsigned long)crowd + 1);
+  if (action < -1 || action > 0xFFFE)
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "record: action %d out of range", action + 1);
+  if (r->nlua == r->lua_cap) {
+    size_t cap = r->lua_cap ? r->lua_cap * 2 : 16;
+    LuaEvent *p = sp__mem_realloc(r->alloc, r->lua, r->lua_cap * sizeof *p,
+                                  cap * sizeof *p);
+    if (p == NULL) return sp__error_memory(err);
+    r->lua = p;
+    r->lua_cap = cap;
+  }
+  LuaEvent *e = &r->lua[r->nlua];
+  if (!keep_text(r, text != NULL ? text : "", &e->at, &e->len))
+    return sp__error_memory(err);
+  e->crowd = crowd;
+  e->agent = agent;
+  e->kind = k;
+  e->action = action;
+  r->nlua++;
+  return SP_OK;
+}
+
+/* The binding's events of crowd k for this frame, before its C events. */
+static int put_lua_events(SpRecorder *r, size_t k) {
+  size_t n = 0;
+  for (size_t j = 0; j < r->nlua; j++) n += r->lua[j].crowd == k;
+  if (!reserve(r, 10)) return 0;
+  put_var(r, n);
+  r->stats.events += n;
+  for (size_t j = 0; j < r->nlua; j++) {
+    const LuaEvent *e = &r->lua[j];
+    if (e->crowd != k) continue;
+    if (!reserve(r, 40 + e->len)) return 0;
+    put_var(r, e->agent);
+    put_u8(r, (unsigned)e->kind);
+    put_var(r, (uint64_t)(e->action + 1));
+    put_var(r, e->len);
+    memcpy(at(r), r->notes_text + e->at, e->len);
+    r->len += e->len;
+  }
+  return 1;
+}
+
 SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
                               const char *text, SpError *err) {
   sp__error_clear(err);
@@ -572,8 +664,6 @@ SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
     return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
                          "record: note for crowd %lu of %lu",
                          (unsigned long)crowd + 1, (unsigned long)r->count);
-  size_t len = strlen(text);
-  if (len > SP_RECORD_NOTE_MAX) len = SP_RECORD_NOTE_MAX;
   if (r->nnotes == r->notes_cap) {
     size_t cap = r->notes_cap ? r->notes_cap * 2 : 16;
     Note *p = sp__mem_realloc(r->alloc, r->notes, r->notes_cap * sizeof *p,
@@ -582,21 +672,11 @@ SpStatus sp_world_record_note(SpRecorder *r, size_t crowd, size_t event,
     r->notes = p;
     r->notes_cap = cap;
   }
-  if (r->text_len + len > r->text_cap) {
-    size_t cap = r->text_cap ? r->text_cap : 1024;
-    while (cap < r->text_len + len) cap *= 2;
-    char *p = sp__mem_realloc(r->alloc, r->notes_text, r->text_cap, cap);
-    if (p == NULL) return sp__error_memory(err);
-    r->notes_text = p;
-    r->text_cap = cap;
-  }
-  memcpy(r->notes_text + r->text_len, text, len);
-  Note *n = &r->notes[r->nnotes++];
+  Note *n = &r->notes[r->nnotes];
+  if (!keep_text(r, text, &n->at, &n->len)) return sp__error_memory(err);
   n->crowd = crowd;
   n->event = event;
-  n->at = r->text_len;
-  n->len = len;
-  r->text_len += len;
+  r->nnotes++;
   return SP_OK;
 }
 
@@ -659,7 +739,7 @@ SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
     if (!reserve(r, 10)) goto memory;
     put_var(r, k);
     size_t e0 = r->len;
-    if (!put_events(r, c)) goto memory;
+    if (!put_lua_events(r, k) || !put_events(r, c)) goto memory;
     size_t c0 = r->len;
     if (cells) {
       if (!put_cells(r, rc, c)) goto memory;
@@ -671,7 +751,7 @@ SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
     r->stats.cell_bytes += r->len - c0;
     if (!put_notes(r, k, sp_crowd_event_count(c))) goto memory;
   }
-  r->nnotes = r->text_len = 0;
+  r->nnotes = r->nlua = r->text_len = 0;
   for (int f = 0; f < r->nfacts; f++) {
     int v = sp_world_get_fact(r->w, f);
     r->stats.facts += v != r->facts[f];
@@ -691,7 +771,7 @@ SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
 memory:
   /* the frame is dropped whole: the chunk ends where it began */
   r->len = start;
-  r->nnotes = r->text_len = 0;
+  r->nnotes = r->nlua = r->text_len = 0;
   r->stats.ms_encode += now_ms() - t0;
   return sp__error_memory(err);
 }

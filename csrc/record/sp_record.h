@@ -16,8 +16,9 @@
  * IEEE doubles LE.
  *
  * HEADER: grid w, h; positions; start clock; places (name, x, y); event
- *   kind names; reason names; facts (name, values, value now); crowds
- *   (class, recorded, slots: agent indices are below it, actions,
+ *   kind names (the C kinds, then SP_TRACE_HOOK_FAILED); reason names;
+ *   facts (name, values, value now); crowds (class, recorded, slots:
+ *   agent indices are below it, actions,
  *   goals; the crowds' slots add up to at most 2^26); walls: a run count (0: none),
  *   then the lengths of runs of open, blocked, open, ... cells in reading
  *   order (adding up to w * h).
@@ -26,8 +27,11 @@
  *   (a gone agent: x = 0xFFFF, y = 0xFFFF taken as a cell).
  * FRAMES: frames until the payload ends; a frame: frame number, clock,
  *   fact changes (count, then fact, value), crowd blocks (count, then per
- *   block: crowd, event count, events, cell count, cells, note count,
- *   notes: the event's index in the block and a string). An event:
+ *   block: crowd, binding event count, binding events, event count,
+ *   events, cell count, cells, note count, notes: the event's index among
+ *   the block's C events and a string). A binding event (one made in Lua,
+ *   which world:events gives before the crowd's C events): agent, kind
+ *   (u8), action + 1, its text as a string. An event:
  *   zigzag(agent - previous event's agent), kind | flags << 7, reason,
  *   goal, action + 1, zigzag(detail). A cell: agent - previous cell's
  *   agent - 1 (agents in order), then one byte (dx + 7) * 15 + (dy + 7)
@@ -44,6 +48,9 @@
 #define SP_CELL_FAR       255
 #define SP_CELL_NEAR_MAX  7
 #define SP_TRACE_NO_CELL  UINT32_MAX
+/* The kind the header names after the C kinds: a hook that failed. */
+#define SP_TRACE_HOOK_FAILED "hook_failed"
+#define SP_TRACE_KINDS       (SP_EV_COUNT + 1)
 /* A chunk's payload is at most this long (a reader refuses more). */
 #define SP_TRACE_CHUNK_MAX ((uint32_t)1 << 30)
 /* A grid of more cells has no walls in its trace. */

@@ -304,6 +304,56 @@ static int read_snapshot(SpTrace *t, Cur *c, Follow *fo, int *mem) {
   return 1;
 }
 
+/* A note on the last event: text c->p[0..l). */
+static int add_note(SpTrace *t, Cur *c, uint64_t l, size_t event, int *mem) {
+  if (!GROW(t, t->notes, t->nnotes, t->cap_notes)) {
+    *mem = 1;
+    return 0;
+  }
+  char *s = sp__mem_alloc(t->alloc, (size_t)l + 1);
+  if (s == NULL) {
+    *mem = 1;
+    return 0;
+  }
+  memcpy(s, c->p, (size_t)l);
+  s[l] = '\0';
+  c->p += l;
+  t->notes[t->nnotes].event = event;
+  t->notes[t->nnotes++].text = s;
+  return 1;
+}
+
+/* The binding's events of a block: events with flags SP_TRACE_LUA, their
+ * texts as notes. */
+static int read_lua_events(SpTrace *t, Cur *c, size_t k, uint32_t frame,
+                           int *mem) {
+  uint64_t n = get_count(c, UINT32_MAX);
+  const SpTraceCrowd *cr = &t->crowds[k];
+  for (uint64_t e = 0; e < n && c->ok; e++) {
+    uint64_t agent = get_var(c);
+    unsigned kind = get_u8(c);
+    uint64_t action = get_var(c), l = get_count(c, SP_TRACE_STR_MAX);
+    if (!c->ok || agent >= cr->slots || kind >= t->nkinds ||
+        action > cr->nactions || memchr(c->p, 0, (size_t)l) != NULL)
+      return 0;
+    if (!GROW(t, t->events, t->nevents, t->cap_events)) {
+      *mem = 1;
+      return 0;
+    }
+    SpTraceEvent *ev = &t->events[t->nevents++];
+    memset(ev, 0, sizeof *ev);
+    ev->frame = frame;
+    ev->agent = (uint32_t)agent;
+    ev->crowd = (uint16_t)k;
+    ev->kind = (uint8_t)kind;
+    ev->flags = SP_TRACE_LUA;
+    ev->goal = 0xFF;
+    ev->action = (int16_t)((int64_t)action - 1);
+    if (!add_note(t, c, l, t->nevents - 1, mem)) return 0;
+  }
+  return c->ok;
+}
+
 static int read_events(SpTrace *t, Cur *c, size_t k, uint32_t frame, int *mem) {
   uint64_t n = get_count(c, UINT32_MAX);
   const SpTraceCrowd *cr = &t->crowds[k];
@@ -379,20 +429,7 @@ static int read_notes(SpTrace *t, Cur *c, size_t first, size_t nev, int *mem) {
   for (uint64_t j = 0; j < n && c->ok; j++) {
     uint64_t e = get_var(c), l = get_count(c, SP_TRACE_STR_MAX);
     if (!c->ok || e >= nev || memchr(c->p, 0, (size_t)l) != NULL) return 0;
-    if (!GROW(t, t->notes, t->nnotes, t->cap_notes)) {
-      *mem = 1;
-      return 0;
-    }
-    char *s = sp__mem_alloc(t->alloc, (size_t)l + 1);
-    if (s == NULL) {
-      *mem = 1;
-      return 0;
-    }
-    memcpy(s, c->p, (size_t)l);
-    s[l] = '\0';
-    c->p += l;
-    t->notes[t->nnotes].event = first + (size_t)e;
-    t->notes[t->nnotes++].text = s;
+    if (!add_note(t, c, l, first + (size_t)e, mem)) return 0;
   }
   return c->ok;
 }
@@ -427,6 +464,7 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
     for (uint64_t b = 0; b < blocks && c->ok; b++) {
       uint64_t k = get_var(c);
       if (!c->ok || k >= t->ncrowds) return 0;
+      if (!read_lua_events(t, c, (size_t)k, frame, mem)) return 0;
       size_t first = t->nevents;
       if (!read_events(t, c, (size_t)k, frame, mem) ||
           !read_cells(t, c, fo, (size_t)k, frame, mem) ||

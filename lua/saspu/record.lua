@@ -40,9 +40,10 @@ local function picked(agents, c, class)
   return false
 end
 
+local crowds = sides.crowds
+
 function M.install(World, private)
   local world_side = private.world_side
-  local crowds = sides.crowds
 
   --- Starts recording the world to a trace file: after each `world:update`, the frame's
   -- events, the cells of agents that changed cell and the facts that changed are
@@ -126,9 +127,28 @@ local function note_why(rec, list, seen)
   end
 end
 
+-- The events made in Lua this frame (hook_failed, blocked for want of a target), which
+-- world:events gives before each crowd's C events.
+local function lua_events(rec, list)
+  for k = 1, #list do
+    local c = list[k]
+    local extra = c:is_open() and crowds[c].extra
+    if extra then
+      for _, e in ipairs(extra) do
+        if not e.gone then
+          local text = e.reason
+          if text ~= nil and type(text) ~= "string" then text = tostring(text) end
+          rec:lua_event(k, e.agent, e.kind, e.action, text)
+        end
+      end
+    end
+  end
+end
+
 -- After world:update: the frame into the trace (crowds closed since are left out).
 function M.frame(ws)
   local ok, err = pcall(note_why, ws.recorder, ws.recorded, ws.recorded_no_plans)
+  if ok then ok, err = pcall(lua_events, ws.recorder, ws.recorded) end
   if ok then ok, err = pcall(ws.recorder.frame, ws.recorder, ws.recorded) end
   if not ok then
     local rec = ws.recorder

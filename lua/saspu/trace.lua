@@ -98,9 +98,10 @@ local function event(self, k)
   elseif k_ ~= "planned" and k_ ~= "replanned" then
     ev.detail = nil
   end
-  if k_ == "no_plan" then
-    ev.why = self.notes[k]
-    if ev.why then ev.reason = ev.why end
+  local note = self.notes[k] -- why a no_plan had no plan; the text of an event made in Lua
+  if note then
+    if k_ == "no_plan" then ev.why = note end
+    ev.reason = note
   end
   return ev
 end
