@@ -18,7 +18,9 @@ extern "C" {
 /* A recorder appends, after each frame, what the frame changed: every
  * event of the recorded crowds (the C records, about 6 bytes each), the
  * cells of agents that changed cell (delta-coded, about 2 bytes each),
- * and the world facts that changed. The file is a header chunk (the
+ * the world facts that changed, and the values the crowds' sensors read
+ * (every agent's the first frame a sensor is seen, then the changes; only
+ * in frames the sensor read). The file is a header chunk (the
  * world's names: places, facts, event kinds and reasons, per crowd its
  * class, actions and goals) and a snapshot chunk per crowd (every
  * agent's cell), then frame chunks of up to SP_RECORD_CHUNK bytes, each
@@ -55,7 +57,8 @@ typedef struct SpRecordOptions {
 
 typedef struct SpRecordStats {
   uint64_t frames, events, cells, facts;
-  uint64_t bytes; /* written to the file so far, or queued for it */
+  uint64_t sensed; /* sensed values written (a sensor's every agent first) */
+  uint64_t bytes;  /* written to the file so far, or queued for it */
   uint64_t event_bytes, cell_bytes; /* of `bytes`, what events and cells took */
   double ms_encode; /* sp_world_record_frame on the caller's thread, in all */
   double ms_wait;   /* of which waiting for the writer to take a chunk */
@@ -137,6 +140,12 @@ typedef struct SpTraceCell {
   uint16_t x, y; /* 0xFFFF, 0xFFFF: the agent is gone */
 } SpTraceCell;
 
+typedef struct SpTraceSensed {
+  uint32_t frame, agent;
+  uint16_t crowd;
+  uint8_t var, value; /* the crowd's variable and its value, from 0 */
+} SpTraceSensed;
+
 typedef struct SpTraceFact {
   uint32_t frame;
   uint16_t fact, value;
@@ -163,8 +172,9 @@ typedef struct SpTraceCrowd {
   char *name;
   int recorded;
   uint32_t slots; /* agent indices are below it */
-  uint32_t nactions, ngoals;
+  uint32_t nactions, ngoals, nvars;
   char **actions, **goals;
+  struct SpTraceFactInfo *vars; /* the domain's variables (start: 0) */
 } SpTraceCrowd;
 
 typedef struct SpTracePlace {
@@ -189,19 +199,21 @@ typedef struct SpTrace {
   SpTraceFactInfo *facts;
   SpTraceCrowd *crowds;
   uint8_t *blocked; /* grid_w * grid_h, 1: blocked; NULL: not recorded */
-  size_t nframes, nevents, ncells, nfact_changes, nsnapshots, nnotes;
+  size_t nframes, nevents, ncells, nfact_changes, nsnapshots, nnotes, nsensed;
   SpTraceFrame *frames;
   SpTraceEvent *events;
   SpTraceCell *cells;
   SpTraceFact *fact_changes;
   SpTraceSnapshot *snapshots;
-  SpTraceNote *notes; /* in event order */
-  char *problems;     /* NUL-terminated; "" when the trace read cleanly */
+  SpTraceNote *notes;    /* in event order */
+  SpTraceSensed *sensed; /* values sensors read, in frame order */
+  char *problems;        /* NUL-terminated; "" when the trace read cleanly */
   size_t problems_len, problems_cap;
   size_t chunks, chunks_skipped;
   /* bookkeeping */
   SpAllocator alloc;
-  size_t cap_frames, cap_events, cap_cells, cap_facts, cap_snapshots, cap_notes;
+  size_t cap_frames, cap_events, cap_cells, cap_facts, cap_snapshots, cap_notes,
+      cap_sensed;
   int header_ok;
 } SpTrace;
 

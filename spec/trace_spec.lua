@@ -75,6 +75,50 @@ describe("world:record and saspu.trace", function()
     os.remove(path)
   end)
 
+  it("records what sensors read: state_at gives each agent's sensed value at every frame", function()
+    local saspu = require "saspu"
+    local path = tmp()
+    local world = saspu.world { grid = saspu.grid(20, 20) }
+    local sheriffs = world:crowd(saspu.domain_file("domains/citizen.lua"), {})
+    local s = sheriffs:spawn { start = "start_of_day", x = 10, y = 10 }
+    local lookouts = world:crowd(saspu.domain {
+      name = "lookout",
+      variables = { { name = "sheriff", values = { "no", "yes" } } },
+      actions = {}, goals = {},
+    }, {}, { sensors = { sheriff = { near = sheriffs, r = 2 } } })
+    for k = 1, 6 do lookouts:spawn { start = { sheriff = "no" }, x = 3 * k, y = 10 } end
+    world:record { path = path }
+    local seen = {}
+    for f = 1, 12 do
+      s:teleport(1 + f, 10)
+      world:update(0.1)
+      seen[f] = {}
+      for i = 1, #lookouts do seen[f][i] = lookouts:agent(i):get("sheriff") end
+    end
+    local stats = world:stop_recording()
+    local t = trace.open(path)
+    assert.same({}, t.problems)
+    local changes = 0
+    for f = 1, 12 do
+      for i = 1, #lookouts do
+        assert.equal(seen[f][i], t:state_at(t:time(f), "lookout", i).sensed.sheriff)
+        if f > 1 and seen[f][i] ~= seen[f - 1][i] then changes = changes + 1 end
+      end
+    end
+    assert.is_true(changes > 0)
+    local n = 0
+    for v in t:sensed { class = "lookout" } do
+      n = n + 1
+      assert.equal("sheriff", v.variable)
+      assert.equal(seen[v.frame][v.agent], v.value)
+    end
+    assert.equal(#lookouts + changes, n) -- every agent at the first frame, then the changes
+    assert.equal(n, stats.sensed)
+    assert.is_nil(t:state_at(-1, "lookout", 1).sensed)
+    assert.error_matches(function() t:sensed { kind = "x" } end, "unknown filter field 'kind'", 1, true)
+    os.remove(path)
+  end)
+
   it("filters by class, kind, place and time", function()
     local path = tmp()
     local world = town()

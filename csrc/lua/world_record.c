@@ -168,11 +168,12 @@ static int l_record_lua_event(lua_State *L)
 
 static void push_stats(lua_State *L, const SpRecordStats *s)
 {
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 10);
   const struct {
     const char *k;
     double v;
   } f[] = {{"frames", (double)s->frames},
+           {"sensed", (double)s->sensed},
            {"events", (double)s->events},
            {"cells", (double)s->cells},
            {"facts", (double)s->facts},
@@ -333,6 +334,17 @@ static int l_trace_header(lua_State *L)
     lua_setfield(L, -2, "actions");
     push_strs(L, t->crowds[k].goals, t->crowds[k].ngoals);
     lua_setfield(L, -2, "goals");
+    lua_createtable(L, (int)t->crowds[k].nvars, 0);
+    for (uint32_t v = 0; v < t->crowds[k].nvars; v++) {
+      const SpTraceFactInfo *var = &t->crowds[k].vars[v];
+      lua_createtable(L, 0, 2);
+      lua_pushstring(L, var->name);
+      lua_setfield(L, -2, "name");
+      push_strs(L, var->values, var->nvalues);
+      lua_setfield(L, -2, "values");
+      lua_rawseti(L, -2, (lua_Integer)v + 1);
+    }
+    lua_setfield(L, -2, "variables");
     lua_rawseti(L, -2, (lua_Integer)k + 1);
   }
   lua_setfield(L, -2, "crowds");
@@ -347,13 +359,10 @@ static int l_trace_header(lua_State *L)
   const struct {
     const char *k;
     size_t v;
-  } n[] = {{"frames", t->nframes},
-           {"events", t->nevents},
-           {"cells", t->ncells},
-           {"fact_changes", t->nfact_changes},
-           {"snapshots", t->nsnapshots},
-           {"chunks", t->chunks},
-           {"chunks_skipped", t->chunks_skipped}};
+  } n[] = {{"frames", t->nframes}, {"events", t->nevents},
+           {"cells", t->ncells},   {"fact_changes", t->nfact_changes},
+           {"sensed", t->nsensed}, {"snapshots", t->nsnapshots},
+           {"chunks", t->chunks},  {"chunks_skipped", t->chunks_skipped}};
   for (size_t k = 0; k < sizeof n / sizeof n[0]; k++) {
     lua_pushinteger(L, (lua_Integer)n[k].v);
     lua_setfield(L, -2, n[k].k);
@@ -421,6 +430,19 @@ static int l_trace_fact(lua_State *L)
   lua_pushinteger(L, f->fact + 1);
   lua_pushinteger(L, f->value + 1);
   return 3;
+}
+
+/* t:sensed(i) -> frame, crowd, agent, variable, value (1-based) */
+static int l_trace_sensed(lua_State *L)
+{
+  SpTrace *t = check_trace(L);
+  const SpTraceSensed *v = &t->sensed[check_index(L, 2, t->nsensed)];
+  lua_pushinteger(L, (lua_Integer)v->frame + 1);
+  lua_pushinteger(L, (lua_Integer)v->crowd + 1);
+  lua_pushinteger(L, (lua_Integer)v->agent + 1);
+  lua_pushinteger(L, (lua_Integer)v->var + 1);
+  lua_pushinteger(L, (lua_Integer)v->value + 1);
+  return 5;
 }
 
 /* t:notes() -> { [event index] = text } */
@@ -501,6 +523,7 @@ void open_world_record(lua_State *L)
       {"__close", l_record_gc},  {NULL, NULL}};
   const luaL_Reg tr[] = {{"header", l_trace_header},
                          {"frame", l_trace_frame},
+                         {"sensed", l_trace_sensed},
                          {"event", l_trace_event},
                          {"cell", l_trace_cell},
                          {"fact", l_trace_fact},

@@ -24,6 +24,10 @@ typedef struct RecCrowd {
   int recorded;
   uint32_t *last; /* the cell key last written per agent (capacity + 1) */
   size_t slots;
+  /* per sensor: the value last written per agent (SP_TRACE_UNSENSED:
+   * none yet), and the sensor's next reading then */
+  SpValue *sensed[SP_CROWD_MAX_SENSORS];
+  double due[SP_CROWD_MAX_SENSORS];
 } RecCrowd;
 
 struct SpRecorder {
@@ -301,6 +305,17 @@ static int put_header(SpRecorder *r, SpCrowd *const *crowds,
     const char *const *gn = names && names->goals ? names->goals[k] : NULL;
     for (int g = 0; g < ng; g++)
       if (!put_str(r, gn ? gn[g] : NULL, "goal %lu", (size_t)g + 1)) return 0;
+    int nv = sp_domain_variable_count(d);
+    if (!reserve(r, 10)) return 0;
+    put_var(r, (uint64_t)nv);
+    for (int v = 0; v < nv; v++) {
+      int nval = sp_variable_value_count(d, v);
+      if (!put_str(r, sp_variable_name(d, v), "", 0) || !reserve(r, 10))
+        return 0;
+      put_var(r, (uint64_t)nval);
+      for (int x = 0; x < nval; x++)
+        if (!put_str(r, sp_value_name(d, v, x), "", 0)) return 0;
+    }
   }
   return put_walls(r);
 }
@@ -352,10 +367,14 @@ static void release(SpRecorder *r) {
   }
   pthread_mutex_destroy(&r->lock);
   pthread_cond_destroy(&r->cond);
-  for (size_t k = 0; k < r->count; k++)
-    if (r->crowds != NULL && r->crowds[k].last != NULL)
-      sp__mem_free(r->alloc, r->crowds[k].last,
-                   r->crowds[k].slots * sizeof(uint32_t));
+  for (size_t k = 0; r->crowds != NULL && k < r->count; k++) {
+    RecCrowd *rc = &r->crowds[k];
+    if (rc->last != NULL)
+      sp__mem_free(r->alloc, rc->last, rc->slots * sizeof(uint32_t));
+    for (int s = 0; s < SP_CROWD_MAX_SENSORS; s++)
+      if (rc->sensed[s] != NULL)
+        sp__mem_free(r->alloc, rc->sensed[s], rc->slots * sizeof(SpValue));
+  }
   if (r->crowds != NULL)
     sp__mem_free(r->alloc, r->crowds, r->count * sizeof *r->crowds);
   if (r->facts != NULL)
@@ -496,6 +515,21 @@ static inline uint8_t *var_at(uint8_t *p, uint64_t v) {
   return p;
 }
 
+/* Writes `found` at count_at, where 5 bytes were left for it, as a varint
+ * of its own length: what follows moves down. */
+static void put_count_at(SpRecorder *r, size_t count_at, uint64_t found) {
+  uint8_t *p = r->bufs[r->cur] + count_at, tmp[5];
+  size_t n = 0;
+  uint64_t v = found;
+  do {
+    tmp[n++] = (uint8_t)((v & 0x7F) | (v >= 0x80 ? 0x80 : 0));
+    v >>= 7;
+  } while (v != 0);
+  memmove(p + n, p + 5, r->len - count_at - 5);
+  memcpy(p, tmp, n);
+  r->len -= 5 - n;
+}
+
 /* The cells of crowd c's agents that changed since last written, in agent
  * order (only chunks an update marked are read). */
 static int put_cells(SpRecorder *r, RecCrowd *rc, SpCrowd *c) {
@@ -540,17 +574,7 @@ static int put_cells(SpRecorder *r, RecCrowd *rc, SpCrowd *c) {
     }
     r->len += (size_t)(p - p0);
   }
-  /* the count as a varint of its own length: the cells move down */
-  uint8_t *p = r->bufs[r->cur] + count_at, tmp[5];
-  size_t n = 0;
-  uint64_t v = found;
-  do {
-    tmp[n++] = (uint8_t)((v & 0x7F) | (v >= 0x80 ? 0x80 : 0));
-    v >>= 7;
-  } while (v != 0);
-  memmove(p + n, p + 5, r->len - count_at - 5);
-  memcpy(p, tmp, n);
-  r->len -= 5 - n;
+  put_count_at(r, count_at, found);
   r->stats.cells += found;
   return 1;
 }
@@ -634,6 +658,44 @@ SpStatus sp_world_record_lua_event(SpRecorder *r, size_t crowd, size_t agent,
   e->action = action;
   r->nlua++;
   return SP_OK;
+}
+
+/* The values that crowd c's sensors read since last written, per sensor
+ * read since (its next reading moved), in agent order; a sensor seen for
+ * the first time writes every agent's value. */
+static int put_sensed(SpRecorder *r, RecCrowd *rc, SpCrowd *c) {
+  size_t count_at = r->len, found = 0;
+  if (!reserve(r, 5)) return 0;
+  r->len += 5; /* the count goes here, as a 5-byte varint */
+  for (int k = 0; k < c->sensor_count; k++) {
+    if (rc->sensed[k] == NULL) {
+      rc->sensed[k] = sp__mem_alloc(r->alloc, rc->slots * sizeof(SpValue));
+      if (rc->sensed[k] == NULL) return 0;
+      memset(rc->sensed[k], SP_TRACE_UNSENSED, rc->slots * sizeof(SpValue));
+    } else if (rc->due[k] == c->sensor_due[k]) {
+      continue; /* not read since */
+    }
+    rc->due[k] = c->sensor_due[k];
+    SpValue *seen = rc->sensed[k];
+    int var = c->sensors[k].var;
+    int64_t prev = 0;
+    size_t n = c->n < rc->slots ? c->n : rc->slots;
+    for (size_t i = 0; i < n; i++) {
+      if (c->phase[i] == SP_PHASE_FREE) continue;
+      SpValue v = sp_population_state(c->pop, i)[var];
+      if (v == seen[i]) continue;
+      seen[i] = v;
+      if (!reserve(r, 16)) return 0;
+      put_var(r, sp_trace_zigzag((int64_t)i - prev));
+      prev = (int64_t)i;
+      put_u8(r, (unsigned)var);
+      put_u8(r, v);
+      found++;
+    }
+  }
+  put_count_at(r, count_at, found);
+  r->stats.sensed += found;
+  return 1;
 }
 
 /* The binding's events of crowd k for this frame, before its C events. */
@@ -749,7 +811,8 @@ SpStatus sp_world_record_frame(SpRecorder *r, SpCrowd *const *crowds,
     }
     r->stats.event_bytes += c0 - e0;
     r->stats.cell_bytes += r->len - c0;
-    if (!put_notes(r, k, sp_crowd_event_count(c))) goto memory;
+    if (!put_notes(r, k, sp_crowd_event_count(c)) || !put_sensed(r, rc, c))
+      goto memory;
   }
   r->nnotes = r->nlua = r->text_len = 0;
   for (int f = 0; f < r->nfacts; f++) {

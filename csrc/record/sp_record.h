@@ -19,7 +19,8 @@
  *   kind names (the C kinds, then SP_TRACE_HOOK_FAILED); reason names;
  *   facts (name, values, value now); crowds (class, recorded, slots:
  *   agent indices are below it, actions,
- *   goals; the crowds' slots add up to at most 2^26); walls: a run count (0: none),
+ *   goals, variables (name, value names); the crowds' slots add up to
+ *   at most 2^26); walls: a run count (0: none),
  *   then the lengths of runs of open, blocked, open, ... cells in reading
  *   order (adding up to w * h).
  * SNAPSHOT: frame number (the next frame), crowd, agent count, then per
@@ -29,7 +30,9 @@
  *   fact changes (count, then fact, value), crowd blocks (count, then per
  *   block: crowd, binding event count, binding events, event count,
  *   events, cell count, cells, note count, notes: the event's index among
- *   the block's C events and a string). A binding event (one made in Lua,
+ *   the block's C events and a string, sensed count, sensed values:
+ *   zigzag(agent - previous one's agent, per sensor), variable (u8),
+ *   value (u8)). A binding event (one made in Lua,
  *   which world:events gives before the crowd's C events): agent, kind
  *   (u8), action + 1, its text as a string. An event:
  *   zigzag(agent - previous event's agent), kind | flags << 7, reason,
@@ -51,6 +54,8 @@
 /* The kind the header names after the C kinds: a hook that failed. */
 #define SP_TRACE_HOOK_FAILED "hook_failed"
 #define SP_TRACE_KINDS       (SP_EV_COUNT + 1)
+/* The recorder's mark for a sensed value not written yet. */
+#define SP_TRACE_UNSENSED 0xFF
 /* A chunk's payload is at most this long (a reader refuses more). */
 #define SP_TRACE_CHUNK_MAX ((uint32_t)1 << 30)
 /* A grid of more cells has no walls in its trace. */

@@ -154,6 +154,13 @@ static void free_header(SpTrace *t) {
     free_str(t, cr->name);
     free_strs(t, cr->actions, cr->nactions ? cr->nactions : 1);
     free_strs(t, cr->goals, cr->ngoals ? cr->ngoals : 1);
+    for (uint32_t v = 0; cr->vars != NULL && v < cr->nvars; v++) {
+      free_str(t, cr->vars[v].name);
+      free_strs(t, cr->vars[v].values,
+                cr->vars[v].nvalues ? cr->vars[v].nvalues : 1);
+    }
+    if (cr->vars)
+      sp__mem_free(t->alloc, cr->vars, cr->nvars * sizeof *cr->vars + 1);
   }
   if (t->crowds)
     sp__mem_free(t->alloc, t->crowds, t->ncrowds * sizeof *t->crowds + 1);
@@ -223,6 +230,14 @@ static int read_header(SpTrace *t, Cur *c, int *mem) {
     cr->slots = (uint32_t)slots;
     if (c->ok) cr->actions = get_strs(t, c, &cr->nactions, mem);
     if (c->ok) cr->goals = get_strs(t, c, &cr->ngoals, mem);
+    uint64_t nv = c->ok ? get_count(c, 255) : 0;
+    if (!c->ok) return 0;
+    if ((cr->vars = zeroed(t, nv, sizeof *cr->vars, mem)) == NULL) return 0;
+    cr->nvars = (uint32_t)nv;
+    for (uint64_t v = 0; v < nv && c->ok; v++) {
+      cr->vars[v].name = get_str(t, c, mem);
+      if (c->ok) cr->vars[v].values = get_strs(t, c, &cr->vars[v].nvalues, mem);
+    }
   }
   uint64_t runs = c->ok ? get_count(c, SP_TRACE_WALLS_MAX) : 0;
   uint64_t cells = (uint64_t)t->grid_w * (uint64_t)t->grid_h;
@@ -434,6 +449,30 @@ static int read_notes(SpTrace *t, Cur *c, size_t first, size_t nev, int *mem) {
   return c->ok;
 }
 
+static int read_sensed(SpTrace *t, Cur *c, size_t k, uint32_t frame, int *mem) {
+  uint64_t n = get_count(c, UINT32_MAX);
+  const SpTraceCrowd *cr = &t->crowds[k];
+  int64_t agent = 0;
+  for (uint64_t e = 0; e < n && c->ok; e++) {
+    agent += get_svar(c);
+    unsigned var = get_u8(c), value = get_u8(c);
+    if (!c->ok || agent < 0 || (uint64_t)agent >= cr->slots ||
+        var >= cr->nvars || value >= cr->vars[var].nvalues)
+      return 0;
+    if (!GROW(t, t->sensed, t->nsensed, t->cap_sensed)) {
+      *mem = 1;
+      return 0;
+    }
+    SpTraceSensed *sv = &t->sensed[t->nsensed++];
+    sv->frame = frame;
+    sv->agent = (uint32_t)agent;
+    sv->crowd = (uint16_t)k;
+    sv->var = (uint8_t)var;
+    sv->value = (uint8_t)value;
+  }
+  return c->ok;
+}
+
 static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
   while (c->ok && c->p < c->end) {
     uint64_t number = get_var(c);
@@ -468,7 +507,8 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
       size_t first = t->nevents;
       if (!read_events(t, c, (size_t)k, frame, mem) ||
           !read_cells(t, c, fo, (size_t)k, frame, mem) ||
-          !read_notes(t, c, first, t->nevents - first, mem))
+          !read_notes(t, c, first, t->nevents - first, mem) ||
+          !read_sensed(t, c, (size_t)k, frame, mem))
         return 0;
     }
   }
@@ -503,7 +543,7 @@ static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
   if (type == SP_CHUNK_SNAPSHOT) return read_snapshot(t, &c, fo, mem);
   if (type != SP_CHUNK_FRAMES) return 0;
   size_t nframes = t->nframes, nevents = t->nevents, ncells = t->ncells,
-         nfacts = t->nfact_changes, nnotes = t->nnotes;
+         nfacts = t->nfact_changes, nnotes = t->nnotes, nsensed = t->nsensed;
   if (read_frames(t, &c, fo, mem)) return 1;
   for (size_t j = nnotes; j < t->nnotes; j++) free_str(t, t->notes[j].text);
   t->nnotes = nnotes;
@@ -511,6 +551,7 @@ static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
   t->nevents = nevents;
   t->ncells = ncells;
   t->nfact_changes = nfacts;
+  t->nsensed = nsensed;
   fo->approximate = 1;
   return 0;
 }
@@ -537,6 +578,8 @@ void sp_trace_free(SpTrace *t) {
   for (size_t j = 0; j < t->nnotes; j++) free_str(t, t->notes[j].text);
   if (t->notes)
     sp__mem_free(t->alloc, t->notes, t->cap_notes * sizeof *t->notes);
+  if (t->sensed)
+    sp__mem_free(t->alloc, t->sensed, t->cap_sensed * sizeof *t->sensed);
   if (t->problems) sp__mem_free(t->alloc, t->problems, t->problems_cap);
   sp__mem_free(t->alloc, t, sizeof *t);
 }

@@ -46,7 +46,7 @@ function M.read(data, name)
   for k, c in ipairs(h.crowds) do class_crowd[c.class] = class_crowd[c.class] or k end
   local self = setmetatable({
     raw = t, header = h, problems = problems, path = name,
-    frame_count = h.frames, event_count = h.events, cell_count = h.cells,
+    frame_count = h.frames, event_count = h.events, cell_count = h.cells, sensed_count = h.sensed,
     class_crowd = class_crowd, notes = t:notes(), clocks = {},
   }, Trace)
   for k = 1, h.frames do self.clocks[k] = t:frame(k) end
@@ -160,6 +160,39 @@ function Trace:events(filter)
          and (not actions or actions[ev.action]) and (not places or places[ev.place])
          and (not goals or goals[ev.goal]) and (not agents or agents[ev.agent]) then
         return ev
+      end
+    end
+  end
+end
+
+--- Iterates the values the crowds' sensors read, in frame order: at the first frame a
+-- sensor is recorded, every agent's value; then each value that changed, at the frame
+-- of the reading. Each a new table `{ frame, time, crowd, class, agent, variable,
+-- value }`.
+--     for s in t:sensed { class = "watcher", agent = 1 } do print(s.time, s.variable, s.value) end
+-- @tparam[opt] table filter `{ crowd = index or class, class =, agent =, variable = }`
+-- (each one value)
+-- @treturn function the iterator
+-- @raise "saspu.Trace:sensed: unknown filter field 'x'".
+function Trace:sensed(filter)
+  filter = filter or {}
+  for k in pairs(filter) do
+    if k ~= "crowd" and k ~= "class" and k ~= "agent" and k ~= "variable" then
+      error(format("saspu.Trace:sensed: unknown filter field '%s'", tostring(k)), 2)
+    end
+  end
+  local crowd = (filter.crowd or filter.class) and crowd_of(self, filter.crowd or filter.class,
+                                                             "saspu.Trace:sensed")
+  local raw, crowds, k = self.raw, self.header.crowds, 0
+  return function()
+    while k < self.sensed_count do
+      k = k + 1
+      local frame, c, agent, var, value = raw:sensed(k)
+      local v = crowds[c].variables[var]
+      if (not crowd or c == crowd) and (not filter.agent or agent == filter.agent)
+         and (not filter.variable or v.name == filter.variable) then
+        return { frame = frame, time = self.clocks[frame], crowd = c, class = crowds[c].class,
+                 agent = agent, variable = v.name, value = v.values[value] }
       end
     end
   end
@@ -298,12 +331,13 @@ end
 M.frame_at = frame_at
 
 --- An agent's state at `time`, rebuilt from the trace: its cell (the last snapshot
--- before, then the cell changes), and from its events up to then its goal, the step
--- it was running, its last event.
+-- before, then the cell changes), from its events up to then its goal, the step it
+-- was running, its last event, and the values its sensors had read.
 -- @tparam number time seconds (the crowds' clock)
 -- @tparam int|string crowd a crowd index or a class name
 -- @tparam int agent
--- @treturn table `{ time, frame, x, y, goal, action, last = event }` (x, y nil: not there)
+-- @treturn table `{ time, frame, x, y, goal, action, last = event, sensed = { variable =
+-- value } }` (x, y nil: not there; sensed nil: no sensor recorded for it yet)
 -- @raise "saspu.Trace:state_at: no crowd or class ..."
 function Trace:state_at(time, crowd, agent)
   local k = crowd_of(self, crowd, "saspu.Trace:state_at")
@@ -321,6 +355,11 @@ function Trace:state_at(time, crowd, agent)
     if f > frame then break end
     local _, number = raw:frame(f)
     if number >= from_frame then state.x, state.y = x, y end
+  end
+  for sv in self:sensed { crowd = k, agent = agent } do
+    if sv.frame > frame then break end
+    state.sensed = state.sensed or {}
+    state.sensed[sv.variable] = sv.value
   end
   for ev in self:events { crowd = k, agent = agent } do
     if ev.frame > frame then break end
