@@ -233,7 +233,10 @@ double sp__save_time_max(const SpCrowd *c, uint8_t phase, int act,
                          double clock) {
   double most;
   if (phase == SP_PHASE_ACTING && act >= 0 && act < c->action_count)
-    most = (double)c->beh[act].max_duration;
+    /* not the behaviour's max_duration alone: the game may shorten an
+     * action's durations (sp_crowd_set_action) while agents act it with a
+     * time drawn before, and a save of that is legitimate */
+    most = fmax((double)c->beh[act].max_duration, SP_CROWD_CLOCK_MAX);
   else if (phase == SP_PHASE_BLOCKED)
     most = fmax((double)c->opt.retry * SP_BACKOFF_CAP, (double)c->opt.cooldown);
   else

@@ -212,7 +212,10 @@ int sp__save_str_is(SaveStr s, const char *name);
  *      its capacity.
  *   R11 time finite, unless F_FAIL (then it holds the failure's detail);
  *      walking: not negative; acting: at most the running step's
- *      max_duration, blocked: at most the longest wait a block draws
+ *      max_duration or, when that is shorter, the clock's range
+ *      (SP_CROWD_CLOCK_MAX: the game may have shortened the action's
+ *      durations since the time was drawn); blocked: at most the longest
+ *      wait a block draws
  *      (retry * SP_BACKOFF_CAP or the cooldown), both as seconds left
  *      (sp__save_time_max); a chase's progress (load_chase_queue.c)
  *      under one cell.
