@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_conds.h"
 #include "sp_step.h"
 
 /* The rare paths of checks every step end makes stay out of line, so the
@@ -58,29 +59,6 @@ int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
   for (int v = 0; v < m; v++)
     if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
   return 1;
-}
-
-/* Conditions and effects read the domain's tables directly: these run
- * for every step of every agent due, and the accessors are calls into
- * another stage. */
-static int conds_hold(const SpDomain *d, int act, const SpValue *state) {
-  const SpActionInfo *a = &sp_actions(d)[act];
-  if (state[a->variable] != a->pre) return 0;
-  const SpPrevail *p = sp_prevails(d) + a->prevail_base;
-  for (unsigned j = 0; j < a->prevail_count; j++)
-    if (state[p[j].variable] != p[j].value) return 0;
-  return 1;
-}
-
-static int effect_holds(const SpDomain *d, int act, const SpValue *state) {
-  const SpActionInfo *a = &sp_actions(d)[act];
-  return state[a->variable] == a->post;
-}
-
-/* Does action act: its variable takes its post value. */
-static void apply_effect(const SpDomain *d, int act, SpValue *state) {
-  const SpActionInfo *a = &sp_actions(d)[act];
-  state[a->variable] = a->post;
 }
 
 /* ------------------------------------------------------------------ */
