@@ -184,6 +184,14 @@ typedef struct SpCrowdOptions {
    * 1 shares any pass with work in two chunks). Events never depend on
    * it. */
   uint32_t parallel_min;
+  /* Agents that may choose a goal in one update while they think with
+   * nothing else pending (new agents, agents at the end of a plan), so a
+   * first frame or a bulk spawn is spread over several frames: the
+   * others wait, asleep, lowest index first, for the next updates (0:
+   * any number). Agents with a plan pending, a place held or an answer
+   * from the caller choose outside it. Events never depend on the thread
+   * count. */
+  uint32_t goal_budget;
 } SpCrowdOptions;
 
 /* Creates a crowd of up to opts->capacity agents of domain d in world w.

@@ -291,6 +291,9 @@ typedef struct ChunkRec {
   /* agents marked since the list was last kept, repeats counted: how
    * many the choose pass visits, about, when the list overflowed */
   uint32_t marked;
+  /* under goal_budget: its agents that may choose this frame; some were
+   * left to choose at a later frame (asleep, found by their flags) */
+  uint32_t allow, deferred;
   uint32_t list[SP_CHUNK_LIST];
 } ChunkRec;
 

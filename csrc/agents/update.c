@@ -127,8 +127,38 @@ static uint32_t mark_waiting(SpCrowd *c, ChunkRec *r, uint32_t *due,
   for (size_t k = 0; k < nd; k++)
     if (c->flags[due[k]] & F_PLANNING) due[n++] = due[k];
   sp_population_mark_dirty_list(c->pop, due, n, NULL);
-  keep_list(r, due, n, 1);
+  keep_list(r, due, n, !r->deferred); /* those left later are not listed */
   return (uint32_t)n;
+}
+
+/* An agent the goal budget may leave waiting: it needs a goal and thinks
+ * with nothing else pending (no plan, no place held, no answer). */
+static inline int budgeted(const SpCrowd *c, size_t i) {
+  return c->flags[i] == F_NEED_GOAL && c->phase[i] == SP_PHASE_THINKING;
+}
+
+/* Shares the crowd's goal budget among the chunks marked to choose or
+ * with agents left from earlier frames, in order (serial, before the
+ * choose pass): each may let that many of its budgeted agents choose,
+ * the first by index, whichever worker runs it. Chunks past the budget's
+ * end are not read. */
+static void share_budget(SpCrowd *c) {
+  if (c->opt.goal_budget == 0) return;
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  size_t left = c->opt.goal_budget;
+  uint32_t due[SP_CROWD_CHUNK];
+  for (size_t t = 0; t < chunks; t++) {
+    ChunkRec *r = &c->chunks[t];
+    r->allow = 0;
+    if ((!r->choosing && !r->deferred) || left == 0) continue;
+    size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+    if (hi > c->n) hi = c->n;
+    size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL, due), n = 0;
+    for (size_t k = 0; k < nd; k++) n += (size_t)budgeted(c, due[k]);
+    if (n == 0) r->deferred = 0; /* those left went (a despawn) */
+    r->allow = (uint32_t)(n < left ? n : left);
+    left -= r->allow;
+  }
 }
 
 /* The choose pass over a chunk: the agents that need a goal choose one,
@@ -143,19 +173,29 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
 #if defined(SP_CHECK_CHOOSING) /* a test build: the mark is never missing */
-  if (!r->choosing &&
+  if (!r->choosing && !r->deferred &&
       with_flag(c->flags, lo, hi, F_NEED_GOAL | F_PLANNING, due))
     abort();
 #endif
-  if (!r->choosing) return 0;
+  if (!r->choosing && r->allow == 0) return 0;
   size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL | F_PLANNING, due);
   size_t nw = 0;
   int left = 0; /* an agent that still needs a goal (none, today) */
+  /* the budget's share of the chunk; those past it choose later */
+  uint32_t allow = c->opt.goal_budget > 0 ? r->allow : UINT32_MAX;
+  uint32_t later = 0;
   fetch_first(c, due, nd, fetch_choosing);
   for (size_t k = 0; k < nd; k++) {
     if (k + PREFETCH_AHEAD < nd) fetch_choosing(c, due[k + PREFETCH_AHEAD]);
     size_t i = due[k];
     if (c->flags[i] & F_NEED_GOAL) {
+      int b = allow != UINT32_MAX && budgeted(c, i);
+      if (b && allow == 0) {
+        sp__wheel_settle(c, s.worker, i); /* asleep till its turn */
+        later++;
+        continue;
+      }
+      allow -= (uint32_t)b;
       sp__agent_choose(c, s, i);
       sp__wheel_settle(c, s.worker, i);
     }
@@ -163,8 +203,9 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
   }
   sp_population_mark_dirty_list(c->pop, due, nw, NULL);
-  keep_list(r, due, nw, !left);
+  keep_list(r, due, nw, !left && later == 0);
   r->choosing = nw > 0 || left; /* the waiting keep it for the next frame */
+  r->deferred = later > 0;
   return (uint32_t)nw;
 }
 
@@ -371,7 +412,7 @@ static size_t pass_load(const SpCrowd *c, int pass, size_t enough) {
     const ChunkRec *r = &c->chunks[t];
     switch (pass) {
     case PASS_CHOOSE:
-      if (r->choosing)
+      if (r->choosing || r->allow > 0)
         load += r->list_ok ? r->listed : r->marked ? r->marked : SP_CROWD_CHUNK;
       break;
     case PASS_TAKE: load += r->flagged; break;
@@ -668,6 +709,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
 
   /* goals, then planning rounds: each round plans every agent waiting
    * for a plan; agents whose goal has none move to the next goal */
+  for (size_t k = 0; k < count; k++) share_budget(crowds[k]);
   uint64_t woken = (uint64_t)run_batch(crowds, count, pool, PASS_CHOOSE);
   for (int round = 0;; round++) {
     int any = 0;

@@ -183,8 +183,11 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
   }
   /* an engine move to an agent is checked every frame (F_BIND) */
   int answered = (fl & (F_FINISH | F_FAIL | F_BIND)) != 0;
+  /* an agent left to choose at a later frame by the goal budget has
+   * nothing due: the choose pass finds it by its chunk's mark */
   if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
-      ((ph == SP_PHASE_SCRIPT || ph == SP_PHASE_MOVING) && !answered))
+      ((ph == SP_PHASE_SCRIPT || ph == SP_PHASE_MOVING) && !answered) ||
+      (ph == SP_PHASE_THINKING && fl == F_NEED_GOAL))
     sleep_bit(c, i); /* woken by the call that answers it, or a goal */
   else
     sp_agent_wake(c, i);

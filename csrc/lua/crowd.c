@@ -146,7 +146,7 @@ static int opt_movement(lua_State *L, int t)
 /* saspu.core.crowd(world, dom [, opts]) -> saspu.Crowd. opts: capacity
  * (default 1024), threads (0: every core; default: the world's pool when
  * it has one, else 1), seed, speed, cooldown, retry, cache_capacity,
- * parallel_min, movement ("grid" | "engine"). */
+ * parallel_min, goal_budget, movement ("grid" | "engine"). */
 static void crowd_close(LCrowd *c);
 
 static int l_crowd(lua_State *L)
@@ -176,6 +176,8 @@ static int l_crowd(lua_State *L)
                                                   SP_PLAN_CACHE_MAX_CAPACITY);
     o.parallel_min = (uint32_t)opt_number_field(L, 3, "parallel_min", 0, 0,
                                                 (double)SP_POPULATION_MAX_NPCS);
+    o.goal_budget = (uint32_t)opt_number_field(L, 3, "goal_budget", 0, 0,
+                                               (double)SP_POPULATION_MAX_NPCS);
     o.engine_moves = opt_movement(L, 3);
   }
   if (!d->domain) luaL_argerror(L, 2, "saspu.Domain is closed");

@@ -66,10 +66,11 @@ end
 -- each known option's value).
 local CROWD_OPTIONS = {
   capacity = true, threads = true, seed = true, speed = true, cooldown = true, retry = true,
-  cache_capacity = true, parallel_min = true, movement = true, facts = true, sensors = true,
+  cache_capacity = true, parallel_min = true, goal_budget = true, movement = true, facts = true,
+  sensors = true,
 }
 local CROWD_OPTION_LIST = "capacity, threads, seed, speed, cooldown, retry, cache_capacity, "
-  .. "parallel_min, movement, facts, sensors"
+  .. "parallel_min, goal_budget, movement, facts, sensors"
 
 -- The first unknown key of `opts` in sorted order (so the message is the same on every
 -- run), or nil.

@@ -95,7 +95,10 @@ end
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
 -- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
 -- parallel_min = 256 (agents a worker thread gets at least before a frame's pass is
--- shared with it; 1 shares every pass with work in two chunks),
+-- shared with it; 1 shares every pass with work in two chunks), goal_budget = 0 (at most
+-- this many agents thinking with nothing pending, new ones or at a plan's end, choose a
+-- goal in one update, lowest index first; the others wait asleep for the next updates,
+-- so a first frame of many agents is spread over several; 0: no limit),
 -- movement = "grid" | "engine" (the game moves its agents: events `move`, then
 -- `a:arrived()` or `a:move_failed(reason)`), facts = { "alarm", ... } (variables tied to
 -- the world's facts of those names; a variable named like a world fact is tied to it
