@@ -111,6 +111,13 @@ SP_API void sp_world_set_field_budget(SpWorld *w, size_t bytes);
  * nothing to build). A field that cannot be allocated is left to be built
  * on demand. Not during an update. */
 SP_API size_t sp_world_warm_fields(SpWorld *w, double ms, size_t *built);
+/* Sets up the planners of the world's crowds made so far (their
+ * workspaces, plan caches and tables: sp_population_warm), which their
+ * first update with plans would otherwise do in its frame (some ms a
+ * crowd). Plans nothing; events do not change. SP_ERR_MEMORY leaves the
+ * crowds as they were (their first plans try again). Not during an
+ * update. */
+SP_API SpStatus sp_world_warm_planners(SpWorld *w, SpError *err);
 
 /* ---- world facts ------------------------------------------------------
  * A fact is stated once for the world ("alarm" is "ringing") and seen by

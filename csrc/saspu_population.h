@@ -134,6 +134,11 @@ SP_API SpStatus sp_population_mark_dirty_list(SpPopulation *pop,
                                               const uint32_t *npcs,
                                               size_t count, SpError *err);
 
+/* Clears every NPC's dirty flag (a new population has them all set), so
+ * the next sp_population_plan plans only the NPCs marked after: for an
+ * executor that marks the NPCs it needs planned. Not while planning runs. */
+SP_API void sp_population_mark_clean(SpPopulation *pop);
+
 /* NPC i's current state and goal (m bytes each); i must be < n. */
 SP_API const SpValue *sp_population_state(const SpPopulation *pop, size_t i);
 SP_API const SpValue *sp_population_goal(const SpPopulation *pop, size_t i);
@@ -186,6 +191,13 @@ typedef struct SpPlanReport {
  * then nothing has been planned and the population is unchanged. */
 SP_API SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
                                    SpPlanReport *out, SpError *err);
+/* Sets up what the first sp_population_plan with these options allocates
+ * (workspaces, caches, the plan table, threads) and plans nothing, so
+ * that call starts planning at once: behind a game's loading screen.
+ * opts as for sp_population_plan; SP_ERR_MEMORY leaves the population
+ * usable (the first plan tries again). */
+SP_API SpStatus sp_population_warm(SpPopulation *pop, const SpPlanOptions *opts,
+                                   SpError *err);
 
 /* What an NPC's last planning gave. */
 typedef enum SpNpcStatus {

@@ -1,4 +1,4 @@
--- spec/world_warm_spec.lua: World:warm builds the places' distance fields ahead, so no frame builds one: within the field budget, within a time limit, and without a grid.
+-- spec/world_warm_spec.lua: World:warm builds the places' distance fields ahead, so no frame builds one: within the field budget, within a time limit, and without a grid; and sets up the crowds' planners.
 local saspu = require "saspu"
 local fixtures = require "support.domains"
 
@@ -50,6 +50,35 @@ describe("World:warm", function()
     local more, rest = w:warm()
     assert.equal(left, more)
     assert.equal(0, rest)
+  end)
+
+  it("sets up the crowds' planners ahead, their events unchanged", function()
+    local function town(warm)
+      local w = world()
+      local c = w:crowd(fixtures.domain("citizen"), {
+        actions = { buy_food = { duration = { 0.5, 2 }, at = "shop" } },
+        goals = { { { hunger = "has_food" }, priority = 1 } },
+      }, { capacity = 64, seed = 3 })
+      for i = 1, 40 do c:spawn { start = "start_of_day", x = i % 10 + 1, y = 1 } end
+      local before = c:stats().bytes_total
+      if warm then w:warm() end
+      return w, c, before
+    end
+    local cold, cc = town(false)
+    local warm, wc, before = town(true)
+    assert.is_true(wc:stats().bytes_total > before) -- the plan caches, made ahead
+    local function trace(w, c)
+      local out = {}
+      for _ = 1, 30 do
+        w:update(0.25)
+        for k = 1, c:event_count() do
+          local i, kind = c:event(k)
+          out[#out + 1] = i .. kind
+        end
+      end
+      return table.concat(out, " ")
+    end
+    assert.equal(trace(cold, cc), trace(warm, wc))
   end)
 
   it("has nothing to build without a grid", function()

@@ -14,8 +14,8 @@
 enum { N = 3 * SP_CROWD_CHUNK + 77 }; /* a last chunk not whole */
 
 /* The rule, agent by agent, as the advance pass states it: nothing due
- * for a free or idle agent, a move without the caller's answer, or a
- * timer still running. */
+ * for a free or idle agent, a move without the caller's answer, a timer
+ * still running, or an agent that only waits to choose a goal. */
 static size_t reference(const SpCrowd *c, size_t lo, size_t hi, uint32_t *out) {
   size_t n = 0;
   for (size_t i = lo; i < hi; i++) {
@@ -25,6 +25,8 @@ static size_t reference(const SpCrowd *c, size_t lo, size_t hi, uint32_t *out) {
     if (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL | F_BIND)))
       continue;
     if (sp_wheel_timed(c, ph) && !sp_due_passed(c, i)) continue;
+    /* a goal to choose only: left by the goal budget for a later frame */
+    if (ph == SP_PHASE_THINKING && c->flags[i] == F_NEED_GOAL) continue;
     out[n++] = (uint32_t)i;
   }
   return n;

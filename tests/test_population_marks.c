@@ -1,4 +1,4 @@
-/* test_population_marks.c: marking listed NPCs dirty, from one thread or from several on disjoint NPCs, counted exactly once each. */
+/* test_population_marks.c: marking listed NPCs dirty, from one thread or from several on disjoint NPCs, counted exactly once each; marking all clean. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,10 +103,42 @@ static void test_marks_from_two_threads(void **state) {
   env_close(&e);
 }
 
+/* A new population has every NPC dirty; marked clean, a plan plans none
+ * of them, then only those marked after. Warming it sets up the planner
+ * and plans nothing. */
+static void test_clean_then_marked(void **state) {
+  (void)state;
+  SpBuiltSpec *b = sp_builtin_citizen(plain);
+  SpDomain *d;
+  SpPopulation *pop;
+  assert_int_equal(sp_domain_compile(&b->spec, NULL, plain, &d, NULL), SP_OK);
+  assert_int_equal(sp_population_new(d, N, plain, &pop, NULL), SP_OK);
+  assert_int_equal(dirty(pop), N);
+  sp_population_mark_clean(pop);
+  assert_int_equal(dirty(pop), 0);
+  SpPlanOptions o = {1, 0, 0, NULL};
+  assert_int_equal(sp_population_warm(pop, &o, NULL), SP_OK);
+  SpPopulationStats st;
+  sp_population_stats(pop, &st);
+  assert_int_equal(st.dirty, 0);
+  uint32_t list[] = {3, 700};
+  assert_int_equal(sp_population_mark_dirty_list(pop, list, 2, NULL), SP_OK);
+  SpPlanReport r;
+  assert_int_equal(sp_population_plan(pop, &o, &r, NULL), SP_OK);
+  assert_int_equal(r.planned, 2);
+  assert_int_equal(sp_population_status_of(pop, 3, NULL, NULL), SP_NPC_PLANNED);
+  assert_int_equal(sp_population_status_of(pop, 4, NULL, NULL),
+                   SP_NPC_UNPLANNED);
+  sp_population_free(pop);
+  sp_domain_free(d);
+  sp_builtin_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_list_counts_each_once),
       cmocka_unit_test(test_marks_from_two_threads),
+      cmocka_unit_test(test_clean_then_marked),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

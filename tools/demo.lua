@@ -1,7 +1,7 @@
 -- tools/demo.lua: `./dev demo`: the Western town living one game day: seven NPC classes walking the 256x256 map, a frame-by-frame summary, pictures drawn with gnuplot, the day recorded (day.trace) with its inspector page.
 --
 --   lua5.4 tools/demo.lua [--npcs N] [--frames F] [--seed S] [--threads T] [--out DIR]
---                         [--every F] [--live] [--quiet] [--notrace] [--help]
+--                         [--budget B] [--every F] [--live] [--quiet] [--notrace] [--help]
 --
 -- One frame is DT = 30 game seconds, so the default 2,880 frames are one day from 05:00
 -- to 05:00. The classes' behaviours are domains/town/behaviours/*.lua; this script only
@@ -36,6 +36,9 @@ local ALARM_RADIUS = 40     -- cells around the bank where the shots are heard (
 local ALARM_NEAREST = 32    -- agents alarmed per robbery of a frame at most, the nearest, shared by class size
 local MAX_SPARE_LISTS = 4   -- emptied timer lists kept for reuse (about one a frame is made)
 local MAX_SPARE_GROUPS = 64 -- emptied groups of run_timers kept for reuse (tens a frame)
+-- --budget's default: from BUDGET_FROM NPCs on, NPCS / BUDGET_SHARE choose a goal a frame
+-- at most, so the dawn's first plans (every NPC at once) spread over some 25 frames
+local BUDGET_FROM, BUDGET_SHARE = 50000, 25
 
 local USAGE = [[
 usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repository root)
@@ -44,6 +47,9 @@ usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repos
   --start H     the game hour of the first frame (default 5); clock changes due earlier are made at once
   --seed S      random seed: spawn places, durations (default 1)
   --threads T   worker threads shared by the seven crowds (default: every core)
+  --budget B    at most about B NPCs choose a goal in one frame (the crowds' goal_budget,
+                shared by class size), so the dawn's first plans spread over several frames
+                (default: 0, no limit below 50,000 NPCs, else NPCs / 25)
   --every F     print one summary line every F frames (default 120: one game hour)
   --out DIR     where the pictures and their data go (default build/demo)
   --cold        build no distance field ahead: the first walker to a place builds its field
@@ -59,7 +65,7 @@ usage: ./dev demo [options]   (or lua5.4 tools/demo.lua [options] from the repos
 ---------------------------------------------------------------------------------------
 
 local NUMBER_OPTS = { npcs = true, frames = true, seed = true, threads = true, every = true, delay = true,
-                     start = true }
+                     start = true, budget = true }
 
 -- parse_args(argv) -> opts, or nil and an error message.
 function M.parse_args(argv)
@@ -98,6 +104,7 @@ function M.parse_args(argv)
   if o.npcs < #M.CLASSES then return nil, "--npcs must be at least 7 (one NPC per class)" end
   if o.every < 1 then o.every = 1 end
   o.warm = not o.cold
+  if o.budget == nil then o.budget = o.npcs >= BUDGET_FROM and floor(o.npcs / BUDGET_SHARE) or 0 end
   return o
 end
 
@@ -168,8 +175,11 @@ local function rng(seed)
 end
 
 -- build(opts) -> the simulation state: world, town, crowds with their class data. With
--- opts.warm, every place's distance field is built before the first frame (world:warm(),
--- as behind a game's loading screen; sim.warm_ms is what it took), so no frame builds one.
+-- opts.warm, every place's distance field is built before the first frame, and the crowds'
+-- planners set up (world:warm(), as behind a game's loading screen; sim.warm_ms is what it
+-- took), so no frame builds one.
+-- opts.budget > 0: at most about that many NPCs choose a goal a frame (each crowd's
+-- goal_budget, its share by size).
 function M.build(opts)
   M.START_HOUR = opts.start or M.START_HOUR
   local t = town.load("domains/town/town.txt", "domains/town/legend.lua")
@@ -183,24 +193,20 @@ function M.build(opts)
   end
   -- one pool of workers for the seven crowds: each pass of all of them is one parallel job
   local world = saspu.world { grid = town.grid(t), places = places, threads = opts.threads }
-  local warm_ms = 0
-  if opts.warm then
-    local t0 = saspu.clock_ns()
-    world:warm()
-    warm_ms = (saspu.clock_ns() - t0) / 1e6
-  end
   local random = rng(opts.seed)
   local classes = {}
   for k, name in ipairs(M.CLASSES) do classes[k] = M.load_class(name) end
   local counts = shares(opts.npcs, classes)
   local sim = { world = world, town = t, classes = classes, random = random, scale = scale,
-                npcs = opts.npcs, by_kind = by_kind, warm_ms = warm_ms, world_stats = {} }
+                npcs = opts.npcs, by_kind = by_kind, warm_ms = 0, world_stats = {} }
   for k, cls in ipairs(classes) do
     local dom = saspu.domain_file("domains/" .. cls.domain .. ".lua")
     local where = "domains/town/behaviours/" .. cls.name .. ".lua"
+    local budget = (opts.budget or 0) > 0 and max(1, floor(opts.budget * counts[k] / opts.npcs)) or nil
     local c = world:crowd(dom, cls.behaviour, { capacity = counts[k],
                                                 seed = opts.seed * 31 + k, speed = M.SPEED,
-                                                retry = RETRY, cooldown = RETRY })
+                                                retry = RETRY, cooldown = RETRY,
+                                                goal_budget = budget })
     cls.dom, cls.crowd, cls.n = dom, c, counts[k]
     cls.goal_names = c:goal_names()
     cls.action_names = {}
@@ -235,6 +241,11 @@ function M.build(opts)
     for a, name in ipairs(cls.action_names) do
       if cls.finished_t[name] or name == cls.robbery then cls.actions[#cls.actions + 1] = a end
     end
+  end
+  if opts.warm then -- the crowds made: their planners are set up too
+    local t0 = saspu.clock_ns()
+    world:warm()
+    sim.warm_ms = (saspu.clock_ns() - t0) / 1e6
   end
   local bank = by_kind.bank_counter[1]
   sim.bank_x, sim.bank_y = bank.x, bank.y

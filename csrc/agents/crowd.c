@@ -91,6 +91,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
     sp_crowd_free(c);
     return st;
   }
+  sp_population_mark_clean(c->pop); /* planned once chosen: marked then */
   c->agents = sp__mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
   sp__mem_hint_random(c->agents, (c->capacity + 1) * sizeof(Agent));
   /* time, then phase, then flags; each array padded to 8 bytes so a

@@ -2,7 +2,9 @@
 #include "sp_agents.h"
 
 /* An agent the sweep passes over: free or idle, moving with no answer
- * from the caller, or on a timer (sp_wheel_timed) not yet due. Phases
+ * from the caller, on a timer (sp_wheel_timed) not yet due, or thinking
+ * with only a goal to choose (one the goal budget left for a later
+ * frame: the choose pass, before, takes every other). Phases
  * are mixed at random over the crowd, so testing them agent by agent
  * mispredicts a branch for about every other agent; these masks do not
  * branch. */
@@ -13,7 +15,8 @@ static inline unsigned passed_over(uint8_t ph, uint8_t fl, uint32_t due,
       (ph == SP_PHASE_MOVING) & ((fl & (F_FINISH | F_FAIL | F_BIND)) == 0);
   unsigned timed =
       (ph == SP_PHASE_BLOCKED) | ((ph == SP_PHASE_ACTING) & acting_timed);
-  return idle | unanswered | (timed & (due > now));
+  unsigned later = (ph == SP_PHASE_THINKING) & (fl == F_NEED_GOAL);
+  return idle | unanswered | later | (timed & (due > now));
 }
 
 #if defined(__SSE2__) && defined(__x86_64__)
@@ -31,6 +34,9 @@ static inline unsigned lanes_passed_over(const SpCrowd *c, size_t i,
       _mm_cmpeq_epi8(ph, _mm_set1_epi8(SP_PHASE_MOVING)),
       _mm_cmpeq_epi8(
           _mm_and_si128(fl, _mm_set1_epi8(F_FINISH | F_FAIL | F_BIND)), zero));
+  __m128i asks =
+      _mm_and_si128(_mm_cmpeq_epi8(ph, _mm_set1_epi8(SP_PHASE_THINKING)),
+                    _mm_cmpeq_epi8(fl, _mm_set1_epi8(F_NEED_GOAL)));
   __m128i timed = _mm_cmpeq_epi8(ph, _mm_set1_epi8(SP_PHASE_BLOCKED));
   if (acting_timed)
     timed =
@@ -45,8 +51,8 @@ static inline unsigned lanes_passed_over(const SpCrowd *c, size_t i,
   }
   __m128i late = _mm_packs_epi16(_mm_packs_epi32(later[0], later[1]),
                                  _mm_packs_epi32(later[2], later[3]));
-  __m128i over =
-      _mm_or_si128(_mm_or_si128(idle, unanswered), _mm_and_si128(timed, late));
+  __m128i over = _mm_or_si128(_mm_or_si128(idle, unanswered),
+                              _mm_or_si128(asks, _mm_and_si128(timed, late)));
   return (unsigned)_mm_movemask_epi8(over);
 }
 #endif

@@ -184,9 +184,12 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   /* the budget's share of the chunk; those past it choose later */
   uint32_t allow = c->opt.goal_budget > 0 ? r->allow : UINT32_MAX;
   uint32_t later = 0;
-  fetch_first(c, due, nd, fetch_choosing);
+  /* a chunk past the budget's end: its agents' records are not read */
+  int fetch = allow > 0;
+  if (fetch) fetch_first(c, due, nd, fetch_choosing);
   for (size_t k = 0; k < nd; k++) {
-    if (k + PREFETCH_AHEAD < nd) fetch_choosing(c, due[k + PREFETCH_AHEAD]);
+    if (fetch && k + PREFETCH_AHEAD < nd)
+      fetch_choosing(c, due[k + PREFETCH_AHEAD]);
     size_t i = due[k];
     if (c->flags[i] & F_NEED_GOAL) {
       int b = allow != UINT32_MAX && budgeted(c, i);
@@ -522,6 +525,16 @@ static SpStatus plan_waiting(SpCrowd *c, size_t waiting, uint64_t *woken,
   SpStatus st = sp_population_plan(c->pop, &po, NULL, err);
   c->ms_planning += now_ms() - tp;
   return st;
+}
+
+SpStatus sp_world_warm_planners(SpWorld *w, SpError *err) {
+  sp__error_clear(err);
+  for (SpCrowd *c = w->crowds; c != NULL; c = c->next_in_world) {
+    SpPlanOptions po = {c->pool != NULL ? c->workers : 1, 0, 0, c->pool};
+    SpStatus st = sp_population_warm(c->pop, &po, err);
+    if (st != SP_OK) return st;
+  }
+  return SP_OK;
 }
 
 /* Sets up a crowd's frame. */

@@ -163,6 +163,12 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
     return;
   }
   uint8_t ph = c->phase[i], fl = c->flags[i];
+  /* an agent left to choose at a later frame by the goal budget has
+   * nothing due: the choose pass finds it by its chunk's mark */
+  if (ph == SP_PHASE_THINKING && fl == F_NEED_GOAL) {
+    sleep_bit(c, i);
+    return;
+  }
   /* an interruptible step is looked at every frame, walking or waiting */
   if (c->any_interruptible && ph != SP_PHASE_ACTING &&
       sp__agent_interruptible_now(c, i)) {
@@ -183,11 +189,8 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
   }
   /* an engine move to an agent is checked every frame (F_BIND) */
   int answered = (fl & (F_FINISH | F_FAIL | F_BIND)) != 0;
-  /* an agent left to choose at a later frame by the goal budget has
-   * nothing due: the choose pass finds it by its chunk's mark */
   if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
-      ((ph == SP_PHASE_SCRIPT || ph == SP_PHASE_MOVING) && !answered) ||
-      (ph == SP_PHASE_THINKING && fl == F_NEED_GOAL))
+      ((ph == SP_PHASE_SCRIPT || ph == SP_PHASE_MOVING) && !answered))
     sleep_bit(c, i); /* woken by the call that answers it, or a goal */
   else
     sp_agent_wake(c, i);

@@ -456,6 +456,22 @@ static SpStatus choose_pool(SpPopulation *p, const SpPlanOptions *o,
   return SP_OK;
 }
 
+void sp_population_mark_clean(SpPopulation *pop) {
+  for (size_t i = 0; i < pop->n; i++) pop->status[i] &= (uint8_t)~ST_DIRTY;
+  atomic_store(&pop->dirty_count, 0);
+}
+
+SpStatus sp_population_warm(SpPopulation *pop, const SpPlanOptions *opts,
+                            SpError *err) {
+  sp__error_clear(err);
+  SpPlanOptions o = {0, 0, 0, NULL};
+  if (opts != NULL) o = *opts;
+  int workers = 1;
+  SpThreadPool *pool = NULL;
+  SpStatus st = choose_pool(pop, &o, &pool, &workers, err);
+  return st == SP_OK ? workers_ensure(pop, workers, !o.no_cache, err) : st;
+}
+
 SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
                             SpPlanReport *out, SpError *err) {
   uint64_t t0 = now_ns();

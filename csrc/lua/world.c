@@ -236,13 +236,17 @@ static int l_world_field_budget(lua_State *L)
 
 /* w:warm([ms]) -> fields built, places still without one: builds the
  * places' distance fields ahead (all the budget holds; with ms > 0, none
- * started after ms milliseconds). */
+ * started after ms milliseconds), and sets up the planners of the
+ * crowds made so far. */
 static int l_world_warm(lua_State *L)
 {
   LWorld *w = check_world(L, 1);
   lua_Number ms = luaL_optnumber(L, 2, 0);
   luaL_argcheck(L, ms >= 0, 2, "ms must be 0 (no limit) or more");
   size_t built = 0;
+  SpError err;
+  if (sp_world_warm_planners(w->w, &err) != SP_OK)
+    return luaL_error(L, "saspu.World:warm: %s", err.message);
   size_t left = sp_world_warm_fields(w->w, (double)ms, &built);
   lua_pushinteger(L, (lua_Integer)built);
   lua_pushinteger(L, (lua_Integer)left);
