@@ -12,8 +12,8 @@
 static const SpAllocator plain = {NULL, NULL};
 
 static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
-                       unsigned seed, SpAllocator alloc,
-                       uint32_t parallel_min) {
+                       unsigned seed, SpAllocator alloc, uint32_t parallel_min,
+                       uint32_t goal_budget) {
   t->b = sp_builtin_citizen(plain);
   assert_non_null(t->b);
   assert_int_equal(sp_domain_compile(&t->b->spec, NULL, plain, &t->d, NULL),
@@ -25,6 +25,7 @@ static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
   o.threads = threads;
   o.seed = seed;
   o.parallel_min = parallel_min;
+  o.goal_budget = goal_budget;
   assert_int_equal(sp_crowd_new(t->w, t->d, &o, alloc, &t->c, NULL), SP_OK);
   SpActionBehaviour beh;
   memset(&beh, 0, sizeof beh);
@@ -50,17 +51,22 @@ static void open_crowd(Citizens *t, size_t n, float lo, float hi, int threads,
 
 void citizens_open(Citizens *t, size_t n, float lo, float hi, int threads,
                    unsigned seed) {
-  open_crowd(t, n, lo, hi, threads, seed, plain, 1);
+  open_crowd(t, n, lo, hi, threads, seed, plain, 1, 0);
 }
 
 void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
                       unsigned seed, SpAllocator alloc) {
-  open_crowd(t, n, lo, hi, threads, seed, alloc, 1);
+  open_crowd(t, n, lo, hi, threads, seed, alloc, 1, 0);
 }
 
 void citizens_open_min(Citizens *t, size_t n, float lo, float hi, int threads,
                        unsigned seed, uint32_t parallel_min) {
-  open_crowd(t, n, lo, hi, threads, seed, plain, parallel_min);
+  open_crowd(t, n, lo, hi, threads, seed, plain, parallel_min, 0);
+}
+
+void citizens_open_budget(Citizens *t, size_t n, float lo, float hi,
+                          int threads, unsigned seed, uint32_t goal_budget) {
+  open_crowd(t, n, lo, hi, threads, seed, plain, 1, goal_budget);
 }
 
 void citizens_close(Citizens *t) {

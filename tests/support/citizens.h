@@ -28,6 +28,9 @@ void citizens_open_on(Citizens *t, size_t n, float lo, float hi, int threads,
 /* The same with the crowd's parallel_min (0: the library's default). */
 void citizens_open_min(Citizens *t, size_t n, float lo, float hi, int threads,
                        unsigned seed, uint32_t parallel_min);
+/* The same with the crowd's goal_budget. */
+void citizens_open_budget(Citizens *t, size_t n, float lo, float hi,
+                          int threads, unsigned seed, uint32_t goal_budget);
 void citizens_close(Citizens *t);
 /* Fails the test unless the last frames of a and b gave the same events
  * (agent, kind, reason, goal, action, detail), in the same order. */
