@@ -559,8 +559,8 @@ static const uint8_t *plan_ids(const SpPopulation *p, size_t i, int *len) {
   }
   if (kind == ST_CACHE) {
     uint32_t h = p->handle[i];
-    const SpPlanCache *c = p->workers[h / p->cache_capacity]->cache;
-    uint32_t e = h % p->cache_capacity;
+    const SpPlanCache *c = p->workers[h >> SP_HANDLE_SHIFT]->cache;
+    uint32_t e = h & ((1u << SP_HANDLE_SHIFT) - 1u);
     *len = sp_plan_cache_entry_length(c, e);
     return sp_plan_cache_entry_ids(c, e);
   }

@@ -53,7 +53,7 @@ static uint64_t load_key(const SpPopulation *p, const SpValue *s0,
 static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
                               uint32_t e, size_t i, Worker *w) {
   if (sp_plan_cache_entry_kind(c, e) == SP_CACHE_PLAN) {
-    p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+    p->handle[i] = sp_cache_handle(k, e);
     p->status[i] = ST_CACHE;
   } else {
     p->status[i] =
@@ -80,7 +80,7 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
       uint32_t e = sp__plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN,
                                          w->plan, len, NULL);
       if (e != SP_CACHE_NONE) {
-        p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+        p->handle[i] = sp_cache_handle(k, e);
         p->status[i] = ST_CACHE;
         return;
       }
@@ -149,7 +149,7 @@ static inline int lookup_small(SpPopulation *p, Worker *w, int k, size_t i,
   if (found != 0) {
     uint32_t e = (uint32_t)(found & SP_CACHE_ENTRY_BITS) - 1u;
     if (!(found & SP_CACHE_FAILED_BIT)) {
-      p->handle[i] = (uint32_t)k * p->cache_capacity + e;
+      p->handle[i] = sp_cache_handle(k, e);
       p->status[i] = ST_CACHE;
     } else {
       take_entry(p, c, k, e, i, w);

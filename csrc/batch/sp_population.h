@@ -17,12 +17,23 @@ enum {
   ST_KIND_MASK = 0x03,
   ST_UNPLANNED = 0,
   ST_SLOT = 1,    /* plan in the NPC's slot; handle = length */
-  ST_CACHE = 2,   /* plan in a cache entry; handle = worker * cap + entry */
+  ST_CACHE = 2,   /* plan in a cache entry; handle: sp_cache_handle */
   ST_NO_PLAN = 3, /* failure code in bits 2..4 */
   ST_CODE_SHIFT = 2
 };
 
 #define DIRTY_WORD 0x8080808080808080ull
+
+/* A cached plan's handle: the worker's index above the entry's bits, so
+ * reading a plan takes a shift and a mask, no division by the cache's
+ * capacity. Below 2^31, as a table cell's handle must be. */
+#define SP_HANDLE_SHIFT 24
+_Static_assert(SP_PLAN_CACHE_MAX_CAPACITY <= 1u << SP_HANDLE_SHIFT &&
+                   (uint64_t)SP_THREAD_POOL_MAX << SP_HANDLE_SHIFT <= 1u << 31,
+               "a handle holds any worker and entry");
+static inline uint32_t sp_cache_handle(int worker, uint32_t entry) {
+  return (uint32_t)worker << SP_HANDLE_SHIFT | entry;
+}
 
 /* The dirty flags of the eight NPCs at b, one bit per byte (the status
  * array has 8 spare zero bytes, and chunks are multiples of 64, so the
