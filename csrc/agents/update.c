@@ -79,14 +79,19 @@ static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
 }
 
 /* The agents of chunk r ([lo, hi)) with any bit of `flag` set, in order:
- * from the chunk's list when it has one (each once), else from its flags. */
+ * from the chunk's list when it has one (each once), else from its flags.
+ * Listed agents are far apart: their flags' lines, and with `fetch` their
+ * records, are requested at once, and *all_fetched (may be NULL) says so
+ * (the caller then requests none ahead). */
 static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
-                           size_t hi, uint8_t flag, uint32_t *out) {
+                           size_t hi, uint8_t flag, uint32_t *out,
+                           void (*fetch)(const SpCrowd *, size_t),
+                           int *all_fetched) {
+  if (all_fetched != NULL) *all_fetched = r->list_ok && fetch != NULL;
   if (!r->list_ok) return with_flag(c->flags, lo, hi, flag, out);
-  /* the listed agents are far apart: their lines requested at once */
   for (uint32_t k = 0; k < r->listed; k++) {
     sp_prefetch(c->flags + r->list[k]);
-    fetch_ahead(c, r->list[k]);
+    if (fetch != NULL) fetch(c, r->list[k]);
   }
   size_t n = 0;
   for (uint32_t k = 0; k < r->listed; k++) {
@@ -153,7 +158,8 @@ static void share_budget(SpCrowd *c) {
     if ((!r->choosing && !r->deferred) || left == 0) continue;
     size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
     if (hi > c->n) hi = c->n;
-    size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL, due), n = 0;
+    size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL, due, NULL, NULL);
+    size_t n = 0;
     for (size_t k = 0; k < nd; k++) n += (size_t)budgeted(c, due[k]);
     if (n == 0) r->deferred = 0; /* those left went (a despawn) */
     r->allow = (uint32_t)(n < left ? n : left);
@@ -178,14 +184,15 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     abort();
 #endif
   if (!r->choosing && r->allow == 0) return 0;
-  size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL | F_PLANNING, due);
-  size_t nw = 0;
-  int left = 0; /* an agent that still needs a goal (none, today) */
-  /* the budget's share of the chunk; those past it choose later */
   uint32_t allow = c->opt.goal_budget > 0 ? r->allow : UINT32_MAX;
-  uint32_t later = 0;
   /* a chunk past the budget's end: its agents' records are not read */
-  int fetch = allow > 0;
+  int fetch = allow > 0, fetched;
+  size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL | F_PLANNING, due,
+                           fetch ? fetch_choosing : NULL, &fetched);
+  fetch = fetch && !fetched;
+  size_t nw = 0;
+  int left = 0;       /* an agent that still needs a goal (none, today) */
+  uint32_t later = 0; /* agents past the budget's share: they choose later */
   if (fetch) fetch_first(c, due, nd, fetch_choosing);
   for (size_t k = 0; k < nd; k++) {
     if (fetch && k + PREFETCH_AHEAD < nd)
@@ -233,16 +240,20 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   size_t nd = 0;
   switch (c->pass) {
   case PASS_CHOOSE: flagged = choose_chunk(c, s, chunk, due); break;
-  case PASS_TAKE:
-    nd = chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING, due);
-    fetch_first(c, due, nd, fetch_ahead);
+  case PASS_TAKE: {
+    int fetched;
+    nd = chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING, due,
+                      fetch_ahead, &fetched);
+    if (!fetched) fetch_first(c, due, nd, fetch_ahead);
     for (size_t k = 0; k < nd; k++) {
-      if (k + PREFETCH_AHEAD < nd) fetch_ahead(c, due[k + PREFETCH_AHEAD]);
+      if (!fetched && k + PREFETCH_AHEAD < nd)
+        fetch_ahead(c, due[k + PREFETCH_AHEAD]);
       sp__agent_take_plan(c, s, due[k]);
       sp__wheel_settle(c, wk, due[k]);
     }
     flagged = mark_waiting(c, &c->chunks[chunk], due, nd); /* next goal */
     break;
+  }
   case PASS_COMMIT: commit_chunk(c, wk, &c->chunks[chunk]); break;
   default: {
     /* the agents awake (wheel.c): a timer ran out, a call or a change woke
