@@ -52,7 +52,8 @@ static void test_spreads_first_choices(void **state) {
 }
 
 /* 1, 2 and 3 workers, every pass shared (parallel_min 1): the same events
- * frame by frame, through the budget's frames and the plans' ends. */
+ * frame by frame, through the budget's frames and the plans' ends, and the
+ * same counters. */
 static void test_same_events_any_threads(void **state) {
   (void)state;
   Citizens a, b, d;
@@ -70,6 +71,20 @@ static void test_same_events_any_threads(void **state) {
     events += sp_crowd_event_count(a.c);
   }
   assert_true(events > 10 * N);
+  /* the counters too, whoever counted the events (a worker or the
+   * calling thread) */
+  const Citizens *more[] = {&b, &d};
+  SpCrowdStats sa, sb;
+  sp_crowd_stats(a.c, &sa);
+  assert_true(sa.plans > N && sa.steps_finished > N);
+  for (int k = 0; k < 2; k++) {
+    sp_crowd_stats(more[k]->c, &sb);
+    assert_int_equal(sa.plans, sb.plans);
+    assert_int_equal(sa.replans, sb.replans);
+    assert_int_equal(sa.no_plans, sb.no_plans);
+    assert_int_equal(sa.events, sb.events);
+    assert_int_equal(sa.steps_finished, sb.steps_finished);
+  }
   citizens_close(&a);
   citizens_close(&b);
   citizens_close(&d);

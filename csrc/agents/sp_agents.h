@@ -265,7 +265,8 @@ typedef struct CrowdWorker {
   Ahead ahead;
   struct BindHint *hint; /* this frame's binding answers (bind.c) */
   size_t hint_count, hint_cap;
-  EvTrim hint_trim; /* the hint buffer follows the frames too (stats.c) */
+  EvTrim hint_trim;  /* the hint buffer follows the frames too (stats.c) */
+  uint64_t kinds[5]; /* this pass's events by kind, counted here (update.c) */
 } CrowdWorker;
 
 /* Agents a chunk's record lists as possibly needing a goal or waiting

@@ -312,6 +312,38 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   return flagged;
 }
 
+/* The events the crowd counts, by kind (CrowdWorker.kinds). */
+enum { K_PLANS, K_REPLANS, K_NO_PLANS, K_STEPS, K_EVENTS };
+
+static void tally(uint64_t *kinds, const SpAgentEvent *e, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    switch (e[k].kind) {
+    case SP_EV_PLANNED: kinds[K_PLANS]++; break;
+    case SP_EV_REPLANNED: kinds[K_PLANS]++, kinds[K_REPLANS]++; break;
+    case SP_EV_NO_PLAN: kinds[K_NO_PLANS]++; break;
+    case SP_EV_STEP_FINISHED: kinds[K_STEPS]++; break;
+    default: break;
+    }
+  }
+  kinds[K_EVENTS] += n;
+}
+
+/* Adds a tally to the crowd's counters (subtracts with `sign` -1). */
+static void add_kinds(SpCrowd *c, const uint64_t *kinds, int sign) {
+  uint64_t s = sign < 0 ? UINT64_MAX : 1; /* unsigned wrap: x * -1 */
+  c->plans += s * kinds[K_PLANS];
+  c->replans += s * kinds[K_REPLANS];
+  c->no_plans += s * kinds[K_NO_PLANS];
+  c->steps_finished += s * kinds[K_STEPS];
+  c->events += s * kinds[K_EVENTS];
+}
+
+static void count_kinds(SpCrowd *c, const SpAgentEvent *e, size_t n) {
+  uint64_t kinds[5] = {0};
+  tally(kinds, e, n);
+  add_kinds(c, kinds, 1);
+}
+
 /* The job of each worker: claim chunks in order; a chunk's events are a
  * contiguous run of the worker's buffer, recorded in the chunk table. For
  * PASS_TAKE only chunks with agents waiting for a plan are visited. */
@@ -341,22 +373,11 @@ static void pass_job(void *arg, int worker) {
     uint32_t flagged = run_chunk(c, s, t);
     if (c->pass != PASS_COMMIT) r->flagged = flagged;
     r->count = (uint32_t)(w->ev_count - r->start);
+    if (s.worker >= 0) /* counted here, not on the merging thread */
+      tally(w->kinds, w->ev + r->start, r->count);
     if (c->pass == PASS_ADVANCE)
       r->hint_count = (uint32_t)(w->hint_count - r->hint_start);
   }
-}
-
-static void count_kinds(SpCrowd *c, const SpAgentEvent *e, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    switch (e[k].kind) {
-    case SP_EV_PLANNED: c->plans++; break;
-    case SP_EV_REPLANNED: c->plans++, c->replans++; break;
-    case SP_EV_NO_PLAN: c->no_plans++; break;
-    case SP_EV_STEP_FINISHED: c->steps_finished++; break;
-    default: break;
-    }
-  }
-  c->events += n;
 }
 
 /* Makes room for `want` events in the frame buffer (serial). */
@@ -372,28 +393,31 @@ static int reserve_events(SpCrowd *c, size_t want) {
   return 1;
 }
 
-/* Appends n events to the frame buffer (serial). */
-static int frame_append(SpCrowd *c, const SpAgentEvent *e, size_t n) {
-  if (!reserve_events(c, c->ev_count + n)) return 0;
-  memcpy(c->ev + c->ev_count, e, n * sizeof *e);
-  count_kinds(c, e, n);
-  c->ev_count += n;
-  return 1;
-}
-
-/* Merges the events of the pass just run in chunk order (serial). */
+/* Merges the events of the pass just run in chunk order (serial); the
+ * workers counted them by kind already (pass_job), the calling thread
+ * only adds their tallies, less the events a lack of memory lost. */
 static void pass_merge(SpCrowd *c) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   for (size_t t = 0; t < chunks; t++) {
     ChunkRec *r = &c->chunks[t];
     if (r->count == 0) continue;
-    if (!frame_append(c, c->cw[r->worker].ev + r->start, r->count))
-      atomic_fetch_add(&c->lost, r->count);
+    const SpAgentEvent *e = c->cw[r->worker].ev + r->start;
+    if (reserve_events(c, c->ev_count + r->count)) {
+      memcpy(c->ev + c->ev_count, e, r->count * sizeof *e);
+      c->ev_count += r->count;
+      continue;
+    }
+    atomic_fetch_add(&c->lost, r->count);
+    uint64_t lost[5] = {0};
+    tally(lost, e, r->count);
+    add_kinds(c, lost, -1);
   }
   for (int k = 0; k < c->workers; k++) {
     CrowdWorker *w = &c->cw[k];
     if (w->ev_count > w->ev_peak) w->ev_peak = w->ev_count;
     w->ev_count = 0;
+    add_kinds(c, w->kinds, 1);
+    memset(w->kinds, 0, sizeof w->kinds);
   }
 }
 
