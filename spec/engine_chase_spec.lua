@@ -9,14 +9,7 @@ local FIELD = ("....................\n"):rep(3) .. "..........#.........\n" .. (
 -- `patch` "value": the citizens' `debating` gains a value, so both crowds changed for a
 -- world:load with migrate (the sheriff's step did not).
 local function town(movement, patch)
-  local domain = support.citizen()
-  if patch then
-    local spec = saspu.load("domains/citizen.lua")
-    for _, v in ipairs(spec.variables) do
-      if v.name == "debating" then v.values[#v.values + 1] = "heated" end
-    end
-    domain = saspu.domain(spec)
-  end
+  local domain = patch and support.citizen_heated() or support.citizen()
   local world = saspu.world { grid = saspu.grid_from_ascii(FIELD),
                               places = { { name = "east", x = 20, y = 7 } } }
   local bandits = world:crowd(domain, {
