@@ -122,3 +122,9 @@ int sp__goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b) {
   return !sp_blocker_blocks_all(b, c->choices[index], c->choice_count[index],
                                 c->m);
 }
+
+int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
+  for (int v = 0; v < m; v++)
+    if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
+  return 1;
+}

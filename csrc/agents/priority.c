@@ -146,3 +146,16 @@ const uint8_t *sp__agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
   }
   return order;
 }
+
+int sp_crowd_priority(const SpCrowd *c, int index) {
+  for (int g = 0; g < c->goal_count; g++)
+    if (c->goals[g].index == index) return c->goals[g].priority;
+  return 0;
+}
+
+void sp__agent_clear_refused(SpCrowd *c, size_t i) {
+  c->agents[i].refused = 0;
+  if (c->refused_words > 0)
+    memset(c->refused_hi + i * c->refused_words, 0,
+           c->refused_words * sizeof(uint32_t));
+}

@@ -52,16 +52,6 @@ void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
 }
 
 /* ------------------------------------------------------------------ */
-/* Conditions                                                         */
-/* ------------------------------------------------------------------ */
-
-int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
-  for (int v = 0; v < m; v++)
-    if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
-  return 1;
-}
-
-/* ------------------------------------------------------------------ */
 /* The plan at hand                                                   */
 /* ------------------------------------------------------------------ */
 
@@ -94,13 +84,6 @@ static void set_refused(SpCrowd *c, size_t i, int g) {
   }
   size_t k = (size_t)(g - REFUSED_LOW);
   c->refused_hi[i * c->refused_words + k / 32u] |= 1u << (k % 32u);
-}
-
-void sp__agent_clear_refused(SpCrowd *c, size_t i) {
-  c->agents[i].refused = 0;
-  if (c->refused_words > 0)
-    memset(c->refused_hi + i * c->refused_words, 0,
-           c->refused_words * sizeof(uint32_t));
 }
 
 /* higher_goal past its quick answers. */
@@ -765,24 +748,6 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 /* ------------------------------------------------------------------ */
 /* Interruptible steps                                                */
 /* ------------------------------------------------------------------ */
-
-int sp__agent_interruptible_now(const SpCrowd *c, size_t i) {
-  const Agent *a = &c->agents[i];
-  uint8_t ph = c->phase[i];
-  if (a->goal == GOAL_NONE ||
-      !(ph == SP_PHASE_WALKING || ph == SP_PHASE_MOVING ||
-        ph == SP_PHASE_BLOCKED || ph == SP_PHASE_ACTING))
-    return 0;
-  if (c->flags[i] & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
-  int act;
-  if (a->step != STEP_NONE)
-    act = sp_population_plan_step(c->pop, i, a->step);
-  else if (ph == SP_PHASE_BLOCKED && a->reason == SP_REASON_FULL)
-    act = a->fail_action; /* waiting for room: its step starts when in */
-  else
-    return 0;
-  return act >= 0 && act < c->action_count && c->beh[act].interruptible;
-}
 
 int sp__agent_interrupt(SpCrowd *c, Sink s, size_t i) {
   if (!sp__agent_interruptible_now(c, i)) return 0;
