@@ -566,9 +566,12 @@ static inline void sp_facts_sync(SpCrowd *c, size_t i) {
 void sp__facts_plan_taken(SpCrowd *c, size_t i, uint16_t *buf);
 /* After a load: who reads which tie, from every agent's plan. */
 void sp__facts_reload(SpCrowd *c);
+/* An agent whose state the facts or the sensors changed: the frame loop
+ * says how it reacts (sp__agent_changed, crowd.c). */
+typedef void (*SpChanged)(SpCrowd *c, size_t i);
 /* Serial, before a frame: the agents concerned by a fact that changed
- * since the last frame react as to a world change. */
-void sp__facts_apply(SpCrowd *c);
+ * since the last frame are handed to `changed`, as after a world change. */
+void sp__facts_apply(SpCrowd *c, SpChanged changed);
 void sp__facts_free(SpCrowd *c);
 void sp__world_facts_free(SpWorld *w);
 /* The tie of variable var, or -1. */
@@ -581,7 +584,8 @@ void sp__agent_changed(SpCrowd *c, size_t i);
 /* Serial, before a frame: the readings due. SP_ERR_MEMORY (nothing
  * changed) when a sensed crowd's index cannot be made. */
 SpStatus sp__sensors_ready(SpCrowd *c, SpError *err);
-void sp__sensors_read(SpCrowd *c);
+/* An agent whose reading changed goes to `changed`. */
+void sp__sensors_read(SpCrowd *c, SpChanged changed);
 /* 1 when variable var is a sensor's. */
 int sp__sensor_of(const SpCrowd *c, int var);
 /* 1 when a live agent other than `skip` is within r (index ready). */

@@ -657,8 +657,10 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
         (st = sp__sensors_ready(crowds[k], err)) != SP_OK)
       return st;
   for (size_t k = 0; k < count; k++) {
-    if (crowds[k]->tie_count > 0) sp__facts_apply(crowds[k]); /* world facts */
-    if (crowds[k]->sensor_count > 0) sp__sensors_read(crowds[k]);
+    if (crowds[k]->tie_count > 0)
+      sp__facts_apply(crowds[k], sp__agent_changed); /* world facts */
+    if (crowds[k]->sensor_count > 0)
+      sp__sensors_read(crowds[k], sp__agent_changed);
   }
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
