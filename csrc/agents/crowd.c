@@ -3,6 +3,17 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_release.h"
+#include "sp_wheel.h"
+#include "sp_chase.h"
+#include "sp_detail.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_goals.h"
+#include "sp_loop.h"
+#include "sp_slots.h"
+#include "sp_space.h"
+#include "sp_walk.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 
@@ -387,33 +398,6 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   sp_index_note(c, i);
   if (agent != NULL) *agent = i;
   return SP_OK;
-}
-
-/* After a state change: an idle agent looks for a goal again; one whose
- * remaining plan no longer works replans (world_changed). With a
- * selector, an answer the caller gave for the old state and that waits
- * for the next update is dropped: the agent is asked again. */
-void sp__agent_changed(SpCrowd *c, size_t i) {
-  Agent *a = &c->agents[i];
-  if (c->flags[i] & F_NEED_GOAL) {
-    if (c->selector && a->why == SP_REASON_SELECT) {
-      a->goal = GOAL_NONE;
-      a->why = SP_REASON_NONE;
-    }
-    return;
-  }
-  if (c->phase[i] == SP_PHASE_IDLE) {
-    c->flags[i] |= F_NEED_GOAL;
-    sp_agent_mark_choosing(c, i);
-    a->why = SP_REASON_NONE;
-    c->phase[i] = SP_PHASE_THINKING;
-    return;
-  }
-  if (!sp__agent_plan_holds(c, i, c->cw[0].state)) {
-    c->flags[i] |= F_NEED_GOAL;
-    sp_agent_mark_choosing(c, i);
-    a->why = SP_REASON_WORLD_CHANGED;
-  }
 }
 
 /* How far ahead sp_crowd_set_var_many requests agents' rows. */

@@ -2,6 +2,9 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_goals.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_goals.h"
 #include "sp_alloc.h"
 #include "sp_error.h"
 

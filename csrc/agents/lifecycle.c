@@ -3,6 +3,13 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_release.h"
+#include "sp_chase.h"
+#include "sp_due.h"
+#include "sp_goals.h"
+#include "sp_places.h"
+#include "sp_slots.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

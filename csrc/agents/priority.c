@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_goals.h"
+#include "sp_slots.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

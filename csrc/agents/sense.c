@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "sp_agents.h"
+#include "sp_facts.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

@@ -5,6 +5,16 @@
 
 #include "sp_conds.h"
 #include "sp_step.h"
+#include "sp_release.h"
+#include "sp_wheel.h"
+#include "sp_chase.h"
+#include "sp_detail.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_goals.h"
+#include "sp_loop.h"
+#include "sp_space.h"
+#include "sp_walk.h"
 
 /* The rare paths of checks every step end makes stay out of line, so the
  * quick answers need no stack frame. */
@@ -502,6 +512,33 @@ int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
     apply_effect(c->domain, act, scratch);
   }
   return replay_ok(c, &plan, -1, scratch);
+}
+
+/* After a state change: an idle agent looks for a goal again; one whose
+ * remaining plan no longer works replans (world_changed). With a
+ * selector, an answer the caller gave for the old state and that waits
+ * for the next update is dropped: the agent is asked again. */
+void sp__agent_changed(SpCrowd *c, size_t i) {
+  Agent *a = &c->agents[i];
+  if (c->flags[i] & F_NEED_GOAL) {
+    if (c->selector && a->why == SP_REASON_SELECT) {
+      a->goal = GOAL_NONE;
+      a->why = SP_REASON_NONE;
+    }
+    return;
+  }
+  if (c->phase[i] == SP_PHASE_IDLE) {
+    c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
+    a->why = SP_REASON_NONE;
+    c->phase[i] = SP_PHASE_THINKING;
+    return;
+  }
+  if (!sp__agent_plan_holds(c, i, c->cw[0].state)) {
+    c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
+    a->why = SP_REASON_WORLD_CHANGED;
+  }
 }
 
 /* Straight-line estimate of where a step would send the agent. */

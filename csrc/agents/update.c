@@ -7,6 +7,16 @@
 #include <time.h>
 
 #include "sp_agents.h"
+#include "sp_release.h"
+#include "sp_wheel.h"
+#include "sp_ahead.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_loop.h"
+#include "sp_places.h"
+#include "sp_space.h"
+#include "sp_stats.h"
+#include "sp_walk.h"
 #include "sp_error.h"
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };

@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_wheel.h"
+#include "sp_due.h"
+#include "sp_walk.h"
 #include "sp_internal.h"
 
 /* The agents armed in one slot, in no order, in a chain of blocks from
