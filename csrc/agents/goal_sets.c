@@ -1,4 +1,4 @@
-/* goal_sets.c: goals reached by any of several conditions (a goal whose variables take sets of values): holding, choosing the combination to plan, and what blocks them all. */
+/* goal_sets.c: a condition tested on a state, and goals reached by any of several conditions (a goal whose variables take sets of values): holding, choosing the combination to plan, and what blocks them all. */
 #include <string.h>
 
 #include "sp_agents.h"

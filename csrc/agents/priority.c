@@ -1,4 +1,4 @@
-/* priority.c: an agent's own priorities for some goals (a sparse list per crowd), and the order in which that agent tries its goals. */
+/* priority.c: an agent's own priorities for some goals (a sparse list per crowd), the order in which that agent tries its goals, a goal's priority in the crowd, and the refusals an agent forgets when it chooses again. */
 #include <string.h>
 
 #include "sp_agents.h"

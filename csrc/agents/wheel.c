@@ -1,4 +1,4 @@
-/* wheel.c: due times: agents waiting on a timer sleep in a wheel of ticks, so an update visits only the agents whose wait ends or whom something woke. */
+/* wheel.c: due times: agents waiting on a timer sleep in a wheel of ticks, so an update visits only the agents whose wait ends or whom something woke; an agent with an interruptible step stays awake. */
 #include <math.h>
 #include <string.h>
 
