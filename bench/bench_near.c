@@ -7,6 +7,7 @@
 #include "bench_util.h"
 #include "citizen_town.h"
 #include "sp_agents.h"
+#include "sp_space.h"
 
 #define AGENTS  1000000
 #define FRAMES  31

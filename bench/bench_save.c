@@ -7,6 +7,7 @@
 #include "bench_util.h"
 #include "citizen_town.h"
 #include "sp_save.h"
+#include "sp_due.h"
 
 /* n walking citizens with 50 markets, every fifth holding 4 (so the save
  * has reservations); the same calls build the same world. */

@@ -12,14 +12,7 @@ local FIELD = ("....................\n"):rep(3) .. "..........#.........\n" .. (
 -- the citizens' `debating` (both crowds change, the sheriff's step does not); "step" also
 -- makes the sheriff's buy_food last longer (a plan using it no longer fits).
 local function town(form, patch)
-  local domain = support.citizen()
-  if patch then
-    local spec = saspu.load("domains/citizen.lua")
-    for _, v in ipairs(spec.variables) do
-      if v.name == "debating" then v.values[#v.values + 1] = "heated" end
-    end
-    domain = saspu.domain(spec)
-  end
+  local domain = patch and support.citizen_heated() or support.citizen()
   local world = saspu.world { grid = saspu.grid_from_ascii(FIELD),
                               places = { { name = "east", x = 20, y = 7 } } }
   local bandits = world:crowd(domain, {

@@ -6,14 +6,17 @@ local FIELD = ("....................\n"):rep(3) .. "..........#.........\n" .. (
 
 -- A bandit walking east (saspu moves it, 2 cells a second) to "east"; a sheriff whose
 -- buy_food step goes to the bandit, moved by saspu (grid) or by the game (engine).
-local function town(movement)
+-- `patch` "value": the citizens' `debating` gains a value, so both crowds changed for a
+-- world:load with migrate (the sheriff's step did not).
+local function town(movement, patch)
+  local domain = patch and support.citizen_heated() or support.citizen()
   local world = saspu.world { grid = saspu.grid_from_ascii(FIELD),
                               places = { { name = "east", x = 20, y = 7 } } }
-  local bandits = world:crowd(support.citizen(), {
+  local bandits = world:crowd(domain, {
     actions = { buy_food = { duration = 60, at = "east" } }, goals = { { "work" } },
   }, { speed = 2 })
   local bandit = bandits:spawn { start = "start_of_day", x = 1, y = 7 }
-  local sheriffs = world:crowd(support.citizen(), {
+  local sheriffs = world:crowd(domain, {
     actions = { buy_food = { duration = 1, at = function(a) return a.data.prey, 1 end } },
     goals = { { "work" } },
   }, { movement = movement })
@@ -196,4 +199,36 @@ describe("engine moves across world:save and world:load", function()
     assert.is_true(dist <= 1)
     assert.equal(0, c2:moves(out))
   end)
+
+  for _, saved_movement in ipairs { "engine", "grid" } do
+    it("keeps the target of the walk across a load with migrate where the crowds changed ("
+       .. saved_movement .. " at the save, engine after)", function()
+      local world, sheriff = town(saved_movement)
+      run(world, sheriff, 3)
+      local saved = world:save()
+      local w2, s2, b2, c2 = town("engine", "value")
+      local report = w2:load(saved, { migrate = true })
+      assert.is_true(support.has_line(report, "crowd 2 'citizen': 1 walk to another agent kept"))
+      assert.is_false(support.has_line(report, "dropped"))
+      local out = {}
+      if saved_movement == "engine" then
+        assert.equal(1, c2:moves(out))
+        assert.equal(b2, out[4])
+      end
+      local first, dist
+      local log = run(w2, s2, 60, game(), function(ev)
+        if ev.kind == "move" and first == nil then
+          first = ev
+          assert.equal(b2, ev.target)
+        elseif ev.kind == "arrived" then
+          local sx, sy = s2:position()
+          dist = cheb(sx, sy, b2:position())
+        end
+      end)
+      assert.truthy(first, "a move after the load")
+      assert.equal(saved_movement == "engine", first.repeated)
+      assert.truthy(table.concat(log, " "):find("arrived step_finished", 1, true))
+      assert.is_true(dist <= 1) -- where the bandit stands, not where it stood at the save
+    end)
+  end
 end)

@@ -10,6 +10,9 @@
 
 #include "citizens.h"
 #include "sp_agents.h"
+#include "sp_wheel.h"
+#include "sp_ahead.h"
+#include "sp_due.h"
 
 enum { N = 5 * SP_CROWD_CHUNK + 300 }; /* a last chunk not whole */
 

@@ -14,6 +14,7 @@
 #include "random_domain.h"
 #include "saspu_agents.h"
 #include "sp_agents.h"
+#include "sp_due.h"
 #include "sp_save.h"
 
 static const SpAllocator plain = {NULL, NULL};

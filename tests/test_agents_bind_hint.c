@@ -8,6 +8,8 @@
 
 #include "saspu_agents.h"
 #include "sp_agents.h"
+#include "sp_wheel.h"
+#include "sp_loop.h"
 #include "test_fixture.h"
 
 static const SpAllocator plain = {NULL, NULL};

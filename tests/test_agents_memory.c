@@ -15,6 +15,8 @@
 #include "saspu_agents.h"
 #include "saspu_population.h"
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_loop.h"
 #include "sp_builtin.h"
 #include "sp_internal.h"
 #include "walk_town.h"

@@ -9,6 +9,7 @@
 
 #include "saspu_agents.h"
 #include "sp_save.h"
+#include "sp_due.h"
 #include "test_alloc.h"
 #include "test_fixture.h"
 

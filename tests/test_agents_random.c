@@ -11,6 +11,7 @@
 #include "random_domain.h"
 #include "saspu_agents.h"
 #include "sp_save.h"
+#include "sp_due.h"
 #include "test_alloc.h"
 
 static const SpAllocator plain = {NULL, NULL};

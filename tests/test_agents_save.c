@@ -12,6 +12,7 @@
 #include "random_domain.h"
 #include "saspu_agents.h"
 #include "sp_save.h"
+#include "sp_due.h"
 #include "test_alloc.h"
 #include "test_fixture.h"
 

@@ -10,6 +10,8 @@
 
 #include "citizens.h"
 #include "sp_agents.h"
+#include "sp_wheel.h"
+#include "sp_due.h"
 
 enum { N = 3 * SP_CROWD_CHUNK + 77 }; /* a last chunk not whole */
 

@@ -10,7 +10,7 @@
 -- exits 1 when one holds more than MAX files (default below: what the
 -- tree holds today, so a new circle or a grown one fails the lint stage).
 
-local DEFAULT_MAX = 17
+local DEFAULT_MAX = 3
 
 local max = tonumber(arg[1] or DEFAULT_MAX)
 if not max then

@@ -1,5 +1,6 @@
 /* ahead.c: the advance pass's look-ahead: requests the memory of the awake agents a worker visits next, some agents before their visit. */
 #include "sp_agents.h"
+#include "sp_ahead.h"
 
 /* The next awake agent at or after the cursor, below its end; 0 when
  * none is left. */

@@ -2,6 +2,12 @@
 #include <math.h>
 
 #include "sp_step.h"
+#include "sp_wheel.h"
+#include "sp_chase.h"
+#include "sp_due.h"
+#include "sp_loop.h"
+#include "sp_places.h"
+#include "sp_walk.h"
 
 /* ------------------------------------------------------------------ */
 /* Binding (serial)                                                   */

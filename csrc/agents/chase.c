@@ -3,6 +3,11 @@
 #include <string.h>
 
 #include "sp_step.h"
+#include "sp_chase.h"
+#include "sp_due.h"
+#include "sp_loop.h"
+#include "sp_places.h"
+#include "sp_slots.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

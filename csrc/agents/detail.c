@@ -1,5 +1,6 @@
 /* detail.c: the detail of each agent's last no_plan, kept apart from its record. */
 #include "sp_agents.h"
+#include "sp_detail.h"
 #include "sp_internal.h"
 
 static size_t detail_bytes(const SpCrowd *c) {

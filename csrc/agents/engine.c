@@ -1,5 +1,6 @@
 /* engine.c: crowds the game moves (movement "engine"): what is pending, where an agent target is, and many positions set in one call. */
 #include "sp_agents.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

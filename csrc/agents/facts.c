@@ -2,6 +2,9 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_goals.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 
@@ -283,7 +286,7 @@ static int goals_read(const SpCrowd *c, int var) {
 
 /* One tie's change: the agents whose plan reads it (found through the
  * chunk counts), then the idle ones when a goal reads it. */
-static void apply_tie(SpCrowd *c, int k) {
+static void apply_tie(SpCrowd *c, int k, SpChanged changed) {
   uint8_t bit = (uint8_t)(1u << k);
   uint16_t *buf = c->cw[0].plan;
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
@@ -296,23 +299,23 @@ static void apply_tie(SpCrowd *c, int k) {
       set_reads(c, i, plan_reads(c, i, buf)); /* a plan dropped since */
       if (!(c->reads[i] & bit)) continue;
       sp_facts_sync(c, i);
-      sp__agent_changed(c, i);
+      changed(c, i);
     }
   }
   if (!goals_read(c, c->ties[k].var)) return;
   for (size_t i = 0; i < c->n; i++) {
     if (c->phase[i] != SP_PHASE_IDLE) continue;
     sp_facts_sync(c, i);
-    sp__agent_changed(c, i);
+    changed(c, i);
   }
 }
 
-void sp__facts_apply(SpCrowd *c) {
+void sp__facts_apply(SpCrowd *c, SpChanged changed) {
   for (int k = 0; k < c->tie_count; k++) {
     int v = c->world->facts[c->ties[k].fact].value;
     if (v == c->ties[k].value) continue;
     c->ties[k].value = (uint8_t)v;
-    apply_tie(c, k);
+    apply_tie(c, k, changed);
   }
 }
 

@@ -1,7 +1,9 @@
-/* goal_sets.c: goals reached by any of several conditions (a goal whose variables take sets of values): holding, choosing the combination to plan, and what blocks them all. */
+/* goal_sets.c: a condition tested on a state, and goals reached by any of several conditions (a goal whose variables take sets of values): holding, choosing the combination to plan, and what blocks them all. */
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_goals.h"
 #include "sp_alloc.h"
 #include "sp_error.h"
 
@@ -121,4 +123,10 @@ int sp__goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b) {
     return 0;
   return !sp_blocker_blocks_all(b, c->choices[index], c->choice_count[index],
                                 c->m);
+}
+
+int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
+  for (int v = 0; v < m; v++)
+    if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
+  return 1;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

@@ -3,41 +3,15 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_release.h"
+#include "sp_chase.h"
+#include "sp_due.h"
+#include "sp_goals.h"
+#include "sp_places.h"
+#include "sp_slots.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
-
-/* ------------------------------------------------------------------ */
-/* Slots                                                              */
-/* ------------------------------------------------------------------ */
-
-static size_t slot_bytes(const SpCrowd *c) {
-  return 2u * (c->capacity + 1) * sizeof(uint32_t);
-}
-
-int sp__crowd_slots_ready(SpCrowd *c) {
-  if (c->gens != NULL) return 1;
-  uint32_t *block = sp__mem_alloc(c->alloc, slot_bytes(c));
-  if (block == NULL) return 0;
-  memset(block, 0, slot_bytes(c));
-  c->gens = block;
-  c->free_slots = block + c->capacity + 1;
-  c->free_count = 0;
-  return 1;
-}
-
-void sp__crowd_slots_free(SpCrowd *c) {
-  if (c->gens != NULL) sp__mem_free(c->alloc, c->gens, slot_bytes(c));
-  c->gens = c->free_slots = NULL;
-  c->free_count = 0;
-}
-
-int sp_crowd_alive(const SpCrowd *c, size_t agent) {
-  return agent < c->n && c->phase[agent] != SP_PHASE_FREE;
-}
-
-uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent) {
-  return c->gens != NULL && agent < c->capacity ? c->gens[agent] : 0;
-}
 
 /* The slot keeps nothing the next agent could see: its flags, phase and
  * time are cleared here and spawn rewrites its record and state. */

@@ -1,7 +1,9 @@
-/* priority.c: an agent's own priorities for some goals (a sparse list per crowd), and the order in which that agent tries its goals. */
+/* priority.c: an agent's own priorities for some goals (a sparse list per crowd), the order in which that agent tries its goals, a goal's priority in the crowd, and the refusals an agent forgets when it chooses again. */
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_goals.h"
+#include "sp_slots.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 
@@ -145,4 +147,17 @@ const uint8_t *sp__agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
     n++;
   }
   return order;
+}
+
+int sp_crowd_priority(const SpCrowd *c, int index) {
+  for (int g = 0; g < c->goal_count; g++)
+    if (c->goals[g].index == index) return c->goals[g].priority;
+  return 0;
+}
+
+void sp__agent_clear_refused(SpCrowd *c, size_t i) {
+  c->agents[i].refused = 0;
+  if (c->refused_words > 0)
+    memset(c->refused_hi + i * c->refused_words, 0,
+           c->refused_words * sizeof(uint32_t));
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_places.h"
 #include "sp_internal.h"
 
 /* One list for the whole world, oldest first: an agent's turn is its

@@ -2,6 +2,7 @@
 #include <stdint.h>
 
 #include "sp_agents.h"
+#include "sp_places.h"
 #include "sp_internal.h"
 
 /* Two open-addressed tables over the world's list of waiters (queue.c):

@@ -1,5 +1,6 @@
 /* recheck.c: goals whose `when` is checked again while they run (a behaviour's recheck = true). */
 #include "sp_agents.h"
+#include "sp_goals.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

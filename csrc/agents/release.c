@@ -1,5 +1,7 @@
 /* release.c: a step's reserved place given up: at once, or, in a pass on workers, listed by the worker and counted down when the pass ends. */
 #include "sp_agents.h"
+#include "sp_release.h"
+#include "sp_wheel.h"
 
 /* Many agents of a town leave the same few places in a frame: were the
  * workers to lower a place's count each time, its cache line would pass

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "sp_agents.h"
+#include "sp_facts.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 
@@ -82,7 +84,7 @@ static int place_near(const SpWorld *w, int kind, int x, int y, int r) {
 }
 
 /* One sensor over every live agent. */
-static void read_sensor(SpCrowd *c, const SpSensor *s) {
+static void read_sensor(SpCrowd *c, const SpSensor *s, SpChanged changed) {
   const SpCrowd *near = s->near;
   int gone = near != NULL && near->retired; /* closed: senses nothing */
   size_t self =
@@ -99,14 +101,14 @@ static void read_sensor(SpCrowd *c, const SpSensor *s) {
     if (state[s->var] == v) continue;
     sp_facts_sync(c, i);
     state[s->var] = v;
-    sp__agent_changed(c, i);
+    changed(c, i);
   }
 }
 
-void sp__sensors_read(SpCrowd *c) {
+void sp__sensors_read(SpCrowd *c, SpChanged changed) {
   for (int k = 0; k < c->sensor_count; k++) {
     if (!due(c, k)) continue;
     c->sensor_due[k] = c->clock + (double)c->sensors[k].period;
-    read_sensor(c, &c->sensors[k]);
+    read_sensor(c, &c->sensors[k], changed);
   }
 }

@@ -1,6 +1,8 @@
-/* sp_due.h: private to csrc/agents/ (included by sp_agents.h): due times of agents, kept in ticks, and the timer wheel's entry points. */
+/* sp_due.h: private to csrc/agents/: due times of agents, kept in ticks, the helpers every stage of the frame loop uses to read and set them (wheel.c keeps the wheel they feed: sp_wheel.h). */
 #ifndef sp_due_h
 #define sp_due_h
+
+#include "sp_agents.h"
 
 /* ---- due times (wheel.c) ------------------------------------------- */
 
@@ -82,28 +84,5 @@ static inline float sp_agent_saved_time(const SpCrowd *c, size_t i) {
   if (ph != SP_PHASE_WALKING) return 0.0f;
   return sp_walk_timed(c, i) ? sp_walk_progress(c, i) : c->time[i];
 }
-int sp__wheel_new(SpCrowd *c);
-void sp__wheel_free(SpCrowd *c);
-size_t sp__wheel_bytes(const SpCrowd *c);
-/* After a visit of agent i by worker wk: asleep (on a timer, armed
- * through the worker's list) or awake at the next advance. */
-void sp__wheel_settle(SpCrowd *c, int wk, size_t i);
-/* Serial, after a pass: the timers the workers started into the wheel. */
-void sp__wheel_flush(SpCrowd *c);
-/* Serial, at a frame's start (clock advanced): wakes the agents whose
- * wait ends, or every agent for a long frame. */
-void sp__wheel_frame(SpCrowd *c);
-/* After a load: the seconds left in the time slots become due times
- * from the clock loaded, every agent awake, the wheel empty. */
-void sp__wheel_loaded(SpCrowd *c);
-void sp__wheel_wake_all(SpCrowd *c);
-/* The agents of [lo, hi) awake, in order (whole words of a chunk). */
-size_t sp__wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
-                            uint32_t *out);
-/* A long frame (sweep.c): the agents of [lo, hi) with something due, in
- * order: not free or idle, not moving without the caller's answer, not
- * on a timer (sp_wheel_timed) still running. */
-size_t sp__wheel_sweep_list(const SpCrowd *c, size_t lo, size_t hi,
-                            uint32_t *out);
 
 #endif

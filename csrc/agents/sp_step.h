@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_loop.h"
 #include "sp_internal.h"
 
 /* The plan of one agent, looked up in the population at most once per

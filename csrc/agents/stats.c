@@ -2,6 +2,13 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_release.h"
+#include "sp_wheel.h"
+#include "sp_detail.h"
+#include "sp_goals.h"
+#include "sp_loop.h"
+#include "sp_space.h"
+#include "sp_stats.h"
 #include "sp_internal.h"
 
 /* ------------------------------------------------------------------ */

@@ -5,6 +5,16 @@
 
 #include "sp_conds.h"
 #include "sp_step.h"
+#include "sp_release.h"
+#include "sp_wheel.h"
+#include "sp_chase.h"
+#include "sp_detail.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_goals.h"
+#include "sp_loop.h"
+#include "sp_space.h"
+#include "sp_walk.h"
 
 /* The rare paths of checks every step end makes stay out of line, so the
  * quick answers need no stack frame. */
@@ -52,16 +62,6 @@ void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
 }
 
 /* ------------------------------------------------------------------ */
-/* Conditions                                                         */
-/* ------------------------------------------------------------------ */
-
-int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
-  for (int v = 0; v < m; v++)
-    if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
-  return 1;
-}
-
-/* ------------------------------------------------------------------ */
 /* The plan at hand                                                   */
 /* ------------------------------------------------------------------ */
 
@@ -94,13 +94,6 @@ static void set_refused(SpCrowd *c, size_t i, int g) {
   }
   size_t k = (size_t)(g - REFUSED_LOW);
   c->refused_hi[i * c->refused_words + k / 32u] |= 1u << (k % 32u);
-}
-
-void sp__agent_clear_refused(SpCrowd *c, size_t i) {
-  c->agents[i].refused = 0;
-  if (c->refused_words > 0)
-    memset(c->refused_hi + i * c->refused_words, 0,
-           c->refused_words * sizeof(uint32_t));
 }
 
 /* higher_goal past its quick answers. */
@@ -521,6 +514,33 @@ int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   return replay_ok(c, &plan, -1, scratch);
 }
 
+/* After a state change: an idle agent looks for a goal again; one whose
+ * remaining plan no longer works replans (world_changed). With a
+ * selector, an answer the caller gave for the old state and that waits
+ * for the next update is dropped: the agent is asked again. */
+void sp__agent_changed(SpCrowd *c, size_t i) {
+  Agent *a = &c->agents[i];
+  if (c->flags[i] & F_NEED_GOAL) {
+    if (c->selector && a->why == SP_REASON_SELECT) {
+      a->goal = GOAL_NONE;
+      a->why = SP_REASON_NONE;
+    }
+    return;
+  }
+  if (c->phase[i] == SP_PHASE_IDLE) {
+    c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
+    a->why = SP_REASON_NONE;
+    c->phase[i] = SP_PHASE_THINKING;
+    return;
+  }
+  if (!sp__agent_plan_holds(c, i, c->cw[0].state)) {
+    c->flags[i] |= F_NEED_GOAL;
+    sp_agent_mark_choosing(c, i);
+    a->why = SP_REASON_WORLD_CHANGED;
+  }
+}
+
 /* Straight-line estimate of where a step would send the agent. */
 static int step_distance(SpCrowd *c, const Agent *a, int act) {
   const SpActionBehaviour *b = &c->beh[act];
@@ -765,24 +785,6 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 /* ------------------------------------------------------------------ */
 /* Interruptible steps                                                */
 /* ------------------------------------------------------------------ */
-
-int sp__agent_interruptible_now(const SpCrowd *c, size_t i) {
-  const Agent *a = &c->agents[i];
-  uint8_t ph = c->phase[i];
-  if (a->goal == GOAL_NONE ||
-      !(ph == SP_PHASE_WALKING || ph == SP_PHASE_MOVING ||
-        ph == SP_PHASE_BLOCKED || ph == SP_PHASE_ACTING))
-    return 0;
-  if (c->flags[i] & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
-  int act;
-  if (a->step != STEP_NONE)
-    act = sp_population_plan_step(c->pop, i, a->step);
-  else if (ph == SP_PHASE_BLOCKED && a->reason == SP_REASON_FULL)
-    act = a->fail_action; /* waiting for room: its step starts when in */
-  else
-    return 0;
-  return act >= 0 && act < c->action_count && c->beh[act].interruptible;
-}
 
 int sp__agent_interrupt(SpCrowd *c, Sink s, size_t i) {
   if (!sp__agent_interruptible_now(c, i)) return 0;

@@ -1,5 +1,7 @@
 /* sweep.c: a long frame's visit list: the agents of a chunk with something due, read from the phase, flag and time arrays in one branch-free scan. */
 #include "sp_agents.h"
+#include "sp_wheel.h"
+#include "sp_due.h"
 
 /* An agent the sweep passes over: free or idle, moving with no answer
  * from the caller, on a timer (sp_wheel_timed) not yet due, or thinking

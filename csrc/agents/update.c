@@ -7,6 +7,16 @@
 #include <time.h>
 
 #include "sp_agents.h"
+#include "sp_release.h"
+#include "sp_wheel.h"
+#include "sp_ahead.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_loop.h"
+#include "sp_places.h"
+#include "sp_space.h"
+#include "sp_stats.h"
+#include "sp_walk.h"
 #include "sp_error.h"
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
@@ -746,8 +756,10 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
         (st = sp__sensors_ready(crowds[k], err)) != SP_OK)
       return st;
   for (size_t k = 0; k < count; k++) {
-    if (crowds[k]->tie_count > 0) sp__facts_apply(crowds[k]); /* world facts */
-    if (crowds[k]->sensor_count > 0) sp__sensors_read(crowds[k]);
+    if (crowds[k]->tie_count > 0)
+      sp__facts_apply(crowds[k], sp__agent_changed); /* world facts */
+    if (crowds[k]->sensor_count > 0)
+      sp__sensors_read(crowds[k], sp__agent_changed);
   }
   for (size_t k = 0; k < count; k++) {
     frame_begin(crowds[k], dt);
@@ -803,34 +815,3 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
 
 size_t sp_crowd_event_count(const SpCrowd *c) { return c->ev_count; }
 const SpAgentEvent *sp_crowd_events(const SpCrowd *c) { return c->ev; }
-
-/* ------------------------------------------------------------------ */
-/* Names                                                              */
-/* ------------------------------------------------------------------ */
-
-const char *sp_phase_name(SpPhase p) {
-  static const char *const names[] = {"free",     "idle",   "walking",
-                                      "acting",   "script", "blocked",
-                                      "thinking", "moving"};
-  return (unsigned)p < SP_PHASE_COUNT ? names[p] : "?";
-}
-
-const char *sp_event_kind_name(SpEventKind k) {
-  static const char *const names[] = {
-      "goal_chosen",   "planned",     "replanned",    "step_started",
-      "step_finished", "step_failed", "step_skipped", "arrived",
-      "goal_reached",  "no_plan",     "blocked",      "idle",
-      "waiting",       "move",        "gave_up",      "goal_dropped",
-      "move_cancelled"};
-  return (unsigned)k < SP_EV_COUNT ? names[k] : "?";
-}
-
-const char *sp_reason_name(SpReason r) {
-  static const char *const names[] = {
-      "none",       "world_changed", "step_failed", "higher_goal",
-      "conditions", "unreachable",   "full",        "script",
-      "no_plan",    "all_satisfied", "no_goal",     "no_plan_any",
-      "cooldown",   "select",        "target_gone", "migrated",
-      "when_lapsed"};
-  return (unsigned)r < SP_REASON_COUNT ? names[r] : "?";
-}

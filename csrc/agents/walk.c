@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_space.h"
+#include "sp_walk.h"
 
 /* ------------------------------------------------------------------ */
 /* Due ticks of walkers                                               */

@@ -1,8 +1,11 @@
-/* wheel.c: due times: agents waiting on a timer sleep in a wheel of ticks, so an update visits only the agents whose wait ends or whom something woke. */
+/* wheel.c: due times: agents waiting on a timer sleep in a wheel of ticks, so an update visits only the agents whose wait ends or whom something woke; an agent with an interruptible step stays awake. */
 #include <math.h>
 #include <string.h>
 
 #include "sp_agents.h"
+#include "sp_wheel.h"
+#include "sp_due.h"
+#include "sp_walk.h"
 #include "sp_internal.h"
 
 /* The agents armed in one slot, in no order, in a chain of blocks from
@@ -419,4 +422,25 @@ size_t sp__wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
     }
   }
   return n;
+}
+
+/* An agent whose running step is interruptible is looked at every frame:
+ * it never sleeps (sp__wheel_settle) and the goal pass asks whether a
+ * higher goal takes over (step.c). */
+int sp__agent_interruptible_now(const SpCrowd *c, size_t i) {
+  const Agent *a = &c->agents[i];
+  uint8_t ph = c->phase[i];
+  if (a->goal == GOAL_NONE ||
+      !(ph == SP_PHASE_WALKING || ph == SP_PHASE_MOVING ||
+        ph == SP_PHASE_BLOCKED || ph == SP_PHASE_ACTING))
+    return 0;
+  if (c->flags[i] & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
+  int act;
+  if (a->step != STEP_NONE)
+    act = sp_population_plan_step(c->pop, i, a->step);
+  else if (ph == SP_PHASE_BLOCKED && a->reason == SP_REASON_FULL)
+    act = a->fail_action; /* waiting for room: its step starts when in */
+  else
+    return 0;
+  return act >= 0 && act < c->action_count && c->beh[act].interruptible;
 }

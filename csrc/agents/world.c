@@ -6,6 +6,9 @@
 #include <time.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_places.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "sp_agents.h"
+#include "sp_due.h"
+#include "sp_space.h"
 #include "sp_alloc.h"
 #include "sp_error.h"
 #include "sp_record.h"

@@ -7,6 +7,10 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 #include "sp_save.h"
+#include "sp_detail.h"
+#include "sp_due.h"
+#include "sp_goals.h"
+#include "sp_places.h"
 
 /* Writes "field: what" to buf and returns it. */
 static const char *wrong(char *buf, size_t size, const char *fmt, ...)

@@ -6,6 +6,14 @@
 #include <string.h>
 
 #include "load.h"
+#include "sp_wheel.h"
+#include "sp_detail.h"
+#include "sp_due.h"
+#include "sp_facts.h"
+#include "sp_goals.h"
+#include "sp_places.h"
+#include "sp_slots.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

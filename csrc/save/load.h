@@ -3,6 +3,8 @@
 #define load_h
 
 #include "sp_save.h"
+#include "sp_goals.h"
+#include "sp_places.h"
 
 /* Every reader runs twice (load.c): apply 0 checks and allocates, apply 1
  * writes and can no longer fail. */

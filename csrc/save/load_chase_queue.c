@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "load.h"
+#include "sp_chase.h"
+#include "sp_due.h"
+#include "sp_places.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 

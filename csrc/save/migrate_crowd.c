@@ -351,7 +351,9 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   int lost_target = old_target != SP_NO_PLACE && target == SP_NO_PLACE;
   map_failure(x, rec);
   uint8_t flags = rec[57], phase = rec[56];
-  int walked = live && phase == SP_PHASE_WALKING && (flags & F_BIND);
+  /* on its way: walked by saspu to a place or agent, or moved by the game */
+  int walked = live && ((phase == SP_PHASE_WALKING && (flags & F_BIND)) ||
+                        phase == SP_PHASE_MOVING);
   int busy = (flags & (F_HAS_PLAN | F_PLANNING)) ||
              sp_save_get(rec + 34, 2) != STEP_NONE;
   /* waiting for an engine that no longer moves this crowd */
@@ -379,7 +381,7 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   }
   if ((rec[57] & F_RESERVED) && target != SP_NO_PLACE) g->held[target]++;
   x->walk[i] = (uint8_t)((walked ? WALKED : 0) |
-                         (walked && rec[56] == SP_PHASE_WALKING ? WALKS : 0));
+                         (walked && rec[56] == phase ? WALKS : 0));
   sp__save_out_bytes(&g->o, rec, SAVE_AGENT_BYTES);
   sp__save_out_bytes(&g->o, hi, 4u * words);
   sp__save_out_bytes(&g->o, rows, 2u * m);
@@ -455,10 +457,10 @@ static int mig_goals(Mig *g, Maps *x) {
  * after the rewrite: a migration keeps every agent's slot, generation
  * and crowd (the crowds' order cannot change), so the target it names is
  * the agent it chased at the save (one gone by then is found gone at the
- * first frame, as after a plain load). A chase whose walker's plan was
- * dropped ends with it (the walker replans); all are dropped when the
- * engine moves this crowd now (its walkers go to their target's cell of
- * the save). Bounded like the rest; the load checks what is kept. */
+ * first frame, as after a plain load). That holds for a crowd the game
+ * moves too: its pending move keeps naming the target. A chase whose
+ * walker's plan was dropped ends with it (the walker replans). Bounded
+ * like the rest; the load checks what is kept. */
 static int mig_chases(Mig *g, const Maps *x, size_t agents) {
   size_t from = g->at;
   uint32_t n = g->version >= 7 ? (uint32_t)sp__mig_get(g, 4) : 0;
@@ -467,10 +469,9 @@ static int mig_chases(Mig *g, const Maps *x, size_t agents) {
     if (p == NULL || sp__mig_take(g, 4u * p[18]) == NULL) return 0;
   }
   if (g->failed) return 0;
-  if (n == 0 || (!x->changed && x->dropped == 0) || x->c->opt.engine_moves) {
-    sp__mig_section(g, from, n, x->c->opt.engine_moves, "walk to another agent",
-                    "walks to another agent",
-                    "dropped: the engine moves this crowd now");
+  if (n == 0 || (!x->changed && x->dropped == 0)) {
+    sp__mig_section(g, from, n, 0, "walk to another agent",
+                    "walks to another agent", "");
     return 1;
   }
   size_t count_at = g->o.len;

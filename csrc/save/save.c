@@ -4,6 +4,11 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 #include "sp_save.h"
+#include "sp_chase.h"
+#include "sp_detail.h"
+#include "sp_goals.h"
+#include "sp_due.h"
+#include "sp_places.h"
 
 /* ------------------------------------------------------------------ */
 /* Checksum and fingerprints                                          */

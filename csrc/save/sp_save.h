@@ -7,6 +7,7 @@
 
 #include "saspu_save.h"
 #include "sp_agents.h"
+#include "sp_due.h"
 
 /* A save: a 32-byte header, then the payload it checksums.
  *   header:  "SASPUSAV", u32 version, u32 0, u64 payload bytes,

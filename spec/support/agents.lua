@@ -4,6 +4,15 @@ local saspu = require "saspu"
 local M = {}
 
 M.citizen = function() return saspu.domain_file("domains/citizen.lua") end
+-- The citizen with one more value of `debating` ("heated"): a changed domain for a
+-- world:load with migrate, where no plan's action changed.
+M.citizen_heated = function()
+  local spec = saspu.load("domains/citizen.lua")
+  for _, v in ipairs(spec.variables) do
+    if v.name == "debating" then v.values[#v.values + 1] = "heated" end
+  end
+  return saspu.domain(spec)
+end
 M.horse = function() return saspu.domain_file("domains/horse_breeder.lua") end
 
 -- A world without a grid and one citizen crowd with two goals, work (priority 5) above

@@ -7,6 +7,7 @@
 #include "random_domain.h"
 #include "saspu_agents.h"
 #include "sp_save.h"
+#include "sp_due.h"
 #include "test_alloc.h"
 
 enum { MAX_AGENTS = 48, MAX_PLACES = 12 };

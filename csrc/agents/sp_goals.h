@@ -1,0 +1,74 @@
+/* sp_goals.h: private to csrc/agents/: goals: an agent's own priorities (priority.c), goals of sets (goal_sets.c), rechecked goals (recheck.c). */
+#ifndef sp_goals_h
+#define sp_goals_h
+
+#include "sp_agents.h"
+
+typedef struct OwnPriority {
+  uint32_t agent;
+  uint16_t goal; /* the goal's add index */
+  int32_t priority;
+} OwnPriority;
+
+/* Agent i's goals in the order it tries them (sorted indices into
+ * c->goals, its own priorities first, the crowd's order among equals),
+ * with their priorities for it in prio; NULL when it has no priority of
+ * its own (the crowd's order then). order and prio: goal_count each. */
+const uint8_t *sp__agent_goal_order(const SpCrowd *c, size_t i, uint8_t *order,
+                                    int *prio);
+
+/* Agent i's slot is freed: its own priorities go. */
+void sp__priority_forget(SpCrowd *c, size_t i);
+
+void sp__priority_free(SpCrowd *c);
+
+/* 1 when sorted goal g's condition holds in state: one of its choices
+ * when it has several. */
+int sp__goal_met(const SpCrowd *c, int g, const SpValue *state);
+
+/* 1 when sorted goal g's condition reads variable var. */
+int sp__goal_reads_var(const SpCrowd *c, int g, int var);
+
+/* Writes the population goal of agent i, about to plan sorted goal g:
+ * its condition, or, with several choices, the one with the shortest
+ * plan from the agent's state (sp_plan_any, worker wk's scratch; the
+ * first when none has a plan), so the population plans exactly
+ * sp_plan_any's plan. */
+void sp__goal_for_planning(SpCrowd *c, int wk, size_t i, int g);
+
+/* What blocks sorted goal g from state (sp_plan_any_blocker over its
+ * choices, worker wk's scratch); *failure gets the planner's reason for
+ * the first choice. Returns the kind (SP_BLOCK_NONE: it has a plan). */
+SpBlockerKind sp__goal_blocker(SpCrowd *c, int wk, int g, const SpValue *state,
+                               void *scratch, SpBlocker *out,
+                               SpFailure *failure);
+
+/* A recorded blocker b of goal add index `index`: 1 when the goal has
+ * several choices and b is the first choice's only (it blocks not every
+ * choice; sp_plan_any_blocker records it then), else 0. */
+int sp__goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b);
+
+/* Goal add index `index` is added again: it has one choice. */
+void sp__goal_choices_drop(SpCrowd *c, int index);
+
+/* 1 when sorted goal g is rechecked and no `when` of its group holds in
+ * state: the agent pursuing it drops it. */
+int sp__goal_lapsed(const SpCrowd *c, int g, const SpValue *state);
+
+/* 1 when sorted goal g is rechecked at all (sp__goal_lapsed can say 1). */
+static inline int sp_goal_rechecked(const SpCrowd *c, int g) {
+  return g >= 0 && g < c->goal_count && c->recheck[c->goals[g].index] != 0;
+}
+
+/* Bytes of a crowd's refusal words (refused_hi) at `words` per agent:
+ * one row per slot of its capacity and one more. */
+static inline size_t sp_refused_bytes(const SpCrowd *c, size_t words) {
+  return (c->capacity + 1) * words * sizeof(uint32_t);
+}
+
+int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m);
+
+/* Forgets the goals refused since the agent last chose. */
+void sp__agent_clear_refused(SpCrowd *c, size_t i);
+
+#endif

@@ -1,0 +1,40 @@
+/* sp_wheel.h: private to csrc/agents/: the due-time wheel (wheel.c, sweep.c): agents asleep until their due tick, woken in order. */
+#ifndef sp_wheel_h
+#define sp_wheel_h
+
+#include "sp_agents.h"
+#include "sp_due.h"
+
+int sp__wheel_new(SpCrowd *c);
+void sp__wheel_free(SpCrowd *c);
+size_t sp__wheel_bytes(const SpCrowd *c);
+/* After a visit of agent i by worker wk: asleep (on a timer, armed
+ * through the worker's list) or awake at the next advance. */
+void sp__wheel_settle(SpCrowd *c, int wk, size_t i);
+/* Serial, after a pass: the timers the workers started into the wheel. */
+void sp__wheel_flush(SpCrowd *c);
+/* Serial, at a frame's start (clock advanced): wakes the agents whose
+ * wait ends, or every agent for a long frame. */
+void sp__wheel_frame(SpCrowd *c);
+/* After a load: the seconds left in the time slots become due times
+ * from the clock loaded, every agent awake, the wheel empty. */
+void sp__wheel_loaded(SpCrowd *c);
+void sp__wheel_wake_all(SpCrowd *c);
+/* The agents of [lo, hi) awake, in order (whole words of a chunk). */
+size_t sp__wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
+                            uint32_t *out);
+/* A long frame (sweep.c): the agents of [lo, hi) with something due, in
+ * order: not free or idle, not moving without the caller's answer, not
+ * on a timer (sp_wheel_timed) still running. */
+size_t sp__wheel_sweep_list(const SpCrowd *c, size_t lo, size_t hi,
+                            uint32_t *out);
+
+/* 1 when agent i runs an interruptible step, walking to it, waiting for
+ * the engine's move or for a place, or acting. */
+int sp__agent_interruptible_now(const SpCrowd *c, size_t i);
+
+/* Doubles a full list of agents or places (wheel.c); 0 on memory.
+ * `locked`: a worker grows it, under the world's allocator lock. */
+int sp__list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked);
+
+#endif
