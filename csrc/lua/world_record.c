@@ -340,6 +340,8 @@ static int l_trace_header(lua_State *L)
     lua_setfield(L, -2, "class");
     lua_pushboolean(L, t->crowds[k].recorded);
     lua_setfield(L, -2, "recorded");
+    lua_pushinteger(L, t->crowds[k].slots);
+    lua_setfield(L, -2, "slots");
     push_strs(L, t->crowds[k].actions, t->crowds[k].nactions);
     lua_setfield(L, -2, "actions");
     push_strs(L, t->crowds[k].goals, t->crowds[k].ngoals);
