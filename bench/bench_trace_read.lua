@@ -6,9 +6,10 @@
 -- whole-read Lua summary runs only on traces of at most `lua limit` events (default
 -- 3000000). Peak RSS comes from /usr/bin/time -v. The trace goes to TMPDIR (default /tmp)
 -- and is removed afterwards (SASPU_KEEP_TRACE=1 keeps it).
+package.path = "bench/support/?.lua;" .. package.path
+local bench = require "lua_bench"
+bench.paths()
 local build = os.getenv("SASPU_BUILD_DIR") or "build"
-package.cpath = build .. "/?.so;" .. package.cpath
-package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
 local saspu = require "saspu"
 local demo = assert(loadfile("tools/demo.lua"))("--module")
 
@@ -18,14 +19,7 @@ local FRAMES = tonumber(arg[2]) or 40
 local REPEATS = tonumber(arg[3]) or 3
 local LUA_LIMIT = tonumber(arg[4]) or 3000000
 local TMP = os.getenv("TMPDIR") or "/tmp"
-local format = string.format
-
-local function median(t)
-  local s = {}
-  for i = 1, #t do s[i] = t[i] end
-  table.sort(s)
-  return s[math.floor((#s + 1) / 2)]
-end
+local format, median = string.format, bench.median
 
 local function slurp(path)
   local f = io.open(path, "rb")
@@ -58,13 +52,7 @@ local function timed(cmd)
   return median(wall), median(cpu), rss, out
 end
 
-local f = io.open("/proc/cpuinfo")
-local model = f and f:read("*a"):match("model name%s*:%s*([^\n]+)") or "unknown CPU"
-if f then f:close() end
-local up = io.popen("uptime")
-print(format("machine: %s, %d online cores; load at start:%s", model, saspu.cores(),
-             (up:read("*a"):match("load average:(.*)") or " ?"):gsub("\n", "")))
-up:close()
+print("machine: " .. bench.machine(saspu.cores()))
 print(format("town: the demo's 7 crowds on the 256x256 map, %d frames of %d game s from %02d:00, recorded "
              .. "(events every frame, cell changes every frame); each command %d times as its own process "
              .. "(medians; RSS: the largest)", FRAMES, demo.DT, demo.START_HOUR, REPEATS))

@@ -1,48 +1,19 @@
 /* test_trace_summary.c: a trace file read a chunk at a time (sp_trace_read_file) keeps the agents asked for as a whole read has them, sums up as sp_trace_summarize does over the whole read, reports the same damage, and leaks nothing when an allocation fails. */
-#define _POSIX_C_SOURCE 200809L /* getpid */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "saspu_record.h"
 #include "test_alloc.h"
+#include "trace_files.h"
 #include "walk_town.h"
 
 static const SpAllocator plain = {NULL, NULL};
-
-static char *trace_path(const char *name) {
-  static char buf[256];
-  const char *dir = getenv("TMPDIR");
-  snprintf(buf, sizeof buf, "%s/saspu_sum_%s_%ld.trace", dir ? dir : "/tmp",
-           name, (long)getpid());
-  return buf;
-}
-
-static void *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *p = malloc((size_t)n + 1);
-  assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  *len = (size_t)n;
-  return p;
-}
-
-static void write_all(const char *path, const void *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(data, 1, len, f), len);
-  fclose(f);
-}
 
 /* Records `frames` frames of a walking town of n agents to `path`. */
 static void record_town(const char *path, size_t n, size_t frames) {
@@ -119,13 +90,13 @@ static uint8_t *padded(const uint8_t *data, size_t len, size_t *out) {
  * event, reports the same damage and sums up the same. */
 static void test_streamed_equals_whole(void **state) {
   (void)state;
-  const char *path = trace_path("whole");
+  const char *path = trace_file_path("sum_whole");
   record_town(path, 3000, 60);
   size_t len0, len;
-  uint8_t *data0 = read_all(path, &len0);
+  uint8_t *data0 = trace_file_read(path, &len0);
   uint8_t *data = padded(data0, len0, &len);
   free(data0);
-  write_all(path, data, len);
+  trace_file_write(path, data, len);
   SpError err;
   SpTrace *whole, *part;
   assert_int_equal(sp_trace_read(data, len, plain, &whole, &err), SP_OK);
@@ -180,14 +151,14 @@ static void test_streamed_equals_whole(void **state) {
  * the same sums. */
 static void test_damage_is_reported_the_same(void **state) {
   (void)state;
-  const char *path = trace_path("damage");
+  const char *path = trace_file_path("sum_damage");
   record_town(path, 400, 80);
   size_t len;
-  uint8_t *data = read_all(path, &len);
+  uint8_t *data = trace_file_read(path, &len);
   data[len / 3] ^= 0x5A;
   data[len / 2] ^= 0x01;
   len -= 11;
-  write_all(path, data, len);
+  trace_file_write(path, data, len);
   SpError err;
   SpTrace *whole, *part;
   assert_int_equal(sp_trace_read(data, len, plain, &whole, &err), SP_OK);
@@ -213,7 +184,7 @@ static void test_damage_is_reported_the_same(void **state) {
 /* Wrong options and files: SP_ERR_INVALID naming them, nothing leaked. */
 static void test_bad_options(void **state) {
   (void)state;
-  const char *path = trace_path("bad");
+  const char *path = trace_file_path("sum_bad");
   record_town(path, 20, 5);
   SpError err;
   SpTrace *t = NULL;
@@ -250,7 +221,7 @@ static void test_bad_options(void **state) {
       sp_trace_read_file("/nonexistent/x.trace", NULL, plain, &t, &err),
       SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "/nonexistent/x.trace"));
-  write_all(path, "hello, not a trace", 18);
+  trace_file_write(path, "hello, not a trace", 18);
   assert_int_equal(sp_trace_read_file(path, NULL, plain, &t, &err),
                    SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "not a saspu trace"));
@@ -261,7 +232,7 @@ static void test_bad_options(void **state) {
  * SP_ERR_MEMORY or a trace, nothing leaked. */
 static void test_memory_failures(void **state) {
   (void)state;
-  const char *path = trace_path("memory");
+  const char *path = trace_file_path("sum_memory");
   record_town(path, 30, 8);
   SpTraceKeep keep = {0, 3};
   uint32_t frames[3] = {0, 3, 7};

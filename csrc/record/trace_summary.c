@@ -537,6 +537,7 @@ void sp__sum_snapshot(SpSum *S, const SpTraceSnapshot *s, uint32_t bin) {
   for (uint32_t j = 0; j < n; j++) {
     uint32_t i = s->agents ? s->agents[j] : j;
     if (i >= S->slots[s->crowd]) continue;
+    bin_add(S->out, bin, d->bins, d->cur[i], -1);
     d->cur[i] = s->cells[j];
     bin_add(S->out, bin, d->bins, d->cur[i], 1);
   }
