@@ -1,12 +1,10 @@
 /* test_record.c: the recorder and the trace reader: a walking town read back gives the crowd's events and cells frame by frame; damaged and truncated traces are reported, never crash, and leak nothing. */
-#define _POSIX_C_SOURCE 200809L /* getpid */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
