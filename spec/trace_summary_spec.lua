@@ -86,7 +86,7 @@ describe("trace:summary (C) and trace_report.summary_events (Lua)", function()
     local data = f:read("*a")
     f:close()
     -- cut the end and spoil a byte in the middle
-    local mid = #data // 2
+    local mid = math.floor(#data / 2)
     data = data:sub(1, mid - 1) .. string.char((data:byte(mid) + 1) % 256) .. data:sub(mid + 1, #data - 7)
     f = assert(io.open(path, "wb"))
     f:write(data)
@@ -180,7 +180,7 @@ describe("saspu.trace.scan", function()
         local bins = {}
         for _, c in pairs(cur[k]) do
           if type(c) == "table" and c[1] then
-            local b = ((c[2] - 1) // bin) * bw + (c[1] - 1) // bin
+            local b = math.floor((c[2] - 1) / bin) * bw + math.floor((c[1] - 1) / bin)
             bins[b] = (bins[b] or 0) + 1
           end
         end

@@ -67,7 +67,7 @@ local function header_of(path)
   local head = f:read(16 + 24) or ""
   local len = #head == 40 and head:byte(25) and (head:byte(25) + head:byte(26) * 256 + head:byte(27) * 65536
                                                    + head:byte(28) * 16777216) or 0
-  local body = #head == 40 and f:read(math.min(len, 1 << 30)) or ""
+  local body = #head == 40 and f:read(math.min(len, 2 ^ 30)) or ""
   f:close()
   local ok, t = pcall(core.trace_read, head .. (body or ""))
   if not ok then error(format("saspu.trace.scan: %s: %s", path, tostring(t)), 3) end
