@@ -267,12 +267,55 @@ static void test_memory_failures(void **state) {
   remove(path);
 }
 
+/* Past SP_TRACE_TEXTS_MAX distinct texts (here Lua-made `blocked` events,
+ * each with its own text) the rest count as one reason, named
+ * SP_TRACE_OTHER_TEXT: the most frequent. */
+static void test_texts_past_the_limit(void **state) {
+  (void)state;
+  const char *path = trace_file_path("sum_texts");
+  WalkTown t;
+  walk_town_open(&t, 5, 16, 16, 10, 1, 3.0f);
+  SpError err;
+  SpRecorder *r;
+  SpCrowd *cs[1] = {t.c};
+  assert_int_equal(
+      sp_world_record_start(t.w, cs, 1, path, NULL, NULL, &r, &err), SP_OK);
+  size_t frames = SP_TRACE_TEXTS_MAX / 10 + 100;
+  for (size_t f = 0; f < frames; f++) {
+    assert_int_equal(sp_crowd_update(t.c, 0.25f, &err), SP_OK);
+    for (size_t i = 0; i < 10; i++) {
+      char text[32];
+      snprintf(text, sizeof text, "text %zu", f * 10 + i);
+      assert_int_equal(
+          sp_world_record_lua_event(r, 0, i, "blocked", -1, text, &err), SP_OK);
+    }
+    assert_int_equal(sp_world_record_frame(r, cs, 1, &err), SP_OK);
+  }
+  assert_int_equal(sp_world_record_stop(r, &err), SP_OK);
+  walk_town_close(&t);
+  SpTraceReadOptions opt;
+  memset(&opt, 0, sizeof opt);
+  opt.stream = 1;
+  opt.summary = 1;
+  SpTrace *tr;
+  assert_int_equal(sp_trace_read_file(path, &opt, plain, &tr, &err), SP_OK);
+  const SpTraceSummary *s = tr->summary;
+  assert_int_equal(s->ntexts, SP_TRACE_TEXTS_MAX + 1);
+  const SpTraceReason *top = &s->classes[0].reasons[0];
+  assert_string_equal(s->texts[top->text], SP_TRACE_OTHER_TEXT);
+  assert_true(top->count > 900);
+  assert_true(s->classes[0].reasons[1].count < 10);
+  sp_trace_free(tr);
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_streamed_equals_whole),
       cmocka_unit_test(test_damage_is_reported_the_same),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_memory_failures),
+      cmocka_unit_test(test_texts_past_the_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

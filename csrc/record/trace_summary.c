@@ -72,7 +72,7 @@ struct SpSum {
   uint32_t *rslots; /* open addressing over reasons: index + 1 */
   size_t nrslots;
   Texts texts;
-  uint32_t none_reason; /* the reason 'none' (no text) */
+  uint32_t reason_text[256]; /* per reason its text (none: NO_TEXT) */
   int kinds[K_COUNT];
   uint8_t *place_reason; /* per reason: a step_failed's detail is a place */
   uint8_t *failure, *progress; /* per kind */
@@ -132,7 +132,9 @@ static uint32_t text_id(SpAllocator a, Texts *x, const char *s, size_t n) {
     const char *t = x->v[x->slots[h] - 1];
     if (strlen(t) == n && memcmp(t, s, n) == 0) return x->slots[h] - 1;
   }
-  if (x->n >= SP_TRACE_TEXTS_MAX)
+  int other = n == strlen(SP_TRACE_OTHER_TEXT) &&
+              memcmp(s, SP_TRACE_OTHER_TEXT, n) == 0;
+  if (x->n >= SP_TRACE_TEXTS_MAX && !other) /* the rest: one text */
     return text_id(a, x, SP_TRACE_OTHER_TEXT, strlen(SP_TRACE_OTHER_TEXT));
   size_t cap = x->cap;
   if (!grow(a, (void **)&x->v, x->n, &cap, sizeof *x->v)) return UINT32_MAX - 1;
@@ -268,11 +270,12 @@ SpStatus sp__sum_new(const SpTrace *t, const SpTraceReadOptions *opt,
   for (size_t k = 0; k < 3; k++)
     if (S->kinds[prog[k]] >= 0) S->progress[S->kinds[prog[k]]] = 1;
   /* the reason names first: a note equal to one is the same reason */
-  S->none_reason = UINT32_MAX;
+  for (uint32_t r = 0; r < 256; r++) S->reason_text[r] = SP_TRACE_NO_TEXT;
   for (uint32_t r = 0; r < t->nreasons && r < 256; r++) {
     const char *n = t->reasons[r];
-    if (text_id(a, &S->texts, n, strlen(n)) == UINT32_MAX - 1) goto memory;
-    if (strcmp(n, "none") == 0) S->none_reason = r;
+    if (strcmp(n, "none") == 0) continue; /* no reason */
+    S->reason_text[r] = text_id(a, &S->texts, n, strlen(n));
+    if (S->reason_text[r] == UINT32_MAX - 1) goto memory;
     S->place_reason[r] = strcmp(n, "full") == 0 ||
                          strcmp(n, "unreachable") == 0 ||
                          strcmp(n, "cooldown") == 0;
@@ -448,13 +451,6 @@ int sp__sum_events(SpSum *S, const SpTrace *t, size_t from, size_t to,
       c->agents++;
     }
     unsigned kind = e->kind;
-    uint32_t text = e->reason == S->none_reason ? SP_TRACE_NO_TEXT : e->reason;
-    if (note < t->nnotes && t->notes[note].event == i) {
-      const char *n = t->notes[note].text;
-      text =
-          n[0] ? text_id(S->alloc, &S->texts, n, strlen(n)) : SP_TRACE_NO_TEXT;
-      if (text == UINT32_MAX - 1) return 0;
-    }
     if (IS(kind, K_GOAL_CHOSEN)) {
       c->goals++;
     } else if (IS(kind, K_GOAL_REACHED)) {
@@ -472,6 +468,14 @@ int sp__sum_events(SpSum *S, const SpTrace *t, size_t from, size_t to,
       c->step_failures++;
     }
     if (S->failure[kind]) {
+      /* its reason: its note's text, or its reason's name ('none': none) */
+      uint32_t text = S->reason_text[e->reason];
+      if (note < t->nnotes && t->notes[note].event == i) {
+        const char *n = t->notes[note].text;
+        text = n[0] ? text_id(S->alloc, &S->texts, n, strlen(n))
+                    : SP_TRACE_NO_TEXT;
+        if (text == UINT32_MAX - 1) return 0;
+      }
       int place_ish = IS(kind, K_ARRIVED) || IS(kind, K_BLOCKED) ||
                       IS(kind, K_MOVE) ||
                       (IS(kind, K_STEP_FAILED) && S->place_reason[e->reason]);
