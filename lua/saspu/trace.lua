@@ -1,10 +1,12 @@
--- lua/saspu/trace.lua: saspu.trace: reads a trace written by world:record (decoded in C, csrc/record/trace_read.c): events with filters, frames, one agent's history, counts per hour, an agent's state at a time.
+-- lua/saspu/trace.lua: saspu.trace: reads a trace written by world:record (decoded in C, csrc/record/trace_read.c; a large one streamed and summed up, trace_scan.c, trace_summary.c): events with filters, frames, one agent's history, counts per hour, an agent's state at a time.
 --
 --   local trace = require "saspu.trace"
 --   local t = trace.open("day.trace")            -- damaged chunks: t.problems
 --   for ev in t:events { class = "bandit", kind = "step_failed" } do print(ev.time, ev.agent, ev.reason) end
 --   local life = t:history("bandit", 3)          -- goals, plans, steps, waits, failures
 --   local s = t:state_at(3600, "bandit", 3)      -- cell, goal, action at that time
+--   -- a million NPCs' day: read once, a chunk at a time, summed up in C, one agent kept
+--   local big = trace.scan("day.trace", { summary = true, agents = { { "bandit", 3 } } })
 local core = require "saspu.core"
 
 local type, pairs, ipairs, tostring, error, setmetatable = type, pairs, ipairs, tostring, error, setmetatable
