@@ -575,10 +575,13 @@ void sp__sum_cells(SpSum *S, const SpTrace *t, size_t from, size_t to,
 
 /* ---- the end ---------------------------------------------------------------- */
 
+/* Most frequent first, then the first seen (clocks that are no number
+ * keep the order of sight). */
 static int reason_cmp(const void *px, const void *py) {
   const Reason *x = px, *y = py;
   if (x->r.count != y->r.count) return x->r.count > y->r.count ? -1 : 1;
-  if (x->r.first != y->r.first) return x->r.first < y->r.first ? -1 : 1;
+  if (x->r.first < y->r.first) return -1;
+  if (x->r.first > y->r.first) return 1;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -597,7 +600,8 @@ SpTraceSummary *sp__sum_finish(SpSum *S, const SpTrace *t) {
   while (S->density != NULL && S->next_key < o->nkeyframes) emit_keyframe(S);
   uint32_t top = o->top;
   /* reasons: the most frequent of each class */
-  qsort(S->reasons, S->nreasons, sizeof *S->reasons, reason_cmp);
+  if (S->nreasons > 1)
+    qsort(S->reasons, S->nreasons, sizeof *S->reasons, reason_cmp);
   for (size_t j = 0; j < S->nreasons; j++) {
     SpTraceClassSummary *c = &o->classes[S->reasons[j].crowd];
     if (c->nreasons < top) c->reasons[c->nreasons++] = S->reasons[j].r;
