@@ -299,7 +299,9 @@ void open_trace_summary(lua_State *L)
 {
   const luaL_Reg fns[] = {
       {"summary", l_trace_summary}, {"density", l_trace_density}, {NULL, NULL}};
+  luaL_getmetatable(L, TRACE_MT);
   luaL_setfuncs(L, fns, 0);
+  lua_pop(L, 1);
   lua_pushcfunction(L, l_trace_read_file);
-  lua_setfield(L, -3, "trace_read_file");
+  lua_setfield(L, -2, "trace_read_file");
 }

@@ -5,7 +5,6 @@
 #include "saspu_record.h"
 
 #define RECORDER_MT "saspu.Recorder"
-#define TRACE_MT    "saspu.Trace"
 
 typedef struct LRecorder {
   SpRecorder *r;
@@ -575,7 +574,6 @@ void open_world_record(lua_State *L)
     luaL_setfuncs(L, types[k].fns, 0);
     lua_pushvalue(L, -1);
     lua_setfield(L, -2, "__index");
-    if (k == 1) open_trace_summary(L); /* the module table is at -2 */
     lua_pop(L, 1);
   }
   lua_pushcfunction(L, l_record_start);
