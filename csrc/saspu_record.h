@@ -262,6 +262,9 @@ SP_API void sp_trace_free(SpTrace *t);
 #endif
 /* Distinct note texts (reasons made in Lua, why a no_plan had no plan) the
  * summary tells apart; the rest count as SP_TRACE_OTHER_TEXT. */
+#if !defined(SP_TRACE_TWICE_ABOVE)
+#define SP_TRACE_TWICE_ABOVE ((size_t)1 << 20)
+#endif
 #if !defined(SP_TRACE_TEXTS_MAX)
 #define SP_TRACE_TEXTS_MAX 65536
 #endif
@@ -287,6 +290,11 @@ typedef struct SpTraceReadOptions {
   const uint32_t *keyframes;
   size_t nkeyframes;
   uint32_t bin, bw, bh;
+  /* a streamed read decodes a chunk of more bytes than this (0:
+   * SP_TRACE_TWICE_ABOVE) twice: checked first, then a crowd's part of a
+   * frame at a time, so no more than that part's events are held at once
+   * (a frame of a million agents choosing their goals is one chunk) */
+  size_t twice_above;
 } SpTraceReadOptions;
 
 typedef struct SpTraceReason {

@@ -88,8 +88,7 @@ static uint8_t *padded(const uint8_t *data, size_t len, size_t *out) {
 /* A town of 3000 agents with junk in its file: the streamed read keeps
  * agents 7 and 2999 as a whole read of the bytes has them, counts every
  * event, reports the same damage and sums up the same. */
-static void test_streamed_equals_whole(void **state) {
-  (void)state;
+static void streamed_equals_whole(size_t twice_above) {
   const char *path = trace_file_path("sum_whole");
   record_town(path, 3000, 60);
   size_t len0, len;
@@ -110,6 +109,7 @@ static void test_streamed_equals_whole(void **state) {
   opt.keep = keep;
   opt.nkeep = 2;
   opt.summary = 1;
+  opt.twice_above = twice_above;
   assert_int_equal(sp_trace_read_file(path, &opt, plain, &part, &err), SP_OK);
   assert_non_null(strstr(whole->problems, "damaged, skipped"));
   assert_string_equal(part->problems, whole->problems);
@@ -149,8 +149,7 @@ static void test_streamed_equals_whole(void **state) {
 
 /* A damaged and cut file: the same problems as a whole read of its bytes,
  * the same sums. */
-static void test_damage_is_reported_the_same(void **state) {
-  (void)state;
+static void damage_is_reported_the_same(size_t twice_above) {
   const char *path = trace_file_path("sum_damage");
   record_town(path, 400, 80);
   size_t len;
@@ -169,6 +168,7 @@ static void test_damage_is_reported_the_same(void **state) {
   memset(&opt, 0, sizeof opt);
   opt.stream = 1;
   opt.summary = 1;
+  opt.twice_above = twice_above;
   assert_int_equal(sp_trace_read_file(path, &opt, plain, &part, &err), SP_OK);
   assert_string_equal(whole->problems, part->problems);
   assert_int_equal(part->nevents, 0);
@@ -179,6 +179,23 @@ static void test_damage_is_reported_the_same(void **state) {
   sp_trace_free(part);
   free(data);
   remove(path);
+}
+
+static void test_streamed_equals_whole(void **state) {
+  (void)state;
+  streamed_equals_whole(0);
+}
+
+/* The same, every chunk read twice (checked, then a block at a time). */
+static void test_streamed_twice_equals_whole(void **state) {
+  (void)state;
+  streamed_equals_whole(1);
+}
+
+static void test_damage_is_reported_the_same(void **state) {
+  (void)state;
+  damage_is_reported_the_same(0);
+  damage_is_reported_the_same(1);
 }
 
 /* Wrong options and files: SP_ERR_INVALID naming them, nothing leaked. */
@@ -247,23 +264,26 @@ static void test_memory_failures(void **state) {
   opt.bin = 4;
   opt.bw = 16;
   opt.bh = 12;
-  int ok = 0;
-  for (long fail = 1; fail < 600 && !ok; fail++) {
-    TestAlloc ta;
-    test_alloc_init(&ta, fail);
-    SpError err;
-    SpTrace *t;
-    SpStatus st =
-        sp_trace_read_file(path, &opt, test_alloc_hook(&ta), &t, &err);
-    if (st == SP_OK) {
-      ok = ta.calls < fail; /* every allocation ran: done */
-      sp_trace_free(t);
-    } else {
-      assert_int_equal(st, SP_ERR_MEMORY);
+  for (size_t twice = 0; twice < 2; twice++) {
+    opt.twice_above = twice;
+    int ok = 0;
+    for (long fail = 1; fail < 600 && !ok; fail++) {
+      TestAlloc ta;
+      test_alloc_init(&ta, fail);
+      SpError err;
+      SpTrace *t;
+      SpStatus st =
+          sp_trace_read_file(path, &opt, test_alloc_hook(&ta), &t, &err);
+      if (st == SP_OK) {
+        ok = ta.calls < fail; /* every allocation ran: done */
+        sp_trace_free(t);
+      } else {
+        assert_int_equal(st, SP_ERR_MEMORY);
+      }
+      assert_int_equal(ta.live, 0);
     }
-    assert_int_equal(ta.live, 0);
+    assert_true(ok);
   }
-  assert_true(ok);
   remove(path);
 }
 
@@ -312,6 +332,7 @@ static void test_texts_past_the_limit(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_streamed_equals_whole),
+      cmocka_unit_test(test_streamed_twice_equals_whole),
       cmocka_unit_test(test_damage_is_reported_the_same),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_memory_failures),

@@ -31,6 +31,9 @@ static void read_options(lua_State *L, int t, SpTraceReadOptions *o)
   lua_getfield(L, t, "summary");
   o->summary = lua_toboolean(L, -1);
   lua_pop(L, 2);
+  lua_Integer twice = opt_int(L, t, "twice_above", 0);
+  luaL_argcheck(L, twice >= 0, t, "twice_above: bytes from 0");
+  o->twice_above = (size_t)twice;
   lua_Integer top = opt_int(L, t, "top", 0);
   luaL_argcheck(L, top >= 0 && top <= 1000, t, "top: 0 to 1000");
   o->top = (uint32_t)top;
@@ -89,7 +92,7 @@ static void read_options(lua_State *L, int t, SpTraceReadOptions *o)
 
 /* core.trace_read_file(path [, opts]) -> saspu.Trace: the file read a
  * chunk at a time; opts { stream, keep = {{crowd, agent}}, summary, top,
- * period, keyframes = {frame...}, bin, bw, bh } (1-based). */
+ * period, keyframes = {frame...}, bin, bw, bh, twice_above } (1-based). */
 static int l_trace_read_file(lua_State *L)
 {
   const char *path = luaL_checkstring(L, 1);

@@ -105,6 +105,9 @@ SpStatus sp__scan_start(SpTrace *t, const SpTraceReadOptions *opt,
 /* After a chunk decoded: sums up what it added since `before`, then (a
  * streamed read) drops what is not kept. 0: out of memory. */
 int sp__scan_chunk(SpTrace *t, const SpTraceMark *before);
+/* A frames chunk of more bytes than this is decoded twice, a block at a
+ * time (SIZE_MAX: never, as without a streamed read). */
+size_t sp__scan_twice_above(const SpTrace *t);
 /* At the end: fills t->summary. 0: out of memory. */
 int sp__scan_finish(SpTrace *t);
 void sp__scan_free(SpTrace *t);

@@ -260,10 +260,21 @@ static int read_header(SpTrace *t, Cur *c, int *mem) {
 /* ---- frames ------------------------------------------------------------- */
 
 /* Per crowd, each agent's cell as the reader follows the deltas. */
+typedef struct Undo {
+  uint32_t crowd, agent, was;
+} Undo;
+
 typedef struct Follow {
   uint32_t **cells;
   size_t *n;
   int approximate; /* a frame chunk was skipped since the last snapshot */
+  /* a large chunk of a streamed read is decoded twice, a block (a crowd's
+   * part of a frame) at a time: pass 1 checks it (keeping nothing, the
+   * cells it changed logged in undo), pass 2 hands each block to the
+   * scan as it is decoded; digested: the scan has the chunk */
+  int pass, digested;
+  Undo *undo;
+  size_t nundo, cap_undo;
 } Follow;
 
 static int follow_room(SpTrace *t, Follow *fo, size_t k, uint64_t agent) {
@@ -431,6 +442,14 @@ static int read_cells(SpTrace *t, Cur *c, Follow *fo, size_t k, uint32_t frame,
     } else {
       return 0; /* a move from no known cell, or no such code */
     }
+    if (fo->pass == 1) {
+      if (!GROW(t, fo->undo, fo->nundo, fo->cap_undo)) {
+        *mem = 1;
+        return 0;
+      }
+      Undo u = {(uint32_t)k, (uint32_t)agent, was};
+      fo->undo[fo->nundo++] = u;
+    }
     fo->cells[k][agent] = key;
     SpTraceCell *cl = &t->cells[t->ncells++];
     cl->frame = frame;
@@ -506,6 +525,8 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
     for (uint64_t b = 0; b < blocks && c->ok; b++) {
       uint64_t k = get_var(c);
       if (!c->ok || k >= t->ncrowds) return 0;
+      SpTraceMark bm = {t->nframes, t->nevents, t->ncells,
+                        t->nnotes,  t->nsensed, t->nsnapshots};
       if (!read_lua_events(t, c, (size_t)k, frame, mem)) return 0;
       size_t first = t->nevents;
       if (!read_events(t, c, (size_t)k, frame, mem) ||
@@ -513,6 +534,17 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
           !read_notes(t, c, first, t->nevents - first, mem) ||
           !read_sensed(t, c, (size_t)k, frame, mem))
         return 0;
+      if (fo->pass == 1) { /* checked: dropped */
+        for (size_t j = bm.notes; j < t->nnotes; j++)
+          free_str(t, t->notes[j].text);
+        t->nnotes = bm.notes;
+        t->nevents = bm.events;
+        t->ncells = bm.cells;
+        t->nsensed = bm.sensed;
+      } else if (fo->pass == 2 && !sp__scan_chunk(t, &bm)) {
+        *mem = 1;
+        return 0;
+      }
     }
   }
   return c->ok;
@@ -547,7 +579,28 @@ static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
   if (type != SP_CHUNK_FRAMES) return 0;
   size_t nframes = t->nframes, nevents = t->nevents, ncells = t->ncells,
          nfacts = t->nfact_changes, nnotes = t->nnotes, nsensed = t->nsensed;
-  if (read_frames(t, &c, fo, mem)) return 1;
+  if (len > sp__scan_twice_above(t)) {
+    /* checked first, keeping nothing; then read again a block at a time */
+    fo->pass = 1;
+    fo->nundo = 0;
+    Cur c1 = c;
+    int ok = read_frames(t, &c1, fo, mem);
+    fo->pass = 0;
+    if (ok) {
+      for (size_t j = fo->nundo; j-- > 0;)
+        fo->cells[fo->undo[j].crowd][fo->undo[j].agent] = fo->undo[j].was;
+      t->nframes = nframes;
+      t->nfact_changes = nfacts;
+      fo->pass = 2;
+      ok = read_frames(t, &c, fo, mem);
+      fo->pass = 0;
+      fo->digested = 1; /* what pass 2 handed on stays (it cannot fail
+                         * but for memory: pass 1 read the same) */
+      return ok;
+    }
+  } else if (read_frames(t, &c, fo, mem)) {
+    return 1;
+  }
   for (size_t j = nnotes; j < t->nnotes; j++) free_str(t, t->notes[j].text);
   t->nnotes = nnotes;
   t->nframes = nframes;
@@ -596,6 +649,8 @@ void sp_trace_free(SpTrace *t) {
 }
 
 static void follow_free(SpTrace *t, Follow *fo, uint32_t ncrowds) {
+  if (fo->undo)
+    sp__mem_free(t->alloc, fo->undo, fo->cap_undo * sizeof *fo->undo);
   for (uint32_t k = 0; fo->cells != NULL && k < ncrowds; k++)
     if (fo->cells[k])
       sp__mem_free(t->alloc, fo->cells[k], fo->n[k] * sizeof(uint32_t));
@@ -678,7 +733,8 @@ static uint64_t src_mark(Src *s, uint64_t p, int *fail) {
  * SP_OK with damage in t->problems, or what stopped the read. */
 static SpStatus read_chunks(SpTrace *t, Src *s, const SpTraceReadOptions *opt,
                             SpError *err) {
-  Follow fo = {NULL, NULL, 0};
+  Follow fo;
+  memset(&fo, 0, sizeof fo);
   int mem = 0, fail = 0, approximate_said = 0;
   SpStatus st = SP_OK;
   uint32_t expect = 0;
@@ -740,6 +796,8 @@ static SpStatus read_chunks(SpTrace *t, Src *s, const SpTraceReadOptions *opt,
       }
     } else if (!header_was && t->header_ok && opt != NULL) {
       st = sp__scan_start(t, opt, err);
+    } else if (fo.digested) {
+      fo.digested = 0; /* handed to the scan a block at a time */
     } else if (t->scan != NULL && !sp__scan_chunk(t, &before)) {
       mem = 1;
     } else if (t->scan == NULL) {

@@ -1,4 +1,5 @@
 /* trace_scan.c: a trace read with options: what a streamed read keeps (the kept agents' events, cells, notes, sensed values and snapshot cells), the sums made while reading, sp_trace_summarize. */
+#include <stdint.h>
 #include <string.h>
 
 #include "sp_alloc.h"
@@ -152,6 +153,12 @@ int sp__scan_chunk(SpTrace *t, const SpTraceMark *b) {
   }
   if (sc->opt.stream) thin(t, b);
   return 1;
+}
+
+size_t sp__scan_twice_above(const SpTrace *t) {
+  const SpTraceScan *sc = t->scan;
+  if (sc == NULL || !sc->opt.stream) return SIZE_MAX;
+  return sc->opt.twice_above ? sc->opt.twice_above : SP_TRACE_TWICE_ABOVE;
 }
 
 int sp__scan_finish(SpTrace *t) {

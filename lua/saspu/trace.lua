@@ -85,7 +85,8 @@ end
 -- @tparam string path
 -- @tparam[opt] table opts `{ summary = true, agents = { { class or crowd, agent }, ... },
 -- top = 5, period = 3600, keyframes = { frame, ... }, bin =, bw =, bh = }` (density at
--- those frames, see saspu.inspector)
+-- those frames, see saspu.inspector), `twice_above = bytes` (a chunk larger is checked
+-- first, then read a crowd's part of a frame at a time; default 1 MiB)
 -- @treturn table a trace like `open`'s, `streamed = true`: its events, cells and
 -- sensed values are the kept agents' only (`all_events` counts every event)
 -- @raise "saspu.trace.scan: day.trace: No such file or directory",
@@ -116,7 +117,7 @@ function M.scan(path, opts)
   end
   local ok, t = pcall(core.trace_read_file, path, {
     stream = true, keep = keep, summary = opts.summary, top = opts.top, period = opts.period,
-    keyframes = opts.keyframes, bin = opts.bin, bw = opts.bw, bh = opts.bh })
+    keyframes = opts.keyframes, bin = opts.bin, bw = opts.bw, bh = opts.bh, twice_above = opts.twice_above })
   if not ok then error("saspu.trace.scan: " .. tostring(t), 2) end
   local self = wrap(t, path)
   self.streamed, self.kept = true, {}

@@ -40,6 +40,7 @@ static void streamed(const uint8_t *data, size_t size, const SpTrace *w) {
   opt.nkeyframes = 3;
   opt.bin = 2;
   opt.bw = opt.bh = 8;
+  opt.twice_above = size % 2; /* odd: every chunk checked, then by blocks */
   SpTrace *t = NULL;
   SpError err;
   if (sp_trace_read_file(path, &opt, test_alloc_hook(&ta), &t, &err) != SP_OK)
