@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "saspu_record.h"
 
@@ -88,6 +89,28 @@ static inline int64_t sp_trace_unzigzag(uint64_t v) {
   return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
+/* ---- trace_source.c: the bytes the reader walks ------------------------- */
+
+/* All in memory (f NULL: buf holds the whole trace), or a window of a
+ * file: buf holds bytes [off, off + len) of the trace's `size`. */
+typedef struct SpTraceSource {
+  const uint8_t *buf;
+  size_t len;
+  uint64_t off, size;
+  FILE *f;
+  uint8_t *own; /* the window (cap bytes) */
+  size_t cap;
+  SpAllocator alloc;
+  int io_error; /* a read fell short */
+} SpTraceSource;
+
+/* Makes bytes [at, at + n) of the trace available in buf (at + n <= size).
+ * 0: out of memory (io_error 0) or the file could not be read. */
+int sp__source_need(SpTraceSource *s, uint64_t at, size_t n);
+/* The position of the next chunk mark at or after p (size: none); sets
+ * *fail when the bytes could not be had. */
+uint64_t sp__source_mark(SpTraceSource *s, uint64_t p, int *fail);
+
 /* ---- between trace_read.c and trace_scan.c ------------------------------ */
 
 /* Where t's arrays stood before a chunk was decoded. */
@@ -95,7 +118,7 @@ typedef struct SpTraceMark {
   size_t frames, events, cells, notes, sensed, snapshots;
 } SpTraceMark;
 
-/* Frees a snapshot's cells (and agents). */
+/* Frees a snapshot's cells (and agents; trace_scan.c). */
 void sp__trace_snapshot_free(const SpTrace *t, SpTraceSnapshot *s);
 /* Once t's header is read: checks opt against it and sets t->scan up.
  * SP_ERR_INVALID (a kept agent out of range, a density grid too large),

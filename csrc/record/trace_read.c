@@ -552,12 +552,6 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
 
 /* ---- chunks ------------------------------------------------------------- */
 
-static const uint8_t *find_mark(const uint8_t *p, const uint8_t *end) {
-  for (; end - p >= 4; p++)
-    if (memcmp(p, SP_CHUNK_MARK, 4) == 0) return p;
-  return end;
-}
-
 /* Decodes one checked chunk; 0 when its contents are wrong (everything it
  * added is taken back). */
 static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
@@ -612,14 +606,6 @@ static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
   return 0;
 }
 
-void sp__trace_snapshot_free(const SpTrace *t, SpTraceSnapshot *s) {
-  uint32_t n = s->agents != NULL ? s->nkept : s->count;
-  sp__mem_free(t->alloc, s->cells, (n ? n : 1) * sizeof(uint32_t));
-  if (s->agents != NULL)
-    sp__mem_free(t->alloc, s->agents, (n ? n : 1) * sizeof(uint32_t));
-  s->cells = s->agents = NULL;
-}
-
 void sp_trace_free(SpTrace *t) {
   if (t == NULL) return;
   sp__scan_free(t);
@@ -659,80 +645,12 @@ static void follow_free(SpTrace *t, Follow *fo, uint32_t ncrowds) {
   if (fo->n) sp__mem_free(t->alloc, fo->n, ncrowds * sizeof *fo->n + 1);
 }
 
-/* ---- sources ------------------------------------------------------------ */
-
-/* The trace's bytes: all in memory (f NULL), or a window of a file read a
- * chunk at a time. buf holds bytes [off, off + len) of the trace. */
-typedef struct Src {
-  const uint8_t *buf;
-  size_t len;
-  uint64_t off, size;
-  FILE *f;
-  uint8_t *own;
-  size_t cap;
-  SpAllocator alloc;
-  int io_error;
-} Src;
-
-#define SRC_WINDOW ((size_t)1 << 20)
-
-/* Makes bytes [at, at + n) of the trace available in buf (at + n <= size).
- * 0: out of memory (io_error 0) or the file could not be read. */
-static int src_need(Src *s, uint64_t at, size_t n) {
-  if (at >= s->off && at + n <= s->off + s->len) return 1;
-  if (s->f == NULL) return 0;
-  uint64_t want = n > SRC_WINDOW ? n : SRC_WINDOW;
-  if (want > s->size - at) want = s->size - at;
-  if (want > s->cap) {
-    uint8_t *b = sp__mem_realloc(s->alloc, s->own, s->cap, (size_t)want);
-    if (b == NULL) return 0;
-    s->own = b;
-    s->cap = (size_t)want;
-  }
-  size_t keep = 0;
-  if (at >= s->off && at < s->off + s->len) {
-    keep = (size_t)(s->off + s->len - at);
-    memmove(s->own, s->own + (at - s->off), keep);
-  } else if (fseek(s->f, (long)at, SEEK_SET) != 0) {
-    s->io_error = 1;
-    return 0;
-  }
-  size_t got = fread(s->own + keep, 1, (size_t)want - keep, s->f);
-  s->buf = s->own;
-  s->off = at;
-  s->len = keep + got;
-  if (s->len < n) {
-    s->io_error = 1;
-    s->len = 0;
-    return 0;
-  }
-  return 1;
-}
-
-/* The position of the next chunk mark at or after p (size: none); sets
- * *fail when the bytes could not be had. */
-static uint64_t src_mark(Src *s, uint64_t p, int *fail) {
-  while (s->size - p >= 4) {
-    uint64_t left = s->size - p;
-    size_t n = left > SRC_WINDOW ? SRC_WINDOW : (size_t)left;
-    if (!src_need(s, p, n)) {
-      *fail = 1;
-      return s->size;
-    }
-    const uint8_t *b = s->buf + (p - s->off), *m = find_mark(b, b + n);
-    if (m != b + n) return p + (uint64_t)(m - b);
-    if (n == left) break;
-    p += n - 3;
-  }
-  return s->size;
-}
-
 /* ---- reading ------------------------------------------------------------ */
 
 /* Reads the chunks of s into t (allocated, zeroed, alloc set). Returns
  * SP_OK with damage in t->problems, or what stopped the read. */
-static SpStatus read_chunks(SpTrace *t, Src *s, const SpTraceReadOptions *opt,
-                            SpError *err) {
+static SpStatus read_chunks(SpTrace *t, SpTraceSource *s,
+                            const SpTraceReadOptions *opt, SpError *err) {
   Follow fo;
   memset(&fo, 0, sizeof fo);
   int mem = 0, fail = 0, approximate_said = 0;
@@ -741,7 +659,7 @@ static SpStatus read_chunks(SpTrace *t, Src *s, const SpTraceReadOptions *opt,
   const uint64_t none = UINT64_MAX, end = s->size;
   uint64_t p = SP_TRACE_HEAD_LEN, bad = none;
   while (p < end && !mem && !fail && st == SP_OK) {
-    uint64_t q = src_mark(s, p, &fail);
+    uint64_t q = sp__source_mark(s, p, &fail);
     if (fail) break;
     if (q != p && bad == none) bad = p;
     p = q;
@@ -750,7 +668,7 @@ static SpStatus read_chunks(SpTrace *t, Src *s, const SpTraceReadOptions *opt,
       if (bad == none) bad = p;
       break;
     }
-    if (!src_need(s, p, SP_CHUNK_HEAD_LEN)) {
+    if (!sp__source_need(s, p, SP_CHUNK_HEAD_LEN)) {
       fail = 1;
       break;
     }
@@ -760,7 +678,7 @@ static SpStatus read_chunks(SpTrace *t, Src *s, const SpTraceReadOptions *opt,
     uint32_t seq = (uint32_t)sp_trace_get_le(c + 12, 4);
     uint64_t sum = sp_trace_get_le(c + 16, 8);
     int fits = plen <= end - p - SP_CHUNK_HEAD_LEN;
-    if (fits && !src_need(s, p, SP_CHUNK_HEAD_LEN + (size_t)plen)) {
+    if (fits && !sp__source_need(s, p, SP_CHUNK_HEAD_LEN + (size_t)plen)) {
       fail = 1;
       break;
     }
@@ -854,7 +772,7 @@ static SpStatus check_head(const uint8_t *b, size_t len, SpError *err) {
   return SP_OK;
 }
 
-static SpStatus read_src(Src *s, const SpTraceReadOptions *opt,
+static SpStatus read_src(SpTraceSource *s, const SpTraceReadOptions *opt,
                          SpAllocator alloc, SpTrace **out, SpError *err) {
   SpTrace *t = sp__mem_alloc(alloc, sizeof *t);
   if (t == NULL) return sp__error_memory(err);
@@ -876,7 +794,7 @@ SpStatus sp_trace_read_with(const void *data, size_t len,
   *out = NULL;
   SpStatus st = check_head(data, len, err);
   if (st != SP_OK) return st;
-  Src s;
+  SpTraceSource s;
   memset(&s, 0, sizeof s);
   s.buf = data;
   s.len = len;
@@ -894,7 +812,7 @@ SpStatus sp_trace_read_file(const char *path, const SpTraceReadOptions *opt,
                             SpAllocator alloc, SpTrace **out, SpError *err) {
   sp__error_clear(err);
   *out = NULL;
-  Src s;
+  SpTraceSource s;
   memset(&s, 0, sizeof s);
   s.alloc = alloc;
   s.f = fopen(path, "rb");

@@ -81,6 +81,14 @@ SpStatus sp__scan_start(SpTrace *t, const SpTraceReadOptions *opt,
   return SP_OK;
 }
 
+void sp__trace_snapshot_free(const SpTrace *t, SpTraceSnapshot *s) {
+  uint32_t n = s->agents != NULL ? s->nkept : s->count;
+  sp__mem_free(t->alloc, s->cells, (n ? n : 1) * sizeof(uint32_t));
+  if (s->agents != NULL)
+    sp__mem_free(t->alloc, s->agents, (n ? n : 1) * sizeof(uint32_t));
+  s->cells = s->agents = NULL;
+}
+
 /* Keeps only the kept agents' cells of snapshot s; 0: out of memory. */
 static int thin_snapshot(SpTrace *t, SpTraceSnapshot *s) {
   const SpTraceScan *sc = t->scan;
