@@ -161,6 +161,10 @@ typedef struct SpTraceSnapshot {
   uint16_t crowd;
   uint32_t count;
   uint32_t *cells; /* y << 16 | x per agent, UINT32_MAX: no agent */
+  /* a streamed read keeps the kept agents' cells only: cells[j] is agent
+   * agents[j]'s (ascending, nkept of them); NULL: every agent's */
+  uint32_t *agents;
+  uint32_t nkept;
 } SpTraceSnapshot;
 
 typedef struct SpTraceFrame {
@@ -210,11 +214,15 @@ typedef struct SpTrace {
   char *problems;        /* NUL-terminated; "" when the trace read cleanly */
   size_t problems_len, problems_cap;
   size_t chunks, chunks_skipped;
+  /* What the trace holds, kept or not (a streamed read keeps only some). */
+  uint64_t all_events, all_cells, all_sensed;
+  struct SpTraceSummary *summary; /* NULL unless the read was asked one */
   /* bookkeeping */
   SpAllocator alloc;
   size_t cap_frames, cap_events, cap_cells, cap_facts, cap_snapshots, cap_notes,
       cap_sensed;
   int header_ok;
+  struct SpTraceScan *scan; /* while reading with options */
 } SpTrace;
 
 /* Decodes data[0..len) into a new *out (release with sp_trace_free).
@@ -224,6 +232,140 @@ typedef struct SpTrace {
 SP_API SpStatus sp_trace_read(const void *data, size_t len, SpAllocator alloc,
                               SpTrace **out, SpError *err);
 SP_API void sp_trace_free(SpTrace *t);
+
+/* ------------------------------------------------------------------ */
+/* Reading a large trace: streamed, summed up                         */
+/* ------------------------------------------------------------------ */
+/* A trace of a million agents holds hundreds of millions of events: too
+ * many to decode into arrays. A streamed read goes through the file once,
+ * a chunk at a time (memory: the largest chunk, a few bytes per agent and
+ * per place, kind and reason; never per event), keeps the events, cells,
+ * notes and sensed values of the agents it is asked to keep (`keep`)
+ * and sums up the rest while reading:
+ *  - per class: goals chosen, reached, without a plan, given up, dropped,
+ *    steps failed; the failure reasons (kind, reason, action, place) with
+ *    their count, first and last time, the `top` most frequent; the
+ *    `top` agents stuck longest (failing with no progress); the agents
+ *    that never reached a goal (a count and the first SP_TRACE_LIST);
+ *  - events by kind per `period` seconds of the crowds' clock;
+ *  - the density of each class's agents on a grid of `bin` x `bin`
+ *    blocks of cells, at the frames `keyframes` names.
+ * What the summary says is what lua/saspu/trace_report.lua computed from
+ * every event (spec/trace_summary_spec.lua compares them). Damaged chunks
+ * are skipped and reported in `problems` as sp_trace_read does. */
+
+#if !defined(SP_TRACE_TOP)
+#define SP_TRACE_TOP 5
+#endif
+#if !defined(SP_TRACE_LIST)
+#define SP_TRACE_LIST 10
+#endif
+/* Distinct note texts (reasons made in Lua, why a no_plan had no plan) the
+ * summary tells apart; the rest count as SP_TRACE_OTHER_TEXT. */
+#if !defined(SP_TRACE_TWICE_ABOVE)
+#define SP_TRACE_TWICE_ABOVE ((size_t)1 << 20)
+#endif
+#if !defined(SP_TRACE_TEXTS_MAX)
+#define SP_TRACE_TEXTS_MAX 65536
+#endif
+#define SP_TRACE_OTHER_TEXT "(other texts)"
+#define SP_TRACE_NO_TEXT    UINT32_MAX
+
+typedef struct SpTraceKeep {
+  uint32_t crowd, agent; /* 0-based */
+} SpTraceKeep;
+
+typedef struct SpTraceReadOptions {
+  int stream; /* 1: keep only the `keep` agents' events, cells, notes,
+               * sensed values and snapshot cells (0: keep everything) */
+  const SpTraceKeep *keep;
+  size_t nkeep;
+  int summary;   /* 1: fill SpTrace.summary */
+  uint32_t top;  /* reasons and stuck agents per class (0: SP_TRACE_TOP) */
+  double period; /* seconds per row of counts (0: 3600) */
+  /* density (nkeyframes 0: none): the cells of each crowd's agents (its
+   * first snapshot, then every cell change) binned in blocks of bin x bin
+   * cells, a grid of bw x bh blocks, after each frame keyframes[k]
+   * (0-based frame indices, ascending) */
+  const uint32_t *keyframes;
+  size_t nkeyframes;
+  uint32_t bin, bw, bh;
+  /* a streamed read decodes a chunk of more bytes than this (0:
+   * SP_TRACE_TWICE_ABOVE) twice: checked first, then a crowd's part of a
+   * frame at a time, so no more than that part's events are held at once
+   * (a frame of a million agents choosing their goals is one chunk) */
+  size_t twice_above;
+} SpTraceReadOptions;
+
+typedef struct SpTraceReason {
+  uint8_t kind;
+  int16_t action; /* -1: none */
+  int32_t place;  /* -1: none */
+  uint32_t text;  /* index into SpTraceSummary.texts; SP_TRACE_NO_TEXT */
+  uint64_t count;
+  double first, last; /* clocks */
+} SpTraceReason;
+
+typedef struct SpTraceStuck {
+  uint32_t agent;
+  double from, to; /* the last progress, and the next (or the end) */
+  uint32_t text;   /* the last failure's reason; SP_TRACE_NO_TEXT: */
+  uint8_t kind;    /* then the last failure's kind */
+} SpTraceStuck;
+
+typedef struct SpTraceClassSummary {
+  int recorded;
+  uint64_t agents; /* agents with at least one event */
+  uint64_t goals, reached, failed, gave_up, dropped, step_failures;
+  uint64_t never; /* agents with events and no goal reached */
+  uint32_t nreasons, nstuck, nnever, nreachers;
+  SpTraceReason *reasons; /* most frequent first (then the first seen) */
+  SpTraceStuck *stuck;    /* longest first (then the lower agent) */
+  uint32_t *never_agents; /* the first SP_TRACE_LIST, ascending */
+  uint32_t *reachers;     /* the first SP_TRACE_LIST agents to reach a goal */
+} SpTraceClassSummary;
+
+typedef struct SpTraceSummary {
+  double start, finish; /* the start clock; the last frame's clock */
+  uint32_t ncrowds, nkinds, top;
+  SpTraceClassSummary *classes; /* per crowd */
+  uint32_t ntexts; /* the reason names, then the notes' distinct texts */
+  char **texts;    /* (reason names are the header's: not owned) */
+  double period;
+  size_t nperiods;
+  int64_t *periods;     /* floor(clock / period), ascending */
+  uint64_t *counts;     /* nperiods x nkinds events */
+  int cells_w, cells_h; /* 1 + the largest cell x, y an agent used */
+  size_t nkeyframes;
+  uint32_t bw, bh;
+  uint32_t *density; /* nkeyframes x ncrowds x (bw * bh) agents */
+  /* bookkeeping */
+  SpAllocator alloc;
+  size_t cap_periods;
+  uint32_t cap_texts;
+} SpTraceSummary;
+
+/* Reads the trace file at `path` a chunk at a time as `opt` asks (NULL:
+ * like sp_trace_read). SP_ERR_INVALID when the file cannot be opened or
+ * read (with the system's reason), or is no trace; for a keyframe or a
+ * kept agent out of range, or a density grid over 2^24 blocks;
+ * SP_ERR_MEMORY. */
+SP_API SpStatus sp_trace_read_file(const char *path,
+                                   const SpTraceReadOptions *opt,
+                                   SpAllocator alloc, SpTrace **out,
+                                   SpError *err);
+/* The same from bytes in memory. */
+SP_API SpStatus sp_trace_read_with(const void *data, size_t len,
+                                   const SpTraceReadOptions *opt,
+                                   SpAllocator alloc, SpTrace **out,
+                                   SpError *err);
+/* Sums up a trace read whole (keep everything) as a streamed read would:
+ * *out (free with sp_trace_summary_free) from its arrays. Density is not
+ * computed (opt's keyframes are ignored). SP_ERR_MEMORY. */
+SP_API SpStatus sp_trace_summarize(const SpTrace *t,
+                                   const SpTraceReadOptions *opt,
+                                   SpTraceSummary **out, SpError *err);
+SP_API void sp_trace_summary_free(SpTraceSummary *s);
 
 #ifdef __cplusplus
 }

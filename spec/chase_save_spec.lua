@@ -252,6 +252,25 @@ describe("a step that goes to another agent, across world:save and world:load", 
     assert.equal(good, wb:save())
   end)
 
+  it("refuses a chase whose walker walks to a place (its target then could not follow "
+     .. "the agent), and changes nothing", function()
+    local wa, sa, ba = town("handle")
+    run(wa, sa, ba, 6)
+    local good = wa:save()
+    local rec = progress_at(good, (chase_of(good))) - 52
+    -- target place 1 ("east", cell (19, 6) from 0), the target cell its cell
+    local bad = put(put(put(good, rec, 4, 0), rec + 28, 2, 19), rec + 30, 2, 6)
+    local wb, sb, bb = town("handle")
+    run(wb, sb, bb, 2)
+    local before = wb:save()
+    local ok, err = pcall(wb.load, wb, bad)
+    assert.is_false(ok)
+    assert.matches("saved world: crowd 2 'citizen'", err, 1, true)
+    assert.matches("chase of agent 1: the agent walks to a place (field 'target'), not to "
+                   .. "another agent", err, 1, true)
+    assert.equal(before, wb:save())
+  end)
+
   it("refuses a crafted chase kept by a migration: the rewritten save is checked as any",
      function()
     local wa, sa, ba = town("handle")

@@ -1,17 +1,16 @@
 /* test_record.c: the recorder and the trace reader: a walking town read back gives the crowd's events and cells frame by frame; damaged and truncated traces are reported, never crash, and leak nothing. */
-#define _POSIX_C_SOURCE 200809L /* getpid */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "saspu_record.h"
 #include "test_alloc.h"
+#include "trace_files.h"
 #include "walk_town.h"
 
 static const SpAllocator plain = {NULL, NULL};
@@ -24,27 +23,6 @@ typedef struct Seen {
   uint32_t *cells;   /* per frame, per agent: y << 16 | x */
   size_t frames, n;
 } Seen;
-
-static char *trace_path(const char *name) {
-  static char buf[256];
-  const char *dir = getenv("TMPDIR");
-  snprintf(buf, sizeof buf, "%s/saspu_%s_%ld.trace", dir ? dir : "/tmp", name,
-           (long)getpid());
-  return buf;
-}
-
-static void *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *p = malloc((size_t)n + 1);
-  assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  *len = (size_t)n;
-  return p;
-}
 
 /* Runs a walking town for `frames` frames recording it to `path`. */
 static void run_town(WalkTown *t, const char *path, size_t frames, Seen *s) {
@@ -104,10 +82,10 @@ static void test_events_and_cells_read_back(void **state) {
   (void)state;
   WalkTown t;
   Seen s;
-  const char *path = trace_path("read_back");
+  const char *path = trace_file_path("read_back");
   run_town(&t, path, 40, &s);
   size_t len;
-  void *data = read_all(path, &len);
+  void *data = trace_file_read(path, &len);
   SpTrace *tr;
   SpError err;
   assert_int_equal(sp_trace_read(data, len, plain, &tr, &err), SP_OK);
@@ -154,10 +132,10 @@ static void test_damage_is_reported_and_skipped(void **state) {
   (void)state;
   WalkTown t;
   Seen s;
-  const char *path = trace_path("damage");
+  const char *path = trace_file_path("damage");
   run_town(&t, path, 12, &s);
   size_t len;
-  uint8_t *data = read_all(path, &len);
+  uint8_t *data = trace_file_read(path, &len);
   uint8_t *copy = malloc(len);
   TestAlloc ta;
   SpError err;
@@ -208,10 +186,10 @@ static void test_read_memory_failures(void **state) {
   (void)state;
   WalkTown t;
   Seen s;
-  const char *path = trace_path("memory");
+  const char *path = trace_file_path("memory");
   run_town(&t, path, 6, &s);
   size_t len;
-  uint8_t *data = read_all(path, &len);
+  uint8_t *data = trace_file_read(path, &len);
   SpError err;
   SpTrace *tr;
   for (long fail = 1; fail < 400; fail++) {
@@ -238,7 +216,7 @@ static void test_lua_events_read_back(void **state) {
   (void)state;
   WalkTown t;
   walk_town_open(&t, 5, 16, 16, 10, 1, 3.0f);
-  const char *path = trace_path("lua_events");
+  const char *path = trace_file_path("lua_events");
   SpError err;
   SpRecorder *r;
   SpCrowd *cs[1] = {t.c};
@@ -265,7 +243,7 @@ static void test_lua_events_read_back(void **state) {
   }
   assert_int_equal(sp_world_record_stop(r, &err), SP_OK);
   size_t len;
-  uint8_t *data = read_all(path, &len);
+  uint8_t *data = trace_file_read(path, &len);
   SpTrace *tr;
   assert_int_equal(sp_trace_read(data, len, plain, &tr, &err), SP_OK);
   assert_string_equal(tr->problems, "");

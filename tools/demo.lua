@@ -602,7 +602,7 @@ function M.run(opts, say)
   local rec = sim.world:stop_recording()
   if rec then
     local path, page = opts.out .. "/day.trace", opts.out .. "/inspector.html"
-    require("saspu.inspector").write(saspu.trace.open(path), page)
+    require("saspu.inspector").write(path, page)
     summary.trace = { path = path, page = page, stats = rec }
   end
   return summary

@@ -367,6 +367,16 @@ void open_world(lua_State *L);
 void open_world_save(lua_State *L);
 /* world_record.c: core.record_start, core.trace_read */
 void open_world_record(lua_State *L);
+/* The metatable of saspu.Trace (world_record.c). */
+#define TRACE_MT "saspu.Trace"
+/* trace_summary.c: core.trace_read_file and the methods of saspu.Trace
+ * that sum up (summary, density), added to the module table on top and
+ * to TRACE_MT (open_world_record made it). */
+void open_trace_summary(lua_State *L);
+/* The trace at stack index 1 (raises "saspu.Trace: closed"). */
+struct SpTrace *trace_check(lua_State *L);
+/* A new saspu.Trace userdata on the stack, empty (its trace set later). */
+struct SpTrace **trace_push(lua_State *L);
 /* release.c: gives the C library's free pages back to the system
  * (malloc_trim on glibc); a token whose finalizer does the same. */
 void return_free_memory(void);

@@ -75,6 +75,7 @@ int luaopen_saspu_core(lua_State *L)
   open_world(L);
   open_world_save(L);
   open_world_record(L);
+  open_trace_summary(L); /* adds to saspu.Trace */
   open_memory_return(L);
   open_crowd(L);
   /* the files that add to a type register from here, so no type file

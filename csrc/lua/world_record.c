@@ -5,7 +5,6 @@
 #include "saspu_record.h"
 
 #define RECORDER_MT "saspu.Recorder"
-#define TRACE_MT    "saspu.Trace"
 
 typedef struct LRecorder {
   SpRecorder *r;
@@ -264,6 +263,16 @@ static SpTrace *check_trace(lua_State *L)
   return ud->t;
 }
 
+SpTrace *trace_check(lua_State *L) { return check_trace(L); }
+
+SpTrace **trace_push(lua_State *L)
+{
+  LTrace *ud = lua_newuserdatauv(L, sizeof *ud, 1);
+  ud->t = NULL;
+  luaL_setmetatable(L, TRACE_MT);
+  return &ud->t;
+}
+
 static size_t check_index(lua_State *L, int arg, size_t n)
 {
   lua_Integer k = luaL_checkinteger(L, arg);
@@ -330,6 +339,8 @@ static int l_trace_header(lua_State *L)
     lua_setfield(L, -2, "class");
     lua_pushboolean(L, t->crowds[k].recorded);
     lua_setfield(L, -2, "recorded");
+    lua_pushinteger(L, t->crowds[k].slots);
+    lua_setfield(L, -2, "slots");
     push_strs(L, t->crowds[k].actions, t->crowds[k].nactions);
     lua_setfield(L, -2, "actions");
     push_strs(L, t->crowds[k].goals, t->crowds[k].ngoals);
@@ -359,10 +370,17 @@ static int l_trace_header(lua_State *L)
   const struct {
     const char *k;
     size_t v;
-  } n[] = {{"frames", t->nframes}, {"events", t->nevents},
-           {"cells", t->ncells},   {"fact_changes", t->nfact_changes},
-           {"sensed", t->nsensed}, {"snapshots", t->nsnapshots},
-           {"chunks", t->chunks},  {"chunks_skipped", t->chunks_skipped}};
+  } n[] = {{"frames", t->nframes},
+           {"events", t->nevents},
+           {"cells", t->ncells},
+           {"fact_changes", t->nfact_changes},
+           {"sensed", t->nsensed},
+           {"snapshots", t->nsnapshots},
+           {"chunks", t->chunks},
+           {"chunks_skipped", t->chunks_skipped},
+           {"all_events", (size_t)t->all_events},
+           {"all_cells", (size_t)t->all_cells},
+           {"all_sensed", (size_t)t->all_sensed}};
   for (size_t k = 0; k < sizeof n / sizeof n[0]; k++) {
     lua_pushinteger(L, (lua_Integer)n[k].v);
     lua_setfield(L, -2, n[k].k);
@@ -477,7 +495,21 @@ static int l_trace_snapshot_cell(lua_State *L)
   const SpTraceSnapshot *s = &t->snapshots[check_index(L, 2, t->nsnapshots)];
   lua_Integer a = luaL_checkinteger(L, 3);
   if (a < 1 || (lua_Unsigned)a > s->count) return 0;
-  uint32_t key = s->cells[a - 1];
+  uint32_t key;
+  if (s->agents != NULL) { /* a streamed read's: the kept agents only */
+    uint32_t lo = 0, hi = s->nkept;
+    while (lo < hi) {
+      uint32_t mid = (lo + hi) / 2;
+      if (s->agents[mid] < (uint32_t)(a - 1))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == s->nkept || s->agents[lo] != (uint32_t)(a - 1)) return 0;
+    key = s->cells[lo];
+  } else {
+    key = s->cells[a - 1];
+  }
   if (key == UINT32_MAX) return 0;
   lua_pushinteger(L, (lua_Integer)(key & 0xFFFF) + 1);
   lua_pushinteger(L, (lua_Integer)(key >> 16) + 1);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "saspu_record.h"
 
@@ -87,5 +88,68 @@ static inline uint64_t sp_trace_zigzag(int64_t v) {
 static inline int64_t sp_trace_unzigzag(uint64_t v) {
   return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
+
+/* ---- trace_source.c: the bytes the reader walks ------------------------- */
+
+/* All in memory (f NULL: buf holds the whole trace), or a window of a
+ * file: buf holds bytes [off, off + len) of the trace's `size`. */
+typedef struct SpTraceSource {
+  const uint8_t *buf;
+  size_t len;
+  uint64_t off, size;
+  FILE *f;
+  uint8_t *own; /* the window (cap bytes) */
+  size_t cap;
+  SpAllocator alloc;
+  int io_error; /* a read fell short */
+} SpTraceSource;
+
+/* Makes bytes [at, at + n) of the trace available in buf (at + n <= size).
+ * 0: out of memory (io_error 0) or the file could not be read. */
+int sp__source_need(SpTraceSource *s, uint64_t at, size_t n);
+/* The position of the next chunk mark at or after p (size: none); sets
+ * *fail when the bytes could not be had. */
+uint64_t sp__source_mark(SpTraceSource *s, uint64_t p, int *fail);
+
+/* ---- between trace_read.c and trace_scan.c ------------------------------ */
+
+/* Where t's arrays stood before a chunk was decoded. */
+typedef struct SpTraceMark {
+  size_t frames, events, cells, notes, sensed, snapshots;
+} SpTraceMark;
+
+/* Frees a snapshot's cells (and agents; trace_scan.c). */
+void sp__trace_snapshot_free(const SpTrace *t, SpTraceSnapshot *s);
+/* Once t's header is read: checks opt against it and sets t->scan up.
+ * SP_ERR_INVALID (a kept agent out of range, a density grid too large),
+ * SP_ERR_MEMORY. */
+SpStatus sp__scan_start(SpTrace *t, const SpTraceReadOptions *opt,
+                        SpError *err);
+/* After a chunk decoded: sums up what it added since `before`, then (a
+ * streamed read) drops what is not kept. 0: out of memory. */
+int sp__scan_chunk(SpTrace *t, const SpTraceMark *before);
+/* A frames chunk of more bytes than this is decoded twice, a block at a
+ * time (SIZE_MAX: never, as without a streamed read). */
+size_t sp__scan_twice_above(const SpTrace *t);
+/* At the end: fills t->summary. 0: out of memory. */
+int sp__scan_finish(SpTrace *t);
+void sp__scan_free(SpTrace *t);
+
+/* ---- trace_summary.c: the sums (used by trace_scan.c) ------------------ */
+
+typedef struct SpSum SpSum;
+/* Sums for trace t (its header read) as opt asks (NULL: defaults, no
+ * density). SP_ERR_INVALID for a density out of range; SP_ERR_MEMORY. */
+SpStatus sp__sum_new(const SpTrace *t, const SpTraceReadOptions *opt,
+                     SpSum **out, SpError *err);
+/* Adds events [from, to) of t; its notes from index `note` on are theirs. */
+int sp__sum_events(SpSum *S, const SpTrace *t, size_t from, size_t to,
+                   size_t note);
+void sp__sum_snapshot(SpSum *S, const SpTraceSnapshot *s, uint32_t bin);
+void sp__sum_cells(SpSum *S, const SpTrace *t, size_t from, size_t to,
+                   uint32_t bin);
+/* The summary, given away (NULL: out of memory); free S after. */
+SpTraceSummary *sp__sum_finish(SpSum *S, const SpTrace *t);
+void sp__sum_free(SpSum *S);
 
 #endif

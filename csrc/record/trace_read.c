@@ -1,4 +1,5 @@
 /* trace_read.c: decodes a trace file (untrusted) into arrays of frames, events, cells and fact changes; damaged chunks are reported and skipped. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -259,10 +260,21 @@ static int read_header(SpTrace *t, Cur *c, int *mem) {
 /* ---- frames ------------------------------------------------------------- */
 
 /* Per crowd, each agent's cell as the reader follows the deltas. */
+typedef struct Undo {
+  uint32_t crowd, agent, was;
+} Undo;
+
 typedef struct Follow {
   uint32_t **cells;
   size_t *n;
   int approximate; /* a frame chunk was skipped since the last snapshot */
+  /* a large chunk of a streamed read is decoded twice, a block (a crowd's
+   * part of a frame) at a time: pass 1 checks it (keeping nothing, the
+   * cells it changed logged in undo), pass 2 hands each block to the
+   * scan as it is decoded; digested: the scan has the chunk */
+  int pass, digested;
+  Undo *undo;
+  size_t nundo, cap_undo;
 } Follow;
 
 static int follow_room(SpTrace *t, Follow *fo, size_t k, uint64_t agent) {
@@ -315,6 +327,8 @@ static int read_snapshot(SpTrace *t, Cur *c, Follow *fo, int *mem) {
   s->crowd = (uint16_t)k;
   s->count = (uint32_t)n;
   s->cells = cells;
+  s->agents = NULL;
+  s->nkept = 0;
   fo->approximate = 0;
   return 1;
 }
@@ -428,6 +442,14 @@ static int read_cells(SpTrace *t, Cur *c, Follow *fo, size_t k, uint32_t frame,
     } else {
       return 0; /* a move from no known cell, or no such code */
     }
+    if (fo->pass == 1) {
+      if (!GROW(t, fo->undo, fo->nundo, fo->cap_undo)) {
+        *mem = 1;
+        return 0;
+      }
+      Undo u = {(uint32_t)k, (uint32_t)agent, was};
+      fo->undo[fo->nundo++] = u;
+    }
     fo->cells[k][agent] = key;
     SpTraceCell *cl = &t->cells[t->ncells++];
     cl->frame = frame;
@@ -503,6 +525,8 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
     for (uint64_t b = 0; b < blocks && c->ok; b++) {
       uint64_t k = get_var(c);
       if (!c->ok || k >= t->ncrowds) return 0;
+      SpTraceMark bm = {t->nframes, t->nevents, t->ncells,
+                        t->nnotes,  t->nsensed, t->nsnapshots};
       if (!read_lua_events(t, c, (size_t)k, frame, mem)) return 0;
       size_t first = t->nevents;
       if (!read_events(t, c, (size_t)k, frame, mem) ||
@@ -510,18 +534,23 @@ static int read_frames(SpTrace *t, Cur *c, Follow *fo, int *mem) {
           !read_notes(t, c, first, t->nevents - first, mem) ||
           !read_sensed(t, c, (size_t)k, frame, mem))
         return 0;
+      if (fo->pass == 1) { /* checked: dropped */
+        for (size_t j = bm.notes; j < t->nnotes; j++)
+          free_str(t, t->notes[j].text);
+        t->nnotes = bm.notes;
+        t->nevents = bm.events;
+        t->ncells = bm.cells;
+        t->nsensed = bm.sensed;
+      } else if (fo->pass == 2 && !sp__scan_chunk(t, &bm)) {
+        *mem = 1;
+        return 0;
+      }
     }
   }
   return c->ok;
 }
 
 /* ---- chunks ------------------------------------------------------------- */
-
-static const uint8_t *find_mark(const uint8_t *p, const uint8_t *end) {
-  for (; end - p >= 4; p++)
-    if (memcmp(p, SP_CHUNK_MARK, 4) == 0) return p;
-  return end;
-}
 
 /* Decodes one checked chunk; 0 when its contents are wrong (everything it
  * added is taken back). */
@@ -544,7 +573,28 @@ static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
   if (type != SP_CHUNK_FRAMES) return 0;
   size_t nframes = t->nframes, nevents = t->nevents, ncells = t->ncells,
          nfacts = t->nfact_changes, nnotes = t->nnotes, nsensed = t->nsensed;
-  if (read_frames(t, &c, fo, mem)) return 1;
+  if (len > sp__scan_twice_above(t)) {
+    /* checked first, keeping nothing; then read again a block at a time */
+    fo->pass = 1;
+    fo->nundo = 0;
+    Cur c1 = c;
+    int ok = read_frames(t, &c1, fo, mem);
+    fo->pass = 0;
+    if (ok) {
+      for (size_t j = fo->nundo; j-- > 0;)
+        fo->cells[fo->undo[j].crowd][fo->undo[j].agent] = fo->undo[j].was;
+      t->nframes = nframes;
+      t->nfact_changes = nfacts;
+      fo->pass = 2;
+      ok = read_frames(t, &c, fo, mem);
+      fo->pass = 0;
+      fo->digested = 1; /* what pass 2 handed on stays (it cannot fail
+                         * but for memory: pass 1 read the same) */
+      return ok;
+    }
+  } else if (read_frames(t, &c, fo, mem)) {
+    return 1;
+  }
   for (size_t j = nnotes; j < t->nnotes; j++) free_str(t, t->notes[j].text);
   t->nnotes = nnotes;
   t->nframes = nframes;
@@ -558,6 +608,8 @@ static int chunk(SpTrace *t, int type, const uint8_t *p, size_t len, Follow *fo,
 
 void sp_trace_free(SpTrace *t) {
   if (t == NULL) return;
+  sp__scan_free(t);
+  sp_trace_summary_free(t->summary);
   free_header(t);
   if (t->frames)
     sp__mem_free(t->alloc, t->frames, t->cap_frames * sizeof *t->frames);
@@ -569,9 +621,7 @@ void sp_trace_free(SpTrace *t) {
     sp__mem_free(t->alloc, t->fact_changes,
                  t->cap_facts * sizeof *t->fact_changes);
   for (size_t s = 0; s < t->nsnapshots; s++)
-    sp__mem_free(t->alloc, t->snapshots[s].cells,
-                 (t->snapshots[s].count ? t->snapshots[s].count : 1) *
-                     sizeof(uint32_t));
+    sp__trace_snapshot_free(t, &t->snapshots[s]);
   if (t->snapshots)
     sp__mem_free(t->alloc, t->snapshots,
                  t->cap_snapshots * sizeof *t->snapshots);
@@ -585,6 +635,8 @@ void sp_trace_free(SpTrace *t) {
 }
 
 static void follow_free(SpTrace *t, Follow *fo, uint32_t ncrowds) {
+  if (fo->undo)
+    sp__mem_free(t->alloc, fo->undo, fo->cap_undo * sizeof *fo->undo);
   for (uint32_t k = 0; fo->cells != NULL && k < ncrowds; k++)
     if (fo->cells[k])
       sp__mem_free(t->alloc, fo->cells[k], fo->n[k] * sizeof(uint32_t));
@@ -593,11 +645,120 @@ static void follow_free(SpTrace *t, Follow *fo, uint32_t ncrowds) {
   if (fo->n) sp__mem_free(t->alloc, fo->n, ncrowds * sizeof *fo->n + 1);
 }
 
-SpStatus sp_trace_read(const void *data, size_t len, SpAllocator alloc,
-                       SpTrace **out, SpError *err) {
-  sp__error_clear(err);
-  *out = NULL;
-  const uint8_t *b = data, *end = b + len;
+/* ---- reading ------------------------------------------------------------ */
+
+/* Reads the chunks of s into t (allocated, zeroed, alloc set). Returns
+ * SP_OK with damage in t->problems, or what stopped the read. */
+static SpStatus read_chunks(SpTrace *t, SpTraceSource *s,
+                            const SpTraceReadOptions *opt, SpError *err) {
+  Follow fo;
+  memset(&fo, 0, sizeof fo);
+  int mem = 0, fail = 0, approximate_said = 0;
+  SpStatus st = SP_OK;
+  uint32_t expect = 0;
+  const uint64_t none = UINT64_MAX, end = s->size;
+  uint64_t p = SP_TRACE_HEAD_LEN, bad = none;
+  while (p < end && !mem && !fail && st == SP_OK) {
+    uint64_t q = sp__source_mark(s, p, &fail);
+    if (fail) break;
+    if (q != p && bad == none) bad = p;
+    p = q;
+    if (p == end) break;
+    if (end - p < SP_CHUNK_HEAD_LEN) {
+      if (bad == none) bad = p;
+      break;
+    }
+    if (!sp__source_need(s, p, SP_CHUNK_HEAD_LEN)) {
+      fail = 1;
+      break;
+    }
+    const uint8_t *c = s->buf + (p - s->off);
+    int type = c[4];
+    uint64_t plen = sp_trace_get_le(c + 8, 4);
+    uint32_t seq = (uint32_t)sp_trace_get_le(c + 12, 4);
+    uint64_t sum = sp_trace_get_le(c + 16, 8);
+    int fits = plen <= end - p - SP_CHUNK_HEAD_LEN;
+    if (fits && !sp__source_need(s, p, SP_CHUNK_HEAD_LEN + (size_t)plen)) {
+      fail = 1;
+      break;
+    }
+    c = s->buf + (p - s->off);
+    uint64_t h = sp_trace_fnv(SP_TRACE_FNV_START, c + 4, 12);
+    if (!fits || sp_trace_fnv(h, c + SP_CHUNK_HEAD_LEN, (size_t)plen) != sum) {
+      if (bad == none) bad = p;
+      p += 4;
+      continue;
+    }
+    if (bad != none) {
+      problem(t, "bytes %lu to %lu: damaged, skipped", (unsigned long)bad,
+              (unsigned long)p);
+      bad = none;
+    }
+    if (seq != expect)
+      problem(t, "chunks %lu to %lu: missing", (unsigned long)expect,
+              (unsigned long)seq - 1);
+    expect = seq + 1;
+    t->chunks++;
+    SpTraceMark before = {t->nframes, t->nevents, t->ncells,
+                          t->nnotes,  t->nsensed, t->nsnapshots};
+    int header_was = t->header_ok;
+    if (!chunk(t, type, c + SP_CHUNK_HEAD_LEN, (size_t)plen, &fo, &mem)) {
+      if (!mem) {
+        t->chunks_skipped++;
+        problem(t,
+                "chunk %lu at byte %lu (%s): contents do not decode, skipped",
+                (unsigned long)seq, (unsigned long)p,
+                type == SP_CHUNK_HEADER     ? "header"
+                : type == SP_CHUNK_SNAPSHOT ? "snapshot"
+                                            : "frames");
+      }
+    } else if (!header_was && t->header_ok && opt != NULL) {
+      st = sp__scan_start(t, opt, err);
+    } else if (fo.digested) {
+      fo.digested = 0; /* handed to the scan a block at a time */
+    } else if (t->scan != NULL && !sp__scan_chunk(t, &before)) {
+      mem = 1;
+    } else if (t->scan == NULL) {
+      t->all_events = t->nevents;
+      t->all_cells = t->ncells;
+      t->all_sensed = t->nsensed;
+    }
+    if (fo.approximate && !approximate_said && t->nframes > before.frames) {
+      problem(t,
+              "cells from frame %lu on are approximate until the next snapshot",
+              (unsigned long)t->frames[before.frames].number);
+      approximate_said = 1;
+    }
+    if (!fo.approximate) approximate_said = 0;
+    p += SP_CHUNK_HEAD_LEN + plen;
+  }
+  if (!mem && !fail && bad != none)
+    problem(t, "bytes %lu to %lu: truncated or damaged, skipped",
+            (unsigned long)bad, (unsigned long)end);
+  follow_free(t, &fo, t->ncrowds);
+  if (st == SP_OK && !mem && !fail && t->scan != NULL && !sp__scan_finish(t))
+    mem = 1;
+  if (st != SP_OK) return st;
+  if (fail && s->io_error)
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "trace: reading byte %lu: %s", (unsigned long)p,
+                         ferror(s->f) ? "read error"
+                                      : "file shorter than it was");
+  if (mem || fail) return sp__error_memory(err);
+  if (!t->header_ok)
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "trace: no readable header chunk");
+  if (t->problems == NULL) {
+    t->problems = sp__mem_alloc(t->alloc, 1);
+    if (t->problems == NULL) return sp__error_memory(err);
+    t->problems[0] = '\0';
+    t->problems_cap = 1;
+  }
+  return SP_OK;
+}
+
+/* Checks the file head of a trace whose first bytes are b[0..len). */
+static SpStatus check_head(const uint8_t *b, size_t len, SpError *err) {
   if (len < SP_TRACE_HEAD_LEN ||
       memcmp(b, SP_TRACE_HEAD, sizeof SP_TRACE_HEAD) != 0)
     return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
@@ -608,85 +769,73 @@ SpStatus sp_trace_read(const void *data, size_t len, SpAllocator alloc,
     return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
                          "trace: format %u, this saspu reads format %d",
                          version, SP_TRACE_VERSION);
+  return SP_OK;
+}
+
+static SpStatus read_src(SpTraceSource *s, const SpTraceReadOptions *opt,
+                         SpAllocator alloc, SpTrace **out, SpError *err) {
   SpTrace *t = sp__mem_alloc(alloc, sizeof *t);
   if (t == NULL) return sp__error_memory(err);
   memset(t, 0, sizeof *t);
   t->alloc = alloc;
-  Follow fo = {NULL, NULL, 0};
-  int mem = 0, approximate_said = 0;
-  uint32_t expect = 0;
-  const uint8_t *p = b + SP_TRACE_HEAD_LEN, *bad = NULL;
-  while (p < end && !mem) {
-    const uint8_t *q = find_mark(p, end);
-    if (q != p && bad == NULL) bad = p;
-    p = q;
-    if (p == end) break;
-    if ((size_t)(end - p) < SP_CHUNK_HEAD_LEN) {
-      if (bad == NULL) bad = p;
-      break;
-    }
-    int type = p[4];
-    uint64_t plen = sp_trace_get_le(p + 8, 4);
-    uint32_t seq = (uint32_t)sp_trace_get_le(p + 12, 4);
-    uint64_t sum = sp_trace_get_le(p + 16, 8);
-    int fits = plen <= (uint64_t)(end - p) - SP_CHUNK_HEAD_LEN;
-    uint64_t h = sp_trace_fnv(SP_TRACE_FNV_START, p + 4, 12);
-    if (!fits || sp_trace_fnv(h, p + SP_CHUNK_HEAD_LEN, (size_t)plen) != sum) {
-      if (bad == NULL) bad = p;
-      p += 4;
-      continue;
-    }
-    if (bad != NULL) {
-      problem(t, "bytes %lu to %lu: damaged, skipped", (unsigned long)(bad - b),
-              (unsigned long)(p - b));
-      bad = NULL;
-    }
-    if (seq != expect)
-      problem(t, "chunks %lu to %lu: missing", (unsigned long)expect,
-              (unsigned long)seq - 1);
-    expect = seq + 1;
-    t->chunks++;
-    size_t nf = t->nframes;
-    if (!chunk(t, type, p + SP_CHUNK_HEAD_LEN, (size_t)plen, &fo, &mem) &&
-        !mem) {
-      t->chunks_skipped++;
-      problem(t, "chunk %lu at byte %lu (%s): contents do not decode, skipped",
-              (unsigned long)seq, (unsigned long)(p - b),
-              type == SP_CHUNK_HEADER     ? "header"
-              : type == SP_CHUNK_SNAPSHOT ? "snapshot"
-                                          : "frames");
-    }
-    if (fo.approximate && !approximate_said && t->nframes > nf) {
-      problem(t,
-              "cells from frame %lu on are approximate until the next snapshot",
-              (unsigned long)(t->nframes ? t->frames[nf].number : 0));
-      approximate_said = 1;
-    }
-    if (!fo.approximate) approximate_said = 0;
-    p += SP_CHUNK_HEAD_LEN + plen;
-  }
-  if (!mem && bad != NULL)
-    problem(t, "bytes %lu to %lu: truncated or damaged, skipped",
-            (unsigned long)(bad - b), (unsigned long)len);
-  follow_free(t, &fo, t->ncrowds);
-  if (mem) {
+  SpStatus st = read_chunks(t, s, opt, err);
+  if (st != SP_OK) {
     sp_trace_free(t);
-    return sp__error_memory(err);
-  }
-  if (!t->header_ok) {
-    sp_trace_free(t);
-    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
-                         "trace: no readable header chunk");
-  }
-  if (t->problems == NULL) {
-    t->problems = sp__mem_alloc(alloc, 1);
-    if (t->problems == NULL) {
-      sp_trace_free(t);
-      return sp__error_memory(err);
-    }
-    t->problems[0] = '\0';
-    t->problems_cap = 1;
+    return st;
   }
   *out = t;
   return SP_OK;
+}
+
+SpStatus sp_trace_read_with(const void *data, size_t len,
+                            const SpTraceReadOptions *opt, SpAllocator alloc,
+                            SpTrace **out, SpError *err) {
+  sp__error_clear(err);
+  *out = NULL;
+  SpStatus st = check_head(data, len, err);
+  if (st != SP_OK) return st;
+  SpTraceSource s;
+  memset(&s, 0, sizeof s);
+  s.buf = data;
+  s.len = len;
+  s.size = len;
+  s.alloc = alloc;
+  return read_src(&s, opt, alloc, out, err);
+}
+
+SpStatus sp_trace_read(const void *data, size_t len, SpAllocator alloc,
+                       SpTrace **out, SpError *err) {
+  return sp_trace_read_with(data, len, NULL, alloc, out, err);
+}
+
+SpStatus sp_trace_read_file(const char *path, const SpTraceReadOptions *opt,
+                            SpAllocator alloc, SpTrace **out, SpError *err) {
+  sp__error_clear(err);
+  *out = NULL;
+  SpTraceSource s;
+  memset(&s, 0, sizeof s);
+  s.alloc = alloc;
+  s.f = fopen(path, "rb");
+  if (s.f == NULL)
+    return sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE,
+                         "%s: %s", path, strerror(errno));
+  SpStatus st = SP_OK;
+  uint8_t head[SP_TRACE_HEAD_LEN];
+  long size = -1;
+  if (fseek(s.f, 0, SEEK_END) != 0 || (size = ftell(s.f)) < 0 ||
+      fseek(s.f, 0, SEEK_SET) != 0)
+    st = sp__error_set(err, SP_ERR_INVALID, SP_E_NONE, SP_FIELD_NONE, "%s: %s",
+                       path, strerror(errno));
+  if (st == SP_OK) {
+    size_t n = fread(head, 1, sizeof head, s.f);
+    st = check_head(head, n, err);
+  }
+  if (st == SP_OK) {
+    s.size = (uint64_t)size;
+    s.off = s.size; /* nothing in the window yet */
+    st = read_src(&s, opt, alloc, out, err);
+  }
+  if (s.own != NULL) sp__mem_free(alloc, s.own, s.cap);
+  fclose(s.f);
+  return st;
 }

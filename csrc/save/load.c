@@ -325,14 +325,14 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   char why[200];
   if (sp__save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return sp__ld_bad(r, "%s", why);
-  /* 1: despawned; 4: walking to a target, so it may chase */
+  /* 1: despawned; 4: walking to a target, so it may chase, unless 8: that
+   * target is a place (a chase has none) */
   if (!x->apply) {
-    x->freed[i] =
-        (uint8_t)(phase == SP_PHASE_FREE ? 1
-                  : (phase == SP_PHASE_WALKING || phase == SP_PHASE_MOVING) &&
-                          (flags & F_BIND)
-                      ? 4
-                      : 0);
+    int on_way = (phase == SP_PHASE_WALKING || phase == SP_PHASE_MOVING) &&
+                 (flags & F_BIND);
+    x->freed[i] = (uint8_t)(phase == SP_PHASE_FREE ? 1
+                            : on_way ? 4 | (a.target != SP_NO_PLACE ? 8 : 0)
+                                     : 0);
     x->progress[i] = time; /* a chase's progress (load_chase_queue.c) */
   }
   if (gen != 0 && c->gens == NULL && !sp__crowd_slots_ready(c)) {

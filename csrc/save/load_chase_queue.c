@@ -26,6 +26,11 @@ static int check_chase(Load *x, Rd *r, const uint8_t *p, size_t n) {
   if (i >= n || !(x->freed[i] & 4))
     return sp__ld_bad(r, "chase of agent %u: not an agent walking to a target",
                       i + 1);
+  if (x->freed[i] & 8)
+    return sp__ld_bad(r,
+                      "chase of agent %u: the agent walks to a place (field "
+                      "'target'), not to another agent",
+                      i + 1);
   if (tc != UINT32_MAX && (tc >= x->count || slot >= x->crowds[tc]->capacity))
     return sp__ld_bad(
         r, "chase of agent %u: target crowd %u slot %u does not exist", i + 1,

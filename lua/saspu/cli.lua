@@ -364,16 +364,25 @@ local function trace_cmd(args, out)
     k = k + 1
   end
   if not file then error(usage.trace, 0) end
-  local ok, t = pcall(saspu.trace.open, file)
-  if not ok then error(tostring(t):gsub("^saspu%.trace%.open: ", ""), 0) end
+  local f, ferr = io.open(file, "rb")
+  if not f then error(tostring(ferr), 0) end
+  f:close()
+  -- the file is read a chunk at a time (saspu.trace.scan): a million agents' day fits
+  local function scan(opts)
+    local ok, t = pcall(saspu.trace.scan, file, opts)
+    if not ok then error((tostring(t):gsub("^saspu%.trace%.scan: ", "")), 0) end
+    return t
+  end
   if html then
-    local n = require("saspu.inspector").write(t, html, { pick = pick })
+    local okw, n = pcall(require("saspu.inspector").write, file, html, { pick = pick })
+    if not okw then error((tostring(n):gsub("^saspu%.trace%.scan: ", "")), 0) end
     out:write(format("%s: %d bytes (%s)\n", html, n, file))
     return 0
   end
   if agent then
     local class, index = agent:match("^(.+):(%d+)$")
     if not class then error(format("--agent: expected CLASS:N, got '%s'", agent), 0) end
+    local t = scan { agents = { { class, tonumber(index) } } }
     local okh, life = pcall(t.history, t, class, tonumber(index))
     if not okh then error(tostring(life):gsub("^[^\n:]*saspu/[%w_]+%.lua:%d+: ", ""), 0) end
     if as_json then
@@ -383,6 +392,7 @@ local function trace_cmd(args, out)
     end
     return 0
   end
+  local t = scan { summary = true }
   local sum = report.summary(t)
   if as_json then
     out:write(json(sum), "\n")

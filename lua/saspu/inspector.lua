@@ -1,5 +1,6 @@
 -- lua/saspu/inspector.lua: `saspu trace FILE --html OUT`: one self-contained HTML page (plain JavaScript and a canvas, data embedded, no network) showing a trace: the map with its places, NPC density per class over time, picked agents as dots, a time slider, a search box, and a picked agent's life.
 local report = require "saspu.trace_report"
+local trace = require "saspu.trace"
 
 local ipairs, pairs, tostring, tonumber, type, next = ipairs, pairs, tostring, tonumber, type, next
 local format, concat, floor, ceil, max, min = string.format, table.concat, math.floor, math.ceil, math.max,
@@ -69,55 +70,6 @@ local function wall_runs(h)
   return runs
 end
 
--- Densities: for each keyframe, per recorded crowd, the sparse list bin, count, bin,
--- count, ... of its agents' cells after that frame. One pass over the cell changes.
-local function densities(t, keyframes, bin, bw)
-  local raw, h = t.raw, t.header
-  local cur, counted = {}, {}
-  for k, c in ipairs(h.crowds) do
-    if c.recorded then
-      cur[k] = {}
-      for s = 1, h.snapshots do
-        local number, crowd, count = raw:snapshot(s)
-        if crowd == k and number == 0 then
-          for i = 1, count do
-            local x, y = raw:snapshot_cell(s, i)
-            cur[k][i] = x and ((y - 1) * 65536 + x - 1) or false
-          end
-          break
-        end
-      end
-      counted[#counted + 1] = k
-    end
-  end
-  local out, ci = {}, 1
-  for _, f in ipairs(keyframes) do
-    while ci <= t.cell_count do
-      local frame, crowd, agent, x, y = raw:cell(ci)
-      if frame > f then break end
-      if cur[crowd] then cur[crowd][agent] = x and ((y - 1) * 65536 + x - 1) or false end
-      ci = ci + 1
-    end
-    local row = {}
-    for j, k in ipairs(counted) do
-      local bins, list = {}, {}
-      for _, key in pairs(cur[k]) do
-        if key then
-          local b = floor(floor(key / 65536) / bin) * bw + floor((key % 65536) / bin)
-          bins[b] = (bins[b] or 0) + 1
-        end
-      end
-      for b, n in pairs(bins) do
-        list[#list + 1] = b
-        list[#list + 1] = n
-      end
-      row[j] = list
-    end
-    out[#out + 1] = row
-  end
-  return out, counted
-end
-
 -- An agent's track: { time, x, y } from its first cell on (x, y 0: gone).
 local function track(t, crowd, agent)
   local raw, h = t.raw, t.header
@@ -138,14 +90,14 @@ local function track(t, crowd, agent)
 end
 
 -- The agents shown as dots: those asked for, then per class the stuck-longest, those
--- that never reached a goal and the first ones, up to M.PICKS a class.
-local function picks(t, sum, asked)
-  local list, seen = {}, {}
+-- that never reached a goal and the first to reach one, up to M.PICKS a class.
+local function picks(h, sum, reachers, asked)
+  local list, seen, crowd_of = {}, {}, {}
+  for k, c in ipairs(h.crowds) do crowd_of[c.class] = crowd_of[c.class] or k end
   local function add(class, agent)
     local key = class .. ":" .. agent
-    if seen[key] then return end
-    local crowd = t.class_crowd[class]
-    if not crowd then return end
+    local crowd = crowd_of[class]
+    if seen[key] or not crowd or agent < 1 or agent > h.crowds[crowd].slots then return end
     seen[key] = true
     list[#list + 1] = { class = class, crowd = crowd, agent = agent }
   end
@@ -153,7 +105,7 @@ local function picks(t, sum, asked)
     local class, n = a:match("^(.+):(%d+)$")
     if class then add(class, tonumber(n)) end
   end
-  for _, s in ipairs(sum.classes) do
+  for j, s in ipairs(sum.classes) do
     local n = 0
     local function try(agent)
       if n < M.PICKS and not seen[s.class .. ":" .. agent] then
@@ -163,41 +115,49 @@ local function picks(t, sum, asked)
     end
     for _, a in ipairs(s.stuck) do try(a.agent) end
     for _, a in ipairs(s.never_agents) do try(a) end
-    for ev in t:events { crowd = s.crowd, kind = "goal_reached" } do
-      if n >= M.PICKS then break end
-      try(ev.agent)
-    end
+    for _, a in ipairs(reachers[j]) do try(a) end
   end
   return list
 end
 
 --- The page's data: map, places, densities, picked agents with their lives and events.
--- @tparam table t a trace (saspu.trace.open)
+-- The trace file is read twice a chunk at a time (saspu.trace.scan): once summed up,
+-- once keeping the picked agents' events and counting each class's agents per block
+-- of cells at M.KEYFRAMES frames. The page's size is bounded whatever the trace: the
+-- density grid (at most M.BINS x M.BINS blocks per class and keyframe), the picked
+-- agents' lives (M.PICKS per class and those asked for) and the summary.
+-- @tparam string|table src the trace file's path, or a trace read from one (its path)
 -- @tparam[opt] table opts `{ pick = { "CLASS:N", ... } }`
-function M.data(t, opts)
+function M.data(src, opts)
   opts = opts or {}
-  local h = t.header
-  local sum = report.summary(t)
+  local path = type(src) == "table" and src.path or src
+  local first = trace.scan(path, { summary = true })
+  local h = first.header
+  local sum = report.summary(first)
+  local reachers = {}
+  for j, c in ipairs(first:summary().classes) do reachers[j] = c.reachers end
+  local csum = first:summary()
   local w, hh = max(h.grid_w, 1), max(h.grid_h, 1)
-  if h.grid_w == 0 then -- no grid: the cells the agents used
-    for ci = 1, t.cell_count do
-      local _, _, _, x, y = t.raw:cell(ci)
-      if x then w, hh = max(w, x), max(hh, y) end
-    end
-  end
+  if h.grid_w == 0 then w, hh = max(w, csum.cells_w), max(hh, csum.cells_h) end -- no grid: the cells used
   local bin = max(1, ceil(max(w, hh) / M.BINS))
   local bw, bh = ceil(w / bin), ceil(hh / bin)
   local keyframes, times = {}, {}
-  local n = min(M.KEYFRAMES, t.frame_count)
+  local n = min(M.KEYFRAMES, first.frame_count)
   for k = 1, n do
-    local f = max(1, floor(k * t.frame_count / n))
-    keyframes[k], times[k] = f, t:time(f)
+    local f = max(1, floor(k * first.frame_count / n))
+    keyframes[k], times[k] = f, first:time(f)
   end
-  local dens, counted = densities(t, keyframes, bin, bw)
+  local picked = picks(h, sum, reachers, opts.pick)
+  local keep = {}
+  for i, p in ipairs(picked) do keep[i] = { p.crowd, p.agent } end
+  local t = trace.scan(path, { agents = keep, keyframes = n > 0 and keyframes or nil, bin = bin, bw = bw,
+                               bh = bh })
   local classes = {}
-  for j, k in ipairs(counted) do classes[j] = h.crowds[k].class end
+  for k, c in ipairs(h.crowds) do
+    if c.recorded then classes[#classes + 1] = h.crowds[k].class end
+  end
   local agents = {}
-  for _, p in ipairs(picks(t, sum, opts.pick)) do
+  for _, p in ipairs(picked) do
     local life = t:history(p.crowd, p.agent)
     local evs = {}
     for _, ev in ipairs(life.events) do
@@ -208,9 +168,9 @@ function M.data(t, opts)
   end
   local places = {}
   for k, p in ipairs(h.places) do places[k] = { p.name, p.x, p.y } end
-  return { name = t.path or "trace", w = w, h = hh, walls = wall_runs(h), places = places, classes = classes,
-           bin = bin, bw = bw, bh = bh, times = times, density = dens, agents = agents,
-           summary = report.summary_text(sum, t.path or "trace"), start = sum.start, finish = sum.finish }
+  return { name = path or "trace", w = w, h = hh, walls = wall_runs(h), places = places, classes = classes,
+           bin = bin, bw = bw, bh = bh, times = times, density = t.raw:density() or {}, agents = agents,
+           summary = report.summary_text(sum, path or "trace"), start = sum.start, finish = sum.finish }
 end
 
 local PAGE = [==[<!DOCTYPE html>
@@ -392,13 +352,13 @@ fromHash();
 </script></body></html>
 ]==]
 
---- Writes the page for trace `t` to `path`.
+--- Writes the page for the trace file `t` (a path, or a trace read from one) to `path`.
 -- @treturn int the bytes written
 function M.write(t, path, opts)
   local out = {}
   json(M.data(t, opts), out)
   local data = concat(out)
-  local title = (t.path or "trace"):gsub("[<>&\"]", "")
+  local title = ((type(t) == "table" and t.path or t) or "trace"):gsub("[<>&\"]", "")
   local html = PAGE:gsub("%%%%TITLE%%%%", function() return title end)
                    :gsub("%%%%DATA%%%%", function() return data end)
   local f, err = open(path, "wb")

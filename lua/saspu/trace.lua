@@ -1,15 +1,17 @@
--- lua/saspu/trace.lua: saspu.trace: reads a trace written by world:record (decoded in C, csrc/record/trace_read.c): events with filters, frames, one agent's history, counts per hour, an agent's state at a time.
+-- lua/saspu/trace.lua: saspu.trace: reads a trace written by world:record (decoded in C, csrc/record/trace_read.c; a large one streamed and summed up, trace_scan.c, trace_summary.c): events with filters, frames, one agent's history, counts per hour, an agent's state at a time.
 --
 --   local trace = require "saspu.trace"
 --   local t = trace.open("day.trace")            -- damaged chunks: t.problems
 --   for ev in t:events { class = "bandit", kind = "step_failed" } do print(ev.time, ev.agent, ev.reason) end
 --   local life = t:history("bandit", 3)          -- goals, plans, steps, waits, failures
 --   local s = t:state_at(3600, "bandit", 3)      -- cell, goal, action at that time
+--   -- a million NPCs' day: read once, a chunk at a time, summed up in C, one agent kept
+--   local big = trace.scan("day.trace", { summary = true, agents = { { "bandit", 3 } } })
 local core = require "saspu.core"
 
 local type, pairs, ipairs, tostring, error, setmetatable = type, pairs, ipairs, tostring, error, setmetatable
 local floor, huge = math.floor, math.huge
-local format, concat, sort = string.format, table.concat, table.sort
+local format, concat = string.format, table.concat
 local open = io.open
 
 local M = {}
@@ -35,10 +37,8 @@ function M.open(path)
   return M.read(data, path)
 end
 
---- Reads a trace from its bytes (see `open`).
-function M.read(data, name)
-  local ok, t = pcall(core.trace_read, data)
-  if not ok then error(format("saspu.trace.open: %s: %s", name or "trace", tostring(t)), 2) end
+-- The reader's object around a decoded trace `t` (core.trace_read or core.trace_read_file).
+local function wrap(t, name)
   local h = t:header()
   local problems = {}
   for line in h.problems:gmatch("[^\n]+") do problems[#problems + 1] = line end
@@ -47,9 +47,81 @@ function M.read(data, name)
   local self = setmetatable({
     raw = t, header = h, problems = problems, path = name,
     frame_count = h.frames, event_count = h.events, cell_count = h.cells, sensed_count = h.sensed,
+    all_events = h.all_events, all_cells = h.all_cells,
     class_crowd = class_crowd, notes = t:notes(), clocks = {},
   }, Trace)
   for k = 1, h.frames do self.clocks[k] = t:frame(k) end
+  return self
+end
+
+--- Reads a trace from its bytes (see `open`).
+function M.read(data, name)
+  local ok, t = pcall(core.trace_read, data)
+  if not ok then error(format("saspu.trace.open: %s: %s", name or "trace", tostring(t)), 2) end
+  return wrap(t, name)
+end
+
+-- The header chunk of the trace file at `path` alone, decoded: its names (classes,
+-- places, kinds), read without the rest of the file.
+local function header_of(path)
+  local f, err = open(path, "rb")
+  if not f then error("saspu.trace.scan: " .. tostring(err), 3) end
+  local head = f:read(16 + 24) or ""
+  local len = #head == 40 and head:byte(25) and (head:byte(25) + head:byte(26) * 256 + head:byte(27) * 65536
+                                                   + head:byte(28) * 16777216) or 0
+  local body = #head == 40 and f:read(math.min(len, 2 ^ 30)) or ""
+  f:close()
+  local ok, t = pcall(core.trace_read, head .. (body or ""))
+  if not ok then error(format("saspu.trace.scan: %s: %s", path, tostring(t)), 3) end
+  return t:header()
+end
+
+--- Reads a large trace file once, a chunk at a time, in memory bounded by its agents,
+-- places and names (never by its events): keeps only the events, cells and sensed
+-- values of the agents in `opts.agents` and sums the rest up in C as it reads
+-- (`t:summary()`; `saspu trace FILE` prints it).
+--     local t = trace.scan("day.trace", { summary = true, agents = { { "bandit", 3 } } })
+--     local life = t:history("bandit", 3)
+-- @tparam string path
+-- @tparam[opt] table opts `{ summary = true, agents = { { class or crowd, agent }, ... },
+-- top = 5, period = 3600, keyframes = { frame, ... }, bin =, bw =, bh = }` (density at
+-- those frames, see saspu.inspector), `twice_above = bytes` (a chunk larger is checked
+-- first, then read a crowd's part of a frame at a time; default 1 MiB)
+-- @treturn table a trace like `open`'s, `streamed = true`: its events, cells and
+-- sensed values are the kept agents' only (`all_events` counts every event)
+-- @raise "saspu.trace.scan: day.trace: No such file or directory",
+-- "saspu.trace.scan: no crowd or class bandit in the trace (...)".
+function M.scan(path, opts)
+  if type(path) ~= "string" then error("saspu.trace.scan: path must be a string, got " .. type(path), 2) end
+  opts = opts or {}
+  local keep = {}
+  if opts.agents and #opts.agents > 0 then
+    local h = header_of(path)
+    for _, a in ipairs(opts.agents) do
+      local c = a[1]
+      if type(c) ~= "number" then
+        local found
+        for k, x in ipairs(h.crowds) do
+          if x.class == c then found = found or k end
+        end
+        if not found then
+          local names = {}
+          for _, x in ipairs(h.crowds) do names[#names + 1] = x.class end
+          error(format("saspu.trace.scan: no crowd or class %s in the trace (%s)", tostring(c),
+                       concat(names, ", ")), 2)
+        end
+        c = found
+      end
+      keep[#keep + 1] = { c, a[2] }
+    end
+  end
+  local ok, t = pcall(core.trace_read_file, path, {
+    stream = true, keep = keep, summary = opts.summary, top = opts.top, period = opts.period,
+    keyframes = opts.keyframes, bin = opts.bin, bw = opts.bw, bh = opts.bh, twice_above = opts.twice_above })
+  if not ok then error("saspu.trace.scan: " .. tostring(t), 2) end
+  local self = wrap(t, path)
+  self.streamed, self.kept = true, {}
+  for _, k in ipairs(keep) do self.kept[k[1] .. ":" .. k[2]] = true end
   return self
 end
 
@@ -209,6 +281,10 @@ end
 -- @raise "saspu.Trace:history: no crowd or class 'x' in the trace (...)".
 function Trace:history(crowd, agent)
   local k = crowd_of(self, crowd, "saspu.Trace:history")
+  if self.streamed and not self.kept[k .. ":" .. tostring(agent)] then
+    error(format("saspu.Trace:history: %s:%s was not kept by saspu.trace.scan (pass it in opts.agents)",
+                 self.header.crowds[k].class, tostring(agent)), 2)
+  end
   local life = { class = self.header.crowds[k].class, crowd = k, agent = agent, goals = {},
                  events = {}, reached = 0, failures = 0, idle = {} }
   local goal, plan
@@ -277,28 +353,25 @@ function Trace:history(crowd, agent)
   return life
 end
 
---- Counts of events by kind per period (3600 s: per hour of the crowds' clock).
+--- Counts of events by kind per period (3600 s: per hour of the crowds' clock), summed
+-- in C (a streamed trace: as it was read, with its `period`).
 -- @tparam[opt] number period seconds (default 3600)
 -- @treturn table `{ [period index] = { [kind] = count } }` (index floor(time / period))
 -- and the sorted list of the indices
 function Trace:counts(period)
-  period = period or 3600
+  local sum = self.raw:summary { period = period or 3600 }
   local out, keys = {}, {}
-  local raw, kinds, clocks = self.raw, self.header.kinds, self.clocks
-  for k = 1, self.event_count do
-    local frame, _, _, kind = raw:event(k)
-    local p = floor(clocks[frame] / period)
-    local row = out[p]
-    if not row then
-      row = {}
-      out[p] = row
-      keys[#keys + 1] = p
-    end
-    local name = kinds[kind]
-    row[name] = (row[name] or 0) + 1
+  for i, p in ipairs(sum.periods) do
+    out[p], keys[i] = sum.counts[i], p
   end
-  sort(keys)
   return out, keys
+end
+
+--- The trace summed up in C: per class goals, failure reasons, stuck agents, counts.
+-- @tparam[opt] table opts `{ top = 5, period = 3600 }`
+-- @treturn table see trace_report.summary, which prints it
+function Trace:summary(opts)
+  return self.raw:summary(opts)
 end
 
 -- The number of frames recorded up to frame k (1-based; 0: none): a snapshot whose
@@ -341,6 +414,10 @@ M.frame_at = frame_at
 -- @raise "saspu.Trace:state_at: no crowd or class ..."
 function Trace:state_at(time, crowd, agent)
   local k = crowd_of(self, crowd, "saspu.Trace:state_at")
+  if self.streamed and not self.kept[k .. ":" .. tostring(agent)] then
+    error(format("saspu.Trace:state_at: %s:%s was not kept by saspu.trace.scan (pass it in opts.agents)",
+                 self.header.crowds[k].class, tostring(agent)), 2)
+  end
   local frame = frame_at(self, time)
   local raw = self.raw
   local state = { time = time, frame = frame }

@@ -20,6 +20,16 @@ local function setup()
   o.crowd = o.world:crowd(o.dom, { actions = { buy_food = { duration = 1, at = "market" } },
                                    goals = { { "have_a_meal", priority = 1 } } })
   o.crowd:spawn { start = "start_of_day", x = 3, y = 2 }
+  -- a short trace of another world, read back streamed and summed up
+  o.trace = os.tmpname()
+  local w = saspu.world { grid = saspu.grid_from_ascii(ASCII), places = { { name = "market", x = 2, y = 2 } } }
+  local c = w:crowd(o.dom, { actions = { buy_food = { duration = 1, at = "market" } },
+                             goals = { { "have_a_meal", priority = 1 } } })
+  c:spawn { start = "start_of_day", x = 3, y = 2 }
+  c:spawn { start = "start_of_day", x = 5, y = 3 }
+  w:record { path = o.trace, positions = 1 }
+  for _ = 1, 6 do w:update(0.5) end
+  w:stop_recording()
   return o
 end
 
@@ -45,6 +55,11 @@ local ops = {
     end },
   { "crowd:spawn", function(o) o.crowd:spawn { start = "start_of_day", x = 4, y = 3 } end },
   { "world:update", function(o) o.world:update(0.5) end },
+  { "saspu.trace.scan", function(o)
+      local t = saspu.trace.scan(o.trace, { summary = true, agents = { { 1, 2 } }, keyframes = { 1, 4 }, bin = 2,
+                                            bw = 5, bh = 2 })
+      assert(#t:summary().classes == 1 and #t.raw:density() == 2 and #t:history(1, 2).events > 0)
+    end },
 }
 
 return { setup = setup, ops = ops }
