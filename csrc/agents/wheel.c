@@ -23,6 +23,11 @@ struct WheelSlot {
   uint32_t head; /* NO_BLOCK: empty */
 };
 
+/* One worker's wheel: the timers the agents it visited started, filed
+ * by the worker itself as it settles them (no list for the caller to
+ * file after the pass); a frame's start drains the due slots of every
+ * worker's wheel. Waking only sets an agent's awake bit, so the order the
+ * wheels drain in changes nothing. */
 struct Wheel {
   struct WheelSlot slot[SP_WHEEL_SLOTS];
   WheelBlock *block; /* the pool, `cap` blocks, `used` of them handed out */
@@ -53,29 +58,24 @@ void sp__wheel_free(SpCrowd *c) {
   if (c->awake != NULL)
     sp__mem_free(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
   c->awake = NULL;
-  struct Wheel *wh = c->wheel;
-  if (wh != NULL) {
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    struct Wheel *wh = c->cw[k].wheel;
+    if (wh == NULL) continue;
     if (wh->block != NULL)
       sp__mem_free(c->alloc, wh->block, wh->cap * sizeof(WheelBlock));
     sp__mem_free(c->alloc, wh, sizeof *wh);
-    c->wheel = NULL;
-  }
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
-    CrowdWorker *w = &c->cw[k];
-    if (w->arm != NULL)
-      sp__mem_free(c->alloc, w->arm, w->arm_cap * sizeof(uint32_t));
-    w->arm = NULL;
-    w->arm_count = w->arm_cap = 0;
+    c->cw[k].wheel = NULL;
   }
 }
 
 size_t sp__wheel_bytes(const SpCrowd *c) {
   size_t b = c->awake_words * sizeof(uint64_t);
-  if (c->wheel != NULL) /* the pool's pages in use */
-    b += sizeof *c->wheel +
-         sp__mem_resident(c->wheel->block, c->wheel->cap * sizeof(WheelBlock));
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
-    b += c->cw[k].arm_cap * sizeof(uint32_t);
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    const struct Wheel *wh = c->cw[k].wheel;
+    if (wh != NULL) /* the pool's pages in use */
+      b += sizeof *wh +
+           sp__mem_resident(wh->block, wh->cap * sizeof(WheelBlock));
+  }
   return b;
 }
 
@@ -115,40 +115,7 @@ int sp__list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
   return 1;
 }
 
-/* Grows a list of agents by one (doubling); 0 on memory. */
-static inline int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap,
-                       uint32_t i, int locked) {
-  if (*n == *cap && !sp__list_grow(c, e, cap, locked)) return 0;
-  (*e)[(*n)++] = i;
-  return 1;
-}
-
-/* sleep_until_due in a long frame or with the worker's list full. */
-RARE void sleep_slow(SpCrowd *c, int wk, size_t i) {
-  if (c->sweeping) {
-    sp_agent_wake(c, i);
-    return;
-  }
-  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
-  if (push(c, &w->arm, &w->arm_count, &w->arm_cap, (uint32_t)i, wk >= 0))
-    sleep_bit(c, i);
-  else
-    sp_agent_wake(c, i);
-}
-
-/* Agent i sleeps until its due tick once its worker's list holds it;
- * a long frame keeps it awake, and so does a lack of memory (it tries
- * again next frame). Every step end comes here: the common case needs no
- * stack frame. */
-static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
-  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
-  if (c->sweeping || w->arm_count == w->arm_cap) {
-    sleep_slow(c, wk, i);
-    return;
-  }
-  w->arm[w->arm_count++] = (uint32_t)i;
-  sleep_bit(c, i);
-}
+static void sleep_until_due(SpCrowd *c, int wk, size_t i);
 
 /* A walker sleeps until its next cell unless it has something to do
  * before (walk.c). */
@@ -195,7 +162,7 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
 
 /* A block from the pool (its free list, else its unused tail, else a
  * larger pool); NO_BLOCK on memory. */
-static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
+static uint32_t block_take(SpCrowd *c, struct Wheel *wh, int locked) {
   uint32_t b = wh->free_head;
   if (b != NO_BLOCK) {
     wh->free_head = wh->block[b].next;
@@ -203,8 +170,10 @@ static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
   }
   if (wh->used == wh->cap) {
     uint32_t nc = wh->cap < 64 ? 64 : wh->cap * 2;
+    if (locked) pthread_mutex_lock(&c->world->alloc_lock);
     void *p = sp__mem_realloc(c->alloc, wh->block, wh->cap * sizeof(WheelBlock),
                               (size_t)nc * sizeof(WheelBlock));
+    if (locked) pthread_mutex_unlock(&c->world->alloc_lock);
     if (p == NULL) return NO_BLOCK;
     wh->block = p;
     wh->cap = nc;
@@ -213,9 +182,11 @@ static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
 }
 
 /* slot_add when the slot's first block is full or missing: a new first
- * block (one in BLOCK_ENTRIES adds). */
-RARE int slot_add_block(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
-  uint32_t b = block_take(c, wh);
+ * block (one in BLOCK_ENTRIES adds). `locked`: a worker adds, under the
+ * world's allocator lock should the pool grow. */
+RARE int slot_add_block(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i,
+                        int locked) {
+  uint32_t b = block_take(c, wh, locked);
   if (b == NO_BLOCK) return 0;
   wh->block[b].next = wh->slot[s].head;
   wh->block[b].n = 1;
@@ -226,10 +197,11 @@ RARE int slot_add_block(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
 
 /* Agent i into slot s; 0 on memory. Every timer started comes here: the
  * common case needs no stack frame. */
-static inline int slot_add(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
+static inline int slot_add(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i,
+                           int locked) {
   uint32_t h = wh->slot[s].head;
   if (h == NO_BLOCK || wh->block[h].n == BLOCK_ENTRIES)
-    return slot_add_block(c, wh, s, i);
+    return slot_add_block(c, wh, s, i, locked);
   WheelBlock *bl = &wh->block[h];
   bl->e[bl->n++] = i;
   return 1;
@@ -241,24 +213,44 @@ static void slots_clear(struct Wheel *wh) {
   wh->free_head = NO_BLOCK;
 }
 
-/* Agent i into the slot of its tick (awake instead, without memory). */
-static void arm(SpCrowd *c, uint32_t i) {
-  if (c->wheel == NULL) {
-    c->wheel = sp__mem_alloc(c->alloc, sizeof *c->wheel);
-    if (c->wheel == NULL) {
-      sp_agent_wake(c, i);
-      return;
-    }
-    memset(c->wheel, 0, sizeof *c->wheel);
-    slots_clear(c->wheel);
+static void wheels_clear(SpCrowd *c) {
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+    if (c->cw[k].wheel != NULL) slots_clear(c->cw[k].wheel);
+}
+
+/* Worker wk's wheel (the first one for the caller's serial passes),
+ * made at its first timer; NULL on memory. */
+RARE struct Wheel *wheel_make(SpCrowd *c, int wk) {
+  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
+  if (wk >= 0) pthread_mutex_lock(&c->world->alloc_lock);
+  struct Wheel *wh = sp__mem_alloc(c->alloc, sizeof *wh);
+  if (wk >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
+  if (wh == NULL) return NULL;
+  memset(wh, 0, sizeof *wh);
+  slots_clear(wh);
+  w->wheel = wh;
+  return wh;
+}
+
+/* Agent i sleeps in the slot of its due tick, filed by the worker that
+ * visited it while its due time is at hand; without memory it stays
+ * awake (and tries again next frame). Every step end comes here: the
+ * common case needs no stack frame. */
+static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
+  struct Wheel *wh = c->cw[wk < 0 ? 0 : wk].wheel;
+  if (wh == NULL && (wh = wheel_make(c, wk)) == NULL) {
+    sp_agent_wake(c, i);
+    return;
   }
   int64_t t = tick_of(c, i);
   if (t < c->wheel_tick) t = c->wheel_tick;
-  if (!slot_add(c, c->wheel, (size_t)(t & (SP_WHEEL_SLOTS - 1)), i))
+  if (slot_add(c, wh, (size_t)(t & (SP_WHEEL_SLOTS - 1)), (uint32_t)i, wk >= 0))
+    sleep_bit(c, i);
+  else
     sp_agent_wake(c, i);
 }
 
-/* The agents a slot or a worker's list holds are anywhere in the crowd: their phase and due
+/* The agents a slot holds are anywhere in the crowd: their phase and due
  * time are requested this many entries before they are read. */
 #define DRAIN_AHEAD 32
 
@@ -268,18 +260,9 @@ static inline void request_due(const SpCrowd *c, uint32_t j) {
   sp_prefetch(c->time + j);
 }
 
-void sp__wheel_flush(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
-    CrowdWorker *w = &c->cw[k];
-    for (size_t j = 0; j < w->arm_count; j++) {
-      /* their due times were written a whole pass ago */
-      if (j + DRAIN_AHEAD < w->arm_count)
-        request_due(c, w->arm[j + DRAIN_AHEAD]);
-      arm(c, w->arm[j]);
-    }
-    w->arm_count = 0;
-  }
-}
+/* Nothing is left to file after a pass: its workers filed their timers
+ * as they settled the agents. */
+void sp__wheel_flush(SpCrowd *c) { (void)c; }
 
 /* 1 when agent i's time slot holds a due tick the wheel keeps. */
 static int has_due(const SpCrowd *c, size_t i) {
@@ -303,8 +286,7 @@ static void request_entry(const SpCrowd *c, const struct Wheel *wh, uint32_t b,
  * a later lap or later in this tick, drops the stale; its blocks go back
  * to the pool as they are read. Entries are requested DRAIN_AHEAD ahead
  * across the blocks' edges (a block's first entries too). */
-static void drain(SpCrowd *c, int64_t t) {
-  struct Wheel *wh = c->wheel;
+static void drain(SpCrowd *c, struct Wheel *wh, int64_t t) {
   size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
@@ -322,7 +304,7 @@ static void drain(SpCrowd *c, int64_t t) {
       }
       int64_t tj = tick_of(c, j);
       if ((tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0) &&
-          !slot_add(c, wh, s, j))
+          !slot_add(c, wh, s, j, 0))
         sp_agent_wake(c, j);
     }
     WheelBlock *bl = &wh->block[b];
@@ -371,20 +353,21 @@ void sp__wheel_frame(SpCrowd *c) {
   if (c->sweeping || was) {
     /* most agents are due: visit them all, in order, not through slots
      * (and after a long frame, arm every timer again) */
-    if (c->wheel != NULL) slots_clear(c->wheel);
+    wheels_clear(c);
     sp__wheel_wake_all(c);
     c->wheel_tick = cur > 0 ? cur - 1 : 0;
     return;
   }
-  if (c->wheel != NULL)
-    for (int64_t t = c->wheel_tick; t <= cur; t++) drain(c, t);
+  for (int64_t t = c->wheel_tick; t <= cur; t++)
+    for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+      if (c->cw[k].wheel != NULL) drain(c, c->cw[k].wheel, t);
   /* the last ticks again next frame: a due time rounded near a tick's
    * edge is found there */
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
 }
 
 void sp__wheel_loaded(SpCrowd *c) {
-  if (c->wheel != NULL) slots_clear(c->wheel);
+  wheels_clear(c);
   /* the epoch some way back: a walker behind its due cells (waiting for
    * its field) keeps a due tick before the clock */
   c->epoch = clock_ticks(c->clock) - LOAD_SLACK;
