@@ -282,11 +282,21 @@ static void request_entry(const SpCrowd *c, const struct Wheel *wh, uint32_t b,
     request_due(c, wh->block[bl->next].e[k - bl->n]);
 }
 
+/* Agent j awake; `shared`: wheels drain on several threads at once, and
+ * an awake word may hold agents another thread wakes. */
+static inline void drain_wake(SpCrowd *c, uint32_t j, int shared) {
+  if (shared)
+    __atomic_fetch_or(&c->awake[j / 64], 1ull << (j % 64), __ATOMIC_RELAXED);
+  else
+    sp_agent_wake(c, j);
+}
+
 /* Drains the slot of tick t: wakes its agents due now, keeps those due in
  * a later lap or later in this tick, drops the stale; its blocks go back
  * to the pool as they are read. Entries are requested DRAIN_AHEAD ahead
- * across the blocks' edges (a block's first entries too). */
-static void drain(SpCrowd *c, struct Wheel *wh, int64_t t) {
+ * across the blocks' edges (a block's first entries too). `shared`: other
+ * threads drain other wheels meanwhile. */
+static void drain(SpCrowd *c, struct Wheel *wh, int64_t t, int shared) {
   size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
@@ -299,13 +309,13 @@ static void drain(SpCrowd *c, struct Wheel *wh, int64_t t) {
       uint32_t j = wh->block[b].e[k];
       if (j >= c->n || !has_due(c, j)) continue;
       if (sp_due_passed(c, j)) {
-        sp_agent_wake(c, j);
+        drain_wake(c, j, shared);
         continue;
       }
       int64_t tj = tick_of(c, j);
       if ((tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0) &&
-          !slot_add(c, wh, s, j, 0))
-        sp_agent_wake(c, j);
+          !slot_add(c, wh, s, j, shared))
+        drain_wake(c, j, shared);
     }
     WheelBlock *bl = &wh->block[b];
     uint32_t next = bl->next;
@@ -341,6 +351,61 @@ static uint32_t rel(const SpCrowd *c, int64_t ticks) {
   return r <= 0 ? 0u : r >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)r;
 }
 
+/* The entries of wheel wh's slots of ticks [from, to]. */
+static size_t due_entries(const struct Wheel *wh, int64_t from, int64_t to) {
+  size_t n = 0;
+  for (int64_t t = from; t <= to; t++)
+    for (uint32_t b = wh->slot[t & (SP_WHEEL_SLOTS - 1)].head; b != NO_BLOCK;
+         b = wh->block[b].next)
+      n += wh->block[b].n;
+  return n;
+}
+
+/* Draining one worker's share of the wheels: the ticks, the workers. */
+typedef struct DrainJob {
+  SpCrowd *c;
+  int64_t from, to;
+  int workers;
+} DrainJob;
+
+static void drain_job(void *arg, int worker) {
+  const DrainJob *d = arg;
+  for (int k = worker; k < SP_THREAD_POOL_MAX; k += d->workers) {
+    struct Wheel *wh = d->c->cw[k].wheel;
+    if (wh == NULL) continue;
+    for (int64_t t = d->from; t <= d->to; t++)
+      drain(d->c, wh, t, d->workers > 1);
+  }
+}
+
+/* Entries a drainer takes at least: one costs a few random reads, a
+ * fraction of a visit (the crowd's parallel_min is in visits). */
+#define DRAIN_PER_WORKER 4
+
+/* Drains the slots of ticks [from, to] of every worker's wheel: with the
+ * crowd's pool, one drainer per wheel for a crowd with many due. */
+static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
+  DrainJob d = {c, from, to, 1};
+  int wheels = 0;
+  size_t n = 0;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+    if (c->cw[k].wheel != NULL) {
+      wheels = k + 1;
+      n += due_entries(c->cw[k].wheel, from, to);
+    }
+  size_t per =
+      DRAIN_PER_WORKER * (c->opt.parallel_min > 0 ? c->opt.parallel_min
+                                                  : SP_CROWD_PLAN_PARALLEL_MIN);
+  int most = c->pool != NULL ? sp_thread_pool_size(c->pool) : 1;
+  if (most > wheels) most = wheels;
+  if (most > 1 && n / per >= 2) {
+    d.workers = n / per >= (size_t)most ? most : (int)(n / per);
+    sp_thread_pool_run(c->pool, d.workers, drain_job, &d);
+  } else {
+    drain_job(&d, 0);
+  }
+}
+
 void sp__wheel_frame(SpCrowd *c) {
   int64_t now = clock_ticks(c->clock);
   rebase(c, now);
@@ -358,9 +423,7 @@ void sp__wheel_frame(SpCrowd *c) {
     c->wheel_tick = cur > 0 ? cur - 1 : 0;
     return;
   }
-  for (int64_t t = c->wheel_tick; t <= cur; t++)
-    for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
-      if (c->cw[k].wheel != NULL) drain(c, c->cw[k].wheel, t);
+  drain_due(c, c->wheel_tick, cur);
   /* the last ticks again next frame: a due time rounded near a tick's
    * edge is found there */
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
