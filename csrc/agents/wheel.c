@@ -28,11 +28,17 @@ struct WheelSlot {
  * file after the pass); a frame's start drains the due slots of every
  * worker's wheel. Waking only sets an agent's awake bit, so the order the
  * wheels drain in changes nothing. */
+#define FILE_BATCH 32
 struct Wheel {
   struct WheelSlot slot[SP_WHEEL_SLOTS];
   WheelBlock *block; /* the pool, `cap` blocks, `used` of them handed out */
   uint32_t used, cap, free_head;
+  /* timers started, not yet filed: their slots' first blocks requested
+   * (filed FILE_BATCH at a time, the rest after the pass) */
+  uint32_t pending, pend_agent[FILE_BATCH];
+  uint16_t pend_slot[FILE_BATCH];
 };
+_Static_assert(SP_WHEEL_SLOTS <= 65536, "a slot's index: 16 bits");
 
 /* A clock this many ticks past the epoch moves the epoch by half of it
  * (a due time holds 2^32 ticks, 18 hours). */
@@ -211,6 +217,7 @@ static void slots_clear(struct Wheel *wh) {
   for (size_t s = 0; s < SP_WHEEL_SLOTS; s++) wh->slot[s].head = NO_BLOCK;
   wh->used = 0;
   wh->free_head = NO_BLOCK;
+  wh->pending = 0;
 }
 
 static void wheels_clear(SpCrowd *c) {
@@ -232,10 +239,21 @@ RARE struct Wheel *wheel_make(SpCrowd *c, int wk) {
   return wh;
 }
 
-/* Agent i sleeps in the slot of its due tick, filed by the worker that
- * visited it while its due time is at hand; without memory it stays
- * awake (and tries again next frame). Every step end comes here: the
- * common case needs no stack frame. */
+/* Files the timers a wheel holds pending into their slots (awake instead,
+ * without memory); `locked`: a worker files. */
+static void file_pending(SpCrowd *c, struct Wheel *wh, int locked) {
+  for (uint32_t k = 0; k < wh->pending; k++)
+    if (!slot_add(c, wh, wh->pend_slot[k], wh->pend_agent[k], locked))
+      sp_agent_wake(c, wh->pend_agent[k]);
+  wh->pending = 0;
+}
+
+/* Agent i sleeps in the slot of its due tick, in the wheel of the worker
+ * that visited it, which reads its due time while it is at hand and
+ * requests the slot's first block, filing FILE_BATCH timers at a time (a
+ * slot's block is rarely in cache: filing one at a time waits for each);
+ * without memory it stays awake and tries again next frame. Every step
+ * end comes here. */
 static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
   struct Wheel *wh = c->cw[wk < 0 ? 0 : wk].wheel;
   if (wh == NULL && (wh = wheel_make(c, wk)) == NULL) {
@@ -244,10 +262,13 @@ static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
   }
   int64_t t = tick_of(c, i);
   if (t < c->wheel_tick) t = c->wheel_tick;
-  if (slot_add(c, wh, (size_t)(t & (SP_WHEEL_SLOTS - 1)), (uint32_t)i, wk >= 0))
-    sleep_bit(c, i);
-  else
-    sp_agent_wake(c, i);
+  size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
+  uint32_t h = wh->slot[s].head;
+  if (h != NO_BLOCK) sp_prefetch(&wh->block[h]);
+  wh->pend_agent[wh->pending] = (uint32_t)i;
+  wh->pend_slot[wh->pending] = (uint16_t)s;
+  sleep_bit(c, i);
+  if (++wh->pending == FILE_BATCH) file_pending(c, wh, wk >= 0);
 }
 
 /* The agents a slot holds are anywhere in the crowd: their phase and due
@@ -260,9 +281,11 @@ static inline void request_due(const SpCrowd *c, uint32_t j) {
   sp_prefetch(c->time + j);
 }
 
-/* Nothing is left to file after a pass: its workers filed their timers
- * as they settled the agents. */
-void sp__wheel_flush(SpCrowd *c) { (void)c; }
+void sp__wheel_flush(SpCrowd *c) {
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+    if (c->cw[k].wheel != NULL && c->cw[k].wheel->pending > 0)
+      file_pending(c, c->cw[k].wheel, 0);
+}
 
 /* 1 when agent i's time slot holds a due tick the wheel keeps. */
 static int has_due(const SpCrowd *c, size_t i) {
