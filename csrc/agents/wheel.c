@@ -64,7 +64,7 @@ void sp__wheel_free(SpCrowd *c) {
   if (c->awake != NULL)
     sp__mem_free(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
   c->awake = NULL;
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+  for (int k = 0; k < c->wheels; k++) {
     struct Wheel *wh = c->cw[k].wheel;
     if (wh == NULL) continue;
     if (wh->block != NULL)
@@ -72,11 +72,12 @@ void sp__wheel_free(SpCrowd *c) {
     sp__mem_free(c->alloc, wh, sizeof *wh);
     c->cw[k].wheel = NULL;
   }
+  c->wheels = 0;
 }
 
 size_t sp__wheel_bytes(const SpCrowd *c) {
   size_t b = c->awake_words * sizeof(uint64_t);
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+  for (int k = 0; k < c->wheels; k++) {
     const struct Wheel *wh = c->cw[k].wheel;
     if (wh != NULL) /* the pool's pages in use */
       b += sizeof *wh +
@@ -221,21 +222,22 @@ static void slots_clear(struct Wheel *wh) {
 }
 
 static void wheels_clear(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+  for (int k = 0; k < c->wheels; k++)
     if (c->cw[k].wheel != NULL) slots_clear(c->cw[k].wheel);
 }
 
 /* Worker wk's wheel (the first one for the caller's serial passes),
  * made at its first timer; NULL on memory. */
 RARE struct Wheel *wheel_make(SpCrowd *c, int wk) {
-  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
+  int k = wk < 0 ? 0 : wk;
   if (wk >= 0) pthread_mutex_lock(&c->world->alloc_lock);
   struct Wheel *wh = sp__mem_alloc(c->alloc, sizeof *wh);
+  if (wh != NULL && c->wheels <= k) c->wheels = k + 1;
   if (wk >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
   if (wh == NULL) return NULL;
   memset(wh, 0, sizeof *wh);
   slots_clear(wh);
-  w->wheel = wh;
+  c->cw[k].wheel = wh;
   return wh;
 }
 
@@ -282,7 +284,7 @@ static inline void request_due(const SpCrowd *c, uint32_t j) {
 }
 
 void sp__wheel_flush(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+  for (int k = 0; k < c->wheels; k++)
     if (c->cw[k].wheel != NULL && c->cw[k].wheel->pending > 0)
       file_pending(c, c->cw[k].wheel, 0);
 }
@@ -393,7 +395,7 @@ typedef struct DrainJob {
 
 static void drain_job(void *arg, int worker) {
   const DrainJob *d = arg;
-  for (int k = worker; k < SP_THREAD_POOL_MAX; k += d->workers) {
+  for (int k = worker; k < d->c->wheels; k += d->workers) {
     struct Wheel *wh = d->c->cw[k].wheel;
     if (wh == NULL) continue;
     for (int64_t t = d->from; t <= d->to; t++)
@@ -411,7 +413,7 @@ static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
   DrainJob d = {c, from, to, 1};
   int wheels = 0;
   size_t n = 0;
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+  for (int k = 0; k < c->wheels; k++)
     if (c->cw[k].wheel != NULL) {
       wheels = k + 1;
       n += due_entries(c->cw[k].wheel, from, to);
