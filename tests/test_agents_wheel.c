@@ -151,12 +151,47 @@ static void test_a_slot_holding_the_crowd(void **state) {
   }
 }
 
+/* Each worker files the timers of the agents it visits in a wheel of its
+ * own, and the wheels drain on several threads (parallel_min 1: every
+ * frame with a few agents due): the events are those of one thread, in
+ * the same order, frame by frame, with steps past a lap of the wheel. */
+static void test_worker_wheels_same_events(void **state) {
+  (void)state;
+  enum { N = 3000 };
+  static const float dts[] = {1.0f / 60.0f, 0.05f, 1.0f / 60.0f, 0.3f};
+  Citizens one, three;
+  citizens_open(&one, N, 2.0f, 24.0f, 1, 11);
+  citizens_open(&three, N, 2.0f, 24.0f, 3, 11);
+  size_t ends = 0;
+  for (size_t f = 0; f < 1200; f++) {
+    float dt = dts[f % 4];
+    assert_int_equal(sp_crowd_update(one.c, dt, NULL), SP_OK);
+    assert_int_equal(sp_crowd_update(three.c, dt, NULL), SP_OK);
+    size_t n = sp_crowd_event_count(one.c);
+    assert_int_equal(sp_crowd_event_count(three.c), n);
+    const SpAgentEvent *a = sp_crowd_events(one.c),
+                       *b = sp_crowd_events(three.c);
+    for (size_t k = 0; k < n; k++) {
+      if (a[k].agent != b[k].agent || a[k].kind != b[k].kind)
+        fail_msg("frame %zu, event %zu: agent %u kind %d on one thread, "
+                 "agent %u kind %d on three",
+                 f, k, (unsigned)a[k].agent, (int)a[k].kind,
+                 (unsigned)b[k].agent, (int)b[k].kind);
+    }
+    ends += finished(one.c);
+  }
+  assert_true(ends >= N); /* every agent finished a step, most several */
+  citizens_close(&one);
+  citizens_close(&three);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_waiting_agents_cost_nothing),
       cmocka_unit_test(test_steps_end_when_due),
       cmocka_unit_test(test_steps_end_when_due_after_hours),
       cmocka_unit_test(test_a_slot_holding_the_crowd),
+      cmocka_unit_test(test_worker_wheels_same_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

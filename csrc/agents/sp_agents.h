@@ -258,9 +258,8 @@ typedef struct CrowdWorker {
   size_t ev_peak; /* most events one pass of this frame left here */
   EvTrim ev_trim;
   size_t planned;
-  uint32_t *arm; /* agents whose timer this pass started (wheel.c) */
-  size_t arm_count, arm_cap;
-  uint32_t *freed; /* places whose slot this pass gave up (release.c) */
+  struct Wheel *wheel; /* the timers this worker started (wheel.c) */
+  uint32_t *freed;     /* places whose slot this pass gave up (release.c) */
   size_t freed_count, freed_cap;
   Ahead ahead;
   struct BindHint *hint; /* this frame's binding answers (bind.c) */
@@ -396,10 +395,11 @@ struct SpCrowd {
   /* due times (wheel.c): the time slot of an acting or blocked agent
    * holds the tick (SP_TICKS_PER_S a second, from `epoch`) its wait ends
    * at, an exact integer; the agents asleep on a timer wait in the wheel,
-   * and an update visits the awake ones */
+   * and an update visits the awake ones; each worker files the timers it
+   * starts in a wheel of its own (CrowdWorker) */
   uint64_t *awake; /* bit per agent: visit at the next advance */
   size_t awake_words;
-  struct Wheel *wheel;  /* NULL until the first timer */
+  int wheels;           /* workers cw[0..wheels) may hold a wheel */
   int64_t wheel_tick;   /* the first tick not wholly drained */
   int64_t epoch;        /* ticks */
   uint32_t now_rel;     /* this frame's clock in ticks, less epoch */

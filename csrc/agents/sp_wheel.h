@@ -8,13 +8,15 @@
 int sp__wheel_new(SpCrowd *c);
 void sp__wheel_free(SpCrowd *c);
 size_t sp__wheel_bytes(const SpCrowd *c);
-/* After a visit of agent i by worker wk: asleep (on a timer, armed
- * through the worker's list) or awake at the next advance. */
+/* After a visit of agent i by worker wk: asleep (on a timer, filed in
+ * the worker's own wheel, a batch at a time) or awake at the next
+ * advance. */
 void sp__wheel_settle(SpCrowd *c, int wk, size_t i);
-/* Serial, after a pass: the timers the workers started into the wheel. */
+/* Serial, after a pass: the timers of the workers' last batches filed. */
 void sp__wheel_flush(SpCrowd *c);
-/* Serial, at a frame's start (clock advanced): wakes the agents whose
- * wait ends, or every agent for a long frame. */
+/* At a frame's start (clock advanced), called serially: wakes the agents
+ * whose wait ends (the workers' wheels drained on the crowd's pool when
+ * many are due), or every agent for a long frame. */
 void sp__wheel_frame(SpCrowd *c);
 /* After a load: the seconds left in the time slots become due times
  * from the clock loaded, every agent awake, the wheel empty. */

@@ -23,11 +23,22 @@ struct WheelSlot {
   uint32_t head; /* NO_BLOCK: empty */
 };
 
+/* One worker's wheel: the timers the agents it visited started, filed
+ * by the worker itself as it settles them (no list for the caller to
+ * file after the pass); a frame's start drains the due slots of every
+ * worker's wheel. Waking only sets an agent's awake bit, so the order the
+ * wheels drain in changes nothing. */
+#define FILE_BATCH 32
 struct Wheel {
   struct WheelSlot slot[SP_WHEEL_SLOTS];
   WheelBlock *block; /* the pool, `cap` blocks, `used` of them handed out */
   uint32_t used, cap, free_head;
+  /* timers started, not yet filed: their slots' first blocks requested
+   * (filed FILE_BATCH at a time, the rest after the pass) */
+  uint32_t pending, pend_agent[FILE_BATCH];
+  uint16_t pend_slot[FILE_BATCH];
 };
+_Static_assert(SP_WHEEL_SLOTS <= 65536, "a slot's index: 16 bits");
 
 /* A clock this many ticks past the epoch moves the epoch by half of it
  * (a due time holds 2^32 ticks, 18 hours). */
@@ -53,29 +64,25 @@ void sp__wheel_free(SpCrowd *c) {
   if (c->awake != NULL)
     sp__mem_free(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
   c->awake = NULL;
-  struct Wheel *wh = c->wheel;
-  if (wh != NULL) {
+  for (int k = 0; k < c->wheels; k++) {
+    struct Wheel *wh = c->cw[k].wheel;
+    if (wh == NULL) continue;
     if (wh->block != NULL)
       sp__mem_free(c->alloc, wh->block, wh->cap * sizeof(WheelBlock));
     sp__mem_free(c->alloc, wh, sizeof *wh);
-    c->wheel = NULL;
+    c->cw[k].wheel = NULL;
   }
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
-    CrowdWorker *w = &c->cw[k];
-    if (w->arm != NULL)
-      sp__mem_free(c->alloc, w->arm, w->arm_cap * sizeof(uint32_t));
-    w->arm = NULL;
-    w->arm_count = w->arm_cap = 0;
-  }
+  c->wheels = 0;
 }
 
 size_t sp__wheel_bytes(const SpCrowd *c) {
   size_t b = c->awake_words * sizeof(uint64_t);
-  if (c->wheel != NULL) /* the pool's pages in use */
-    b += sizeof *c->wheel +
-         sp__mem_resident(c->wheel->block, c->wheel->cap * sizeof(WheelBlock));
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
-    b += c->cw[k].arm_cap * sizeof(uint32_t);
+  for (int k = 0; k < c->wheels; k++) {
+    const struct Wheel *wh = c->cw[k].wheel;
+    if (wh != NULL) /* the pool's pages in use */
+      b += sizeof *wh +
+           sp__mem_resident(wh->block, wh->cap * sizeof(WheelBlock));
+  }
   return b;
 }
 
@@ -115,40 +122,7 @@ int sp__list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
   return 1;
 }
 
-/* Grows a list of agents by one (doubling); 0 on memory. */
-static inline int push(SpCrowd *c, uint32_t **e, size_t *n, size_t *cap,
-                       uint32_t i, int locked) {
-  if (*n == *cap && !sp__list_grow(c, e, cap, locked)) return 0;
-  (*e)[(*n)++] = i;
-  return 1;
-}
-
-/* sleep_until_due in a long frame or with the worker's list full. */
-RARE void sleep_slow(SpCrowd *c, int wk, size_t i) {
-  if (c->sweeping) {
-    sp_agent_wake(c, i);
-    return;
-  }
-  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
-  if (push(c, &w->arm, &w->arm_count, &w->arm_cap, (uint32_t)i, wk >= 0))
-    sleep_bit(c, i);
-  else
-    sp_agent_wake(c, i);
-}
-
-/* Agent i sleeps until its due tick once its worker's list holds it;
- * a long frame keeps it awake, and so does a lack of memory (it tries
- * again next frame). Every step end comes here: the common case needs no
- * stack frame. */
-static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
-  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
-  if (c->sweeping || w->arm_count == w->arm_cap) {
-    sleep_slow(c, wk, i);
-    return;
-  }
-  w->arm[w->arm_count++] = (uint32_t)i;
-  sleep_bit(c, i);
-}
+static void sleep_until_due(SpCrowd *c, int wk, size_t i);
 
 /* A walker sleeps until its next cell unless it has something to do
  * before (walk.c). */
@@ -201,7 +175,7 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
 
 /* A block from the pool (its free list, else its unused tail, else a
  * larger pool); NO_BLOCK on memory. */
-static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
+static uint32_t block_take(SpCrowd *c, struct Wheel *wh, int locked) {
   uint32_t b = wh->free_head;
   if (b != NO_BLOCK) {
     wh->free_head = wh->block[b].next;
@@ -209,8 +183,10 @@ static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
   }
   if (wh->used == wh->cap) {
     uint32_t nc = wh->cap < 64 ? 64 : wh->cap * 2;
+    if (locked) pthread_mutex_lock(&c->world->alloc_lock);
     void *p = sp__mem_realloc(c->alloc, wh->block, wh->cap * sizeof(WheelBlock),
                               (size_t)nc * sizeof(WheelBlock));
+    if (locked) pthread_mutex_unlock(&c->world->alloc_lock);
     if (p == NULL) return NO_BLOCK;
     wh->block = p;
     wh->cap = nc;
@@ -219,9 +195,11 @@ static uint32_t block_take(SpCrowd *c, struct Wheel *wh) {
 }
 
 /* slot_add when the slot's first block is full or missing: a new first
- * block (one in BLOCK_ENTRIES adds). */
-RARE int slot_add_block(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
-  uint32_t b = block_take(c, wh);
+ * block (one in BLOCK_ENTRIES adds). `locked`: a worker adds, under the
+ * world's allocator lock should the pool grow. */
+RARE int slot_add_block(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i,
+                        int locked) {
+  uint32_t b = block_take(c, wh, locked);
   if (b == NO_BLOCK) return 0;
   wh->block[b].next = wh->slot[s].head;
   wh->block[b].n = 1;
@@ -232,10 +210,11 @@ RARE int slot_add_block(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
 
 /* Agent i into slot s; 0 on memory. Every timer started comes here: the
  * common case needs no stack frame. */
-static inline int slot_add(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i) {
+static inline int slot_add(SpCrowd *c, struct Wheel *wh, size_t s, uint32_t i,
+                           int locked) {
   uint32_t h = wh->slot[s].head;
   if (h == NO_BLOCK || wh->block[h].n == BLOCK_ENTRIES)
-    return slot_add_block(c, wh, s, i);
+    return slot_add_block(c, wh, s, i, locked);
   WheelBlock *bl = &wh->block[h];
   bl->e[bl->n++] = i;
   return 1;
@@ -245,26 +224,62 @@ static void slots_clear(struct Wheel *wh) {
   for (size_t s = 0; s < SP_WHEEL_SLOTS; s++) wh->slot[s].head = NO_BLOCK;
   wh->used = 0;
   wh->free_head = NO_BLOCK;
+  wh->pending = 0;
 }
 
-/* Agent i into the slot of its tick (awake instead, without memory). */
-static void arm(SpCrowd *c, uint32_t i) {
-  if (c->wheel == NULL) {
-    c->wheel = sp__mem_alloc(c->alloc, sizeof *c->wheel);
-    if (c->wheel == NULL) {
-      sp_agent_wake(c, i);
-      return;
-    }
-    memset(c->wheel, 0, sizeof *c->wheel);
-    slots_clear(c->wheel);
+static void wheels_clear(SpCrowd *c) {
+  for (int k = 0; k < c->wheels; k++)
+    if (c->cw[k].wheel != NULL) slots_clear(c->cw[k].wheel);
+}
+
+/* Worker wk's wheel (the first one for the caller's serial passes),
+ * made at its first timer; NULL on memory. */
+RARE struct Wheel *wheel_make(SpCrowd *c, int wk) {
+  int k = wk < 0 ? 0 : wk;
+  if (wk >= 0) pthread_mutex_lock(&c->world->alloc_lock);
+  struct Wheel *wh = sp__mem_alloc(c->alloc, sizeof *wh);
+  if (wh != NULL && c->wheels <= k) c->wheels = k + 1;
+  if (wk >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
+  if (wh == NULL) return NULL;
+  memset(wh, 0, sizeof *wh);
+  slots_clear(wh);
+  c->cw[k].wheel = wh;
+  return wh;
+}
+
+/* Files the timers a wheel holds pending into their slots (awake instead,
+ * without memory); `locked`: a worker files. */
+static void file_pending(SpCrowd *c, struct Wheel *wh, int locked) {
+  for (uint32_t k = 0; k < wh->pending; k++)
+    if (!slot_add(c, wh, wh->pend_slot[k], wh->pend_agent[k], locked))
+      sp_agent_wake(c, wh->pend_agent[k]);
+  wh->pending = 0;
+}
+
+/* Agent i sleeps in the slot of its due tick, in the wheel of the worker
+ * that visited it, which reads its due time while it is at hand and
+ * requests the slot's first block, filing FILE_BATCH timers at a time (a
+ * slot's block is rarely in cache: filing one at a time waits for each);
+ * without memory it stays awake and tries again next frame. Every step
+ * end comes here. */
+static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
+  struct Wheel *wh = c->cw[wk < 0 ? 0 : wk].wheel;
+  if (wh == NULL && (wh = wheel_make(c, wk)) == NULL) {
+    sp_agent_wake(c, i);
+    return;
   }
   int64_t t = tick_of(c, i);
   if (t < c->wheel_tick) t = c->wheel_tick;
-  if (!slot_add(c, c->wheel, (size_t)(t & (SP_WHEEL_SLOTS - 1)), i))
-    sp_agent_wake(c, i);
+  size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
+  uint32_t h = wh->slot[s].head;
+  if (h != NO_BLOCK) sp_prefetch(&wh->block[h]);
+  wh->pend_agent[wh->pending] = (uint32_t)i;
+  wh->pend_slot[wh->pending] = (uint16_t)s;
+  sleep_bit(c, i);
+  if (++wh->pending == FILE_BATCH) file_pending(c, wh, wk >= 0);
 }
 
-/* The agents a slot or a worker's list holds are anywhere in the crowd: their phase and due
+/* The agents a slot holds are anywhere in the crowd: their phase and due
  * time are requested this many entries before they are read. */
 #define DRAIN_AHEAD 32
 
@@ -275,16 +290,9 @@ static inline void request_due(const SpCrowd *c, uint32_t j) {
 }
 
 void sp__wheel_flush(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
-    CrowdWorker *w = &c->cw[k];
-    for (size_t j = 0; j < w->arm_count; j++) {
-      /* their due times were written a whole pass ago */
-      if (j + DRAIN_AHEAD < w->arm_count)
-        request_due(c, w->arm[j + DRAIN_AHEAD]);
-      arm(c, w->arm[j]);
-    }
-    w->arm_count = 0;
-  }
+  for (int k = 0; k < c->wheels; k++)
+    if (c->cw[k].wheel != NULL && c->cw[k].wheel->pending > 0)
+      file_pending(c, c->cw[k].wheel, 0);
 }
 
 /* 1 when agent i's time slot holds a due tick the wheel keeps. */
@@ -305,12 +313,21 @@ static void request_entry(const SpCrowd *c, const struct Wheel *wh, uint32_t b,
     request_due(c, wh->block[bl->next].e[k - bl->n]);
 }
 
+/* Agent j awake; `shared`: wheels drain on several threads at once, and
+ * an awake word may hold agents another thread wakes. */
+static inline void drain_wake(SpCrowd *c, uint32_t j, int shared) {
+  if (shared)
+    __atomic_fetch_or(&c->awake[j / 64], 1ull << (j % 64), __ATOMIC_RELAXED);
+  else
+    sp_agent_wake(c, j);
+}
+
 /* Drains the slot of tick t: wakes its agents due now, keeps those due in
  * a later lap or later in this tick, drops the stale; its blocks go back
  * to the pool as they are read. Entries are requested DRAIN_AHEAD ahead
- * across the blocks' edges (a block's first entries too). */
-static void drain(SpCrowd *c, int64_t t) {
-  struct Wheel *wh = c->wheel;
+ * across the blocks' edges (a block's first entries too). `shared`: other
+ * threads drain other wheels meanwhile. */
+static void drain(SpCrowd *c, struct Wheel *wh, int64_t t, int shared) {
   size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
@@ -323,13 +340,13 @@ static void drain(SpCrowd *c, int64_t t) {
       uint32_t j = wh->block[b].e[k];
       if (j >= c->n || !has_due(c, j)) continue;
       if (sp_due_passed(c, j)) {
-        sp_agent_wake(c, j);
+        drain_wake(c, j, shared);
         continue;
       }
       int64_t tj = tick_of(c, j);
       if ((tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0) &&
-          !slot_add(c, wh, s, j))
-        sp_agent_wake(c, j);
+          !slot_add(c, wh, s, j, shared))
+        drain_wake(c, j, shared);
     }
     WheelBlock *bl = &wh->block[b];
     uint32_t next = bl->next;
@@ -365,6 +382,61 @@ static uint32_t rel(const SpCrowd *c, int64_t ticks) {
   return r <= 0 ? 0u : r >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)r;
 }
 
+/* The entries of wheel wh's slots of ticks [from, to]. */
+static size_t due_entries(const struct Wheel *wh, int64_t from, int64_t to) {
+  size_t n = 0;
+  for (int64_t t = from; t <= to; t++)
+    for (uint32_t b = wh->slot[t & (SP_WHEEL_SLOTS - 1)].head; b != NO_BLOCK;
+         b = wh->block[b].next)
+      n += wh->block[b].n;
+  return n;
+}
+
+/* Draining one worker's share of the wheels: the ticks, the workers. */
+typedef struct DrainJob {
+  SpCrowd *c;
+  int64_t from, to;
+  int workers;
+} DrainJob;
+
+static void drain_job(void *arg, int worker) {
+  const DrainJob *d = arg;
+  for (int k = worker; k < d->c->wheels; k += d->workers) {
+    struct Wheel *wh = d->c->cw[k].wheel;
+    if (wh == NULL) continue;
+    for (int64_t t = d->from; t <= d->to; t++)
+      drain(d->c, wh, t, d->workers > 1);
+  }
+}
+
+/* Entries a drainer takes at least: one costs a few random reads, a
+ * fraction of a visit (the crowd's parallel_min is in visits). */
+#define DRAIN_PER_WORKER 4
+
+/* Drains the slots of ticks [from, to] of every worker's wheel: with the
+ * crowd's pool, one drainer per wheel for a crowd with many due. */
+static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
+  DrainJob d = {c, from, to, 1};
+  int wheels = 0;
+  size_t n = 0;
+  for (int k = 0; k < c->wheels; k++)
+    if (c->cw[k].wheel != NULL) {
+      wheels = k + 1;
+      n += due_entries(c->cw[k].wheel, from, to);
+    }
+  size_t per =
+      DRAIN_PER_WORKER * (c->opt.parallel_min > 0 ? c->opt.parallel_min
+                                                  : SP_CROWD_PLAN_PARALLEL_MIN);
+  int most = c->pool != NULL ? sp_thread_pool_size(c->pool) : 1;
+  if (most > wheels) most = wheels;
+  if (most > 1 && n / per >= 2) {
+    d.workers = n / per >= (size_t)most ? most : (int)(n / per);
+    sp_thread_pool_run(c->pool, d.workers, drain_job, &d);
+  } else {
+    drain_job(&d, 0);
+  }
+}
+
 void sp__wheel_frame(SpCrowd *c) {
   int64_t now = clock_ticks(c->clock);
   rebase(c, now);
@@ -377,20 +449,19 @@ void sp__wheel_frame(SpCrowd *c) {
   if (c->sweeping || was) {
     /* most agents are due: visit them all, in order, not through slots
      * (and after a long frame, arm every timer again) */
-    if (c->wheel != NULL) slots_clear(c->wheel);
+    wheels_clear(c);
     sp__wheel_wake_all(c);
     c->wheel_tick = cur > 0 ? cur - 1 : 0;
     return;
   }
-  if (c->wheel != NULL)
-    for (int64_t t = c->wheel_tick; t <= cur; t++) drain(c, t);
+  drain_due(c, c->wheel_tick, cur);
   /* the last ticks again next frame: a due time rounded near a tick's
    * edge is found there */
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
 }
 
 void sp__wheel_loaded(SpCrowd *c) {
-  if (c->wheel != NULL) slots_clear(c->wheel);
+  wheels_clear(c);
   /* the epoch some way back: a walker behind its due cells (waiting for
    * its field) keeps a due tick before the clock */
   c->epoch = clock_ticks(c->clock) - LOAD_SLACK;
