@@ -12,6 +12,9 @@
 #include "sp_internal.h"
 #include "saspu_threads.h"
 
+/* Blocks from this size up get pages of their own (arena_limit). */
+#define SP_POOL_MMAP_THRESHOLD (256 * 1024)
+
 typedef struct PoolThread {
   struct SpThreadPool *pool;
   pthread_t tid;
@@ -58,6 +61,17 @@ static void arena_limit(void) {
 #if defined(__GLIBC__) && defined(M_ARENA_MAX)
   if (getenv("MALLOC_ARENA_MAX") == NULL && getenv("GLIBC_TUNABLES") == NULL)
     mallopt(M_ARENA_MAX, 1);
+#endif
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+  /* Workers grow their buffers in that arena at times the threads decide;
+   * glibc raises its mmap threshold to the largest block freed, and its
+   * trim threshold to twice that, so a closed world's memory could stay
+   * in the heap's top, unreturned, by the luck of that order. A fixed
+   * threshold keeps large blocks mapped: they go back when freed. */
+  if (getenv("MALLOC_MMAP_THRESHOLD_") == NULL &&
+      getenv("MALLOC_TRIM_THRESHOLD_") == NULL &&
+      getenv("GLIBC_TUNABLES") == NULL)
+    mallopt(M_MMAP_THRESHOLD, SP_POOL_MMAP_THRESHOLD);
 #endif
 }
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
