@@ -102,12 +102,36 @@ static void test_null_hook_is_malloc(void **state) {
   sp__mem_free(a, NULL, 5); /* ignored */
 }
 
+/* Line-aligned blocks start on a 64-byte line, whatever the hook gives,
+ * and go back to the hook whole, with the size it was asked for. */
+static void test_lines_start_on_a_line(void **state) {
+  (void)state;
+  Calls c = {0};
+  SpAllocator a = {recording, &c};
+  for (size_t n = 0; n < 300; n += 37) {
+    unsigned char *p = sp__mem_alloc_lines(a, n);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % SP_LINE, 0);
+    assert_int_equal(c.nsize, n + SP_LINE);
+    memset(p, 0xab, n); /* the whole block is the caller's */
+    sp__mem_free_lines(a, p, n);
+    assert_int_equal(c.osize, n + SP_LINE);
+    assert_int_equal(c.nsize, 0);
+    assert_true((unsigned char *)c.ptr <= p &&
+                p - (unsigned char *)c.ptr <= SP_LINE);
+  }
+  c.refuse = 1;
+  assert_null(sp__mem_alloc_lines(a, 100));
+  sp__mem_free_lines(a, NULL, 5); /* ignored */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sizes_reach_the_hook),
       cmocka_unit_test(test_zero_is_one_byte),
       cmocka_unit_test(test_refusal_keeps_the_block),
       cmocka_unit_test(test_null_hook_is_malloc),
+      cmocka_unit_test(test_lines_start_on_a_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

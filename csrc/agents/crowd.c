@@ -51,13 +51,15 @@ void sp_crowd_free(SpCrowd *c) {
   if (c->ev != NULL)
     sp__mem_free(c->alloc, c->ev, c->ev_cap * sizeof(SpAgentEvent));
   if (c->chunks != NULL)
-    sp__mem_free(c->alloc, c->chunks, (c->chunk_count + 1) * sizeof(ChunkRec));
+    sp__mem_free_lines(c->alloc, c->chunks,
+                       (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->beh != NULL)
     sp__mem_free(c->alloc, c->beh, /* the size it was allocated with */
                  (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   if (c->agents != NULL)
-    sp__mem_free(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
-  if (c->hot_block != NULL) sp__mem_free(c->alloc, c->hot_block, c->hot_bytes);
+    sp__mem_free_lines(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
+  if (c->hot_block != NULL)
+    sp__mem_free_lines(c->alloc, c->hot_block, c->hot_bytes);
   if (c->refused_hi != NULL)
     sp__mem_free(c->alloc, c->refused_hi,
                  sp_refused_bytes(c, c->refused_words));
@@ -69,19 +71,17 @@ void sp_crowd_free(SpCrowd *c) {
     sp__mem_free(c->alloc, c->announced, c->capacity + 1);
   sp__world_unregister_crowd(c->world, c);
   sp_population_free(c->pop);
-  sp__mem_free(c->alloc, c, sizeof *c);
+  sp__mem_free_lines(c->alloc, c, sizeof *c);
 }
 
 SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
                       SpAllocator alloc, SpCrowd **out, SpError *err) {
   sp__error_clear(err);
   *out = NULL;
-  SpCrowd *c = sp__mem_alloc(alloc, sizeof *c);
+  SpCrowd *c = sp__mem_alloc_lines(alloc, sizeof *c); /* workers' lines */
   if (c == NULL) return sp__error_memory(err);
   memset(c, 0, sizeof *c);
   atomic_init(&c->lost, 0);
-  atomic_init(&c->visited, 0);
-  atomic_init(&c->next_chunk, 0);
   c->alloc = alloc;
   c->world = w;
   c->domain = d;
@@ -103,13 +103,16 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
     return st;
   }
   sp_population_mark_clean(c->pop); /* planned once chosen: marked then */
-  c->agents = sp__mem_alloc(alloc, (c->capacity + 1) * sizeof(Agent));
+  /* the per-agent arrays start on a line, so chunks (whole lines) that
+   * different workers run share none */
+  c->agents = sp__mem_alloc_lines(alloc, (c->capacity + 1) * sizeof(Agent));
   sp__mem_hint_random(c->agents, (c->capacity + 1) * sizeof(Agent));
-  /* time, then phase, then flags; each array padded to 8 bytes so a
-   * pass may read flags or phases a word at a time */
-  size_t slots = (c->capacity + 8u) & ~(size_t)7u;
+  /* time, then phase, then flags; each array padded so a pass may read
+   * flags or phases a word at a time past the last agent, and so each
+   * starts on a line */
+  size_t slots = (c->capacity + 8u + (SP_LINE - 1)) & ~(size_t)(SP_LINE - 1);
   c->hot_bytes = slots * (sizeof(float) + 2u);
-  c->hot_block = sp__mem_alloc(alloc, c->hot_bytes);
+  c->hot_block = sp__mem_alloc_lines(alloc, c->hot_bytes);
   if (c->hot_block != NULL) {
     sp__mem_hint_random(c->hot_block, c->hot_bytes);
     memset(c->hot_block, 0, c->hot_bytes);
@@ -119,7 +122,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
   }
   c->beh = sp__mem_alloc(
       alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
-  c->chunks = sp__mem_alloc(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
+  c->chunks =
+      sp__mem_alloc_lines(alloc, (c->chunk_count + 1) * sizeof(ChunkRec));
   if (c->opt.engine_moves) {
     c->announced = sp__mem_alloc(alloc, c->capacity + 1);
     if (c->announced != NULL) memset(c->announced, 0, c->capacity + 1);

@@ -11,6 +11,7 @@
 
 #include "saspu_agents.h"
 #include "sp_alloc.h"
+#include "sp_claims.h"
 
 /* ------------------------------------------------------------------ */
 /* World                                                              */
@@ -247,9 +248,10 @@ typedef struct Ahead {
   uint64_t bits;
 } Ahead;
 
-/* One worker's scratch and event buffer. */
+/* One worker's scratch and event buffer, on lines of its own (workers
+ * update theirs all through a pass). */
 typedef struct CrowdWorker {
-  SpWorkspace *ws;
+  _Alignas(SP_LINE) SpWorkspace *ws;
   SpValue *state; /* m + 8 bytes */
   uint16_t *plan; /* action_count + 1 */
   void *blocker;  /* sp_blocker_scratch_size bytes */
@@ -266,6 +268,7 @@ typedef struct CrowdWorker {
   size_t hint_count, hint_cap;
   EvTrim hint_trim;  /* the hint buffer follows the frames too (stats.c) */
   uint64_t kinds[5]; /* this pass's events by kind, counted here (update.c) */
+  size_t visited;    /* agents this frame's advance pass visited here */
 } CrowdWorker;
 
 /* Agents a chunk's record lists as possibly needing a goal or waiting
@@ -274,8 +277,8 @@ typedef struct CrowdWorker {
  * chunk's flags. */
 #define SP_CHUNK_LIST 24
 
-typedef struct ChunkRec {
-  uint32_t worker, start, count;
+typedef struct ChunkRec { /* a line of its own: workers write theirs */
+  _Alignas(SP_LINE) uint32_t worker, start, count;
   uint32_t flagged;  /* agents flagged for the next serial pass */
   uint32_t moved;    /* an agent changed cell since the index was built */
   uint32_t traced;   /* the same, since a recorder last read the chunk */
@@ -390,7 +393,9 @@ struct SpCrowd {
   int serial_pass; /* the pass runs on the calling thread: events go to ev */
   size_t ev_mark;  /* ev_count when the pass began */
   float dt;
-  atomic_size_t next_chunk;
+  /* the pass's chunks, shared among its workers (sp_claims.h): each
+   * worker starts on the same range every pass */
+  SpClaims claims;
   CrowdIndex index;
   /* due times (wheel.c): the time slot of an acting or blocked agent
    * holds the tick (SP_TICKS_PER_S a second, from `epoch`) its wait ends
@@ -435,7 +440,7 @@ struct SpCrowd {
   size_t own_count, own_cap;
   /* statistics */
   uint64_t plans, replans, no_plans, events, steps_finished, events_lost;
-  atomic_size_t visited;  /* by the last advance pass */
+  size_t visited;         /* by the last advance pass (update.c) */
   uint64_t workers_woken; /* threads the last update woke (update.c) */
   double ms_update, ms_planning, ms_binding;
 };

@@ -86,7 +86,7 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   out->events = c->events;
   out->steps_finished = c->steps_finished;
   out->events_lost = c->events_lost;
-  out->visited = atomic_load(&c->visited);
+  out->visited = c->visited;
   out->workers_woken = c->workers_woken;
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;

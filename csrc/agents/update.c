@@ -299,7 +299,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       due[nd++] = (uint32_t)i;
     }
     if (nd > 0) sp__agent_walk_many(c, due, nd, walked);
-    atomic_fetch_add_explicit(&c->visited, nd, memory_order_relaxed);
+    c->cw[wk < 0 ? 0 : wk].visited += nd;
     for (size_t k = 0; k < nd; k++) {
       /* the look-ahead requested the awake agents' memory already */
       size_t ahead = k + PREFETCH_AHEAD;
@@ -354,20 +354,20 @@ static void count_kinds(SpCrowd *c, const SpAgentEvent *e, size_t n) {
   add_kinds(c, kinds, 1);
 }
 
-/* The job of each worker: claim chunks in order; a chunk's events are a
- * contiguous run of the worker's buffer, recorded in the chunk table. For
- * PASS_TAKE only chunks with agents waiting for a plan are visited. */
+/* The job of each worker: claim runs of chunks (sp_claims.h: its own
+ * range first, so a chunk stays with the core that ran it in the pass
+ * before); a chunk's events are a contiguous run of the worker's buffer,
+ * recorded in the chunk table. For PASS_TAKE only chunks with agents
+ * waiting for a plan are visited. */
 static void pass_job(void *arg, int worker) {
   SpCrowd *c = arg;
   CrowdWorker *w = &c->cw[worker];
   /* a pass on the calling thread alone writes the frame's buffer itself:
    * its chunks run in order, so there is nothing to merge */
   Sink s = {c, c->serial_pass ? -1 : worker};
-  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
-  for (;;) {
-    size_t t =
-        atomic_fetch_add_explicit(&c->next_chunk, 1, memory_order_relaxed);
-    if (t >= chunks) break;
+  size_t t = 0, end = 0;
+  for (;; t++) {
+    if (t == end && !sp__claims_next(&c->claims, worker, &t, &end)) break;
     ChunkRec *r = &c->chunks[t];
     r->worker = (uint32_t)worker;
     r->start = (uint32_t)w->ev_count;
@@ -513,7 +513,6 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     SpCrowd *c = crowds[k];
     if (!c->in_pass) continue;
     c->pass = pass;
-    atomic_store(&c->next_chunk, 0);
     work += pass_chunks(c, pass);
     if (c->workers > most) most = c->workers;
     if (per_worker == 0 || parallel_min(c) < per_worker)
@@ -530,8 +529,15 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
   Batch b = {crowds, count};
   int parallel = workers > 1;
   for (size_t k = 0; k < count; k++) {
-    crowds[k]->serial_pass = !parallel;
-    crowds[k]->ev_mark = crowds[k]->ev_count;
+    SpCrowd *c = crowds[k];
+    size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+    int w = workers < c->workers ? workers : c->workers;
+    c->serial_pass = !parallel;
+    c->ev_mark = c->ev_count;
+    if (parallel)
+      sp__claims_init(&c->claims, chunks, w, sp__claims_run(chunks, w));
+    else /* in order */
+      sp__claims_init(&c->claims, chunks, 1, chunks);
   }
   if (parallel)
     sp_thread_pool_run(pool, workers, batch_job, &b);
@@ -585,13 +591,14 @@ SpStatus sp_world_warm_planners(SpWorld *w, SpError *err) {
 /* Sets up a crowd's frame. */
 static void frame_begin(SpCrowd *c, float dt) {
   atomic_store(&c->lost, 0);
-  atomic_store(&c->visited, 0);
+  c->visited = 0;
   c->workers_woken = 0;
   c->ev_count = 0;
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].hint_count = 0;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+    c->cw[k].hint_count = c->cw[k].visited = 0;
   if (c->reannounce) { /* a load: the game hears of its moves again */
     c->reannounce = 0;
     sp__agent_announce_all(c);
@@ -791,6 +798,9 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     crowds[k]->base_rel = crowds[k]->now_rel; /* timers of now on */
   }
   woken += (uint64_t)run_batch(crowds, count, pool, PASS_ADVANCE);
+  for (size_t k = 0; k < count; k++)
+    for (int j = 0; j < crowds[k]->workers || j == 0; j++)
+      crowds[k]->visited += crowds[k]->cw[j].visited;
   size_t lost = 0, taken = 0;
   for (size_t k = 0; k < count; k++) {
     size_t n = bind_pass(crowds[k]);

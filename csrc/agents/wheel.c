@@ -54,7 +54,7 @@ _Static_assert((SP_WHEEL_SLOTS & (SP_WHEEL_SLOTS - 1)) == 0,
 
 int sp__wheel_new(SpCrowd *c) {
   c->awake_words = c->chunk_count * (SP_CROWD_CHUNK / 64) + 1;
-  c->awake = sp__mem_alloc(c->alloc, c->awake_words * sizeof(uint64_t));
+  c->awake = sp__mem_alloc_lines(c->alloc, c->awake_words * sizeof(uint64_t));
   if (c->awake == NULL) return 0;
   memset(c->awake, 0, c->awake_words * sizeof(uint64_t));
   return 1;
@@ -62,7 +62,7 @@ int sp__wheel_new(SpCrowd *c) {
 
 void sp__wheel_free(SpCrowd *c) {
   if (c->awake != NULL)
-    sp__mem_free(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
+    sp__mem_free_lines(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
   c->awake = NULL;
   for (int k = 0; k < c->wheels; k++) {
     struct Wheel *wh = c->cw[k].wheel;

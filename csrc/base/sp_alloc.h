@@ -23,4 +23,12 @@ void *sp__mem_realloc(SpAllocator a, void *p, size_t old, size_t n);
 /* Frees p, a block of n bytes; NULL is ignored. */
 void sp__mem_free(SpAllocator a, void *p, size_t n);
 
+/* n bytes starting on a cache line (64 bytes), or NULL: arrays whose
+ * chunks different threads write, and records they update side by side,
+ * must not share a line at their edges (a large malloc starts 16 bytes
+ * into a page). Freed only by sp__mem_free_lines, with the same n. */
+#define SP_LINE 64
+void *sp__mem_alloc_lines(SpAllocator a, size_t n);
+void sp__mem_free_lines(SpAllocator a, void *p, size_t n);
+
 #endif

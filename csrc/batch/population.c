@@ -9,6 +9,7 @@
 #include "sp_internal.h"
 #include "sp_plan_cache.h"
 #include "sp_population.h"
+#include "sp_claims.h"
 
 static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
@@ -385,48 +386,56 @@ typedef struct Pass {
   uint64_t budget_ns, deadline;
   size_t start_chunk;  /* the cursor at the start of the call */
   size_t dirty_before; /* dirty NPCs at the start */
-  /* shared, each on its own line */
-  _Alignas(64) atomic_size_t next; /* chunks claimed so far */
+  /* shared, each on its own line: with a budget the chunks are claimed
+   * one at a time from the cursor on (one range); without one, worker k
+   * starts on range k, as a crowd's passes do (sp_claims.h) */
+  SpClaims claims;
   _Alignas(64) atomic_size_t done; /* NPCs planned so far */
   _Alignas(64) atomic_int stop;
 } Pass;
 
-/* The job each worker runs: claim chunks in cursor order until they run
- * out, every dirty NPC is planned, or the budget is spent. A chunk is
- * claimed only after the checks, and every claimed chunk is planned, so
- * the chunks done form one run from the cursor. Worker 0 takes chunks
- * unconditionally until one had a dirty NPC: every call makes progress,
- * however small its budget, and clean chunks cost a scan of their status
- * bytes, eight at a time. */
+/* The job each worker runs: claim runs of chunks until they run out,
+ * every dirty NPC is planned, or the budget is spent. A run is claimed
+ * only after the checks, and every chunk of a claimed run is planned, so
+ * with a budget the chunks done form one run from the cursor. Worker 0
+ * claims unconditionally until a chunk of its had a dirty NPC: every call
+ * makes progress, however small its budget, and clean chunks cost a scan
+ * of their status bytes, eight at a time. Without a budget the workers
+ * meet at the shared counters once a run of several chunks. */
 static void plan_job(void *arg, int k) {
   Pass *ps = arg;
   SpPopulation *p = ps->pop;
   Worker *w = p->workers[k];
   int first = k == 0;
+  size_t t = 0, end = 0, got_run = 0;
   for (;;) {
-    if (!first) {
-      /* the flag is read and set with read-modify-writes: one locked
-       * operation per chunk costs nothing, and race detectors that do not
-       * model plain atomic loads and stores (helgrind) stay quiet */
-      if (atomic_fetch_or_explicit(&ps->stop, 0, memory_order_relaxed)) break;
-      if (ps->budget_ns != 0 && now_ns() >= ps->deadline) {
-        atomic_exchange_explicit(&ps->stop, 1, memory_order_relaxed);
-        break;
+    if (t == end) {
+      if (got_run > 0) {
+        size_t done = atomic_fetch_add_explicit(&ps->done, got_run,
+                                                memory_order_relaxed) +
+                      got_run;
+        got_run = 0;
+        if (done >= ps->dirty_before)
+          atomic_exchange_explicit(&ps->stop, 1, memory_order_relaxed);
       }
+      if (!first) {
+        /* the flag is read and set with read-modify-writes: one locked
+         * operation per run costs nothing, and race detectors that do not
+         * model plain atomic loads and stores (helgrind) stay quiet */
+        if (atomic_fetch_or_explicit(&ps->stop, 0, memory_order_relaxed))
+          break;
+        if (ps->budget_ns != 0 && now_ns() >= ps->deadline) {
+          atomic_exchange_explicit(&ps->stop, 1, memory_order_relaxed);
+          break;
+        }
+      }
+      first = 0;
+      if (!sp__claims_next(&ps->claims, k, &t, &end)) break;
     }
-    first = 0;
-    size_t t = atomic_fetch_add_explicit(&ps->next, 1, memory_order_relaxed);
-    if (t >= p->chunk_count) break;
-    size_t chunk = (ps->start_chunk + t) % p->chunk_count;
+    size_t chunk = (ps->start_chunk + t++) % p->chunk_count;
     size_t got = sp__population_plan_chunk(p, w, k, ps->use_cache, chunk);
-    if (got == 0) {
-      first = k == 0 && !w->planned;
-      continue;
-    }
-    size_t done =
-        atomic_fetch_add_explicit(&ps->done, got, memory_order_relaxed) + got;
-    if (done >= ps->dirty_before)
-      atomic_exchange_explicit(&ps->stop, 1, memory_order_relaxed);
+    got_run += got;
+    if (got == 0 && got_run == 0) first = k == 0 && !w->planned;
   }
 }
 
@@ -497,9 +506,18 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
     ps.use_cache = !o.no_cache;
     ps.budget_ns = o.budget_ns;
     ps.deadline = t0 + o.budget_ns;
-    ps.start_chunk = pop->cursor;
+    /* with a budget the chunks go one at a time from the cursor on, and
+     * the cursor moves past them; without one, every dirty NPC is
+     * planned, and the chunks split among the workers the same way at
+     * every call */
+    int budgeted = ps.budget_ns != 0 || pool == NULL;
+    ps.start_chunk = budgeted ? pop->cursor : 0;
     ps.dirty_before = atomic_load(&pop->dirty_count);
-    atomic_init(&ps.next, 0);
+    if (budgeted)
+      sp__claims_init(&ps.claims, pop->chunk_count, 1, 1);
+    else
+      sp__claims_init(&ps.claims, pop->chunk_count, workers,
+                      sp__claims_run(pop->chunk_count, workers));
     atomic_init(&ps.done, 0);
     atomic_init(&ps.stop, 0);
     for (int k = 0; k < workers; k++) {
@@ -511,9 +529,11 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
       sp_thread_pool_run(pool, workers, plan_job, &ps);
     else
       plan_job(&ps, 0);
-    size_t claimed = atomic_load(&ps.next);
-    if (claimed > pop->chunk_count) claimed = pop->chunk_count;
-    pop->cursor = (pop->cursor + claimed) % pop->chunk_count;
+    if (budgeted) {
+      size_t claimed = atomic_load(&ps.claims.range[0].next);
+      if (claimed > pop->chunk_count) claimed = pop->chunk_count;
+      pop->cursor = (pop->cursor + claimed) % pop->chunk_count;
+    }
     for (int k = 0; k < workers; k++) {
       Worker *w = pop->workers[k];
       r.planned += w->planned;
