@@ -22,6 +22,8 @@ local DT = 1 / 60
 local format = string.format
 
 -- The crowd: citizens cycling work / end_work, actions of 1-3 s, no places, no hooks.
+-- With THREADS > 1 the same crowd on one thread runs beside it, frames alternating, so the
+-- threads' gain is measured in one process (the clock's median ms a frame, each side).
 local world, crowd = util.timed_crowd(saspu, N, THREADS)
 
 -- The baselines, each over N agents with the same timers (steps of 1-3 s): what a game
@@ -30,11 +32,23 @@ local world, crowd = util.timed_crowd(saspu, N, THREADS)
 -- at its plan's end, as the crowd does), and the least work the hardware does (bench/
 -- limit.c: C wheels with records of 2 and 64 bytes and an 8-byte event per step end; a
 -- naive C loop over every timer). ends() counts the steps finished so far.
+-- A crowd's contestant; `after` (untimed) adds up the update's planning time.
+local function crowd_contestant(name, w, c)
+  local planning = 0
+  return { name = name, frame = function(dt) w:update(dt) end,
+           after = function() planning = planning + c:stats(nil, true).ms_planning end,
+           planning = function() return planning end,
+           ends = function() return c:stats(nil, true).steps_finished end,
+           plans = function() return c:stats(nil, true).plans end }
+end
 local contestants = {
-  { name = "saspu crowd", frame = function(dt) world:update(dt) end,
-    ends = function() return crowd:stats(nil, true).steps_finished end,
-    plans = function() return crowd:stats(nil, true).plans end },
+  crowd_contestant(THREADS > 1 and format("saspu crowd, %d thr.", THREADS) or "saspu crowd",
+                   world, crowd),
 }
+if THREADS > 1 then
+  local w1, c1 = util.timed_crowd(saspu, N, 1)
+  contestants[2] = crowd_contestant("saspu crowd, 1 thread", w1, c1)
+end
 local function add(name, frame, ends, plans)
   contestants[#contestants + 1] = { name = name, frame = frame, ends = ends, plans = plans }
 end
@@ -69,11 +83,13 @@ local clock = saspu.clock_ns
 local cpu_clock = os.clock
 local function window()
   local m = #contestants
-  local ms, cpu, ratio, e0, p0 = {}, {}, {}, {}, {}
-  for k = 1, m do ms[k], cpu[k], ratio[k] = {}, {}, {} end
+  local ms, cpu, ratio, clock_ratio, e0, p0, q0 = {}, {}, {}, {}, {}, {}, {}
+  for k = 1, m do ms[k], cpu[k], ratio[k], clock_ratio[k] = {}, {}, {}, {} end
   for f = 1, WARM + FRAMES do
     if f == WARM + 1 then
-      for k, c in ipairs(contestants) do e0[k], p0[k] = c.ends(), c.plans and c.plans() end
+      for k, c in ipairs(contestants) do
+        e0[k], p0[k], q0[k] = c.ends(), c.plans and c.plans(), c.planning and c.planning()
+      end
     end
     local t, c = {}, {}
     for j = 0, m - 1 do
@@ -81,19 +97,23 @@ local function window()
       local t0, c0 = clock(), cpu_clock()
       contestants[k].frame(DT)
       t[k], c[k] = (clock() - t0) / 1e6, (cpu_clock() - c0) * 1e3
+      if contestants[k].after then contestants[k].after() end
     end
     if f > WARM then
       for k = 1, m do
         ms[k][f - WARM], cpu[k][f - WARM] = t[k], c[k]
         ratio[k][f - WARM] = c[k] / math.max(c[1], 1e-3)
+        clock_ratio[k][f - WARM] = t[k] / math.max(t[1], 1e-6)
       end
     end
   end
   local out = {}
   for k, c in ipairs(contestants) do
     out[k] = { ms = util.median(ms[k]), cpu = util.median(cpu[k]), ratio = util.median(ratio[k]),
+               clock_ratio = util.median(clock_ratio[k]),
                ends = (c.ends() - e0[k]) / FRAMES,
-               plans = c.plans and (c.plans() - p0[k]) / FRAMES }
+               plans = c.plans and (c.plans() - p0[k]) / FRAMES,
+               planning = c.planning and (c.planning() - q0[k]) / FRAMES }
   end
   return out
 end
@@ -108,11 +128,23 @@ local function report(title, rows)
     print(format("  %-22s %9.3f %9.3f %10.0f %8s %12.1f %12.3fx", c.name, r.ms, r.cpu, r.ends,
                  r.plans and format("%.0f", r.plans) or "-", per_end(r), r.ratio))
   end
+  -- the one-thread crowd when there is one: the C wheels run on one thread
+  local one = THREADS > 1 and 2 or 1
   for k, c in ipairs(contestants) do
     if c.name:match("^C wheel") then
-      print(format("  saspu's step end / %s's: %.1fx (CPU ns per step end)", c.name,
-                   per_end(rows[1]) / per_end(rows[k])))
+      print(format("  saspu's step end (1 thread) / %s's: %.1fx (CPU ns per step end)", c.name,
+                   per_end(rows[one]) / per_end(rows[k])))
     end
+  end
+  local r = rows[one]
+  if r.planning and r.planning > 0 and r.ends > 0 then
+    print(format("  planning (1 thread), per step end: %.1f ns (the update's planning time)",
+                 r.planning * 1e6 / r.ends))
+  end
+  if THREADS > 1 then
+    print(format("  %d threads against 1, by the clock: %.2fx faster (median of per-frame " ..
+                 "ratios; medians %.3f and %.3f ms a frame)", THREADS, rows[2].clock_ratio,
+                 rows[2].ms, rows[1].ms))
   end
 end
 

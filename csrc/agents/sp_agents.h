@@ -269,6 +269,7 @@ typedef struct CrowdWorker {
   EvTrim hint_trim;  /* the hint buffer follows the frames too (stats.c) */
   uint64_t kinds[5]; /* this pass's events by kind, counted here (update.c) */
   size_t visited;    /* agents this frame's advance pass visited here */
+  size_t marked;     /* agents this pass marked for the planner (update.c) */
 } CrowdWorker;
 
 /* Agents a chunk's record lists as possibly needing a goal or waiting

@@ -18,6 +18,7 @@
 #include "sp_stats.h"
 #include "sp_walk.h"
 #include "sp_error.h"
+#include "sp_population.h"
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
 
@@ -132,16 +133,31 @@ static void keep_list(ChunkRec *r, const uint32_t *due, size_t n, int all) {
   if (r->list_ok) memcpy(r->list, due, n * sizeof *due);
 }
 
+/* Marks agents for the planner; counted per worker, added to the
+ * population's count after the pass (count_marked), so the workers share
+ * no counter. */
+static void mark_for_planner(SpCrowd *c, int wk, const uint32_t *due,
+                             size_t n) {
+  c->cw[wk < 0 ? 0 : wk].marked += sp__population_mark_list(c->pop, due, n);
+}
+
+static void count_marked(SpCrowd *c) {
+  for (int k = 0; k < c->workers || k == 0; k++) {
+    sp__population_count_marked(c->pop, c->cw[k].marked);
+    c->cw[k].marked = 0;
+  }
+}
+
 /* Agents of the chunk that now wait for a plan, out of the nd just given
  * theirs (no other agent's flags changed): marked for the planner by the
  * worker itself (chunks are disjoint), counted for the rounds, and kept
  * as the chunk's list. */
-static uint32_t mark_waiting(SpCrowd *c, ChunkRec *r, uint32_t *due,
+static uint32_t mark_waiting(SpCrowd *c, int wk, ChunkRec *r, uint32_t *due,
                              size_t nd) {
   size_t n = 0;
   for (size_t k = 0; k < nd; k++)
     if (c->flags[due[k]] & F_PLANNING) due[n++] = due[k];
-  sp_population_mark_dirty_list(c->pop, due, n, NULL);
+  mark_for_planner(c, wk, due, n);
   keep_list(r, due, n, !r->deferred); /* those left later are not listed */
   return (uint32_t)n;
 }
@@ -222,7 +238,7 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     left |= c->flags[i] & F_NEED_GOAL;
     if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
   }
-  sp_population_mark_dirty_list(c->pop, due, nw, NULL);
+  mark_for_planner(c, s.worker, due, nw);
   keep_list(r, due, nw, !left && later == 0);
   r->choosing = nw > 0 || left; /* the waiting keep it for the next frame */
   r->deferred = later > 0;
@@ -261,7 +277,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       sp__agent_take_plan(c, s, due[k]);
       sp__wheel_settle(c, wk, due[k]);
     }
-    flagged = mark_waiting(c, &c->chunks[chunk], due, nd); /* next goal */
+    flagged = mark_waiting(c, wk, &c->chunks[chunk], due, nd); /* next goal */
     break;
   }
   case PASS_COMMIT: commit_chunk(c, wk, &c->chunks[chunk]); break;
@@ -551,6 +567,7 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     else if (c->ev_count > c->ev_mark) /* no buffer yet: ev is NULL */
       count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
     c->serial_pass = 0;
+    count_marked(c);
     sp__wheel_flush(c);   /* the timers its workers started */
     sp__release_flush(c); /* the places its workers gave up */
   }

@@ -42,6 +42,8 @@ static size_t population_layout(SpPopulation *p, char *base) {
   off = align64(off + n * sizeof(uint32_t));
   size_t o_slots = off;
   off = align64(off + n * p->slot_bytes);
+  size_t o_chunk_dirty = off;
+  off = align64(off + p->chunk_count + 1u);
   if (base != NULL) {
     p->limits = (uint8_t *)(base + o_limits);
     p->states = (SpValue *)(base + o_states);
@@ -49,6 +51,7 @@ static size_t population_layout(SpPopulation *p, char *base) {
     p->status = (uint8_t *)(base + o_status);
     p->handle = (uint32_t *)(base + o_handle);
     p->slots = (uint8_t *)(base + o_slots);
+    p->chunk_dirty = (uint8_t *)(base + o_chunk_dirty);
   }
   return off;
 }
@@ -105,6 +108,7 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   memset(p->goals, 0, n * (size_t)p->m + 8u);
   memset(p->status, ST_DIRTY, n);
   memset(p->status + n, 0, 8);
+  memset(p->chunk_dirty, 1, p->chunk_count + 1u);
   atomic_init(&p->dirty_count, n);
   atomic_init(&p->slot_plans, 0);
   *out = p;
@@ -212,6 +216,7 @@ static SpStatus check_values(const SpPopulation *p, size_t first, size_t count,
 static size_t set_dirty(SpPopulation *p, size_t i) {
   if (p->status[i] & ST_DIRTY) return 0;
   p->status[i] |= ST_DIRTY;
+  sp_population_chunk_dirty(p, i);
   return 1;
 }
 
@@ -297,10 +302,20 @@ SpStatus sp_population_mark_dirty_list(SpPopulation *pop, const uint32_t *npcs,
   sp__error_clear(err);
   for (size_t k = 0; k < count; k++)
     if (!range_ok(pop, npcs[k], 1)) return range_error(pop, npcs[k], 1, err);
-  size_t fresh = 0;
-  for (size_t k = 0; k < count; k++) fresh += set_dirty(pop, npcs[k]);
-  atomic_fetch_add_explicit(&pop->dirty_count, fresh, memory_order_relaxed);
+  sp__population_count_marked(pop, sp__population_mark_list(pop, npcs, count));
   return SP_OK;
+}
+
+size_t sp__population_mark_list(SpPopulation *p, const uint32_t *npcs,
+                                size_t count) {
+  size_t fresh = 0;
+  for (size_t k = 0; k < count; k++) fresh += set_dirty(p, npcs[k]);
+  return fresh;
+}
+
+void sp__population_count_marked(SpPopulation *p, size_t fresh) {
+  if (fresh > 0)
+    atomic_fetch_add_explicit(&p->dirty_count, fresh, memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------------ */
@@ -467,6 +482,7 @@ static SpStatus choose_pool(SpPopulation *p, const SpPlanOptions *o,
 
 void sp_population_mark_clean(SpPopulation *pop) {
   for (size_t i = 0; i < pop->n; i++) pop->status[i] &= (uint8_t)~ST_DIRTY;
+  memset(pop->chunk_dirty, 0, pop->chunk_count + 1u);
   atomic_store(&pop->dirty_count, 0);
 }
 
@@ -530,7 +546,7 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
     else
       plan_job(&ps, 0);
     if (budgeted) {
-      size_t claimed = atomic_load(&ps.claims.range[0].next);
+      size_t claimed = sp__claims_front(&ps.claims);
       if (claimed > pop->chunk_count) claimed = pop->chunk_count;
       pop->cursor = (pop->cursor + claimed) % pop->chunk_count;
     }
@@ -710,6 +726,7 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
     s = (uint8_t)(ST_NO_PLAN | ((unsigned)code & 7u) << ST_CODE_SHIFT);
   }
   if (dirty) s |= ST_DIRTY;
+  if (dirty) sp_population_chunk_dirty(pop, i);
   pop->status[i] = s;
   if (was && !dirty) atomic_fetch_sub(&pop->dirty_count, 1);
   if (!was && dirty) atomic_fetch_add(&pop->dirty_count, 1);

@@ -366,8 +366,8 @@ LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
   return planned;
 }
 
-size_t sp__population_plan_chunk(SpPopulation *p, Worker *w, int k,
-                                 int use_cache, size_t chunk) {
+static size_t plan_chunk_now(SpPopulation *p, Worker *w, int k, int use_cache,
+                             size_t chunk) {
   size_t lo = chunk * SP_POPULATION_CHUNK;
   size_t hi = lo + SP_POPULATION_CHUNK;
   if (hi > p->n) hi = p->n;
@@ -386,4 +386,13 @@ size_t sp__population_plan_chunk(SpPopulation *p, Worker *w, int k,
       if (p->status[i] & ST_DIRTY) plan_one(p, w, k, use_cache, i);
   }
   return w->planned - before;
+}
+
+/* Every dirty NPC of the chunk is planned (each path above reads the
+ * chunk whole): its flag goes down with them. */
+size_t sp__population_plan_chunk(SpPopulation *p, Worker *w, int k,
+                                 int use_cache, size_t chunk) {
+  if (!p->chunk_dirty[chunk]) return 0;
+  p->chunk_dirty[chunk] = 0;
+  return plan_chunk_now(p, w, k, use_cache, chunk);
 }

@@ -4,20 +4,23 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "saspu_threads.h"
 
 /* A pass over `items` chunks on `workers` workers. Worker k claims runs
- * of neighbouring chunks from range k first ([k * items / workers, (k+1)
- * * items / workers)), then from the ranges after it. A chunk's memory
- * then stays in the cache of the core that ran it in the pass before:
- * the passes of a frame (and the frames) hand their agents from pass to
- * pass, and a line another core wrote costs more than one from memory.
- * Each range's counter is on a line of its own; every chunk is claimed
- * exactly once. With one worker the chunks go in order. */
+ * of neighbouring chunks from the front of range k ([k * items / workers,
+ * (k+1) * items / workers)), then helps the others from the back of
+ * theirs. A chunk's memory then stays in the cache of the core that ran
+ * it in the pass before: the passes of a frame (and the frames) hand
+ * their agents on from pass to pass, and a line another core wrote costs
+ * more than one from memory; a helper that starts late (a thread's wake
+ * takes tens of microseconds) takes the chunks its owner would reach
+ * last. Each range is one word (front and back, 32 bits each) on a line
+ * of its own; every chunk is claimed exactly once. With one worker the
+ * chunks go in order. */
 typedef struct SpClaimRange {
-  _Alignas(64) atomic_size_t next;
-  size_t end;
+  _Alignas(64) _Atomic uint64_t span; /* front << 32 | back */
 } SpClaimRange;
 
 typedef struct SpClaims {
@@ -27,7 +30,8 @@ typedef struct SpClaims {
 } SpClaims;
 
 /* Splits [0, items) among `workers` (1..SP_THREAD_POOL_MAX), claimed
- * `run` at a time (at least 1). Not thread-safe: before the job starts. */
+ * `run` at a time (at least 1); items < 2^32. Not thread-safe: before
+ * the job starts. */
 static inline void sp__claims_init(SpClaims *cl, size_t items, int workers,
                                    size_t run) {
   if (workers < 1) workers = 1;
@@ -35,8 +39,9 @@ static inline void sp__claims_init(SpClaims *cl, size_t items, int workers,
   cl->workers = workers;
   cl->run = run < 1 ? 1 : run;
   for (int k = 0; k < workers; k++) {
-    atomic_init(&cl->range[k].next, items * (size_t)k / (size_t)workers);
-    cl->range[k].end = items * (size_t)(k + 1) / (size_t)workers;
+    uint64_t lo = items * (size_t)k / (size_t)workers;
+    uint64_t hi = items * (size_t)(k + 1) / (size_t)workers;
+    atomic_init(&cl->range[k].span, lo << 32 | hi);
   }
 }
 
@@ -47,23 +52,47 @@ static inline size_t sp__claims_run(size_t items, int workers) {
   return run < 1 ? 1 : run > 16 ? 16 : run;
 }
 
+/* A run from the front (the owner) or the back (a helper) of range r;
+ * 0 when it is empty. */
+static inline int sp__claims_take(SpClaimRange *r, size_t run, int back,
+                                  size_t *first, size_t *end) {
+  uint64_t span = atomic_load_explicit(&r->span, memory_order_relaxed);
+  for (;;) {
+    uint64_t f = span >> 32, b = span & 0xFFFFFFFFu;
+    if (f >= b) return 0;
+    /* a quarter of what is left, at most `run`: the last runs of a pass
+     * are short, so no worker waits long for another's */
+    uint64_t n = (b - f + 3) / 4;
+    if (n > run) n = run;
+    uint64_t next = back ? f << 32 | (b - n) : (f + n) << 32 | b;
+    if (atomic_compare_exchange_weak_explicit(&r->span, &span, next,
+                                              memory_order_relaxed,
+                                              memory_order_relaxed)) {
+      *first = back ? b - n : f;
+      *end = back ? b : f + n;
+      return 1;
+    }
+  }
+}
+
 /* Claims worker k's next run [*first, *end); 0 when every chunk is
  * claimed. Worker k's own range first, then the others' in turn. */
 static inline int sp__claims_next(SpClaims *cl, int k, size_t *first,
                                   size_t *end) {
   if (k < 0) k = 0;
-  for (int j = 0; j < cl->workers; j++) {
-    SpClaimRange *r = &cl->range[(k + j) % cl->workers];
-    if (atomic_load_explicit(&r->next, memory_order_relaxed) >= r->end)
-      continue;
-    size_t t = atomic_fetch_add_explicit(&r->next, cl->run,
-                                         memory_order_relaxed);
-    if (t >= r->end) continue;
-    *first = t;
-    *end = t + cl->run < r->end ? t + cl->run : r->end;
-    return 1;
-  }
+  for (int j = 0; j < cl->workers; j++)
+    if (sp__claims_take(&cl->range[(k + j) % cl->workers], cl->run, j > 0,
+                        first, end))
+      return 1;
   return 0;
+}
+
+/* Chunks claimed from the front of range 0: with one worker, how far the
+ * pass got. */
+static inline size_t sp__claims_front(const SpClaims *cl) {
+  return (size_t)(atomic_load_explicit(
+                      &((SpClaims *)cl)->range[0].span, memory_order_relaxed) >>
+                  32);
 }
 
 #endif

@@ -107,6 +107,11 @@ struct SpPopulation {
   uint8_t *status;
   uint32_t *handle;
   uint8_t *slots;
+  /* per chunk: 1 when an NPC of it may be dirty (set with every dirty
+   * mark, cleared when the chunk is planned), so a call skips the clean
+   * chunks without reading their status bytes; written only when it
+   * changes, as workers mark the NPCs of their own chunks */
+  uint8_t *chunk_dirty;
 
   atomic_size_t dirty_count; /* atomic: marks may come from several threads */
   /* 1 once a plan went to an NPC's own slot (the cache off or full, a
@@ -133,6 +138,20 @@ struct SpPopulation {
   /* totals over calls, for the stats */
   uint64_t hits, misses;
 };
+
+/* Notes that NPC i's chunk holds a dirty NPC (struct SpPopulation). */
+static inline void sp_population_chunk_dirty(SpPopulation *p, size_t i) {
+  uint8_t *f = &p->chunk_dirty[i / SP_POPULATION_CHUNK];
+  if (*f == 0) *f = 1;
+}
+
+/* Marks the NPCs of a list dirty (indices checked by the caller) without
+ * counting them: returns how many were clean, for the caller to add with
+ * sp__population_count_marked once its workers are done. Workers marking
+ * their own chunks thus share no counter (population.c). */
+size_t sp__population_mark_list(SpPopulation *p, const uint32_t *npcs,
+                                size_t count);
+void sp__population_count_marked(SpPopulation *p, size_t fresh);
 
 /* Notes that a plan went to an NPC's slot (any thread). */
 static inline void sp_population_slot_used(SpPopulation *p) {
