@@ -248,6 +248,10 @@ typedef struct Ahead {
   uint64_t bits;
 } Ahead;
 
+/* The events a crowd counts, by kind: each counted as it is written
+ * (sp_step.h, step_count), in the writer's own counters. */
+enum { K_PLANS, K_REPLANS, K_NO_PLANS, K_STEPS, K_EVENTS, SP_KINDS };
+
 /* One worker's scratch and event buffer, on lines of its own (workers
  * update theirs all through a pass). */
 typedef struct CrowdWorker {
@@ -267,7 +271,7 @@ typedef struct CrowdWorker {
   struct BindHint *hint; /* this frame's binding answers (bind.c) */
   size_t hint_count, hint_cap;
   EvTrim hint_trim;  /* the hint buffer follows the frames too (stats.c) */
-  uint64_t kinds[5]; /* this pass's events by kind, counted here (update.c) */
+  uint64_t kinds[SP_KINDS]; /* this pass's events by kind, as written */
   size_t visited;    /* agents this frame's advance pass visited here */
   size_t marked;     /* agents this pass marked for the planner (update.c) */
 } CrowdWorker;
@@ -386,6 +390,7 @@ struct SpCrowd {
   ChunkRec *chunks;
   SpAgentEvent *ev; /* this frame's events */
   size_t ev_count, ev_cap;
+  uint64_t kinds[SP_KINDS]; /* those the calling thread wrote, by kind */
   EvTrim ev_trim;
   double clock;
   /* the pass running now */

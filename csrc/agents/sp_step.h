@@ -66,6 +66,20 @@ static inline void step_event_fill(const SpCrowd *c, SpAgentEvent *e,
   e->detail = detail;
 }
 
+/* Counts an event just written, in its writer's counters (a worker's, or
+ * the calling thread's): the update adds them up after each pass. */
+static inline void step_count(Sink s, SpEventKind kind) {
+  uint64_t *k = s.worker >= 0 ? s.c->cw[s.worker].kinds : s.c->kinds;
+  switch (kind) {
+  case SP_EV_PLANNED: k[K_PLANS]++; break;
+  case SP_EV_REPLANNED: k[K_PLANS]++, k[K_REPLANS]++; break;
+  case SP_EV_NO_PLAN: k[K_NO_PLANS]++; break;
+  case SP_EV_STEP_FINISHED: k[K_STEPS]++; break;
+  default: break;
+  }
+  k[K_EVENTS]++;
+}
+
 /* sp__agent_emit for the events every step end says (a step finished, the
  * next started): written in place while the sink's buffer has room. */
 static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
@@ -83,6 +97,7 @@ static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
   }
   step_event_fill(c, &buf[(*count)++], agent, kind, SP_REASON_NONE, action,
                   goal, 0);
+  step_count(s, kind);
 }
 
 /* Cells between two cells of the 8-connected grid (diagonals cost 1). */

@@ -59,6 +59,7 @@ void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
   }
   step_event_fill(c, &(*buf)[(*count)++], agent, kind, reason, action, goal,
                   detail);
+  step_count(s, kind);
 }
 
 /* ------------------------------------------------------------------ */

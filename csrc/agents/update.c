@@ -338,9 +338,6 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   return flagged;
 }
 
-/* The events the crowd counts, by kind (CrowdWorker.kinds). */
-enum { K_PLANS, K_REPLANS, K_NO_PLANS, K_STEPS, K_EVENTS };
-
 static void tally(uint64_t *kinds, const SpAgentEvent *e, size_t n) {
   for (size_t k = 0; k < n; k++) {
     switch (e[k].kind) {
@@ -364,10 +361,11 @@ static void add_kinds(SpCrowd *c, const uint64_t *kinds, int sign) {
   c->events += s * kinds[K_EVENTS];
 }
 
-static void count_kinds(SpCrowd *c, const SpAgentEvent *e, size_t n) {
-  uint64_t kinds[5] = {0};
-  tally(kinds, e, n);
-  add_kinds(c, kinds, 1);
+/* Adds the events the calling thread wrote (counted as written) to the
+ * crowd's counters. */
+static void count_serial(SpCrowd *c) {
+  add_kinds(c, c->kinds, 1);
+  memset(c->kinds, 0, sizeof c->kinds);
 }
 
 /* The job of each worker: claim runs of chunks (sp_claims.h: its own
@@ -399,8 +397,6 @@ static void pass_job(void *arg, int worker) {
     uint32_t flagged = run_chunk(c, s, t);
     if (c->pass != PASS_COMMIT) r->flagged = flagged;
     r->count = (uint32_t)(w->ev_count - r->start);
-    if (s.worker >= 0) /* counted here, not on the merging thread */
-      tally(w->kinds, w->ev + r->start, r->count);
     if (c->pass == PASS_ADVANCE)
       r->hint_count = (uint32_t)(w->hint_count - r->hint_start);
   }
@@ -420,8 +416,8 @@ static int reserve_events(SpCrowd *c, size_t want) {
 }
 
 /* Merges the events of the pass just run in chunk order (serial); the
- * workers counted them by kind already (pass_job), the calling thread
- * only adds their tallies, less the events a lack of memory lost. */
+ * workers counted them by kind as they wrote them, the calling thread
+ * only adds their counts, less the events a lack of memory lost. */
 static void pass_merge(SpCrowd *c) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   for (size_t t = 0; t < chunks; t++) {
@@ -434,7 +430,7 @@ static void pass_merge(SpCrowd *c) {
       continue;
     }
     atomic_fetch_add(&c->lost, r->count);
-    uint64_t lost[5] = {0};
+    uint64_t lost[SP_KINDS] = {0};
     tally(lost, e, r->count);
     add_kinds(c, lost, -1);
   }
@@ -562,10 +558,8 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
   for (size_t k = 0; k < count; k++) {
     SpCrowd *c = crowds[k];
     if (!c->in_pass) continue;
-    if (parallel)
-      pass_merge(c);
-    else if (c->ev_count > c->ev_mark) /* no buffer yet: ev is NULL */
-      count_kinds(c, c->ev + c->ev_mark, c->ev_count - c->ev_mark);
+    if (parallel) pass_merge(c);
+    count_serial(c);
     c->serial_pass = 0;
     count_marked(c);
     sp__wheel_flush(c);   /* the timers its workers started */
@@ -614,12 +608,13 @@ static void frame_begin(SpCrowd *c, float dt) {
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
+  memset(c->kinds, 0, sizeof c->kinds); /* only this update's events */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
     c->cw[k].hint_count = c->cw[k].visited = 0;
   if (c->reannounce) { /* a load: the game hears of its moves again */
     c->reannounce = 0;
     sp__agent_announce_all(c);
-    count_kinds(c, c->ev, c->ev_count);
+    count_serial(c);
   }
   sp__wheel_frame(c); /* wakes the agents whose wait ends */
   sp__ahead_reset(c);
@@ -693,15 +688,12 @@ static size_t bind_pass(SpCrowd *c) {
         bind_fetch(c, due[ahead], hint[ahead]);
       else if (ahead - nd < nn)
         bind_fetch(c, next[ahead - nd], hint2[ahead - nd]);
-      size_t before = c->ev_count;
       if (hint[k] == NULL || !sp__agent_bind_hinted(c, serial, hint[k]))
         sp__agent_bind(c, serial, due[k]);
       if (hint[k] != NULL && hint[k]->taken)
         chunk_taken++; /* its timer too waits for PASS_COMMIT */
       else
         sp__wheel_settle(c, -1, due[k]);
-      if (c->ev_count > before) /* no buffer yet: ev is NULL */
-        count_kinds(c, c->ev + before, c->ev_count - before);
     }
     c->chunks[t].flagged = 0;
     c->chunks[t].taken = chunk_taken;
@@ -709,6 +701,7 @@ static size_t bind_pass(SpCrowd *c) {
     t = t2, nd = nn, cur ^= 1;
   }
   sp__wheel_flush(c);
+  count_serial(c);
   c->ms_binding = now_ms() - tb;
   return taken;
 }
