@@ -1,4 +1,5 @@
 /* test_population_threads.c: batch planning: the thread pool (growing, shrinking, shared), allocation-free planning, cache growth, allocation failures. */
+#define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -118,6 +120,40 @@ static void test_thread_pool_shrink(void **state) {
   sp_thread_pool_free(pool);
   assert_int_equal(live_threads(), base);
   assert_int_equal(cnt.live, 0);
+}
+
+/* Workers that spin after a job catch the next one at once; workers
+ * left idle longer sleep and are woken. Either way every worker of a job
+ * runs it once, and its writes are seen when sp_thread_pool_run returns. */
+typedef struct Echo {
+  _Alignas(64) long wrote[4][8];
+  long round;
+} Echo;
+
+static void echo_job(void *arg, int worker) {
+  Echo *e = arg;
+  e->wrote[worker][0] = e->round;
+}
+
+static void test_thread_pool_spins_then_sleeps(void **state) {
+  (void)state;
+  SpThreadPool *pool = NULL;
+  SpError err;
+  assert_int_equal(sp_thread_pool_new(4, plain, &pool, &err), SP_OK);
+  Echo e;
+  memset(&e, 0, sizeof e);
+  for (long round = 1; round <= 300; round++) {
+    e.round = round;
+    int workers = 1 + (int)(round % 4);
+    sp_thread_pool_run(pool, workers, echo_job, &e);
+    for (int k = 0; k < 4; k++)
+      if (k < workers) assert_int_equal(e.wrote[k][0], round);
+    if (round % 50 == 0) { /* longer than the spin: the workers sleep */
+      struct timespec pause = {0, 2000000};
+      nanosleep(&pause, NULL);
+    }
+  }
+  sp_thread_pool_free(pool);
 }
 
 /* One pool shared by two populations of different domains. */
@@ -318,6 +354,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thread_pool),
       cmocka_unit_test(test_thread_pool_shrink),
+      cmocka_unit_test(test_thread_pool_spins_then_sleeps),
       cmocka_unit_test(test_shared_pool),
       cmocka_unit_test(test_no_allocation_when_planning),
       cmocka_unit_test(test_cache_grows_with_use),

@@ -1,8 +1,10 @@
 /* thread_pool.c: the pthread pool behind batch planning (start once, run jobs, join on free). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -21,10 +23,21 @@ typedef struct PoolThread {
   int index;
 } PoolThread;
 
-/* Every field below the mutex is read and written under it. A job is
- * published by bumping `generation`; a thread that wakes up with a new
- * generation runs the job if its index is below `active`, then counts
- * itself out of `pending`. */
+/* How long a worker, done with a job, and the caller, waiting for the
+ * workers, look for the next event before they sleep: a frame's passes
+ * follow each other within microseconds, and waking a sleeping thread
+ * costs tens of them (more in a virtual machine). A worker spins this
+ * long once after each job, so an idle pool costs nothing. */
+#if !defined(SP_POOL_SPIN_NS)
+#define SP_POOL_SPIN_NS 50000
+#endif
+
+/* A job is published by bumping `generation` (job, arg and active are
+ * written before it, under the mutex); a thread that sees a new
+ * generation, spinning or woken, runs the job if its index is below
+ * `active`, then counts itself out of `pending`. The other fields below
+ * the mutex are read and written under it; `sleeping` counts the threads
+ * waiting on `wake`, so a job all of whose threads spin needs no wake. */
 struct SpThreadPool {
   SpAllocator alloc;
   size_t bytes;
@@ -34,14 +47,60 @@ struct SpThreadPool {
   pthread_mutex_t mutex;
   pthread_cond_t wake;
   pthread_cond_t done;
-  unsigned long generation;
+  _Atomic unsigned long generation;
   int active;
-  int pending;
+  _Atomic int pending;
   int quit;
   int keep; /* threads with an index at or above it leave (shrinking) */
+  int sleeping;
+  int caller_waits; /* the caller sleeps on `done` */
   SpThreadJob job;
   void *arg;
 };
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* What a thread spins for: a job after generation `seen` (a worker), or
+ * every worker of the job done (the caller). */
+static int job_after(const SpThreadPool *pool, unsigned long seen) {
+  return atomic_load_explicit(&((SpThreadPool *)pool)->generation,
+                              memory_order_acquire) != seen;
+}
+
+static int workers_done(const SpThreadPool *pool, unsigned long unused) {
+  (void)unused;
+  return atomic_load_explicit(&((SpThreadPool *)pool)->pending,
+                              memory_order_acquire) == 0;
+}
+
+/* Spins up to SP_POOL_SPIN_NS until ready(pool, arg); 1 when it was. */
+static int spin_for(int (*ready)(const SpThreadPool *, unsigned long),
+                    const SpThreadPool *pool, unsigned long arg) {
+  uint64_t end = 0;
+  for (unsigned n = 0;; n++) {
+    if (ready(pool, arg)) return 1;
+    if (n % 64 == 0) {
+      uint64_t t = now_ns();
+      if (end == 0)
+        end = t + SP_POOL_SPIN_NS;
+      else if (t >= end)
+        return 0;
+    }
+    spin_pause();
+  }
+}
 
 int sp_online_cores(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -80,19 +139,36 @@ static void *pool_thread_main(void *p) {
   PoolThread *self = p;
   SpThreadPool *pool = self->pool;
   unsigned long seen = 0;
+  int spun = 0; /* looked for the next job since the last one */
   pthread_mutex_lock(&pool->mutex);
   for (;;) {
-    while (!pool->quit && self->index < pool->keep && pool->generation == seen)
+    if (!spun && !pool->quit && self->index < pool->keep) {
+      pthread_mutex_unlock(&pool->mutex);
+      spin_for(job_after, pool, seen);
+      pthread_mutex_lock(&pool->mutex);
+      spun = 1;
+    }
+    while (!pool->quit && self->index < pool->keep &&
+           atomic_load(&pool->generation) == seen) {
+      pool->sleeping++;
       pthread_cond_wait(&pool->wake, &pool->mutex);
+      pool->sleeping--;
+    }
     if (pool->quit || self->index >= pool->keep) break;
-    seen = pool->generation;
+    seen = atomic_load(&pool->generation);
     if (self->index >= pool->active) continue;
     SpThreadJob job = pool->job;
     void *arg = pool->arg;
     pthread_mutex_unlock(&pool->mutex);
     job(arg, self->index);
+    spun = 0;
+    if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) ==
+        1) {
+      pthread_mutex_lock(&pool->mutex);
+      if (pool->caller_waits) pthread_cond_signal(&pool->done);
+      continue; /* the mutex held, as the loop expects */
+    }
     pthread_mutex_lock(&pool->mutex);
-    if (--pool->pending == 0) pthread_cond_signal(&pool->done);
   }
   pthread_mutex_unlock(&pool->mutex);
   return NULL;
@@ -201,12 +277,16 @@ void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
   pool->job = job;
   pool->arg = arg;
   pool->active = workers;
-  pool->pending = workers - 1;
-  pool->generation++;
-  pthread_cond_broadcast(&pool->wake);
+  atomic_store(&pool->pending, workers - 1);
+  atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
+  if (pool->sleeping > 0) pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
   job(arg, 0);
+  if (spin_for(workers_done, pool, 0)) return;
   pthread_mutex_lock(&pool->mutex);
-  while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->mutex);
+  pool->caller_waits = 1;
+  while (atomic_load(&pool->pending) > 0)
+    pthread_cond_wait(&pool->done, &pool->mutex);
+  pool->caller_waits = 0;
   pthread_mutex_unlock(&pool->mutex);
 }
