@@ -81,6 +81,14 @@ local clock = saspu.clock_ns
 -- frame, plans = plans a frame, ratio = median over frames of this contestant's CPU ms /
 -- the crowd's }.
 local cpu_clock = os.clock
+-- A pool's workers look for the next job for up to 50 us after each: with threads, each
+-- frame is followed by 0.2 ms of waiting (untimed), so no worker still spins while the
+-- next contestant's frame is timed.
+local function settle()
+  if THREADS < 2 then return end
+  local t = clock() + 200000
+  while clock() < t do end
+end
 local function window()
   local m = #contestants
   local ms, cpu, ratio, clock_ratio, e0, p0, q0 = {}, {}, {}, {}, {}, {}, {}
@@ -98,6 +106,7 @@ local function window()
       contestants[k].frame(DT)
       t[k], c[k] = (clock() - t0) / 1e6, (cpu_clock() - c0) * 1e3
       if contestants[k].after then contestants[k].after() end
+      settle()
     end
     if f > WARM then
       for k = 1, m do
