@@ -270,10 +270,13 @@ typedef struct CrowdWorker {
   Ahead ahead;
   struct BindHint *hint; /* this frame's binding answers (bind.c) */
   size_t hint_count, hint_cap;
-  EvTrim hint_trim;  /* the hint buffer follows the frames too (stats.c) */
-  uint64_t kinds[SP_KINDS]; /* this pass's events by kind, as written */
-  size_t visited;    /* agents this frame's advance pass visited here */
-  size_t marked;     /* agents this pass marked for the planner (update.c) */
+  EvTrim hint_trim; /* the hint buffer follows the frames too (stats.c) */
+  /* counted here, added up by the calling thread after the pass
+   * (update.c): this pass's events by kind, as written; the agents this
+   * frame's advance pass visited; the agents this pass marked for the
+   * planner */
+  uint64_t kinds[SP_KINDS];
+  size_t visited, marked;
 } CrowdWorker;
 
 /* Agents a chunk's record lists as possibly needing a goal or waiting

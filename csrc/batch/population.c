@@ -437,8 +437,7 @@ static void plan_job(void *arg, int k) {
         /* the flag is read and set with read-modify-writes: one locked
          * operation per run costs nothing, and race detectors that do not
          * model plain atomic loads and stores (helgrind) stay quiet */
-        if (atomic_fetch_or_explicit(&ps->stop, 0, memory_order_relaxed))
-          break;
+        if (atomic_fetch_or_explicit(&ps->stop, 0, memory_order_relaxed)) break;
         if (ps->budget_ns != 0 && now_ns() >= ps->deadline) {
           atomic_exchange_explicit(&ps->stop, 1, memory_order_relaxed);
           break;

@@ -90,8 +90,8 @@ static inline int sp__claims_next(SpClaims *cl, int k, size_t *first,
 /* Chunks claimed from the front of range 0: with one worker, how far the
  * pass got. */
 static inline size_t sp__claims_front(const SpClaims *cl) {
-  return (size_t)(atomic_load_explicit(
-                      &((SpClaims *)cl)->range[0].span, memory_order_relaxed) >>
+  return (size_t)(atomic_load_explicit(&((SpClaims *)cl)->range[0].span,
+                                       memory_order_relaxed) >>
                   32);
 }
 
