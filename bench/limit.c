@@ -1,7 +1,13 @@
 /* limit.c: the least work the hardware does for a crowd's timers (a minimal C timer wheel, records of 2 or 64 bytes, an 8-byte event per step end, and a naive loop over every agent), as a Lua module `limit` the Lua benches load beside saspu. */
+#if !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise */
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "lauxlib.h"
 #include "lua.h"
@@ -69,6 +75,25 @@ static void *grow(lua_State *L, void *p, size_t bytes) {
   return q;
 }
 
+/* The agents' records: read at random, so a large array gets 2 MiB pages
+ * where the system gives them on request, as saspu's own per-agent arrays
+ * do (csrc/domain/resident.c): without them each step end pays a page
+ * walk besides its miss, and the wheel's cost swings with the host. */
+#define HUGE_PAGE ((size_t)2 << 20)
+static void *records(lua_State *L, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= 2 * HUGE_PAGE) {
+    size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, whole) != 0)
+      luaL_error(L, "limit: out of memory (%zu bytes)", whole);
+    (void)madvise(p, whole, MADV_HUGEPAGE);
+    return p;
+  }
+#endif
+  return grow(L, NULL, bytes);
+}
+
 static void slot_push(lua_State *L, Slot *s, uint32_t id) {
   if (s->count == s->cap) {
     s->cap = s->cap ? s->cap * 2 : 64;
@@ -127,10 +152,10 @@ static int limit_new(lua_State *L, int wheel) {
   l->slots = grow(L, NULL, (size_t)slots * sizeof *l->slots);
   memset(l->slots, 0, (size_t)slots * sizeof *l->slots);
   if (l->fat) {
-    l->fats = grow(L, NULL, (size_t)n * sizeof *l->fats + 1);
+    l->fats = records(L, (size_t)n * sizeof *l->fats + 1);
     memset(l->fats, 0, (size_t)n * sizeof *l->fats);
   } else {
-    l->thin = grow(L, NULL, (size_t)n * sizeof *l->thin + 1);
+    l->thin = records(L, (size_t)n * sizeof *l->thin + 1);
     memset(l->thin, 0, (size_t)n * sizeof *l->thin);
   }
   for (uint32_t i = 0; i < l->n; i++) {

@@ -54,10 +54,7 @@ void sp__release_flush(SpCrowd *c) {
 void sp__release_free(SpCrowd *c) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
-    if (w->freed != NULL)
-      sp__mem_free(c->alloc, w->freed, w->freed_cap * sizeof(uint32_t));
-    w->freed = NULL;
-    w->freed_count = w->freed_cap = 0;
+    sp__list_free(c, &w->freed, &w->freed_count, &w->freed_cap);
   }
 }
 

@@ -271,6 +271,8 @@ typedef struct CrowdWorker {
   struct BindHint *hint; /* this frame's binding answers (bind.c) */
   size_t hint_count, hint_cap;
   EvTrim hint_trim; /* the hint buffer follows the frames too (stats.c) */
+  uint32_t *later;  /* agents to wake after the advance pass (wheel.c) */
+  size_t later_count, later_cap;
   /* counted here, added up by the calling thread after the pass
    * (update.c): this pass's events by kind, as written; the agents this
    * frame's advance pass visited; the agents this pass marked for the
@@ -419,6 +421,7 @@ struct SpCrowd {
   uint32_t now_rel;     /* this frame's clock in ticks, less epoch */
   uint32_t base_rel;    /* what a timer started now counts from */
   int sweeping;         /* a long frame: every agent awake, no wheel */
+  int start_in_take;    /* this frame's take pass starts steps (update.c) */
   uint32_t walk_ticks;  /* ticks a walker takes per cell (walk.c) */
   uint64_t fields_seen; /* the world's fields_dropped at the last check */
   /* world facts tied to variables (facts.c): the value each tie last

@@ -24,10 +24,13 @@ static inline uint32_t sp_due_get(const SpCrowd *c, size_t i) {
 static inline void sp_due_put(SpCrowd *c, size_t i, uint32_t u) {
   memcpy(&c->time[i], &u, sizeof u);
 }
-/* Seconds as ticks, rounded, within what a due time holds. */
+/* Seconds as ticks, rounded half up, within what a due time holds (none
+ * for NaN). Every timer started comes here: past the checks the integer
+ * conversion's truncation is the rounding's floor, so no floor() call. */
 static inline uint32_t sp_ticks(double seconds) {
-  double t = floor(seconds * SP_TICKS_PER_S + 0.5);
-  return t <= 0.0 ? 0u : t >= 2147483647.0 ? 2147483647u : (uint32_t)t;
+  double t = seconds * SP_TICKS_PER_S + 0.5;
+  if (!(t >= 1.0)) return 0u;
+  return t >= 2147483647.0 ? 2147483647u : (uint32_t)t;
 }
 /* Agent i waits `seconds` from now (the base of this pass). */
 static inline void sp_due_start(SpCrowd *c, size_t i, float seconds) {

@@ -80,10 +80,13 @@ static inline void step_count(Sink s, SpEventKind kind) {
   k[K_EVENTS]++;
 }
 
-/* sp__agent_emit for the events every step end says (a step finished, the
- * next started): written in place while the sink's buffer has room. */
-static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
-                             int goal) {
+/* sp__agent_emit for the events every plan's end and start says (goal
+ * reached and chosen, planned, a step finished, the next started):
+ * written in place while the sink's buffer has room, the call only to
+ * grow it. */
+static inline void step_say(Sink s, size_t agent, SpEventKind kind,
+                            SpReason reason, int action, int goal,
+                            int32_t detail) {
   SpCrowd *c = s.c;
   SpAgentEvent *buf = c->ev;
   size_t *count = &c->ev_count, cap = c->ev_cap;
@@ -92,12 +95,19 @@ static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
     buf = w->ev, count = &w->ev_count, cap = w->ev_cap;
   }
   if (*count == cap) {
-    sp__agent_emit(s, agent, kind, SP_REASON_NONE, action, goal, 0);
+    sp__agent_emit(s, agent, kind, reason, action, goal, detail);
     return;
   }
-  step_event_fill(c, &buf[(*count)++], agent, kind, SP_REASON_NONE, action,
-                  goal, 0);
+  step_event_fill(c, &buf[(*count)++], agent, kind, reason, action, goal,
+                  detail);
   step_count(s, kind);
+}
+
+/* step_say for a step's own events (finished, started): no reason or
+ * detail. */
+static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
+                             int goal) {
+  step_say(s, agent, kind, SP_REASON_NONE, action, goal, 0);
 }
 
 /* Cells between two cells of the 8-connected grid (diagonals cost 1). */

@@ -12,6 +12,14 @@ size_t sp__wheel_bytes(const SpCrowd *c);
  * the worker's own wheel, a batch at a time) or awake at the next
  * advance. */
 void sp__wheel_settle(SpCrowd *c, int wk, size_t i);
+/* sp__wheel_settle for a visit before the advance pass that stands in
+ * for its visit (the take pass's, update.c): an agent left awake is
+ * asleep for the rest of this frame's passes, listed by the worker, and
+ * woken by sp__wheel_wake_later. */
+void sp__wheel_settle_early(SpCrowd *c, int wk, size_t i);
+/* Serial, after the advance pass (and at a frame's start, should an
+ * update have stopped before it): the agents settle_early listed awake. */
+void sp__wheel_wake_later(SpCrowd *c);
 /* Serial, after a pass: the timers of the workers' last batches filed. */
 void sp__wheel_flush(SpCrowd *c);
 /* At a frame's start (clock advanced), called serially: wakes the agents
@@ -38,5 +46,7 @@ int sp__agent_interruptible_now(const SpCrowd *c, size_t i);
 /* Doubles a full list of agents or places (wheel.c); 0 on memory.
  * `locked`: a worker grows it, under the world's allocator lock. */
 int sp__list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked);
+/* Frees such a list; empty, with no capacity, after. */
+void sp__list_free(SpCrowd *c, uint32_t **e, size_t *count, size_t *cap);
 
 #endif

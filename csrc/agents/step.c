@@ -417,14 +417,15 @@ int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i) {
     a->done = 0;
     a->step = STEP_NONE;
     c->phase[i] = SP_PHASE_THINKING;
-    if (a->pursued != g) sp__agent_emit(s, i, SP_EV_GOAL_CHOSEN, 0, -1, g, 0);
+    if (a->pursued != g)
+      step_say(s, i, SP_EV_GOAL_CHOSEN, SP_REASON_NONE, -1, g, 0);
     a->pursued = (uint8_t)g;
     if (a->why != SP_REASON_NONE)
-      sp__agent_emit(s, i, SP_EV_REPLANNED, (SpReason)a->why, -1, g,
-                     sp_population_plan_length(c->pop, i));
+      step_say(s, i, SP_EV_REPLANNED, (SpReason)a->why, -1, g,
+               sp_population_plan_length(c->pop, i));
     else
-      sp__agent_emit(s, i, SP_EV_PLANNED, 0, -1, g,
-                     sp_population_plan_length(c->pop, i));
+      step_say(s, i, SP_EV_PLANNED, SP_REASON_NONE, -1, g,
+               sp_population_plan_length(c->pop, i));
     a->why = SP_REASON_NONE;
     return 0;
   }
@@ -725,7 +726,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   }
   if (a->cursor >= len) {
     if (sp__goal_met(c, a->goal, state)) {
-      sp__agent_emit(s, i, SP_EV_GOAL_REACHED, 0, -1, a->goal, 0);
+      step_say(s, i, SP_EV_GOAL_REACHED, SP_REASON_NONE, -1, a->goal, 0);
       need_goal(c, i, SP_REASON_NONE);
     } else {
       need_goal(c, i, SP_REASON_WORLD_CHANGED);

@@ -148,17 +148,23 @@ static void count_marked(SpCrowd *c) {
   }
 }
 
-/* Agents of the chunk that now wait for a plan, out of the nd just given
- * theirs (no other agent's flags changed): marked for the planner by the
- * worker itself (chunks are disjoint), counted for the rounds, and kept
- * as the chunk's list. */
+/* Agents of the chunk that now wait for a plan, out of the nd the take
+ * pass read (no other agent's flags changed): marked for the planner by
+ * the worker itself (chunks are disjoint) and counted for the rounds.
+ * The chunk's list keeps them and those that need a goal again (a plan
+ * that ended in the step started with it, start_in_take). */
 static uint32_t mark_waiting(SpCrowd *c, int wk, ChunkRec *r, uint32_t *due,
                              size_t nd) {
-  size_t n = 0;
-  for (size_t k = 0; k < nd; k++)
-    if (c->flags[due[k]] & F_PLANNING) due[n++] = due[k];
+  uint32_t keep[SP_CHUNK_LIST];
+  size_t n = 0, kept = 0;
+  for (size_t k = 0; k < nd; k++) {
+    uint8_t f = c->flags[due[k]];
+    if ((f & (F_PLANNING | F_NEED_GOAL)) && kept++ < SP_CHUNK_LIST)
+      keep[kept - 1] = due[k];
+    if (f & F_PLANNING) due[n++] = due[k];
+  }
   mark_for_planner(c, wk, due, n);
-  keep_list(r, due, n, !r->deferred); /* those left later are not listed */
+  keep_list(r, keep, kept, !r->deferred); /* those left later are not listed */
   return (uint32_t)n;
 }
 
@@ -232,8 +238,10 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
         continue;
       }
       allow -= (uint32_t)b;
-      sp__agent_choose(c, s, i);
-      sp__wheel_settle(c, s.worker, i);
+      /* one waiting for a plan is settled by the take pass, which visits
+       * every such agent: awake meanwhile, the advance pass would find
+       * nothing to do */
+      if (!sp__agent_choose(c, s, i)) sp__wheel_settle(c, s.worker, i);
     }
     left |= c->flags[i] & F_NEED_GOAL;
     if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
@@ -268,13 +276,25 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   case PASS_CHOOSE: flagged = choose_chunk(c, s, chunk, due); break;
   case PASS_TAKE: {
     int fetched;
-    nd = chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING, due,
-                      fetch_ahead, &fetched);
+    /* with those that need a goal (a plan that ended in this frame's
+     * take pass, or left by the goal budget): the list keeps them */
+    nd = chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING | F_NEED_GOAL,
+                      due, fetch_ahead, &fetched);
     if (!fetched) fetch_first(c, due, nd, fetch_ahead);
     for (size_t k = 0; k < nd; k++) {
       if (!fetched && k + PREFETCH_AHEAD < nd)
         fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      sp__agent_take_plan(c, s, due[k]);
+      if (!(c->flags[due[k]] & F_PLANNING)) continue;
+      /* the plan's first step starts at once, while the agent's lines
+       * are at hand, where nothing the advance pass does first could
+       * change it (start_in_take) */
+      if (!sp__agent_take_plan(c, s, due[k]) && c->start_in_take &&
+          (c->flags[due[k]] & F_HAS_PLAN)) {
+        (void)sp__agent_advance(c, s, due[k], WALK_NOT);
+        c->cw[wk < 0 ? 0 : wk].visited++;
+        sp__wheel_settle_early(c, wk, due[k]); /* its visit of the frame */
+        continue;
+      }
       sp__wheel_settle(c, wk, due[k]);
     }
     flagged = mark_waiting(c, wk, &c->chunks[chunk], due, nd); /* next goal */
@@ -366,6 +386,20 @@ static void add_kinds(SpCrowd *c, const uint64_t *kinds, int sign) {
 static void count_serial(SpCrowd *c) {
   add_kinds(c, c->kinds, 1);
   memset(c->kinds, 0, sizeof c->kinds);
+}
+
+/* Whether the take pass starts a plan's first step as it takes the plan
+ * (set after the choose pass). The advance pass would start it later in
+ * the frame from the same state, as nothing it runs first can change
+ * what the step does when no step binds a place or target (no binding
+ * pass, no places held, no walks) and none is interrupted; the timers
+ * then count from now, as the advance pass's do. A long frame (a sweep)
+ * keeps the advance pass's order. The same events, the agent's own in
+ * the same order; a frame's events of different agents may come in
+ * another order. */
+static void start_in_take(SpCrowd *c) {
+  c->start_in_take = !c->any_binding && !c->any_interruptible && !c->sweeping;
+  if (c->start_in_take) c->base_rel = c->now_rel;
 }
 
 /* The job of each worker: claim runs of chunks (sp_claims.h: its own
@@ -616,7 +650,8 @@ static void frame_begin(SpCrowd *c, float dt) {
     sp__agent_announce_all(c);
     count_serial(c);
   }
-  sp__wheel_frame(c); /* wakes the agents whose wait ends */
+  sp__wheel_wake_later(c); /* left by an update that stopped early */
+  sp__wheel_frame(c);      /* wakes the agents whose wait ends */
   sp__ahead_reset(c);
   sp__world_check_grid(c->world);
   sp__walk_check_fields(c); /* and the walkers whose field went */
@@ -788,6 +823,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
    * for a plan; agents whose goal has none move to the next goal */
   for (size_t k = 0; k < count; k++) share_budget(crowds[k]);
   uint64_t woken = (uint64_t)run_batch(crowds, count, pool, PASS_CHOOSE);
+  for (size_t k = 0; k < count; k++) start_in_take(crowds[k]);
   for (int round = 0;; round++) {
     int any = 0;
     for (size_t k = 0; k < count; k++) {
@@ -808,6 +844,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     crowds[k]->base_rel = crowds[k]->now_rel; /* timers of now on */
   }
   woken += (uint64_t)run_batch(crowds, count, pool, PASS_ADVANCE);
+  for (size_t k = 0; k < count; k++) sp__wheel_wake_later(crowds[k]);
   for (size_t k = 0; k < count; k++)
     for (int j = 0; j < crowds[k]->workers || j == 0; j++)
       crowds[k]->visited += crowds[k]->cw[j].visited;

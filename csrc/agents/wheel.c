@@ -64,6 +64,10 @@ void sp__wheel_free(SpCrowd *c) {
   if (c->awake != NULL)
     sp__mem_free_lines(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
   c->awake = NULL;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    sp__list_free(c, &w->later, &w->later_count, &w->later_cap);
+  }
   for (int k = 0; k < c->wheels; k++) {
     struct Wheel *wh = c->cw[k].wheel;
     if (wh == NULL) continue;
@@ -77,6 +81,8 @@ void sp__wheel_free(SpCrowd *c) {
 
 size_t sp__wheel_bytes(const SpCrowd *c) {
   size_t b = c->awake_words * sizeof(uint64_t);
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+    b += c->cw[k].later_cap * sizeof(uint32_t);
   for (int k = 0; k < c->wheels; k++) {
     const struct Wheel *wh = c->cw[k].wheel;
     if (wh != NULL) /* the pool's pages in use */
@@ -120,6 +126,12 @@ int sp__list_grow(SpCrowd *c, uint32_t **e, size_t *cap, int locked) {
   *e = p;
   *cap = nc;
   return 1;
+}
+
+void sp__list_free(SpCrowd *c, uint32_t **e, size_t *count, size_t *cap) {
+  if (*e != NULL) sp__mem_free(c->alloc, *e, *cap * sizeof(uint32_t));
+  *e = NULL;
+  *count = *cap = 0;
 }
 
 static void sleep_until_due(SpCrowd *c, int wk, size_t i);
@@ -171,6 +183,25 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
     sleep_bit(c, i); /* woken by the call that answers it, or a goal */
   else
     sp_agent_wake(c, i);
+}
+
+void sp__wheel_settle_early(SpCrowd *c, int wk, size_t i) {
+  sp__wheel_settle(c, wk, i);
+  if (!((c->awake[i / 64] >> (i % 64)) & 1u)) return;
+  CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
+  if (w->later_count == w->later_cap &&
+      !sp__list_grow(c, &w->later, &w->later_cap, wk >= 0))
+    return; /* no memory: the advance pass visits it again */
+  sleep_bit(c, i);
+  w->later[w->later_count++] = (uint32_t)i;
+}
+
+void sp__wheel_wake_later(SpCrowd *c) {
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+    CrowdWorker *w = &c->cw[k];
+    for (size_t j = 0; j < w->later_count; j++) sp_agent_wake(c, w->later[j]);
+    w->later_count = 0;
+  }
 }
 
 /* A block from the pool (its free list, else its unused tail, else a

@@ -69,16 +69,12 @@ BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
   size_t ns = 0;
   for (size_t b = lo; b < hi;) {
     if (b % 64 == 0 && hi - b >= 64) {
-      uint64_t any = 0, all = DIRTY_WORD;
-      for (size_t j = 0; j < 64; j += 8) {
-        uint64_t d = sp_dirty_bits(v.status, b + j);
-        any |= d, all &= d;
-      }
-      if (any == 0) { /* most runs of a crowd's frame */
+      uint64_t dirty = sp_dirty_mask64(v.status, b);
+      if (dirty == 0) { /* most runs of a crowd's frame */
         b += 64;
         continue;
       }
-      if (all == DIRTY_WORD) {
+      if (dirty == UINT64_MAX) {
         const SpValue *sp = v.states + b * v.m, *gp = v.goals + b * v.m;
         uint64_t miss = 0;
         run.planned += 64;
@@ -90,6 +86,10 @@ BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
         b += 64;
         continue;
       }
+      for (; dirty != 0; dirty &= dirty - 1u)
+        sparse[ns++] = (uint32_t)(b + sp_low_bit(dirty));
+      b += 64;
+      continue;
     }
     for (uint64_t dirty = sp_dirty_bits(v.status, b); dirty != 0;
          dirty &= dirty - 1u)

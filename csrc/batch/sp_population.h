@@ -5,6 +5,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "saspu_population.h"
 #include "sp_internal.h"
@@ -42,6 +45,39 @@ static inline uint64_t sp_dirty_bits(const uint8_t *status, size_t b) {
   uint64_t word;
   memcpy(&word, status + b, 8);
   return word & DIRTY_WORD;
+}
+
+/* The dirty flags of the 64 NPCs from b (a multiple of 64, with 64 NPCs
+ * from it), bit j for NPC b + j: a frame's planner reads a chunk's flags
+ * this way, 64 at a time, and most runs have none or a few set. With
+ * SSE2 the byte's top bits are gathered 16 at a time; else eight at a
+ * time, by a multiply. */
+static inline uint64_t sp_dirty_mask64(const uint8_t *status, size_t b) {
+  uint64_t mask = 0;
+#if defined(__SSE2__)
+  for (int q = 0; q < 4; q++) {
+    __m128i bytes = _mm_loadu_si128((const __m128i *)(status + b + 16 * q));
+    mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(bytes) << (16 * q);
+  }
+#else
+  for (int j = 0; j < 64; j += 8)
+    mask |= (((sp_dirty_bits(status, b + (size_t)j) >> 7) *
+              0x0102040810204080ull) >>
+             56)
+            << j;
+#endif
+  return mask;
+}
+
+/* The index of the lowest set bit of a non-zero word. */
+static inline unsigned sp_low_bit(uint64_t x) {
+#if defined(__GNUC__)
+  return (unsigned)__builtin_ctzll(x);
+#else
+  unsigned n = 0;
+  while (!(x & 1u)) x >>= 1, n++;
+  return n;
+#endif
 }
 
 /* How many of the eight flags of sp_dirty_bits are set: shifted to bit 0
