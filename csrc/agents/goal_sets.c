@@ -60,13 +60,12 @@ SpStatus sp_crowd_set_goal_choices(SpCrowd *c, int index, const SpValue *conds,
   return SP_OK;
 }
 
-int sp__goal_met(const SpCrowd *c, int g, const SpValue *state) {
+int sp__goal_met_choices(const SpCrowd *c, int g, const SpValue *state) {
   const SpValue *ch;
   int n = choices_of(c, g, &ch);
-  if (n == 0) return sp__agent_goal_holds(c->goals[g].cond, state, c->m);
+  if (n == 0) return sp_goal_holds(c->goals[g].cond, state, c->m);
   for (int k = 0; k < n; k++)
-    if (sp__agent_goal_holds(ch + (size_t)k * (size_t)c->m, state, c->m))
-      return 1;
+    if (sp_goal_holds(ch + (size_t)k * (size_t)c->m, state, c->m)) return 1;
   return 0;
 }
 
@@ -123,10 +122,4 @@ int sp__goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b) {
     return 0;
   return !sp_blocker_blocks_all(b, c->choices[index], c->choice_count[index],
                                 c->m);
-}
-
-int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m) {
-  for (int v = 0; v < m; v++)
-    if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
-  return 1;
 }

@@ -22,7 +22,7 @@ int sp__goal_lapsed(const SpCrowd *c, int g, const SpValue *state) {
   if (group == 0) return 0;
   for (int k = 0; k < c->goal_count; k++)
     if (c->recheck[c->goals[k].index] == group &&
-        sp__agent_goal_holds(c->goals[k].when, state, c->m))
+        sp_goal_holds(c->goals[k].when, state, c->m))
       return 0;
   return 1;
 }

@@ -22,9 +22,25 @@ void sp__priority_forget(SpCrowd *c, size_t i);
 
 void sp__priority_free(SpCrowd *c);
 
+/* 1 when state matches cond (m values; SP_ANY matches any). Inline, as
+ * goal_met: a step end tests a few goals and `when`s. */
+static inline int sp_goal_holds(const SpValue *cond, const SpValue *state,
+                                int m) {
+  for (int v = 0; v < m; v++)
+    if (cond[v] != SP_ANY && cond[v] != state[v]) return 0;
+  return 1;
+}
+
+/* sp_goal_met for a goal with several choices: one of them holds. */
+int sp__goal_met_choices(const SpCrowd *c, int g, const SpValue *state);
+
 /* 1 when sorted goal g's condition holds in state: one of its choices
  * when it has several. */
-int sp__goal_met(const SpCrowd *c, int g, const SpValue *state);
+static inline int sp_goal_met(const SpCrowd *c, int g, const SpValue *state) {
+  if (c->choices[c->goals[g].index] != NULL)
+    return sp__goal_met_choices(c, g, state);
+  return sp_goal_holds(c->goals[g].cond, state, c->m);
+}
 
 /* 1 when sorted goal g's condition reads variable var. */
 int sp__goal_reads_var(const SpCrowd *c, int g, int var);
@@ -65,8 +81,6 @@ static inline int sp_goal_rechecked(const SpCrowd *c, int g) {
 static inline size_t sp_refused_bytes(const SpCrowd *c, size_t words) {
   return (c->capacity + 1) * words * sizeof(uint32_t);
 }
-
-int sp__agent_goal_holds(const SpValue *cond, const SpValue *state, int m);
 
 /* Forgets the goals refused since the agent last chose. */
 void sp__agent_clear_refused(SpCrowd *c, size_t i);

@@ -10,6 +10,7 @@
 #include "sp_due.h"
 #include "sp_loop.h"
 #include "sp_internal.h"
+#include "sp_population.h"
 
 /* The plan of one agent, looked up in the population at most once per
  * call and read where it is stored (its slot or a cache entry: nothing
@@ -31,8 +32,14 @@ static inline Plan plan_view(const SpCrowd *c, Sink s, size_t i) {
 }
 
 static inline int plan_len(Plan *p) {
-  if (p->len == PLAN_UNREAD)
-    p->ids = sp_population_plan_ids(p->c->pop, p->i, &p->len, &p->width);
+  if (p->len == PLAN_UNREAD) {
+    const SpPopulation *pop = p->c->pop;
+    p->width = pop->id_bytes;
+    if (p->i < pop->n)
+      p->ids = sp_population_plan_at(pop, p->i, &p->len);
+    else
+      p->ids = NULL, p->len = -1;
+  }
   return p->len;
 }
 

@@ -71,10 +71,10 @@ void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
  * (the planner never keeps a free variable at its start value unless that
  * is cheapest); a goal of sets plans its choice with the shortest plan
  * (sp__goal_for_planning). Every end-of-plan check uses the condition the
- * same way (sp__goal_met: any of its choices). */
+ * same way (sp_goal_met: any of its choices). */
 static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
-  return sp__agent_goal_holds(c->goals[g].when, state, c->m) &&
-         !sp__goal_met(c, g, state);
+  return sp_goal_holds(c->goals[g].when, state, c->m) &&
+         !sp_goal_met(c, g, state);
 }
 
 /* Refusals (no plan) since the agent last chose: goals 0..15 in its
@@ -298,9 +298,9 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
   const uint8_t *own = sp__agent_goal_order(c, i, order, prio); /* its own */
   for (int k = 0; k < c->goal_count; k++) {
     int g = own != NULL ? own[k] : k;
-    if (!sp__agent_goal_holds(c->goals[g].when, state, c->m)) continue;
+    if (!sp_goal_holds(c->goals[g].when, state, c->m)) continue;
     any_when = 1;
-    if (sp__goal_met(c, g, state)) {
+    if (sp_goal_met(c, g, state)) {
       any_sat = 1;
       continue;
     }
@@ -357,7 +357,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
     return 0;
   }
   const SpValue *state = sp_population_state(c->pop, i);
-  if (sp__goal_met(c, a->goal, state)) {
+  if (sp_goal_met(c, a->goal, state)) {
     if (again) return ask_caller(c, s, i); /* the change reached it */
     a->goal = a->pursued = GOAL_NONE;
     c->phase[i] = SP_PHASE_IDLE;
@@ -420,12 +420,12 @@ int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i) {
     if (a->pursued != g)
       step_say(s, i, SP_EV_GOAL_CHOSEN, SP_REASON_NONE, -1, g, 0);
     a->pursued = (uint8_t)g;
+    Plan plan = plan_view(c, s, i);
+    int len = plan_len(&plan);
     if (a->why != SP_REASON_NONE)
-      step_say(s, i, SP_EV_REPLANNED, (SpReason)a->why, -1, g,
-               sp_population_plan_length(c->pop, i));
+      step_say(s, i, SP_EV_REPLANNED, (SpReason)a->why, -1, g, len);
     else
-      step_say(s, i, SP_EV_PLANNED, SP_REASON_NONE, -1, g,
-               sp_population_plan_length(c->pop, i));
+      step_say(s, i, SP_EV_PLANNED, SP_REASON_NONE, -1, g, len);
     a->why = SP_REASON_NONE;
     return 0;
   }
@@ -499,7 +499,7 @@ static int replay_ok(SpCrowd *c, Plan *plan, int p, SpValue *st) {
     if (!conds_hold(d, act, st)) return 0;
     apply_effect(d, act, st);
   }
-  return sp__goal_met(c, a->goal, st);
+  return sp_goal_met(c, a->goal, st);
 }
 
 int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
@@ -725,7 +725,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
     normalize(a);
   }
   if (a->cursor >= len) {
-    if (sp__goal_met(c, a->goal, state)) {
+    if (sp_goal_met(c, a->goal, state)) {
       step_say(s, i, SP_EV_GOAL_REACHED, SP_REASON_NONE, -1, a->goal, 0);
       need_goal(c, i, SP_REASON_NONE);
     } else {

@@ -585,24 +585,6 @@ SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
   }
 }
 
-/* The compact ids of NPC i's plan and their count; NULL without a plan. */
-static const uint8_t *plan_ids(const SpPopulation *p, size_t i, int *len) {
-  uint8_t kind = p->status[i] & ST_KIND_MASK;
-  if (kind == ST_SLOT) {
-    *len = (int)p->handle[i];
-    return p->slots + i * p->slot_bytes;
-  }
-  if (kind == ST_CACHE) {
-    uint32_t h = p->handle[i];
-    const SpPlanCache *c = p->workers[h >> SP_HANDLE_SHIFT]->cache;
-    uint32_t e = h & ((1u << SP_HANDLE_SHIFT) - 1u);
-    *len = sp_plan_cache_entry_length(c, e);
-    return sp_plan_cache_entry_ids(c, e);
-  }
-  *len = -1;
-  return NULL;
-}
-
 void sp_population_prefetch(const SpPopulation *pop, size_t i) {
 #if defined(__GNUC__)
   if (i >= pop->n) return;
@@ -631,20 +613,20 @@ const uint8_t *sp_population_plan_ids(const SpPopulation *pop, size_t i,
     *len = -1;
     return NULL;
   }
-  return plan_ids(pop, i, len);
+  return sp_population_plan_at(pop, i, len);
 }
 
 int sp_population_plan_length(const SpPopulation *pop, size_t i) {
   if (i >= pop->n) return -1;
   int len;
-  plan_ids(pop, i, &len);
+  sp_population_plan_at(pop, i, &len);
   return len;
 }
 
 int sp_population_plan_step(const SpPopulation *pop, size_t i, int k) {
   if (i >= pop->n) return -1;
   int len;
-  const uint8_t *ids = plan_ids(pop, i, &len);
+  const uint8_t *ids = sp_population_plan_at(pop, i, &len);
   if (ids == NULL || k < 0 || k >= len) return -1;
   if (pop->id_bytes == 1) return ids[k];
   uint16_t id;
@@ -657,7 +639,7 @@ SpStatus sp_population_plan_of(const SpPopulation *pop, size_t i,
   *len = 0;
   if (i >= pop->n) return SP_ERR_STATE;
   int n;
-  const uint8_t *ids = plan_ids(pop, i, &n);
+  const uint8_t *ids = sp_population_plan_at(pop, i, &n);
   if (ids == NULL)
     return (pop->status[i] & ST_KIND_MASK) == ST_NO_PLAN ? SP_NO_PLAN
                                                          : SP_ERR_STATE;
@@ -694,7 +676,7 @@ static void detach_from_caches(SpPopulation *p) {
   for (size_t i = 0; i < p->n; i++) {
     if ((p->status[i] & ST_KIND_MASK) != ST_CACHE) continue;
     int len;
-    const uint8_t *ids = plan_ids(p, i, &len);
+    const uint8_t *ids = sp_population_plan_at(p, i, &len);
     memcpy(p->slots + i * p->slot_bytes, ids,
            (size_t)len * (size_t)p->id_bytes);
     p->handle[i] = (uint32_t)len;

@@ -175,6 +175,27 @@ struct SpPopulation {
   uint64_t hits, misses;
 };
 
+/* The compact ids (id_bytes each) of NPC i's plan (i < n) and their
+ * count; NULL and -1 without a plan. sp_population_plan_ids without its
+ * checks, inline: the frame loop reads a plan a few times a step end. */
+static inline const uint8_t *sp_population_plan_at(const SpPopulation *p,
+                                                   size_t i, int *len) {
+  uint8_t kind = p->status[i] & ST_KIND_MASK;
+  if (kind == ST_SLOT) {
+    *len = (int)p->handle[i];
+    return p->slots + i * p->slot_bytes;
+  }
+  if (kind == ST_CACHE) {
+    uint32_t h = p->handle[i];
+    const SpPlanCache *c = p->workers[h >> SP_HANDLE_SHIFT]->cache;
+    uint32_t e = h & ((1u << SP_HANDLE_SHIFT) - 1u);
+    *len = sp_plan_cache_entry_length(c, e);
+    return sp_plan_cache_entry_ids(c, e);
+  }
+  *len = -1;
+  return NULL;
+}
+
 /* Notes that NPC i's chunk holds a dirty NPC (struct SpPopulation). */
 static inline void sp_population_chunk_dirty(SpPopulation *p, size_t i) {
   uint8_t *f = &p->chunk_dirty[i / SP_POPULATION_CHUNK];
