@@ -69,8 +69,8 @@ static void scene_open(Scene *s) {
   Agent *a = &s->c->agents[s->agent];
   assert_int_equal(a->target, s->near_id);
   reserved_set(s, s->near_id, 0);
-  s->c->flags[s->agent] =
-      (uint8_t)((s->c->flags[s->agent] & ~F_RESERVED) | F_BIND);
+  s->c->agents[s->agent].flags =
+      (uint8_t)((s->c->agents[s->agent].flags & ~F_RESERVED) | F_BIND);
   a->target = SP_NO_PLACE;
   s->c->ev_count = 0;
 }
@@ -103,7 +103,7 @@ typedef struct Outcome {
 } Outcome;
 
 static Outcome outcome(const Scene *s) {
-  Outcome o = {s->c->agents[s->agent].target, s->c->phase[s->agent],
+  Outcome o = {s->c->agents[s->agent].target, s->c->agents[s->agent].phase,
                atomic_load(&s->w->places[s->near_id].reserved),
                atomic_load(&s->w->places[s->far_id].reserved), s->c->ev_count};
   return o;

@@ -42,7 +42,7 @@ static void test_spreads_first_choices(void **state) {
     /* those still waiting sleep: no visit until their turn */
     for (size_t i = seen; i < N; i++) {
       assert_false(awake(t.c, i));
-      assert_int_equal(t.c->flags[i], F_NEED_GOAL);
+      assert_int_equal(t.c->agents[i].flags, F_NEED_GOAL);
     }
     assert_true(f < 6);
   }

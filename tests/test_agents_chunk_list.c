@@ -56,7 +56,8 @@ static size_t check_lists(const SpCrowd *c) {
     assert_true(r->listed <= SP_CHUNK_LIST);
     size_t hi = (t + 1) * SP_CROWD_CHUNK;
     for (size_t i = t * SP_CROWD_CHUNK; i < hi && i < c->n; i++)
-      if (c->flags[i] & (F_NEED_GOAL | F_PLANNING)) assert_true(listed(r, i));
+      if (c->agents[i].flags & (F_NEED_GOAL | F_PLANNING))
+        assert_true(listed(r, i));
   }
   return kept;
 }

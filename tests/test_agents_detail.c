@@ -13,11 +13,11 @@
 #include "sp_save.h"
 #include "test_alloc.h"
 
-/* The record every agent reads in a frame's visits stays small: the
- * detail of a no_plan is not in it. */
+/* The record every visit of an agent reads (with its phase, flags and
+ * due time) stays small: the detail of a no_plan is not in it. */
 static void test_record_size(void **state) {
   (void)state;
-  assert_int_equal(sizeof(Agent), 48);
+  assert_int_equal(sizeof(Agent), 56);
   assert_int_equal(sizeof(FailDetail), 8);
 }
 

@@ -21,14 +21,15 @@ enum { N = 3 * SP_CROWD_CHUNK + 77 }; /* a last chunk not whole */
 static size_t reference(const SpCrowd *c, size_t lo, size_t hi, uint32_t *out) {
   size_t n = 0;
   for (size_t i = lo; i < hi; i++) {
-    uint8_t ph = c->phase[i];
+    uint8_t ph = c->agents[i].phase;
     if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE) continue;
     /* a move to an agent (F_BIND) is checked every frame */
-    if (ph == SP_PHASE_MOVING && !(c->flags[i] & (F_FINISH | F_FAIL | F_BIND)))
+    if (ph == SP_PHASE_MOVING &&
+        !(c->agents[i].flags & (F_FINISH | F_FAIL | F_BIND)))
       continue;
     if (sp_wheel_timed(c, ph) && !sp_due_passed(c, i)) continue;
     /* a goal to choose only: left by the goal budget for a later frame */
-    if (ph == SP_PHASE_THINKING && c->flags[i] == F_NEED_GOAL) continue;
+    if (ph == SP_PHASE_THINKING && c->agents[i].flags == F_NEED_GOAL) continue;
     out[n++] = (uint32_t)i;
   }
   return n;
@@ -42,8 +43,8 @@ static void scramble(SpCrowd *c, unsigned seed) {
   const uint32_t dues[] = {0u,          now - 1u, now,        now + 1u,
                            now + 5000u, now / 2,  UINT32_MAX, 1u};
   for (size_t i = 0; i < c->n; i++) {
-    c->phase[i] = (uint8_t)(rand() % SP_PHASE_COUNT);
-    c->flags[i] = (uint8_t)rand();
+    c->agents[i].phase = (uint8_t)(rand() % SP_PHASE_COUNT);
+    c->agents[i].flags = (uint8_t)rand();
     sp_due_put(c, i, dues[rand() % (int)(sizeof dues / sizeof dues[0])]);
   }
 }
@@ -75,15 +76,10 @@ static void test_lists_the_agents_with_something_due(void **state) {
   Citizens t;
   citizens_open(&t, N, 1.0f, 3.0f, 1, 3);
   SpCrowd *c = t.c;
-  /* the arrays as they were: closing the crowd reads them */
-  uint8_t *phase = malloc(N), *flags = malloc(N);
-  float *time = malloc(N * sizeof *time);
-  assert_non_null(phase);
-  assert_non_null(flags);
-  assert_non_null(time);
-  memcpy(phase, c->phase, N);
-  memcpy(flags, c->flags, N);
-  memcpy(time, c->time, N * sizeof *time);
+  /* the records as they were: closing the crowd reads them */
+  Agent *saved = malloc(N * sizeof *saved);
+  assert_non_null(saved);
+  memcpy(saved, c->agents, N * sizeof *saved);
   int interruptible = c->any_interruptible;
   const uint32_t clocks[] = {1000u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFF0u};
   for (unsigned k = 0; k < sizeof clocks / sizeof clocks[0]; k++) {
@@ -96,12 +92,8 @@ static void test_lists_the_agents_with_something_due(void **state) {
     check_ranges(c);
   }
   c->any_interruptible = interruptible;
-  memcpy(c->phase, phase, N);
-  memcpy(c->flags, flags, N);
-  memcpy(c->time, time, N * sizeof *time);
-  free(phase);
-  free(flags);
-  free(time);
+  memcpy(c->agents, saved, N * sizeof *saved);
+  free(saved);
   citizens_close(&t);
 }
 

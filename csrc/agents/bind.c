@@ -40,8 +40,8 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
   if (!again)
     sp__agent_emit(s, i, SP_EV_BLOCKED, why, a->fail_action, a->goal,
                    (int32_t)p);
-  c->flags[i] &= (uint8_t)~F_BIND;
-  c->phase[i] = SP_PHASE_BLOCKED;
+  c->agents[i].flags &= (uint8_t)~F_BIND;
+  c->agents[i].phase = SP_PHASE_BLOCKED;
   sp_due_start(c, i, wait > 0.0f ? wait : c->opt.retry);
 }
 
@@ -109,7 +109,7 @@ static uint32_t pick_place(const SpCrowd *c, const Agent *a,
 static void hold_room(SpCrowd *c, size_t i, uint32_t p) {
   Agent *a = &c->agents[i];
   const Place *pl = &c->world->places[p];
-  c->flags[i] = (uint8_t)((c->flags[i] | F_RESERVED) & ~F_BIND);
+  c->agents[i].flags = (uint8_t)((c->agents[i].flags | F_RESERVED) & ~F_BIND);
   a->target = p;
   a->tx = (uint16_t)pl->x;
   a->ty = (uint16_t)pl->y;
@@ -148,7 +148,7 @@ int sp__step_bind_fast(SpCrowd *c, Sink s, Plan *plan) {
   const SpWorld *w = c->world;
   int act = plan_act(plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
-  if ((c->flags[i] & F_RESERVED) || b->bind == SP_BIND_SCRIPT) return 0;
+  if ((c->agents[i].flags & F_RESERVED) || b->bind == SP_BIND_SCRIPT) return 0;
   /* a kind with a capacity somewhere is limited whichever place wins */
   if (b->bind == SP_BIND_KIND && sp_world_kind_limited(w, b->kind)) return 0;
   int saw_full, saw_cool, limited;
@@ -166,14 +166,14 @@ int sp__step_bind_fast(SpCrowd *c, Sink s, Plan *plan) {
 void sp__agent_fail_now(SpCrowd *c, Sink s, size_t i, SpReason why) {
   Plan plan = plan_view(c, s, i);
   sp__step_stop(c, s, &plan, why, -1);
-  c->flags[i] &= (uint8_t)~F_BIND;
+  c->agents[i].flags &= (uint8_t)~F_BIND;
   sp__step_after_failure(c, s, i);
 }
 
 void sp__agent_arrive(SpCrowd *c, Sink s, size_t i) {
   Plan plan = plan_view(c, s, i);
   const Agent *a = &c->agents[i];
-  c->flags[i] &= (uint8_t)~F_BIND;
+  c->agents[i].flags &= (uint8_t)~F_BIND;
   sp__agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
                  (int32_t)a->target);
   sp__step_start_acting(c, s, &plan);
@@ -189,14 +189,14 @@ void sp__agent_bind(SpCrowd *c, Sink s, size_t i) {
   Plan plan = plan_view(c, s, i);
   int act = plan_act(&plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
-  if ((c->flags[i] & F_RESERVED) ||
+  if ((c->agents[i].flags & F_RESERVED) ||
       (b->bind == SP_BIND_SCRIPT && a->target == SP_NO_PLACE)) {
     /* bound already: (re)compute the field and check the way */
     if (!reachable(c, a, sp__agent_field_key(c, a), a->tx, a->ty)) {
       unreachable(c, s, &plan, a->target);
       return;
     }
-    c->flags[i] &= (uint8_t)~F_BIND;
+    c->agents[i].flags &= (uint8_t)~F_BIND;
     if (c->opt.engine_moves) sp__step_start_move(c, s, &plan);
     return;
   }
@@ -252,7 +252,7 @@ void sp__agent_bind(SpCrowd *c, Sink s, size_t i) {
 static int hint_of(const SpCrowd *c, size_t i, BindHint *h) {
   const Agent *a = &c->agents[i];
   const SpWorld *w = c->world;
-  if ((c->flags[i] & F_RESERVED) || a->queued || c->opt.engine_moves ||
+  if ((c->agents[i].flags & F_RESERVED) || a->queued || c->opt.engine_moves ||
       (c->chase != NULL && c->chase[i].on))
     return 0;
   Plan plan = {c, i, NULL, 1, PLAN_UNREAD};

@@ -66,7 +66,8 @@ int sp__crowd_chase_ready(SpCrowd *c) {
 
 int sp__chase_saved(const SpCrowd *c, size_t i) {
   return c->chase != NULL && c->chase[i].on &&
-         (c->phase[i] == SP_PHASE_WALKING || c->phase[i] == SP_PHASE_MOVING);
+         (c->agents[i].phase == SP_PHASE_WALKING ||
+          c->agents[i].phase == SP_PHASE_MOVING);
 }
 
 uint32_t sp__chase_target_index(const SpCrowd *c, size_t i,
@@ -123,9 +124,9 @@ SpStatus sp_crowd_set_target_agent(SpCrowd *c, size_t agent,
   a->target = SP_NO_PLACE;
   a->tx = t->x;
   a->ty = t->y;
-  c->phase[agent] = SP_PHASE_WALKING;
-  c->flags[agent] |= F_BIND;
-  c->time[agent] = 0.0f; /* a chase's progress */
+  c->agents[agent].phase = SP_PHASE_WALKING;
+  c->agents[agent].flags |= F_BIND;
+  c->agents[agent].time = 0.0f; /* a chase's progress */
   sp_agent_wake(c, agent);
   return SP_OK;
 }
@@ -186,7 +187,7 @@ int sp__chase_target_live(const SpCrowd *c, size_t i) {
 static void engine_chase(SpCrowd *c, Sink s, size_t i, const Agent *t) {
   Chase *ch = &c->chase[i];
   Agent *a = &c->agents[i];
-  if (c->phase[i] != SP_PHASE_MOVING) {
+  if (c->agents[i].phase != SP_PHASE_MOVING) {
     a->tx = t->x, a->ty = t->y;
     if (cheb(a->x, a->y, t->x, t->y) <= ch->reach) {
       ch->on = 0;
@@ -194,8 +195,8 @@ static void engine_chase(SpCrowd *c, Sink s, size_t i, const Agent *t) {
       return;
     }
     Plan plan = plan_view(c, s, i);
-    c->phase[i] = SP_PHASE_MOVING;
-    c->time[i] = 0.0f;
+    c->agents[i].phase = SP_PHASE_MOVING;
+    c->agents[i].time = 0.0f;
     sp__agent_announce_move(c, s, i, plan_act(&plan, a->step), 0);
     return;
   }
@@ -221,15 +222,15 @@ void sp__agent_chase(SpCrowd *c, Sink s, size_t i) {
     return;
   }
   a->tx = t->x, a->ty = t->y; /* where it goes now, for inspection */
-  float progress = c->time[i] + c->opt.speed * c->dt;
+  float progress = c->agents[i].time + c->opt.speed * c->dt;
   /* a frame of more cells than an int counts walks as far as one can
    * (the walker arrives or finds no way long before) */
   int cells = progress < 2147483520.0f ? (int)progress : INT_MAX;
-  c->time[i] = cells < INT_MAX ? progress - (float)cells : 0.0f;
+  c->agents[i].time = cells < INT_MAX ? progress - (float)cells : 0.0f;
   for (int k = 0;; k++) {
     if (cheb(a->x, a->y, t->x, t->y) <= ch->reach) {
       ch->on = 0;
-      c->time[i] = 0.0f;
+      c->agents[i].time = 0.0f;
       sp__agent_arrive(c, s, i);
       return;
     }

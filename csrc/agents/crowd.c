@@ -58,8 +58,6 @@ void sp_crowd_free(SpCrowd *c) {
                  (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   if (c->agents != NULL)
     sp__mem_free_lines(c->alloc, c->agents, (c->capacity + 1) * sizeof(Agent));
-  if (c->hot_block != NULL)
-    sp__mem_free_lines(c->alloc, c->hot_block, c->hot_bytes);
   if (c->refused_hi != NULL)
     sp__mem_free(c->alloc, c->refused_hi,
                  sp_refused_bytes(c, c->refused_words));
@@ -107,19 +105,6 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
    * different workers run share none */
   c->agents = sp__mem_alloc_lines(alloc, (c->capacity + 1) * sizeof(Agent));
   sp__mem_hint_random(c->agents, (c->capacity + 1) * sizeof(Agent));
-  /* time, then phase, then flags; each array padded so a pass may read
-   * flags or phases a word at a time past the last agent, and so each
-   * starts on a line */
-  size_t slots = (c->capacity + 8u + (SP_LINE - 1)) & ~(size_t)(SP_LINE - 1);
-  c->hot_bytes = slots * (sizeof(float) + 2u);
-  c->hot_block = sp__mem_alloc_lines(alloc, c->hot_bytes);
-  if (c->hot_block != NULL) {
-    sp__mem_hint_random(c->hot_block, c->hot_bytes);
-    memset(c->hot_block, 0, c->hot_bytes);
-    c->time = c->hot_block;
-    c->phase = (uint8_t *)(c->time + slots);
-    c->flags = c->phase + slots;
-  }
   c->beh = sp__mem_alloc(
       alloc, (size_t)c->action_count * sizeof(SpActionBehaviour) + 1);
   c->chunks =
@@ -128,9 +113,8 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
     c->announced = sp__mem_alloc(alloc, c->capacity + 1);
     if (c->announced != NULL) memset(c->announced, 0, c->capacity + 1);
   }
-  if (c->agents == NULL || c->hot_block == NULL || c->beh == NULL ||
-      c->chunks == NULL || !sp__wheel_new(c) ||
-      (c->opt.engine_moves && c->announced == NULL)) {
+  if (c->agents == NULL || c->beh == NULL || c->chunks == NULL ||
+      !sp__wheel_new(c) || (c->opt.engine_moves && c->announced == NULL)) {
     sp_crowd_free(c);
     return sp__error_memory(err);
   }
@@ -298,10 +282,10 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
     if (a->goal != GOAL_NONE && a->goal >= at) a->goal++;
     if (a->pursued != GOAL_NONE && a->pursued >= at) a->pursued++;
     a->refused = 0; /* and refused_hi, zeroed above */
-    if (c->phase[i] == SP_PHASE_IDLE) {
-      c->flags[i] |= F_NEED_GOAL;
+    if (c->agents[i].phase == SP_PHASE_IDLE) {
+      c->agents[i].flags |= F_NEED_GOAL;
       sp_agent_mark_choosing(c, i);
-      c->phase[i] = SP_PHASE_THINKING;
+      c->agents[i].phase = SP_PHASE_THINKING;
     }
   }
   return SP_OK;
@@ -346,10 +330,10 @@ SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
     if (a->goal != GOAL_NONE) a->goal = perm[a->goal];
     if (a->pursued != GOAL_NONE) a->pursued = perm[a->pursued];
     a->refused = 0;
-    if (c->phase[i] == SP_PHASE_IDLE) {
-      c->flags[i] |= F_NEED_GOAL;
+    if (c->agents[i].phase == SP_PHASE_IDLE) {
+      c->agents[i].flags |= F_NEED_GOAL;
       sp_agent_mark_choosing(c, i);
-      c->phase[i] = SP_PHASE_THINKING;
+      c->agents[i].phase = SP_PHASE_THINKING;
     }
   }
   return SP_OK;
@@ -394,9 +378,9 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   a->fail_action = -1;
   sp__detail_clear(c, i);
   if (c->announced != NULL) c->announced[i] = 0;
-  c->time[i] = 0.0f;
-  c->phase[i] = SP_PHASE_THINKING;
-  c->flags[i] = F_NEED_GOAL;
+  c->agents[i].time = 0.0f;
+  c->agents[i].phase = SP_PHASE_THINKING;
+  c->agents[i].flags = F_NEED_GOAL;
   sp_agent_mark_choosing(c, i);
   memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
   sp_facts_sync(c, i); /* a tied variable holds the world's fact */
@@ -474,11 +458,13 @@ SpStatus sp_crowd_rethink(SpCrowd *c, size_t agent, SpError *err) {
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
-  if (!(c->flags[i] & F_NEED_GOAL)) {
-    c->flags[i] |= F_NEED_GOAL;
+  if (!(c->agents[i].flags & F_NEED_GOAL)) {
+    c->agents[i].flags |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
-    a->why = c->flags[i] & F_HAS_PLAN ? SP_REASON_HIGHER_GOAL : SP_REASON_NONE;
-    if (c->phase[i] == SP_PHASE_IDLE) c->phase[i] = SP_PHASE_THINKING;
+    a->why = c->agents[i].flags & F_HAS_PLAN ? SP_REASON_HIGHER_GOAL
+                                             : SP_REASON_NONE;
+    if (c->agents[i].phase == SP_PHASE_IDLE)
+      c->agents[i].phase = SP_PHASE_THINKING;
   }
   return SP_OK;
 }
@@ -492,12 +478,12 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
   if (st != SP_OK) return st;
   size_t i = agent;
   Agent *a = &c->agents[i];
-  if (!c->selector || c->phase[i] != SP_PHASE_SCRIPT || a->step != STEP_NONE ||
-      (c->flags[i] & F_NEED_GOAL))
+  if (!c->selector || c->agents[i].phase != SP_PHASE_SCRIPT ||
+      a->step != STEP_NONE || (c->agents[i].flags & F_NEED_GOAL))
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu is not waiting for a goal (phase "
                          "%s)",
-                         agent, sp_phase_name((SpPhase)c->phase[i]));
+                         agent, sp_phase_name((SpPhase)c->agents[i].phase));
   if (goal < -1 || goal >= c->goal_count)
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: goal %d does not exist (%d goals)", goal,
@@ -507,9 +493,9 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
     if (c->goals[g].index == goal) sorted = g;
   a->goal = (uint8_t)sorted;
   a->why = SP_REASON_SELECT;
-  c->flags[i] |= F_NEED_GOAL;
+  c->agents[i].flags |= F_NEED_GOAL;
   sp_agent_mark_choosing(c, i);
-  c->phase[i] = SP_PHASE_THINKING;
+  c->agents[i].phase = SP_PHASE_THINKING;
   return SP_OK;
 }
 
@@ -520,8 +506,8 @@ SpStatus sp_crowd_select_goal(SpCrowd *c, size_t agent, int goal,
 SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   if (!sp_crowd_alive(c, agent)) return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];
-  int has = (c->flags[agent] & F_HAS_PLAN) != 0;
-  out->phase = (SpPhase)c->phase[agent];
+  int has = (c->agents[agent].flags & F_HAS_PLAN) != 0;
+  out->phase = (SpPhase)c->agents[agent].phase;
   out->goal = a->goal == GOAL_NONE ? -1 : c->goals[a->goal].index;
   out->plan_length = has ? sp_population_plan_length(c->pop, agent) : -1;
   out->step = a->step == STEP_NONE ? -1 : a->step;
@@ -532,7 +518,7 @@ SpStatus sp_crowd_inspect(const SpCrowd *c, size_t agent, SpAgentInfo *out) {
   for (int k = 0; has && k < out->plan_length; k++)
     out->steps_done += sp_crowd_step_done(c, agent, k);
   out->time_left =
-      c->flags[agent] & F_FAIL ? 0.0f : sp_agent_saved_time(c, agent);
+      c->agents[agent].flags & F_FAIL ? 0.0f : sp_agent_saved_time(c, agent);
   out->x = a->x;
   out->y = a->y;
   out->target = a->target;
@@ -561,7 +547,7 @@ const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
 SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
                        int *len) {
   *len = 0;
-  if (!sp_crowd_alive(c, agent) || !(c->flags[agent] & F_HAS_PLAN))
+  if (!sp_crowd_alive(c, agent) || !(c->agents[agent].flags & F_HAS_PLAN))
     return SP_ERR_STATE;
   return sp_population_plan_of(c->pop, agent, plan, len);
 }
@@ -593,7 +579,8 @@ SpStatus sp_crowd_no_plan_blocker(const SpCrowd *c, size_t agent,
   memset(out, 0, sizeof *out);
   out->variable = out->current = out->needed = -1;
   out->action = out->link_from = out->link_to = -1;
-  if (agent >= c->n || c->phase[agent] == SP_PHASE_FREE) return SP_ERR_STATE;
+  if (agent >= c->n || c->agents[agent].phase == SP_PHASE_FREE)
+    return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];
   SpFailure f = sp_crowd_last_failure(c, agent);
   if (f.code == SP_FAIL_NONE) return SP_ERR_STATE;
@@ -632,7 +619,8 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
                                SpBlocker *out, int *goal) {
   memset(out, 0, sizeof *out);
   *goal = -1;
-  if (agent >= c->n || c->phase[agent] == SP_PHASE_FREE) return SP_ERR_STATE;
+  if (agent >= c->n || c->agents[agent].phase == SP_PHASE_FREE)
+    return SP_ERR_STATE;
   const Agent *a = &c->agents[agent];
   if (a->reason != SP_REASON_NO_PLAN || a->fail_action > -2)
     return SP_ERR_STATE;

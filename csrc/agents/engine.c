@@ -5,8 +5,8 @@
 #include "sp_internal.h"
 
 int sp_crowd_move_pending(const SpCrowd *c, size_t agent) {
-  return agent < c->n && c->phase[agent] == SP_PHASE_MOVING &&
-         !(c->flags[agent] & (F_FINISH | F_FAIL));
+  return agent < c->n && c->agents[agent].phase == SP_PHASE_MOVING &&
+         !(c->agents[agent].flags & (F_FINISH | F_FAIL));
 }
 
 int sp_crowd_move_target(const SpCrowd *c, size_t agent, const SpCrowd **crowd,
@@ -29,7 +29,7 @@ SpStatus sp_crowd_move_many(SpCrowd *c, const uint32_t *agents,
     size_t i = agents[k];
     int x = xs[k], y = ys[k];
     *done = k;
-    if (i >= c->n || c->phase[i] == SP_PHASE_FREE)
+    if (i >= c->n || c->agents[i].phase == SP_PHASE_FREE)
       return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                            "crowd: entry %zu: agent %zu does not exist", k + 1,
                            i + 1);
@@ -42,7 +42,8 @@ SpStatus sp_crowd_move_many(SpCrowd *c, const uint32_t *agents,
                            k + 1, x + 1, y + 1);
     Agent *a = &c->agents[i];
     if (a->x == x && a->y == y) continue;
-    if (c->phase[i] == SP_PHASE_WALKING) { /* as a teleport: on from here */
+    if (c->agents[i].phase ==
+        SP_PHASE_WALKING) { /* as a teleport: on from here */
       if (sp_crowd_teleport(c, i, x, y, err) != SP_OK) return SP_ERR_STATE;
       continue;
     }

@@ -263,7 +263,8 @@ static void set_reads(SpCrowd *c, size_t i, uint8_t mask) {
 }
 
 static uint8_t plan_reads(SpCrowd *c, size_t i, uint16_t *buf) {
-  if (!(c->flags[i] & F_HAS_PLAN) || c->phase[i] == SP_PHASE_FREE) return 0;
+  if (!(c->agents[i].flags & F_HAS_PLAN) || c->agents[i].phase == SP_PHASE_FREE)
+    return 0;
   int len = 0;
   if (sp_population_plan_of(c->pop, i, buf, &len) != SP_OK) return 0;
   uint8_t mask = 0;
@@ -304,7 +305,7 @@ static void apply_tie(SpCrowd *c, int k, SpChanged changed) {
   }
   if (!goals_read(c, c->ties[k].var)) return;
   for (size_t i = 0; i < c->n; i++) {
-    if (c->phase[i] != SP_PHASE_IDLE) continue;
+    if (c->agents[i].phase != SP_PHASE_IDLE) continue;
     sp_facts_sync(c, i);
     changed(c, i);
   }

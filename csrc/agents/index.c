@@ -75,7 +75,7 @@ int sp__index_fresh(SpCrowd *c) {
 }
 
 static int live(const SpCrowd *c, size_t i) {
-  return c->phase[i] != SP_PHASE_FREE;
+  return c->agents[i].phase != SP_PHASE_FREE;
 }
 
 /* The bucket layout for the area the agents can be in: the grid, or

@@ -24,10 +24,10 @@ SpStatus sp_crowd_despawn(SpCrowd *c, size_t agent, SpError *err) {
   sp_chase_end(c, agent);
   sp__queue_leave(c, agent);
   sp__priority_forget(c, agent);
-  c->phase[agent] = SP_PHASE_FREE;
+  c->agents[agent].phase = SP_PHASE_FREE;
   sp_index_drop(c, agent);
-  c->flags[agent] = 0;
-  c->time[agent] = 0.0f;
+  c->agents[agent].flags = 0;
+  c->agents[agent].time = 0.0f;
   c->gens[agent]++;
   c->free_slots[c->free_count++] = (uint32_t)agent;
   return SP_OK;
@@ -41,7 +41,7 @@ void sp_crowd_retire(SpCrowd *c) {
   if (c == NULL || c->retired) return;
   sp__release_flush(c); /* nothing is pending between updates; to be sure */
   for (size_t i = 0; i < c->n; i++)
-    if (c->phase[i] != SP_PHASE_FREE) sp__agent_release(c, i);
+    if (c->agents[i].phase != SP_PHASE_FREE) sp__agent_release(c, i);
   /* out of the world's list: chases toward it find it gone, and its
    * waiters leave the queue */
   sp__world_unregister_crowd(c->world, c);
@@ -73,11 +73,12 @@ SpStatus sp_crowd_teleport(SpCrowd *c, size_t agent, int x, int y,
   /* a walk's progress toward the next cell belonged to the old cell; the
    * serial pass checks the way from here when the field has none; awake,
    * it arrives at once on its target */
-  if (c->phase[agent] == SP_PHASE_WALKING && !(c->flags[agent] & F_FAIL)) {
+  if (c->agents[agent].phase == SP_PHASE_WALKING &&
+      !(c->agents[agent].flags & F_FAIL)) {
     if (sp_walk_timed(c, agent))
       sp_walk_start(c, agent);
     else
-      c->time[agent] = 0.0f;
+      c->agents[agent].time = 0.0f;
     sp_agent_wake(c, agent);
   }
   return SP_OK;
@@ -92,15 +93,15 @@ static SpStatus move_pending(const SpCrowd *c, size_t agent, SpError *err) {
   if (st != SP_OK) return st;
   /* ended since it was announced: SP_EV_MOVE_CANCELLED comes with the
    * update that ends the step */
-  if (c->phase[agent] != SP_PHASE_MOVING && c->announced != NULL &&
+  if (c->agents[agent].phase != SP_PHASE_MOVING && c->announced != NULL &&
       c->announced[agent])
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu: its move was cancelled", agent);
-  if (c->phase[agent] != SP_PHASE_MOVING)
+  if (c->agents[agent].phase != SP_PHASE_MOVING)
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu has no move pending (phase %s)",
-                         agent, sp_phase_name((SpPhase)c->phase[agent]));
-  if (c->flags[agent] & (F_FINISH | F_FAIL))
+                         agent, sp_phase_name((SpPhase)c->agents[agent].phase));
+  if (c->agents[agent].flags & (F_FINISH | F_FAIL))
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu: its move was answered already",
                          agent);
@@ -130,7 +131,7 @@ SpStatus sp_crowd_arrived(SpCrowd *c, size_t agent, SpError *err) {
                            "at (%d, %d), reach %d",
                            agent, d, t->x + 1, t->y + 1, (int)ch->reach);
   }
-  c->flags[agent] |= F_FINISH;
+  c->agents[agent].flags |= F_FINISH;
   sp_agent_wake(c, agent);
   return SP_OK;
 }
@@ -142,9 +143,9 @@ SpStatus sp_crowd_move_failed(SpCrowd *c, size_t agent, int detail,
   sp__error_clear(err);
   SpStatus st = move_pending(c, agent, err);
   if (st != SP_OK) return st;
-  c->flags[agent] |= F_FAIL;
+  c->agents[agent].flags |= F_FAIL;
   int32_t d = (int32_t)detail;
-  memcpy(&c->time[agent], &d, sizeof d);
+  memcpy(&c->agents[agent].time, &d, sizeof d);
   sp_agent_wake(c, agent);
   return SP_OK;
 }

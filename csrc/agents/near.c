@@ -176,7 +176,7 @@ static int scan_keys(SpCrowd *c, int px, int py, int r, size_t max,
     for (size_t i = i0; i < i0 + len; i++) {
       uint32_t k = cell[i];
       if ((k & 0xFFFFu) - x0 <= w && (k >> 16) - y0 <= w &&
-          c->phase[i] != SP_PHASE_FREE)
+          c->agents[i].phase != SP_PHASE_FREE)
         x->found[(*nf)++] = (uint64_t)cheb(k, px, py) << 32 | i;
     }
     if (*nf < cut) continue;

@@ -46,10 +46,10 @@ static SpStatus check_goal(const SpCrowd *c, size_t agent, int index,
  * idle agent looks again (as sp_crowd_set_priority does for all). */
 static void rethink(SpCrowd *c, size_t i) {
   sp__agent_clear_refused(c, i);
-  if (c->phase[i] == SP_PHASE_IDLE) {
-    c->flags[i] |= F_NEED_GOAL;
+  if (c->agents[i].phase == SP_PHASE_IDLE) {
+    c->agents[i].flags |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
-    c->phase[i] = SP_PHASE_THINKING;
+    c->agents[i].phase = SP_PHASE_THINKING;
   }
 }
 

@@ -27,12 +27,12 @@ int sp__queue_still_waits(const Waiter *e) {
   if (!sp_crowd_alive(c, i) || sp_crowd_generation(c, i) != e->gen) return 0;
   const Agent *a = &c->agents[i];
   if (!a->queued || a->reason != SP_REASON_FULL || a->fail_action != e->act ||
-      (c->flags[i] & F_RESERVED))
+      (c->agents[i].flags & F_RESERVED))
     return 0;
   if (a->step != STEP_NONE &&
       sp_population_plan_step(c->pop, i, a->step) != e->act)
     return 0; /* it went on to another step */
-  switch (c->phase[i]) {
+  switch (c->agents[i].phase) {
   case SP_PHASE_BLOCKED:
   case SP_PHASE_THINKING:
   case SP_PHASE_WALKING: /* about to bind again */

@@ -17,8 +17,8 @@ static void lower(SpCrowd *c, uint32_t place) {
 
 /* Clears agent i's reservation; the place it held, or SP_NO_PLACE. */
 static uint32_t unreserve(SpCrowd *c, size_t i) {
-  if (!(c->flags[i] & F_RESERVED)) return SP_NO_PLACE;
-  c->flags[i] &= (uint8_t)~F_RESERVED;
+  if (!(c->agents[i].flags & F_RESERVED)) return SP_NO_PLACE;
+  c->agents[i].flags &= (uint8_t)~F_RESERVED;
   return c->agents[i].target;
 }
 

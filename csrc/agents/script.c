@@ -12,12 +12,12 @@ static SpStatus waiting(const SpCrowd *c, size_t agent, SpError *err) {
   if (st != SP_OK) return st;
   size_t i = agent;
   const Agent *a = &c->agents[i];
-  if (c->phase[i] != SP_PHASE_SCRIPT || a->step == STEP_NONE)
+  if (c->agents[i].phase != SP_PHASE_SCRIPT || a->step == STEP_NONE)
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu is not waiting for a script "
                          "(phase %s)",
-                         agent, sp_phase_name(c->phase[i]));
-  if (c->flags[i] & F_FAIL)
+                         agent, sp_phase_name(c->agents[i].phase));
+  if (c->agents[i].flags & F_FAIL)
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu: its step has failed", agent);
   return SP_OK;
@@ -27,7 +27,7 @@ SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err) {
   sp__error_clear(err);
   SpStatus st = waiting(c, agent, err);
   if (st == SP_OK) {
-    c->flags[agent] |= F_FINISH;
+    c->agents[agent].flags |= F_FINISH;
     sp_agent_wake(c, agent);
   }
   return st;
@@ -43,22 +43,23 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   SpStatus st = sp__agent_check(c, agent, err);
   if (st != SP_OK) return st;
   size_t i = agent;
-  int ph = c->phase[i];
+  int ph = c->agents[i].phase;
   if (c->agents[i].step == STEP_NONE ||
       (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING &&
        ph != SP_PHASE_SCRIPT && ph != SP_PHASE_MOVING))
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu has no running step (phase %s)",
                          agent, sp_phase_name((SpPhase)ph));
-  if (ph != SP_PHASE_SCRIPT && !(c->flags[i] & F_NEED_GOAL)) {
-    c->flags[i] |= F_NEED_GOAL;
+  if (ph != SP_PHASE_SCRIPT && !(c->agents[i].flags & F_NEED_GOAL)) {
+    c->agents[i].flags |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
     c->agents[i].why = SP_REASON_STEP_FAILED;
   }
-  c->phase[i] = SP_PHASE_SCRIPT;
-  c->flags[i] = (uint8_t)((c->flags[i] | F_FAIL) & ~(F_FINISH | F_BIND));
+  c->agents[i].phase = SP_PHASE_SCRIPT;
+  c->agents[i].flags =
+      (uint8_t)((c->agents[i].flags | F_FAIL) & ~(F_FINISH | F_BIND));
   int32_t d = (int32_t)detail;
-  memcpy(&c->time[i], &d, sizeof d);
+  memcpy(&c->agents[i].time, &d, sizeof d);
   sp_agent_wake(c, i);
   return SP_OK;
 }
@@ -67,7 +68,8 @@ SpStatus sp__crowd_waiting_target(const SpCrowd *c, size_t agent,
                                   SpError *err) {
   SpStatus st = waiting(c, agent, err);
   if (st != SP_OK) return st;
-  if (c->flags[agent] & F_FINISH) /* it would walk with its step finished */
+  if (c->agents[agent].flags &
+      F_FINISH) /* it would walk with its step finished */
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu: its step has finished", agent);
   const Agent *a = &c->agents[agent];
@@ -101,8 +103,8 @@ SpStatus sp_crowd_set_target(SpCrowd *c, size_t agent, uint32_t place, int x,
     a->tx = (uint16_t)x;
     a->ty = (uint16_t)y;
   }
-  c->phase[agent] = SP_PHASE_WALKING;
-  c->flags[agent] |= F_BIND;
+  c->agents[agent].phase = SP_PHASE_WALKING;
+  c->agents[agent].flags |= F_BIND;
   sp_walk_start(c, agent);
   sp_agent_wake(c, agent);
   return SP_OK;

@@ -90,7 +90,7 @@ static void read_sensor(SpCrowd *c, const SpSensor *s, SpChanged changed) {
   size_t self =
       near == c ? 0 : SP_NO_AGENT; /* an agent does not sense itself */
   for (size_t i = 0; i < c->n; i++) {
-    if (c->phase[i] == SP_PHASE_FREE) continue;
+    if (c->agents[i].phase == SP_PHASE_FREE) continue;
     int x = c->agents[i].x, y = c->agents[i].y;
     int hit = gone           ? 0
               : near != NULL ? sp__index_any_but(near, x, y, s->r,

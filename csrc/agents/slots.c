@@ -32,7 +32,7 @@ void sp__crowd_slots_free(SpCrowd *c) {
 }
 
 int sp_crowd_alive(const SpCrowd *c, size_t agent) {
-  return agent < c->n && c->phase[agent] != SP_PHASE_FREE;
+  return agent < c->n && c->agents[agent].phase != SP_PHASE_FREE;
 }
 
 uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent) {
@@ -40,7 +40,7 @@ uint32_t sp_crowd_generation(const SpCrowd *c, size_t agent) {
 }
 
 SpStatus sp__agent_check(const SpCrowd *c, size_t i, SpError *err) {
-  if (i < c->n && c->phase[i] != SP_PHASE_FREE) return SP_OK;
+  if (i < c->n && c->agents[i].phase != SP_PHASE_FREE) return SP_OK;
   if (i < c->n)
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu was despawned", i);

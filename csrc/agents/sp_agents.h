@@ -170,12 +170,17 @@ enum {
 #define GOAL_NONE   0xFF
 #define DONE_WINDOW 32
 
-/* One agent's cold record, 48 bytes. Its phase, flags and time live in
- * the crowd's arrays of those (c->phase[i], ...): the per-frame passes
- * read them for every agent, and this record only for agents with work
- * due, so a frame streams 6 bytes per agent rather than a whole record.
- * The detail of its last no_plan lives apart (FailDetail, c->detail). */
+/* One agent's record, 56 bytes: its phase, flags and due time with the
+ * rest, so a visit (a timer's end, a goal's choice) reads one record,
+ * not one line of each of four arrays; the frame finds the agents with
+ * work due by its awake bits and chunk lists, never by reading every
+ * agent's phase. The detail of its last no_plan lives apart
+ * (FailDetail, c->detail). */
 typedef struct Agent {
+  float time;      /* acting/blocked: due tick; walking: due tick of its next
+                    cell (a chase: progress); a failure: its detail */
+  uint8_t phase;   /* SpPhase */
+  uint8_t flags;   /* F_* */
   uint32_t target; /* bound place or SP_NO_PLACE */
   uint32_t draws;  /* steps started: seeds the duration draw */
   uint32_t done;   /* bit k: plan position cursor + k is done */
@@ -201,10 +206,9 @@ typedef struct Agent {
                       (cool_place) ends it, and it clears cool_place */
   uint8_t queued;      /* in its world's queue of waiters (queue.c) */
   uint8_t last;        /* the reason of the failure being handled (step.c);
-                      in the padding, so the record stays 48 bytes; not
-                      saved: read only in the call that set it */
+                      not saved: read only in the call that set it */
 } Agent;
-_Static_assert(sizeof(Agent) == 48, "the agent record stays 48 bytes");
+_Static_assert(sizeof(Agent) == 56, "the agent record stays 56 bytes");
 
 /* The detail of an agent's last no_plan (detail.c): the code of the
  * planner's failure record and, when the failure names a missing link
@@ -345,14 +349,7 @@ struct SpCrowd {
   SpPopulation *pop;
   int m, action_count;
   size_t capacity, n;
-  Agent *agents;
-  /* hot per-agent fields, one array each (capacity + 1 entries) */
-  float *time;     /* acting/blocked: due tick; walking: due tick of its next
-                 cell (a chase: progress); a failure: its detail */
-  uint8_t *phase;  /* SpPhase */
-  uint8_t *flags;  /* F_* */
-  void *hot_block; /* the three arrays above, one allocation */
-  size_t hot_bytes;
+  Agent *agents; /* capacity + 1 */
   /* refusals of goals REFUSED_LOW.. (sorted), refused_words per agent;
    * NULL while the crowd has at most REFUSED_LOW goals */
   uint32_t *refused_hi;
@@ -458,7 +455,7 @@ struct SpCrowd {
 };
 
 /* Requests agent j's record ahead of its use: both of its ends, as a
- * 48-byte record often straddles two cache lines. */
+ * 56-byte record often straddles two cache lines. */
 #if defined(__GNUC__)
 #define sp_prefetch(p) __builtin_prefetch(p)
 #else
@@ -470,13 +467,10 @@ static inline void sp_agent_prefetch(const SpCrowd *c, size_t j) {
   sp_prefetch(r + sizeof(Agent) - 1);
 }
 
-/* Requests the lines a visit of agent j reads: phase, flags, time, the
- * record and the population rows (the advance pass's look-ahead, and
+/* Requests the lines a visit of agent j reads: its record and its
+ * population rows (the advance pass's look-ahead, and
  * sp_crowd_set_var_many over a script's list). */
 static inline void sp_agent_request(const SpCrowd *c, size_t j) {
-  sp_prefetch(c->phase + j);
-  sp_prefetch(c->flags + j);
-  sp_prefetch(c->time + j);
   sp_agent_prefetch(c, j);
   sp_population_prefetch(c->pop, j);
 }

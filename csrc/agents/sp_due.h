@@ -18,11 +18,11 @@
 
 static inline uint32_t sp_due_get(const SpCrowd *c, size_t i) {
   uint32_t u;
-  memcpy(&u, &c->time[i], sizeof u);
+  memcpy(&u, &c->agents[i].time, sizeof u);
   return u;
 }
 static inline void sp_due_put(SpCrowd *c, size_t i, uint32_t u) {
-  memcpy(&c->time[i], &u, sizeof u);
+  memcpy(&c->agents[i].time, &u, sizeof u);
 }
 /* Seconds as ticks, rounded half up, within what a due time holds (none
  * for NaN). Every timer started comes here: past the checks the integer
@@ -62,7 +62,7 @@ static inline float sp_agent_time_left(const SpCrowd *c, size_t i) {
  * due tick is when it reaches its next cell, walk_ticks after the last:
  * its cell is always exact, its progress toward the next is derived. */
 static inline int sp_walk_timed(const SpCrowd *c, size_t i) {
-  return c->phase[i] == SP_PHASE_WALKING &&
+  return c->agents[i].phase == SP_PHASE_WALKING &&
          !(c->chase != NULL && c->chase[i].on);
 }
 /* Agent i starts toward its next cell now (progress 0). */
@@ -80,12 +80,12 @@ static inline float sp_walk_progress(const SpCrowd *c, size_t i) {
  * seconds left of a wait, a walk's progress or a failure's detail (bit
  * for bit), else 0 (a slot no phase reads keeps a stale due time). */
 static inline float sp_agent_saved_time(const SpCrowd *c, size_t i) {
-  uint8_t ph = c->phase[i];
-  if (c->flags[i] & F_FAIL) return c->time[i];
+  uint8_t ph = c->agents[i].phase;
+  if (c->agents[i].flags & F_FAIL) return c->agents[i].time;
   if (ph == SP_PHASE_ACTING || ph == SP_PHASE_BLOCKED)
     return sp_agent_time_left(c, i);
   if (ph != SP_PHASE_WALKING) return 0.0f;
-  return sp_walk_timed(c, i) ? sp_walk_progress(c, i) : c->time[i];
+  return sp_walk_timed(c, i) ? sp_walk_progress(c, i) : c->agents[i].time;
 }
 
 #endif

@@ -106,7 +106,6 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
   size_t pop_fixed = ps.bytes_total - ps.bytes_npcs;
   size_t grow =
       sp__mem_resident(c->agents, (c->capacity + 1) * sizeof(Agent)) +
-      sp__mem_resident(c->hot_block, c->hot_bytes) +
       sp__mem_resident(
           c->refused_hi,
           c->refused_hi != NULL ? sp_refused_bytes(c, c->refused_words) : 0) +
@@ -149,7 +148,7 @@ static void crowd_bytes(const SpCrowd *c, size_t *per_agents, size_t *fixed) {
 
 void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   sp_crowd_counters(c, out);
-  for (size_t i = 0; i < c->n; i++) out->phase[c->phase[i]]++;
+  for (size_t i = 0; i < c->n; i++) out->phase[c->agents[i].phase]++;
   size_t grow, fixed;
   crowd_bytes(c, &grow, &fixed);
   out->bytes_total = grow + fixed;
@@ -159,8 +158,7 @@ void sp_crowd_stats(const SpCrowd *c, SpCrowdStats *out) {
   } else { /* what each agent will add: its records */
     SpPopulationStats ps;
     sp_population_stats(c->pop, &ps);
-    out->bytes_per_agent = sizeof(Agent) + sizeof(float) + 2u +
-                           c->refused_words * sizeof(uint32_t) +
-                           ps.bytes_per_npc;
+    out->bytes_per_agent =
+        sizeof(Agent) + c->refused_words * sizeof(uint32_t) + ps.bytes_per_npc;
   }
 }

@@ -232,10 +232,11 @@ void sp__step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why,
 
 static void need_goal(SpCrowd *c, size_t i, SpReason why) {
   Agent *a = &c->agents[i];
-  c->flags[i] = (uint8_t)((c->flags[i] | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
+  c->agents[i].flags =
+      (uint8_t)((c->agents[i].flags | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
   sp_agent_mark_choosing(c, i);
   a->why = (uint8_t)why;
-  c->phase[i] = SP_PHASE_THINKING;
+  c->agents[i].phase = SP_PHASE_THINKING;
 }
 
 /* After a failed step: the agent replans at once; or, at the k-th
@@ -279,9 +280,9 @@ void sp__step_after_failure(SpCrowd *c, Sink s, size_t i) {
       c->opt.retry * (float)(1u << (a->fails - 2 < 16 ? a->fails - 2 : 16));
   if (wait > c->opt.retry * SP_BACKOFF_CAP)
     wait = c->opt.retry * SP_BACKOFF_CAP;
-  c->flags[i] &= (uint8_t)~F_BIND;
+  c->agents[i].flags &= (uint8_t)~F_BIND;
   a->why = SP_REASON_STEP_FAILED; /* replan when the wait is over */
-  c->phase[i] = SP_PHASE_BLOCKED;
+  c->agents[i].phase = SP_PHASE_BLOCKED;
   sp_due_start(c, i, wait); /* a due time (wheel.c) */
 }
 
@@ -307,9 +308,9 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
     if (k < from || is_refused(c, i, g)) continue;
     sp__goal_for_planning(c, s.worker, i, g);
     a->goal = (uint8_t)g;
-    c->flags[i] |= F_PLANNING;
+    c->agents[i].flags |= F_PLANNING;
     sp_agent_mark_choosing(c, i);
-    c->phase[i] = SP_PHASE_THINKING;
+    c->agents[i].phase = SP_PHASE_THINKING;
     return 1;
   }
   SpReason r = refused_any ? SP_REASON_NO_PLAN_ANY
@@ -318,7 +319,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
                            : SP_REASON_NO_GOAL;
   a->goal = GOAL_NONE;
   a->pursued = GOAL_NONE;
-  c->phase[i] = SP_PHASE_IDLE;
+  c->agents[i].phase = SP_PHASE_IDLE;
   a->why = SP_REASON_NONE;
   sp__agent_emit(s, i, SP_EV_IDLE, r, -1, -1, 0);
   return 0;
@@ -326,7 +327,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
 
 int32_t sp__agent_fail_detail(const SpCrowd *c, size_t i) {
   int32_t d;
-  memcpy(&d, &c->time[i], sizeof d);
+  memcpy(&d, &c->agents[i].time, sizeof d);
   return d;
 }
 
@@ -335,7 +336,7 @@ static int ask_caller(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   a->goal = GOAL_NONE;
   a->why = SP_REASON_NONE;
-  c->phase[i] = SP_PHASE_SCRIPT;
+  c->agents[i].phase = SP_PHASE_SCRIPT;
   sp__agent_emit(s, i, SP_EV_WAITING, SP_REASON_SELECT, -1, -1, 0);
   return 0;
 }
@@ -351,7 +352,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
   if (a->goal == GOAL_NONE || (why != SP_REASON_SELECT && !again)) {
     if (why != SP_REASON_SELECT) return ask_caller(c, s, i);
     a->pursued = GOAL_NONE;
-    c->phase[i] = SP_PHASE_IDLE;
+    c->agents[i].phase = SP_PHASE_IDLE;
     a->why = SP_REASON_NONE;
     sp__agent_emit(s, i, SP_EV_IDLE, SP_REASON_NO_GOAL, -1, -1, 0);
     return 0;
@@ -360,39 +361,40 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
   if (sp_goal_met(c, a->goal, state)) {
     if (again) return ask_caller(c, s, i); /* the change reached it */
     a->goal = a->pursued = GOAL_NONE;
-    c->phase[i] = SP_PHASE_IDLE;
+    c->agents[i].phase = SP_PHASE_IDLE;
     a->why = SP_REASON_NONE;
     sp__agent_emit(s, i, SP_EV_IDLE, SP_REASON_ALL_SATISFIED, -1, -1, 0);
     return 0;
   }
   if (why == SP_REASON_SELECT) a->why = SP_REASON_NONE;
   sp__goal_for_planning(c, s.worker, i, a->goal);
-  c->flags[i] |= F_PLANNING;
+  c->agents[i].flags |= F_PLANNING;
   sp_agent_mark_choosing(c, i);
-  c->phase[i] = SP_PHASE_THINKING;
+  c->agents[i].phase = SP_PHASE_THINKING;
   return 1;
 }
 
 int sp__agent_choose(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   sp_facts_sync(c, i);
-  int failed = (c->flags[i] & F_FAIL) != 0;
+  int failed = (c->agents[i].flags & F_FAIL) != 0;
   /* the running step ends here, so a binding it asked for is void too (a
    * target the caller gave, then a world change, in one frame) */
-  c->flags[i] &= (uint8_t) ~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP | F_BIND);
+  c->agents[i].flags &=
+      (uint8_t) ~(F_NEED_GOAL | F_FINISH | F_FAIL | F_STOP | F_BIND);
   /* a step the caller failed says so, even when a world change or a
    * higher goal drops the plan in the same frame */
   Plan plan = plan_view(c, s, i);
   if (a->step != STEP_NONE && failed) {
     sp__step_stop(c, s, &plan, SP_REASON_SCRIPT, sp__agent_fail_detail(c, i));
-    if (c->flags[i] & F_HAS_PLAN) {
+    if (c->agents[i].flags & F_HAS_PLAN) {
       sp__step_after_failure(c, s, i); /* it may back off or give the goal up */
-      if (c->phase[i] == SP_PHASE_BLOCKED) return 0;
-      c->flags[i] &= (uint8_t)~F_NEED_GOAL; /* chosen now */
+      if (c->agents[i].phase == SP_PHASE_BLOCKED) return 0;
+      c->agents[i].flags &= (uint8_t)~F_NEED_GOAL; /* chosen now */
     }
   } else if (a->step != STEP_NONE)
     sp__step_stop(c, s, &plan, (SpReason)a->why, 0);
-  c->flags[i] &= (uint8_t)~F_HAS_PLAN;
+  c->agents[i].flags &= (uint8_t)~F_HAS_PLAN;
   sp__agent_clear_refused(c, i);
   if (c->selector) return choose_selected(c, s, i);
   return next_candidate(c, s, i, 0, 0);
@@ -401,7 +403,7 @@ int sp__agent_choose(SpCrowd *c, Sink s, size_t i) {
 int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
   SpFailureCode code = SP_FAIL_NONE;
-  c->flags[i] &= (uint8_t)~F_PLANNING;
+  c->agents[i].flags &= (uint8_t)~F_PLANNING;
   SpNpcStatus st = sp_population_status_of(c->pop, i, &code, NULL);
   int g = a->goal;
   if (st == SP_NPC_PLANNED) {
@@ -410,13 +412,13 @@ int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i) {
       a->reason = SP_REASON_NONE; /* the goal that had no plan has one */
       a->fail_action = -1;
     }
-    c->flags[i] |= F_HAS_PLAN;
+    c->agents[i].flags |= F_HAS_PLAN;
     if (c->reads != NULL)
       sp__facts_plan_taken(c, i, c->cw[s.worker < 0 ? 0 : s.worker].plan);
     a->cursor = 0;
     a->done = 0;
     a->step = STEP_NONE;
-    c->phase[i] = SP_PHASE_THINKING;
+    c->agents[i].phase = SP_PHASE_THINKING;
     if (a->pursued != g)
       step_say(s, i, SP_EV_GOAL_CHOSEN, SP_REASON_NONE, -1, g, 0);
     a->pursued = (uint8_t)g;
@@ -504,7 +506,7 @@ static int replay_ok(SpCrowd *c, Plan *plan, int p, SpValue *st) {
 
 int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   Agent *a = &c->agents[i];
-  if (!(c->flags[i] & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
+  if (!(c->agents[i].flags & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
   memcpy(scratch, sp_population_state(c->pop, i), (size_t)c->m);
   Sink serial = {c, -1};
   Plan plan = plan_view(c, serial, i);
@@ -522,22 +524,22 @@ int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
  * for the next update is dropped: the agent is asked again. */
 void sp__agent_changed(SpCrowd *c, size_t i) {
   Agent *a = &c->agents[i];
-  if (c->flags[i] & F_NEED_GOAL) {
+  if (c->agents[i].flags & F_NEED_GOAL) {
     if (c->selector && a->why == SP_REASON_SELECT) {
       a->goal = GOAL_NONE;
       a->why = SP_REASON_NONE;
     }
     return;
   }
-  if (c->phase[i] == SP_PHASE_IDLE) {
-    c->flags[i] |= F_NEED_GOAL;
+  if (c->agents[i].phase == SP_PHASE_IDLE) {
+    c->agents[i].flags |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
     a->why = SP_REASON_NONE;
-    c->phase[i] = SP_PHASE_THINKING;
+    c->agents[i].phase = SP_PHASE_THINKING;
     return;
   }
   if (!sp__agent_plan_holds(c, i, c->cw[0].state)) {
-    c->flags[i] |= F_NEED_GOAL;
+    c->agents[i].flags |= F_NEED_GOAL;
     sp_agent_mark_choosing(c, i);
     a->why = SP_REASON_WORLD_CHANGED;
   }
@@ -584,7 +586,7 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   a->step = STEP_NONE;
   a->target = SP_NO_PLACE;
   a->tx = a->ty = 0xFFFF;
-  c->phase[i] = SP_PHASE_THINKING;
+  c->agents[i].phase = SP_PHASE_THINKING;
 }
 
 /* A duration in [min, max] drawn from (seed, agent, step counter). */
@@ -606,12 +608,12 @@ void sp__step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
   int act = plan_act(plan, a->step);
   const SpActionBehaviour *b = &c->beh[act];
   if (b->scripted) {
-    c->phase[i] = SP_PHASE_SCRIPT;
+    c->agents[i].phase = SP_PHASE_SCRIPT;
     sp__agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return;
   }
   sp_due_start(c, i, draw(c, b, i, a->draws)); /* wheel.c */
-  c->phase[i] = SP_PHASE_ACTING;
+  c->agents[i].phase = SP_PHASE_ACTING;
 }
 
 /* Engine moves: the bound step's target goes to the caller (SP_EV_MOVE)
@@ -621,14 +623,14 @@ int sp__step_start_move(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
-  c->flags[i] &= (uint8_t)~F_BIND;
+  c->agents[i].flags &= (uint8_t)~F_BIND;
   if (a->x == a->tx && a->y == a->ty) {
     sp__agent_emit(s, i, SP_EV_ARRIVED, 0, act, a->goal, (int32_t)a->target);
     sp__step_start_acting(c, s, plan);
     return 1;
   }
-  c->phase[i] = SP_PHASE_MOVING;
-  c->time[i] = 0.0f;
+  c->agents[i].phase = SP_PHASE_MOVING;
+  c->agents[i].time = 0.0f;
   sp__agent_announce_move(c, s, i, act, 0);
   return 0;
 }
@@ -657,7 +659,8 @@ void sp__agent_announce_move(SpCrowd *c, Sink s, size_t i, int act,
 void sp__agent_announce_all(SpCrowd *c) {
   Sink serial = {c, -1};
   for (size_t i = 0; i < c->n; i++) {
-    if (c->phase[i] != SP_PHASE_MOVING || (c->flags[i] & (F_FINISH | F_FAIL)))
+    if (c->agents[i].phase != SP_PHASE_MOVING ||
+        (c->agents[i].flags & (F_FINISH | F_FAIL)))
       continue;
     Plan plan = plan_view(c, serial, i);
     sp__agent_announce_move(c, serial, i, plan_act(&plan, c->agents[i].step),
@@ -672,8 +675,8 @@ void sp__agent_announce_all(SpCrowd *c) {
 static int end_move(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
-  if (c->flags[i] & F_FINISH) {
-    c->flags[i] &= (uint8_t) ~(F_FINISH | F_BIND);
+  if (c->agents[i].flags & F_FINISH) {
+    c->agents[i].flags &= (uint8_t) ~(F_FINISH | F_BIND);
     if (c->chase != NULL && c->chase[i].on) {
       /* an agent target: the agent stays where the game put it */
       if (!sp__chase_target_live(c, i)) {
@@ -691,8 +694,8 @@ static int end_move(SpCrowd *c, Sink s, Plan *plan) {
     sp__step_start_acting(c, s, plan);
     return 1;
   }
-  if (!(c->flags[i] & F_FAIL)) return 0;
-  c->flags[i] &= (uint8_t) ~(F_FAIL | F_BIND);
+  if (!(c->agents[i].flags & F_FAIL)) return 0;
+  c->agents[i].flags &= (uint8_t) ~(F_FAIL | F_BIND);
   if (c->announced != NULL) c->announced[i] = 0; /* the game said so */
   uint32_t p = a->target;
   sp__step_stop(c, s, plan, SP_REASON_SCRIPT, sp__agent_fail_detail(c, i));
@@ -771,14 +774,14 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   switch (c->beh[act].bind) {
   case SP_BIND_NONE: sp__step_start_acting(c, s, plan); return SEL_GO;
   case SP_BIND_SCRIPT:
-    c->phase[i] = SP_PHASE_SCRIPT;
+    c->agents[i].phase = SP_PHASE_SCRIPT;
     a->target = SP_NO_PLACE;
     a->tx = a->ty = 0xFFFF;
     sp__agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return SEL_NOTHING;
   default:
-    c->phase[i] = SP_PHASE_WALKING;
-    c->flags[i] |= F_BIND;
+    c->agents[i].phase = SP_PHASE_WALKING;
+    c->agents[i].flags |= F_BIND;
     sp_walk_start(c, i); /* its first cell is due one cell's time on */
     return SEL_BIND;
   }
@@ -812,7 +815,7 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
   Plan plan = plan_view(c, s, i);
   int guard = c->action_count + 4;
   for (int round = 0; round < guard; round++) {
-    switch (c->phase[i]) {
+    switch (c->agents[i].phase) {
     case SP_PHASE_ACTING:
       if (round == 0) {
         int act = plan_act(&plan, a->step);
@@ -829,13 +832,13 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       complete_step(c, s, &plan);
       break;
     case SP_PHASE_SCRIPT:
-      if (c->flags[i] & F_FINISH) {
-        c->flags[i] &= (uint8_t)~F_FINISH;
+      if (c->agents[i].flags & F_FINISH) {
+        c->agents[i].flags &= (uint8_t)~F_FINISH;
         complete_step(c, s, &plan);
         break;
       }
-      if (c->flags[i] & F_FAIL) {
-        c->flags[i] &= (uint8_t)~F_FAIL;
+      if (c->agents[i].flags & F_FAIL) {
+        c->agents[i].flags &= (uint8_t)~F_FAIL;
         sp__step_stop(c, s, &plan, SP_REASON_SCRIPT,
                       sp__agent_fail_detail(c, i));
         sp__step_after_failure(c, s, i);
@@ -844,10 +847,10 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
     case SP_PHASE_WALKING:
       if (round == 0 && c->any_interruptible && sp__agent_interrupt(c, s, i))
         return 0;
-      if (c->flags[i] & F_BIND) return 1;
+      if (c->agents[i].flags & F_BIND) return 1;
       if (round == 0 && walked != WALK_NOT ? walked != WALK_ARRIVED
                                            : !sp__agent_walk(c, i))
-        return (c->flags[i] & F_BIND) != 0;
+        return (c->agents[i].flags & F_BIND) != 0;
       sp__agent_emit(s, i, SP_EV_ARRIVED, 0, plan_act(&plan, a->step), a->goal,
                      (int32_t)a->target);
       sp__step_start_acting(c, s, &plan);
@@ -856,7 +859,8 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       if (c->any_interruptible && sp__agent_interrupt(c, s, i)) return 0;
       /* an agent target is checked in the serial pass every frame */
       if (!end_move(c, s, &plan))
-        return c->phase[i] == SP_PHASE_MOVING && (c->flags[i] & F_BIND) != 0;
+        return c->agents[i].phase == SP_PHASE_MOVING &&
+               (c->agents[i].flags & F_BIND) != 0;
       break;
     case SP_PHASE_BLOCKED:
       if (c->any_interruptible && sp__agent_interrupt(c, s, i)) return 0;
@@ -865,10 +869,12 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
         need_goal(c, i, SP_REASON_STEP_FAILED);
         return 0;
       }
-      c->phase[i] = SP_PHASE_THINKING;
+      c->agents[i].phase = SP_PHASE_THINKING;
       break;
     case SP_PHASE_THINKING: {
-      if (!(c->flags[i] & F_HAS_PLAN) || (c->flags[i] & F_NEED_GOAL)) return 0;
+      if (!(c->agents[i].flags & F_HAS_PLAN) ||
+          (c->agents[i].flags & F_NEED_GOAL))
+        return 0;
       int r = select_next(c, s, &plan, w->state);
       if (r == SEL_BIND) {
         if (!sp__step_bind_fast(c, s, &plan)) return 1;
@@ -878,7 +884,8 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       if (r == SEL_NOTHING) return 0;
       /* a step that acts until a due time to come: the next round would
        * only find that out (most step ends) */
-      if (c->phase[i] == SP_PHASE_ACTING && !sp_due_passed(c, i)) return 0;
+      if (c->agents[i].phase == SP_PHASE_ACTING && !sp_due_passed(c, i))
+        return 0;
       break;
     }
     default: return 0;

@@ -60,31 +60,15 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The agents of [lo, hi) with any bit of `flag` set, in order; flags are
- * read eight at a time (the array is padded to 8), and runs of 64 agents
- * without the flag (most, each frame, in a large crowd) skipped whole. */
-static int any_of_64(const uint8_t *flags, uint64_t spread) {
-  uint64_t w[8];
-  memcpy(w, flags, sizeof w);
-  return ((((w[0] | w[1]) | (w[2] | w[3])) | ((w[4] | w[5]) | (w[6] | w[7]))) &
-          spread) != 0;
-}
-
-static size_t with_flag(const uint8_t *flags, size_t lo, size_t hi,
-                        uint8_t flag, uint32_t *out) {
-  const uint64_t spread = 0x0101010101010101ull * flag;
+/* The agents of [lo, hi) with any bit of `flag` set, in order, read from
+ * their records: a chunk whose list overflowed, the binding pass's
+ * chunks (a few a frame). */
+static size_t with_flag(const SpCrowd *c, size_t lo, size_t hi, uint8_t flag,
+                        uint32_t *out) {
   size_t n = 0;
-  for (size_t b = lo; b < hi; b += 8) {
-    if (b % 64 == 0 && b + 64 <= hi && !any_of_64(flags + b, spread)) {
-      b += 56;
-      continue;
-    }
-    uint64_t word;
-    memcpy(&word, flags + b, 8);
-    if ((word & spread) == 0) continue;
-    size_t e = b + 8 < hi ? b + 8 : hi;
-    for (size_t i = b; i < e; i++)
-      if (flags[i] & flag) out[n++] = (uint32_t)i;
+  for (size_t i = lo; i < hi; i++) {
+    out[n] = (uint32_t)i;
+    n += (c->agents[i].flags & flag) != 0;
   }
   return n;
 }
@@ -99,15 +83,17 @@ static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
                            void (*fetch)(const SpCrowd *, size_t),
                            int *all_fetched) {
   if (all_fetched != NULL) *all_fetched = r->list_ok && fetch != NULL;
-  if (!r->list_ok) return with_flag(c->flags, lo, hi, flag, out);
+  if (!r->list_ok) return with_flag(c, lo, hi, flag, out);
   for (uint32_t k = 0; k < r->listed; k++) {
-    sp_prefetch(c->flags + r->list[k]);
-    if (fetch != NULL) fetch(c, r->list[k]);
+    if (fetch != NULL)
+      fetch(c, r->list[k]);
+    else
+      sp_prefetch(&c->agents[r->list[k]].flags);
   }
   size_t n = 0;
   for (uint32_t k = 0; k < r->listed; k++) {
     uint32_t i = r->list[k];
-    if (!(c->flags[i] & flag)) continue;
+    if (!(c->agents[i].flags & flag)) continue;
     size_t j = n; /* a few agents: placed in order by insertion */
     while (j > 0 && out[j - 1] > i) j--;
     if (j > 0 && out[j - 1] == i) continue;
@@ -116,7 +102,7 @@ static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
   }
 #if defined(SP_CHECK_CHOOSING) /* a test build: the list misses nobody */
   uint32_t all[SP_CROWD_CHUNK];
-  if (with_flag(c->flags, lo, hi, flag, all) != n ||
+  if (with_flag(c, lo, hi, flag, all) != n ||
       memcmp(all, out, n * sizeof *out) != 0)
     abort();
 #endif
@@ -158,7 +144,7 @@ static uint32_t mark_waiting(SpCrowd *c, int wk, ChunkRec *r, uint32_t *due,
   uint32_t keep[SP_CHUNK_LIST];
   size_t n = 0, kept = 0;
   for (size_t k = 0; k < nd; k++) {
-    uint8_t f = c->flags[due[k]];
+    uint8_t f = c->agents[due[k]].flags;
     if ((f & (F_PLANNING | F_NEED_GOAL)) && kept++ < SP_CHUNK_LIST)
       keep[kept - 1] = due[k];
     if (f & F_PLANNING) due[n++] = due[k];
@@ -171,7 +157,8 @@ static uint32_t mark_waiting(SpCrowd *c, int wk, ChunkRec *r, uint32_t *due,
 /* An agent the goal budget may leave waiting: it needs a goal and thinks
  * with nothing else pending (no plan, no place held, no answer). */
 static inline int budgeted(const SpCrowd *c, size_t i) {
-  return c->flags[i] == F_NEED_GOAL && c->phase[i] == SP_PHASE_THINKING;
+  return c->agents[i].flags == F_NEED_GOAL &&
+         c->agents[i].phase == SP_PHASE_THINKING;
 }
 
 /* Shares the crowd's goal budget among the chunks marked to choose or
@@ -212,7 +199,7 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   if (hi > c->n) hi = c->n;
 #if defined(SP_CHECK_CHOOSING) /* a test build: the mark is never missing */
   if (!r->choosing && !r->deferred &&
-      with_flag(c->flags, lo, hi, F_NEED_GOAL | F_PLANNING, due))
+      with_flag(c, lo, hi, F_NEED_GOAL | F_PLANNING, due))
     abort();
 #endif
   if (!r->choosing && r->allow == 0) return 0;
@@ -230,7 +217,7 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     if (fetch && k + PREFETCH_AHEAD < nd)
       fetch_choosing(c, due[k + PREFETCH_AHEAD]);
     size_t i = due[k];
-    if (c->flags[i] & F_NEED_GOAL) {
+    if (c->agents[i].flags & F_NEED_GOAL) {
       int b = allow != UINT32_MAX && budgeted(c, i);
       if (b && allow == 0) {
         sp__wheel_settle(c, s.worker, i); /* asleep till its turn */
@@ -243,8 +230,8 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
        * nothing to do */
       if (!sp__agent_choose(c, s, i)) sp__wheel_settle(c, s.worker, i);
     }
-    left |= c->flags[i] & F_NEED_GOAL;
-    if (c->flags[i] & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
+    left |= c->agents[i].flags & F_NEED_GOAL;
+    if (c->agents[i].flags & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
   }
   mark_for_planner(c, s.worker, due, nw);
   keep_list(r, due, nw, !left && later == 0);
@@ -284,12 +271,12 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     for (size_t k = 0; k < nd; k++) {
       if (!fetched && k + PREFETCH_AHEAD < nd)
         fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      if (!(c->flags[due[k]] & F_PLANNING)) continue;
+      if (!(c->agents[due[k]].flags & F_PLANNING)) continue;
       /* the plan's first step starts at once, while the agent's lines
        * are at hand, where nothing the advance pass does first could
        * change it (start_in_take) */
       if (!sp__agent_take_plan(c, s, due[k]) && c->start_in_take &&
-          (c->flags[due[k]] & F_HAS_PLAN)) {
+          (c->agents[due[k]].flags & F_HAS_PLAN)) {
         (void)sp__agent_advance(c, s, due[k], WALK_NOT);
         c->cw[wk < 0 ? 0 : wk].visited++;
         sp__wheel_settle_early(c, wk, due[k]); /* its visit of the frame */
@@ -307,7 +294,6 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
      * are settled without a visit. A long frame wakes every agent: those
      * with something due, in order (sweep.c), and nobody settled (the
      * next frame wakes them all again) */
-    const uint8_t *phase = c->phase;
     int sweep = c->sweeping;
     if (sweep) nd = sp__wheel_sweep_list(c, lo, hi, due);
     size_t na = sweep ? 0 : sp__wheel_awake_list(c, lo, hi, due);
@@ -316,7 +302,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     for (size_t k = 0; k < na; k++) {
       sp__ahead_next(c, look);
       size_t i = due[k];
-      uint8_t ph = phase[i];
+      uint8_t ph = c->agents[i].phase;
       /* an interruptible step gives way while it waits too */
       if (c->any_interruptible &&
           (ph == SP_PHASE_MOVING || ph == SP_PHASE_BLOCKED) &&
@@ -327,7 +313,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
       /* a move waits for the caller's answer: nothing due before it */
       if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
           (ph == SP_PHASE_MOVING &&
-           !(c->flags[i] & (F_FINISH | F_FAIL | F_BIND))) ||
+           !(c->agents[i].flags & (F_FINISH | F_FAIL | F_BIND))) ||
           (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
         sp__wheel_settle(c, wk, i);
         continue;
@@ -346,9 +332,9 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
                      ? sp__agent_advance(c, s, due[k], walked[k])
                  : c->any_interruptible && sp__agent_interrupt(c, s, due[k])
                      ? 0
-                     : (c->flags[due[k]] & F_BIND) != 0;
+                     : (c->agents[due[k]].flags & F_BIND) != 0;
       flagged += (uint32_t)bind;
-      if (bind && (c->flags[due[k]] & F_BIND)) /* found while at hand */
+      if (bind && (c->agents[due[k]].flags & F_BIND)) /* found while at hand */
         sp__bind_hint_add(c, wk, due[k]);
       if (!sweep) sp__wheel_settle(c, wk, due[k]);
     }
@@ -670,7 +656,7 @@ static size_t bind_list(const SpCrowd *c, size_t t, uint32_t *out,
                         BindHint **hint) {
   size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
-  size_t nd = with_flag(c->flags, lo, hi, F_BIND, out);
+  size_t nd = with_flag(c, lo, hi, F_BIND, out);
   const ChunkRec *r = &c->chunks[t];
   BindHint *h = NULL, *end = NULL;
   if (r->hint_count > 0) {

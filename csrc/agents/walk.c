@@ -36,7 +36,7 @@ static void walked_cells(SpCrowd *c, size_t i, uint32_t k) {
 
 int sp__walk_sleeps(const SpCrowd *c, size_t i) {
   const Agent *a = &c->agents[i];
-  return sp_walk_timed(c, i) && !(c->flags[i] & F_BIND) &&
+  return sp_walk_timed(c, i) && !(c->agents[i].flags & F_BIND) &&
          !sp_due_passed(c, i) && (a->x != a->tx || a->y != a->ty);
 }
 
@@ -46,13 +46,14 @@ void sp__walk_check_fields(SpCrowd *c) {
   c->fields_seen = w->fields_dropped;
   if (w->grid == NULL) return;
   for (size_t i = 0; i < c->n; i++)
-    if (c->phase[i] == SP_PHASE_WALKING && !(c->flags[i] & F_BIND) &&
+    if (c->agents[i].phase == SP_PHASE_WALKING &&
+        !(c->agents[i].flags & F_BIND) &&
         sp__world_field_peek(w, sp__agent_field_key(c, &c->agents[i])) == NULL)
       sp_agent_wake(c, i);
 }
 
 void sp__walk_loaded(SpCrowd *c, size_t i) {
-  double left = floor((1.0 - (double)c->time[i]) * c->walk_ticks + 0.5);
+  double left = floor((1.0 - (double)c->agents[i].time) * c->walk_ticks + 0.5);
   double d = (double)c->now_rel + left;
   sp_due_put(c, i, d <= 0.0 ? 0u : d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d);
 }
@@ -93,7 +94,7 @@ static int lane_start(SpCrowd *c, size_t i, Lane *l) {
   const SpWorld *w = c->world;
   const float *f = sp__world_field_peek(w, sp__agent_field_key(c, a));
   if (f == NULL) {
-    c->flags[i] |= F_BIND;
+    c->agents[i].flags |= F_BIND;
     return WALK_STAYED;
   }
   /* the cells due by now; a descent ends within as many cells as the
@@ -110,7 +111,7 @@ static int lane_start(SpCrowd *c, size_t i, Lane *l) {
   if (hops[at] <= (unsigned)cells && hops[goal] == 0) {
     a->x = a->tx, a->y = a->ty;
     sp_index_note(c, i);
-    c->time[i] = 0.0f;
+    c->agents[i].time = 0.0f;
     return WALK_ARRIVED;
   }
   l->way = sp_world_field_ways(w, f);
@@ -157,11 +158,12 @@ static int lane_end(SpCrowd *c, size_t i, const Lane *l, int how) {
   a->x = (uint16_t)l->x, a->y = (uint16_t)l->y;
   sp_index_note(c, i);
   if (how == LANE_ARRIVED) {
-    c->time[i] = 0.0f;
+    c->agents[i].time = 0.0f;
     return WALK_ARRIVED;
   }
   walked_cells(c, i, (uint32_t)l->k);
-  if (how == LANE_NO_WAY) c->flags[i] |= F_BIND; /* the serial pass judges */
+  if (how == LANE_NO_WAY)
+    c->agents[i].flags |= F_BIND; /* the serial pass judges */
   return WALK_STAYED;
 }
 
@@ -175,7 +177,7 @@ static int walk_open(SpCrowd *c, size_t i) {
     a->y = (uint16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
     if (a->x == a->tx && a->y == a->ty) {
       sp_index_note(c, i);
-      c->time[i] = 0.0f;
+      c->agents[i].time = 0.0f;
       return 1;
     }
   }
@@ -216,7 +218,9 @@ void sp__agent_walk_many(SpCrowd *c, const uint32_t *due, size_t n,
     while (active < WALK_LANES && next < n) {
       size_t k = next++, i = due[k];
       if (k + RECORD_AHEAD < n) sp_agent_prefetch(c, due[k + RECORD_AHEAD]);
-      if (c->phase[i] != SP_PHASE_WALKING || (c->flags[i] & F_BIND)) continue;
+      if (c->agents[i].phase != SP_PHASE_WALKING ||
+          (c->agents[i].flags & F_BIND))
+        continue;
       int r = lane_start(c, i, &lane[active]);
       if (r != WALK_NOT) {
         walked[k] = (uint8_t)r;

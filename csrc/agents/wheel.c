@@ -151,7 +151,7 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
     sp_agent_wake(c, i);
     return;
   }
-  uint8_t ph = c->phase[i], fl = c->flags[i];
+  uint8_t ph = c->agents[i].phase, fl = c->agents[i].flags;
   /* an agent left to choose at a later frame by the goal budget has
    * nothing due: the choose pass finds it by its chunk's mark */
   if (ph == SP_PHASE_THINKING && fl == F_NEED_GOAL) {
@@ -316,8 +316,7 @@ static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
 
 static inline void request_due(const SpCrowd *c, uint32_t j) {
   if (j >= c->n) return;
-  sp_prefetch(c->phase + j);
-  sp_prefetch(c->time + j);
+  sp_prefetch(&c->agents[j].time); /* its phase shares the line */
 }
 
 void sp__wheel_flush(SpCrowd *c) {
@@ -328,7 +327,7 @@ void sp__wheel_flush(SpCrowd *c) {
 
 /* 1 when agent i's time slot holds a due tick the wheel keeps. */
 static int has_due(const SpCrowd *c, size_t i) {
-  return sp_wheel_timed(c, c->phase[i]) || sp_walk_timed(c, i);
+  return sp_wheel_timed(c, c->agents[i].phase) || sp_walk_timed(c, i);
 }
 
 /* Requests the phase and due time of entry k of block b's chain (k may
@@ -398,10 +397,10 @@ static void rebase(SpCrowd *c, int64_t now) {
   if (now - c->epoch < (int64_t)EPOCH_SPAN) return;
   const uint32_t by = EPOCH_SPAN / 2;
   for (size_t i = 0; i < c->n; i++) {
-    uint8_t ph = c->phase[i];
+    uint8_t ph = c->agents[i].phase;
     if (ph != SP_PHASE_ACTING && ph != SP_PHASE_BLOCKED && !sp_walk_timed(c, i))
       continue;
-    if (c->flags[i] & F_FAIL) continue; /* the slot holds a detail */
+    if (c->agents[i].flags & F_FAIL) continue; /* the slot holds a detail */
     uint32_t d = sp_due_get(c, i);
     sp_due_put(c, i, d > by ? d - by : 0);
   }
@@ -499,10 +498,10 @@ void sp__wheel_loaded(SpCrowd *c) {
   c->now_rel = c->base_rel = LOAD_SLACK;
   c->fields_seen = c->world->fields_dropped; /* all awake: all look */
   for (size_t i = 0; i < c->n; i++) {
-    uint8_t ph = c->phase[i];
-    if (c->flags[i] & F_FAIL) continue; /* the slot holds a detail */
+    uint8_t ph = c->agents[i].phase;
+    if (c->agents[i].flags & F_FAIL) continue; /* the slot holds a detail */
     if (ph == SP_PHASE_ACTING || ph == SP_PHASE_BLOCKED)
-      sp_due_put(c, i, LOAD_SLACK + sp_ticks(c->time[i]));
+      sp_due_put(c, i, LOAD_SLACK + sp_ticks(c->agents[i].time));
     else if (sp_walk_timed(c, i))
       sp__walk_loaded(c, i); /* its progress (walk.c) */
   }
@@ -531,12 +530,12 @@ size_t sp__wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
  * higher goal takes over (step.c). */
 int sp__agent_interruptible_now(const SpCrowd *c, size_t i) {
   const Agent *a = &c->agents[i];
-  uint8_t ph = c->phase[i];
+  uint8_t ph = c->agents[i].phase;
   if (a->goal == GOAL_NONE ||
       !(ph == SP_PHASE_WALKING || ph == SP_PHASE_MOVING ||
         ph == SP_PHASE_BLOCKED || ph == SP_PHASE_ACTING))
     return 0;
-  if (c->flags[i] & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
+  if (c->agents[i].flags & (F_FINISH | F_FAIL | F_NEED_GOAL)) return 0;
   int act;
   if (a->step != STEP_NONE)
     act = sp_population_plan_step(c->pop, i, a->step);

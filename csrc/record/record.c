@@ -683,7 +683,7 @@ static int put_sensed(SpRecorder *r, RecCrowd *rc, SpCrowd *c) {
     int64_t prev = 0;
     size_t n = c->n < rc->slots ? c->n : rc->slots;
     for (size_t i = 0; i < n; i++) {
-      if (c->phase[i] == SP_PHASE_FREE) continue;
+      if (c->agents[i].phase == SP_PHASE_FREE) continue;
       SpValue v = sp_population_state(c->pop, i)[var];
       if (v == seen[i]) continue;
       seen[i] = v;

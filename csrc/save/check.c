@@ -356,7 +356,7 @@ static SpStatus check_holders(const SpCrowd *c, SpError *err) {
   memset(holders, 0, bytes);
   for (const SpCrowd *k = w->crowds; k != NULL; k = k->next_in_world)
     for (size_t i = 0; i < k->n; i++)
-      if (sp_crowd_alive(k, i) && (k->flags[i] & F_RESERVED) &&
+      if (sp_crowd_alive(k, i) && (k->agents[i].flags & F_RESERVED) &&
           k->agents[i].target < w->place_count)
         holders[k->agents[i].target]++;
   SpStatus st = SP_OK;
@@ -378,7 +378,14 @@ SpStatus sp__crowd_check(const SpCrowd *c, SpError *err) {
   char buf[200];
   for (size_t i = 0; i < c->n; i++) {
     FailDetail d = sp__detail_get(c, i);
-    SpAgentView v = {&c->agents[i], &d, c->phase[i], c->flags[i], 0, 0, -1, -1};
+    SpAgentView v = {&c->agents[i],
+                     &d,
+                     c->agents[i].phase,
+                     c->agents[i].flags,
+                     0,
+                     0,
+                     -1,
+                     -1};
     float t = sp_agent_saved_time(c, i); /* a due time is ticks (wheel.c) */
     memcpy(&v.time_bits, &t, sizeof v.time_bits);
     v.planned =

@@ -352,9 +352,9 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   c->agents[i] = a;
   if (detailed || atomic_load(&c->detail) != NULL)
     (void)sp__detail_put(c, -1, i, d); /* the array is there */
-  memcpy(&c->time[i], &time, 4);
-  c->phase[i] = phase;
-  c->flags[i] = flags;
+  memcpy(&c->agents[i].time, &time, 4);
+  c->agents[i].phase = phase;
+  c->agents[i].flags = flags;
   if (c->gens != NULL) c->gens[i] = gen;
   for (size_t k = 0; k < words; k++)
     x->ref[r->crowd - 1].hi[i * words + k] =
@@ -527,7 +527,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   if (!x->apply) return 1;
   /* nothing below can fail: the first pass checked it all */
   for (size_t i = n; i < c->n; i++) {
-    c->phase[i] = SP_PHASE_FREE, c->flags[i] = 0;
+    c->agents[i].phase = SP_PHASE_FREE, c->agents[i].flags = 0;
     if (c->gens != NULL) c->gens[i] = 0;
   }
   c->n = (size_t)n;
@@ -555,7 +555,7 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   c->ev_count = 0;
   if (c->announced != NULL) { /* the moves pending are told again */
     for (size_t i = 0; i < c->n; i++)
-      c->announced[i] = c->phase[i] == SP_PHASE_MOVING;
+      c->announced[i] = c->agents[i].phase == SP_PHASE_MOVING;
     c->reannounce = 1;
   }
   return 1;

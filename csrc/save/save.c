@@ -172,7 +172,7 @@ static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   p[50] = d.fvalue, p[51] = a->pursued;
   /* a wait's due time is saved as the seconds left (wheel.c) */
   sp_save_put(p + 52, sp_save_float_bits(sp_agent_saved_time(c, i)), 4);
-  p[56] = c->phase[i], p[57] = c->flags[i];
+  p[56] = c->agents[i].phase, p[57] = c->agents[i].flags;
   sp_save_put(p + 58, sp_crowd_generation(c, i), 4);
   p[62] = a->fails, p[63] = a->shun;
 }
@@ -314,7 +314,7 @@ void sp__save_count_held(const SpCrowd *const *crowds, size_t count,
   for (size_t k = 0; k < count; k++) {
     const SpCrowd *c = crowds[k];
     for (size_t i = 0; i < c->n; i++)
-      if (c->flags[i] & F_RESERVED) held[c->agents[i].target]++;
+      if (c->agents[i].flags & F_RESERVED) held[c->agents[i].target]++;
   }
 }
 
