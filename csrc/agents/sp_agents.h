@@ -419,6 +419,7 @@ struct SpCrowd {
   uint32_t base_rel;    /* what a timer started now counts from */
   int sweeping;         /* a long frame: every agent awake, no wheel */
   int start_in_take;    /* this frame's take pass starts steps (update.c) */
+  int take_starts_off;  /* tests: the advance pass starts every step */
   uint32_t walk_ticks;  /* ticks a walker takes per cell (walk.c) */
   uint64_t fields_seen; /* the world's fields_dropped at the last check */
   /* world facts tied to variables (facts.c): the value each tie last

@@ -384,7 +384,8 @@ static void count_serial(SpCrowd *c) {
  * the same order; a frame's events of different agents may come in
  * another order. */
 static void start_in_take(SpCrowd *c) {
-  c->start_in_take = !c->any_binding && !c->any_interruptible && !c->sweeping;
+  c->start_in_take = !c->any_binding && !c->any_interruptible && !c->sweeping &&
+                     !c->take_starts_off;
   if (c->start_in_take) c->base_rel = c->now_rel;
 }
 

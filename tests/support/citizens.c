@@ -76,17 +76,18 @@ void citizens_close(Citizens *t) {
   sp_builtin_free(t->b);
 }
 
+void same_event(const SpAgentEvent *x, const SpAgentEvent *y) {
+  assert_int_equal(x->agent, y->agent);
+  assert_int_equal(x->kind, y->kind);
+  assert_int_equal(x->reason, y->reason);
+  assert_int_equal(x->goal, y->goal);
+  assert_int_equal(x->action, y->action);
+  assert_int_equal(x->detail, y->detail);
+}
+
 void same_frame_events(const SpCrowd *a, const SpCrowd *b) {
   size_t n = sp_crowd_event_count(a);
   assert_int_equal(n, sp_crowd_event_count(b));
-  for (size_t k = 0; k < n; k++) {
-    const SpAgentEvent *x = &sp_crowd_events(a)[k];
-    const SpAgentEvent *y = &sp_crowd_events(b)[k];
-    assert_int_equal(x->agent, y->agent);
-    assert_int_equal(x->kind, y->kind);
-    assert_int_equal(x->reason, y->reason);
-    assert_int_equal(x->goal, y->goal);
-    assert_int_equal(x->action, y->action);
-    assert_int_equal(x->detail, y->detail);
-  }
+  for (size_t k = 0; k < n; k++)
+    same_event(&sp_crowd_events(a)[k], &sp_crowd_events(b)[k]);
 }

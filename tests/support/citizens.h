@@ -32,6 +32,9 @@ void citizens_open_min(Citizens *t, size_t n, float lo, float hi, int threads,
 void citizens_open_budget(Citizens *t, size_t n, float lo, float hi,
                           int threads, unsigned seed, uint32_t goal_budget);
 void citizens_close(Citizens *t);
+/* Fails the test unless x and y are the same event (agent, kind, reason,
+ * goal, action, detail). */
+void same_event(const SpAgentEvent *x, const SpAgentEvent *y);
 /* Fails the test unless the last frames of a and b gave the same events
  * (agent, kind, reason, goal, action, detail), in the same order. */
 void same_frame_events(const SpCrowd *a, const SpCrowd *b);

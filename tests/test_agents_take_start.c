@@ -1,0 +1,111 @@
+/* test_agents_take_start.c: a crowd whose steps bind nothing starts a new plan's first step in the pass that hands out the plan; frame by frame, each agent says the same events, in the same order, as when the advance pass starts every step, and ends each frame in the same state. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "citizens.h"
+#include "sp_agents.h"
+
+enum { N = 2 * SP_CROWD_CHUNK + 301, FRAMES = 120 };
+
+/* A frame's events ordered by agent, each agent's in the order said. */
+static const SpAgentEvent *sorted_events;
+static int by_agent(const void *x, const void *y) {
+  const uint32_t *p = x, *q = y;
+  uint32_t a = sorted_events[*p].agent, b = sorted_events[*q].agent;
+  if (a != b) return a < b ? -1 : 1;
+  return *p < *q ? -1 : *p > *q; /* stable: the order said */
+}
+
+static uint32_t *by_agent_order(const SpCrowd *c) {
+  size_t n = sp_crowd_event_count(c);
+  uint32_t *k = malloc((n + 1) * sizeof *k);
+  assert_non_null(k);
+  for (size_t j = 0; j < n; j++) k[j] = (uint32_t)j;
+  sorted_events = sp_crowd_events(c);
+  qsort(k, n, sizeof *k, by_agent);
+  return k;
+}
+
+/* Fails unless the last frames of a and b gave each agent the same
+ * events in the same order; returns 1 when the frames' orders differ. */
+static int same_per_agent(const SpCrowd *a, const SpCrowd *b) {
+  size_t n = sp_crowd_event_count(a);
+  assert_int_equal(n, sp_crowd_event_count(b));
+  uint32_t *ka = by_agent_order(a), *kb = by_agent_order(b);
+  int reordered = 0;
+  for (size_t j = 0; j < n; j++) {
+    same_event(&sp_crowd_events(a)[ka[j]], &sp_crowd_events(b)[kb[j]]);
+    reordered |= ka[j] != kb[j];
+  }
+  free(ka);
+  free(kb);
+  return reordered;
+}
+
+static void same_agents(const SpCrowd *a, const SpCrowd *b) {
+  for (size_t i = 0; i < N; i++) {
+    const Agent *x = &a->agents[i], *y = &b->agents[i];
+    assert_int_equal(x->phase, y->phase);
+    assert_int_equal(x->flags, y->flags);
+    assert_memory_equal(&x->time, &y->time, sizeof x->time);
+    assert_int_equal(x->step, y->step);
+    assert_int_equal(x->cursor, y->cursor);
+    assert_int_equal(x->goal, y->goal);
+    assert_int_equal(x->draws, y->draws);
+    assert_int_equal((a->awake[i / 64] >> (i % 64)) & 1u,
+                     (b->awake[i / 64] >> (i % 64)) & 1u);
+  }
+}
+
+/* Steps of 0-2 s (a step of 0 s ends in the frame it starts: a plan of
+ * such steps runs until a frame's visit has done its rounds), frames of
+ * 0.1-0.5 s and a long one now and then (the sweep), on 1 and on 2
+ * workers against the advance pass's starts on 1. */
+static void run(int threads) {
+  Citizens a, b;
+  citizens_open(&a, N, 0.0f, 2.0f, threads, 21);
+  citizens_open(&b, N, 0.0f, 2.0f, 1, 21);
+  b.c->take_starts_off = 1;
+  int reordered = 0;
+  for (int f = 0; f < FRAMES; f++) {
+    float dt = f % 17 == 9 ? 6.0f : 0.1f + 0.1f * (float)(f % 5);
+    assert_int_equal(sp_crowd_update(a.c, dt, NULL), SP_OK);
+    assert_int_equal(sp_crowd_update(b.c, dt, NULL), SP_OK);
+    reordered |= same_per_agent(a.c, b.c);
+    same_agents(a.c, b.c);
+  }
+  SpCrowdStats sa, sb;
+  sp_crowd_stats(a.c, &sa);
+  sp_crowd_stats(b.c, &sb);
+  assert_int_equal(sa.plans, sb.plans);
+  assert_int_equal(sa.steps_finished, sb.steps_finished);
+  assert_int_equal(sa.events, sb.events);
+  assert_true(sa.steps_finished > 10 * N);
+  assert_true(reordered); /* the take pass did start steps */
+  citizens_close(&a);
+  citizens_close(&b);
+}
+
+static void test_same_per_agent_one_thread(void **state) {
+  (void)state;
+  run(1);
+}
+
+static void test_same_per_agent_two_threads(void **state) {
+  (void)state;
+  run(2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_same_per_agent_one_thread),
+      cmocka_unit_test(test_same_per_agent_two_threads),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
