@@ -757,7 +757,9 @@ typedef struct SpCrowdStats {
   /* Agents the last update's advance pass visited: those whose timed
    * step or wait ended, who reach a new cell (a walker sleeps between
    * cells), whom a call or a change woke, who chase or think (an agent
-   * waiting on a timer costs a frame nothing). */
+   * waiting on a timer costs a frame nothing); with them, those whose
+   * plan's first step the take pass started (a crowd whose steps bind
+   * nothing), a visit that stands for theirs. */
   uint64_t visited;
   /* Worker threads the last update woke, over its passes and planning
    * rounds (0: it ran on the calling thread alone; the threads sharing a
