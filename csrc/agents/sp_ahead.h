@@ -5,8 +5,8 @@
 #include "sp_agents.h"
 
 /* Agents whose step ends are scattered over the crowd's arrays, so each
- * visit would wait on several cache misses in turn (hot bytes, record,
- * population rows). Requested this many awake agents ahead, the misses
+ * visit would wait on several cache misses in turn (record, population
+ * rows). Requested this many awake agents ahead, the misses
  * of several agents overlap instead. */
 #if !defined(SP_AHEAD_AGENTS)
 #define SP_AHEAD_AGENTS 8

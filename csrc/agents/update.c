@@ -22,9 +22,9 @@
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
 
-/* Workers write the flags, phases and population bytes of their own
- * chunks: chunks must not share a cache line, and flags are read eight
- * at a time from a chunk's start. */
+/* Workers write the agent records, population bytes and awake words of
+ * their own chunks: chunks must not share a cache line (a chunk of 64
+ * agents is whole lines of records, of bytes and of awake words). */
 _Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
 
 /* Agents with work due are far apart in memory: their records are
