@@ -15,6 +15,7 @@
 #include "saspu.h"
 #include "saspu_population.h"
 #include "sp_builtin.h"
+#include "sp_claims.h"
 #include "sp_plan_cache.h"
 #include "paper_facts.h"
 #include "test_alloc.h"
@@ -154,6 +155,66 @@ static void test_thread_pool_spins_then_sleeps(void **state) {
     }
   }
   sp_thread_pool_free(pool);
+}
+
+/* sp__thread_pool_help: the items of a round are claimed from a counter,
+ * each claimed once; a worker runs a round at most once, and never after
+ * the call returned (a thread that wakes late for a round finds it closed
+ * and takes no place in the next). Rounds after a pause find the workers
+ * asleep, and the caller then often does all the work alone. */
+enum { HELP_ROUNDS = 400, HELP_ITEMS = 300 };
+
+typedef struct HelpRound {
+  atomic_int next;     /* the next item to claim */
+  atomic_int claimed;  /* items claimed in all */
+  atomic_int ran[4];   /* times each worker ran the round */
+  atomic_int returned; /* the call returned */
+  atomic_int late;     /* a worker ran after that */
+} HelpRound;
+
+static void help_job(void *arg, int worker) {
+  HelpRound *r = arg;
+  if (atomic_load(&r->returned)) atomic_fetch_add(&r->late, 1);
+  atomic_fetch_add(&r->ran[worker], 1);
+  while (atomic_fetch_add(&r->next, 1) < HELP_ITEMS)
+    atomic_fetch_add(&r->claimed, 1);
+}
+
+static void test_thread_pool_help(void **state) {
+  (void)state;
+  SpThreadPool *pool = NULL;
+  SpError err;
+  assert_int_equal(sp_thread_pool_new(4, plain, &pool, &err), SP_OK);
+  HelpRound *rounds = calloc(HELP_ROUNDS, sizeof *rounds);
+  assert_non_null(rounds);
+  int alone = 0;
+  for (int k = 0; k < HELP_ROUNDS; k++) {
+    HelpRound *r = &rounds[k];
+    int workers = 2 + k % 3;
+    sp__thread_pool_help(pool, workers, help_job, r);
+    atomic_store(&r->returned, 1);
+    assert_int_equal(atomic_load(&r->claimed), HELP_ITEMS);
+    assert_int_equal(atomic_load(&r->ran[0]), 1);
+    int helpers = 0;
+    for (int w = 1; w < 4; w++) {
+      int ran = atomic_load(&r->ran[w]);
+      assert_true(ran == 0 || (ran == 1 && w < workers));
+      helpers += ran;
+    }
+    alone += helpers == 0;
+    if (k % 20 == 19) { /* longer than the spin: the workers sleep */
+      struct timespec pause = {0, 2000000};
+      nanosleep(&pause, NULL);
+    }
+  }
+  /* the last rounds' late threads, if any, are done with them once the
+   * pool is freed: none ran a round after its call returned */
+  sp_thread_pool_free(pool);
+  for (int k = 0; k < HELP_ROUNDS; k++)
+    assert_int_equal(atomic_load(&rounds[k].late), 0);
+  print_message("help: %d of %d rounds ran on the caller alone\n", alone,
+                HELP_ROUNDS);
+  free(rounds);
 }
 
 /* One pool shared by two populations of different domains. */
@@ -355,6 +416,7 @@ int main(void) {
       cmocka_unit_test(test_thread_pool),
       cmocka_unit_test(test_thread_pool_shrink),
       cmocka_unit_test(test_thread_pool_spins_then_sleeps),
+      cmocka_unit_test(test_thread_pool_help),
       cmocka_unit_test(test_shared_pool),
       cmocka_unit_test(test_no_allocation_when_planning),
       cmocka_unit_test(test_cache_grows_with_use),

@@ -573,7 +573,7 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
       sp__claims_init(&c->claims, chunks, 1, chunks);
   }
   if (parallel)
-    sp_thread_pool_run(pool, workers, batch_job, &b);
+    sp__thread_pool_help(pool, workers, batch_job, &b);
   else
     batch_job(&b, 0);
   for (size_t k = 0; k < count; k++) {

@@ -422,18 +422,26 @@ static size_t due_entries(const struct Wheel *wh, int64_t from, int64_t to) {
   return n;
 }
 
-/* Draining one worker's share of the wheels: the ticks, the workers. */
+/* Draining the wheels of ticks [from, to], each wheel by one drainer:
+ * worker k starts with wheel k, then takes the wheels nobody has taken,
+ * so a drainer that starts late (a sleeping thread) finds them drained
+ * and the caller does not wait for it (sp__thread_pool_help). */
 typedef struct DrainJob {
   SpCrowd *c;
   int64_t from, to;
   int workers;
+  atomic_char taken[SP_THREAD_POOL_MAX];
 } DrainJob;
 
 static void drain_job(void *arg, int worker) {
-  const DrainJob *d = arg;
-  for (int k = worker; k < d->c->wheels; k += d->workers) {
+  DrainJob *d = arg;
+  int wheels = d->c->wheels;
+  for (int j = 0; j < wheels; j++) {
+    int k = (worker + j) % wheels;
     struct Wheel *wh = d->c->cw[k].wheel;
-    if (wh == NULL) continue;
+    if (wh == NULL ||
+        atomic_exchange_explicit(&d->taken[k], 1, memory_order_relaxed))
+      continue;
     for (int64_t t = d->from; t <= d->to; t++)
       drain(d->c, wh, t, d->workers > 1);
   }
@@ -446,7 +454,7 @@ static void drain_job(void *arg, int worker) {
 /* Drains the slots of ticks [from, to] of every worker's wheel: with the
  * crowd's pool, one drainer per wheel for a crowd with many due. */
 static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
-  DrainJob d = {c, from, to, 1};
+  DrainJob d = {c, from, to, 1, {0}};
   int wheels = 0;
   size_t n = 0;
   for (int k = 0; k < c->wheels; k++)
@@ -461,7 +469,7 @@ static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
   if (most > wheels) most = wheels;
   if (most > 1 && n / per >= 2) {
     d.workers = n / per >= (size_t)most ? most : (int)(n / per);
-    sp_thread_pool_run(c->pool, d.workers, drain_job, &d);
+    sp__thread_pool_help(c->pool, d.workers, drain_job, &d);
   } else {
     drain_job(&d, 0);
   }

@@ -541,7 +541,7 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
       w->hits = w->misses = 0;
     }
     if (pool != NULL)
-      sp_thread_pool_run(pool, workers, plan_job, &ps);
+      sp__thread_pool_help(pool, workers, plan_job, &ps);
     else
       plan_job(&ps, 0);
     if (budgeted) {

@@ -87,6 +87,16 @@ static inline int sp__claims_next(SpClaims *cl, int k, size_t *first,
   return 0;
 }
 
+/* sp_thread_pool_run for a job whose workers share its work by claims:
+ * worker 0 runs on the calling thread, each of workers 1..workers-1 at
+ * most once, and the call does not wait for a thread that had not
+ * started when worker 0's share was done (all the work was claimed by
+ * then). A sleeping thread may take longer to wake than a pass lasts
+ * (hundreds of microseconds, seen in virtual machines): the caller then
+ * goes on without it (thread_pool.c). */
+void sp__thread_pool_help(SpThreadPool *pool, int workers, SpThreadJob job,
+                          void *arg);
+
 /* Chunks claimed from the front of range 0: with one worker, how far the
  * pass got. */
 static inline size_t sp__claims_front(const SpClaims *cl) {

@@ -13,6 +13,7 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 #include "saspu_threads.h"
+#include "sp_claims.h"
 
 /* Blocks from this size up get pages of their own (arena_limit). */
 #define SP_POOL_MMAP_THRESHOLD (256 * 1024)
@@ -35,9 +36,10 @@ typedef struct PoolThread {
 /* A job is published by bumping `generation` (job, arg and active are
  * written before it, under the mutex); a thread that sees a new
  * generation, spinning or woken, runs the job if its index is below
- * `active`, then counts itself out of `pending`. The other fields below
- * the mutex are read and written under it; `sleeping` counts the threads
- * waiting on `wake`, so a job all of whose threads spin needs no wake. */
+ * `active` and it takes one of the job's places, then counts itself out
+ * of `pending`. The other fields below the mutex are read and written
+ * under it; `sleeping` counts the threads waiting on `wake`, so a job all
+ * of whose threads spin needs no wake. */
 struct SpThreadPool {
   SpAllocator alloc;
   size_t bytes;
@@ -50,6 +52,10 @@ struct SpThreadPool {
   _Atomic unsigned long generation;
   int active;
   _Atomic int pending;
+  /* the job's places not yet taken by a thread: its generation's low 32
+   * bits above the count, so a thread late for one job takes no place of
+   * the next (sp__thread_pool_help closes them when its share is done) */
+  _Atomic uint64_t places;
   int quit;
   int keep; /* threads with an index at or above it leave (shrinking) */
   int sleeping;
@@ -135,6 +141,19 @@ static void arena_limit(void) {
 }
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
 
+/* A place in the job of generation `gen`, taken by a thread: 0 when the
+ * caller closed them (or a newer job was published). */
+static int take_place(SpThreadPool *pool, unsigned long gen) {
+  uint64_t p = atomic_load_explicit(&pool->places, memory_order_relaxed);
+  for (;;) {
+    if (p >> 32 != (uint32_t)gen || (p & 0xFFFFFFFFu) == 0) return 0;
+    if (atomic_compare_exchange_weak_explicit(&pool->places, &p, p - 1,
+                                              memory_order_acq_rel,
+                                              memory_order_relaxed))
+      return 1;
+  }
+}
+
 static void *pool_thread_main(void *p) {
   PoolThread *self = p;
   SpThreadPool *pool = self->pool;
@@ -160,8 +179,12 @@ static void *pool_thread_main(void *p) {
     SpThreadJob job = pool->job;
     void *arg = pool->arg;
     pthread_mutex_unlock(&pool->mutex);
+    spun = 0; /* awake now: it looks for the next job before sleeping */
+    if (!take_place(pool, seen)) { /* too late: the caller did its share */
+      pthread_mutex_lock(&pool->mutex);
+      continue;
+    }
     job(arg, self->index);
-    spun = 0;
     if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) ==
         1) {
       pthread_mutex_lock(&pool->mutex);
@@ -266,8 +289,12 @@ void sp_thread_pool_shrink(SpThreadPool *pool, int size) {
   pool->size = size;
 }
 
-void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
-                        void *arg) {
+/* Publishes a job for workers 1..workers-1 and runs worker 0's share on
+ * the calling thread; with `helpers`, the places no thread has taken by
+ * then are closed, so the call waits only for the threads that started.
+ * Returns when they are done. */
+static void run_job(SpThreadPool *pool, int workers, SpThreadJob job, void *arg,
+                    int helpers) {
   if (workers > pool->size) workers = pool->size;
   if (workers <= 1) {
     job(arg, 0);
@@ -278,10 +305,20 @@ void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
   pool->arg = arg;
   pool->active = workers;
   atomic_store(&pool->pending, workers - 1);
-  atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
+  unsigned long gen =
+      atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release) + 1;
+  atomic_store_explicit(&pool->places,
+                        (uint64_t)(uint32_t)gen << 32 | (uint32_t)(workers - 1),
+                        memory_order_release);
   if (pool->sleeping > 0) pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
   job(arg, 0);
+  if (helpers) {
+    uint64_t open = atomic_exchange_explicit(
+        &pool->places, (uint64_t)(uint32_t)gen << 32, memory_order_acq_rel);
+    int unstarted = (int)(open & 0xFFFFFFFFu);
+    if (unstarted > 0) atomic_fetch_sub(&pool->pending, unstarted);
+  }
   if (spin_for(workers_done, pool, 0)) return;
   pthread_mutex_lock(&pool->mutex);
   pool->caller_waits = 1;
@@ -289,4 +326,14 @@ void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
     pthread_cond_wait(&pool->done, &pool->mutex);
   pool->caller_waits = 0;
   pthread_mutex_unlock(&pool->mutex);
+}
+
+void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
+                        void *arg) {
+  run_job(pool, workers, job, arg, 0);
+}
+
+void sp__thread_pool_help(SpThreadPool *pool, int workers, SpThreadJob job,
+                          void *arg) {
+  run_job(pool, workers, job, arg, 1);
 }
