@@ -293,6 +293,7 @@ typedef struct CrowdWorker {
 
 typedef struct ChunkRec { /* a line of its own: workers write theirs */
   _Alignas(SP_LINE) uint32_t worker, start, count;
+  uint32_t dest;     /* where a merge puts its events in the frame's buffer */
   uint32_t flagged;  /* agents flagged for the next serial pass */
   uint32_t moved;    /* an agent changed cell since the index was built */
   uint32_t traced;   /* the same, since a recorder last read the chunk */

@@ -436,24 +436,67 @@ static int reserve_events(SpCrowd *c, size_t want) {
   return 1;
 }
 
-/* Merges the events of the pass just run in chunk order (serial); the
+/* Events from which a merge copies on the workers, not the calling
+ * thread alone: a copy costs about a nanosecond an event, a job's wake
+ * and join a few microseconds. */
+#define MERGE_PARALLEL_MIN 8192
+
+/* Copies the events of the chunks a worker claims to their places in the
+ * frame's buffer (ChunkRec.dest); the claims start each worker on the
+ * range it ran in the pass, whose events its cache holds. */
+static void merge_job(void *arg, int worker) {
+  SpCrowd *c = arg;
+  size_t t = 0, end = 0;
+  for (;; t++) {
+    if (t == end && !sp__claims_next(&c->claims, worker, &t, &end)) break;
+    const ChunkRec *r = &c->chunks[t];
+    if (r->count > 0)
+      memcpy(c->ev + r->dest, c->cw[r->worker].ev + r->start,
+             r->count * sizeof *c->ev);
+  }
+}
+
+/* Merges the events of the pass just run into the frame's buffer in
+ * chunk order, on `workers` workers of `pool` when they are many; the
  * workers counted them by kind as they wrote them, the calling thread
- * only adds their counts, less the events a lack of memory lost. */
-static void pass_merge(SpCrowd *c) {
+ * only adds their counts. When the buffer cannot grow to hold them all,
+ * the chunks go in one by one and those that do not fit are lost (and
+ * their events uncounted). */
+static void pass_merge(SpCrowd *c, SpThreadPool *pool, int workers) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  size_t total = c->ev_count;
   for (size_t t = 0; t < chunks; t++) {
-    ChunkRec *r = &c->chunks[t];
-    if (r->count == 0) continue;
-    const SpAgentEvent *e = c->cw[r->worker].ev + r->start;
-    if (reserve_events(c, c->ev_count + r->count)) {
-      memcpy(c->ev + c->ev_count, e, r->count * sizeof *e);
-      c->ev_count += r->count;
-      continue;
+    c->chunks[t].dest = (uint32_t)total;
+    total += c->chunks[t].count;
+  }
+  if (total == c->ev_count) {
+    /* nothing to copy */
+  } else if (total <= UINT32_MAX && reserve_events(c, total)) {
+    size_t chunk_run = sp__claims_run(chunks, workers);
+    if (pool != NULL && workers > 1 &&
+        total - c->ev_count >= MERGE_PARALLEL_MIN) {
+      sp__claims_init(&c->claims, chunks, workers, chunk_run);
+      sp__thread_pool_help(pool, workers, merge_job, c);
+    } else {
+      sp__claims_init(&c->claims, chunks, 1, chunks);
+      merge_job(c, 0);
     }
-    atomic_fetch_add(&c->lost, r->count);
-    uint64_t lost[SP_KINDS] = {0};
-    tally(lost, e, r->count);
-    add_kinds(c, lost, -1);
+    c->ev_count = total;
+  } else {
+    for (size_t t = 0; t < chunks; t++) {
+      ChunkRec *r = &c->chunks[t];
+      if (r->count == 0) continue;
+      const SpAgentEvent *e = c->cw[r->worker].ev + r->start;
+      if (reserve_events(c, c->ev_count + r->count)) {
+        memcpy(c->ev + c->ev_count, e, r->count * sizeof *e);
+        c->ev_count += r->count;
+        continue;
+      }
+      atomic_fetch_add(&c->lost, r->count);
+      uint64_t lost[SP_KINDS] = {0};
+      tally(lost, e, r->count);
+      add_kinds(c, lost, -1);
+    }
   }
   for (int k = 0; k < c->workers; k++) {
     CrowdWorker *w = &c->cw[k];
@@ -579,7 +622,8 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
   for (size_t k = 0; k < count; k++) {
     SpCrowd *c = crowds[k];
     if (!c->in_pass) continue;
-    if (parallel) pass_merge(c);
+    if (parallel)
+      pass_merge(c, pool, workers < c->workers ? workers : c->workers);
     count_serial(c);
     c->serial_pass = 0;
     count_marked(c);
