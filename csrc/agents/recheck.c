@@ -21,8 +21,7 @@ int sp__goal_lapsed(const SpCrowd *c, int g, const SpValue *state) {
   uint16_t group = c->recheck[c->goals[g].index];
   if (group == 0) return 0;
   for (int k = 0; k < c->goal_count; k++)
-    if (c->recheck[c->goals[k].index] == group &&
-        sp_goal_holds(c->goals[k].when, state, c->m))
+    if (c->recheck[c->goals[k].index] == group && sp_goal_when(c, k, state))
       return 0;
   return 1;
 }

@@ -230,11 +230,19 @@ static inline int sp_detail_none(FailDetail d) {
 }
 
 typedef struct Goal {
-  SpValue *cond; /* m values, SP_ANY */
-  SpValue *when; /* m values, SP_ANY everywhere when always */
+  SpValue *cond;   /* m values, SP_ANY */
+  SpValue *when;   /* m values, SP_ANY everywhere when always */
+  int when_always; /* 1: every value of `when` is SP_ANY (none tested) */
   int priority;
   int index; /* order of sp_crowd_add_goal */
 } Goal;
+
+/* Sets when_always from the m values of g's `when` (once they are
+ * written: an added or loaded goal). */
+static inline void sp_goal_note_when(Goal *g, int m) {
+  g->when_always = 1;
+  for (int v = 0; v < m; v++) g->when_always &= g->when[v] == SP_ANY;
+}
 
 /* An event buffer's recent use: the most events of the frames since it
  * was last full enough, and how many frames in a row used under a

@@ -31,6 +31,13 @@ static inline int sp_goal_holds(const SpValue *cond, const SpValue *state,
   return 1;
 }
 
+/* 1 when sorted goal g's `when` holds in state (at once for a goal that
+ * applies always, as most do: a step end tests every goal's). */
+static inline int sp_goal_when(const SpCrowd *c, int g, const SpValue *state) {
+  return c->goals[g].when_always ||
+         sp_goal_holds(c->goals[g].when, state, c->m);
+}
+
 /* sp_goal_met for a goal with several choices: one of them holds. */
 int sp__goal_met_choices(const SpCrowd *c, int g, const SpValue *state);
 

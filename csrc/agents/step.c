@@ -73,8 +73,7 @@ void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
  * (sp__goal_for_planning). Every end-of-plan check uses the condition the
  * same way (sp_goal_met: any of its choices). */
 static int goal_applies(const SpCrowd *c, int g, const SpValue *state) {
-  return sp_goal_holds(c->goals[g].when, state, c->m) &&
-         !sp_goal_met(c, g, state);
+  return sp_goal_when(c, g, state) && !sp_goal_met(c, g, state);
 }
 
 /* Refusals (no plan) since the agent last chose: goals 0..15 in its
@@ -299,7 +298,7 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
   const uint8_t *own = sp__agent_goal_order(c, i, order, prio); /* its own */
   for (int k = 0; k < c->goal_count; k++) {
     int g = own != NULL ? own[k] : k;
-    if (!sp_goal_holds(c->goals[g].when, state, c->m)) continue;
+    if (!sp_goal_when(c, g, state)) continue;
     any_when = 1;
     if (sp_goal_met(c, g, state)) {
       any_sat = 1;
