@@ -73,10 +73,8 @@ static inline void step_event_fill(const SpCrowd *c, SpAgentEvent *e,
   e->detail = detail;
 }
 
-/* Counts an event just written, in its writer's counters (a worker's, or
- * the calling thread's): the update adds them up after each pass. */
-static inline void step_count(Sink s, SpEventKind kind) {
-  uint64_t *k = s.worker >= 0 ? s.c->cw[s.worker].kinds : s.c->kinds;
+/* Counts an event of `kind` in counters k (SP_KINDS of them). */
+static inline void sp_count_kind(uint64_t *k, SpEventKind kind) {
   switch (kind) {
   case SP_EV_PLANNED: k[K_PLANS]++; break;
   case SP_EV_REPLANNED: k[K_PLANS]++, k[K_REPLANS]++; break;
@@ -85,6 +83,12 @@ static inline void step_count(Sink s, SpEventKind kind) {
   default: break;
   }
   k[K_EVENTS]++;
+}
+
+/* Counts an event just written, in its writer's counters (a worker's, or
+ * the calling thread's): the update adds them up after each pass. */
+static inline void step_count(Sink s, SpEventKind kind) {
+  sp_count_kind(s.worker >= 0 ? s.c->cw[s.worker].kinds : s.c->kinds, kind);
 }
 
 /* sp__agent_emit for the events every plan's end and start says (goal

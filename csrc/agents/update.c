@@ -1,4 +1,4 @@
-/* update.c: one frame of a crowd: goal choice, planning rounds, the parallel advance pass, the serial binding pass, and event merging. */
+/* update.c: one frame of a crowd: goal choice, planning rounds, the parallel advance pass and the serial binding pass (their events merged by merge.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 #include "sp_walk.h"
 #include "sp_error.h"
 #include "sp_population.h"
+#include "sp_merge.h"
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
 
@@ -344,36 +345,6 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   return flagged;
 }
 
-static void tally(uint64_t *kinds, const SpAgentEvent *e, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    switch (e[k].kind) {
-    case SP_EV_PLANNED: kinds[K_PLANS]++; break;
-    case SP_EV_REPLANNED: kinds[K_PLANS]++, kinds[K_REPLANS]++; break;
-    case SP_EV_NO_PLAN: kinds[K_NO_PLANS]++; break;
-    case SP_EV_STEP_FINISHED: kinds[K_STEPS]++; break;
-    default: break;
-    }
-  }
-  kinds[K_EVENTS] += n;
-}
-
-/* Adds a tally to the crowd's counters (subtracts with `sign` -1). */
-static void add_kinds(SpCrowd *c, const uint64_t *kinds, int sign) {
-  uint64_t s = sign < 0 ? UINT64_MAX : 1; /* unsigned wrap: x * -1 */
-  c->plans += s * kinds[K_PLANS];
-  c->replans += s * kinds[K_REPLANS];
-  c->no_plans += s * kinds[K_NO_PLANS];
-  c->steps_finished += s * kinds[K_STEPS];
-  c->events += s * kinds[K_EVENTS];
-}
-
-/* Adds the events the calling thread wrote (counted as written) to the
- * crowd's counters. */
-static void count_serial(SpCrowd *c) {
-  add_kinds(c, c->kinds, 1);
-  memset(c->kinds, 0, sizeof c->kinds);
-}
-
 /* Whether the take pass starts a plan's first step as it takes the plan
  * (set after the choose pass). The advance pass would start it later in
  * the frame from the same state, as nothing it runs first can change
@@ -420,90 +391,6 @@ static void pass_job(void *arg, int worker) {
     r->count = (uint32_t)(w->ev_count - r->start);
     if (c->pass == PASS_ADVANCE)
       r->hint_count = (uint32_t)(w->hint_count - r->hint_start);
-  }
-}
-
-/* Makes room for `want` events in the frame buffer (serial). */
-static int reserve_events(SpCrowd *c, size_t want) {
-  if (want <= c->ev_cap) return 1;
-  size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
-  while (nc < want) nc *= 2;
-  void *p = sp__mem_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
-                            nc * sizeof *c->ev);
-  if (p == NULL) return 0;
-  c->ev = p;
-  c->ev_cap = nc;
-  return 1;
-}
-
-/* Events from which a merge copies on the workers, not the calling
- * thread alone: a copy costs about a nanosecond an event, a job's wake
- * and join a few microseconds. */
-#define MERGE_PARALLEL_MIN 8192
-
-/* Copies the events of the chunks a worker claims to their places in the
- * frame's buffer (ChunkRec.dest); the claims start each worker on the
- * range it ran in the pass, whose events its cache holds. */
-static void merge_job(void *arg, int worker) {
-  SpCrowd *c = arg;
-  size_t t = 0, end = 0;
-  for (;; t++) {
-    if (t == end && !sp__claims_next(&c->claims, worker, &t, &end)) break;
-    const ChunkRec *r = &c->chunks[t];
-    if (r->count > 0)
-      memcpy(c->ev + r->dest, c->cw[r->worker].ev + r->start,
-             r->count * sizeof *c->ev);
-  }
-}
-
-/* Merges the events of the pass just run into the frame's buffer in
- * chunk order, on `workers` workers of `pool` when they are many; the
- * workers counted them by kind as they wrote them, the calling thread
- * only adds their counts. When the buffer cannot grow to hold them all,
- * the chunks go in one by one and those that do not fit are lost (and
- * their events uncounted). */
-static void pass_merge(SpCrowd *c, SpThreadPool *pool, int workers) {
-  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
-  size_t total = c->ev_count;
-  for (size_t t = 0; t < chunks; t++) {
-    c->chunks[t].dest = (uint32_t)total;
-    total += c->chunks[t].count;
-  }
-  if (total == c->ev_count) {
-    /* nothing to copy */
-  } else if (total <= UINT32_MAX && reserve_events(c, total)) {
-    size_t chunk_run = sp__claims_run(chunks, workers);
-    if (pool != NULL && workers > 1 &&
-        total - c->ev_count >= MERGE_PARALLEL_MIN) {
-      sp__claims_init(&c->claims, chunks, workers, chunk_run);
-      sp__thread_pool_help(pool, workers, merge_job, c);
-    } else {
-      sp__claims_init(&c->claims, chunks, 1, chunks);
-      merge_job(c, 0);
-    }
-    c->ev_count = total;
-  } else {
-    for (size_t t = 0; t < chunks; t++) {
-      ChunkRec *r = &c->chunks[t];
-      if (r->count == 0) continue;
-      const SpAgentEvent *e = c->cw[r->worker].ev + r->start;
-      if (reserve_events(c, c->ev_count + r->count)) {
-        memcpy(c->ev + c->ev_count, e, r->count * sizeof *e);
-        c->ev_count += r->count;
-        continue;
-      }
-      atomic_fetch_add(&c->lost, r->count);
-      uint64_t lost[SP_KINDS] = {0};
-      tally(lost, e, r->count);
-      add_kinds(c, lost, -1);
-    }
-  }
-  for (int k = 0; k < c->workers; k++) {
-    CrowdWorker *w = &c->cw[k];
-    if (w->ev_count > w->ev_peak) w->ev_peak = w->ev_count;
-    w->ev_count = 0;
-    add_kinds(c, w->kinds, 1);
-    memset(w->kinds, 0, sizeof w->kinds);
   }
 }
 
@@ -623,8 +510,8 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     SpCrowd *c = crowds[k];
     if (!c->in_pass) continue;
     if (parallel)
-      pass_merge(c, pool, workers < c->workers ? workers : c->workers);
-    count_serial(c);
+      sp__merge_pass(c, pool, workers < c->workers ? workers : c->workers);
+    sp__count_serial(c);
     c->serial_pass = 0;
     count_marked(c);
     sp__wheel_flush(c);   /* the timers its workers started */
@@ -679,7 +566,7 @@ static void frame_begin(SpCrowd *c, float dt) {
   if (c->reannounce) { /* a load: the game hears of its moves again */
     c->reannounce = 0;
     sp__agent_announce_all(c);
-    count_serial(c);
+    sp__count_serial(c);
   }
   sp__wheel_wake_later(c); /* left by an update that stopped early */
   sp__wheel_frame(c);      /* wakes the agents whose wait ends */
@@ -767,7 +654,7 @@ static size_t bind_pass(SpCrowd *c) {
     t = t2, nd = nn, cur ^= 1;
   }
   sp__wheel_flush(c);
-  count_serial(c);
+  sp__count_serial(c);
   c->ms_binding = now_ms() - tb;
   return taken;
 }

@@ -1,0 +1,104 @@
+/* merge.c: a parallel pass's events merged into the frame's buffer in chunk order, and the crowd's event counters. */
+#include <string.h>
+
+#include "sp_agents.h"
+#include "sp_merge.h"
+#include "sp_step.h"
+
+/* Counts events by kind (those a lack of memory lost). */
+static void tally(uint64_t *kinds, const SpAgentEvent *e, size_t n) {
+  for (size_t k = 0; k < n; k++) sp_count_kind(kinds, (SpEventKind)e[k].kind);
+}
+
+/* Adds a tally to the crowd's counters (subtracts with `sign` -1). */
+static void add_kinds(SpCrowd *c, const uint64_t *kinds, int sign) {
+  uint64_t s = sign < 0 ? UINT64_MAX : 1; /* unsigned wrap: x * -1 */
+  c->plans += s * kinds[K_PLANS];
+  c->replans += s * kinds[K_REPLANS];
+  c->no_plans += s * kinds[K_NO_PLANS];
+  c->steps_finished += s * kinds[K_STEPS];
+  c->events += s * kinds[K_EVENTS];
+}
+
+void sp__count_serial(SpCrowd *c) {
+  add_kinds(c, c->kinds, 1);
+  memset(c->kinds, 0, sizeof c->kinds);
+}
+
+/* Makes room for `want` events in the frame buffer (serial). */
+static int reserve_events(SpCrowd *c, size_t want) {
+  if (want <= c->ev_cap) return 1;
+  size_t nc = c->ev_cap < 256 ? 256 : c->ev_cap;
+  while (nc < want) nc *= 2;
+  void *p = sp__mem_realloc(c->alloc, c->ev, c->ev_cap * sizeof *c->ev,
+                            nc * sizeof *c->ev);
+  if (p == NULL) return 0;
+  c->ev = p;
+  c->ev_cap = nc;
+  return 1;
+}
+
+/* Events from which a merge copies on the workers, not the calling
+ * thread alone: a copy costs about a nanosecond an event, a job's wake
+ * and join a few microseconds. */
+#define MERGE_PARALLEL_MIN 8192
+
+/* Copies the events of the chunks a worker claims to their places in the
+ * frame's buffer (ChunkRec.dest); the claims start each worker on the
+ * range it ran in the pass, whose events its cache holds. */
+static void merge_job(void *arg, int worker) {
+  SpCrowd *c = arg;
+  size_t t = 0, end = 0;
+  for (;; t++) {
+    if (t == end && !sp__claims_next(&c->claims, worker, &t, &end)) break;
+    const ChunkRec *r = &c->chunks[t];
+    if (r->count > 0)
+      memcpy(c->ev + r->dest, c->cw[r->worker].ev + r->start,
+             r->count * sizeof *c->ev);
+  }
+}
+
+void sp__merge_pass(SpCrowd *c, SpThreadPool *pool, int workers) {
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  size_t total = c->ev_count;
+  for (size_t t = 0; t < chunks; t++) {
+    c->chunks[t].dest = (uint32_t)total;
+    total += c->chunks[t].count;
+  }
+  if (total == c->ev_count) {
+    /* nothing to copy */
+  } else if (total <= UINT32_MAX && reserve_events(c, total)) {
+    size_t chunk_run = sp__claims_run(chunks, workers);
+    if (pool != NULL && workers > 1 &&
+        total - c->ev_count >= MERGE_PARALLEL_MIN) {
+      sp__claims_init(&c->claims, chunks, workers, chunk_run);
+      sp__thread_pool_help(pool, workers, merge_job, c);
+    } else {
+      sp__claims_init(&c->claims, chunks, 1, chunks);
+      merge_job(c, 0);
+    }
+    c->ev_count = total;
+  } else {
+    for (size_t t = 0; t < chunks; t++) {
+      ChunkRec *r = &c->chunks[t];
+      if (r->count == 0) continue;
+      const SpAgentEvent *e = c->cw[r->worker].ev + r->start;
+      if (reserve_events(c, c->ev_count + r->count)) {
+        memcpy(c->ev + c->ev_count, e, r->count * sizeof *e);
+        c->ev_count += r->count;
+        continue;
+      }
+      atomic_fetch_add(&c->lost, r->count);
+      uint64_t lost[SP_KINDS] = {0};
+      tally(lost, e, r->count);
+      add_kinds(c, lost, -1);
+    }
+  }
+  for (int k = 0; k < c->workers; k++) {
+    CrowdWorker *w = &c->cw[k];
+    if (w->ev_count > w->ev_peak) w->ev_peak = w->ev_count;
+    w->ev_count = 0;
+    add_kinds(c, w->kinds, 1);
+    memset(w->kinds, 0, sizeof w->kinds);
+  }
+}
