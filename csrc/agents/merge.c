@@ -65,20 +65,18 @@ void sp__merge_pass(SpCrowd *c, SpThreadPool *pool, int workers) {
     c->chunks[t].dest = (uint32_t)total;
     total += c->chunks[t].count;
   }
-  if (total == c->ev_count) {
-    /* nothing to copy */
-  } else if (total <= UINT32_MAX && reserve_events(c, total)) {
-    size_t chunk_run = sp__claims_run(chunks, workers);
-    if (pool != NULL && workers > 1 &&
-        total - c->ev_count >= MERGE_PARALLEL_MIN) {
-      sp__claims_init(&c->claims, chunks, workers, chunk_run);
+  size_t n = total - c->ev_count;
+  if (n > 0 && total <= UINT32_MAX && reserve_events(c, total)) {
+    if (pool != NULL && workers > 1 && n >= MERGE_PARALLEL_MIN) {
+      sp__claims_init(&c->claims, chunks, workers,
+                      sp__claims_run(chunks, workers));
       sp__thread_pool_help(pool, workers, merge_job, c);
-    } else {
+    } else { /* in order, on the calling thread */
       sp__claims_init(&c->claims, chunks, 1, chunks);
       merge_job(c, 0);
     }
     c->ev_count = total;
-  } else {
+  } else if (n > 0) { /* one chunk at a time, as far as memory goes */
     for (size_t t = 0; t < chunks; t++) {
       ChunkRec *r = &c->chunks[t];
       if (r->count == 0) continue;
