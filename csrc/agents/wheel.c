@@ -314,10 +314,25 @@ static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
  * time are requested this many entries before they are read. */
 #define DRAIN_AHEAD 32
 
-static inline void request_due(const SpCrowd *c, uint32_t j) {
-  if (j >= c->n) return;
-  sp_prefetch(&c->agents[j].time); /* its phase shares the line */
+/* The agent whose due time entry k of block b's chain holds (k may run
+ * into the next block: DRAIN_AHEAD < BLOCK_ENTRIES), UINT32_MAX past the
+ * chain's end. */
+static uint32_t entry_at(const struct Wheel *wh, uint32_t b, uint32_t k) {
+  const WheelBlock *bl = &wh->block[b];
+  if (k < bl->n) return bl->e[k];
+  if (bl->next != NO_BLOCK && k - bl->n < wh->block[bl->next].n)
+    return wh->block[bl->next].e[k - bl->n];
+  return UINT32_MAX;
 }
+
+/* Requests agent j's phase and due time (they share a line). In the
+ * drain's own body: GCC takes a function that only prefetches for a pure
+ * one and drops its calls. */
+#define REQUEST_DUE(c, j)                                                      \
+  do {                                                                         \
+    uint32_t j_ = (j);                                                         \
+    if (j_ < (c)->n) sp_prefetch(&(c)->agents[j_].time);                       \
+  } while (0)
 
 void sp__wheel_flush(SpCrowd *c) {
   for (int k = 0; k < c->wheels; k++)
@@ -328,19 +343,6 @@ void sp__wheel_flush(SpCrowd *c) {
 /* 1 when agent i's time slot holds a due tick the wheel keeps. */
 static int has_due(const SpCrowd *c, size_t i) {
   return sp_wheel_timed(c, c->agents[i].phase) || sp_walk_timed(c, i);
-}
-
-/* Requests the phase and due time of entry k of block b's chain (k may
- * run into the next block: DRAIN_AHEAD < BLOCK_ENTRIES). */
-static void request_entry(const SpCrowd *c, const struct Wheel *wh, uint32_t b,
-                          uint32_t k) {
-  const WheelBlock *bl = &wh->block[b];
-  if (k < bl->n) {
-    request_due(c, bl->e[k]);
-    return;
-  }
-  if (bl->next != NO_BLOCK && k - bl->n < wh->block[bl->next].n)
-    request_due(c, wh->block[bl->next].e[k - bl->n]);
 }
 
 /* Agent j awake; `shared`: wheels drain on several threads at once, and
@@ -362,11 +364,11 @@ static void drain(SpCrowd *c, struct Wheel *wh, int64_t t, int shared) {
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
   for (uint32_t k = 0; b != NO_BLOCK && k < DRAIN_AHEAD; k++)
-    request_entry(c, wh, b, k);
+    REQUEST_DUE(c, entry_at(wh, b, k));
   while (b != NO_BLOCK) {
     /* by index: keeping an entry may grow (move) the pool */
     for (uint32_t k = 0; k < wh->block[b].n; k++) {
-      request_entry(c, wh, b, k + DRAIN_AHEAD);
+      REQUEST_DUE(c, entry_at(wh, b, k + DRAIN_AHEAD));
       uint32_t j = wh->block[b].e[k];
       if (j >= c->n || !has_due(c, j)) continue;
       if (sp_due_passed(c, j)) {
