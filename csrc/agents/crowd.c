@@ -383,7 +383,7 @@ SpStatus sp_crowd_spawn(SpCrowd *c, const SpValue *state, int x, int y,
   c->agents[i].phase = SP_PHASE_THINKING;
   c->agents[i].flags = F_NEED_GOAL;
   sp_agent_mark_choosing(c, i);
-  memcpy(sp_population_state_write(c->pop, i), state, (size_t)c->m);
+  memcpy(sp_population_state_at(c->pop, i), state, (size_t)c->m);
   sp_facts_sync(c, i); /* a tied variable holds the world's fact */
   sp_index_note(c, i);
   if (agent != NULL) *agent = i;
@@ -426,7 +426,7 @@ SpStatus sp_crowd_set_var_many(SpCrowd *c, const size_t *agents, size_t count,
     /* a script's list is in no order: request the agent a few ahead, so
      * its rows come in while this one is judged */
     if (k + SET_AHEAD < count) sp_agent_request(c, agents[k + SET_AHEAD]);
-    SpValue *s = sp_population_state_write(c->pop, agents[k]);
+    SpValue *s = sp_population_state_at(c->pop, agents[k]);
     if (s[var] == value) continue;
     s[var] = (SpValue)value;
     sp__agent_changed(c, agents[k]);
@@ -446,7 +446,7 @@ SpStatus sp_crowd_set_state(SpCrowd *c, size_t agent, const SpValue *state,
   for (int k = 0; k < c->tie_count; k++)
     want[c->ties[k].var] = c->ties[k].value;
   sp_facts_sync(c, agent);
-  SpValue *s = sp_population_state_write(c->pop, agent);
+  SpValue *s = sp_population_state_at(c->pop, agent);
   if (memcmp(s, want, (size_t)c->m) == 0) return SP_OK;
   memcpy(s, want, (size_t)c->m);
   sp__agent_changed(c, agent);
@@ -542,7 +542,7 @@ const SpValue *sp_crowd_state(const SpCrowd *c, size_t agent) {
   /* the tied bytes of an agent the update did not look at yet are
    * brought up to date: the state's value is the same, only its copy */
   if (agent < c->n) sp_facts_sync((SpCrowd *)c, agent);
-  return sp_population_state(c->pop, agent);
+  return sp_population_state_at(c->pop, agent);
 }
 
 SpStatus sp_crowd_plan(const SpCrowd *c, size_t agent, uint16_t *plan,
@@ -631,7 +631,7 @@ SpStatus sp_crowd_last_blocker(SpCrowd *c, size_t agent, void *scratch,
   /* judged from the state now: plan again for the planner's reason
    * (out->kind SP_BLOCK_NONE when it has a plan now) */
   *goal = index;
-  sp__goal_blocker(c, 0, g, sp_population_state(c->pop, agent), scratch, out,
+  sp__goal_blocker(c, 0, g, sp_population_state_at(c->pop, agent), scratch, out,
                    NULL);
   return SP_OK;
 }

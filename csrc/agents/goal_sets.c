@@ -81,7 +81,7 @@ int sp__goal_reads_var(const SpCrowd *c, int g, int var) {
 /* Planning the winner once more in the population costs one plan (its
  * cache may hold it); the choice itself costs one plan per choice. */
 void sp__goal_for_planning(SpCrowd *c, int wk, size_t i, int g) {
-  SpValue *out = sp_population_goal_write(c->pop, i);
+  SpValue *out = sp_population_goal_at(c->pop, i);
   const SpValue *ch;
   int n = choices_of(c, g, &ch), which = -1, len = 0;
   if (n == 0) {
@@ -89,8 +89,8 @@ void sp__goal_for_planning(SpCrowd *c, int wk, size_t i, int g) {
     return;
   }
   CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
-  sp_plan_any(c->domain, w->ws, sp_population_state(c->pop, i), ch, n, w->plan,
-              &len, &which, NULL);
+  sp_plan_any(c->domain, w->ws, sp_population_state_at(c->pop, i), ch, n,
+              w->plan, &len, &which, NULL);
   memcpy(out, ch + (size_t)(which < 0 ? 0 : which) * (size_t)c->m,
          (size_t)c->m);
 }

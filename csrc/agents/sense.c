@@ -97,7 +97,7 @@ static void read_sensor(SpCrowd *c, const SpSensor *s, SpChanged changed) {
                                                  self == 0 ? i : SP_NO_AGENT)
                              : place_near(c->world, s->kind, x, y, s->r);
     SpValue v = (SpValue)(hit ? s->on : s->off);
-    SpValue *state = sp_population_state_write(c->pop, i);
+    SpValue *state = sp_population_state_at(c->pop, i);
     if (state[s->var] == v) continue;
     sp_facts_sync(c, i);
     state[s->var] = v;

@@ -12,6 +12,7 @@
 #include "saspu_agents.h"
 #include "sp_alloc.h"
 #include "sp_claims.h"
+#include "sp_population.h"
 
 /* ------------------------------------------------------------------ */
 /* World                                                              */
@@ -488,7 +489,7 @@ sp_agent_prefetch(const SpCrowd *c, size_t j) {
  * sp_crowd_set_var_many over a script's list). */
 static inline void sp_agent_request(const SpCrowd *c, size_t j) {
   sp_agent_prefetch(c, j);
-  sp_population_prefetch(c->pop, j);
+  sp_population_request_at(c->pop, j);
 }
 
 /* Agent i was just flagged F_NEED_GOAL or F_PLANNING: the next choose

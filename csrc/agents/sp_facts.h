@@ -8,7 +8,7 @@
  * tied bytes are brought up to date when it is next looked at). */
 static inline void sp_facts_sync(SpCrowd *c, size_t i) {
   if (c->tie_count == 0) return;
-  SpValue *s = sp_population_state_write(c->pop, i);
+  SpValue *s = sp_population_state_at(c->pop, i);
   for (int k = 0; k < c->tie_count; k++) s[c->ties[k].var] = c->ties[k].value;
 }
 

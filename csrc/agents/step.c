@@ -291,7 +291,7 @@ void sp__step_after_failure(SpCrowd *c, Sink s, size_t i) {
 static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
                           int refused_any) {
   Agent *a = &c->agents[i];
-  SpValue *state = sp_population_state_write(c->pop, i);
+  SpValue *state = sp_population_state_at(c->pop, i);
   int any_when = 0, any_sat = 0;
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
@@ -356,7 +356,7 @@ static int choose_selected(SpCrowd *c, Sink s, size_t i) {
     sp__agent_emit(s, i, SP_EV_IDLE, SP_REASON_NO_GOAL, -1, -1, 0);
     return 0;
   }
-  const SpValue *state = sp_population_state(c->pop, i);
+  const SpValue *state = sp_population_state_at(c->pop, i);
   if (sp_goal_met(c, a->goal, state)) {
     if (again) return ask_caller(c, s, i); /* the change reached it */
     a->goal = a->pursued = GOAL_NONE;
@@ -401,11 +401,9 @@ int sp__agent_choose(SpCrowd *c, Sink s, size_t i) {
 
 int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   Agent *a = &c->agents[i];
-  SpFailureCode code = SP_FAIL_NONE;
   c->agents[i].flags &= (uint8_t)~F_PLANNING;
-  SpNpcStatus st = sp_population_status_of(c->pop, i, &code, NULL);
   int g = a->goal;
-  if (st == SP_NPC_PLANNED) {
+  if (sp_population_planned_at(c->pop, i)) {
     if (a->reason == SP_REASON_NO_PLAN &&
         a->fail_action == -2 - c->goals[g].index) {
       a->reason = SP_REASON_NONE; /* the goal that had no plan has one */
@@ -432,11 +430,13 @@ int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i) {
   }
   /* the population keeps only the code: plan once more for the record
    * (every choice of a goal of sets) */
+  SpFailureCode code = SP_FAIL_NONE;
+  (void)sp_population_status_of(c->pop, i, &code, NULL);
   CrowdWorker *w = &c->cw[s.worker < 0 ? 0 : s.worker];
   SpFailure f = {code, -1, -1, -1, -1, 0};
   SpBlocker b;
   FailDetail d;
-  if (sp__goal_blocker(c, s.worker, g, sp_population_state(c->pop, i),
+  if (sp__goal_blocker(c, s.worker, g, sp_population_state_at(c->pop, i),
                        w->blocker, &b, &f) != SP_BLOCK_ORDER) {
     /* a missing link: record the blocker (sp_agents.h, FailDetail) */
     d.fcode = (uint8_t)(b.kind == SP_BLOCK_NOTHING_SETS ? SP_FAIL_NO_SETTER
@@ -506,7 +506,7 @@ static int replay_ok(SpCrowd *c, Plan *plan, int p, SpValue *st) {
 int sp__agent_plan_holds(SpCrowd *c, size_t i, SpValue *scratch) {
   Agent *a = &c->agents[i];
   if (!(c->agents[i].flags & F_HAS_PLAN) || a->goal == GOAL_NONE) return 1;
-  memcpy(scratch, sp_population_state(c->pop, i), (size_t)c->m);
+  memcpy(scratch, sp_population_state_at(c->pop, i), (size_t)c->m);
   Sink serial = {c, -1};
   Plan plan = plan_view(c, serial, i);
   if (a->step != STEP_NONE) {
@@ -569,7 +569,7 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   int act = plan_act(plan, a->step);
-  SpValue *state = sp_population_state_write(c->pop, i);
+  SpValue *state = sp_population_state_at(c->pop, i);
   if (!conds_hold(c->domain, act, state)) {
     sp__step_stop(c, s, plan, SP_REASON_CONDITIONS, 0);
     sp__step_after_failure(c, s, i);
@@ -714,7 +714,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
   const SpDomain *d = c->domain;
-  const SpValue *state = sp_population_state(c->pop, i);
+  const SpValue *state = sp_population_state_at(c->pop, i);
   int len = plan_len(plan);
   /* skip only the next step in plan order: a later step whose effect
    * holds now may still be needed once an earlier one undoes it */
@@ -792,7 +792,7 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 
 int sp__agent_interrupt(SpCrowd *c, Sink s, size_t i) {
   if (!sp__agent_interruptible_now(c, i)) return 0;
-  const SpValue *state = sp_population_state(c->pop, i);
+  const SpValue *state = sp_population_state_at(c->pop, i);
   if (higher_goal(c, i, state)) {
     need_goal(c, i, SP_REASON_HIGHER_GOAL);
     return 1;
@@ -819,12 +819,12 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       if (round == 0) {
         int act = plan_act(&plan, a->step);
         if (c->beh[act].interruptible &&
-            higher_goal(c, i, sp_population_state(c->pop, i))) {
+            higher_goal(c, i, sp_population_state_at(c->pop, i))) {
           need_goal(c, i, SP_REASON_HIGHER_GOAL);
           return 0;
         }
         if (c->beh[act].interruptible &&
-            drop_lapsed(c, s, i, sp_population_state(c->pop, i)))
+            drop_lapsed(c, s, i, sp_population_state_at(c->pop, i)))
           return 0;
       }
       if (!sp_due_passed(c, i)) return 0; /* its due time: not yet */

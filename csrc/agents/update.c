@@ -38,13 +38,13 @@ _Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
 /* Requests agent j's record and population rows ahead of their use. */
 static void fetch_ahead(const SpCrowd *c, size_t j) {
   sp_agent_prefetch(c, j);
-  sp_population_prefetch(c->pop, j);
+  sp_population_request_at(c->pop, j);
 }
 
 /* fetch_ahead for the choose pass, which also writes the goal row. */
 static void fetch_choosing(const SpCrowd *c, size_t j) {
   fetch_ahead(c, j);
-  sp_population_prefetch_goal(c->pop, j);
+  sp_population_request_goal_at(c->pop, j);
 }
 
 /* Requests the first agents of a chunk's list at once: a chunk lists a
@@ -98,7 +98,8 @@ static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
     size_t j = n; /* a few agents: placed in order by insertion */
     while (j > 0 && out[j - 1] > i) j--;
     if (j > 0 && out[j - 1] == i) continue;
-    memmove(out + j + 1, out + j, (n - j) * sizeof *out);
+    if (j < n) /* most lists are in order already */
+      memmove(out + j + 1, out + j, (n - j) * sizeof *out);
     out[j] = i, n++;
   }
 #if defined(SP_CHECK_CHOOSING) /* a test build: the list misses nobody */

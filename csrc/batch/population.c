@@ -141,19 +141,19 @@ const SpDomain *sp_population_domain(const SpPopulation *pop) {
 size_t sp_population_size(const SpPopulation *pop) { return pop->n; }
 
 const SpValue *sp_population_state(const SpPopulation *pop, size_t i) {
-  return pop->states + i * (size_t)pop->m;
+  return sp_population_state_at(pop, i);
 }
 
 const SpValue *sp_population_goal(const SpPopulation *pop, size_t i) {
-  return pop->goals + i * (size_t)pop->m;
+  return sp_population_goal_at(pop, i);
 }
 
 SpValue *sp_population_state_write(SpPopulation *pop, size_t i) {
-  return pop->states + i * (size_t)pop->m;
+  return sp_population_state_at(pop, i);
 }
 
 SpValue *sp_population_goal_write(SpPopulation *pop, size_t i) {
-  return pop->goals + i * (size_t)pop->m;
+  return sp_population_goal_at(pop, i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -586,24 +586,11 @@ SpNpcStatus sp_population_status_of(const SpPopulation *pop, size_t i,
 }
 
 void sp_population_prefetch(const SpPopulation *pop, size_t i) {
-#if defined(__GNUC__)
-  if (i >= pop->n) return;
-  __builtin_prefetch(pop->states + i * (size_t)pop->m);
-  __builtin_prefetch(pop->status + i);
-  __builtin_prefetch(pop->handle + i);
-  if (atomic_load_explicit(&pop->slot_plans, memory_order_relaxed))
-    __builtin_prefetch(pop->slots + i * pop->slot_bytes);
-#else
-  (void)pop, (void)i;
-#endif
+  sp_population_request_at(pop, i);
 }
 
 void sp_population_prefetch_goal(const SpPopulation *pop, size_t i) {
-#if defined(__GNUC__)
-  if (i < pop->n) __builtin_prefetch(pop->goals + i * (size_t)pop->m, 1);
-#else
-  (void)pop, (void)i;
-#endif
+  sp_population_request_goal_at(pop, i);
 }
 
 const uint8_t *sp_population_plan_ids(const SpPopulation *pop, size_t i,

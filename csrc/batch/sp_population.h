@@ -175,6 +175,53 @@ struct SpPopulation {
   uint64_t hits, misses;
 };
 
+/* NPC i's rows (i < n), inline: the crowd's frame loop reads them at
+ * every visit, where a call to the public accessors cost more than the
+ * read. The public sp_population_state and the others are these. */
+static inline SpValue *sp_population_state_at(const SpPopulation *p, size_t i) {
+  return p->states + i * (size_t)p->m;
+}
+static inline SpValue *sp_population_goal_at(const SpPopulation *p, size_t i) {
+  return p->goals + i * (size_t)p->m;
+}
+/* 1 when NPC i (i < n) has a plan (sp_population_status_of's
+ * SP_NPC_PLANNED). */
+static inline int sp_population_planned_at(const SpPopulation *p, size_t i) {
+  uint8_t kind = p->status[i] & ST_KIND_MASK;
+  return kind == ST_SLOT || kind == ST_CACHE;
+}
+/* sp_population_prefetch, inline. Always inlined: GCC takes a function
+ * that only prefetches for a pure one and drops the calls it keeps. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
+sp_population_request_at(const SpPopulation *p, size_t i) {
+#if defined(__GNUC__)
+  if (i >= p->n) return;
+  __builtin_prefetch(p->states + i * (size_t)p->m);
+  __builtin_prefetch(p->status + i);
+  __builtin_prefetch(p->handle + i);
+  if (atomic_load_explicit(&p->slot_plans, memory_order_relaxed))
+    __builtin_prefetch(p->slots + i * p->slot_bytes);
+#else
+  (void)p, (void)i;
+#endif
+}
+
+/* sp_population_prefetch_goal, inline (always, as above). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
+sp_population_request_goal_at(const SpPopulation *p, size_t i) {
+#if defined(__GNUC__)
+  if (i < p->n) __builtin_prefetch(p->goals + i * (size_t)p->m, 1);
+#else
+  (void)p, (void)i;
+#endif
+}
+
 /* The compact ids (id_bytes each) of NPC i's plan (i < n) and their
  * count; NULL and -1 without a plan. sp_population_plan_ids without its
  * checks, inline: the frame loop reads a plan a few times a step end. */
