@@ -13,6 +13,7 @@
 #include "paper_facts.h"
 #include "saspu_agents.h"
 #include "sp_builtin.h"
+#include "sp_goals.h"
 
 /* Goal conditions checked per domain (a stride over all of them). */
 #define GOALS_CHECKED 120
@@ -276,8 +277,24 @@ static void test_failures_back_off(void **state) {
   sp_builtin_free(b);
 }
 
+/* sp_row_copy (a goal row for planning) copies exactly m values for every
+ * m, in words that overlap where m is not a multiple of them, and writes
+ * nothing past the row. */
+static void test_row_copy(void **state) {
+  (void)state;
+  SpValue src[48], dst[48 + 16];
+  for (int m = 0; m <= 48; m++) {
+    for (int k = 0; k < 48; k++) src[k] = (SpValue)(k * 37 + m + 1);
+    memset(dst, 0xAB, sizeof dst);
+    sp_row_copy(dst, src, m);
+    assert_memory_equal(dst, src, (size_t)m);
+    for (int k = m; k < (int)sizeof dst; k++) assert_int_equal(dst[k], 0xAB);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_row_copy),
       PAPER_COUNT_TEST(0, test_shortest_to_condition),
       PAPER_COUNT_TEST(1, test_shortest_to_condition),
       PAPER_COUNT_TEST(2, test_shortest_to_condition),

@@ -85,7 +85,7 @@ void sp__goal_for_planning(SpCrowd *c, int wk, size_t i, int g) {
   const SpValue *ch;
   int n = choices_of(c, g, &ch), which = -1, len = 0;
   if (n == 0) {
-    memcpy(out, c->goals[g].cond, (size_t)c->m);
+    sp_row_copy(out, c->goals[g].cond, c->m);
     return;
   }
   CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];

@@ -31,6 +31,22 @@ static inline int sp_goal_holds(const SpValue *cond, const SpValue *state,
   return 1;
 }
 
+/* Copies a row of m values (a goal, a state) with a few word moves,
+ * overlapping where m is not a whole number of them: a call to memcpy
+ * for a row of a few bytes costs more than the copy. */
+static inline void sp_row_copy(SpValue *dst, const SpValue *src, int m) {
+  size_t n = (size_t)m;
+  if (n >= 8) {
+    for (size_t k = 0; k + 8 <= n; k += 8) memcpy(dst + k, src + k, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else {
+    for (size_t k = 0; k < n; k++) dst[k] = src[k];
+  }
+}
+
 /* 1 when sorted goal g's `when` holds in state (at once for a goal that
  * applies always, as most do: a step end tests every goal's). */
 static inline int sp_goal_when(const SpCrowd *c, int g, const SpValue *state) {

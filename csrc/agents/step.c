@@ -295,7 +295,9 @@ static int next_candidate(SpCrowd *c, Sink s, size_t i, int from,
   int any_when = 0, any_sat = 0;
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
-  const uint8_t *own = sp__agent_goal_order(c, i, order, prio); /* its own */
+  const uint8_t *own = c->own_count == 0 /* its own order, if any */
+                           ? NULL
+                           : sp__agent_goal_order(c, i, order, prio);
   for (int k = 0; k < c->goal_count; k++) {
     int g = own != NULL ? own[k] : k;
     if (!sp_goal_when(c, g, state)) continue;
