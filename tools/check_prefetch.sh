@@ -16,10 +16,9 @@ dumps="$(mktemp -d)"
 trap 'rm -rf "$dumps"' EXIT
 # the include folders, as a gcc response file
 for d in "$ROOT"/csrc "$ROOT"/csrc/*/; do printf -- '-I"%s"\n' "$d"; done >"$dumps/includes"
+files=("$ROOT"/csrc/agents/*.c "$ROOT"/csrc/batch/*.c)
 # every file at once, a compiler per core
-for f in "$ROOT"/csrc/agents/*.c "$ROOT"/csrc/batch/*.c; do
-  printf '%s\0' "$f"
-done | xargs -0 -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
+printf '%s\0' "${files[@]}" | xargs -0 -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
   base="$1/$(basename "$2" .c)"
   gcc -O2 -DNDEBUG -fPIC -std=c11 "@$1/includes" -c "$2" -o "$base.o" \
     -fdump-tree-einline="$base.inline" -fdump-tree-local-pure-const1="$base.pure"' \
@@ -28,7 +27,7 @@ done | xargs -0 -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
 # whether it was found pure; the early inliner's dump, the calls left after
 # inlining (a pure function inlined everywhere has none left to drop)
 found=0
-for f in "$ROOT"/csrc/agents/*.c "$ROOT"/csrc/batch/*.c; do
+for f in "${files[@]}"; do
   base="$dumps/$(basename "$f" .c)"
   if awk -v file="${f#"$ROOT"/}" '
       function call(callee) {

@@ -191,7 +191,8 @@ static inline int sp_population_planned_at(const SpPopulation *p, size_t i) {
   return kind == ST_SLOT || kind == ST_CACHE;
 }
 /* sp_population_prefetch, inline. Always inlined: GCC takes a function
- * that only prefetches for a pure one and drops the calls it keeps. */
+ * that only prefetches for a pure one and drops the calls it does not
+ * inline. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
