@@ -292,9 +292,58 @@ static void test_row_copy(void **state) {
   }
 }
 
+/* A goal row's test (a list of its tested values, masked words or every
+ * value, by how many it tests and m) says what the value-by-value
+ * comparison says, for every m from 1 to 40, rows testing 0 to all their
+ * values, and states equal to the row or off by one value; a row at the
+ * end of a buffer is read without reading past it (valgrind, ASan). */
+static void test_goal_tests(void **state) {
+  (void)state;
+  uint32_t seed = 12345;
+  for (int m = 1; m <= 40; m++) {
+    for (int trial = 0; trial < 200; trial++) {
+      SpValue *row = malloc((size_t)m), *st = malloc((size_t)m);
+      assert_non_null(row);
+      assert_non_null(st);
+      int tested = trial % (m + 1); /* 0 to m values tested */
+      for (int v = 0; v < m; v++) {
+        seed = seed * 1103515245u + 12345u;
+        row[v] = v < tested ? (SpValue)(seed >> 24) % 5 : SP_ANY;
+      }
+      for (int v = m - 1; v > 0; v--) { /* the tested values anywhere */
+        seed = seed * 1103515245u + 12345u;
+        int j = (int)((seed >> 16) % (uint32_t)(v + 1));
+        SpValue t = row[v];
+        row[v] = row[j], row[j] = t;
+      }
+      GoalTest t = sp_goal_test_of(row, m);
+      int many = tested > GOAL_TESTS;
+      assert_int_equal(t.how, !many                            ? GOAL_LIST
+                              : m >= 4 && m <= GOAL_WORD_BYTES ? GOAL_WORDS
+                                                               : GOAL_BYTES);
+      for (int probe = 0; probe < 8; probe++) {
+        for (int v = 0; v < m; v++) {
+          seed = seed * 1103515245u + 12345u;
+          st[v] = row[v] != SP_ANY ? row[v] : (SpValue)(seed >> 24) % 5;
+        }
+        if (probe > 0) { /* one value changed, tested or not */
+          seed = seed * 1103515245u + 12345u;
+          int v = (int)((seed >> 16) % (uint32_t)m);
+          st[v] = (SpValue)((st[v] + 1 + probe % 3) % 5);
+        }
+        assert_int_equal(sp_goal_passes(&t, row, st, m),
+                         sp_goal_holds(row, st, m));
+      }
+      free(row);
+      free(st);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_row_copy),
+      cmocka_unit_test(test_goal_tests),
       PAPER_COUNT_TEST(0, test_shortest_to_condition),
       PAPER_COUNT_TEST(1, test_shortest_to_condition),
       PAPER_COUNT_TEST(2, test_shortest_to_condition),

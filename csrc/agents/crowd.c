@@ -271,7 +271,7 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
     memcpy(g->when, when, m);
   else
     memset(g->when, SP_ANY, m);
-  sp_goal_note_when(g, c->m);
+  sp_goal_note(g, c->m);
   g->priority = priority;
   g->index = c->goal_count;
   if (index != NULL) *index = c->goal_count;

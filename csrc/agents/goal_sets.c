@@ -57,13 +57,16 @@ SpStatus sp_crowd_set_goal_choices(SpCrowd *c, int index, const SpValue *conds,
   c->choices[index] = copy;
   c->choice_count[index] = (uint8_t)(count > 1 ? count : 0);
   memcpy(c->goals[g].cond, conds, m);
+  sp_goal_note(&c->goals[g], c->m);
   return SP_OK;
 }
 
 int sp__goal_met_choices(const SpCrowd *c, int g, const SpValue *state) {
   const SpValue *ch;
   int n = choices_of(c, g, &ch);
-  if (n == 0) return sp_goal_holds(c->goals[g].cond, state, c->m);
+  if (n == 0)
+    return sp_goal_passes(&c->goals[g].cond_test, c->goals[g].cond, state,
+                          c->m);
   for (int k = 0; k < n; k++)
     if (sp_goal_holds(ch + (size_t)k * (size_t)c->m, state, c->m)) return 1;
   return 0;

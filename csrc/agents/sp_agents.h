@@ -230,19 +230,83 @@ static inline int sp_detail_none(FailDetail d) {
          d.fvalue == 0xFF;
 }
 
+/* How a goal row (a condition or a `when`) is tested against a state: a
+ * step end tests a few goals' rows. A row testing at most GOAL_TESTS
+ * values lists them; one testing more is compared in masked words when
+ * it holds 4 to GOAL_WORD_BYTES values (windows of 8 bytes at 0, 8, ...
+ * and m - 8, or of 4 bytes at 0 and m - 4 below 8: they overlap, so
+ * nothing past the row is read), else value by value. */
+#define GOAL_TESTS      4
+#define GOAL_WORD_BYTES 16
+enum { GOAL_LIST = 0, GOAL_WORDS, GOAL_BYTES };
+typedef struct GoalTest {
+  uint8_t how; /* GOAL_LIST, GOAL_WORDS or GOAL_BYTES */
+  uint8_t n;   /* GOAL_LIST: values tested (0: the row holds always) */
+  union {
+    struct { /* GOAL_LIST */
+      SpValue val[GOAL_TESTS];
+      uint16_t var[GOAL_TESTS];
+    } list;
+    struct { /* GOAL_WORDS: window k holds where (x & mask) == want */
+      uint64_t mask[GOAL_WORD_BYTES / 8], want[GOAL_WORD_BYTES / 8];
+    } words;
+  } u;
+} GoalTest;
+
 typedef struct Goal {
-  SpValue *cond;   /* m values, SP_ANY */
-  SpValue *when;   /* m values, SP_ANY everywhere when always */
-  int when_always; /* 1: every value of `when` is SP_ANY (none tested) */
+  SpValue *cond; /* m values, SP_ANY */
+  SpValue *when; /* m values, SP_ANY everywhere when always */
+  GoalTest cond_test, when_test;
   int priority;
   int index; /* order of sp_crowd_add_goal */
 } Goal;
 
-/* Sets when_always from the m values of g's `when` (once they are
- * written: an added or loaded goal). */
-static inline void sp_goal_note_when(Goal *g, int m) {
-  g->when_always = 1;
-  for (int v = 0; v < m; v++) g->when_always &= g->when[v] == SP_ANY;
+/* The byte offset of window k of a row of m values (GOAL_WORDS). */
+static inline size_t sp_goal_window(int m, int k) {
+  size_t w = m >= 8 ? 8 : 4, at = (size_t)k * w;
+  return at + w > (size_t)m ? (size_t)m - w : at;
+}
+
+/* The windows of a row of m values (GOAL_WORDS). */
+static inline int sp_goal_windows(int m) { return m >= 8 ? (m + 7) / 8 : 2; }
+
+/* The test of a row of m values. */
+static inline GoalTest sp_goal_test_of(const SpValue *row, int m) {
+  GoalTest t;
+  memset(&t, 0, sizeof t);
+  int tested = 0;
+  for (int v = 0; v < m; v++) tested += row[v] != SP_ANY;
+  if (tested <= GOAL_TESTS) {
+    t.how = GOAL_LIST;
+    for (int v = 0; v < m; v++)
+      if (row[v] != SP_ANY) {
+        t.u.list.var[t.n] = (uint16_t)v;
+        t.u.list.val[t.n++] = row[v];
+      }
+    return t;
+  }
+  if (m < 4 || m > GOAL_WORD_BYTES) {
+    t.how = GOAL_BYTES;
+    return t;
+  }
+  t.how = GOAL_WORDS;
+  size_t w = m >= 8 ? 8 : 4;
+  for (int k = 0; k < sp_goal_windows(m); k++) {
+    uint8_t mb[8] = {0}, wb[8] = {0};
+    size_t at = sp_goal_window(m, k);
+    for (size_t b = 0; b < w; b++)
+      if (row[at + b] != SP_ANY) mb[b] = 0xFF, wb[b] = row[at + b];
+    memcpy(&t.u.words.mask[k], mb, 8);
+    memcpy(&t.u.words.want[k], wb, 8);
+  }
+  return t;
+}
+
+/* Sets g's tests from its m values of `cond` and `when` (once they are
+ * written: an added, loaded or changed goal). */
+static inline void sp_goal_note(Goal *g, int m) {
+  g->cond_test = sp_goal_test_of(g->cond, m);
+  g->when_test = sp_goal_test_of(g->when, m);
 }
 
 /* An event buffer's recent use: the most events of the frames since it

@@ -47,11 +47,37 @@ static inline void sp_row_copy(SpValue *dst, const SpValue *src, int m) {
   }
 }
 
+/* 1 when a goal row (m values, its test t) matches state. */
+static inline int sp_goal_passes(const GoalTest *t, const SpValue *row,
+                                 const SpValue *state, int m) {
+  if (t->how == GOAL_LIST) {
+    for (int k = 0; k < t->n; k++)
+      if (state[t->u.list.var[k]] != t->u.list.val[k]) return 0;
+    return 1;
+  }
+  if (t->how == GOAL_BYTES) return sp_goal_holds(row, state, m);
+  if (m < 8) {
+    uint32_t lo, hi;
+    memcpy(&lo, state, 4);
+    memcpy(&hi, state + m - 4, 4);
+    return (lo & (uint32_t)t->u.words.mask[0]) ==
+               (uint32_t)t->u.words.want[0] &&
+           (hi & (uint32_t)t->u.words.mask[1]) == (uint32_t)t->u.words.want[1];
+  }
+  for (int k = 0; k < sp_goal_windows(m); k++) {
+    uint64_t x;
+    memcpy(&x, state + sp_goal_window(m, k), 8);
+    if ((x & t->u.words.mask[k]) != t->u.words.want[k]) return 0;
+  }
+  return 1;
+}
+
 /* 1 when sorted goal g's `when` holds in state (at once for a goal that
  * applies always, as most do: a step end tests every goal's). */
 static inline int sp_goal_when(const SpCrowd *c, int g, const SpValue *state) {
-  return c->goals[g].when_always ||
-         sp_goal_holds(c->goals[g].when, state, c->m);
+  const Goal *goal = &c->goals[g];
+  return (goal->when_test.how == GOAL_LIST && goal->when_test.n == 0) ||
+         sp_goal_passes(&goal->when_test, goal->when, state, c->m);
 }
 
 /* sp_goal_met for a goal with several choices: one of them holds. */
@@ -60,9 +86,9 @@ int sp__goal_met_choices(const SpCrowd *c, int g, const SpValue *state);
 /* 1 when sorted goal g's condition holds in state: one of its choices
  * when it has several. */
 static inline int sp_goal_met(const SpCrowd *c, int g, const SpValue *state) {
-  if (c->choices[c->goals[g].index] != NULL)
-    return sp__goal_met_choices(c, g, state);
-  return sp_goal_holds(c->goals[g].cond, state, c->m);
+  const Goal *goal = &c->goals[g];
+  if (c->choices[goal->index] != NULL) return sp__goal_met_choices(c, g, state);
+  return sp_goal_passes(&goal->cond_test, goal->cond, state, c->m);
 }
 
 /* 1 when sorted goal g's condition reads variable var. */

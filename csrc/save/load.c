@@ -241,7 +241,7 @@ static int read_goals(Load *x, Rd *r, SpCrowd *c) {
       dst->cond = c->goal_block + 2u * m * (size_t)index;
       dst->when = dst->cond + m;
       memcpy(dst->cond, cond, 2u * m);
-      sp_goal_note_when(dst, c->m);
+      sp_goal_note(dst, c->m);
       dst->priority = pri;
       dst->index = index;
     }
