@@ -61,10 +61,14 @@ do
   local goals = { dom:encode("work", start), dom:encode({ working = false }) }
   add("Lua wheel + plan_ids", util.lua_wheel_plan(N, dom, start, goals))
 end
-local limit, why = util.limit(N)
+local limit, why = util.limit(N, nil, nil, THREADS)
 if limit then
-  for _, c in ipairs { { "C wheel, 2 B/agent", limit.thin }, { "C wheel, 64 B/agent", limit.fat },
-                       { "C loop over all", limit.loop } } do
+  local wheels = { { "C wheel, 2 B/agent", limit.thin }, { "C wheel, 64 B/agent", limit.fat },
+                   { "C loop over all", limit.loop } }
+  if limit.team then -- the same 64-byte wheel split among THREADS threads
+    wheels[#wheels + 1] = { format("C wheel 64 B, %d thr.", THREADS), limit.team }
+  end
+  for _, c in ipairs(wheels) do
     local w = c[2]
     add(c[1], function(dt) w:frame(dt) end, function() return w:stats().ends end)
   end
@@ -118,7 +122,8 @@ local function window()
   end
   local out = {}
   for k, c in ipairs(contestants) do
-    out[k] = { ms = util.median(ms[k]), cpu = util.median(cpu[k]), ratio = util.median(ratio[k]),
+    out[k] = { times = ms[k], ms = util.median(ms[k]), cpu = util.median(cpu[k]),
+               ratio = util.median(ratio[k]),
                clock_ratio = util.median(clock_ratio[k]),
                ends = (c.ends() - e0[k]) / FRAMES,
                plans = c.plans and (c.plans() - p0[k]) / FRAMES,
@@ -140,7 +145,7 @@ local function report(title, rows)
   -- the one-thread crowd when there is one: the C wheels run on one thread
   local one = THREADS > 1 and 2 or 1
   for k, c in ipairs(contestants) do
-    if c.name:match("^C wheel") then
+    if c.name:match("^C wheel") and not c.name:match("thr%.$") then
       print(format("  saspu's step end (1 thread) / %s's: %.1fx (CPU ns per step end)", c.name,
                    per_end(rows[one]) / per_end(rows[k])))
     end
@@ -154,6 +159,19 @@ local function report(title, rows)
     print(format("  %d threads against 1, by the clock: %.2fx faster (median of per-frame " ..
                  "ratios; medians %.3f and %.3f ms a frame)", THREADS, rows[2].clock_ratio,
                  rows[2].ms, rows[1].ms))
+    -- what the machine gives: the C wheel on THREADS threads against the same on one
+    local fat, team
+    for k, c in ipairs(contestants) do
+      if c.name == "C wheel, 64 B/agent" then fat = k end
+      if c.name:match("^C wheel 64 B, %d+ thr%.$") then team = k end
+    end
+    if fat and team then
+      local per = {}
+      for f, t in ipairs(rows[fat].times) do per[f] = t / math.max(rows[team].times[f], 1e-6) end
+      print(format("  the C wheel (64 B) on %d threads, one wake a frame, against 1: %.2fx " ..
+                   "as fast (the machine's own gain for these timers)", THREADS,
+                   util.median(per)))
+    end
   end
 end
 

@@ -1,7 +1,8 @@
-/* limit.c: the least work the hardware does for a crowd's timers (a minimal C timer wheel, records of 2 or 64 bytes, an 8-byte event per step end, and a naive loop over every agent), as a Lua module `limit` the Lua benches load beside saspu. */
+/* limit.c: the least work the hardware does for a crowd's timers (a minimal C timer wheel, records of 2 or 64 bytes, an 8-byte event per step end, a naive loop over every agent, and wheels run by a team of threads), as a Lua module `limit` the Lua benches load beside saspu. */
 #if !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* madvise */
 #endif
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +95,18 @@ static void *records(lua_State *L, size_t bytes) {
   return grow(L, NULL, bytes);
 }
 
+/* Doubles a slot's list; 0 on memory. */
+static int slot_grow(Slot *s) {
+  uint32_t cap = s->cap ? s->cap * 2 : 64;
+  uint32_t *ids = realloc(s->ids, (size_t)cap * sizeof *ids);
+  if (ids == NULL) return 0;
+  s->ids = ids, s->cap = cap;
+  return 1;
+}
+
 static void slot_push(lua_State *L, Slot *s, uint32_t id) {
-  if (s->count == s->cap) {
-    s->cap = s->cap ? s->cap * 2 : 64;
-    s->ids = grow(L, s->ids, (size_t)s->cap * sizeof *s->ids);
-  }
+  if (s->count == s->cap && !slot_grow(s))
+    luaL_error(L, "limit: out of memory");
   s->ids[s->count++] = id;
 }
 
@@ -189,23 +197,22 @@ static uint32_t loop_frame(Limit *l, float dt) {
   return ends;
 }
 
-/* w:frame([dt]): one frame: every agent whose step ends now takes its next
+/* One frame of a wheel: every agent whose step ends now takes its next
  * step (its state flips, a new duration of 1-3 s puts it in a later slot)
- * and writes an 8-byte event. Returns the step ends of the frame. */
-static int limit_frame(lua_State *L) {
-  Limit *l = luaL_checkudata(L, 1, LIMIT_MT);
-  if (l->timers) {
-    uint32_t ends = loop_frame(l, (float)luaL_optnumber(L, 2, 1.0 / 60.0));
-    l->total_ends += ends;
-    lua_pushinteger(L, ends);
-    return 1;
-  }
+ * and writes an 8-byte event. Returns the step ends; *oom is set when a
+ * list could not grow (the wheel is then short of an agent). */
+static uint32_t wheel_frame(Limit *l, int *oom) {
   uint32_t frame = ++l->frame;
   Slot *s = &l->slots[frame & l->mask];
   uint32_t count = s->count;
   if (count > l->event_cap) {
-    l->event_cap = count + count / 2;
-    l->events = grow(L, l->events, (size_t)l->event_cap * sizeof *l->events);
+    uint32_t cap = count + count / 2;
+    Event *e = realloc(l->events, (size_t)cap * sizeof *e);
+    if (e == NULL) {
+      *oom = 1;
+      return 0;
+    }
+    l->events = e, l->event_cap = cap;
   }
   Event *ev = l->events;
   for (uint32_t k = 0; k < count; k++) {
@@ -229,15 +236,31 @@ static int limit_frame(lua_State *L) {
     ev[k].kind = 1;
     ev[k].step = step;
     Slot *to = &l->slots[due & l->mask];
-    if (to->count == to->cap)
-      slot_push(L, to, i);
+    if (to->count == to->cap && !slot_grow(to))
+      *oom = 1;
     else
       to->ids[to->count++] = i;
   }
   s->count = 0;
   l->event_count = count;
   l->total_ends += count;
-  lua_pushinteger(L, count);
+  return count;
+}
+
+/* w:frame([dt]): one frame (wheel_frame; the naive loop: every timer).
+ * Returns the step ends of the frame. */
+static int limit_frame(lua_State *L) {
+  Limit *l = luaL_checkudata(L, 1, LIMIT_MT);
+  if (l->timers) {
+    uint32_t ends = loop_frame(l, (float)luaL_optnumber(L, 2, 1.0 / 60.0));
+    l->total_ends += ends;
+    lua_pushinteger(L, ends);
+    return 1;
+  }
+  int oom = 0;
+  uint32_t ends = wheel_frame(l, &oom);
+  if (oom) return luaL_error(L, "limit: out of memory");
+  lua_pushinteger(L, ends);
   return 1;
 }
 
@@ -262,6 +285,146 @@ static int limit_stats(lua_State *L) {
   return 1;
 }
 
+/* A team of threads, each running one wheel's frame: what a game's job
+ * system gives the same timers split among cores. Thread 0 is the
+ * caller; the others sleep on a condition variable between frames (one
+ * wake and one join a frame, as saspu's pool has for each pass). */
+#define TEAM_MAX 64
+struct Team;
+typedef struct TeamThread {
+  struct Team *t;
+  int index;
+} TeamThread;
+
+typedef struct Team {
+  int k, started;
+  Limit *part[TEAM_MAX];
+  int ref[TEAM_MAX]; /* the wheels, kept alive in the registry */
+  pthread_t tid[TEAM_MAX];
+  TeamThread arg[TEAM_MAX];
+  pthread_mutex_t mu;
+  pthread_cond_t go, done;
+  unsigned long gen;
+  int pending, quit, oom;
+} Team;
+
+static const char *const TEAM_MT = "limit.Team";
+
+static void *team_main(void *p) {
+  TeamThread *self = p;
+  Team *t = self->t;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&t->mu);
+  for (;;) {
+    while (!t->quit && t->gen == seen) pthread_cond_wait(&t->go, &t->mu);
+    if (t->quit) break;
+    seen = t->gen;
+    pthread_mutex_unlock(&t->mu);
+    int oom = 0;
+    (void)wheel_frame(t->part[self->index], &oom);
+    pthread_mutex_lock(&t->mu);
+    t->oom |= oom;
+    if (--t->pending == 0) pthread_cond_signal(&t->done);
+  }
+  pthread_mutex_unlock(&t->mu);
+  return NULL;
+}
+
+static void team_stop(lua_State *L, Team *t) {
+  if (t->started > 0) {
+    pthread_mutex_lock(&t->mu);
+    t->quit = 1;
+    pthread_cond_broadcast(&t->go);
+    pthread_mutex_unlock(&t->mu);
+    for (int j = 1; j <= t->started; j++) pthread_join(t->tid[j], NULL);
+    t->started = 0;
+  }
+  for (int j = 0; j < t->k; j++) {
+    luaL_unref(L, LUA_REGISTRYINDEX, t->ref[j]);
+    t->ref[j] = LUA_NOREF;
+  }
+  t->k = 0;
+}
+
+static int team_gc(lua_State *L) {
+  Team *t = luaL_checkudata(L, 1, TEAM_MT);
+  int had = t->k > 0;
+  team_stop(L, t);
+  if (had) {
+    pthread_cond_destroy(&t->done);
+    pthread_cond_destroy(&t->go);
+    pthread_mutex_destroy(&t->mu);
+  }
+  return 0;
+}
+
+/* limit.team(w1, w2, ...): the wheels w1.. (each its own agents) run by
+ * as many threads, one frame of each at a time. */
+static int limit_team(lua_State *L) {
+  int k = lua_gettop(L);
+  luaL_argcheck(L, k >= 1 && k <= TEAM_MAX, 1, "1 to 64 wheels expected");
+  for (int j = 1; j <= k; j++) {
+    Limit *l = luaL_checkudata(L, j, LIMIT_MT);
+    luaL_argcheck(L, l->slots != NULL, j, "a wheel expected (not a loop)");
+  }
+  Team *t = lua_newuserdata(L, sizeof *t);
+  memset(t, 0, sizeof *t);
+  pthread_mutex_init(&t->mu, NULL);
+  pthread_cond_init(&t->go, NULL);
+  pthread_cond_init(&t->done, NULL);
+  luaL_setmetatable(L, TEAM_MT);
+  for (int j = 0; j < k; j++) {
+    t->part[j] = lua_touserdata(L, j + 1);
+    lua_pushvalue(L, j + 1);
+    t->ref[j] = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  t->k = k;
+  for (int j = 1; j < k; j++) {
+    t->arg[j].t = t;
+    t->arg[j].index = j;
+    if (pthread_create(&t->tid[j], NULL, team_main, &t->arg[j]) != 0) {
+      team_stop(L, t);
+      return luaL_error(L, "limit: could not start thread %d", j);
+    }
+    t->started = j;
+  }
+  return 1;
+}
+
+/* team:frame(): one frame of every wheel, each on its thread. Returns the
+ * step ends of the frame. */
+static int team_frame(lua_State *L) {
+  Team *t = luaL_checkudata(L, 1, TEAM_MT);
+  luaL_argcheck(L, t->k > 0, 1, "a stopped team");
+  pthread_mutex_lock(&t->mu);
+  t->pending = t->k - 1;
+  t->gen++;
+  pthread_cond_broadcast(&t->go);
+  pthread_mutex_unlock(&t->mu);
+  int oom = 0;
+  (void)wheel_frame(t->part[0], &oom);
+  pthread_mutex_lock(&t->mu);
+  while (t->pending > 0) pthread_cond_wait(&t->done, &t->mu);
+  oom |= t->oom;
+  pthread_mutex_unlock(&t->mu);
+  if (oom) return luaL_error(L, "limit: out of memory");
+  uint64_t ends = 0;
+  for (int j = 0; j < t->k; j++) ends += t->part[j]->event_count;
+  lua_pushinteger(L, (lua_Integer)ends);
+  return 1;
+}
+
+/* team:stats(): { ends = step ends so far, all wheels }. */
+static int team_stats(lua_State *L) {
+  Team *t = luaL_checkudata(L, 1, TEAM_MT);
+  uint64_t ends = 0;
+  for (int j = 0; j < t->k; j++) ends += t->part[j]->total_ends;
+  lua_createtable(L, 0, 1);
+  lua_pushinteger(L, (lua_Integer)ends);
+  lua_setfield(L, -2, "ends");
+  return 1;
+}
+
 int luaopen_limit(lua_State *L);
 
 int luaopen_limit(lua_State *L) {
@@ -269,10 +432,22 @@ int luaopen_limit(lua_State *L) {
                                      {"stats", limit_stats},
                                      {"__gc", limit_gc},
                                      {NULL, NULL}};
-  static const luaL_Reg funcs[] = {
-      {"wheel", limit_wheel}, {"loop", limit_loop}, {NULL, NULL}};
+  static const luaL_Reg team_methods[] = {{"frame", team_frame},
+                                          {"stats", team_stats},
+                                          {"__gc", team_gc},
+                                          {NULL, NULL}};
+  static const luaL_Reg funcs[] = {{"wheel", limit_wheel},
+                                   {"loop", limit_loop},
+                                   {"team", limit_team},
+                                   {NULL, NULL}};
   if (luaL_newmetatable(L, LIMIT_MT)) {
     luaL_setfuncs(L, methods, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -2, "__index");
+  }
+  lua_pop(L, 1);
+  if (luaL_newmetatable(L, TEAM_MT)) {
+    luaL_setfuncs(L, team_methods, 0);
     lua_pushvalue(L, -1);
     lua_setfield(L, -2, "__index");
   }

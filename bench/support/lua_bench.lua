@@ -191,14 +191,24 @@ end
 --- The least work the hardware does for n timed agents (bench/limit.c, built as
 -- build/limit.so), steps of lo to hi s (default 1-3 s) at 60 frames a second: returns the
 -- C wheels with records of 2 and 64 bytes and the naive C loop over every agent's timer
--- (steps of 1-3 s), or nil and a message when the module is not built.
-function M.limit(n, lo, hi)
+-- (steps of 1-3 s), with `threads` > 1 also a team of that many 64-byte wheels sharing the
+-- n agents, one thread each (the machine's own gain from threads for this work), or nil
+-- and a message when the module is not built.
+function M.limit(n, lo, hi, threads)
   local ok, limit = pcall(require, "limit")
   if not ok then return nil, "bench/limit.c not built (cmake --build BUILD --target bench_limit)" end
   lo, hi = lo or 1, hi or 3
   local min, span = math.floor(lo * 60 + 0.5), math.floor((hi - lo) * 60 + 0.5) + 1
-  return { thin = limit.wheel(n, 2, min, span), fat = limit.wheel(n, 64, min, span),
-           loop = limit.loop(n) }
+  local out = { thin = limit.wheel(n, 2, min, span), fat = limit.wheel(n, 64, min, span),
+                loop = limit.loop(n) }
+  if threads and threads > 1 then
+    local parts = {}
+    for k = 1, threads do
+      parts[k] = limit.wheel(n * k // threads - n * (k - 1) // threads, 64, min, span)
+    end
+    out.team = limit.team(table.unpack(parts))
+  end
+  return out
 end
 
 return M
