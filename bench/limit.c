@@ -346,15 +346,14 @@ static void team_stop(lua_State *L, Team *t) {
   t->k = 0;
 }
 
+/* Its lock and conditions are made before the team gets its metatable,
+ * so every team collected has them, stopped or not (a failed start). */
 static int team_gc(lua_State *L) {
   Team *t = luaL_checkudata(L, 1, TEAM_MT);
-  int had = t->k > 0;
   team_stop(L, t);
-  if (had) {
-    pthread_cond_destroy(&t->done);
-    pthread_cond_destroy(&t->go);
-    pthread_mutex_destroy(&t->mu);
-  }
+  pthread_cond_destroy(&t->done);
+  pthread_cond_destroy(&t->go);
+  pthread_mutex_destroy(&t->mu);
   return 0;
 }
 
