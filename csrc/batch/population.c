@@ -42,8 +42,9 @@ static size_t population_layout(SpPopulation *p, char *base) {
   off = align64(off + n * sizeof(uint32_t));
   size_t o_slots = off;
   off = align64(off + n * p->slot_bytes);
-  size_t o_chunk_dirty = off;
-  off = align64(off + p->chunk_count + 1u);
+  size_t o_block_dirty = off;
+  off =
+      align64(off + (p->chunk_count + 1u) * SP_DIRTY_WORDS * sizeof(uint64_t));
   if (base != NULL) {
     p->limits = (uint8_t *)(base + o_limits);
     p->states = (SpValue *)(base + o_states);
@@ -51,7 +52,7 @@ static size_t population_layout(SpPopulation *p, char *base) {
     p->status = (uint8_t *)(base + o_status);
     p->handle = (uint32_t *)(base + o_handle);
     p->slots = (uint8_t *)(base + o_slots);
-    p->chunk_dirty = (uint8_t *)(base + o_chunk_dirty);
+    p->block_dirty = (uint64_t *)(base + o_block_dirty);
   }
   return off;
 }
@@ -108,7 +109,8 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   memset(p->goals, 0, n * (size_t)p->m + 8u);
   memset(p->status, ST_DIRTY, n);
   memset(p->status + n, 0, 8);
-  memset(p->chunk_dirty, 1, p->chunk_count + 1u);
+  memset(p->block_dirty, 0xFF,
+         (p->chunk_count + 1u) * SP_DIRTY_WORDS * sizeof(uint64_t));
   atomic_init(&p->dirty_count, n);
   atomic_init(&p->slot_plans, 0);
   *out = p;
@@ -481,7 +483,8 @@ static SpStatus choose_pool(SpPopulation *p, const SpPlanOptions *o,
 
 void sp_population_mark_clean(SpPopulation *pop) {
   for (size_t i = 0; i < pop->n; i++) pop->status[i] &= (uint8_t)~ST_DIRTY;
-  memset(pop->chunk_dirty, 0, pop->chunk_count + 1u);
+  memset(pop->block_dirty, 0,
+         (pop->chunk_count + 1u) * SP_DIRTY_WORDS * sizeof(uint64_t));
   atomic_store(&pop->dirty_count, 0);
 }
 

@@ -105,8 +105,9 @@ int sp__population_fast_pext(void) {
 }
 #else
 size_t sp__population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
-                                     size_t lo, size_t hi) {
-  return sp__population_plan_bits(p, w, k, lo, hi);
+                                     size_t lo, size_t hi,
+                                     const uint64_t *blocks) {
+  return sp__population_plan_bits(p, w, k, lo, hi, blocks);
 }
 
 int sp__population_fast_pext(void) { return 0; }

@@ -58,22 +58,22 @@ BITS_SLOW(SpPopulation *p, Worker *w, int k, const BitsView *v, size_t b,
  * "cached plan" at once (a failure rewrites its byte; BITS_SLOW writes
  * each NPC's it plans). The other dirty NPCs are few and far apart (a
  * crowd marks the agents whose plan ended): they are listed first, by
- * their blocks' flag bits, then planned with their rows requested
+ * the flag bits of the blocks of eight `blocks` names (the status bytes
+ * of the others stay unread), then planned with their rows requested
  * BITS_AHEAD NPCs before use, as each would otherwise wait on memory. */
 #define BITS_AHEAD 8
 BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
-                           size_t hi) {
+                           size_t hi, const uint64_t *blocks) {
   const BitsView v = bits_view(p);
   BitsRun run = {0, 0, 0, 0};
   uint32_t sparse[SP_POPULATION_CHUNK];
   size_t ns = 0;
-  for (size_t b = lo; b < hi;) {
-    if (b % 64 == 0 && hi - b >= 64) {
+  for (size_t b = lo; (b = sp_next_block(blocks, lo, b, hi)) < hi;) {
+    /* a run of 64 whose eight blocks are all named may be all dirty */
+    size_t blk = (b - lo) / 8;
+    if (b % 64 == 0 && hi - b >= 64 &&
+        ((blocks[blk / 64] >> (blk % 64)) & 0xFFu) == 0xFFu) {
       uint64_t dirty = sp_dirty_mask64(v.status, b);
-      if (dirty == 0) { /* most runs of a crowd's frame */
-        b += 64;
-        continue;
-      }
       if (dirty == UINT64_MAX) {
         const SpValue *sp = v.states + b * v.m, *gp = v.goals + b * v.m;
         uint64_t miss = 0;

@@ -275,9 +275,10 @@ static inline uint32_t rank_of(uint64_t s, Radix r) {
 /* The cache-on loop with the mixed-radix table: a start's rank in its
  * goal's row gives the result in one load; an empty cell (or a goal
  * without a row) goes through sp__population_table_miss. Visits the dirty
- * NPCs of each block of eight by their flag bits. Returns NPCs planned. */
+ * NPCs of each block of eight `blocks` names by their flag bits. Returns
+ * NPCs planned. */
 LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
-                             size_t hi) {
+                             size_t hi, const uint64_t *blocks) {
   SpPlanTable *const t = p->table;
   const size_t m = (size_t)p->m;
   const SpValue *const states = p->states, *const goals = p->goals;
@@ -288,34 +289,37 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
   size_t planned = 0, hits = 0, missed = 0;
   RowMemo mm;
   memset(mm.row, 0, sizeof mm.row);
-  for (size_t b = lo; b < hi; b += 8) {
-    uint64_t dirty = sp_dirty_bits(status, b);
-    planned += sp_dirty_count(dirty);
-    for (; dirty != 0; dirty &= dirty - 1u) {
-      size_t i = b + sp_low_byte(dirty);
-      uint64_t s = row_word(states, i, m, mask);
-      uint64_t g = row_word(goals, i, m, mask);
-      uint32_t x = memo_index(g);
-      atomic_uint_least32_t *row = mm.row[x];
-      if (row == NULL || mm.goal[x] != g) row = memo_fill(t, &mm, g);
-      atomic_uint_least32_t *cell = NULL;
-      uint32_t v = SP_TABLE_EMPTY;
-      if (row != NULL) { /* NULL: every row is another goal's */
-        cell = row + rank_of(s, radix);
-        v = atomic_load_explicit(cell, memory_order_relaxed);
-      }
-      if (v == SP_TABLE_EMPTY) {
-        missed++;
-        hits += (size_t)sp__population_table_miss(p, w, k, i, s, g, cell);
-      } else if (!(v & SP_TABLE_FAILED)) {
-        handle[i] = v;
-        status[i] = ST_CACHE;
-      } else {
-        status[i] = (uint8_t)v;
-        w->failures++;
+  for (int q = 0; q < SP_DIRTY_WORDS; q++)
+    for (uint64_t named = blocks[q]; named != 0; named &= named - 1u) {
+      size_t b = lo + 8 * (64 * (size_t)q + sp_low_bit(named));
+      if (b >= hi) break;
+      uint64_t dirty = sp_dirty_bits(status, b);
+      planned += sp_dirty_count(dirty);
+      for (; dirty != 0; dirty &= dirty - 1u) {
+        size_t i = b + sp_low_byte(dirty);
+        uint64_t s = row_word(states, i, m, mask);
+        uint64_t g = row_word(goals, i, m, mask);
+        uint32_t x = memo_index(g);
+        atomic_uint_least32_t *row = mm.row[x];
+        if (row == NULL || mm.goal[x] != g) row = memo_fill(t, &mm, g);
+        atomic_uint_least32_t *cell = NULL;
+        uint32_t v = SP_TABLE_EMPTY;
+        if (row != NULL) { /* NULL: every row is another goal's */
+          cell = row + rank_of(s, radix);
+          v = atomic_load_explicit(cell, memory_order_relaxed);
+        }
+        if (v == SP_TABLE_EMPTY) {
+          missed++;
+          hits += (size_t)sp__population_table_miss(p, w, k, i, s, g, cell);
+        } else if (!(v & SP_TABLE_FAILED)) {
+          handle[i] = v;
+          status[i] = ST_CACHE;
+        } else {
+          status[i] = (uint8_t)v;
+          w->failures++;
+        }
       }
     }
-  }
   w->cache->hits += hits;
   w->hits += hits + (planned - missed);
   w->planned += planned;
@@ -367,15 +371,15 @@ LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
 }
 
 static size_t plan_chunk_now(SpPopulation *p, Worker *w, int k, int use_cache,
-                             size_t chunk) {
+                             size_t chunk, const uint64_t *blocks) {
   size_t lo = chunk * SP_POPULATION_CHUNK;
   size_t hi = lo + SP_POPULATION_CHUNK;
   if (hi > p->n) hi = p->n;
   if (use_cache && p->table != NULL && p->table_mode != SP_TABLE_OFF) {
-    if (!p->table->bits) return plan_chunk_table(p, w, k, lo, hi);
+    if (!p->table->bits) return plan_chunk_table(p, w, k, lo, hi, blocks);
     if (p->table_mode == SP_TABLE_AUTO) /* bits only with a fast pext */
-      return sp__population_plan_bits_pext(p, w, k, lo, hi);
-    return sp__population_plan_bits(p, w, k, lo, hi);
+      return sp__population_plan_bits_pext(p, w, k, lo, hi, blocks);
+    return sp__population_plan_bits(p, w, k, lo, hi, blocks);
   }
   if (!use_cache) return plan_chunk_cold(p, w, lo, hi);
   if (p->key_words == 1) return plan_chunk_small(p, w, k, lo, hi);
@@ -388,11 +392,14 @@ static size_t plan_chunk_now(SpPopulation *p, Worker *w, int k, int use_cache,
   return w->planned - before;
 }
 
-/* Every dirty NPC of the chunk is planned (each path above reads the
- * chunk whole): its flag goes down with them. */
+/* Every dirty NPC of the chunk is planned (each path above reads every
+ * block its bits name, or the chunk whole): its bits go down with them. */
 size_t sp__population_plan_chunk(SpPopulation *p, Worker *w, int k,
                                  int use_cache, size_t chunk) {
-  if (!p->chunk_dirty[chunk]) return 0;
-  p->chunk_dirty[chunk] = 0;
-  return plan_chunk_now(p, w, k, use_cache, chunk);
+  uint64_t *bd = p->block_dirty + chunk * SP_DIRTY_WORDS;
+  uint64_t blocks[SP_DIRTY_WORDS], any = 0;
+  for (int q = 0; q < SP_DIRTY_WORDS; q++) any |= blocks[q] = bd[q];
+  if (any == 0) return 0;
+  for (int q = 0; q < SP_DIRTY_WORDS; q++) bd[q] = 0;
+  return plan_chunk_now(p, w, k, use_cache, chunk, blocks);
 }

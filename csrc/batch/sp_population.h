@@ -97,6 +97,11 @@ static inline unsigned sp_low_byte(uint64_t x) {
 #endif
 }
 
+/* Words of a chunk's block_dirty bits: one bit per block of eight NPCs. */
+#define SP_DIRTY_WORDS (SP_POPULATION_CHUNK / 8 / 64)
+_Static_assert(SP_POPULATION_CHUNK % 512 == 0,
+               "a chunk is whole words of block bits");
+
 /* How cached calls use the direct table (sp__population_use_table). */
 enum {
   SP_TABLE_OFF = 0,     /* the per-worker hash caches alone */
@@ -143,11 +148,13 @@ struct SpPopulation {
   uint8_t *status;
   uint32_t *handle;
   uint8_t *slots;
-  /* per chunk: 1 when an NPC of it may be dirty (set with every dirty
-   * mark, cleared when the chunk is planned), so a call skips the clean
-   * chunks without reading their status bytes; written only when it
-   * changes, as workers mark the NPCs of their own chunks */
-  uint8_t *chunk_dirty;
+  /* per chunk, SP_DIRTY_WORDS words: bit j set when an NPC of the chunk's
+   * block of eight j may be dirty (set with every dirty mark, the chunk's
+   * bits cleared when it is planned), so a call skips the clean chunks
+   * and the clean blocks of the others without reading their status
+   * bytes (a crowd's frame marks a few NPCs per chunk); written only when
+   * it changes, as workers mark the NPCs of their own chunks */
+  uint64_t *block_dirty;
 
   atomic_size_t dirty_count; /* atomic: marks may come from several threads */
   /* 1 once a plan went to an NPC's own slot (the cache off or full, a
@@ -244,10 +251,29 @@ static inline const uint8_t *sp_population_plan_at(const SpPopulation *p,
   return NULL;
 }
 
-/* Notes that NPC i's chunk holds a dirty NPC (struct SpPopulation). */
+/* The first block of eight at or after NPC b (a multiple of 8) of the
+ * chunk starting at lo whose bit `blocks` sets, as its first NPC; hi when
+ * none is left before hi. */
+static inline size_t sp_next_block(const uint64_t *blocks, size_t lo, size_t b,
+                                   size_t hi) {
+  for (size_t j = (b - lo) / 8; lo + 8 * j < hi;) {
+    uint64_t word = blocks[j / 64] >> (j % 64);
+    if (word != 0) {
+      j += sp_low_bit(word);
+      return lo + 8 * j < hi ? lo + 8 * j : hi;
+    }
+    j = (j / 64 + 1) * 64; /* the next word */
+  }
+  return hi;
+}
+
+/* Notes that NPC i's block of eight holds a dirty NPC (struct
+ * SpPopulation). */
 static inline void sp_population_chunk_dirty(SpPopulation *p, size_t i) {
-  uint8_t *f = &p->chunk_dirty[i / SP_POPULATION_CHUNK];
-  if (*f == 0) *f = 1;
+  size_t block = i / 8;
+  uint64_t *w = &p->block_dirty[block / 64];
+  uint64_t bit = 1ull << (block % 64);
+  if (!(*w & bit)) *w |= bit;
 }
 
 /* Marks the NPCs of a list dirty (indices checked by the caller) without
@@ -278,12 +304,15 @@ int sp__population_table_miss(SpPopulation *p, Worker *w, int k, size_t i,
                               atomic_uint_least32_t *cell);
 
 /* The cache-on loops of the bit-packed table over NPCs lo..hi of one
- * chunk: with BMI2 pext (only where sp__population_fast_pext) or portable
- * (population_bits.c). Return NPCs planned. */
+ * chunk, reading only the blocks of eight whose bit `blocks` (the chunk's
+ * SP_DIRTY_WORDS words) sets: with BMI2 pext (only where
+ * sp__population_fast_pext) or portable (population_bits.c). Return NPCs
+ * planned. */
 size_t sp__population_plan_bits(SpPopulation *p, Worker *w, int k, size_t lo,
-                                size_t hi);
+                                size_t hi, const uint64_t *blocks);
 size_t sp__population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
-                                     size_t lo, size_t hi);
+                                     size_t lo, size_t hi,
+                                     const uint64_t *blocks);
 /* 1 when this CPU runs pext in hardware fast (BMI2, not AMD Zen 1/2). */
 int sp__population_fast_pext(void);
 
