@@ -365,6 +365,8 @@ static int limit_team(lua_State *L) {
   for (int j = 1; j <= k; j++) {
     Limit *l = luaL_checkudata(L, j, LIMIT_MT);
     luaL_argcheck(L, l->slots != NULL, j, "a wheel expected (not a loop)");
+    for (int i = 1; i < j; i++) /* two threads on one wheel would race */
+      luaL_argcheck(L, lua_touserdata(L, i) != l, j, "a wheel listed twice");
   }
   Team *t = lua_newuserdata(L, sizeof *t);
   memset(t, 0, sizeof *t);
