@@ -486,7 +486,10 @@ struct SpCrowd {
    * starts in a wheel of its own (CrowdWorker) */
   uint64_t *awake; /* bit per agent: visit at the next advance */
   size_t awake_words;
-  int wheels;           /* workers cw[0..wheels) may hold a wheel */
+  int wheels; /* workers cw[0..wheels) may hold a wheel */
+  /* the entries a parallel drain lists (wheel.c), two words each */
+  uint32_t *drain_list;
+  size_t drain_cap;
   int64_t wheel_tick;   /* the first tick not wholly drained */
   int64_t epoch;        /* ticks */
   uint32_t now_rel;     /* this frame's clock in ticks, less epoch */

@@ -61,6 +61,8 @@ int sp__wheel_new(SpCrowd *c) {
 }
 
 void sp__wheel_free(SpCrowd *c) {
+  size_t unused = 0;
+  sp__list_free(c, &c->drain_list, &unused, &c->drain_cap);
   if (c->awake != NULL)
     sp__mem_free_lines(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
   c->awake = NULL;
@@ -80,7 +82,7 @@ void sp__wheel_free(SpCrowd *c) {
 }
 
 size_t sp__wheel_bytes(const SpCrowd *c) {
-  size_t b = c->awake_words * sizeof(uint64_t);
+  size_t b = (c->awake_words + c->drain_cap / 2) * sizeof(uint64_t);
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
     b += c->cw[k].later_cap * sizeof(uint32_t);
   for (int k = 0; k < c->wheels; k++) {
@@ -345,21 +347,12 @@ static int has_due(const SpCrowd *c, size_t i) {
   return sp_wheel_timed(c, c->agents[i].phase) || sp_walk_timed(c, i);
 }
 
-/* Agent j awake; `shared`: wheels drain on several threads at once, and
- * an awake word may hold agents another thread wakes. */
-static inline void drain_wake(SpCrowd *c, uint32_t j, int shared) {
-  if (shared)
-    __atomic_fetch_or(&c->awake[j / 64], 1ull << (j % 64), __ATOMIC_RELAXED);
-  else
-    sp_agent_wake(c, j);
-}
-
 /* Drains the slot of tick t: wakes its agents due now, keeps those due in
  * a later lap or later in this tick, drops the stale; its blocks go back
  * to the pool as they are read. Entries are requested DRAIN_AHEAD ahead
- * across the blocks' edges (a block's first entries too). `shared`: other
- * threads drain other wheels meanwhile. */
-static void drain(SpCrowd *c, struct Wheel *wh, int64_t t, int shared) {
+ * across the blocks' edges (a block's first entries too). Serial: a
+ * parallel drain lists the entries first (drain_due). */
+static void drain(SpCrowd *c, struct Wheel *wh, int64_t t) {
   size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
@@ -372,13 +365,13 @@ static void drain(SpCrowd *c, struct Wheel *wh, int64_t t, int shared) {
       uint32_t j = wh->block[b].e[k];
       if (j >= c->n || !has_due(c, j)) continue;
       if (sp_due_passed(c, j)) {
-        drain_wake(c, j, shared);
+        sp_agent_wake(c, j);
         continue;
       }
       int64_t tj = tick_of(c, j);
       if ((tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0) &&
-          !slot_add(c, wh, s, j, shared))
-        drain_wake(c, j, shared);
+          !slot_add(c, wh, s, j, 0))
+        sp_agent_wake(c, j);
     }
     WheelBlock *bl = &wh->block[b];
     uint32_t next = bl->next;
@@ -424,28 +417,108 @@ static size_t due_entries(const struct Wheel *wh, int64_t from, int64_t to) {
   return n;
 }
 
-/* Draining the wheels of ticks [from, to], each wheel by one drainer:
- * worker k starts with wheel k, then takes the wheels nobody has taken,
- * so a drainer that starts late (a sleeping thread) finds them drained
- * and the caller does not wait for it (sp__thread_pool_help). */
+/* Draining with the crowd's pool: the calling thread lists the due
+ * slots' entries (DrainEntry: the agent, its wheel and tick), wheel by
+ * wheel, and frees their blocks; the drainers then check them, claimed
+ * in runs of at most DRAIN_RUN (sp_claims.h): drainer k starts on the
+ * k-th share of the list, about the entries of wheel k, which worker k
+ * filed from the chunks it runs, so an agent's lines stay with the core
+ * that visits it next. A worker that wakes late (a sleeping thread may
+ * take a few hundred microseconds in a virtual machine) takes the runs
+ * left, so the caller never waits for a whole wheel, only for a run. An
+ * entry to keep (due later) is marked in the list and filed again after
+ * the job by the calling thread, into the wheel it came from. */
+#define DRAIN_RUN  256
+#define DRAIN_KEEP 0x80000000u /* in DrainEntry.where: file it again */
+typedef struct DrainEntry {
+  uint32_t agent;
+  uint32_t where; /* wheel << 16 | tick - from */
+} DrainEntry;
+_Static_assert(SWEEP_TICKS <= 0xFFFF && SP_THREAD_POOL_MAX < 0x8000,
+               "a DrainEntry's where: 16 bits of tick, 15 of wheel");
+
 typedef struct DrainJob {
   SpCrowd *c;
   int64_t from, to;
-  int workers;
-  atomic_char taken[SP_THREAD_POOL_MAX];
+  DrainEntry *e;
+  size_t n;
+  atomic_int listed; /* e[0..n) written */
+  SpClaims claims;
 } DrainJob;
+
+/* The entries of the slots of ticks [from, to] of every wheel, their
+ * blocks back to their pools and the slots empty. */
+static void list_due(DrainJob *d) {
+  SpCrowd *c = d->c;
+  size_t n = 0;
+  for (int k = 0; k < c->wheels; k++) {
+    struct Wheel *wh = c->cw[k].wheel;
+    if (wh == NULL) continue;
+    for (int64_t t = d->from; t <= d->to; t++) {
+      size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
+      uint32_t where = (uint32_t)k << 16 | (uint32_t)(t - d->from);
+      for (uint32_t b = wh->slot[s].head; b != NO_BLOCK;) {
+        WheelBlock *bl = &wh->block[b];
+        for (uint32_t q = 0; q < bl->n; q++)
+          d->e[n++] = (DrainEntry){bl->e[q], where};
+        uint32_t next = bl->next;
+        bl->next = wh->free_head;
+        wh->free_head = b;
+        b = next;
+      }
+      wh->slot[s].head = NO_BLOCK;
+    }
+  }
+  d->n = n;
+}
+
+/* Checks entries [lo, hi): wakes the agents due, marks those to keep
+ * (due later in the tick drained, or in a later lap), drops the stale. */
+static void check_entries(DrainJob *d, size_t lo, size_t hi) {
+  SpCrowd *c = d->c;
+  DrainEntry *e = d->e;
+  for (size_t q = lo; q < hi && q < lo + DRAIN_AHEAD; q++)
+    REQUEST_DUE(c, e[q].agent);
+  for (size_t q = lo; q < hi; q++) {
+    if (q + DRAIN_AHEAD < hi) REQUEST_DUE(c, e[q + DRAIN_AHEAD].agent);
+    uint32_t j = e[q].agent;
+    if (j >= c->n || !has_due(c, j)) continue;
+    if (sp_due_passed(c, j)) { /* other drainers wake agents of its word */
+      __atomic_fetch_or(&c->awake[j / 64], 1ull << (j % 64), __ATOMIC_RELAXED);
+      continue;
+    }
+    int64_t t = d->from + (int64_t)(e[q].where & 0xFFFFu);
+    int64_t tj = tick_of(c, j);
+    if (tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0)
+      e[q].where |= DRAIN_KEEP;
+  }
+}
 
 static void drain_job(void *arg, int worker) {
   DrainJob *d = arg;
-  int wheels = d->c->wheels;
-  for (int j = 0; j < wheels; j++) {
-    int k = (worker + j) % wheels;
-    struct Wheel *wh = d->c->cw[k].wheel;
-    if (wh == NULL ||
-        atomic_exchange_explicit(&d->taken[k], 1, memory_order_relaxed))
-      continue;
-    for (int64_t t = d->from; t <= d->to; t++)
-      drain(d->c, wh, t, d->workers > 1);
+  if (worker == 0) {
+    list_due(d);
+    atomic_store_explicit(&d->listed, 1, memory_order_release);
+  } else {
+    while (!atomic_load_explicit(&d->listed, memory_order_acquire)) {
+    } /* the caller lists them in microseconds */
+  }
+  size_t lo, hi;
+  while (sp__claims_next(&d->claims, worker, &lo, &hi))
+    check_entries(d, lo, hi);
+}
+
+/* The entries marked to keep, into the slots they came from (awake
+ * instead, without memory); serial, after the job. */
+static void file_kept(DrainJob *d) {
+  SpCrowd *c = d->c;
+  for (size_t q = 0; q < d->n; q++) {
+    uint32_t w = d->e[q].where;
+    if (!(w & DRAIN_KEEP)) continue;
+    struct Wheel *wh = c->cw[(w & ~DRAIN_KEEP) >> 16].wheel;
+    int64_t t = d->from + (int64_t)(w & 0xFFFFu);
+    if (!slot_add(c, wh, (size_t)(t & (SP_WHEEL_SLOTS - 1)), d->e[q].agent, 0))
+      sp_agent_wake(c, d->e[q].agent);
   }
 }
 
@@ -453,28 +526,47 @@ static void drain_job(void *arg, int worker) {
  * fraction of a visit (the crowd's parallel_min is in visits). */
 #define DRAIN_PER_WORKER 4
 
+/* List words kept whatever a frame needs (64 KiB). */
+#define DRAIN_LIST_KEEP 16384
+
+/* Room for n entries in the crowd's drain list; 0 on memory. */
+static int drain_room(SpCrowd *c, size_t n) {
+  size_t words = 2 * n; /* a DrainEntry is two list words */
+  while (c->drain_cap < words)
+    if (!sp__list_grow(c, &c->drain_list, &c->drain_cap, 0)) return 0;
+  return 1;
+}
+
 /* Drains the slots of ticks [from, to] of every worker's wheel: with the
- * crowd's pool, one drainer per wheel for a crowd with many due. */
+ * crowd's pool, the entries shared among the drainers when many are
+ * due; else each slot in turn on the calling thread. */
 static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
-  DrainJob d = {c, from, to, 1, {0}};
-  int wheels = 0;
   size_t n = 0;
   for (int k = 0; k < c->wheels; k++)
-    if (c->cw[k].wheel != NULL) {
-      wheels = k + 1;
-      n += due_entries(c->cw[k].wheel, from, to);
-    }
+    if (c->cw[k].wheel != NULL) n += due_entries(c->cw[k].wheel, from, to);
   size_t per =
       DRAIN_PER_WORKER * (c->opt.parallel_min > 0 ? c->opt.parallel_min
                                                   : SP_CROWD_PLAN_PARALLEL_MIN);
   int most = c->pool != NULL ? sp_thread_pool_size(c->pool) : 1;
-  if (most > wheels) most = wheels;
-  if (most > 1 && n / per >= 2) {
-    d.workers = n / per >= (size_t)most ? most : (int)(n / per);
-    sp__thread_pool_help(c->pool, d.workers, drain_job, &d);
-  } else {
-    drain_job(&d, 0);
+  if (most > 1 && n / per >= 2 && drain_room(c, n)) {
+    DrainJob d = {.c = c, .from = from, .to = to};
+    d.e = (DrainEntry *)(void *)c->drain_list;
+    atomic_init(&d.listed, 0);
+    int workers = n / per >= (size_t)most ? most : (int)(n / per);
+    sp__claims_init(&d.claims, n, workers, DRAIN_RUN); /* list_due lists n */
+    sp__thread_pool_help(c->pool, workers, drain_job, &d);
+    file_kept(&d);
+    /* a burst of timers (a crowd spawned at once) leaves a large list:
+     * kept at most 8 times this frame's size */
+    if (c->drain_cap > 16 * n && c->drain_cap > DRAIN_LIST_KEEP) {
+      size_t unused = 0;
+      sp__list_free(c, &c->drain_list, &unused, &c->drain_cap);
+    }
+    return;
   }
+  for (int k = 0; k < c->wheels; k++)
+    if (c->cw[k].wheel != NULL)
+      for (int64_t t = from; t <= to; t++) drain(c, c->cw[k].wheel, t);
 }
 
 void sp__wheel_frame(SpCrowd *c) {
