@@ -541,13 +541,13 @@ static int drain_room(SpCrowd *c, size_t n) {
  * crowd's pool, the entries shared among the drainers when many are
  * due; else each slot in turn on the calling thread. */
 static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
-  size_t n = 0;
-  for (int k = 0; k < c->wheels; k++)
+  int most = c->pool != NULL ? sp_thread_pool_size(c->pool) : 1;
+  size_t n = 0; /* counted from the slots' blocks: only to share them out */
+  for (int k = 0; k < c->wheels && most > 1; k++)
     if (c->cw[k].wheel != NULL) n += due_entries(c->cw[k].wheel, from, to);
   size_t per =
       DRAIN_PER_WORKER * (c->opt.parallel_min > 0 ? c->opt.parallel_min
                                                   : SP_CROWD_PLAN_PARALLEL_MIN);
-  int most = c->pool != NULL ? sp_thread_pool_size(c->pool) : 1;
   if (most > 1 && n / per >= 2 && drain_room(c, n)) {
     DrainJob d = {.c = c, .from = from, .to = to};
     d.e = (DrainEntry *)(void *)c->drain_list;
