@@ -7,9 +7,10 @@
 -- record and population rows twice, in two frames: when its step ends (the advance pass)
 -- and in the next frame, when it chooses its next goal and takes its new plan (goals are
 -- chosen at the start of a frame, after the game's hooks had their say). The C wheel reads
--- its agent's record once. So the crowd pays more than the wheel for what runs between its
--- frames; this bench measures how much, in one process (CPU ns per step end, the steady
--- state of bench_timed.lua: every step end ends a plan, one thread).
+-- its agent's record once, but does little else: its step end is nearly all memory, the
+-- crowd's mostly instructions. This bench measures what each loses to the eviction, in one
+-- process (CPU ns per step end, the steady state of bench_timed.lua: every step end ends a
+-- plan, one thread); docs/benchmarks.md gives the figures.
 local util = dofile("bench/support/lua_bench.lua")
 util.paths()
 package.path = "bench/support/?.lua;" .. package.path
