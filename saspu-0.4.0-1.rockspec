@@ -1,11 +1,11 @@
--- saspu-0.3.0-1.rockspec: LuaRocks build of saspu 0.3.0, the release commit a1341d805db1e7ca3a3d867cb856ff25a5c2364e (tag v0.3.0) (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
--- `luarocks build saspu-0.3.0-1.rockspec` fetches that release; in a checkout, `luarocks make` the scm-1 one.
+-- saspu-0.4.0-1.rockspec: LuaRocks build of saspu 0.4.0, the release tagged v0.4.0 (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
+-- `luarocks build saspu-0.4.0-1.rockspec` fetches that release; in a checkout, `luarocks make` the scm-1 one.
 rockspec_format = "3.0"
 package = "saspu"
-version = "0.3.0-1"
+version = "0.4.0-1"
 source = {
-  url = "https://github.com/saspu/saspu/archive/a1341d805db1e7ca3a3d867cb856ff25a5c2364e.tar.gz",
-  dir = "saspu-a1341d805db1e7ca3a3d867cb856ff25a5c2364e",
+  url = "git+https://github.com/saspu/saspu.git",
+  tag = "v0.4.0",
 }
 description = {
   summary = "Shortest plans for game NPCs in linear time (SAS-PU planning, TopoPlan)",
