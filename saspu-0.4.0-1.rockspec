@@ -1,11 +1,11 @@
--- saspu-0.4.0-1.rockspec: LuaRocks build of saspu 0.4.0, the release tagged v0.4.0 (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
+-- saspu-0.4.0-1.rockspec: LuaRocks build of saspu 0.4.0, the release commit 01458b67a3975b75c2f769649eb7cb1c1a7bba20 (tag v0.4.0) (the C module saspu.core and lua/saspu/*.lua) through its CMake project.
 -- `luarocks build saspu-0.4.0-1.rockspec` fetches that release; in a checkout, `luarocks make` the scm-1 one.
 rockspec_format = "3.0"
 package = "saspu"
 version = "0.4.0-1"
 source = {
-  url = "git+https://github.com/saspu/saspu.git",
-  tag = "v0.4.0",
+  url = "https://github.com/saspu/saspu/archive/01458b67a3975b75c2f769649eb7cb1c1a7bba20.tar.gz",
+  dir = "saspu-01458b67a3975b75c2f769649eb7cb1c1a7bba20",
 }
 description = {
   summary = "Shortest plans for game NPCs in linear time (SAS-PU planning, TopoPlan)",
