@@ -13,10 +13,8 @@
 -- evict: the plain Lua loop over as many agent tables (util.plain_timers) runs after each
 -- counted frame (after every frame of the wheel), as a game's own frame would between two
 -- of the crowd's, so the next frame finds fewer of its lines in the caches.
-local build = os.getenv("SASPU_BUILD_DIR") or "build"
-package.cpath = build .. "/?.so;" .. package.cpath
-package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
-local util = require "lua_bench"
+local util = dofile("bench/support/lua_bench.lua")
+util.paths()
 
 local WHAT, N = arg[1], tonumber(arg[2])
 if (WHAT ~= "crowd" and WHAT ~= "wheel") or not N or N < 1 then
