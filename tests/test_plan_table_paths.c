@@ -161,24 +161,35 @@ static void assign(const TestFixture *f, SpPopulation *pop, const Pool *pool,
         sp_population_mark_dirty(pop, 0, sp_population_size(pop), &err), SP_OK);
 }
 
+/* A population of its own (handles apart) or, with in_rows, a crowd's
+ * (handles in the NPCs' rows). */
+static SpPopulation *new_population(const TestFixture *f, size_t n,
+                                    int in_rows) {
+  SpPopulation *pop = NULL;
+  SpError err;
+  SpStatus st = in_rows ? sp__population_new_in_rows(f->d, n, plain, &pop, &err)
+                        : sp_population_new(f->d, n, plain, &pop, &err);
+  assert_int_equal(st, SP_OK);
+  return pop;
+}
+
 /* Every table mode in turn on one population (so the table is remade
  * when the layout changes; the default mode last as on a CPU without a
  * fast pext, where it reads the mixed-radix table), whole and partial frames, 1 to 3 workers,
- * a population that is no multiple of eight: every NPC's result is
- * sp_plan's after every frame, and the table modes serve repeated pairs
- * without planning them again. */
+ * a population that is no multiple of eight, its handles apart or in its
+ * rows: every NPC's result is sp_plan's after every frame, and the table
+ * modes serve repeated pairs without planning them again. */
 static void test_every_path_matches_sp_plan(void **state) {
   (void)state;
   static const int modes[] = {SP_TABLE_AUTO, SP_TABLE_PORTABLE, SP_TABLE_RADIX,
                               SP_TABLE_OFF,  SP_TABLE_AUTO,     SP_TABLE_AUTO};
-  for (int which = 0; which < PAPER_COUNT; which++) {
+  for (int at = 0; at < 2 * PAPER_COUNT; at++) {
+    int which = at % PAPER_COUNT, in_rows = at >= PAPER_COUNT;
     TestFixture f;
     test_fixture_open(&f, paper_spec(which));
     RdRng rng = {(uint64_t)which * 131u + 7u};
     Pool pool = pool_make(&f, 600, &rng);
-    SpPopulation *pop = NULL;
-    SpError err;
-    assert_int_equal(sp_population_new(f.d, 20003, plain, &pop, &err), SP_OK);
+    SpPopulation *pop = new_population(&f, 20003, in_rows);
     size_t mode_count = sizeof modes / sizeof modes[0];
     for (size_t mi = 0; mi < mode_count; mi++) {
       /* last: as on a CPU without a fast pext */
@@ -207,18 +218,20 @@ static void test_every_path_matches_sp_plan(void **state) {
 }
 
 /* Starts that sit in their goal already (empty plans) and goals no start
- * reaches share the table with ordinary ones: after a clear, as before
- * it, each NPC has sp_plan's result, on the bit-packed paths both. */
+ * reaches share the table with ordinary ones: after a clear (plans copied
+ * to the slots, their lengths to the handles), as before it, each NPC has
+ * sp_plan's result, on the bit-packed paths both, handles apart or in the
+ * rows. */
 static void test_empty_plans_and_failures(void **state) {
   (void)state;
   static const int modes[] = {SP_TABLE_AUTO, SP_TABLE_PORTABLE};
-  for (int mode_at = 0; mode_at < 2; mode_at++) {
+  for (int at = 0; at < 4; at++) {
+    int mode_at = at % 2, in_rows = at >= 2;
     TestFixture f;
     test_fixture_open(&f, paper_spec(PAPER_CITIZEN));
     size_t m = (size_t)f.m, n = 4099;
-    SpPopulation *pop = NULL;
+    SpPopulation *pop = new_population(&f, n, in_rows);
     SpError err;
-    assert_int_equal(sp_population_new(f.d, n, plain, &pop, &err), SP_OK);
     sp__population_use_table(pop, modes[mode_at]);
     RdRng rng = {17};
     SpValue s[8];

@@ -93,7 +93,7 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
   c->fields_seen = w->fields_dropped;
   c->capacity = c->opt.capacity;
   c->chunk_count = (c->capacity + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
-  SpStatus st = sp_population_new(d, c->capacity, alloc, &c->pop, err);
+  SpStatus st = sp__population_new_in_rows(d, c->capacity, alloc, &c->pop, err);
   if (st == SP_OK && c->opt.cache_capacity != 0)
     st = sp_population_set_cache_capacity(c->pop, c->opt.cache_capacity, err);
   if (st != SP_OK) {

@@ -32,14 +32,12 @@ static size_t population_layout(SpPopulation *p, char *base) {
   size_t off = 0;
   size_t o_limits = off;
   off = align64(off + m + 1u);
-  size_t o_states = off;
-  off = align64(off + n * m + 8u);
-  size_t o_goals = off;
-  off = align64(off + n * m + 8u);
+  size_t o_rows = off;
+  off = align64(off + n * p->stride + 8u);
   size_t o_status = off;
   off = align64(off + n + 8u);
   size_t o_handle = off;
-  off = align64(off + n * sizeof(uint32_t));
+  if (!p->handles_in_rows) off = align64(off + n * sizeof(uint32_t));
   size_t o_slots = off;
   off = align64(off + n * p->slot_bytes);
   size_t o_block_dirty = off;
@@ -47,18 +45,20 @@ static size_t population_layout(SpPopulation *p, char *base) {
       align64(off + (p->chunk_count + 1u) * SP_DIRTY_WORDS * sizeof(uint64_t));
   if (base != NULL) {
     p->limits = (uint8_t *)(base + o_limits);
-    p->states = (SpValue *)(base + o_states);
-    p->goals = (SpValue *)(base + o_goals);
+    p->states = (SpValue *)(base + o_rows);
+    p->goals = p->states + m;
     p->status = (uint8_t *)(base + o_status);
-    p->handle = (uint32_t *)(base + o_handle);
+    p->handles = p->handles_in_rows ? (uint8_t *)p->states + 2u * m
+                                    : (uint8_t *)(base + o_handle);
     p->slots = (uint8_t *)(base + o_slots);
     p->block_dirty = (uint64_t *)(base + o_block_dirty);
   }
   return off;
 }
 
-SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
-                           SpPopulation **out, SpError *err) {
+static SpStatus population_new(const SpDomain *d, size_t n, SpAllocator alloc,
+                               int handles_in_rows, SpPopulation **out,
+                               SpError *err) {
   sp__error_clear(err);
   *out = NULL;
   if (n > SP_POPULATION_MAX_NPCS)
@@ -76,6 +76,9 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   p->action_count = sp_domain_action_count(d);
   p->id_bytes = p->action_count <= 255 ? 1 : 2;
   p->slot_bytes = (size_t)p->action_count * (size_t)p->id_bytes;
+  p->handles_in_rows = handles_in_rows;
+  p->stride = 2u * (size_t)p->m + (handles_in_rows ? sizeof(uint32_t) : 0u);
+  p->handle_stride = handles_in_rows ? p->stride : sizeof(uint32_t);
   int used = p->m - 8 * (p->key_words - 1);
   uint8_t pattern[8] = {0};
   memset(pattern, 0xFF, (size_t)used);
@@ -85,7 +88,7 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   p->table_mode = SP_TABLE_AUTO;
   p->fast_pext = sp__population_fast_pext();
 
-  size_t per_npc = 2u * (size_t)p->m + 1u + sizeof(uint32_t) + p->slot_bytes;
+  size_t per_npc = 2u * (size_t)p->m + sizeof(uint32_t) + 1u + p->slot_bytes;
   if (n > 0 && per_npc > (SIZE_MAX - 4096u) / n) {
     sp__mem_free(alloc, p, sizeof *p);
     return sp__error_memory(err); /* the arrays would not fit in memory */
@@ -104,9 +107,9 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   for (int v = 0; v < p->m; v++)
     p->limits[v] = (uint8_t)(sp_variable_value_count(d, v) - 1);
   /* states and goals start at value 0 and the spare bytes are zeroed for
-   * the word loads; handles and slots are written before they are read */
-  memset(p->states, 0, n * (size_t)p->m + 8u);
-  memset(p->goals, 0, n * (size_t)p->m + 8u);
+   * the word loads; handles (but those in the rows) and slots are written
+   * before they are read */
+  memset(p->states, 0, n * p->stride + 8u);
   memset(p->status, ST_DIRTY, n);
   memset(p->status + n, 0, 8);
   memset(p->block_dirty, 0xFF,
@@ -115,6 +118,17 @@ SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
   atomic_init(&p->slot_plans, 0);
   *out = p;
   return SP_OK;
+}
+
+SpStatus sp_population_new(const SpDomain *d, size_t n, SpAllocator alloc,
+                           SpPopulation **out, SpError *err) {
+  return population_new(d, n, alloc, 0, out, err);
+}
+
+SpStatus sp__population_new_in_rows(const SpDomain *d, size_t n,
+                                    SpAllocator alloc, SpPopulation **out,
+                                    SpError *err) {
+  return population_new(d, n, alloc, 1, out, err);
 }
 
 static void worker_release(SpPopulation *p, Worker *w) {
@@ -227,12 +241,13 @@ static void mark(SpPopulation *p, size_t i) {
     atomic_fetch_add_explicit(&p->dirty_count, 1, memory_order_relaxed);
 }
 
-/* Copies count states into `dst` rows, marking the NPCs that change. */
+/* Copies count states into `dst` rows (NPC 0's states or goals),
+ * marking the NPCs that change. */
 static void store_rows(SpPopulation *p, SpValue *dst, size_t first,
                        size_t count, const SpValue *packed) {
   size_t m = (size_t)p->m;
   for (size_t k = 0; k < count; k++) {
-    SpValue *row = dst + (first + k) * m;
+    SpValue *row = dst + (first + k) * p->stride;
     const SpValue *src = packed + k * m;
     if (memcmp(row, src, m) == 0) continue;
     memcpy(row, src, m);
@@ -281,7 +296,7 @@ SpStatus sp_population_set_goal_all(SpPopulation *pop, const SpValue *goal,
   if (st != SP_OK) return st;
   size_t m = (size_t)pop->m;
   for (size_t i = 0; i < pop->n; i++) {
-    SpValue *row = pop->goals + i * m;
+    SpValue *row = sp_population_goal_at(pop, i);
     if (memcmp(row, goal, m) == 0) continue;
     memcpy(row, goal, m);
     mark(pop, i);
@@ -669,7 +684,7 @@ static void detach_from_caches(SpPopulation *p) {
     const uint8_t *ids = sp_population_plan_at(p, i, &len);
     memcpy(p->slots + i * p->slot_bytes, ids,
            (size_t)len * (size_t)p->id_bytes);
-    p->handle[i] = (uint32_t)len;
+    sp_handle_set(p, i, (uint32_t)len);
     p->status[i] = (uint8_t)((p->status[i] & ~ST_KIND_MASK) | ST_SLOT);
     sp_population_slot_used(p);
   }
@@ -690,7 +705,7 @@ void sp_population_restore(SpPopulation *pop, size_t i, SpNpcStatus status,
       else
         memcpy(slot + 2 * (size_t)k, &plan[k], 2);
     }
-    pop->handle[i] = (uint32_t)len;
+    sp_handle_set(pop, i, (uint32_t)len);
     s = ST_SLOT;
     sp_population_slot_used(pop);
   } else if (status == SP_NPC_NO_PLAN) {

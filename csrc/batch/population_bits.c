@@ -26,12 +26,12 @@ typedef struct BitsRun {
 /* What the loop reads, copied into locals: the byte stores into `status`
  * may alias anything, and would otherwise force these to be reloaded. */
 typedef struct BitsView {
-  const SpValue *states, *goals;
+  const SpValue *states, *goals; /* NPC 0's, rows `stride` apart */
   uint8_t *status;
-  uint32_t *handle;
+  uint8_t *handles; /* NPC 0's, handle_stride apart */
   const atomic_uint_least32_t *cells;
   const atomic_uint_least32_t *goal_row;
-  size_t m;
+  size_t stride, handle_stride;
   int vars;
   uint64_t state_bits, goal_bits;
   uint8_t state_at[8], goal_at[8];
@@ -39,9 +39,10 @@ typedef struct BitsView {
 
 static inline BitsView bits_view(const SpPopulation *p) {
   const SpPlanTable *t = p->table;
-  BitsView v = {p->states,     p->goals,     p->status,    p->handle,
-                t->cells,      t->goal_row,  (size_t)p->m, t->m,
-                t->state_bits, t->goal_bits, {0},          {0}};
+  BitsView v = {p->states, p->goals,      p->status,    p->handles,
+                t->cells,  t->goal_row,   p->stride,    p->handle_stride,
+                t->m,      t->state_bits, t->goal_bits, {0},
+                {0}};
   memcpy(v.state_at, t->state_at, 8);
   memcpy(v.goal_at, t->goal_at, 8);
   return v;

@@ -8,14 +8,15 @@
 
 /* NPC i: its start's cell in its goal's row (rows 0 and 1 are empty, so
  * a goal not met yet, or without a row, reads an empty cell), then the
- * result: the handle of a plan (and its status byte unless the caller
+ * result: the handle of a plan, at hp (and its status byte unless the caller
  * wrote the block's at once: `status_done`), or a failure's status byte.
  * Returns 1 when the cell is empty: the caller sends the NPC to
  * BITS_SLOW after its block, so no call sits in the hot loop, whose
  * values then all stay in registers. */
 BITS_ATTR static inline unsigned BITS_ONE(size_t i, const SpValue *sp,
-                                          const SpValue *gp, const BitsView *v,
-                                          int status_done, size_t *failures) {
+                                          const SpValue *gp, uint8_t *hp,
+                                          const BitsView *v, int status_done,
+                                          size_t *failures) {
   uint64_t s, g;
   memcpy(&s, sp, 8); /* bytes past m fall outside the masks */
   memcpy(&g, gp, 8);
@@ -24,7 +25,7 @@ BITS_ATTR static inline unsigned BITS_ONE(size_t i, const SpValue *sp,
   uint32_t x =
       atomic_load_explicit(&v->cells[row + rank], memory_order_relaxed);
   if (SP_LIKELY(!(x & SP_TABLE_FAILED))) {
-    v->handle[i] = x;
+    sp_handle_store(hp, x);
     if (!status_done) v->status[i] = ST_CACHE;
     return 0;
   }
@@ -45,8 +46,8 @@ BITS_SLOW(SpPopulation *p, Worker *w, int k, const BitsView *v, size_t b,
   for (size_t i = b; miss != 0; i++, miss >>= 1) {
     if (!(miss & 1u)) continue;
     uint64_t s, g;
-    memcpy(&s, v->states + i * v->m, 8);
-    memcpy(&g, v->goals + i * v->m, 8);
+    memcpy(&s, v->states + i * v->stride, 8);
+    memcpy(&g, v->goals + i * v->stride, 8);
     run->missed++;
     run->hits +=
         (size_t)bits_miss(p, w, k, i, s, g, BITS_GOAL(g), BITS_RANK(s));
@@ -75,13 +76,17 @@ BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
         ((blocks[blk / 64] >> (blk % 64)) & 0xFFu) == 0xFFu) {
       uint64_t dirty = sp_dirty_mask64(v.status, b);
       if (dirty == UINT64_MAX) {
-        const SpValue *sp = v.states + b * v.m, *gp = v.goals + b * v.m;
+        const SpValue *sp = v.states + b * v.stride;
+        const SpValue *gp = v.goals + b * v.stride;
+        uint8_t *hp = v.handles + b * v.handle_stride;
         uint64_t miss = 0;
         run.planned += 64;
         memset(v.status + b, ST_CACHE, 64);
         BITS_UNROLL
-        for (unsigned j = 0; j < 64; j++, sp += v.m, gp += v.m)
-          miss |= (uint64_t)BITS_ONE(b + j, sp, gp, &v, 1, &run.failures) << j;
+        for (unsigned j = 0; j < 64;
+             j++, sp += v.stride, gp += v.stride, hp += v.handle_stride)
+          miss |= (uint64_t)BITS_ONE(b + j, sp, gp, hp, &v, 1, &run.failures)
+                  << j;
         if (miss != 0) BITS_SLOW(p, w, k, &v, b, miss, &run);
         b += 64;
         continue;
@@ -100,13 +105,12 @@ BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
   for (size_t q = 0; q < ns; q++) {
     if (q + BITS_AHEAD < ns) {
       size_t a = sparse[q + BITS_AHEAD];
-      BITS_PREFETCH(v.states + a * v.m, 0);
-      BITS_PREFETCH(v.goals + a * v.m, 0);
-      BITS_PREFETCH(v.handle + a, 1);
+      BITS_PREFETCH(v.states + a * v.stride, 0); /* its goal too */
+      BITS_PREFETCH(v.handles + a * v.handle_stride + 3u, 1);
     }
     size_t i = sparse[q];
-    if (BITS_ONE(i, v.states + i * v.m, v.goals + i * v.m, &v, 0,
-                 &run.failures))
+    if (BITS_ONE(i, v.states + i * v.stride, v.goals + i * v.stride,
+                 v.handles + i * v.handle_stride, &v, 0, &run.failures))
       BITS_SLOW(p, w, k, &v, i, 1, &run);
   }
   bits_done(w, &run);

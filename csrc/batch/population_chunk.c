@@ -26,17 +26,17 @@ static inline size_t block_end(const uint8_t *status, size_t b, size_t hi) {
   return end - b == 8 && (word & DIRTY_WORD) == 0 ? b : end;
 }
 
-/* NPC i's row of a state array of at most 8 variables as one word, the
- * bytes past the row masked off (the arrays have 8 spare bytes). */
-static inline uint64_t row_word(const SpValue *rows, size_t i, size_t m,
+/* NPC i's state or goal (rows: NPC 0's) of at most 8 variables as one
+ * word, the bytes past it masked off (the rows have 8 spare bytes). */
+static inline uint64_t row_word(const SpValue *rows, size_t i, size_t stride,
                                 uint64_t mask) {
   uint64_t x;
-  memcpy(&x, rows + i * m, 8);
+  memcpy(&x, rows + i * stride, 8);
   return x & mask;
 }
 
-/* Loads the packed key of (s0, goal). Reads whole words: the state arrays
- * have 8 spare bytes at the end, and the bytes past m are masked off. */
+/* Loads the packed key of (s0, goal). Reads whole words: the rows have 8
+ * spare bytes at the end, and the bytes past m are masked off. */
 static uint64_t load_key(const SpPopulation *p, const SpValue *s0,
                          const SpValue *goal, uint64_t *key) {
   int kw = p->key_words;
@@ -53,7 +53,7 @@ static uint64_t load_key(const SpPopulation *p, const SpValue *s0,
 static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
                               uint32_t e, size_t i, Worker *w) {
   if (sp_plan_cache_entry_kind(c, e) == SP_CACHE_PLAN) {
-    p->handle[i] = sp_cache_handle(k, e);
+    sp_handle_set(p, i, sp_cache_handle(k, e));
     p->status[i] = ST_CACHE;
   } else {
     p->status[i] =
@@ -68,9 +68,8 @@ static inline void take_entry(SpPopulation *p, const SpPlanCache *c, int k,
  * to the cache (an NPC points at the entry when it is stored). */
 static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
                        size_t i, uint64_t hash) {
-  const size_t m = (size_t)p->m;
-  const SpValue *s0 = p->states + i * m;
-  const SpValue *goal = p->goals + i * m;
+  const SpValue *s0 = sp_population_state_at(p, i);
+  const SpValue *goal = sp_population_goal_at(p, i);
   SpPlanCache *c = w->cache;
   SpFailure f = {SP_FAIL_NONE, -1, -1, -1, -1, 0};
   int len = 0;
@@ -80,7 +79,7 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
       uint32_t e = sp__plan_cache_insert(c, w->key, hash, SP_CACHE_PLAN,
                                          w->plan, len, NULL);
       if (e != SP_CACHE_NONE) {
-        p->handle[i] = sp_cache_handle(k, e);
+        sp_handle_set(p, i, sp_cache_handle(k, e));
         p->status[i] = ST_CACHE;
         return;
       }
@@ -91,7 +90,7 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
     } else {
       memcpy(slot, w->plan, (size_t)len * sizeof(uint16_t));
     }
-    p->handle[i] = (uint32_t)len;
+    sp_handle_set(p, i, (uint32_t)len);
     p->status[i] = ST_SLOT;
     sp_population_slot_used(p);
     return;
@@ -107,11 +106,11 @@ static void plan_fresh(SpPopulation *p, Worker *w, int k, int use_cache,
  * else afresh. Any state length. */
 static void plan_one(SpPopulation *p, Worker *w, int k, int use_cache,
                      size_t i) {
-  const size_t m = (size_t)p->m;
   uint64_t hash = 0;
   w->planned++;
   if (use_cache) {
-    hash = load_key(p, p->states + i * m, p->goals + i * m, w->key);
+    hash = load_key(p, sp_population_state_at(p, i),
+                    sp_population_goal_at(p, i), w->key);
     uint32_t e = sp_plan_cache_find(w->cache, w->key, hash);
     if (e != SP_CACHE_NONE) {
       w->hits++;
@@ -149,7 +148,7 @@ static inline int lookup_small(SpPopulation *p, Worker *w, int k, size_t i,
   if (found != 0) {
     uint32_t e = (uint32_t)(found & SP_CACHE_ENTRY_BITS) - 1u;
     if (!(found & SP_CACHE_FAILED_BIT)) {
-      p->handle[i] = sp_cache_handle(k, e);
+      sp_handle_set(p, i, sp_cache_handle(k, e));
       p->status[i] = ST_CACHE;
     } else {
       take_entry(p, c, k, e, i, w);
@@ -170,7 +169,7 @@ static inline int lookup_small(SpPopulation *p, Worker *w, int k, size_t i,
  * anything) force no reloads. Returns NPCs planned. */
 LOOP size_t plan_chunk_small(SpPopulation *p, Worker *w, int k, size_t lo,
                              size_t hi) {
-  const size_t m = (size_t)p->m;
+  const size_t stride = p->stride;
   const SpValue *const states = p->states, *const goals = p->goals;
   const uint8_t *const status = p->status;
   const uint64_t mask = p->last_mask;
@@ -180,8 +179,9 @@ LOOP size_t plan_chunk_small(SpPopulation *p, Worker *w, int k, size_t lo,
     for (size_t i = b; i < end; i++) {
       if (!(status[i] & ST_DIRTY)) continue;
       planned++;
-      hits += (size_t)lookup_small(p, w, k, i, row_word(states, i, m, mask),
-                                   row_word(goals, i, m, mask));
+      hits +=
+          (size_t)lookup_small(p, w, k, i, row_word(states, i, stride, mask),
+                               row_word(goals, i, stride, mask));
     }
   }
   w->cache->hits += hits;
@@ -227,7 +227,7 @@ COLDISH int sp__population_table_miss(SpPopulation *p, Worker *w, int k,
   if (cell == NULL) return hit;
   uint8_t kind = p->status[i] & ST_KIND_MASK;
   if (kind == ST_CACHE)
-    atomic_store_explicit(cell, p->handle[i], memory_order_relaxed);
+    atomic_store_explicit(cell, sp_handle_get(p, i), memory_order_relaxed);
   else if (kind == ST_NO_PLAN)
     atomic_store_explicit(cell, SP_TABLE_FAILED | p->status[i],
                           memory_order_relaxed);
@@ -280,10 +280,11 @@ static inline uint32_t rank_of(uint64_t s, Radix r) {
 LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
                              size_t hi, const uint64_t *blocks) {
   SpPlanTable *const t = p->table;
-  const size_t m = (size_t)p->m;
+  const size_t stride = p->stride;
   const SpValue *const states = p->states, *const goals = p->goals;
   uint8_t *const status = p->status;
-  uint32_t *const handle = p->handle;
+  uint8_t *const handles = p->handles;
+  const size_t handle_stride = p->handle_stride;
   const uint64_t mask = p->last_mask;
   const Radix radix = radix_load(t);
   size_t planned = 0, hits = 0, missed = 0;
@@ -297,8 +298,8 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
       planned += sp_dirty_count(dirty);
       for (; dirty != 0; dirty &= dirty - 1u) {
         size_t i = b + sp_low_byte(dirty);
-        uint64_t s = row_word(states, i, m, mask);
-        uint64_t g = row_word(goals, i, m, mask);
+        uint64_t s = row_word(states, i, stride, mask);
+        uint64_t g = row_word(goals, i, stride, mask);
         uint32_t x = memo_index(g);
         atomic_uint_least32_t *row = mm.row[x];
         if (row == NULL || mm.goal[x] != g) row = memo_fill(t, &mm, g);
@@ -312,7 +313,7 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
           missed++;
           hits += (size_t)sp__population_table_miss(p, w, k, i, s, g, cell);
         } else if (!(v & SP_TABLE_FAILED)) {
-          handle[i] = v;
+          sp_handle_store(handles + i * handle_stride, v);
           status[i] = ST_CACHE;
         } else {
           status[i] = (uint8_t)v;
@@ -333,10 +334,9 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
 LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
   const SpDomain *const d = p->domain;
   SpWorkspace *const ws = w->ws;
-  const size_t m = (size_t)p->m, slot_bytes = p->slot_bytes;
+  const size_t stride = p->stride, slot_bytes = p->slot_bytes;
   const SpValue *const states = p->states, *const goals = p->goals;
   uint8_t *const status = p->status;
-  uint32_t *const handle = p->handle;
   uint8_t *const slots = p->slots;
   uint16_t *const plan = w->plan;
   const int narrow = p->id_bytes == 1;
@@ -348,8 +348,8 @@ LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
     for (; dirty != 0; dirty &= dirty - 1u) {
       size_t i = b + sp_low_byte(dirty);
       int len = 0;
-      if (sp_plan(d, ws, states + i * m, goals + i * m, plan, &len, &f) !=
-          SP_OK) {
+      if (sp_plan(d, ws, states + i * stride, goals + i * stride, plan, &len,
+                  &f) != SP_OK) {
         status[i] = (uint8_t)(ST_NO_PLAN | (unsigned)f.code << ST_CODE_SHIFT);
         failures++;
         continue;
@@ -360,7 +360,7 @@ LOOP size_t plan_chunk_cold(SpPopulation *p, Worker *w, size_t lo, size_t hi) {
       } else {
         memcpy(slot, plan, (size_t)len * sizeof(uint16_t));
       }
-      handle[i] = (uint32_t)len;
+      sp_handle_set(p, i, (uint32_t)len);
       status[i] = ST_SLOT;
     }
   }

@@ -143,10 +143,21 @@ struct SpPopulation {
   void *block; /* the per-NPC arrays and value limits, one allocation */
   size_t block_bytes;
   uint8_t *limits; /* per variable: its largest value */
-  SpValue *states; /* n * m, then 8 spare bytes for word loads */
-  SpValue *goals;
+  /* NPC i's row, `stride` bytes from the last: its state (m values), its
+   * goal (m values) and, in a crowd's population, its plan's handle (4
+   * bytes, unaligned); 8 spare bytes after the last row for word loads.
+   * One row, not arrays apart: a crowd's step end reads the state, writes
+   * the goal and reads and writes the handle, a few NPCs of each chunk a
+   * frame, and finds them on one line. A population of its own keeps its
+   * handles in an array apart: it is planned whole, and handles in the
+   * rows would have every row's line written back, not the handles'. */
+  SpValue *states;      /* NPC 0's state: the row's start */
+  SpValue *goals;       /* NPC 0's goal: states + m */
+  size_t stride;        /* 2m, or 2m + 4 with the handles in the rows */
+  uint8_t *handles;     /* NPC 0's handle */
+  size_t handle_stride; /* 4, or stride with the handles in the rows */
+  int handles_in_rows;
   uint8_t *status;
-  uint32_t *handle;
   uint8_t *slots;
   /* per chunk, SP_DIRTY_WORDS words: bit j set when an NPC of the chunk's
    * block of eight j may be dirty (set with every dirty mark, the chunk's
@@ -186,10 +197,41 @@ struct SpPopulation {
  * every visit, where a call to the public accessors cost more than the
  * read. The public sp_population_state and the others are these. */
 static inline SpValue *sp_population_state_at(const SpPopulation *p, size_t i) {
-  return p->states + i * (size_t)p->m;
+  return p->states + i * p->stride;
 }
 static inline SpValue *sp_population_goal_at(const SpPopulation *p, size_t i) {
-  return p->goals + i * (size_t)p->m;
+  return p->goals + i * p->stride;
+}
+/* A handle at `at`, which in a row lies unaligned. With GCC and clang a
+ * typed store of an unaligned uint32_t: a memcpy's byte store may alias
+ * anything, and would have the planning loops reload what they hold in
+ * registers after each NPC. */
+#if defined(__GNUC__)
+typedef uint32_t sp_unaligned_u32 __attribute__((aligned(1)));
+static inline uint32_t sp_handle_load(const uint8_t *at) {
+  return *(const sp_unaligned_u32 *)(const void *)at;
+}
+static inline void sp_handle_store(uint8_t *at, uint32_t h) {
+  *(sp_unaligned_u32 *)(void *)at = h;
+}
+#else
+static inline uint32_t sp_handle_load(const uint8_t *at) {
+  uint32_t h;
+  memcpy(&h, at, sizeof h);
+  return h;
+}
+static inline void sp_handle_store(uint8_t *at, uint32_t h) {
+  memcpy(at, &h, sizeof h);
+}
+#endif
+
+/* NPC i's plan handle: the plan's length for a slot; the cache entry's
+ * sp_cache_handle. */
+static inline uint32_t sp_handle_get(const SpPopulation *p, size_t i) {
+  return sp_handle_load(p->handles + i * p->handle_stride);
+}
+static inline void sp_handle_set(SpPopulation *p, size_t i, uint32_t h) {
+  sp_handle_store(p->handles + i * p->handle_stride, h);
 }
 /* 1 when NPC i (i < n) has a plan (sp_population_status_of's
  * SP_NPC_PLANNED). */
@@ -207,9 +249,9 @@ static inline void
 sp_population_request_at(const SpPopulation *p, size_t i) {
 #if defined(__GNUC__)
   if (i >= p->n) return;
-  __builtin_prefetch(p->states + i * (size_t)p->m);
+  __builtin_prefetch(p->states + i * p->stride);
   __builtin_prefetch(p->status + i);
-  __builtin_prefetch(p->handle + i);
+  __builtin_prefetch(p->handles + i * p->handle_stride + 3u); /* its end */
   if (atomic_load_explicit(&p->slot_plans, memory_order_relaxed))
     __builtin_prefetch(p->slots + i * p->slot_bytes);
 #else
@@ -224,7 +266,7 @@ __attribute__((always_inline))
 static inline void
 sp_population_request_goal_at(const SpPopulation *p, size_t i) {
 #if defined(__GNUC__)
-  if (i < p->n) __builtin_prefetch(p->goals + i * (size_t)p->m, 1);
+  if (i < p->n) __builtin_prefetch(p->goals + i * p->stride, 1);
 #else
   (void)p, (void)i;
 #endif
@@ -237,11 +279,11 @@ static inline const uint8_t *sp_population_plan_at(const SpPopulation *p,
                                                    size_t i, int *len) {
   uint8_t kind = p->status[i] & ST_KIND_MASK;
   if (kind == ST_SLOT) {
-    *len = (int)p->handle[i];
+    *len = (int)sp_handle_get(p, i);
     return p->slots + i * p->slot_bytes;
   }
   if (kind == ST_CACHE) {
-    uint32_t h = p->handle[i];
+    uint32_t h = sp_handle_get(p, i);
     const SpPlanCache *c = p->workers[h >> SP_HANDLE_SHIFT]->cache;
     uint32_t e = h & ((1u << SP_HANDLE_SHIFT) - 1u);
     *len = sp_plan_cache_entry_length(c, e);
@@ -275,6 +317,12 @@ static inline void sp_population_chunk_dirty(SpPopulation *p, size_t i) {
   uint64_t bit = 1ull << (block % 64);
   if (!(*w & bit)) *w |= bit;
 }
+
+/* sp_population_new for a crowd: the handles in the NPCs' rows (struct
+ * SpPopulation). */
+SpStatus sp__population_new_in_rows(const SpDomain *d, size_t n,
+                                    SpAllocator alloc, SpPopulation **out,
+                                    SpError *err);
 
 /* Marks the NPCs of a list dirty (indices checked by the caller) without
  * counting them: returns how many were clean, for the caller to add with
