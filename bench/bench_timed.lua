@@ -32,11 +32,24 @@ local world, crowd = util.timed_crowd(saspu, N, THREADS)
 -- at its plan's end, as the crowd does), and the least work the hardware does (bench/
 -- limit.c: C wheels with records of 2 and 64 bytes and an 8-byte event per step end; a
 -- naive C loop over every timer). ends() counts the steps finished so far.
--- A crowd's contestant; `after` (untimed) adds up the update's planning time.
+-- The parts of an update's time (crowd:stats()), in the order an update runs them.
+local PARTS = { "ms_waking", "ms_choosing", "ms_planning", "ms_taking", "ms_advancing",
+                "ms_binding" }
+-- A crowd's contestant; `after` (untimed) adds up the update's planning time and keeps
+-- each frame's parts.
 local function crowd_contestant(name, w, c)
-  local planning = 0
+  local planning, parts, stats = 0, {}, {}
+  for _, part in ipairs(PARTS) do parts[part] = {} end
   return { name = name, frame = function(dt) w:update(dt) end,
-           after = function() planning = planning + c:stats(nil, true).ms_planning end,
+           after = function()
+             c:stats(stats, true)
+             planning = planning + stats.ms_planning
+             for _, part in ipairs(PARTS) do
+               local t = parts[part]
+               t[#t + 1] = stats[part]
+             end
+           end,
+           parts = parts,
            planning = function() return planning end,
            ends = function() return c:stats(nil, true).steps_finished end,
            plans = function() return c:stats(nil, true).plans end }
@@ -101,6 +114,7 @@ local function window()
     if f == WARM + 1 then
       for k, c in ipairs(contestants) do
         e0[k], p0[k], q0[k] = c.ends(), c.plans and c.plans(), c.planning and c.planning()
+        c.parts_from = c.parts and #c.parts.ms_waking
       end
     end
     local t, c = {}, {}
@@ -122,7 +136,16 @@ local function window()
   end
   local out = {}
   for k, c in ipairs(contestants) do
-    out[k] = { times = ms[k], ms = util.median(ms[k]), cpu = util.median(cpu[k]),
+    local parts
+    if c.parts then -- the window's frames' medians
+      parts = {}
+      for _, part in ipairs(PARTS) do
+        local t = {}
+        for f = c.parts_from + 1, #c.parts[part] do t[#t + 1] = c.parts[part][f] end
+        parts[part] = util.median(t)
+      end
+    end
+    out[k] = { times = ms[k], ms = util.median(ms[k]), cpu = util.median(cpu[k]), parts = parts,
                ratio = util.median(ratio[k]),
                clock_ratio = util.median(clock_ratio[k]),
                ends = (c.ends() - e0[k]) / FRAMES,
@@ -155,6 +178,25 @@ local function report(title, rows)
     print(format("  planning (1 thread), per step end: %.1f ns (the update's planning time)",
                  r.planning * 1e6 / r.ends))
   end
+  -- where the crowd's frame goes: the update's parts (median ms a frame), and with
+  -- threads each part's gain, which says what the threads share and what they do not
+  local names = { ms_waking = "waking", ms_choosing = "choosing", ms_planning = "planning",
+                  ms_taking = "taking", ms_advancing = "advancing", ms_binding = "binding" }
+  local line = {}
+  for _, part in ipairs(PARTS) do
+    local p = rows[1].parts[part]
+    if THREADS > 1 and math.max(p, rows[2].parts[part]) < 0.0005 then
+      line[#line + 1] = names[part] .. " -" -- not run, or a few microseconds
+    elseif THREADS > 1 then
+      local q = rows[2].parts[part]
+      line[#line + 1] = format("%s %.3f/%.3f (%.2fx)", names[part], p, q, q / math.max(p, 1e-6))
+    else
+      line[#line + 1] = format("%s %.3f", names[part], p)
+    end
+  end
+  print(format("  the update's parts, median ms a frame%s: %s",
+               THREADS > 1 and format(" (%d threads / 1 thread, gain)", THREADS) or "",
+               table.concat(line, ", ")))
   if THREADS > 1 then
     print(format("  %d threads against 1, by the clock: %.2fx faster (median of per-frame " ..
                  "ratios; medians %.3f and %.3f ms a frame)", THREADS, rows[2].clock_ratio,

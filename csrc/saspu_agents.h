@@ -768,6 +768,14 @@ typedef struct SpCrowdStats {
   /* Seconds the updates have added since the crowd was made (a load
    * sets it to the saved crowd's): at most SP_CROWD_CLOCK_MAX. */
   double clock;
+  /* The rest of the last update's time, by part, in ms (the call's, as
+   * ms_update, when it updated several crowds): the frame's start (the
+   * agents whose timers ran out woken, world facts and sensors read),
+   * the goal choice, the passes that hand out the new plans (and start
+   * their first steps where no step binds), the advance pass (steps
+   * ended and started, walks), each with the merge of its events. With
+   * ms_planning and ms_binding they make up about ms_update. */
+  double ms_waking, ms_choosing, ms_taking, ms_advancing;
 } SpCrowdStats;
 
 /* O(n) (counts phases). */

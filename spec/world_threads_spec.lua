@@ -95,12 +95,41 @@ describe("saspu.world { threads = n }", function()
     local full, quick = crowds[1]:stats(), crowds[1]:stats({}, true)
     for _, k in ipairs { "agents", "plans", "replans", "no_plans", "events", "steps_finished",
                          "events_lost", "visited", "ms_update", "ms_planning",
-                         "ms_binding" } do
+                         "ms_binding", "ms_waking", "ms_choosing", "ms_taking",
+                         "ms_advancing" } do
       assert.equal(full[k], quick[k], k)
     end
     assert.is_true(full.plans > 0)
     assert.is_nil(quick.walking)
     assert.is_nil(quick.bytes_per_agent)
+  end)
+
+  it("splits an update's time into its parts", function()
+    local parts = { "ms_waking", "ms_choosing", "ms_planning", "ms_taking", "ms_advancing",
+                    "ms_binding" }
+    for _, threads in ipairs { false, 2 } do
+      local world, crowds = make(threads or nil)
+      -- the first update chooses, plans and starts every agent's first step
+      world:update(0.5)
+      for k, c in ipairs(crowds) do
+        local s, sum = c:stats({}, true), 0
+        for _, part in ipairs(parts) do
+          assert.is_true(s[part] >= 0, part)
+          sum = sum + s[part]
+        end
+        -- disjoint parts of the call's time (binding and planning are the crowd's own)
+        assert.is_true(sum <= s.ms_update + 1e-9, ("crowd %d: %g > %g"):format(k, sum, s.ms_update))
+        for _, part in ipairs { "ms_choosing", "ms_planning", "ms_taking", "ms_advancing" } do
+          assert.is_true(s[part] > 0, ("crowd %d, %s"):format(k, part))
+        end
+      end
+      -- the crowds of one update share its parts
+      local a, b = crowds[1]:stats({}, true), crowds[2]:stats({}, true)
+      for _, part in ipairs { "ms_update", "ms_waking", "ms_choosing", "ms_taking",
+                              "ms_advancing" } do
+        assert.equal(a[part], b[part], part)
+      end
+    end
   end)
 
   it("allocates nothing in Lua per frame after warm-up", function()

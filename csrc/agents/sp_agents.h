@@ -530,6 +530,8 @@ struct SpCrowd {
   size_t visited;         /* by the last advance pass (update.c) */
   uint64_t workers_woken; /* threads the last update woke (update.c) */
   double ms_update, ms_planning, ms_binding;
+  /* the last update's parts, the call's (SpCrowdStats) */
+  double ms_waking, ms_choosing, ms_taking, ms_advancing;
 };
 
 /* Requests agent j's record ahead of its use: both of its ends, as a

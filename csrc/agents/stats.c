@@ -91,6 +91,10 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   out->ms_update = c->ms_update;
   out->ms_planning = c->ms_planning;
   out->ms_binding = c->ms_binding;
+  out->ms_waking = c->ms_waking;
+  out->ms_choosing = c->ms_choosing;
+  out->ms_taking = c->ms_taking;
+  out->ms_advancing = c->ms_advancing;
   out->clock = c->clock;
 }
 

@@ -552,6 +552,18 @@ SpStatus sp_world_warm_planners(SpWorld *w, SpError *err) {
   return SP_OK;
 }
 
+/* The parts of an update's time (SpCrowdStats), in ms. */
+typedef struct FrameParts {
+  double waking, choosing, taking, advancing;
+} FrameParts;
+
+/* The ms since *t, which becomes now. */
+static double lap(double *t) {
+  double now = now_ms(), ms = now - *t;
+  *t = now;
+  return ms;
+}
+
 /* Sets up a crowd's frame. */
 static void frame_begin(SpCrowd *c, float dt) {
   atomic_store(&c->lost, 0);
@@ -737,12 +749,16 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     crowds[k]->in_pass = 1;
     sp__queue_next_update(crowds[k]->world);
   }
+  FrameParts parts = {0};
+  double t = now_ms();
+  parts.waking = t - t0;
 
   /* goals, then planning rounds: each round plans every agent waiting
    * for a plan; agents whose goal has none move to the next goal */
   for (size_t k = 0; k < count; k++) share_budget(crowds[k]);
   uint64_t woken = (uint64_t)run_batch(crowds, count, pool, PASS_CHOOSE);
   for (size_t k = 0; k < count; k++) start_in_take(crowds[k]);
+  parts.choosing = lap(&t);
   for (int round = 0;; round++) {
     int any = 0;
     for (size_t k = 0; k < count; k++) {
@@ -754,8 +770,10 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
       st = plan_waiting(c, waiting, &woken, err);
       if (st != SP_OK) return st; /* setting up workers: nothing changed */
     }
+    (void)lap(&t); /* planning: each crowd's ms_planning */
     if (!any) break;
     woken += (uint64_t)run_batch(crowds, count, pool, PASS_TAKE);
+    parts.taking += lap(&t);
   }
 
   for (size_t k = 0; k < count; k++) {
@@ -764,6 +782,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   }
   woken += (uint64_t)run_batch(crowds, count, pool, PASS_ADVANCE);
   for (size_t k = 0; k < count; k++) sp__wheel_wake_later(crowds[k]);
+  parts.advancing = lap(&t);
   for (size_t k = 0; k < count; k++)
     for (int j = 0; j < crowds[k]->workers || j == 0; j++)
       crowds[k]->visited += crowds[k]->cw[j].visited;
@@ -785,6 +804,10 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   for (size_t k = 0; k < count; k++) { /* the call's, as its time */
     crowds[k]->ms_update = ms;
     crowds[k]->workers_woken = woken;
+    crowds[k]->ms_waking = parts.waking;
+    crowds[k]->ms_choosing = parts.choosing;
+    crowds[k]->ms_taking = parts.taking;
+    crowds[k]->ms_advancing = parts.advancing;
   }
   return lost > 0 ? lost_error(lost, err) : SP_OK;
 }

@@ -173,7 +173,8 @@ static int l_crowd_blocker(lua_State *L)
 
 /* c:stats([out [, counters]]) -> { agents, idle, walking, acting, ...
  * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, visited, workers_woken, ms_update,
- * ms_planning, ms_binding, clock, bytes_per_agent, bytes_total }. With counters
+ * ms_planning, ms_binding, ms_waking, ms_choosing, ms_taking, ms_advancing,
+ * clock, bytes_per_agent, bytes_total }. With counters
  * true, O(1): no phases and no bytes (left as they were in out). */
 static int l_crowd_stats(lua_State *L)
 {
@@ -188,7 +189,7 @@ static int l_crowd_stats(lua_State *L)
     lua_settop(L, 2);
   else {
     lua_settop(L, 1);
-    lua_createtable(L, 0, 21);
+    lua_createtable(L, 0, 25);
   }
   set_int_field(L, 2, "agents", s.agents);
   for (int p = SP_PHASE_IDLE; p < SP_PHASE_COUNT && !counters; p++)
@@ -201,14 +202,18 @@ static int l_crowd_stats(lua_State *L)
   set_int_field(L, 2, "events_lost", (size_t)s.events_lost);
   set_int_field(L, 2, "visited", (size_t)s.visited);
   set_int_field(L, 2, "workers_woken", (size_t)s.workers_woken);
-  lua_pushnumber(L, s.ms_update);
-  lua_setfield(L, 2, "ms_update");
-  lua_pushnumber(L, s.ms_planning);
-  lua_setfield(L, 2, "ms_planning");
-  lua_pushnumber(L, s.ms_binding);
-  lua_setfield(L, 2, "ms_binding");
-  lua_pushnumber(L, s.clock);
-  lua_setfield(L, 2, "clock");
+  const struct {
+    const char *name;
+    double v;
+  } numbers[] = {
+      {"ms_update", s.ms_update},       {"ms_planning", s.ms_planning},
+      {"ms_binding", s.ms_binding},     {"ms_waking", s.ms_waking},
+      {"ms_choosing", s.ms_choosing},   {"ms_taking", s.ms_taking},
+      {"ms_advancing", s.ms_advancing}, {"clock", s.clock}};
+  for (size_t k = 0; k < sizeof numbers / sizeof numbers[0]; k++) {
+    lua_pushnumber(L, numbers[k].v);
+    lua_setfield(L, 2, numbers[k].name);
+  }
   if (!counters) {
     set_int_field(L, 2, "bytes_per_agent", s.bytes_per_agent);
     set_int_field(L, 2, "bytes_total", s.bytes_total);
