@@ -7,8 +7,8 @@
 # planners, where the requests are) as the build does, -O2, and lists every
 # function with a prefetch that GCC's pure-const pass marks pure while some
 # function still calls it after early inlining. Fix one by requesting in
-# the caller's own body (a macro, as the wheel's drain does) or by inlining
-# the helper always (sp_agent_prefetch). Needs gcc; passes without it.
+# the caller's own body (a macro) or by inlining the helper always
+# (sp_agent_prefetch). Needs gcc; passes without it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
 command -v gcc >/dev/null || exit 0

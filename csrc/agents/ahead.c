@@ -7,7 +7,8 @@
 static int next_awake(const SpCrowd *c, Ahead *a, size_t *j) {
   while (a->bits == 0) {
     if ((a->word + 1) * 64 >= a->end) return 0;
-    a->bits = c->awake[++a->word];
+    ++a->word;
+    a->bits = c->awake[a->word] | c->due_marks[a->word];
   }
   *j = a->word * 64 + (size_t)__builtin_ctzll(a->bits);
   a->bits &= a->bits - 1;
@@ -25,7 +26,7 @@ void sp__ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {
   }
   size_t lo = chunk * SP_CROWD_CHUNK;
   a->word = lo / 64;
-  a->bits = c->awake[a->word];
+  a->bits = c->awake[a->word] | c->due_marks[a->word];
   /* alone, the worker's next chunk is the next one: the cursor runs on
    * into it; with others, their chunks' bits are theirs to write */
   a->end = alone                        ? c->n

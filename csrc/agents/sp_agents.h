@@ -485,11 +485,12 @@ struct SpCrowd {
    * and an update visits the awake ones; each worker files the timers it
    * starts in a wheel of its own (CrowdWorker) */
   uint64_t *awake; /* bit per agent: visit at the next advance */
+  /* bit per agent (awake_words words): an entry of its in the wheel came
+   * due this frame; the advance pass reads its record then, and visits
+   * it when its wait is over (wheel.c, update.c) */
+  uint64_t *due_marks;
   size_t awake_words;
-  int wheels; /* workers cw[0..wheels) may hold a wheel */
-  /* the entries a parallel drain lists (wheel.c), two words each */
-  uint32_t *drain_list;
-  size_t drain_cap;
+  int wheels;           /* workers cw[0..wheels) may hold a wheel */
   int64_t wheel_tick;   /* the first tick not wholly drained */
   int64_t epoch;        /* ticks */
   uint32_t now_rel;     /* this frame's clock in ticks, less epoch */

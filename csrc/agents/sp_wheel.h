@@ -22,15 +22,33 @@ void sp__wheel_settle_early(SpCrowd *c, int wk, size_t i);
 void sp__wheel_wake_later(SpCrowd *c);
 /* Serial, after a pass: the timers of the workers' last batches filed. */
 void sp__wheel_flush(SpCrowd *c);
-/* At a frame's start (clock advanced), called serially: wakes the agents
- * whose wait ends (the workers' wheels drained on the crowd's pool when
- * many are due), or every agent for a long frame. */
+/* At a frame's start (clock advanced), called serially: marks the agents
+ * of the wheels' entries that came due (due_marks; their records are read
+ * by the advance pass, sp_wheel_due_visit), or wakes every agent for a
+ * long frame. */
 void sp__wheel_frame(SpCrowd *c);
+/* sp_wheel_due_visit's rest, for a mark not due: 0, its timer filed
+ * again by worker wk (due later in the tick drained, or in a later lap),
+ * or the mark stale (the timer it was filed for went). */
+int sp__wheel_due_later(SpCrowd *c, int wk, size_t i);
+/* The advance pass's check of an agent marked due and not awake: 1 when
+ * its wait is over (visit it), else sp__wheel_due_later's 0. Most marks
+ * are due: that case is inline. */
+static inline int sp_wheel_due_visit(SpCrowd *c, int wk, size_t i) {
+  if ((sp_wheel_timed(c, c->agents[i].phase) || sp_walk_timed(c, i)) &&
+      sp_due_passed(c, i))
+    return 1;
+  return sp__wheel_due_later(c, wk, i);
+}
+/* After the advance pass's visit of [lo, hi) (whole words of a chunk):
+ * no due mark left there. */
+void sp__wheel_unmark_chunk(SpCrowd *c, size_t lo, size_t hi);
 /* After a load: the seconds left in the time slots become due times
  * from the clock loaded, every agent awake, the wheel empty. */
 void sp__wheel_loaded(SpCrowd *c);
 void sp__wheel_wake_all(SpCrowd *c);
-/* The agents of [lo, hi) awake, in order (whole words of a chunk). */
+/* The agents of [lo, hi) awake or marked due, in order (whole words of a
+ * chunk). */
 size_t sp__wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
                             uint32_t *out);
 /* A long frame (sweep.c): the agents of [lo, hi) with something due, in

@@ -304,6 +304,10 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
     for (size_t k = 0; k < na; k++) {
       sp__ahead_next(c, look);
       size_t i = due[k];
+      /* marked by the drain alone: its wait may go on, or be stale */
+      if (!((c->awake[i / 64] >> (i % 64)) & 1u) &&
+          !sp_wheel_due_visit(c, wk, i))
+        continue;
       uint8_t ph = c->agents[i].phase;
       /* an interruptible step gives way while it waits too */
       if (c->any_interruptible &&
@@ -340,6 +344,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
         sp__bind_hint_add(c, wk, due[k]);
       if (!sweep) sp__wheel_settle(c, wk, due[k]);
     }
+    if (!sweep) sp__wheel_unmark_chunk(c, lo, hi);
     break;
   }
   }
@@ -417,7 +422,7 @@ static size_t pass_load(const SpCrowd *c, int pass, size_t enough) {
     if (c->sweeping) return c->n;
     size_t words = (c->n + 63) / 64;
     for (size_t w = 0; w < words && load < enough; w++)
-      load += (size_t)__builtin_popcountll(c->awake[w]);
+      load += (size_t)__builtin_popcountll(c->awake[w] | c->due_marks[w]);
     return load;
   }
   for (size_t t = 0; t < chunks && load < enough; t++) {

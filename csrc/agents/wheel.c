@@ -54,18 +54,20 @@ _Static_assert((SP_WHEEL_SLOTS & (SP_WHEEL_SLOTS - 1)) == 0,
 
 int sp__wheel_new(SpCrowd *c) {
   c->awake_words = c->chunk_count * (SP_CROWD_CHUNK / 64) + 1;
-  c->awake = sp__mem_alloc_lines(c->alloc, c->awake_words * sizeof(uint64_t));
-  if (c->awake == NULL) return 0;
-  memset(c->awake, 0, c->awake_words * sizeof(uint64_t));
+  size_t bytes = c->awake_words * sizeof(uint64_t);
+  c->awake = sp__mem_alloc_lines(c->alloc, bytes);
+  c->due_marks = sp__mem_alloc_lines(c->alloc, bytes);
+  if (c->awake == NULL || c->due_marks == NULL) return 0;
+  memset(c->awake, 0, bytes);
+  memset(c->due_marks, 0, bytes);
   return 1;
 }
 
 void sp__wheel_free(SpCrowd *c) {
-  size_t unused = 0;
-  sp__list_free(c, &c->drain_list, &unused, &c->drain_cap);
-  if (c->awake != NULL)
-    sp__mem_free_lines(c->alloc, c->awake, c->awake_words * sizeof(uint64_t));
-  c->awake = NULL;
+  size_t bytes = c->awake_words * sizeof(uint64_t);
+  if (c->awake != NULL) sp__mem_free_lines(c->alloc, c->awake, bytes);
+  if (c->due_marks != NULL) sp__mem_free_lines(c->alloc, c->due_marks, bytes);
+  c->awake = c->due_marks = NULL;
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
     CrowdWorker *w = &c->cw[k];
     sp__list_free(c, &w->later, &w->later_count, &w->later_cap);
@@ -82,7 +84,7 @@ void sp__wheel_free(SpCrowd *c) {
 }
 
 size_t sp__wheel_bytes(const SpCrowd *c) {
-  size_t b = (c->awake_words + c->drain_cap / 2) * sizeof(uint64_t);
+  size_t b = 2 * c->awake_words * sizeof(uint64_t); /* awake, due marks */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
     b += c->cw[k].later_cap * sizeof(uint32_t);
   for (int k = 0; k < c->wheels; k++) {
@@ -96,6 +98,11 @@ size_t sp__wheel_bytes(const SpCrowd *c) {
 
 static inline void sleep_bit(SpCrowd *c, size_t i) {
   c->awake[i / 64] &= ~(1ull << (i % 64));
+}
+
+/* Agent i's due mark, left by this frame's drain. */
+static inline void unmark_due(SpCrowd *c, size_t i) {
+  c->due_marks[i / 64] &= ~(1ull << (i % 64));
 }
 
 /* The wheel tick agent i's wait ends in. */
@@ -148,6 +155,9 @@ RARE void settle_walker(SpCrowd *c, int wk, size_t i) {
 }
 
 void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
+  /* what the agent does now decides: an entry of its that came due this
+   * frame was for what it did before (the advance pass reads no mark) */
+  unmark_due(c, i);
   /* a long frame: the next frame wakes every agent anyway */
   if (c->sweeping) {
     sp_agent_wake(c, i);
@@ -260,9 +270,11 @@ static void slots_clear(struct Wheel *wh) {
   wh->pending = 0;
 }
 
+/* Every wheel empty, and no due mark left. */
 static void wheels_clear(SpCrowd *c) {
   for (int k = 0; k < c->wheels; k++)
     if (c->cw[k].wheel != NULL) slots_clear(c->cw[k].wheel);
+  memset(c->due_marks, 0, c->awake_words * sizeof(uint64_t));
 }
 
 /* Worker wk's wheel (the first one for the caller's serial passes),
@@ -312,30 +324,6 @@ static inline void sleep_until_due(SpCrowd *c, int wk, size_t i) {
   if (++wh->pending == FILE_BATCH) file_pending(c, wh, wk >= 0);
 }
 
-/* The agents a slot holds are anywhere in the crowd: their phase and due
- * time are requested this many entries before they are read. */
-#define DRAIN_AHEAD 32
-
-/* The agent whose due time entry k of block b's chain holds (k may run
- * into the next block: DRAIN_AHEAD < BLOCK_ENTRIES), UINT32_MAX past the
- * chain's end. */
-static uint32_t entry_at(const struct Wheel *wh, uint32_t b, uint32_t k) {
-  const WheelBlock *bl = &wh->block[b];
-  if (k < bl->n) return bl->e[k];
-  if (bl->next != NO_BLOCK && k - bl->n < wh->block[bl->next].n)
-    return wh->block[bl->next].e[k - bl->n];
-  return UINT32_MAX;
-}
-
-/* Requests agent j's phase and due time (they share a line). In the
- * drain's own body: GCC takes a function that only prefetches for a pure
- * one and drops its calls. */
-#define REQUEST_DUE(c, j)                                                      \
-  do {                                                                         \
-    uint32_t j_ = (j);                                                         \
-    if (j_ < (c)->n) sp_prefetch(&(c)->agents[j_].time);                       \
-  } while (0)
-
 void sp__wheel_flush(SpCrowd *c) {
   for (int k = 0; k < c->wheels; k++)
     if (c->cw[k].wheel != NULL && c->cw[k].wheel->pending > 0)
@@ -347,38 +335,38 @@ static int has_due(const SpCrowd *c, size_t i) {
   return sp_wheel_timed(c, c->agents[i].phase) || sp_walk_timed(c, i);
 }
 
-/* Drains the slot of tick t: wakes its agents due now, keeps those due in
- * a later lap or later in this tick, drops the stale; its blocks go back
- * to the pool as they are read. Entries are requested DRAIN_AHEAD ahead
- * across the blocks' edges (a block's first entries too). Serial: a
- * parallel drain lists the entries first (drain_due). */
+/* Drains the slot of tick t: marks its agents (due_marks) and gives its
+ * blocks back to the pool. It reads no agent's record: the advance pass,
+ * which reads it for its visit anyway, wakes those due now, files again
+ * those due later in the tick or in a later lap, and drops an entry the
+ * agent's timer no longer stands for (sp_wheel_due_visit). A frame's
+ * first read of each due record so falls in a pass the workers share,
+ * with the look-ahead of its visit. */
 static void drain(SpCrowd *c, struct Wheel *wh, int64_t t) {
   size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
-  for (uint32_t k = 0; b != NO_BLOCK && k < DRAIN_AHEAD; k++)
-    REQUEST_DUE(c, entry_at(wh, b, k));
   while (b != NO_BLOCK) {
-    /* by index: keeping an entry may grow (move) the pool */
-    for (uint32_t k = 0; k < wh->block[b].n; k++) {
-      REQUEST_DUE(c, entry_at(wh, b, k + DRAIN_AHEAD));
-      uint32_t j = wh->block[b].e[k];
-      if (j >= c->n || !has_due(c, j)) continue;
-      if (sp_due_passed(c, j)) {
-        sp_agent_wake(c, j);
-        continue;
-      }
-      int64_t tj = tick_of(c, j);
-      if ((tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0) &&
-          !slot_add(c, wh, s, j, 0))
-        sp_agent_wake(c, j);
-    }
     WheelBlock *bl = &wh->block[b];
+    for (uint32_t k = 0; k < bl->n; k++) {
+      uint32_t j = bl->e[k];
+      if (j < c->n) c->due_marks[j / 64] |= 1ull << (j % 64);
+    }
     uint32_t next = bl->next;
-    bl->next = wh->free_head; /* read whole: free for the entries kept */
+    bl->next = wh->free_head; /* read whole: free */
     wh->free_head = b;
     b = next;
   }
+}
+
+void sp__wheel_unmark_chunk(SpCrowd *c, size_t lo, size_t hi) {
+  for (size_t wd = lo / 64; wd * 64 < hi; wd++) c->due_marks[wd] = 0;
+}
+
+int sp__wheel_due_later(SpCrowd *c, int wk, size_t i) {
+  if (has_due(c, i)) /* not due yet: later in the tick drained, or a lap on */
+    sleep_until_due(c, wk, i);
+  return 0; /* else its timer went: a stale entry */
 }
 
 void sp__wheel_wake_all(SpCrowd *c) {
@@ -407,163 +395,8 @@ static uint32_t rel(const SpCrowd *c, int64_t ticks) {
   return r <= 0 ? 0u : r >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)r;
 }
 
-/* The entries of wheel wh's slots of ticks [from, to]. */
-static size_t due_entries(const struct Wheel *wh, int64_t from, int64_t to) {
-  size_t n = 0;
-  for (int64_t t = from; t <= to; t++)
-    for (uint32_t b = wh->slot[t & (SP_WHEEL_SLOTS - 1)].head; b != NO_BLOCK;
-         b = wh->block[b].next)
-      n += wh->block[b].n;
-  return n;
-}
-
-/* Draining with the crowd's pool: the calling thread lists the due
- * slots' entries (DrainEntry: the agent, its wheel and tick), wheel by
- * wheel, and frees their blocks; the drainers then check them, claimed
- * in runs of at most DRAIN_RUN (sp_claims.h): drainer k starts on the
- * k-th share of the list, about the entries of wheel k, which worker k
- * filed from the chunks it runs, so an agent's lines stay with the core
- * that visits it next. A worker that wakes late (a sleeping thread may
- * take a few hundred microseconds in a virtual machine) takes the runs
- * left, so the caller never waits for a whole wheel, only for a run. An
- * entry to keep (due later) is marked in the list and filed again after
- * the job by the calling thread, into the wheel it came from. */
-#define DRAIN_RUN  256
-#define DRAIN_KEEP 0x80000000u /* in DrainEntry.where: file it again */
-typedef struct DrainEntry {
-  uint32_t agent;
-  uint32_t where; /* wheel << 16 | tick - from */
-} DrainEntry;
-_Static_assert(SWEEP_TICKS <= 0xFFFF && SP_THREAD_POOL_MAX < 0x8000,
-               "a DrainEntry's where: 16 bits of tick, 15 of wheel");
-
-typedef struct DrainJob {
-  SpCrowd *c;
-  int64_t from, to;
-  DrainEntry *e;
-  size_t n;
-  atomic_int listed; /* e[0..n) written */
-  SpClaims claims;
-} DrainJob;
-
-/* The entries of the slots of ticks [from, to] of every wheel, their
- * blocks back to their pools and the slots empty. */
-static void list_due(DrainJob *d) {
-  SpCrowd *c = d->c;
-  size_t n = 0;
-  for (int k = 0; k < c->wheels; k++) {
-    struct Wheel *wh = c->cw[k].wheel;
-    if (wh == NULL) continue;
-    for (int64_t t = d->from; t <= d->to; t++) {
-      size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
-      uint32_t where = (uint32_t)k << 16 | (uint32_t)(t - d->from);
-      for (uint32_t b = wh->slot[s].head; b != NO_BLOCK;) {
-        WheelBlock *bl = &wh->block[b];
-        for (uint32_t q = 0; q < bl->n; q++)
-          d->e[n++] = (DrainEntry){bl->e[q], where};
-        uint32_t next = bl->next;
-        bl->next = wh->free_head;
-        wh->free_head = b;
-        b = next;
-      }
-      wh->slot[s].head = NO_BLOCK;
-    }
-  }
-  d->n = n;
-}
-
-/* Checks entries [lo, hi): wakes the agents due, marks those to keep
- * (due later in the tick drained, or in a later lap), drops the stale. */
-static void check_entries(DrainJob *d, size_t lo, size_t hi) {
-  SpCrowd *c = d->c;
-  DrainEntry *e = d->e;
-  for (size_t q = lo; q < hi && q < lo + DRAIN_AHEAD; q++)
-    REQUEST_DUE(c, e[q].agent);
-  for (size_t q = lo; q < hi; q++) {
-    if (q + DRAIN_AHEAD < hi) REQUEST_DUE(c, e[q + DRAIN_AHEAD].agent);
-    uint32_t j = e[q].agent;
-    if (j >= c->n || !has_due(c, j)) continue;
-    if (sp_due_passed(c, j)) { /* other drainers wake agents of its word */
-      __atomic_fetch_or(&c->awake[j / 64], 1ull << (j % 64), __ATOMIC_RELAXED);
-      continue;
-    }
-    int64_t t = d->from + (int64_t)(e[q].where & 0xFFFFu);
-    int64_t tj = tick_of(c, j);
-    if (tj < t || ((tj ^ t) & (SP_WHEEL_SLOTS - 1)) == 0)
-      e[q].where |= DRAIN_KEEP;
-  }
-}
-
-static void drain_job(void *arg, int worker) {
-  DrainJob *d = arg;
-  if (worker == 0) {
-    list_due(d);
-    atomic_store_explicit(&d->listed, 1, memory_order_release);
-  } else {
-    while (!atomic_load_explicit(&d->listed, memory_order_acquire)) {
-    } /* the caller lists them in microseconds */
-  }
-  size_t lo, hi;
-  while (sp__claims_next(&d->claims, worker, &lo, &hi))
-    check_entries(d, lo, hi);
-}
-
-/* The entries marked to keep, into the slots they came from (awake
- * instead, without memory); serial, after the job. */
-static void file_kept(DrainJob *d) {
-  SpCrowd *c = d->c;
-  for (size_t q = 0; q < d->n; q++) {
-    uint32_t w = d->e[q].where;
-    if (!(w & DRAIN_KEEP)) continue;
-    struct Wheel *wh = c->cw[(w & ~DRAIN_KEEP) >> 16].wheel;
-    int64_t t = d->from + (int64_t)(w & 0xFFFFu);
-    if (!slot_add(c, wh, (size_t)(t & (SP_WHEEL_SLOTS - 1)), d->e[q].agent, 0))
-      sp_agent_wake(c, d->e[q].agent);
-  }
-}
-
-/* Entries a drainer takes at least: one costs a few random reads, a
- * fraction of a visit (the crowd's parallel_min is in visits). */
-#define DRAIN_PER_WORKER 4
-
-/* List words kept whatever a frame needs (64 KiB). */
-#define DRAIN_LIST_KEEP 16384
-
-/* Room for n entries in the crowd's drain list; 0 on memory. */
-static int drain_room(SpCrowd *c, size_t n) {
-  size_t words = 2 * n; /* a DrainEntry is two list words */
-  while (c->drain_cap < words)
-    if (!sp__list_grow(c, &c->drain_list, &c->drain_cap, 0)) return 0;
-  return 1;
-}
-
-/* Drains the slots of ticks [from, to] of every worker's wheel: with the
- * crowd's pool, the entries shared among the drainers when many are
- * due; else each slot in turn on the calling thread. */
+/* Drains the slots of ticks [from, to] of every worker's wheel. */
 static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
-  int most = c->pool != NULL ? sp_thread_pool_size(c->pool) : 1;
-  size_t n = 0; /* counted from the slots' blocks: only to share them out */
-  for (int k = 0; k < c->wheels && most > 1; k++)
-    if (c->cw[k].wheel != NULL) n += due_entries(c->cw[k].wheel, from, to);
-  size_t per =
-      DRAIN_PER_WORKER * (c->opt.parallel_min > 0 ? c->opt.parallel_min
-                                                  : SP_CROWD_PLAN_PARALLEL_MIN);
-  if (most > 1 && n / per >= 2 && drain_room(c, n)) {
-    DrainJob d = {.c = c, .from = from, .to = to};
-    d.e = (DrainEntry *)(void *)c->drain_list;
-    atomic_init(&d.listed, 0);
-    int workers = n / per >= (size_t)most ? most : (int)(n / per);
-    sp__claims_init(&d.claims, n, workers, DRAIN_RUN); /* list_due lists n */
-    sp__thread_pool_help(c->pool, workers, drain_job, &d);
-    file_kept(&d);
-    /* a burst of timers (a crowd spawned at once) leaves a large list:
-     * kept at most 8 times this frame's size */
-    if (c->drain_cap > 16 * n && c->drain_cap > DRAIN_LIST_KEEP) {
-      size_t unused = 0;
-      sp__list_free(c, &c->drain_list, &unused, &c->drain_cap);
-    }
-    return;
-  }
   for (int k = 0; k < c->wheels; k++)
     if (c->cw[k].wheel != NULL)
       for (int64_t t = from; t <= to; t++) drain(c, c->cw[k].wheel, t);
@@ -616,7 +449,7 @@ size_t sp__wheel_awake_list(const SpCrowd *c, size_t lo, size_t hi,
                             uint32_t *out) {
   size_t n = 0;
   for (size_t wd = lo / 64; wd * 64 < hi; wd++) {
-    uint64_t bits = c->awake[wd];
+    uint64_t bits = c->awake[wd] | c->due_marks[wd];
     while (bits != 0) {
       size_t i = wd * 64 + (size_t)__builtin_ctzll(bits);
       bits &= bits - 1;
