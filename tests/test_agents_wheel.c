@@ -185,6 +185,73 @@ static void test_worker_wheels_same_events(void **state) {
   citizens_close(&three);
 }
 
+/* Agents despawned mid-step leave their timers' entries in the wheel, and
+ * the agents spawned into their slots start timers of their own, so the
+ * old entries come due while the new agents act. Nobody is visited for
+ * them (a frame visits the agents whose step ended, and those who planned
+ * again), and every step, old or new, ends in the frame of its due time. */
+static void test_stale_entries_visit_nobody(void **state) {
+  (void)state;
+  enum { N = 2000, RESPAWN = 180 };
+  const double eps = 1.5 / 65536.0;
+  const float dt = 1.0f / 60.0f;
+  for (int threads = 1; threads <= 3; threads += 2) {
+    Citizens t;
+    citizens_open(&t, N, 4.0f, 12.0f, threads, 9);
+    double *at = malloc(N * sizeof *at), clock = 0.0;
+    assert_non_null(at);
+    for (size_t i = 0; i < N; i++) at[i] = -1.0;
+    size_t last = 0, ends = 0;
+    for (int f = 1; f <= 60 * 30; f++) {
+      if (f == RESPAWN) { /* 3 s in: every other agent, mid-step */
+        SpValue start[16] = {0};
+        for (size_t i = 0; i < N; i += 2) {
+          assert_int_equal(sp_crowd_despawn(t.c, i, NULL), SP_OK);
+          at[i] = -1.0;
+        }
+        for (size_t i = 0; i < N; i += 2)
+          assert_int_equal(
+              sp_crowd_spawn(t.c, start, 1, 1, SP_NO_PLACE, NULL, NULL), SP_OK);
+      }
+      double before = clock;
+      clock += dt;
+      assert_int_equal(sp_crowd_update(t.c, dt, NULL), SP_OK);
+      const SpAgentEvent *e = sp_crowd_events(t.c);
+      size_t now = 0;
+      for (size_t k = 0; k < sp_crowd_event_count(t.c); k++) {
+        size_t i = e[k].agent;
+        if (e[k].kind != SP_EV_STEP_FINISHED) continue;
+        if (!(at[i] >= 0.0 && clock >= at[i] - eps && before < at[i] + eps))
+          fail_msg("agent %zu: due at %.6f s, ended in the frame (%.6f, %.6f]",
+                   i, at[i], before, clock);
+        at[i] = -1.0;
+        now++;
+      }
+      for (size_t k = 0; k < sp_crowd_event_count(t.c); k++) {
+        if (e[k].kind != SP_EV_STEP_STARTED) continue;
+        SpAgentInfo info;
+        assert_int_equal(sp_crowd_inspect(t.c, e[k].agent, &info), SP_OK);
+        at[e[k].agent] = clock + (double)info.time_left;
+      }
+      for (size_t i = 0; i < N; i++) /* none left behind: each ends */
+        if (at[i] >= 0.0 && at[i] < before - eps)
+          fail_msg("agent %zu: due at %.6f s, still acting at %.6f", i, at[i],
+                   clock);
+      SpCrowdStats s;
+      sp_crowd_counters(t.c, &s);
+      if (f > RESPAWN + 1 && !(s.visited >= now && s.visited <= now + last))
+        fail_msg(
+            "frame %d: %zu visited, %zu steps ended (%zu the frame before)", f,
+            (size_t)s.visited, now, last);
+      last = now;
+      ends += now;
+    }
+    assert_true(ends >= 2 * N); /* the old steps, the new ones, and more */
+    free(at);
+    citizens_close(&t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_waiting_agents_cost_nothing),
@@ -192,6 +259,7 @@ int main(void) {
       cmocka_unit_test(test_steps_end_when_due_after_hours),
       cmocka_unit_test(test_a_slot_holding_the_crowd),
       cmocka_unit_test(test_worker_wheels_same_events),
+      cmocka_unit_test(test_stale_entries_visit_nobody),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
