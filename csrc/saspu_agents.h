@@ -770,11 +770,12 @@ typedef struct SpCrowdStats {
   double clock;
   /* The rest of the last update's time, by part, in ms (the call's, as
    * ms_update, when it updated several crowds): the frame's start (the
-   * agents whose timers ran out woken, world facts and sensors read),
-   * the goal choice, the passes that hand out the new plans (and start
-   * their first steps where no step binds), the advance pass (steps
-   * ended and started, walks), each with the merge of its events. With
-   * ms_planning and ms_binding they make up about ms_update. */
+   * timers that ran out marked, world facts and sensors read), the goal
+   * choice, the passes that hand out the new plans (and start their
+   * first steps where no step binds), the advance pass (the marked
+   * agents' timers checked, steps ended and started, walks), each with
+   * the merge of its events. With ms_planning and ms_binding they make
+   * up about ms_update. */
   double ms_waking, ms_choosing, ms_taking, ms_advancing;
 } SpCrowdStats;
 
