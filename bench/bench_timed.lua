@@ -30,8 +30,11 @@ local world, crowd = util.timed_crowd(saspu, N, THREADS)
 -- would write in Lua (the plain loop over every agent; the timer wheel that visits only
 -- the agents whose step ends; the wheel that also plans each agent again with dom:plan_ids
 -- at its plan's end, as the crowd does), and the least work the hardware does (bench/
--- limit.c: C wheels with records of 2 and 64 bytes and an 8-byte event per step end; a
--- naive C loop over every timer). ends() counts the steps finished so far.
+-- limit.c: C wheels with records of 2 and 64 bytes and an 8-byte event per step end; the
+-- 64-byte wheel doing the crowd's own work in the plainest C: at a plan's end the goal
+-- reached, in the next frame a goal chosen, its plan looked up, taken and its first step
+-- started, five 16-byte events a step end as the crowd says; a naive C loop over every
+-- timer). ends() counts the steps finished so far.
 -- The parts of an update's time (crowd:stats()), in the order an update runs them.
 local PARTS = { "ms_waking", "ms_choosing", "ms_planning", "ms_taking", "ms_advancing",
                 "ms_binding" }
@@ -74,10 +77,10 @@ do
   local goals = { dom:encode("work", start), dom:encode({ working = false }) }
   add("Lua wheel + plan_ids", util.lua_wheel_plan(N, dom, start, goals))
 end
-local limit, why = util.limit(N, nil, nil, THREADS)
+local limit, why = util.limit(N, nil, nil, THREADS, true)
 if limit then
   local wheels = { { "C wheel, 2 B/agent", limit.thin }, { "C wheel, 64 B/agent", limit.fat },
-                   { "C loop over all", limit.loop } }
+                   { "C wheel, crowd's work", limit.work }, { "C loop over all", limit.loop } }
   if limit.team then -- the same 64-byte wheel split among THREADS threads
     wheels[#wheels + 1] = { format("C wheel 64 B, %d thr.", THREADS), limit.team }
   end
@@ -172,6 +175,17 @@ local function report(title, rows)
       print(format("  saspu's step end (1 thread) / %s's: %.1fx (CPU ns per step end)", c.name,
                    per_end(rows[one]) / per_end(rows[k])))
     end
+  end
+  -- how much of saspu's step end the crowd's work itself needs, at the least
+  local fat, work
+  for k, c in ipairs(contestants) do
+    if c.name == "C wheel, 64 B/agent" then fat = k end
+    if c.name == "C wheel, crowd's work" then work = k end
+  end
+  if fat and work then
+    print(format("  C wheel, crowd's work / C wheel, 64 B/agent: %.1fx (what the crowd's work " ..
+                 "adds to the timers, done in the plainest C)",
+                 per_end(rows[work]) / per_end(rows[fat])))
   end
   local r = rows[one]
   if r.planning and r.planning > 0 and r.ends > 0 then

@@ -1,4 +1,4 @@
-/* limit.c: the least work the hardware does for a crowd's timers (a minimal C timer wheel, records of 2 or 64 bytes, an 8-byte event per step end, a naive loop over every agent, and wheels run by a team of threads), as a Lua module `limit` the Lua benches load beside saspu. */
+/* limit.c: the least work the hardware does for a crowd's timers (a minimal C timer wheel, records of 2 or 64 bytes, an 8-byte event per step end, a naive loop over every agent, wheels run by a team of threads, and a wheel that does the timed crowd's own work per step end in the plainest C), as a Lua module `limit` the Lua benches load beside saspu. */
 #if !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* madvise */
 #endif
@@ -18,7 +18,8 @@
 #define STEP_SPAN_FRAMES 121u
 
 /* The 64-byte record: what a game keeps per timed agent (a state of a few
- * bytes, a plan, a step index, a due frame, a position, an id, spare room). */
+ * bytes, a plan, a step index, a due frame, a position, an id, its goal,
+ * the steps it started, spare room). */
 typedef struct Fat {
   uint8_t state[8];
   uint8_t plan[16];
@@ -27,7 +28,9 @@ typedef struct Fat {
   uint16_t plan_len;
   float pos[2];
   uint32_t id;
-  uint8_t spare[20];
+  uint32_t draws;
+  uint8_t goal;
+  uint8_t spare[15];
 } Fat;
 
 _Static_assert(sizeof(Fat) == 64, "the fat record is 64 bytes");
@@ -37,6 +40,18 @@ typedef struct Event {
   uint16_t kind;
   uint16_t step;
 } Event;
+
+/* The crowd's event record (saspu's SpAgentEvent: 16 bytes), written by
+ * the wheel that does the crowd's work. */
+typedef struct WorkEvent {
+  uint32_t agent;
+  uint8_t kind, reason, flags, goal;
+  int16_t action;
+  uint16_t gen;
+  int32_t detail;
+} WorkEvent;
+
+_Static_assert(sizeof(WorkEvent) == 16, "the crowd's event is 16 bytes");
 
 typedef struct Slot {
   uint32_t *ids;
@@ -55,7 +70,13 @@ typedef struct Limit {
   uint32_t min_frames, span_frames;
   Event *events;
   uint32_t event_count, event_cap;
-  uint32_t frame;
+  /* the wheel doing the crowd's work (work != 0): 16-byte events, and the
+   * agents whose plan ended last frame, to choose a goal in this one */
+  int work;
+  WorkEvent *work_events;
+  uint32_t *choosing;
+  uint32_t choosing_count;
+  uint32_t frame, frame_ends; /* the last frame, its step ends */
   uint64_t rng;
   uint64_t total_ends;
 } Limit;
@@ -117,6 +138,8 @@ static void limit_free(Limit *l) {
   free(l->fats);
   free(l->timers);
   free(l->events);
+  free(l->work_events);
+  free(l->choosing);
   memset(l, 0, sizeof *l);
 }
 
@@ -125,21 +148,39 @@ static int limit_gc(lua_State *L) {
   return 0;
 }
 
+/* The wheel doing the crowd's work: each agent's first plan has this many
+ * steps unless told (the timed crowd's first window: a step's end starts
+ * the next), and every later plan one step (the steady state: each end
+ * ends a plan). */
+#define WORK_FIRST_PLAN 4
+
+enum { KIND_LOOP = 0, KIND_WHEEL, KIND_WORK };
+
 /* limit.wheel(n, bytes, min, span): n agents with records of `bytes` (2 or
  * 64) in a wheel of frames, steps of min to min + span - 1 frames (default
  * 60 and 121: 1-3 s at 60 frames a second), the first ends spread alike.
- * limit.loop(n): n agents whose timers a loop visits every frame. */
-static int limit_new(lua_State *L, int wheel) {
+ * limit.work(n, min, span, first): the same with 64-byte records, doing
+ * the timed crowd's work (work_frame), a first plan of `first` steps (1 to
+ * 16, default WORK_FIRST_PLAN). limit.loop(n): n agents whose timers a
+ * loop visits every frame. */
+static int limit_new(lua_State *L, int kind) {
+  int wheel = kind != KIND_LOOP, at = kind == KIND_WORK ? 2 : 3;
   lua_Integer n = luaL_checkinteger(L, 1);
-  lua_Integer bytes = wheel ? luaL_optinteger(L, 2, 64) : 4;
+  lua_Integer bytes = kind == KIND_WHEEL ? luaL_optinteger(L, 2, 64)
+                      : wheel            ? 64
+                                         : 4;
   luaL_argcheck(L, n >= 0 && n <= (lua_Integer)UINT32_MAX / 2, 1,
                 "agents out of range");
   luaL_argcheck(L, !wheel || bytes == 2 || bytes == 64, 2,
                 "record of 2 or 64 bytes expected");
-  lua_Integer lo = wheel ? luaL_optinteger(L, 3, STEP_MIN_FRAMES) : 1;
-  lua_Integer span = wheel ? luaL_optinteger(L, 4, STEP_SPAN_FRAMES) : 1;
-  luaL_argcheck(L, lo >= 1 && lo <= (1 << 24), 3, "frames out of range");
-  luaL_argcheck(L, span >= 1 && span <= (1 << 24), 4, "frames out of range");
+  lua_Integer lo = wheel ? luaL_optinteger(L, at, STEP_MIN_FRAMES) : 1;
+  lua_Integer span = wheel ? luaL_optinteger(L, at + 1, STEP_SPAN_FRAMES) : 1;
+  luaL_argcheck(L, lo >= 1 && lo <= (1 << 24), at, "frames out of range");
+  luaL_argcheck(L, span >= 1 && span <= (1 << 24), at + 1,
+                "frames out of range");
+  lua_Integer first =
+      kind == KIND_WORK ? luaL_optinteger(L, 4, WORK_FIRST_PLAN) : 1;
+  luaL_argcheck(L, first >= 1 && first <= 16, 4, "steps out of range");
   Limit *l = lua_newuserdata(L, sizeof *l);
   memset(l, 0, sizeof *l);
   luaL_setmetatable(L, LIMIT_MT);
@@ -152,6 +193,7 @@ static int limit_new(lua_State *L, int wheel) {
     return 1;
   }
   l->fat = bytes == 64;
+  l->work = kind == KIND_WORK;
   l->min_frames = (uint32_t)lo;
   l->span_frames = (uint32_t)span;
   uint32_t slots = 1;
@@ -166,6 +208,8 @@ static int limit_new(lua_State *L, int wheel) {
     l->thin = records(L, (size_t)n * sizeof *l->thin + 1);
     memset(l->thin, 0, (size_t)n * sizeof *l->thin);
   }
+  if (l->work) /* at most every agent waits for a goal */
+    l->choosing = grow(L, NULL, (size_t)n * sizeof *l->choosing + 1);
   for (uint32_t i = 0; i < l->n; i++) {
     uint32_t due = 1 + next_rand(l) % (l->min_frames + l->span_frames);
     if (l->fat) {
@@ -175,13 +219,20 @@ static int limit_new(lua_State *L, int wheel) {
       a->plan_len = 1;
       a->plan[0] = 1;
     }
+    if (l->work) { /* work, stop, work, stop: the goal "not working" */
+      Fat *a = &l->fats[i];
+      a->plan_len = (uint16_t)first;
+      for (int k = 0; k < first; k++) a->plan[k] = (uint8_t)(1 + k % 2);
+      a->goal = (uint8_t)(first % 2 == 0); /* what its last step leaves */
+    }
     slot_push(L, &l->slots[due & l->mask], i);
   }
   return 1;
 }
 
-static int limit_wheel(lua_State *L) { return limit_new(L, 1); }
-static int limit_loop(lua_State *L) { return limit_new(L, 0); }
+static int limit_wheel(lua_State *L) { return limit_new(L, KIND_WHEEL); }
+static int limit_work(lua_State *L) { return limit_new(L, KIND_WORK); }
+static int limit_loop(lua_State *L) { return limit_new(L, KIND_LOOP); }
 
 /* The naive loop: every agent's timer every frame. */
 static uint32_t loop_frame(Limit *l, float dt) {
@@ -243,8 +294,114 @@ static uint32_t wheel_frame(Limit *l, int *oom) {
   }
   s->count = 0;
   l->event_count = count;
+  l->frame_ends = count;
   l->total_ends += count;
   return count;
+}
+
+/* The crowd's events, as the timed crowd says them at a step's end. */
+enum {
+  EV_STEP_STARTED = 1,
+  EV_STEP_FINISHED,
+  EV_GOAL_REACHED,
+  EV_GOAL_CHOSEN,
+  EV_PLANNED
+};
+
+/* The two goals of the timed crowd, in order: 0 "working", 1 "not
+ * working" (state[0] is the agent's one variable), and the one-step plan
+ * from each state to each goal (action 1 sets working, action 2 clears
+ * it; 0: the goal holds, no plan). */
+static const uint8_t WORK_PLAN[2][2] = {{1, 0}, {0, 2}};
+
+static void work_say(WorkEvent *e, uint32_t i, int kind, int goal, int act,
+                     int32_t detail) {
+  e->agent = i;
+  e->kind = (uint8_t)kind;
+  e->reason = 0;
+  e->flags = 0;
+  e->goal = (uint8_t)goal;
+  e->action = (int16_t)act;
+  e->gen = 0;
+  e->detail = detail;
+}
+
+/* Agent i starts step a->step of its plan: a drawn duration files it in a
+ * later slot. */
+static void work_start(Limit *l, uint32_t i, Fat *a, uint32_t frame,
+                       WorkEvent *e, int *oom) {
+  a->draws++;
+  a->due = frame + l->min_frames + next_rand(l) % l->span_frames;
+  work_say(e, i, EV_STEP_STARTED, a->goal, a->plan[a->step], 0);
+  Slot *to = &l->slots[a->due & l->mask];
+  if (to->count == to->cap && !slot_grow(to))
+    *oom = 1;
+  else
+    to->ids[to->count++] = i;
+}
+
+/* One frame of the wheel doing the timed crowd's work, in the crowd's
+ * order: the agents whose plan ended last frame choose a goal (the first
+ * that does not hold), look up its plan, take it and start its first
+ * step (goal chosen, planned, step started); then every agent whose step
+ * ends now applies the step's effect (step finished) and starts the next
+ * step, or at its plan's end reaches the goal (goal reached) and waits to
+ * choose in the next frame. Five 16-byte events a step end in the steady
+ * state, two before. Returns the step ends. */
+static uint32_t work_frame(Limit *l, int *oom) {
+  uint32_t frame = ++l->frame;
+  Slot *s = &l->slots[frame & l->mask];
+  uint32_t chosen = l->choosing_count, count = s->count;
+  uint64_t need = 3 * (uint64_t)chosen + 2 * (uint64_t)count;
+  if (need > l->event_cap) {
+    uint64_t cap = need + need / 2;
+    WorkEvent *e = cap <= UINT32_MAX
+                       ? realloc(l->work_events, (size_t)cap * sizeof *e)
+                       : NULL;
+    if (e == NULL) {
+      *oom = 1;
+      return 0;
+    }
+    l->work_events = e, l->event_cap = (uint32_t)cap;
+  }
+  WorkEvent *ev = l->work_events;
+  uint32_t ne = 0;
+  for (uint32_t k = 0; k < chosen; k++) {
+    uint32_t i = l->choosing[k];
+    Fat *a = &l->fats[i];
+    int on = a->state[0] != 0, goal = on ? 1 : 0; /* the first not holding */
+    a->goal = (uint8_t)goal;
+    work_say(&ev[ne++], i, EV_GOAL_CHOSEN, goal, -1, 0);
+    a->plan[0] = WORK_PLAN[goal][on];
+    a->plan_len = 1;
+    a->step = 0;
+    work_say(&ev[ne++], i, EV_PLANNED, goal, -1, a->plan_len);
+    work_start(l, i, a, frame, &ev[ne++], oom);
+  }
+  l->choosing_count = 0;
+  for (uint32_t k = 0; k < count; k++) {
+    uint32_t i = s->ids[k];
+    Fat *a = &l->fats[i];
+    int act = a->plan[a->step];
+    a->state[0] = act == 1; /* the step's effect */
+    work_say(&ev[ne++], i, EV_STEP_FINISHED, a->goal, act, 0);
+    if (++a->step < a->plan_len) {
+      work_start(l, i, a, frame, &ev[ne++], oom);
+      continue;
+    }
+    work_say(&ev[ne++], i, EV_GOAL_REACHED, a->goal, -1, 0);
+    l->choosing[l->choosing_count++] = i;
+  }
+  s->count = 0;
+  l->event_count = ne;
+  l->frame_ends = count;
+  l->total_ends += count;
+  return count;
+}
+
+/* One frame of a wheel of either kind. */
+static uint32_t any_frame(Limit *l, int *oom) {
+  return l->work ? work_frame(l, oom) : wheel_frame(l, oom);
 }
 
 /* w:frame([dt]): one frame (wheel_frame; the naive loop: every timer).
@@ -258,14 +415,15 @@ static int limit_frame(lua_State *L) {
     return 1;
   }
   int oom = 0;
-  uint32_t ends = wheel_frame(l, &oom);
+  uint32_t ends = any_frame(l, &oom);
   if (oom) return luaL_error(L, "limit: out of memory");
   lua_pushinteger(L, ends);
   return 1;
 }
 
-/* w:stats(): { ends = step ends so far, bytes = what the records, slots and
- * events hold, record = bytes per agent record }. */
+/* w:stats(): { ends = step ends so far, events = the last frame's events,
+ * bytes = what the records, slots and events hold, record = bytes per
+ * agent record }. */
 static int limit_stats(lua_State *L) {
   Limit *l = luaL_checkudata(L, 1, LIMIT_MT);
   size_t bytes = 0;
@@ -274,10 +432,14 @@ static int limit_stats(lua_State *L) {
   size_t record = l->timers ? sizeof *l->timers
                   : l->fat  ? sizeof(Fat)
                             : sizeof(uint16_t);
-  bytes += (size_t)l->n * record + (size_t)l->event_cap * sizeof(Event);
-  lua_createtable(L, 0, 3);
+  bytes += (size_t)l->n * record +
+           (size_t)l->event_cap * (l->work ? sizeof(WorkEvent) : sizeof(Event));
+  if (l->work) bytes += (size_t)l->n * sizeof *l->choosing;
+  lua_createtable(L, 0, 4);
   lua_pushinteger(L, (lua_Integer)l->total_ends);
   lua_setfield(L, -2, "ends");
+  lua_pushinteger(L, (lua_Integer)l->event_count);
+  lua_setfield(L, -2, "events");
   lua_pushinteger(L, (lua_Integer)bytes);
   lua_setfield(L, -2, "bytes");
   lua_pushinteger(L, (lua_Integer)record);
@@ -321,7 +483,7 @@ static void *team_main(void *p) {
     seen = t->gen;
     pthread_mutex_unlock(&t->mu);
     int oom = 0;
-    (void)wheel_frame(t->part[self->index], &oom);
+    (void)any_frame(t->part[self->index], &oom);
     pthread_mutex_lock(&t->mu);
     t->oom |= oom;
     if (--t->pending == 0) pthread_cond_signal(&t->done);
@@ -403,14 +565,14 @@ static int team_frame(lua_State *L) {
   pthread_cond_broadcast(&t->go);
   pthread_mutex_unlock(&t->mu);
   int oom = 0;
-  (void)wheel_frame(t->part[0], &oom);
+  (void)any_frame(t->part[0], &oom);
   pthread_mutex_lock(&t->mu);
   while (t->pending > 0) pthread_cond_wait(&t->done, &t->mu);
   oom |= t->oom;
   pthread_mutex_unlock(&t->mu);
   if (oom) return luaL_error(L, "limit: out of memory");
   uint64_t ends = 0;
-  for (int j = 0; j < t->k; j++) ends += t->part[j]->event_count;
+  for (int j = 0; j < t->k; j++) ends += t->part[j]->frame_ends;
   lua_pushinteger(L, (lua_Integer)ends);
   return 1;
 }
@@ -438,6 +600,7 @@ int luaopen_limit(lua_State *L) {
                                           {"__gc", team_gc},
                                           {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"wheel", limit_wheel},
+                                   {"work", limit_work},
                                    {"loop", limit_loop},
                                    {"team", limit_team},
                                    {NULL, NULL}};

@@ -190,17 +190,19 @@ end
 
 --- The least work the hardware does for n timed agents (bench/limit.c, built as
 -- build/limit.so), steps of lo to hi s (default 1-3 s) at 60 frames a second: returns the
--- C wheels with records of 2 and 64 bytes and the naive C loop over every agent's timer
--- (steps of 1-3 s), with `threads` > 1 also a team of that many 64-byte wheels sharing the
--- n agents, one thread each (the machine's own gain from threads for this work), or nil
--- and a message when the module is not built.
-function M.limit(n, lo, hi, threads)
+-- C wheels with records of 2 and 64 bytes (thin, fat) and the naive C loop over every
+-- agent's timer (loop); with `threads` > 1 also a team of that many 64-byte wheels sharing
+-- the n agents, one thread each (the machine's own gain from threads for this work); with
+-- `work` also the wheel of 64-byte records doing the timed crowd's work at each step end
+-- (work: goal choice, plan lookup, five 16-byte events). Or nil and a message when the
+-- module is not built.
+function M.limit(n, lo, hi, threads, work)
   local ok, limit = pcall(require, "limit")
   if not ok then return nil, "bench/limit.c not built (cmake --build BUILD --target bench_limit)" end
   lo, hi = lo or 1, hi or 3
   local min, span = math.floor(lo * 60 + 0.5), math.floor((hi - lo) * 60 + 0.5) + 1
   local out = { thin = limit.wheel(n, 2, min, span), fat = limit.wheel(n, 64, min, span),
-                loop = limit.loop(n) }
+                work = work and limit.work(n, min, span) or nil, loop = limit.loop(n) }
   if threads and threads > 1 then
     local parts = {}
     for k = 1, threads do

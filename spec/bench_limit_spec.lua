@@ -1,0 +1,60 @@
+-- spec/bench_limit_spec.lua: bench/limit.c's baselines do the work the benches say they do: the 64-byte wheel one event a step end, the wheel doing the crowd's work two events a step end that starts the next step and five a step end that ends a plan (the plan's end in one frame, the next goal, its plan and first step in the next), every agent's steps 1-3 s.
+local ok, limit = pcall(require, "limit")
+
+describe("bench/limit.c", function()
+  if not ok then
+    pending("limit.so is not built for this Lua (the bench_limit target)")
+    return
+  end
+
+  local N = 20000
+
+  it("the 64-byte wheel writes one event a step end, each agent every 1-3 s", function()
+    local w = limit.wheel(N, 64)
+    local total = 0
+    for _ = 1, 600 do
+      local ends = w:frame()
+      assert.equal(ends, w:stats().events)
+      total = total + ends
+    end
+    assert.equal(total, w:stats().ends)
+    -- 10 s of steps of 1-3 s: between 10/3 and 10 step ends an agent
+    assert.is_true(total >= N * 10 // 3 and total <= N * 10, tostring(total))
+  end)
+
+  it("the crowd's work: two events a step that starts the next, five a plan's end", function()
+    local w = limit.work(N) -- first plans of 4 steps of 1-3 s
+    local last = 0
+    for frame = 1, 1200 do
+      local ends = w:frame()
+      local events = w:stats().events
+      if frame <= 180 then -- no first plan ends before its fourth step, 3 s on
+        assert.equal(2 * ends, events)
+      elseif frame > 720 then -- past every first plan's third step: each end ends a plan
+        assert.equal(2 * ends + 3 * last, events, "frame " .. frame)
+      end
+      last = ends
+    end
+    -- the next goal comes a frame after the plan's end: about as many ends as the wheel
+    local fat = limit.wheel(N, 64)
+    for _ = 1, 1200 do fat:frame() end
+    local ratio = w:stats().ends / fat:stats().ends
+    assert.is_true(ratio > 0.97 and ratio < 1.005, tostring(ratio))
+  end)
+
+  it("the crowd's work with one-step first plans ends a plan at every step end", function()
+    local w = limit.work(N, 60, 121, 1)
+    local last = 0
+    for _ = 1, 400 do
+      local ends = w:frame()
+      assert.equal(2 * ends + 3 * last, w:stats().events)
+      last = ends
+    end
+  end)
+
+  it("refuses records and plans out of range", function()
+    assert.error_matches(function() limit.wheel(10, 32) end, "record of 2 or 64 bytes")
+    assert.error_matches(function() limit.work(10, 60, 121, 17) end, "steps out of range")
+    assert.error_matches(function() limit.work(10, 0) end, "frames out of range")
+  end)
+end)
