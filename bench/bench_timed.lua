@@ -177,15 +177,15 @@ local function report(title, rows)
     end
   end
   -- how much of saspu's step end the crowd's work itself needs, at the least
-  local fat, work
+  local wheel64, work
   for k, c in ipairs(contestants) do
-    if c.name == "C wheel, 64 B/agent" then fat = k end
+    if c.name == "C wheel, 64 B/agent" then wheel64 = k end
     if c.name == "C wheel, crowd's work" then work = k end
   end
-  if fat and work then
+  if wheel64 and work then
     print(format("  C wheel, crowd's work / C wheel, 64 B/agent: %.1fx (what the crowd's work " ..
                  "adds to the timers, done in the plainest C)",
-                 per_end(rows[work]) / per_end(rows[fat])))
+                 per_end(rows[work]) / per_end(rows[wheel64])))
   end
   local r = rows[one]
   if r.planning and r.planning > 0 and r.ends > 0 then
