@@ -41,10 +41,10 @@ if WHAT == "crowd" then
   end
   ends = crowd:stats(nil, true).steps_finished - before
 else
-  local limit, why = util.limit(N)
-  if not limit then error(why) end
-  local wheel = limit.fat
-  if WHAT == "work" then wheel = require("limit").work(N, 60, 121, 1) end
+  local ok, limit = pcall(require, "limit")
+  if not ok then error("bench/limit.c not built (cmake --build BUILD --target bench_limit)") end
+  -- steps of 60-180 frames (1-3 s), as util.limit's wheels
+  local wheel = WHAT == "work" and limit.work(N, 60, 121, 1) or limit.wheel(N, 64, 60, 121)
   for _ = 1, FRAMES do
     wheel:frame(DT)
     between(DT)

@@ -212,15 +212,10 @@ static int limit_new(lua_State *L, int kind) {
     l->choosing = grow(L, NULL, (size_t)n * sizeof *l->choosing + 1);
   for (uint32_t i = 0; i < l->n; i++) {
     uint32_t due = 1 + next_rand(l) % (l->min_frames + l->span_frames);
-    if (l->fat) {
+    if (l->fat) { /* a plan of work, stop, work...: one step but `first` */
       Fat *a = &l->fats[i];
       a->id = i;
       a->due = due;
-      a->plan_len = 1;
-      a->plan[0] = 1;
-    }
-    if (l->work) { /* work, stop, work, stop: the goal "not working" */
-      Fat *a = &l->fats[i];
       a->plan_len = (uint16_t)first;
       for (int k = 0; k < first; k++) a->plan[k] = (uint8_t)(1 + k % 2);
       a->goal = (uint8_t)(first % 2 == 0); /* what its last step leaves */
