@@ -13,11 +13,13 @@ static void tally(uint64_t *kinds, const SpAgentEvent *e, size_t n) {
 /* Adds a tally to the crowd's counters (subtracts with `sign` -1). */
 static void add_kinds(SpCrowd *c, const uint64_t *kinds, int sign) {
   uint64_t s = sign < 0 ? UINT64_MAX : 1; /* unsigned wrap: x * -1 */
-  c->plans += s * kinds[K_PLANS];
-  c->replans += s * kinds[K_REPLANS];
-  c->no_plans += s * kinds[K_NO_PLANS];
-  c->steps_finished += s * kinds[K_STEPS];
-  c->events += s * kinds[K_EVENTS];
+  uint64_t all = 0;
+  for (int k = 0; k < SP_KINDS; k++) all += kinds[k];
+  c->plans += s * (kinds[SP_EV_PLANNED] + kinds[SP_EV_REPLANNED]);
+  c->replans += s * kinds[SP_EV_REPLANNED];
+  c->no_plans += s * kinds[SP_EV_NO_PLAN];
+  c->steps_finished += s * kinds[SP_EV_STEP_FINISHED];
+  c->events += s * all;
 }
 
 void sp__count_serial(SpCrowd *c) {

@@ -325,9 +325,10 @@ typedef struct Ahead {
   uint64_t bits;
 } Ahead;
 
-/* The events a crowd counts, by kind: each counted as it is written
- * (sp_step.h, step_count), in the writer's own counters. */
-enum { K_PLANS, K_REPLANS, K_NO_PLANS, K_STEPS, K_EVENTS, SP_KINDS };
+/* The events a crowd counts, by kind (SpEventKind): each counted as it
+ * is written (sp_step.h, step_count), in the writer's own counters, one
+ * per kind, so a count is one add (merge.c sums them into the crowd's). */
+#define SP_KINDS SP_EV_COUNT
 
 /* One worker's scratch and event buffer, on lines of its own (workers
  * update theirs all through a pass). */

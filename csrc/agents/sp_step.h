@@ -74,16 +74,7 @@ static inline void step_event_fill(const SpCrowd *c, SpAgentEvent *e,
 }
 
 /* Counts an event of `kind` in counters k (SP_KINDS of them). */
-static inline void sp_count_kind(uint64_t *k, SpEventKind kind) {
-  switch (kind) {
-  case SP_EV_PLANNED: k[K_PLANS]++; break;
-  case SP_EV_REPLANNED: k[K_PLANS]++, k[K_REPLANS]++; break;
-  case SP_EV_NO_PLAN: k[K_NO_PLANS]++; break;
-  case SP_EV_STEP_FINISHED: k[K_STEPS]++; break;
-  default: break;
-  }
-  k[K_EVENTS]++;
-}
+static inline void sp_count_kind(uint64_t *k, SpEventKind kind) { k[kind]++; }
 
 /* Counts an event just written, in its writer's counters (a worker's, or
  * the calling thread's): the update adds them up after each pass. */
