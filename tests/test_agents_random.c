@@ -182,10 +182,14 @@ static void test_invariants(void **state) {
   assert_true(finished > 2000);
 }
 
+/* Whether record's crowds plan only in the planning rounds. */
+static int record_inline_off;
+
 /* The events of a run, copied. */
 static SpAgentEvent *record(uint64_t seed, int threads, size_t *count) {
   Run r;
   if (!run_open(&r, seed, 3000, threads, plain)) return NULL;
+  r.c->plans_inline_off = record_inline_off;
   size_t n = sp_crowd_size(r.c), m = (size_t)r.m;
   SpValue *shadow = malloc(n * m);
   RdRng rng;
@@ -208,6 +212,31 @@ static SpAgentEvent *record(uint64_t seed, int threads, size_t *count) {
 static void test_same_events_any_threads(void **state) {
   (void)state;
   assert_true(agent_same_events_any_threads(record, 3, 6, 1000));
+}
+
+/* A choose pass on one thread plans each chunk and takes its plans as it
+ * goes: every frame says the same events, in the same order, as when the
+ * planning rounds plan every agent. */
+static void test_same_events_planning_inline(void **state) {
+  (void)state;
+  size_t compared = 0;
+  for (uint64_t seed = 1; seed <= 12; seed++) {
+    size_t na = 0, nb = 0;
+    record_inline_off = 0;
+    SpAgentEvent *a = record(seed, 1, &na);
+    record_inline_off = 1;
+    SpAgentEvent *b = record(seed, 1, &nb);
+    record_inline_off = 0;
+    assert_true((a == NULL) == (b == NULL));
+    if (a != NULL) {
+      assert_int_equal(na, nb);
+      assert_memory_equal(a, b, na * sizeof *a);
+      compared += na;
+    }
+    free(a);
+    free(b);
+  }
+  assert_true(compared > 100000);
 }
 
 /* After warm-up, frames allocate nothing (the same agents, dt and
@@ -263,6 +292,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invariants),
       cmocka_unit_test(test_same_events_any_threads),
+      cmocka_unit_test(test_same_events_planning_inline),
       cmocka_unit_test(test_no_allocation_when_warm),
       cmocka_unit_test(test_creation_failures),
   };

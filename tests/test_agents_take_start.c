@@ -1,4 +1,4 @@
-/* test_agents_take_start.c: a crowd whose steps bind nothing starts a new plan's first step in the pass that hands out the plan; frame by frame, each agent says the same events, in the same order, as when the advance pass starts every step, and ends each frame in the same state. */
+/* test_agents_take_start.c: a crowd whose steps bind nothing starts a new plan's first step in the pass that hands out the plan; frame by frame, each agent says the same events, in the same order, as when the advance pass starts every step, and ends each frame in the same state. A choose pass that plans and takes as it goes changes no frame at all. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,6 +63,25 @@ static void same_agents(const SpCrowd *a, const SpCrowd *b) {
   }
 }
 
+/* Frame f of both crowds: 0.1-0.5 s, and a long one now and then (the
+ * sweep). */
+static void update_both(const Citizens *a, const Citizens *b, int f) {
+  float dt = f % 17 == 9 ? 6.0f : 0.1f + 0.1f * (float)(f % 5);
+  assert_int_equal(sp_crowd_update(a->c, dt, NULL), SP_OK);
+  assert_int_equal(sp_crowd_update(b->c, dt, NULL), SP_OK);
+}
+
+/* Both crowds counted the same plans, steps and events, and did work. */
+static void same_totals(const SpCrowd *a, const SpCrowd *b) {
+  SpCrowdStats sa, sb;
+  sp_crowd_stats(a, &sa);
+  sp_crowd_stats(b, &sb);
+  assert_int_equal(sa.plans, sb.plans);
+  assert_int_equal(sa.steps_finished, sb.steps_finished);
+  assert_int_equal(sa.events, sb.events);
+  assert_true(sa.steps_finished > 10 * N);
+}
+
 /* Steps of 0-2 s (a step of 0 s ends in the frame it starts: a plan of
  * such steps runs until a frame's visit has done its rounds), frames of
  * 0.1-0.5 s and a long one now and then (the sweep), on 1 and on 2
@@ -74,20 +93,38 @@ static void run(int threads) {
   b.c->take_starts_off = 1;
   int reordered = 0;
   for (int f = 0; f < FRAMES; f++) {
-    float dt = f % 17 == 9 ? 6.0f : 0.1f + 0.1f * (float)(f % 5);
-    assert_int_equal(sp_crowd_update(a.c, dt, NULL), SP_OK);
-    assert_int_equal(sp_crowd_update(b.c, dt, NULL), SP_OK);
+    update_both(&a, &b, f);
     reordered |= same_per_agent(a.c, b.c);
     same_agents(a.c, b.c);
   }
-  SpCrowdStats sa, sb;
-  sp_crowd_stats(a.c, &sa);
-  sp_crowd_stats(b.c, &sb);
-  assert_int_equal(sa.plans, sb.plans);
-  assert_int_equal(sa.steps_finished, sb.steps_finished);
-  assert_int_equal(sa.events, sb.events);
-  assert_true(sa.steps_finished > 10 * N);
+  same_totals(a.c, b.c);
   assert_true(reordered); /* the take pass did start steps */
+  citizens_close(&a);
+  citizens_close(&b);
+}
+
+/* A choose pass on one thread plans and takes a few chunks at a time as
+ * it goes: the same events in the same order, frame by frame, and the
+ * same agents, as when the planning rounds plan every agent. */
+static void test_planning_inline_same_frames(void **state) {
+  (void)state;
+  Citizens a, b;
+  citizens_open(&a, N, 0.0f, 2.0f, 1, 23);
+  citizens_open(&b, N, 0.0f, 2.0f, 1, 23);
+  b.c->plans_inline_off = 1;
+  int inline_frames = 0;
+  for (int f = 0; f < FRAMES; f++) {
+    update_both(&a, &b, f);
+    inline_frames += a.c->first_round_done; /* it did plan inline */
+    assert_int_equal(b.c->first_round_done, 0);
+    size_t n = sp_crowd_event_count(a.c);
+    assert_int_equal(n, sp_crowd_event_count(b.c));
+    for (size_t j = 0; j < n; j++)
+      same_event(&sp_crowd_events(a.c)[j], &sp_crowd_events(b.c)[j]);
+    same_agents(a.c, b.c);
+  }
+  same_totals(a.c, b.c);
+  assert_true(inline_frames > FRAMES / 2);
   citizens_close(&a);
   citizens_close(&b);
 }
@@ -106,6 +143,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_per_agent_one_thread),
       cmocka_unit_test(test_same_per_agent_two_threads),
+      cmocka_unit_test(test_planning_inline_same_frames),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,6 +60,26 @@ static void merge_job(void *arg, int worker) {
   }
 }
 
+void sp__merge_ahead(SpCrowd *c, size_t mark) {
+  CrowdWorker *w = &c->cw[0];
+  size_t k = w->ev_count;
+  if (k > w->ev_peak) w->ev_peak = k;
+  w->ev_count = 0;
+  add_kinds(c, w->kinds, 1);
+  memset(w->kinds, 0, sizeof w->kinds);
+  if (k == 0) return;
+  if (!reserve_events(c, c->ev_count + k)) {
+    atomic_fetch_add(&c->lost, k);
+    uint64_t lost[SP_KINDS] = {0};
+    tally(lost, w->ev, k);
+    add_kinds(c, lost, -1);
+    return;
+  }
+  memmove(c->ev + mark + k, c->ev + mark, (c->ev_count - mark) * sizeof *c->ev);
+  memcpy(c->ev + mark, w->ev, k * sizeof *c->ev);
+  c->ev_count += k;
+}
+
 void sp__merge_pass(SpCrowd *c, SpThreadPool *pool, int workers) {
   size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
   size_t total = c->ev_count;

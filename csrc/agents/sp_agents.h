@@ -491,16 +491,22 @@ struct SpCrowd {
    * it when its wait is over (wheel.c, update.c) */
   uint64_t *due_marks;
   size_t awake_words;
-  int wheels;           /* workers cw[0..wheels) may hold a wheel */
-  int64_t wheel_tick;   /* the first tick not wholly drained */
-  int64_t epoch;        /* ticks */
-  uint32_t now_rel;     /* this frame's clock in ticks, less epoch */
-  uint32_t base_rel;    /* what a timer started now counts from */
-  int sweeping;         /* a long frame: every agent awake, no wheel */
-  int start_in_take;    /* this frame's take pass starts steps (update.c) */
-  int take_starts_off;  /* tests: the advance pass starts every step */
-  uint32_t walk_ticks;  /* ticks a walker takes per cell (walk.c) */
-  uint64_t fields_seen; /* the world's fields_dropped at the last check */
+  int wheels;         /* workers cw[0..wheels) may hold a wheel */
+  int64_t wheel_tick; /* the first tick not wholly drained */
+  int64_t epoch;      /* ticks */
+  uint32_t now_rel;   /* this frame's clock in ticks, less epoch */
+  uint32_t base_rel;  /* what a timer started now counts from */
+  int sweeping;       /* a long frame: every agent awake, no wheel */
+  int start_in_take;  /* this frame's take pass starts steps (update.c) */
+  /* this frame's choose pass, on the calling thread alone, plans and
+   * takes a few chunks at a time as it goes: the first planning round is
+   * done when it ends (update.c) */
+  int plan_in_choose, first_round_done;
+  double ms_taking_inline; /* the take's time in it (planning's: ms_planning) */
+  int take_starts_off;     /* tests: the advance pass starts every step */
+  int plans_inline_off;    /* tests: the planning rounds plan every agent */
+  uint32_t walk_ticks;     /* ticks a walker takes per cell (walk.c) */
+  uint64_t fields_seen;    /* the world's fields_dropped at the last check */
   /* world facts tied to variables (facts.c): the value each tie last
    * applied, and who must hear of a change: per agent the ties its plan
    * reads (bit k: ties[k]), per chunk how many agents read any */

@@ -14,6 +14,15 @@
  * passes. */
 void sp__merge_pass(SpCrowd *c, SpThreadPool *pool, int workers);
 
+/* A pass on the calling thread alone that wrote the events of its first
+ * part (a choose pass) to worker 0's buffer and those of its second part
+ * (the take, planning inline) to the frame's, from `mark` on: puts the
+ * first part's before the second's, and adds worker 0's counts. The
+ * first part rarely says anything: then nothing moves. Without memory
+ * for them, the first part's events are lost (counted in c->lost, and
+ * out of the counters). */
+void sp__merge_ahead(SpCrowd *c, size_t mark);
+
 /* Adds the events the calling thread wrote (counted as written) to the
  * crowd's counters. */
 void sp__count_serial(SpCrowd *c);

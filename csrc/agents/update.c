@@ -251,9 +251,46 @@ static void commit_chunk(SpCrowd *c, int wk, ChunkRec *r) {
   r->taken = 0;
 }
 
-/* Runs the current pass over one chunk; returns the agents it flagged
- * for the next stage (planning, or binding). */
-static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
+/* The take pass over a chunk: the agents waiting for a plan take it (and
+ * start its first step, start_in_take); returns those that wait for a
+ * plan again, now marked for the planner. */
+static uint32_t take_chunk(SpCrowd *c, Sink s, size_t chunk) {
+  size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+  if (hi > c->n) hi = c->n;
+  int wk = s.worker, fetched;
+  uint32_t due[SP_CROWD_CHUNK];
+  /* with those that need a goal (a plan that ended in this frame's take
+   * pass, or left by the goal budget): the list keeps them */
+  size_t nd =
+      chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING | F_NEED_GOAL, due,
+                   fetch_ahead, &fetched);
+  if (!fetched) fetch_first(c, due, nd, fetch_ahead);
+  for (size_t k = 0; k < nd; k++) {
+    if (!fetched && k + PREFETCH_AHEAD < nd)
+      fetch_ahead(c, due[k + PREFETCH_AHEAD]);
+    if (!(c->agents[due[k]].flags & F_PLANNING)) continue;
+    /* the plan's first step starts at once, while the agent's lines are
+     * at hand, where nothing the advance pass does first could change it
+     * (start_in_take) */
+    if (!sp__agent_take_plan(c, s, due[k]) && c->start_in_take &&
+        (c->agents[due[k]].flags & F_HAS_PLAN)) {
+      (void)sp__agent_advance(c, s, due[k], WALK_NOT);
+      c->cw[wk < 0 ? 0 : wk].visited++;
+      sp__wheel_settle_early(c, wk, due[k]); /* its visit of the frame */
+      continue;
+    }
+    sp__wheel_settle(c, wk, due[k]);
+  }
+  return mark_waiting(c, wk, &c->chunks[chunk], due, nd); /* next goal */
+}
+
+/* The advance pass over a chunk: the agents awake (wheel.c) advance; a
+ * timer ran out, a call or a change woke them, or they walk or think;
+ * those awake whose timed wait goes on are settled without a visit. A
+ * long frame wakes every agent: those with something due, in order
+ * (sweep.c), and nobody settled (the next frame wakes them all again).
+ * Returns the agents that wait for the binding pass. */
+static uint32_t advance_chunk(SpCrowd *c, Sink s, size_t chunk) {
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
   uint32_t flagged = 0;
@@ -261,94 +298,69 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
   uint32_t due[SP_CROWD_CHUNK];
   uint8_t walked[SP_CROWD_CHUNK];
   size_t nd = 0;
-  switch (c->pass) {
-  case PASS_CHOOSE: flagged = choose_chunk(c, s, chunk, due); break;
-  case PASS_TAKE: {
-    int fetched;
-    /* with those that need a goal (a plan that ended in this frame's
-     * take pass, or left by the goal budget): the list keeps them */
-    nd = chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING | F_NEED_GOAL,
-                      due, fetch_ahead, &fetched);
-    if (!fetched) fetch_first(c, due, nd, fetch_ahead);
-    for (size_t k = 0; k < nd; k++) {
-      if (!fetched && k + PREFETCH_AHEAD < nd)
-        fetch_ahead(c, due[k + PREFETCH_AHEAD]);
-      if (!(c->agents[due[k]].flags & F_PLANNING)) continue;
-      /* the plan's first step starts at once, while the agent's lines
-       * are at hand, where nothing the advance pass does first could
-       * change it (start_in_take) */
-      if (!sp__agent_take_plan(c, s, due[k]) && c->start_in_take &&
-          (c->agents[due[k]].flags & F_HAS_PLAN)) {
-        (void)sp__agent_advance(c, s, due[k], WALK_NOT);
-        c->cw[wk < 0 ? 0 : wk].visited++;
-        sp__wheel_settle_early(c, wk, due[k]); /* its visit of the frame */
-        continue;
-      }
-      sp__wheel_settle(c, wk, due[k]);
+  int sweep = c->sweeping;
+  if (sweep) nd = sp__wheel_sweep_list(c, lo, hi, due);
+  size_t na = sweep ? 0 : sp__wheel_awake_list(c, lo, hi, due);
+  Ahead *look = &c->cw[wk < 0 ? 0 : wk].ahead;
+  if (!sweep) sp__ahead_chunk(c, look, chunk, c->serial_pass);
+  for (size_t k = 0; k < na; k++) {
+    sp__ahead_next(c, look);
+    size_t i = due[k];
+    /* marked by the drain alone: its wait may go on, or be stale */
+    if (!((c->awake[i / 64] >> (i % 64)) & 1u) && !sp_wheel_due_visit(c, wk, i))
+      continue;
+    uint8_t ph = c->agents[i].phase;
+    /* an interruptible step gives way while it waits too */
+    if (c->any_interruptible &&
+        (ph == SP_PHASE_MOVING || ph == SP_PHASE_BLOCKED) &&
+        sp__agent_interrupt(c, s, i)) {
+      sp__wheel_settle(c, wk, i);
+      continue;
     }
-    flagged = mark_waiting(c, wk, &c->chunks[chunk], due, nd); /* next goal */
-    break;
-  }
-  case PASS_COMMIT: commit_chunk(c, wk, &c->chunks[chunk]); break;
-  default: {
-    /* the agents awake (wheel.c): a timer ran out, a call or a change woke
-     * them, or they walk or think; those awake whose timed wait goes on
-     * are settled without a visit. A long frame wakes every agent: those
-     * with something due, in order (sweep.c), and nobody settled (the
-     * next frame wakes them all again) */
-    int sweep = c->sweeping;
-    if (sweep) nd = sp__wheel_sweep_list(c, lo, hi, due);
-    size_t na = sweep ? 0 : sp__wheel_awake_list(c, lo, hi, due);
-    Ahead *look = &c->cw[wk < 0 ? 0 : wk].ahead;
-    if (!sweep) sp__ahead_chunk(c, look, chunk, c->serial_pass);
-    for (size_t k = 0; k < na; k++) {
-      sp__ahead_next(c, look);
-      size_t i = due[k];
-      /* marked by the drain alone: its wait may go on, or be stale */
-      if (!((c->awake[i / 64] >> (i % 64)) & 1u) &&
-          !sp_wheel_due_visit(c, wk, i))
-        continue;
-      uint8_t ph = c->agents[i].phase;
-      /* an interruptible step gives way while it waits too */
-      if (c->any_interruptible &&
-          (ph == SP_PHASE_MOVING || ph == SP_PHASE_BLOCKED) &&
-          sp__agent_interrupt(c, s, i)) {
-        sp__wheel_settle(c, wk, i);
-        continue;
-      }
-      /* a move waits for the caller's answer: nothing due before it */
-      if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
-          (ph == SP_PHASE_MOVING &&
-           !(c->agents[i].flags & (F_FINISH | F_FAIL | F_BIND))) ||
-          (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
-        sp__wheel_settle(c, wk, i);
-        continue;
-      }
-      due[nd++] = (uint32_t)i;
+    /* a move waits for the caller's answer: nothing due before it */
+    if (ph == SP_PHASE_IDLE || ph == SP_PHASE_FREE ||
+        (ph == SP_PHASE_MOVING &&
+         !(c->agents[i].flags & (F_FINISH | F_FAIL | F_BIND))) ||
+        (sp_wheel_timed(c, ph) && !sp_due_passed(c, i))) {
+      sp__wheel_settle(c, wk, i);
+      continue;
     }
-    if (nd > 0) sp__agent_walk_many(c, due, nd, walked);
-    c->cw[wk < 0 ? 0 : wk].visited += nd;
-    for (size_t k = 0; k < nd; k++) {
-      /* the look-ahead requested the awake agents' memory already */
-      size_t ahead = k + PREFETCH_AHEAD;
-      if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
-        fetch_ahead(c, due[ahead]);
-      /* a walker still on its way has nothing more to do this frame */
-      int bind = walked[k] != WALK_STAYED
-                     ? sp__agent_advance(c, s, due[k], walked[k])
-                 : c->any_interruptible && sp__agent_interrupt(c, s, due[k])
-                     ? 0
-                     : (c->agents[due[k]].flags & F_BIND) != 0;
-      flagged += (uint32_t)bind;
-      if (bind && (c->agents[due[k]].flags & F_BIND)) /* found while at hand */
-        sp__bind_hint_add(c, wk, due[k]);
-      if (!sweep) sp__wheel_settle(c, wk, due[k]);
-    }
-    if (!sweep) sp__wheel_unmark_chunk(c, lo, hi);
-    break;
+    due[nd++] = (uint32_t)i;
   }
+  if (nd > 0) sp__agent_walk_many(c, due, nd, walked);
+  c->cw[wk < 0 ? 0 : wk].visited += nd;
+  for (size_t k = 0; k < nd; k++) {
+    /* the look-ahead requested the awake agents' memory already */
+    size_t ahead = k + PREFETCH_AHEAD;
+    if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
+      fetch_ahead(c, due[ahead]);
+    /* a walker still on its way has nothing more to do this frame */
+    int bind = walked[k] != WALK_STAYED
+                   ? sp__agent_advance(c, s, due[k], walked[k])
+               : c->any_interruptible && sp__agent_interrupt(c, s, due[k])
+                   ? 0
+                   : (c->agents[due[k]].flags & F_BIND) != 0;
+    flagged += (uint32_t)bind;
+    if (bind && (c->agents[due[k]].flags & F_BIND)) /* found while at hand */
+      sp__bind_hint_add(c, wk, due[k]);
+    if (!sweep) sp__wheel_settle(c, wk, due[k]);
   }
+  if (!sweep) sp__wheel_unmark_chunk(c, lo, hi);
   return flagged;
+}
+
+/* Runs the current pass over one chunk; returns the agents it flagged
+ * for the next stage (planning, or binding). */
+static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
+  switch (c->pass) {
+  case PASS_CHOOSE: {
+    uint32_t due[SP_CROWD_CHUNK];
+    return choose_chunk(c, s, chunk, due);
+  }
+  case PASS_TAKE: return take_chunk(c, s, chunk);
+  case PASS_COMMIT: commit_chunk(c, s.worker, &c->chunks[chunk]); return 0;
+  default: return advance_chunk(c, s, chunk);
+  }
 }
 
 /* Whether the take pass starts a plan's first step as it takes the plan
@@ -360,10 +372,48 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
  * keeps the advance pass's order. The same events, the agent's own in
  * the same order; a frame's events of different agents may come in
  * another order. */
+static int takes_start(const SpCrowd *c) {
+  return !c->any_binding && !c->any_interruptible && !c->sweeping &&
+         !c->take_starts_off;
+}
+
 static void start_in_take(SpCrowd *c) {
-  c->start_in_take = !c->any_binding && !c->any_interruptible && !c->sweeping &&
-                     !c->take_starts_off;
+  c->start_in_take = takes_start(c);
   if (c->start_in_take) c->base_rel = c->now_rel;
+}
+
+/* A choose pass that plans inline plans and takes this many chunks with
+ * work at a time: their agents' lines are still at hand, while the
+ * choosing, the planning and the take each keep their own working set
+ * (code, tables, the wheel) for a few chunks in a row. */
+#define INLINE_GROUP 8
+
+/* The first planning round of a group of chunks, inside a choose pass on
+ * the calling thread alone (plan_in_choose), in chunk order: the agents
+ * the chunks marked are planned, then take their plans, while their
+ * lines are still at hand (in a large crowd a separate take pass found
+ * most of them gone from the caches). The chunks' own events went to
+ * worker 0's buffer, put before the take's after the pass (merge.c): the
+ * frame's events keep their order, the choose pass's before the take's.
+ * The timers the take starts count as they would in the take pass. */
+static void plan_and_take(SpCrowd *c, const uint32_t *group, size_t count) {
+  double t0 = now_ms();
+  for (size_t g = 0; g < count; g++) {
+    size_t lo = group[g] * (size_t)SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
+    if (hi > c->n) hi = c->n;
+    for (size_t pc = lo / SP_POPULATION_CHUNK; pc * SP_POPULATION_CHUNK < hi;
+         pc++)
+      (void)sp__population_inline_chunk(c->pop, pc);
+  }
+  double t1 = now_ms();
+  uint32_t base = c->base_rel;
+  if (c->start_in_take) c->base_rel = c->now_rel;
+  Sink s = {c, -1};
+  for (size_t g = 0; g < count; g++)
+    c->chunks[group[g]].flagged = take_chunk(c, s, group[g]);
+  c->base_rel = base;
+  c->ms_planning += t1 - t0;
+  c->ms_taking_inline += now_ms() - t1;
 }
 
 /* The job of each worker: claim runs of chunks (sp_claims.h: its own
@@ -377,6 +427,13 @@ static void pass_job(void *arg, int worker) {
   /* a pass on the calling thread alone writes the frame's buffer itself:
    * its chunks run in order, so there is nothing to merge */
   Sink s = {c, c->serial_pass ? -1 : worker};
+  /* planning inline (on the calling thread alone): the choose pass's own
+   * events go to worker 0's buffer, first in the frame (merge.c), and the
+   * chunks with agents to plan wait in a group */
+  int inline_plans = c->pass == PASS_CHOOSE && c->plan_in_choose;
+  if (inline_plans) s.worker = 0;
+  uint32_t group[INLINE_GROUP];
+  size_t grouped = 0;
   size_t t = 0, end = 0;
   for (;; t++) {
     if (t == end && !sp__claims_next(&c->claims, worker, &t, &end)) break;
@@ -397,7 +454,13 @@ static void pass_job(void *arg, int worker) {
     r->count = (uint32_t)(w->ev_count - r->start);
     if (c->pass == PASS_ADVANCE)
       r->hint_count = (uint32_t)(w->hint_count - r->hint_start);
+    if (inline_plans && flagged > 0) {
+      group[grouped++] = (uint32_t)t;
+      if (grouped == INLINE_GROUP)
+        plan_and_take(c, group, grouped), grouped = 0;
+    }
   }
+  if (grouped > 0) plan_and_take(c, group, grouped);
 }
 
 /* Chunks the pass will visit: every chunk, or for PASS_TAKE those with
@@ -469,6 +532,20 @@ static void batch_job(void *arg, int worker) {
   }
 }
 
+/* Before a choose pass on the calling thread alone: whether it plans and
+ * takes as it goes (the population ready to plan on this thread, its
+ * cache with room for every agent the pass may mark). Without memory
+ * for that, the rounds plan as usual. */
+static void prepare_plan_in_choose(SpCrowd *c) {
+  size_t more = pass_load(c, PASS_CHOOSE, SIZE_MAX);
+  c->plan_in_choose = 0;
+  if (more == 0 || c->plans_inline_off) return;
+  SpError err;
+  if (sp__population_inline_begin(c->pop, more, &err) != SP_OK) return;
+  c->plan_in_choose = 1;
+  c->start_in_take = takes_start(c);
+}
+
 /* Runs a pass over the crowds (all on `pool`, or NULL) with in_pass set,
  * in one parallel job: one wake and join for all of them, with as many
  * workers as the agents to visit keep busy (parallel_min each), none when
@@ -502,6 +579,8 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
     int w = workers < c->workers ? workers : c->workers;
     c->serial_pass = !parallel;
+    if (pass == PASS_CHOOSE && c->in_pass && !parallel)
+      prepare_plan_in_choose(c);
     c->ev_mark = c->ev_count;
     if (parallel)
       sp__claims_init(&c->claims, chunks, w, sp__claims_run(chunks, w));
@@ -517,6 +596,12 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     if (!c->in_pass) continue;
     if (parallel)
       sp__merge_pass(c, pool, workers < c->workers ? workers : c->workers);
+    if (c->plan_in_choose) { /* the choose pass's events, before the take's */
+      sp__merge_ahead(c, c->ev_mark);
+      sp__population_inline_end(c->pop);
+      c->plan_in_choose = 0;
+      c->first_round_done = 1;
+    }
     sp__count_serial(c);
     c->serial_pass = 0;
     count_marked(c);
@@ -578,6 +663,8 @@ static void frame_begin(SpCrowd *c, float dt) {
   c->dt = dt;
   c->clock += dt;
   c->ms_planning = 0.0;
+  c->first_round_done = 0;
+  c->ms_taking_inline = 0.0;
   memset(c->kinds, 0, sizeof c->kinds); /* only this update's events */
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
     c->cw[k].hint_count = c->cw[k].visited = 0;
@@ -759,16 +846,25 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
   parts.waking = t - t0;
 
   /* goals, then planning rounds: each round plans every agent waiting
-   * for a plan; agents whose goal has none move to the next goal */
+   * for a plan; agents whose goal has none move to the next goal. A
+   * choose pass on the calling thread alone runs the first round itself,
+   * a few chunks at a time (plan_and_take) */
   for (size_t k = 0; k < count; k++) share_budget(crowds[k]);
   uint64_t woken = (uint64_t)run_batch(crowds, count, pool, PASS_CHOOSE);
   for (size_t k = 0; k < count; k++) start_in_take(crowds[k]);
   parts.choosing = lap(&t);
+  /* a first round planned inline: its times are parts of the lap */
+  for (size_t k = 0; k < count; k++) {
+    parts.choosing -= crowds[k]->ms_planning + crowds[k]->ms_taking_inline;
+    parts.taking += crowds[k]->ms_taking_inline;
+  }
+  if (parts.choosing < 0.0) parts.choosing = 0.0;
   for (int round = 0;; round++) {
     int any = 0;
     for (size_t k = 0; k < count; k++) {
       SpCrowd *c = crowds[k];
-      size_t waiting = round <= c->goal_count ? flagged_total(c) : 0;
+      int rounds = round + c->first_round_done;
+      size_t waiting = rounds <= c->goal_count ? flagged_total(c) : 0;
       c->in_pass = waiting > 0;
       if (waiting == 0) continue;
       any = 1;

@@ -352,8 +352,17 @@ static int wants_bits(const SpPopulation *p, int mode) {
  * allocate while workers run). Runs before any planning starts;
  * on failure what was added is released again only where it would be
  * half-built, and the population stays usable. */
+static SpStatus workers_ensure_more(SpPopulation *p, int count, int cache,
+                                    size_t more, SpError *err);
+
 static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
                                SpError *err) {
+  return workers_ensure_more(p, count, cache, 0, err);
+}
+
+/* workers_ensure with room in the caches for `more` NPCs not dirty yet. */
+static SpStatus workers_ensure_more(SpPopulation *p, int count, int cache,
+                                    size_t more, SpError *err) {
   if (p->worker_raw == NULL) {
     /* records for the largest pool at once: they are small, and never
      * moving them keeps every pointer to them valid */
@@ -399,7 +408,7 @@ static SpStatus workers_ensure(SpPopulation *p, int count, int cache,
                                          &w->cache, err);
         if (st != SP_OK) return st;
       }
-      size_t want = w->cache->count + atomic_load(&p->dirty_count);
+      size_t want = w->cache->count + atomic_load(&p->dirty_count) + more;
       if (want > UINT32_MAX) want = UINT32_MAX;
       SpStatus st = sp__plan_cache_reserve(w->cache, (uint32_t)want, err);
       if (st != SP_OK) return st;
@@ -582,6 +591,29 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
   r.elapsed_ns = now_ns() - t0;
   if (out != NULL) *out = r;
   return SP_OK;
+}
+
+SpStatus sp__population_inline_begin(SpPopulation *pop, size_t more,
+                                     SpError *err) {
+  SpStatus st = workers_ensure_more(pop, 1, 1, more, err);
+  if (st != SP_OK) return st;
+  Worker *w = pop->workers[0];
+  w->planned = w->failures = 0;
+  w->hits = w->misses = 0;
+  return SP_OK;
+}
+
+size_t sp__population_inline_chunk(SpPopulation *pop, size_t chunk) {
+  return sp__population_plan_chunk(pop, pop->workers[0], 0, 1, chunk);
+}
+
+void sp__population_inline_end(SpPopulation *pop) {
+  Worker *w = pop->workers[0];
+  atomic_fetch_sub(&pop->dirty_count, w->planned);
+  pop->hits += w->hits;
+  pop->misses += w->misses;
+  w->planned = w->failures = 0;
+  w->hits = w->misses = 0;
 }
 
 /* ------------------------------------------------------------------ */
