@@ -291,13 +291,14 @@ static void test_goal_past_16th_interrupts(void **state) {
 /* ---- events never lost silently ------------------------------------------- */
 
 /* Fails each allocation an update makes, one run per allocation: the
- * update either succeeds with every event, or fails with SP_ERR_MEMORY
- * and the events it kept plus those it reports lost are all of them. */
+ * update either succeeds with every event (it got by without, or tried
+ * again), or fails with SP_ERR_MEMORY and the events it kept plus those
+ * it reports lost are all of them. */
 static void test_no_event_lost_silently(void **state) {
   (void)state;
   enum { N = 2000, FRAMES = 3 };
   size_t want[FRAMES];
-  int want_planned = 0, runs_lost = 0, runs_setup = 0;
+  int want_planned = 0, runs_lost = 0, runs_setup = 0, runs_recovered = 0;
   long created = 0, total = 0;
   for (long k = 0;; k++) {
     TestAlloc t;
@@ -332,6 +333,7 @@ static void test_no_event_lost_silently(void **state) {
     uint64_t lost_before = 0;
     for (int f = 0; f < FRAMES; f++) {
       SpError err;
+      long calls_before = t.calls;
       SpStatus st = sp_crowd_update(c, 0.5f, &err);
       size_t got = sp_crowd_event_count(c);
       SpCrowdStats cs;
@@ -348,6 +350,8 @@ static void test_no_event_lost_silently(void **state) {
       }
       if (st == SP_OK) {
         assert_int_equal(got, want[f]);
+        /* the allocation that failed was this update's */
+        runs_recovered += calls_before < t.fail_at && t.fail_at <= t.calls;
         continue;
       }
       assert_int_equal(st, SP_ERR_MEMORY);
@@ -376,10 +380,11 @@ static void test_no_event_lost_silently(void **state) {
     assert_int_equal(t.live, 0);
     if (k > 0 && created + k >= total) break;
   }
-  /* the updates did allocate, and both kinds of failure happened */
+  /* the updates did allocate, events were lost, and failures while
+   * setting up the planning either failed an update or were got over */
   assert_true(total > created);
   assert_true(runs_lost > 0);
-  assert_true(runs_setup > 0);
+  assert_true(runs_setup + runs_recovered > 0);
 }
 
 /* ---- memory ----------------------------------------------------------------- */

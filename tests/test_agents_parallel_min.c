@@ -79,7 +79,10 @@ static void test_workers_follow_the_load(void **state) {
   citizens_close(&t);
   citizens_open_min(&t, N, 1.0f, 3.0f, 4, 3, 1);
   assert_int_equal(sp_crowd_update(t.c, 1.0f / 60.0f, NULL), SP_OK);
-  assert_true(woken(t.c) >= 3 * 3); /* choose, plan, advance: 3 workers */
+  /* the choose pass, which plans and takes inline, on 3 workers besides
+   * the caller (the take starts every step: the advance pass finds
+   * nothing due) */
+  assert_true(woken(t.c) >= 3);
   citizens_close(&t);
 }
 

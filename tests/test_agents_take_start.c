@@ -103,13 +103,14 @@ static void run(int threads) {
   citizens_close(&b);
 }
 
-/* A choose pass on one thread plans and takes a few chunks at a time as
- * it goes: the same events in the same order, frame by frame, and the
- * same agents, as when the planning rounds plan every agent. */
-static void test_planning_inline_same_frames(void **state) {
-  (void)state;
+/* A choose pass plans and takes a few chunks at a time as it goes, on
+ * the calling thread alone or on several workers (parallel_min 1: every
+ * pass is shared): the same events in the same order, frame by frame, and
+ * the same agents, as one thread whose planning rounds plan every
+ * agent. */
+static void run_inline(int threads) {
   Citizens a, b;
-  citizens_open(&a, N, 0.0f, 2.0f, 1, 23);
+  citizens_open_min(&a, N, 0.0f, 2.0f, threads, 23, threads > 1 ? 1 : 0);
   citizens_open(&b, N, 0.0f, 2.0f, 1, 23);
   b.c->plans_inline_off = 1;
   int inline_frames = 0;
@@ -129,6 +130,16 @@ static void test_planning_inline_same_frames(void **state) {
   citizens_close(&b);
 }
 
+static void test_planning_inline_one_thread(void **state) {
+  (void)state;
+  run_inline(1);
+}
+
+static void test_planning_inline_three_threads(void **state) {
+  (void)state;
+  run_inline(3);
+}
+
 static void test_same_per_agent_one_thread(void **state) {
   (void)state;
   run(1);
@@ -143,7 +154,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_per_agent_one_thread),
       cmocka_unit_test(test_same_per_agent_two_threads),
-      cmocka_unit_test(test_planning_inline_same_frames),
+      cmocka_unit_test(test_planning_inline_one_thread),
+      cmocka_unit_test(test_planning_inline_three_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

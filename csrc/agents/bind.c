@@ -42,7 +42,7 @@ static void block(SpCrowd *c, Sink s, Plan *plan, SpReason why, uint32_t p,
                    (int32_t)p);
   c->agents[i].flags &= (uint8_t)~F_BIND;
   c->agents[i].phase = SP_PHASE_BLOCKED;
-  sp_due_start(c, i, wait > 0.0f ? wait : c->opt.retry);
+  sp_due_start(c, s, i, wait > 0.0f ? wait : c->opt.retry);
 }
 
 /* Unreachable: fail, cool the binding down, replan. */

@@ -54,10 +54,30 @@ static void merge_job(void *arg, int worker) {
   for (;; t++) {
     if (t == end && !sp__claims_next(&c->claims, worker, &t, &end)) break;
     const ChunkRec *r = &c->chunks[t];
+    const SpAgentEvent *from = c->cw[r->worker].ev;
     if (r->count > 0)
-      memcpy(c->ev + r->dest, c->cw[r->worker].ev + r->start,
-             r->count * sizeof *c->ev);
+      memcpy(c->ev + r->dest, from + r->start, r->count * sizeof *c->ev);
+    if (c->plan_in_choose && r->take_count > 0)
+      memcpy(c->ev + r->take_dest, from + r->take_start,
+             r->take_count * sizeof *c->ev);
   }
+}
+
+/* Chunk t's events of one part of a pass (its own, or its take planned
+ * inline) to the end of the frame's buffer; counted lost without room. */
+static void merge_run(SpCrowd *c, const ChunkRec *r, uint32_t start,
+                      uint32_t count) {
+  if (count == 0) return;
+  const SpAgentEvent *e = c->cw[r->worker].ev + start;
+  if (reserve_events(c, c->ev_count + count)) {
+    memcpy(c->ev + c->ev_count, e, count * sizeof *e);
+    c->ev_count += count;
+    return;
+  }
+  atomic_fetch_add(&c->lost, count);
+  uint64_t lost[SP_KINDS] = {0};
+  tally(lost, e, count);
+  add_kinds(c, lost, -1);
 }
 
 void sp__merge_ahead(SpCrowd *c, size_t mark) {
@@ -87,6 +107,10 @@ void sp__merge_pass(SpCrowd *c, SpThreadPool *pool, int workers) {
     c->chunks[t].dest = (uint32_t)total;
     total += c->chunks[t].count;
   }
+  for (size_t t = 0; c->plan_in_choose && t < chunks; t++) {
+    c->chunks[t].take_dest = (uint32_t)total;
+    total += c->chunks[t].take_count;
+  }
   size_t n = total - c->ev_count;
   if (n > 0 && total <= UINT32_MAX && reserve_events(c, total)) {
     if (pool != NULL && workers > 1 && n >= MERGE_PARALLEL_MIN) {
@@ -99,20 +123,11 @@ void sp__merge_pass(SpCrowd *c, SpThreadPool *pool, int workers) {
     }
     c->ev_count = total;
   } else if (n > 0) { /* one chunk at a time, as far as memory goes */
-    for (size_t t = 0; t < chunks; t++) {
-      ChunkRec *r = &c->chunks[t];
-      if (r->count == 0) continue;
-      const SpAgentEvent *e = c->cw[r->worker].ev + r->start;
-      if (reserve_events(c, c->ev_count + r->count)) {
-        memcpy(c->ev + c->ev_count, e, r->count * sizeof *e);
-        c->ev_count += r->count;
-        continue;
-      }
-      atomic_fetch_add(&c->lost, r->count);
-      uint64_t lost[SP_KINDS] = {0};
-      tally(lost, e, r->count);
-      add_kinds(c, lost, -1);
-    }
+    for (size_t t = 0; t < chunks; t++)
+      merge_run(c, &c->chunks[t], c->chunks[t].start, c->chunks[t].count);
+    for (size_t t = 0; c->plan_in_choose && t < chunks; t++)
+      merge_run(c, &c->chunks[t], c->chunks[t].take_start,
+                c->chunks[t].take_count);
   }
   for (int k = 0; k < c->workers; k++) {
     CrowdWorker *w = &c->cw[k];

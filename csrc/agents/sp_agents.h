@@ -357,6 +357,8 @@ typedef struct CrowdWorker {
    * planner */
   uint64_t kinds[SP_KINDS];
   size_t visited, marked;
+  uint32_t base_rel; /* what a timer it starts counts from (sp_due.h) */
+  double inline_plan_ms, inline_take_ms; /* planning inline (update.c) */
 } CrowdWorker;
 
 /* Agents a chunk's record lists as possibly needing a goal or waiting
@@ -367,7 +369,11 @@ typedef struct CrowdWorker {
 
 typedef struct ChunkRec { /* a line of its own: workers write theirs */
   _Alignas(SP_LINE) uint32_t worker, start, count;
-  uint32_t dest;     /* where a merge puts its events in the frame's buffer */
+  uint32_t dest; /* where a merge puts its events in the frame's buffer */
+  /* a choose pass that plans inline on several workers: the events of the
+   * chunk's take, a second run of its worker's buffer, merged after every
+   * chunk's own (update.c, merge.c) */
+  uint32_t take_start, take_count, take_dest;
   uint32_t flagged;  /* agents flagged for the next serial pass */
   uint32_t moved;    /* an agent changed cell since the index was built */
   uint32_t traced;   /* the same, since a recorder last read the chunk */
@@ -501,7 +507,7 @@ struct SpCrowd {
   /* this frame's choose pass, on the calling thread alone, plans and
    * takes a few chunks at a time as it goes: the first planning round is
    * done when it ends (update.c) */
-  int plan_in_choose, first_round_done;
+  int plan_in_choose, first_round_done, inline_workers;
   double ms_taking_inline; /* the take's time in it (planning's: ms_planning) */
   int take_starts_off;     /* tests: the advance pass starts every step */
   int plans_inline_off;    /* tests: the planning rounds plan every agent */

@@ -32,9 +32,19 @@ static inline uint32_t sp_ticks(double seconds) {
   if (!(t >= 1.0)) return 0u;
   return t >= 2147483647.0 ? 2147483647u : (uint32_t)t;
 }
-/* Agent i waits `seconds` from now (the base of this pass). */
-static inline void sp_due_start(SpCrowd *c, size_t i, float seconds) {
-  uint64_t d = (uint64_t)c->base_rel + sp_ticks(seconds);
+/* What a timer started now counts from, for every worker: the frame
+ * before in the choose and take passes, this frame from the take that
+ * starts steps on (update.c). */
+static inline void sp_due_base(SpCrowd *c, uint32_t rel) {
+  c->base_rel = rel;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].base_rel = rel;
+}
+/* Agent i waits `seconds` from now: the base of the pass its sink's
+ * worker runs (a worker that plans inline takes plans while another still
+ * chooses). */
+static inline void sp_due_start(SpCrowd *c, Sink s, size_t i, float seconds) {
+  uint64_t d =
+      (uint64_t)c->cw[s.worker < 0 ? 0 : s.worker].base_rel + sp_ticks(seconds);
   sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
 }
 /* 1 when agent i's wait is over. */

@@ -282,7 +282,7 @@ void sp__step_after_failure(SpCrowd *c, Sink s, size_t i) {
   c->agents[i].flags &= (uint8_t)~F_BIND;
   a->why = SP_REASON_STEP_FAILED; /* replan when the wait is over */
   c->agents[i].phase = SP_PHASE_BLOCKED;
-  sp_due_start(c, i, wait); /* a due time (wheel.c) */
+  sp_due_start(c, s, i, wait); /* a due time (wheel.c) */
 }
 
 /* Tries goals from the agent's `from`-th down (its order: the crowd's,
@@ -613,7 +613,7 @@ void sp__step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
     sp__agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return;
   }
-  sp_due_start(c, i, draw(c, b, i, a->draws)); /* wheel.c */
+  sp_due_start(c, s, i, draw(c, b, i, a->draws)); /* wheel.c */
   c->agents[i].phase = SP_PHASE_ACTING;
 }
 

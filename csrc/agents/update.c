@@ -379,7 +379,7 @@ static int takes_start(const SpCrowd *c) {
 
 static void start_in_take(SpCrowd *c) {
   c->start_in_take = takes_start(c);
-  if (c->start_in_take) c->base_rel = c->now_rel;
+  if (c->start_in_take) sp_due_base(c, c->now_rel);
 }
 
 /* A choose pass that plans inline plans and takes this many chunks with
@@ -388,32 +388,41 @@ static void start_in_take(SpCrowd *c) {
  * (code, tables, the wheel) for a few chunks in a row. */
 #define INLINE_GROUP 8
 
-/* The first planning round of a group of chunks, inside a choose pass on
- * the calling thread alone (plan_in_choose), in chunk order: the agents
- * the chunks marked are planned, then take their plans, while their
- * lines are still at hand (in a large crowd a separate take pass found
- * most of them gone from the caches). The chunks' own events went to
- * worker 0's buffer, put before the take's after the pass (merge.c): the
- * frame's events keep their order, the choose pass's before the take's.
- * The timers the take starts count as they would in the take pass. */
-static void plan_and_take(SpCrowd *c, const uint32_t *group, size_t count) {
+/* The first planning round of a group of chunks, inside a choose pass
+ * (plan_in_choose), in chunk order: the agents the chunks marked are
+ * planned (with the population's worker of the same index), then take
+ * their plans, while their lines are still at hand (in a large crowd a
+ * separate take pass found most of them gone from the caches). The
+ * frame's events keep their order, every chunk's own before any take's:
+ * on the calling thread alone its own events went to worker 0's buffer
+ * and are put before the take's after the pass; on several workers each
+ * chunk's take is a second run of its worker's buffer (merge.c). The
+ * timers the take starts count from where they would in the take pass,
+ * for this worker only. */
+static void plan_and_take(SpCrowd *c, int worker, const uint32_t *group,
+                          size_t count) {
+  CrowdWorker *w = &c->cw[worker];
   double t0 = now_ms();
   for (size_t g = 0; g < count; g++) {
     size_t lo = group[g] * (size_t)SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
     if (hi > c->n) hi = c->n;
     for (size_t pc = lo / SP_POPULATION_CHUNK; pc * SP_POPULATION_CHUNK < hi;
          pc++)
-      (void)sp__population_inline_chunk(c->pop, pc);
+      (void)sp__population_inline_chunk(c->pop, worker, pc);
   }
   double t1 = now_ms();
-  uint32_t base = c->base_rel;
-  if (c->start_in_take) c->base_rel = c->now_rel;
-  Sink s = {c, -1};
-  for (size_t g = 0; g < count; g++)
-    c->chunks[group[g]].flagged = take_chunk(c, s, group[g]);
-  c->base_rel = base;
-  c->ms_planning += t1 - t0;
-  c->ms_taking_inline += now_ms() - t1;
+  uint32_t base = w->base_rel;
+  if (c->start_in_take) w->base_rel = c->now_rel;
+  Sink s = {c, c->serial_pass ? -1 : worker};
+  for (size_t g = 0; g < count; g++) {
+    ChunkRec *r = &c->chunks[group[g]];
+    r->take_start = (uint32_t)w->ev_count;
+    r->flagged = take_chunk(c, s, group[g]);
+    r->take_count = (uint32_t)(w->ev_count - r->take_start);
+  }
+  w->base_rel = base;
+  w->inline_plan_ms += t1 - t0;
+  w->inline_take_ms += now_ms() - t1;
 }
 
 /* The job of each worker: claim runs of chunks (sp_claims.h: its own
@@ -427,11 +436,11 @@ static void pass_job(void *arg, int worker) {
   /* a pass on the calling thread alone writes the frame's buffer itself:
    * its chunks run in order, so there is nothing to merge */
   Sink s = {c, c->serial_pass ? -1 : worker};
-  /* planning inline (on the calling thread alone): the choose pass's own
-   * events go to worker 0's buffer, first in the frame (merge.c), and the
-   * chunks with agents to plan wait in a group */
+  /* planning inline: the chunks with agents to plan wait in a group; on
+   * the calling thread alone the choose pass's own events go to worker
+   * 0's buffer, first in the frame (merge.c) */
   int inline_plans = c->pass == PASS_CHOOSE && c->plan_in_choose;
-  if (inline_plans) s.worker = 0;
+  if (inline_plans) s.worker = worker;
   uint32_t group[INLINE_GROUP];
   size_t grouped = 0;
   size_t t = 0, end = 0;
@@ -440,6 +449,7 @@ static void pass_job(void *arg, int worker) {
     ChunkRec *r = &c->chunks[t];
     r->worker = (uint32_t)worker;
     r->start = (uint32_t)w->ev_count;
+    r->take_count = 0;
     if (c->pass == PASS_ADVANCE) {
       r->hint_worker = (uint32_t)worker;
       r->hint_start = (uint32_t)w->hint_count;
@@ -457,10 +467,10 @@ static void pass_job(void *arg, int worker) {
     if (inline_plans && flagged > 0) {
       group[grouped++] = (uint32_t)t;
       if (grouped == INLINE_GROUP)
-        plan_and_take(c, group, grouped), grouped = 0;
+        plan_and_take(c, worker, group, grouped), grouped = 0;
     }
   }
-  if (grouped > 0) plan_and_take(c, group, grouped);
+  if (grouped > 0) plan_and_take(c, worker, group, grouped);
 }
 
 /* Chunks the pass will visit: every chunk, or for PASS_TAKE those with
@@ -532,18 +542,26 @@ static void batch_job(void *arg, int worker) {
   }
 }
 
-/* Before a choose pass on the calling thread alone: whether it plans and
- * takes as it goes (the population ready to plan on this thread, its
- * cache with room for every agent the pass may mark). Without memory
- * for that, the rounds plan as usual. */
-static void prepare_plan_in_choose(SpCrowd *c) {
-  size_t more = pass_load(c, PASS_CHOOSE, SIZE_MAX);
+/* Before a choose pass on `workers` workers: whether it plans and takes
+ * as it goes (the population ready to plan on as many, their caches with
+ * room for every agent the pass may mark; on several, the population's
+ * chunks within the crowd's, so each worker plans its own). Without
+ * memory for that, the rounds plan as usual. */
+static void prepare_plan_in_choose(SpCrowd *c, int workers) {
   c->plan_in_choose = 0;
-  if (more == 0 || c->plans_inline_off) return;
+  if (c->plans_inline_off ||
+      (workers > 1 && SP_CROWD_CHUNK % SP_POPULATION_CHUNK != 0))
+    return;
+  size_t more = pass_load(c, PASS_CHOOSE, SIZE_MAX);
   SpError err;
-  if (sp__population_inline_begin(c->pop, more, &err) != SP_OK) return;
+  if (more == 0 ||
+      sp__population_inline_begin(c->pop, workers, more, &err) != SP_OK)
+    return;
   c->plan_in_choose = 1;
+  c->inline_workers = workers;
   c->start_in_take = takes_start(c);
+  for (int k = 0; k < workers; k++)
+    c->cw[k].inline_plan_ms = c->cw[k].inline_take_ms = 0.0;
 }
 
 /* Runs a pass over the crowds (all on `pool`, or NULL) with in_pass set,
@@ -579,8 +597,8 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
     size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
     int w = workers < c->workers ? workers : c->workers;
     c->serial_pass = !parallel;
-    if (pass == PASS_CHOOSE && c->in_pass && !parallel)
-      prepare_plan_in_choose(c);
+    if (pass == PASS_CHOOSE && c->in_pass)
+      prepare_plan_in_choose(c, parallel ? w : 1);
     c->ev_mark = c->ev_count;
     if (parallel)
       sp__claims_init(&c->claims, chunks, w, sp__claims_run(chunks, w));
@@ -594,11 +612,20 @@ static int run_batch(SpCrowd *const *crowds, size_t count, SpThreadPool *pool,
   for (size_t k = 0; k < count; k++) {
     SpCrowd *c = crowds[k];
     if (!c->in_pass) continue;
-    if (parallel)
+    if (parallel) /* with the takes planned inline after every chunk's own */
       sp__merge_pass(c, pool, workers < c->workers ? workers : c->workers);
-    if (c->plan_in_choose) { /* the choose pass's events, before the take's */
-      sp__merge_ahead(c, c->ev_mark);
-      sp__population_inline_end(c->pop);
+    if (c->plan_in_choose) {
+      if (!parallel) sp__merge_ahead(c, c->ev_mark); /* its own, first */
+      sp__population_inline_end(c->pop, c->inline_workers);
+      /* as the update's parts: the time of the worker that planned and
+       * took longest (the pass waited for it) */
+      const CrowdWorker *longest = &c->cw[0];
+      for (int j = 1; j < c->inline_workers; j++)
+        if (c->cw[j].inline_plan_ms + c->cw[j].inline_take_ms >
+            longest->inline_plan_ms + longest->inline_take_ms)
+          longest = &c->cw[j];
+      c->ms_planning += longest->inline_plan_ms;
+      c->ms_taking_inline = longest->inline_take_ms;
       c->plan_in_choose = 0;
       c->first_round_done = 1;
     }
@@ -879,7 +906,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
 
   for (size_t k = 0; k < count; k++) {
     crowds[k]->in_pass = 1;
-    crowds[k]->base_rel = crowds[k]->now_rel; /* timers of now on */
+    sp_due_base(crowds[k], crowds[k]->now_rel); /* timers of now on */
   }
   woken += (uint64_t)run_batch(crowds, count, pool, PASS_ADVANCE);
   for (size_t k = 0; k < count; k++) sp__wheel_wake_later(crowds[k]);

@@ -407,7 +407,7 @@ void sp__wheel_frame(SpCrowd *c) {
   rebase(c, now);
   c->now_rel = rel(c, now);
   /* the choose and take passes count from the frame before */
-  c->base_rel = rel(c, clock_ticks(c->clock - c->dt));
+  sp_due_base(c, rel(c, clock_ticks(c->clock - c->dt)));
   int64_t cur = now >> SP_WHEEL_SHIFT;
   int was = c->sweeping;
   c->sweeping = cur - c->wheel_tick >= SWEEP_TICKS;
@@ -430,7 +430,8 @@ void sp__wheel_loaded(SpCrowd *c) {
   /* the epoch some way back: a walker behind its due cells (waiting for
    * its field) keeps a due tick before the clock */
   c->epoch = clock_ticks(c->clock) - LOAD_SLACK;
-  c->now_rel = c->base_rel = LOAD_SLACK;
+  c->now_rel = LOAD_SLACK;
+  sp_due_base(c, LOAD_SLACK);
   c->fields_seen = c->world->fields_dropped; /* all awake: all look */
   for (size_t i = 0; i < c->n; i++) {
     uint8_t ph = c->agents[i].phase;

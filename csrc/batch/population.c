@@ -593,27 +593,31 @@ SpStatus sp_population_plan(SpPopulation *pop, const SpPlanOptions *opts,
   return SP_OK;
 }
 
-SpStatus sp__population_inline_begin(SpPopulation *pop, size_t more,
-                                     SpError *err) {
-  SpStatus st = workers_ensure_more(pop, 1, 1, more, err);
+SpStatus sp__population_inline_begin(SpPopulation *pop, int workers,
+                                     size_t more, SpError *err) {
+  SpStatus st = workers_ensure_more(pop, workers, 1, more, err);
   if (st != SP_OK) return st;
-  Worker *w = pop->workers[0];
-  w->planned = w->failures = 0;
-  w->hits = w->misses = 0;
+  for (int k = 0; k < workers; k++) {
+    Worker *w = pop->workers[k];
+    w->planned = w->failures = 0;
+    w->hits = w->misses = 0;
+  }
   return SP_OK;
 }
 
-size_t sp__population_inline_chunk(SpPopulation *pop, size_t chunk) {
-  return sp__population_plan_chunk(pop, pop->workers[0], 0, 1, chunk);
+size_t sp__population_inline_chunk(SpPopulation *pop, int k, size_t chunk) {
+  return sp__population_plan_chunk(pop, pop->workers[k], k, 1, chunk);
 }
 
-void sp__population_inline_end(SpPopulation *pop) {
-  Worker *w = pop->workers[0];
-  atomic_fetch_sub(&pop->dirty_count, w->planned);
-  pop->hits += w->hits;
-  pop->misses += w->misses;
-  w->planned = w->failures = 0;
-  w->hits = w->misses = 0;
+void sp__population_inline_end(SpPopulation *pop, int workers) {
+  for (int k = 0; k < workers; k++) {
+    Worker *w = pop->workers[k];
+    atomic_fetch_sub(&pop->dirty_count, w->planned);
+    pop->hits += w->hits;
+    pop->misses += w->misses;
+    w->planned = w->failures = 0;
+    w->hits = w->misses = 0;
+  }
 }
 
 /* ------------------------------------------------------------------ */

@@ -23,7 +23,7 @@ BITS_ATTR static inline unsigned BITS_ONE(size_t i, const SpValue *sp,
   uint64_t rank = BITS_RANK(s), id = BITS_GOAL(g);
   size_t row = atomic_load_explicit(&v->goal_row[id], memory_order_relaxed);
   uint32_t x =
-      atomic_load_explicit(&v->cells[row + rank], memory_order_relaxed);
+      atomic_load_explicit(&v->cells[row + rank], memory_order_acquire);
   if (SP_LIKELY(!(x & SP_TABLE_FAILED))) {
     sp_handle_store(hp, x);
     if (!status_done) v->status[i] = ST_CACHE;

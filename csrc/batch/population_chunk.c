@@ -226,11 +226,13 @@ COLDISH int sp__population_table_miss(SpPopulation *p, Worker *w, int k,
   int hit = lookup_small(p, w, k, i, s, g);
   if (cell == NULL) return hit;
   uint8_t kind = p->status[i] & ST_KIND_MASK;
+  /* released: a crowd planning inline on several workers reads the entry
+   * a handle names while the worker that cached it goes on planning */
   if (kind == ST_CACHE)
-    atomic_store_explicit(cell, sp_handle_get(p, i), memory_order_relaxed);
+    atomic_store_explicit(cell, sp_handle_get(p, i), memory_order_release);
   else if (kind == ST_NO_PLAN)
     atomic_store_explicit(cell, SP_TABLE_FAILED | p->status[i],
-                          memory_order_relaxed);
+                          memory_order_release);
   return hit;
 }
 
@@ -307,7 +309,7 @@ LOOP size_t plan_chunk_table(SpPopulation *p, Worker *w, int k, size_t lo,
         uint32_t v = SP_TABLE_EMPTY;
         if (row != NULL) { /* NULL: every row is another goal's */
           cell = row + rank_of(s, radix);
-          v = atomic_load_explicit(cell, memory_order_relaxed);
+          v = atomic_load_explicit(cell, memory_order_acquire);
         }
         if (v == SP_TABLE_EMPTY) {
           missed++;

@@ -338,16 +338,16 @@ static inline void sp_population_slot_used(SpPopulation *p) {
     atomic_store_explicit(&p->slot_plans, 1, memory_order_relaxed);
 }
 
-/* Planning inside a crowd's pass, chunk by chunk on the calling thread
- * (worker 0, with its cache), as sp_population_plan would plan them:
- * begin makes sure worker 0 is set up, its cache with room for `more`
- * NPCs not dirty yet (those the pass will mark); chunk plans the dirty
- * NPCs of chunk `chunk` (returns how many); end counts them as planned.
- * Nothing else may plan between begin and end. */
-SpStatus sp__population_inline_begin(SpPopulation *pop, size_t more,
-                                     SpError *err);
-size_t sp__population_inline_chunk(SpPopulation *pop, size_t chunk);
-void sp__population_inline_end(SpPopulation *pop);
+/* Planning inside a crowd's pass, chunk by chunk, as sp_population_plan
+ * would plan them: begin makes sure workers 0..workers-1 are set up,
+ * their caches with room for `more` NPCs not dirty yet (those the pass
+ * will mark); chunk plans the dirty NPCs of chunk `chunk` with worker k
+ * (returns how many; workers plan chunks of their own at a time); end
+ * counts them as planned. Nothing else may plan between begin and end. */
+SpStatus sp__population_inline_begin(SpPopulation *pop, int workers,
+                                     size_t more, SpError *err);
+size_t sp__population_inline_chunk(SpPopulation *pop, int k, size_t chunk);
+void sp__population_inline_end(SpPopulation *pop, int workers);
 
 /* Plans the dirty NPCs of chunk `chunk` with worker k; returns how many
  * (population_chunk.c). */
