@@ -775,7 +775,10 @@ typedef struct SpCrowdStats {
    * first steps where no step binds), the advance pass (the marked
    * agents' timers checked, steps ended and started, walks), each with
    * the merge of its events. With ms_planning and ms_binding they make
-   * up about ms_update. */
+   * up about ms_update. The choose pass plans and hands out the first
+   * plans as it goes: their time counts in ms_planning and ms_taking (on
+   * several workers, the time of the worker that took longest), not in
+   * ms_choosing. */
   double ms_waking, ms_choosing, ms_taking, ms_advancing;
 } SpCrowdStats;
 
