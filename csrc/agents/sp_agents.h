@@ -501,7 +501,6 @@ struct SpCrowd {
   int64_t wheel_tick; /* the first tick not wholly drained */
   int64_t epoch;      /* ticks */
   uint32_t now_rel;   /* this frame's clock in ticks, less epoch */
-  uint32_t base_rel;  /* what a timer started now counts from */
   int sweeping;       /* a long frame: every agent awake, no wheel */
   int start_in_take;  /* this frame's take pass starts steps (update.c) */
   /* this frame's choose pass, on the calling thread alone, plans and

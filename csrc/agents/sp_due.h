@@ -36,7 +36,6 @@ static inline uint32_t sp_ticks(double seconds) {
  * before in the choose and take passes, this frame from the take that
  * starts steps on (update.c). */
 static inline void sp_due_base(SpCrowd *c, uint32_t rel) {
-  c->base_rel = rel;
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].base_rel = rel;
 }
 /* Agent i waits `seconds` from now: the base of the pass its sink's

@@ -1,4 +1,4 @@
-/* update.c: one frame of a crowd: goal choice, planning rounds, the parallel advance pass and the serial binding pass (their events merged by merge.c). */
+/* update.c: one frame of a crowd: goal choice (planning and taking plans as it goes), planning rounds, the parallel advance pass, then the serial binding pass (bind_pass.c); their events merged by merge.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@
 #include "sp_error.h"
 #include "sp_population.h"
 #include "sp_merge.h"
+#include "sp_frame.h"
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
 
@@ -28,22 +29,13 @@ enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
  * agents is whole lines of records, of bytes and of awake words). */
 _Static_assert(SP_CROWD_CHUNK % 64 == 0, "SP_CROWD_CHUNK: a multiple of 64");
 
-/* Agents with work due are far apart in memory: their records are
- * requested this many agents before they are used. */
-#define PREFETCH_AHEAD 6
 /* Places reserved by the binding pass from which their agents' rows are
  * written by the workers (PASS_COMMIT), not the calling thread alone. */
 #define COMMIT_PARALLEL_MIN 1024
 
-/* Requests agent j's record and population rows ahead of their use. */
-static void fetch_ahead(const SpCrowd *c, size_t j) {
-  sp_agent_prefetch(c, j);
-  sp_population_request_at(c->pop, j);
-}
-
-/* fetch_ahead for the choose pass, which also writes the goal row. */
+/* sp_agent_request for the choose pass, which also writes the goal row. */
 static void fetch_choosing(const SpCrowd *c, size_t j) {
-  fetch_ahead(c, j);
+  sp_agent_request(c, j);
   sp_population_request_goal_at(c->pop, j);
 }
 
@@ -52,26 +44,7 @@ static void fetch_choosing(const SpCrowd *c, size_t j) {
  * them, and their records are then fetched together, not one by one. */
 static void fetch_first(const SpCrowd *c, const uint32_t *due, size_t nd,
                         void (*fetch)(const SpCrowd *, size_t)) {
-  for (size_t k = 0; k < nd && k < PREFETCH_AHEAD; k++) fetch(c, due[k]);
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* The agents of [lo, hi) with any bit of `flag` set, in order, read from
- * their records: a chunk whose list overflowed, the binding pass's
- * chunks (a few a frame). */
-static size_t with_flag(const SpCrowd *c, size_t lo, size_t hi, uint8_t flag,
-                        uint32_t *out) {
-  size_t n = 0;
-  for (size_t i = lo; i < hi; i++) {
-    out[n] = (uint32_t)i;
-    n += (c->agents[i].flags & flag) != 0;
-  }
-  return n;
+  for (size_t k = 0; k < nd && k < SP_PREFETCH_AHEAD; k++) fetch(c, due[k]);
 }
 
 /* The agents of chunk r ([lo, hi)) with any bit of `flag` set, in order:
@@ -84,7 +57,7 @@ static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
                            void (*fetch)(const SpCrowd *, size_t),
                            int *all_fetched) {
   if (all_fetched != NULL) *all_fetched = r->list_ok && fetch != NULL;
-  if (!r->list_ok) return with_flag(c, lo, hi, flag, out);
+  if (!r->list_ok) return sp_chunk_with_flag(c, lo, hi, flag, out);
   for (uint32_t k = 0; k < r->listed; k++) {
     if (fetch != NULL)
       fetch(c, r->list[k]);
@@ -104,7 +77,7 @@ static size_t chunk_agents(const SpCrowd *c, const ChunkRec *r, size_t lo,
   }
 #if defined(SP_CHECK_CHOOSING) /* a test build: the list misses nobody */
   uint32_t all[SP_CROWD_CHUNK];
-  if (with_flag(c, lo, hi, flag, all) != n ||
+  if (sp_chunk_with_flag(c, lo, hi, flag, all) != n ||
       memcmp(all, out, n * sizeof *out) != 0)
     abort();
 #endif
@@ -201,7 +174,7 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   if (hi > c->n) hi = c->n;
 #if defined(SP_CHECK_CHOOSING) /* a test build: the mark is never missing */
   if (!r->choosing && !r->deferred &&
-      with_flag(c, lo, hi, F_NEED_GOAL | F_PLANNING, due))
+      sp_chunk_with_flag(c, lo, hi, F_NEED_GOAL | F_PLANNING, due))
     abort();
 #endif
   if (!r->choosing && r->allow == 0) return 0;
@@ -216,8 +189,8 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
   uint32_t later = 0; /* agents past the budget's share: they choose later */
   if (fetch) fetch_first(c, due, nd, fetch_choosing);
   for (size_t k = 0; k < nd; k++) {
-    if (fetch && k + PREFETCH_AHEAD < nd)
-      fetch_choosing(c, due[k + PREFETCH_AHEAD]);
+    if (fetch && k + SP_PREFETCH_AHEAD < nd)
+      fetch_choosing(c, due[k + SP_PREFETCH_AHEAD]);
     size_t i = due[k];
     if (c->agents[i].flags & F_NEED_GOAL) {
       int b = allow != UINT32_MAX && budgeted(c, i);
@@ -263,11 +236,11 @@ static uint32_t take_chunk(SpCrowd *c, Sink s, size_t chunk) {
    * pass, or left by the goal budget): the list keeps them */
   size_t nd =
       chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING | F_NEED_GOAL, due,
-                   fetch_ahead, &fetched);
-  if (!fetched) fetch_first(c, due, nd, fetch_ahead);
+                   sp_agent_request, &fetched);
+  if (!fetched) fetch_first(c, due, nd, sp_agent_request);
   for (size_t k = 0; k < nd; k++) {
-    if (!fetched && k + PREFETCH_AHEAD < nd)
-      fetch_ahead(c, due[k + PREFETCH_AHEAD]);
+    if (!fetched && k + SP_PREFETCH_AHEAD < nd)
+      sp_agent_request(c, due[k + SP_PREFETCH_AHEAD]);
     if (!(c->agents[due[k]].flags & F_PLANNING)) continue;
     /* the plan's first step starts at once, while the agent's lines are
      * at hand, where nothing the advance pass does first could change it
@@ -331,9 +304,9 @@ static uint32_t advance_chunk(SpCrowd *c, Sink s, size_t chunk) {
   c->cw[wk < 0 ? 0 : wk].visited += nd;
   for (size_t k = 0; k < nd; k++) {
     /* the look-ahead requested the awake agents' memory already */
-    size_t ahead = k + PREFETCH_AHEAD;
+    size_t ahead = k + SP_PREFETCH_AHEAD;
     if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
-      fetch_ahead(c, due[ahead]);
+      sp_agent_request(c, due[ahead]);
     /* a walker still on its way has nothing more to do this frame */
     int bind = walked[k] != WALK_STAYED
                    ? sp__agent_advance(c, s, due[k], walked[k])
@@ -402,7 +375,7 @@ static void start_in_take(SpCrowd *c) {
 static void plan_and_take(SpCrowd *c, int worker, const uint32_t *group,
                           size_t count) {
   CrowdWorker *w = &c->cw[worker];
-  double t0 = now_ms();
+  double t0 = sp_frame_ms();
   for (size_t g = 0; g < count; g++) {
     size_t lo = group[g] * (size_t)SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
     if (hi > c->n) hi = c->n;
@@ -410,7 +383,7 @@ static void plan_and_take(SpCrowd *c, int worker, const uint32_t *group,
          pc++)
       (void)sp__population_inline_chunk(c->pop, worker, pc);
   }
-  double t1 = now_ms();
+  double t1 = sp_frame_ms();
   uint32_t base = w->base_rel;
   if (c->start_in_take) w->base_rel = c->now_rel;
   Sink s = {c, c->serial_pass ? -1 : worker};
@@ -422,7 +395,7 @@ static void plan_and_take(SpCrowd *c, int worker, const uint32_t *group,
   }
   w->base_rel = base;
   w->inline_plan_ms += t1 - t0;
-  w->inline_take_ms += now_ms() - t1;
+  w->inline_take_ms += sp_frame_ms() - t1;
 }
 
 /* The job of each worker: claim runs of chunks (sp_claims.h: its own
@@ -649,13 +622,13 @@ static size_t flagged_total(const SpCrowd *c) {
  * threads it wakes to *woken. */
 static SpStatus plan_waiting(SpCrowd *c, size_t waiting, uint64_t *woken,
                              SpError *err) {
-  double tp = now_ms();
+  double tp = sp_frame_ms();
   SpPlanOptions po = {c->workers, 0, 0, c->pool};
   if (c->pool == NULL) po.threads = 1;
   po.threads = workers_for(waiting, parallel_min(c), po.threads);
   *woken += (uint64_t)(po.threads - 1);
   SpStatus st = sp_population_plan(c->pop, &po, NULL, err);
-  c->ms_planning += now_ms() - tp;
+  c->ms_planning += sp_frame_ms() - tp;
   return st;
 }
 
@@ -676,7 +649,7 @@ typedef struct FrameParts {
 
 /* The ms since *t, which becomes now. */
 static double lap(double *t) {
-  double now = now_ms(), ms = now - *t;
+  double now = sp_frame_ms(), ms = now - *t;
   *t = now;
   return ms;
 }
@@ -705,90 +678,6 @@ static void frame_begin(SpCrowd *c, float dt) {
   sp__ahead_reset(c);
   sp__world_check_grid(c->world);
   sp__walk_check_fields(c); /* and the walkers whose field went */
-}
-
-/* The next chunk after t with agents flagged for binding (the chunk
- * count when none is left). */
-static size_t next_flagged(const SpCrowd *c, size_t t, size_t chunks) {
-  while (t < chunks && c->chunks[t].flagged == 0) t++;
-  return t;
-}
-
-/* The agents of chunk t to bind, each with its answer from the advance
- * pass (both in agent order) or NULL. */
-static size_t bind_list(const SpCrowd *c, size_t t, uint32_t *out,
-                        BindHint **hint) {
-  size_t lo = t * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
-  if (hi > c->n) hi = c->n;
-  size_t nd = with_flag(c, lo, hi, F_BIND, out);
-  const ChunkRec *r = &c->chunks[t];
-  BindHint *h = NULL, *end = NULL;
-  if (r->hint_count > 0) {
-    h = c->cw[r->hint_worker].hint + r->hint_start;
-    end = h + r->hint_count;
-  }
-  for (size_t k = 0; k < nd; k++) {
-    while (h != end && h->agent < out[k]) h++;
-    hint[k] = h != end && h->agent == out[k] ? h : NULL;
-  }
-  return nd;
-}
-
-static void bind_fetch(const SpCrowd *c, uint32_t i, const BindHint *h) {
-  if (h != NULL)
-    sp__bind_hint_prefetch(c, h);
-  else
-    fetch_ahead(c, i);
-}
-
-/* Reservations and fields, in agent order (serial); binding touches only
- * the agent bound, so the agents to bind of a chunk and of the next one
- * are listed before the chunk's are bound, and their records fetched
- * PREFETCH_AHEAD agents ahead across the chunks' edge (a chunk holds a
- * few agents to bind: without it, most would wait on memory). An agent
- * with an answer from the advance pass that still holds reads no record:
- * its place is reserved here, its rows written by PASS_COMMIT. Returns
- * the places so reserved. */
-static size_t bind_pass(SpCrowd *c) {
-  double tb = now_ms();
-  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
-  Sink serial = {c, -1};
-  uint32_t list[2][SP_CROWD_CHUNK];
-  BindHint *hints[2][SP_CROWD_CHUNK];
-  size_t taken = 0;
-  size_t t = next_flagged(c, 0, chunks), cur = 0;
-  size_t nd = t < chunks ? bind_list(c, t, list[cur], hints[cur]) : 0;
-  for (size_t k = 0; k < nd && k < PREFETCH_AHEAD; k++)
-    bind_fetch(c, list[cur][k], hints[cur][k]);
-  while (t < chunks) {
-    const uint32_t *due = list[cur], *next = list[cur ^ 1];
-    BindHint *const *hint = hints[cur], *const *hint2 = hints[cur ^ 1];
-    uint32_t chunk_taken = 0;
-    size_t t2 = next_flagged(c, t + 1, chunks);
-    size_t nn =
-        t2 < chunks ? bind_list(c, t2, list[cur ^ 1], hints[cur ^ 1]) : 0;
-    for (size_t k = 0; k < nd; k++) {
-      size_t ahead = k + PREFETCH_AHEAD;
-      if (ahead < nd)
-        bind_fetch(c, due[ahead], hint[ahead]);
-      else if (ahead - nd < nn)
-        bind_fetch(c, next[ahead - nd], hint2[ahead - nd]);
-      if (hint[k] == NULL || !sp__agent_bind_hinted(c, serial, hint[k]))
-        sp__agent_bind(c, serial, due[k]);
-      if (hint[k] != NULL && hint[k]->taken)
-        chunk_taken++; /* its timer too waits for PASS_COMMIT */
-      else
-        sp__wheel_settle(c, -1, due[k]);
-    }
-    c->chunks[t].flagged = 0;
-    c->chunks[t].taken = chunk_taken;
-    taken += chunk_taken;
-    t = t2, nd = nn, cur ^= 1;
-  }
-  sp__wheel_flush(c);
-  sp__count_serial(c);
-  c->ms_binding = now_ms() - tb;
-  return taken;
 }
 
 /* Events lost this frame (memory), added to the crowd's total. */
@@ -836,7 +725,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
                          "(got %g)",
                          (double)dt);
   if (count == 0) return SP_OK;
-  double t0 = now_ms();
+  double t0 = sp_frame_ms();
   SpStatus st = check_crowds(crowds, count, err);
   if (st != SP_OK) return st;
   for (size_t k = 0; k < count; k++)
@@ -869,7 +758,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     sp__queue_next_update(crowds[k]->world);
   }
   FrameParts parts = {0};
-  double t = now_ms();
+  double t = sp_frame_ms();
   parts.waking = t - t0;
 
   /* goals, then planning rounds: each round plans every agent waiting
@@ -916,7 +805,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
       crowds[k]->visited += crowds[k]->cw[j].visited;
   size_t lost = 0, taken = 0;
   for (size_t k = 0; k < count; k++) {
-    size_t n = bind_pass(crowds[k]);
+    size_t n = sp__bind_pass(crowds[k]);
     crowds[k]->in_pass = n > 0;
     taken += n;
   }
@@ -928,7 +817,7 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     crowds[k]->in_pass = 1;
     lost += frame_lost(crowds[k]);
   }
-  double ms = now_ms() - t0;
+  double ms = sp_frame_ms() - t0;
   for (size_t k = 0; k < count; k++) { /* the call's, as its time */
     crowds[k]->ms_update = ms;
     crowds[k]->workers_woken = woken;
