@@ -10,6 +10,7 @@
 
 #include "citizens.h"
 #include "sp_agents.h"
+#include "sp_population.h"
 
 enum { N = 2 * SP_CROWD_CHUNK + 301, FRAMES = 120 };
 
@@ -108,10 +109,11 @@ static void run(int threads) {
  * pass is shared): the same events in the same order, frame by frame, and
  * the same agents, as one thread whose planning rounds plan every
  * agent. */
-static void run_inline(int threads) {
+static void run_inline_with(int threads, int table_mode) {
   Citizens a, b;
   citizens_open_min(&a, N, 0.0f, 2.0f, threads, 23, threads > 1 ? 1 : 0);
   citizens_open(&b, N, 0.0f, 2.0f, 1, 23);
+  sp__population_use_table(a.c->pop, table_mode);
   b.c->plans_inline_off = 1;
   int inline_frames = 0;
   for (int f = 0; f < FRAMES; f++) {
@@ -128,6 +130,20 @@ static void run_inline(int threads) {
   assert_true(inline_frames > FRAMES / 2);
   citizens_close(&a);
   citizens_close(&b);
+}
+
+static void run_inline(int threads) { run_inline_with(threads, SP_TABLE_AUTO); }
+
+/* The choose pass takes the plans the direct table has at once, in each
+ * of its layouts (bit-packed with pext or by a byte loop, mixed-radix
+ * ranks, or none): the same frames. */
+static void test_planning_inline_table_layouts(void **state) {
+  (void)state;
+  static const int modes[] = {SP_TABLE_PORTABLE, SP_TABLE_RADIX, SP_TABLE_OFF};
+  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+    run_inline_with(1, modes[k]);
+    run_inline_with(3, modes[k]);
+  }
 }
 
 static void test_planning_inline_one_thread(void **state) {
@@ -156,6 +172,7 @@ int main(void) {
       cmocka_unit_test(test_same_per_agent_two_threads),
       cmocka_unit_test(test_planning_inline_one_thread),
       cmocka_unit_test(test_planning_inline_three_threads),
+      cmocka_unit_test(test_planning_inline_table_layouts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,9 +159,16 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
     sp_crowd_free(c);
     return sp__error_memory(err);
   }
+  sp__crowd_goals_changed(c);
   sp__world_register_crowd(w, c);
   *out = c;
   return SP_OK;
+}
+
+void sp__crowd_goals_changed(SpCrowd *c) {
+  memset(c->goal_event, GOAL_NONE, sizeof c->goal_event);
+  for (int g = 0; g < c->goal_count; g++)
+    c->goal_event[g] = (uint8_t)c->goals[g].index;
 }
 
 const SpDomain *sp_crowd_domain(const SpCrowd *c) { return c->domain; }
@@ -276,6 +283,7 @@ SpStatus sp_crowd_add_goal(SpCrowd *c, const SpValue *condition, int priority,
   g->index = c->goal_count;
   if (index != NULL) *index = c->goal_count;
   c->goal_count++;
+  sp__crowd_goals_changed(c);
   /* agents keep sorted indices: shift those below the new goal, and let
    * every agent without a plan look again */
   for (size_t i = 0; i < c->n; i++) {
@@ -317,6 +325,7 @@ SpStatus sp_crowd_set_priority(SpCrowd *c, int index, int priority,
     to++;
   for (int g = n; g > to; g--) c->goals[g] = c->goals[g - 1];
   c->goals[to] = moved;
+  sp__crowd_goals_changed(c);
   /* old sorted position -> new one */
   uint8_t perm[SP_CROWD_MAX_GOALS];
   for (int g = 0; g < c->goal_count; g++) {

@@ -326,9 +326,21 @@ typedef struct Ahead {
 } Ahead;
 
 /* The events a crowd counts, by kind (SpEventKind): each counted as it
- * is written (sp_step.h, step_count), in the writer's own counters, one
+ * is written (sp_step.h, step_say), in the writer's own counters, one
  * per kind, so a count is one add (merge.c sums them into the crowd's). */
 #define SP_KINDS SP_EV_COUNT
+
+/* Where a writer's events go: its buffer and its counts by kind, next to
+ * each other, so an event is written and counted through one pointer
+ * (sp_step.h). A worker's, and the frame's (the calling thread's): both
+ * records hold these fields twice over, as `out` and by name. */
+#define SP_EVENT_OUT_FIELDS                                                    \
+  SpAgentEvent *ev;                                                            \
+  size_t ev_count, ev_cap;                                                     \
+  uint64_t kinds[SP_KINDS]
+typedef struct EventOut {
+  SP_EVENT_OUT_FIELDS;
+} EventOut;
 
 /* One worker's scratch and event buffer, on lines of its own (workers
  * update theirs all through a pass). */
@@ -337,8 +349,12 @@ typedef struct CrowdWorker {
   SpValue *state; /* m + 8 bytes */
   uint16_t *plan; /* action_count + 1 */
   void *blocker;  /* sp_blocker_scratch_size bytes */
-  SpAgentEvent *ev;
-  size_t ev_count, ev_cap;
+  union {         /* the pass's events (counted by kind: see below) */
+    EventOut out;
+    struct {
+      SP_EVENT_OUT_FIELDS;
+    };
+  };
   size_t ev_peak; /* most events one pass of this frame left here */
   EvTrim ev_trim;
   size_t planned;
@@ -352,10 +368,9 @@ typedef struct CrowdWorker {
   uint32_t *later;  /* agents to wake after the advance pass (wheel.c) */
   size_t later_count, later_cap;
   /* counted here, added up by the calling thread after the pass
-   * (update.c): this pass's events by kind, as written; the agents this
-   * frame's advance pass visited; the agents this pass marked for the
-   * planner */
-  uint64_t kinds[SP_KINDS];
+   * (update.c): this pass's events by kind, as written (`kinds`, in
+   * `out`); the agents this frame's advance pass visited; the agents
+   * this pass marked for the planner */
   size_t visited, marked;
   uint32_t base_rel; /* what a timer it starts counts from (sp_due.h) */
   double inline_plan_ms, inline_take_ms; /* planning inline (update.c) */
@@ -462,6 +477,9 @@ struct SpCrowd {
   int selector; /* goals chosen by the caller (sp_crowd_set_selector) */
   Goal goals[SP_CROWD_MAX_GOALS];
   int goal_count;
+  /* a sorted goal's byte in events (its index), GOAL_NONE for none (-1
+   * cast too) and past goal_count: set by sp__crowd_goals_changed */
+  uint8_t goal_event[256];
   SpValue *goal_block; /* the goals' values */
   size_t goal_block_bytes;
   SpCrowdOptions opt;
@@ -471,9 +489,12 @@ struct SpCrowd {
   atomic_size_t lost; /* events this frame whose buffer could not grow */
   size_t chunk_count;
   ChunkRec *chunks;
-  SpAgentEvent *ev; /* this frame's events */
-  size_t ev_count, ev_cap;
-  uint64_t kinds[SP_KINDS]; /* those the calling thread wrote, by kind */
+  union { /* this frame's events; `kinds`: those the calling thread wrote */
+    EventOut out;
+    struct {
+      SP_EVENT_OUT_FIELDS;
+    };
+  };
   EvTrim ev_trim;
   double clock;
   /* the pass running now */

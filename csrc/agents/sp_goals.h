@@ -116,6 +116,9 @@ int sp__goal_only_choice(const SpCrowd *c, int index, const SpBlocker *b);
 /* Goal add index `index` is added again: it has one choice. */
 void sp__goal_choices_drop(SpCrowd *c, int index);
 
+/* The goals were added, loaded or sorted again: goal_event follows. */
+void sp__crowd_goals_changed(SpCrowd *c);
+
 /* 1 when sorted goal g is rechecked and no `when` of its group holds in
  * state: the agent pursuing it drops it. */
 int sp__goal_lapsed(const SpCrowd *c, int g, const SpValue *state);

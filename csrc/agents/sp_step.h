@@ -66,43 +66,32 @@ static inline void step_event_fill(const SpCrowd *c, SpAgentEvent *e,
   e->reason = (uint8_t)reason;
   e->flags = action >= 0 ? (c->beh[action].has_hook ? SP_EVENT_HOOK : 0)
                          : (reason == SP_REASON_SELECT ? SP_EVENT_HOOK : 0);
-  e->goal = goal >= 0 && goal < c->goal_count ? (uint8_t)c->goals[goal].index
-                                              : GOAL_NONE;
+  e->goal = c->goal_event[(uint8_t)goal]; /* -1 and GOAL_NONE: none */
   e->action = (int16_t)action;
   e->gen = c->gens != NULL ? (uint16_t)c->gens[agent] : 0;
   e->detail = detail;
 }
 
-/* Counts an event of `kind` in counters k (SP_KINDS of them). */
-static inline void sp_count_kind(uint64_t *k, SpEventKind kind) { k[kind]++; }
-
-/* Counts an event just written, in its writer's counters (a worker's, or
- * the calling thread's): the update adds them up after each pass. */
-static inline void step_count(Sink s, SpEventKind kind) {
-  sp_count_kind(s.worker >= 0 ? s.c->cw[s.worker].kinds : s.c->kinds, kind);
+/* Where the sink's events go: its worker's, or the frame's. */
+static inline EventOut *step_out(Sink s) {
+  return s.worker >= 0 ? &s.c->cw[s.worker].out : &s.c->out;
 }
 
 /* sp__agent_emit for the events every plan's end and start says (goal
  * reached and chosen, planned, a step finished, the next started):
  * written in place while the sink's buffer has room, the call only to
- * grow it. */
+ * grow it; counted by kind where it went (merge.c adds the counts up). */
 static inline void step_say(Sink s, size_t agent, SpEventKind kind,
                             SpReason reason, int action, int goal,
                             int32_t detail) {
-  SpCrowd *c = s.c;
-  SpAgentEvent *buf = c->ev;
-  size_t *count = &c->ev_count, cap = c->ev_cap;
-  if (s.worker >= 0) {
-    CrowdWorker *w = &c->cw[s.worker];
-    buf = w->ev, count = &w->ev_count, cap = w->ev_cap;
-  }
-  if (*count == cap) {
+  EventOut *o = step_out(s);
+  if (o->ev_count == o->ev_cap) {
     sp__agent_emit(s, agent, kind, reason, action, goal, detail);
     return;
   }
-  step_event_fill(c, &buf[(*count)++], agent, kind, reason, action, goal,
+  step_event_fill(s.c, &o->ev[o->ev_count++], agent, kind, reason, action, goal,
                   detail);
-  step_count(s, kind);
+  o->kinds[kind]++;
 }
 
 /* step_say for a step's own events (finished, started): no reason or

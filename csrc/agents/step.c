@@ -35,31 +35,24 @@
 void sp__agent_emit(Sink s, size_t agent, SpEventKind kind, SpReason reason,
                     int action, int goal, int32_t detail) {
   SpCrowd *c = s.c;
-  SpAgentEvent **buf;
-  size_t *count, *cap;
-  if (s.worker >= 0) {
-    CrowdWorker *w = &c->cw[s.worker];
-    buf = &w->ev, count = &w->ev_count, cap = &w->ev_cap;
-  } else {
-    buf = &c->ev, count = &c->ev_count, cap = &c->ev_cap;
-  }
-  if (*count == *cap) {
-    size_t nc = *cap < 256 ? 256 : *cap * 2;
-    /* (sp_step.h's step_emit takes this path only to grow) */
+  EventOut *o = step_out(s);
+  if (o->ev_count == o->ev_cap) {
+    size_t nc = o->ev_cap < 256 ? 256 : o->ev_cap * 2;
+    /* (sp_step.h's step_say takes this path only to grow) */
     if (s.worker >= 0) pthread_mutex_lock(&c->world->alloc_lock);
-    void *p = sp__mem_realloc(c->alloc, *buf, *cap * sizeof(SpAgentEvent),
+    void *p = sp__mem_realloc(c->alloc, o->ev, o->ev_cap * sizeof(SpAgentEvent),
                               nc * sizeof(SpAgentEvent));
     if (s.worker >= 0) pthread_mutex_unlock(&c->world->alloc_lock);
     if (p == NULL) {
       atomic_fetch_add(&c->lost, 1);
       return;
     }
-    *buf = p;
-    *cap = nc;
+    o->ev = p;
+    o->ev_cap = nc;
   }
-  step_event_fill(c, &(*buf)[(*count)++], agent, kind, reason, action, goal,
+  step_event_fill(c, &o->ev[o->ev_count++], agent, kind, reason, action, goal,
                   detail);
-  step_count(s, kind);
+  o->kinds[kind]++;
 }
 
 /* ------------------------------------------------------------------ */

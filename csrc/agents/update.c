@@ -163,7 +163,9 @@ static void share_budget(SpCrowd *c) {
 
 /* The choose pass over a chunk: the agents that need a goal choose one,
  * and those waiting for a plan then (chosen now, or left waiting by an
- * update whose planning failed) are marked; no other agent's flags
+ * update whose planning failed) are marked for the planner, or, planning
+ * inline, take what the plan table holds for them at once (the others
+ * are marked); no other agent's flags
  * change meanwhile. A chunk nobody marked since (sp_agent_mark_choosing)
  * has none of those: its flags stay unread, which in a large crowd is
  * most chunks, most frames; a marked one is read through its list when
@@ -208,7 +210,11 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
     left |= c->agents[i].flags & F_NEED_GOAL;
     if (c->agents[i].flags & F_PLANNING) due[nw++] = (uint32_t)i; /* nw <= k */
   }
-  mark_for_planner(c, s.worker, due, nw);
+  if (c->plan_in_choose) /* most take their plans from the table now */
+    c->cw[s.worker].marked +=
+        sp__population_inline_list(c->pop, s.worker, due, nw);
+  else
+    mark_for_planner(c, s.worker, due, nw);
   keep_list(r, due, nw, !left && later == 0);
   r->choosing = nw > 0 || left; /* the waiting keep it for the next frame */
   r->deferred = later > 0;

@@ -8,6 +8,7 @@
 #include "sp_error.h"
 #include "sp_internal.h"
 #include "sp_plan_cache.h"
+#include "sp_plan_table.h"
 #include "sp_population.h"
 #include "sp_claims.h"
 
@@ -607,6 +608,17 @@ SpStatus sp__population_inline_begin(SpPopulation *pop, int workers,
 
 size_t sp__population_inline_chunk(SpPopulation *pop, int k, size_t chunk) {
   return sp__population_plan_chunk(pop, pop->workers[k], k, 1, chunk);
+}
+
+size_t sp__population_inline_list(SpPopulation *pop, int k,
+                                  const uint32_t *npcs, size_t n) {
+  const SpPlanTable *t = pop->table;
+  if (t == NULL || pop->table_mode == SP_TABLE_OFF || !t->bits)
+    return sp__population_mark_list(pop, npcs, n);
+  Worker *w = pop->workers[k];
+  if (pop->table_mode == SP_TABLE_AUTO) /* bits only with a fast pext */
+    return sp__population_list_bits_pext(pop, w, npcs, n);
+  return sp__population_list_bits(pop, w, npcs, n);
 }
 
 void sp__population_inline_end(SpPopulation *pop, int workers) {

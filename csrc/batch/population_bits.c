@@ -77,6 +77,7 @@ static void bits_done(Worker *w, const BitsRun *run) {
 #define BITS_ONE     bits_one
 #define BITS_SLOW    bits_slow
 #define BITS_LOOP    sp__population_plan_bits
+#define BITS_LIST    sp__population_list_bits
 #define BITS_RANK(s) sp_plan_table_pack(s, v->state_bits, v->state_at, v->vars)
 #define BITS_GOAL(g) sp_plan_table_pack(g, v->goal_bits, v->goal_at, v->vars)
 #include "population_bits_loop.h"
@@ -94,6 +95,7 @@ static void bits_done(Worker *w, const BitsRun *run) {
 #define BITS_ONE     bits_one_pext
 #define BITS_SLOW    bits_slow_pext
 #define BITS_LOOP    sp__population_plan_bits_pext
+#define BITS_LIST    sp__population_list_bits_pext
 #define BITS_RANK(s) _pext_u64(s, v->state_bits)
 #define BITS_GOAL(g) _pext_u64(g, v->goal_bits)
 #include "population_bits_loop.h"
@@ -109,6 +111,11 @@ size_t sp__population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
                                      size_t lo, size_t hi,
                                      const uint64_t *blocks) {
   return sp__population_plan_bits(p, w, k, lo, hi, blocks);
+}
+
+size_t sp__population_list_bits_pext(SpPopulation *p, Worker *w,
+                                     const uint32_t *npcs, size_t n) {
+  return sp__population_list_bits(p, w, npcs, n);
 }
 
 int sp__population_fast_pext(void) { return 0; }

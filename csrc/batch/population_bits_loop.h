@@ -118,10 +118,34 @@ BITS_ATTR size_t BITS_LOOP(SpPopulation *p, Worker *w, int k, size_t lo,
 }
 #undef BITS_AHEAD
 
+/* The NPCs of a list (a crowd's agents that now wait for a plan, as they
+ * choose their goals) answered by the table at once, one by one: those
+ * its cells hold are planned (hits); the others, and any dirty already,
+ * are marked dirty for the chunk loop. Returns how many were clean
+ * before (sp__population_mark_list). */
+BITS_ATTR size_t BITS_LIST(SpPopulation *p, Worker *w, const uint32_t *npcs,
+                           size_t n) {
+  const BitsView v = bits_view(p);
+  size_t marked = 0, hits = 0, failures = 0;
+  for (size_t q = 0; q < n; q++) {
+    size_t i = npcs[q];
+    if (!(v.status[i] & ST_DIRTY) &&
+        !BITS_ONE(i, v.states + i * v.stride, v.goals + i * v.stride,
+                  v.handles + i * v.handle_stride, &v, 0, &failures))
+      hits++;
+    else /* rare: a goal or state the table has not met */
+      marked += sp__population_mark_list(p, npcs + q, 1);
+  }
+  w->hits += hits;
+  w->failures += failures;
+  return marked;
+}
+
 #undef BITS_ATTR
 #undef BITS_UNROLL
 #undef BITS_ONE
 #undef BITS_SLOW
 #undef BITS_LOOP
+#undef BITS_LIST
 #undef BITS_RANK
 #undef BITS_GOAL

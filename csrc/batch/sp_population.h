@@ -349,6 +349,14 @@ SpStatus sp__population_inline_begin(SpPopulation *pop, int workers,
 size_t sp__population_inline_chunk(SpPopulation *pop, int k, size_t chunk);
 void sp__population_inline_end(SpPopulation *pop, int workers);
 
+/* Between begin and end: the NPCs of a list (clean, or dirty already)
+ * take their plans from the direct table at once where it has them, with
+ * worker k; the others are marked as sp__population_mark_list marks them
+ * (returns how many were clean), for inline_chunk to plan. The same plans
+ * either way; worker k must own the NPCs' rows for the call. */
+size_t sp__population_inline_list(SpPopulation *pop, int k,
+                                  const uint32_t *npcs, size_t n);
+
 /* Plans the dirty NPCs of chunk `chunk` with worker k; returns how many
  * (population_chunk.c). */
 size_t sp__population_plan_chunk(SpPopulation *p, Worker *w, int k,
@@ -372,6 +380,12 @@ size_t sp__population_plan_bits(SpPopulation *p, Worker *w, int k, size_t lo,
 size_t sp__population_plan_bits_pext(SpPopulation *p, Worker *w, int k,
                                      size_t lo, size_t hi,
                                      const uint64_t *blocks);
+/* The bit-packed table's answers for a list of NPCs, marking those it
+ * has none for (sp__population_inline_list; population_bits.c). */
+size_t sp__population_list_bits(SpPopulation *p, Worker *w,
+                                const uint32_t *npcs, size_t n);
+size_t sp__population_list_bits_pext(SpPopulation *p, Worker *w,
+                                     const uint32_t *npcs, size_t n);
 /* 1 when this CPU runs pext in hardware fast (BMI2, not AMD Zen 1/2). */
 int sp__population_fast_pext(void);
 

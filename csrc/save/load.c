@@ -246,7 +246,10 @@ static int read_goals(Load *x, Rd *r, SpCrowd *c) {
       dst->index = index;
     }
   }
-  if (x->apply) c->goal_count = n;
+  if (x->apply) {
+    c->goal_count = n;
+    sp__crowd_goals_changed(c);
+  }
   return n;
 }
 
