@@ -170,7 +170,8 @@ static void share_budget(SpCrowd *c) {
  * has none of those: its flags stay unread, which in a large crowd is
  * most chunks, most frames; a marked one is read through its list when
  * it kept one. */
-static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
+static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due,
+                             int requested) {
   ChunkRec *r = &c->chunks[chunk];
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
@@ -181,8 +182,9 @@ static uint32_t choose_chunk(SpCrowd *c, Sink s, size_t chunk, uint32_t *due) {
 #endif
   if (!r->choosing && r->allow == 0) return 0;
   uint32_t allow = c->opt.goal_budget > 0 ? r->allow : UINT32_MAX;
-  /* a chunk past the budget's end: its agents' records are not read */
-  int fetch = allow > 0, fetched;
+  /* a chunk past the budget's end: its agents' records are not read;
+   * those of a listed chunk the look-ahead requested are on their way */
+  int fetch = allow > 0 && !requested, fetched;
   size_t nd = chunk_agents(c, r, lo, hi, F_NEED_GOAL | F_PLANNING, due,
                            fetch ? fetch_choosing : NULL, &fetched);
   fetch = fetch && !fetched;
@@ -329,12 +331,13 @@ static uint32_t advance_chunk(SpCrowd *c, Sink s, size_t chunk) {
 }
 
 /* Runs the current pass over one chunk; returns the agents it flagged
- * for the next stage (planning, or binding). */
-static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk) {
+ * for the next stage (planning, or binding). `requested`: the choose
+ * pass's look-ahead requested the chunk's listed agents. */
+static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk, int requested) {
   switch (c->pass) {
   case PASS_CHOOSE: {
     uint32_t due[SP_CROWD_CHUNK];
-    return choose_chunk(c, s, chunk, due);
+    return choose_chunk(c, s, chunk, due, requested);
   }
   case PASS_TAKE: return take_chunk(c, s, chunk);
   case PASS_COMMIT: commit_chunk(c, s.worker, &c->chunks[chunk]); return 0;
@@ -404,6 +407,43 @@ static void plan_and_take(SpCrowd *c, int worker, const uint32_t *group,
   w->inline_take_ms += sp_frame_ms() - t1;
 }
 
+/* The choose pass's look-ahead over a worker's run of chunks: most
+ * chunks list one agent to choose or none, so agents requested as their
+ * chunk starts would each keep the pass waiting on memory. The listed
+ * agents of the chunks ahead are requested about SP_PREFETCH_AHEAD
+ * agents before their turn. */
+typedef struct ChooseAhead {
+  size_t next, end; /* the first chunk not looked at yet; the run's end */
+  size_t queued;    /* agents requested whose chunks have not run yet */
+} ChooseAhead;
+
+/* Whether the look-ahead requests chunk r's agents: listed, and not past
+ * the goal budget's end (whose records stay unread). */
+static int ahead_wanted(const SpCrowd *c, const ChunkRec *r) {
+  return r->choosing && r->list_ok && (c->opt.goal_budget == 0 || r->allow > 0);
+}
+
+/* Chunk t of the run [t, end) starts: requests agents ahead; returns 1
+ * when chunk t's own were requested before. */
+static int choose_ahead(const SpCrowd *c, ChooseAhead *a, size_t t,
+                        size_t end) {
+  int requested = 0;
+  if (a->end == end && a->next > t) {
+    const ChunkRec *r = &c->chunks[t];
+    requested = ahead_wanted(c, r);
+    if (requested) a->queued -= r->listed < a->queued ? r->listed : a->queued;
+  } else { /* a new run, or all its agents requested have had their turn */
+    a->next = t + 1, a->end = end, a->queued = 0;
+  }
+  for (; a->next < end && a->queued < SP_PREFETCH_AHEAD; a->next++) {
+    const ChunkRec *r = &c->chunks[a->next];
+    if (!ahead_wanted(c, r)) continue;
+    for (uint32_t k = 0; k < r->listed; k++) fetch_choosing(c, r->list[k]);
+    a->queued += r->listed;
+  }
+  return requested;
+}
+
 /* The job of each worker: claim runs of chunks (sp_claims.h: its own
  * range first, so a chunk stays with the core that ran it in the pass
  * before); a chunk's events are a contiguous run of the worker's buffer,
@@ -422,6 +462,7 @@ static void pass_job(void *arg, int worker) {
   if (inline_plans) s.worker = worker;
   uint32_t group[INLINE_GROUP];
   size_t grouped = 0;
+  ChooseAhead ahead = {0, 0, 0};
   size_t t = 0, end = 0;
   for (;; t++) {
     if (t == end && !sp__claims_next(&c->claims, worker, &t, &end)) break;
@@ -438,7 +479,8 @@ static void pass_job(void *arg, int worker) {
       r->count = 0;
       continue;
     }
-    uint32_t flagged = run_chunk(c, s, t);
+    int requested = c->pass == PASS_CHOOSE && choose_ahead(c, &ahead, t, end);
+    uint32_t flagged = run_chunk(c, s, t, requested);
     if (c->pass != PASS_COMMIT) r->flagged = flagged;
     r->count = (uint32_t)(w->ev_count - r->start);
     if (c->pass == PASS_ADVANCE)
