@@ -189,7 +189,8 @@ local function report(title, rows)
   end
   local r = rows[one]
   if r.planning and r.planning > 0 and r.ends > 0 then
-    print(format("  planning (1 thread), per step end: %.1f ns (the update's planning time)",
+    print(format("  planning (1 thread), per step end: %.1f ns (the update's planning time;"
+                   .. " plans the plan table holds are taken in the goal choice)",
                  r.planning * 1e6 / r.ends))
   end
   -- where the crowd's frame goes: the update's parts (median ms a frame), and with

@@ -778,7 +778,8 @@ typedef struct SpCrowdStats {
    * up about ms_update. The choose pass plans and hands out the first
    * plans as it goes: their time counts in ms_planning and ms_taking (on
    * several workers, the time of the worker that took longest), not in
-   * ms_choosing. */
+   * ms_choosing, but for the plans the plan table holds, which an agent
+   * takes from it as it chooses its goal (in ms_choosing). */
   double ms_waking, ms_choosing, ms_taking, ms_advancing;
 } SpCrowdStats;
 
