@@ -234,8 +234,9 @@ static void commit_chunk(SpCrowd *c, int wk, ChunkRec *r) {
 
 /* The take pass over a chunk: the agents waiting for a plan take it (and
  * start its first step, start_in_take); returns those that wait for a
- * plan again, now marked for the planner. */
-static uint32_t take_chunk(SpCrowd *c, Sink s, size_t chunk) {
+ * plan again, now marked for the planner. `hot`: the chunk's agents just
+ * chose (plan_and_take), their lines at hand: none is requested. */
+static uint32_t take_chunk(SpCrowd *c, Sink s, size_t chunk, int hot) {
   size_t lo = chunk * SP_CROWD_CHUNK, hi = lo + SP_CROWD_CHUNK;
   if (hi > c->n) hi = c->n;
   int wk = s.worker, fetched;
@@ -244,7 +245,8 @@ static uint32_t take_chunk(SpCrowd *c, Sink s, size_t chunk) {
    * pass, or left by the goal budget): the list keeps them */
   size_t nd =
       chunk_agents(c, &c->chunks[chunk], lo, hi, F_PLANNING | F_NEED_GOAL, due,
-                   sp_agent_request, &fetched);
+                   hot ? NULL : sp_agent_request, &fetched);
+  fetched |= hot;
   if (!fetched) fetch_first(c, due, nd, sp_agent_request);
   for (size_t k = 0; k < nd; k++) {
     if (!fetched && k + SP_PREFETCH_AHEAD < nd)
@@ -339,7 +341,7 @@ static uint32_t run_chunk(SpCrowd *c, Sink s, size_t chunk, int requested) {
     uint32_t due[SP_CROWD_CHUNK];
     return choose_chunk(c, s, chunk, due, requested);
   }
-  case PASS_TAKE: return take_chunk(c, s, chunk);
+  case PASS_TAKE: return take_chunk(c, s, chunk, 0);
   case PASS_COMMIT: commit_chunk(c, s.worker, &c->chunks[chunk]); return 0;
   default: return advance_chunk(c, s, chunk);
   }
@@ -399,7 +401,7 @@ static void plan_and_take(SpCrowd *c, int worker, const uint32_t *group,
   for (size_t g = 0; g < count; g++) {
     ChunkRec *r = &c->chunks[group[g]];
     r->take_start = (uint32_t)w->ev_count;
-    r->flagged = take_chunk(c, s, group[g]);
+    r->flagged = take_chunk(c, s, group[g], 1);
     r->take_count = (uint32_t)(w->ev_count - r->take_start);
   }
   w->base_rel = base;
