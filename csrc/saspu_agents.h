@@ -770,8 +770,9 @@ typedef struct SpCrowdStats {
   double clock;
   /* The rest of the last update's time, by part, in ms (the call's, as
    * ms_update, when it updated several crowds): the frame's start (the
-   * timers that ran out marked, world facts and sensors read), the goal
-   * choice, the passes that hand out the new plans (and start their
+   * timers that ran out marked, world facts and sensors read; with
+   * threads the timers are marked by the goal choice's workers as it
+   * starts, in ms_choosing), the goal choice, the passes that hand out the new plans (and start their
    * first steps where no step binds), the advance pass (the marked
    * agents' timers checked, steps ended and started, walks), each with
    * the merge of its events. With ms_planning and ms_binding they make

@@ -520,10 +520,17 @@ struct SpCrowd {
   size_t awake_words;
   int wheels;         /* workers cw[0..wheels) may hold a wheel */
   int64_t wheel_tick; /* the first tick not wholly drained */
-  int64_t epoch;      /* ticks */
-  uint32_t now_rel;   /* this frame's clock in ticks, less epoch */
-  int sweeping;       /* a long frame: every agent awake, no wheel */
-  int start_in_take;  /* this frame's take pass starts steps (update.c) */
+  /* with drain_in_pass, the frame's due ticks [drain_from, drain_to] are
+   * drained at the choose pass's start by whichever of its workers come,
+   * a wheel each (sp__wheel_drain_share): drain_wheels of them, the next
+   * to claim and those done */
+  int drain_in_pass, drain_wheels;
+  int64_t drain_from, drain_to;
+  atomic_int drain_next, drain_done;
+  int64_t epoch;     /* ticks */
+  uint32_t now_rel;  /* this frame's clock in ticks, less epoch */
+  int sweeping;      /* a long frame: every agent awake, no wheel */
+  int start_in_take; /* this frame's take pass starts steps (update.c) */
   /* this frame's choose pass, on the calling thread alone, plans and
    * takes a few chunks at a time as it goes: the first planning round is
    * done when it ends (update.c) */

@@ -27,6 +27,11 @@ void sp__wheel_flush(SpCrowd *c);
  * by the advance pass, sp_wheel_due_visit), or wakes every agent for a
  * long frame. */
 void sp__wheel_frame(SpCrowd *c);
+/* With drain_in_pass set before sp__wheel_frame, the frame's drain waits
+ * for the choose pass: each of its workers calls this first, claims
+ * wheels to drain until none is left, then waits until all are drained
+ * (a claimed wheel is drained without waiting, so none waits forever). */
+void sp__wheel_drain_share(SpCrowd *c);
 /* sp_wheel_due_visit's rest, for a mark not due: 0, its timer filed
  * again by worker wk (due later in the tick drained, or in a later lap),
  * or the mark stale (the timer it was filed for went). */

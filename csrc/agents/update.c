@@ -462,6 +462,7 @@ static void pass_job(void *arg, int worker) {
    * 0's buffer, first in the frame (merge.c) */
   int inline_plans = c->pass == PASS_CHOOSE && c->plan_in_choose;
   if (inline_plans) s.worker = worker;
+  if (c->pass == PASS_CHOOSE) sp__wheel_drain_share(c); /* before any agent */
   uint32_t group[INLINE_GROUP];
   size_t grouped = 0;
   ChooseAhead ahead = {0, 0, 0};
@@ -724,7 +725,10 @@ static void frame_begin(SpCrowd *c, float dt) {
     sp__count_serial(c);
   }
   sp__wheel_wake_later(c); /* left by an update that stopped early */
-  sp__wheel_frame(c);      /* wakes the agents whose wait ends */
+  /* with workers, the choose pass drains the wheels as it starts: the
+   * workers wake meanwhile, and share it */
+  c->drain_in_pass = c->workers > 1 && c->pool != NULL;
+  sp__wheel_frame(c); /* wakes the agents whose wait ends */
   sp__ahead_reset(c);
   sp__world_check_grid(c->world);
   sp__walk_check_fields(c); /* and the walkers whose field went */

@@ -14,6 +14,19 @@
  * wait interrupted) are dropped when the slot drains. */
 #define BLOCK_ENTRIES 62
 #define NO_BLOCK      UINT32_MAX
+
+/* A due mark set while other workers drain other wheels (their agents
+ * may share a word), and the wait for them. */
+static inline void mark_shared(uint64_t *word, uint64_t bit) {
+  __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+}
+static inline void drain_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
 typedef struct WheelBlock {
   uint32_t next, n;
   uint32_t e[BLOCK_ENTRIES];
@@ -342,7 +355,7 @@ static int has_due(const SpCrowd *c, size_t i) {
  * agent's timer no longer stands for (sp_wheel_due_visit). A frame's
  * first read of each due record so falls in a pass the workers share,
  * with the look-ahead of its visit. */
-static void drain(SpCrowd *c, struct Wheel *wh, int64_t t) {
+static void drain(SpCrowd *c, struct Wheel *wh, int64_t t, int shared) {
   size_t s = (size_t)(t & (SP_WHEEL_SLOTS - 1));
   uint32_t b = wh->slot[s].head;
   wh->slot[s].head = NO_BLOCK;
@@ -350,7 +363,11 @@ static void drain(SpCrowd *c, struct Wheel *wh, int64_t t) {
     WheelBlock *bl = &wh->block[b];
     for (uint32_t k = 0; k < bl->n; k++) {
       uint32_t j = bl->e[k];
-      if (j < c->n) c->due_marks[j / 64] |= 1ull << (j % 64);
+      if (j >= c->n) continue;
+      if (shared) /* another worker may drain an agent of the same word */
+        mark_shared(&c->due_marks[j / 64], 1ull << (j % 64));
+      else
+        c->due_marks[j / 64] |= 1ull << (j % 64);
     }
     uint32_t next = bl->next;
     bl->next = wh->free_head; /* read whole: free */
@@ -399,10 +416,26 @@ static uint32_t rel(const SpCrowd *c, int64_t ticks) {
 static void drain_due(SpCrowd *c, int64_t from, int64_t to) {
   for (int k = 0; k < c->wheels; k++)
     if (c->cw[k].wheel != NULL)
-      for (int64_t t = from; t <= to; t++) drain(c, c->cw[k].wheel, t);
+      for (int64_t t = from; t <= to; t++) drain(c, c->cw[k].wheel, t, 0);
+}
+
+void sp__wheel_drain_share(SpCrowd *c) {
+  int n = c->drain_wheels;
+  for (int k; (k = atomic_fetch_add_explicit(&c->drain_next, 1,
+                                             memory_order_relaxed)) < n;) {
+    if (c->cw[k].wheel != NULL)
+      for (int64_t t = c->drain_from; t <= c->drain_to; t++)
+        drain(c, c->cw[k].wheel, t, 1);
+    atomic_fetch_add_explicit(&c->drain_done, 1, memory_order_release);
+  }
+  while (atomic_load_explicit(&c->drain_done, memory_order_acquire) < n)
+    drain_pause();
 }
 
 void sp__wheel_frame(SpCrowd *c) {
+  c->drain_wheels = 0; /* none to share unless set below */
+  atomic_store_explicit(&c->drain_next, 0, memory_order_relaxed);
+  atomic_store_explicit(&c->drain_done, 0, memory_order_relaxed);
   int64_t now = clock_ticks(c->clock);
   rebase(c, now);
   c->now_rel = rel(c, now);
@@ -419,7 +452,12 @@ void sp__wheel_frame(SpCrowd *c) {
     c->wheel_tick = cur > 0 ? cur - 1 : 0;
     return;
   }
-  drain_due(c, c->wheel_tick, cur);
+  if (c->drain_in_pass) { /* the choose pass's workers drain (update.c) */
+    c->drain_from = c->wheel_tick, c->drain_to = cur;
+    c->drain_wheels = c->wheels;
+  } else {
+    drain_due(c, c->wheel_tick, cur);
+  }
   /* the last ticks again next frame: a due time rounded near a tick's
    * edge is found there */
   c->wheel_tick = cur > 0 ? cur - 1 : 0;
