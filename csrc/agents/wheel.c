@@ -16,16 +16,9 @@
 #define NO_BLOCK      UINT32_MAX
 
 /* A due mark set while other workers drain other wheels (their agents
- * may share a word), and the wait for them. */
+ * may share a word). */
 static inline void mark_shared(uint64_t *word, uint64_t bit) {
   __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
-}
-static inline void drain_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
 }
 typedef struct WheelBlock {
   uint32_t next, n;
@@ -429,7 +422,7 @@ void sp__wheel_drain_share(SpCrowd *c) {
     atomic_fetch_add_explicit(&c->drain_done, 1, memory_order_release);
   }
   while (atomic_load_explicit(&c->drain_done, memory_order_acquire) < n)
-    drain_pause();
+    sp_spin_pause();
 }
 
 void sp__wheel_frame(SpCrowd *c) {

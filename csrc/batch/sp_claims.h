@@ -1,4 +1,4 @@
-/* sp_claims.h: how workers share a pass's chunks: each starts on a range of its own, the same range every pass, then helps the others. */
+/* sp_claims.h: how workers share a pass's chunks: each starts on a range of its own, the same range every pass, then helps the others; and the pause of a worker spinning while it waits for the others. */
 #ifndef sp_claims_h
 #define sp_claims_h
 
@@ -7,6 +7,16 @@
 #include <stdint.h>
 
 #include "saspu_threads.h"
+
+/* One turn of a spin wait for other workers (a thread pool's job, a
+ * shared drain): tells the core so, where it has a way. */
+static inline void sp_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
 
 /* A pass over `items` chunks on `workers` workers. Worker k claims runs
  * of neighbouring chunks from the front of range k ([k * items / workers,

@@ -70,14 +70,6 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline void spin_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
-
 /* What a thread spins for: a job after generation `seen` (a worker), or
  * every worker of the job done (the caller). */
 static int job_after(const SpThreadPool *pool, unsigned long seen) {
@@ -104,7 +96,7 @@ static int spin_for(int (*ready)(const SpThreadPool *, unsigned long),
       else if (t >= end)
         return 0;
     }
-    spin_pause();
+    sp_spin_pause();
   }
 }
 
