@@ -48,6 +48,14 @@ SP_API void sp_thread_pool_shrink(SpThreadPool *pool, int size);
 SP_API void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
                                void *arg);
 
+/* Once jobs come in bursts at a steady period (a game's frames), the
+ * pool's sleeping threads wake `ms` before the next burst is due and
+ * spin until its first job or `ms` after the due time, so the job finds
+ * them awake; a window over a quarter of the period is not kept. 0 turns
+ * this off (threads then sleep until a job wakes them); at most 1000.
+ * The default is 0.25 ms. Thread-safe; takes effect at the next wait. */
+SP_API void sp_thread_pool_wake_ahead(SpThreadPool *pool, double ms);
+
 /* The online cores (sysconf), at least 1. */
 SP_API int sp_online_cores(void);
 

@@ -5,9 +5,9 @@ local compat = require "support.compat"
 
 -- Two crowds of citizens in a world (threads = nil: none), the second with a hook; a
 -- crowd with `own` threads as a third. Returns the world, the crowds and the hook count.
-local function make(threads, own)
+local function make(threads, own, ahead)
   local dom = support.citizen()
-  local world = saspu.world { grid = saspu.grid(16, 16), threads = threads,
+  local world = saspu.world { grid = saspu.grid(16, 16), threads = threads, wake_ahead = ahead,
                               places = { { name = "market", x = 3, y = 3, capacity = 40 },
                                          { kind = "well", x = 12, y = 12 } } }
   local hooks = { n = 0 }
@@ -23,7 +23,9 @@ local function make(threads, own)
   }
   local crowds = { world:crowd(dom, beh, { capacity = 1500, seed = 3 }),
                    world:crowd(dom, hooked, { capacity = 1200, seed = 4 }) }
-  if own then crowds[3] = world:crowd(dom, beh, { capacity = 1100, seed = 5, threads = own }) end
+  if own then
+    crowds[3] = world:crowd(dom, beh, { capacity = 1100, seed = 5, threads = own, wake_ahead = ahead })
+  end
   local counts = { 1500, 1200, 1100 } -- two chunks of agents each (SP_CROWD_CHUNK 1024)
   for k, c in ipairs(crowds) do
     for i = 1, counts[k] do
@@ -69,6 +71,38 @@ describe("saspu.world { threads = n }", function()
     local world = crowds[1]:world()
     world:update(0.5)
     assert.is_true(crowds[3]:stats().plans > 0)
+  end)
+
+  it("gives the same events with the workers woken ahead of paced frames", function()
+    local base = trace(make(1, 1))
+    local world, crowds, hooks = make(2, 2, 0.5)
+    local out = {}
+    for f = 1, 30 do -- 2 ms apart: a steady beat the pools wake ahead of
+      local at = saspu.clock_ns() + 2e6
+      while saspu.clock_ns() < at do end
+      if f % 10 == 0 then crowds[1]:set_all("working", false) end
+      world:update(0.5)
+      for ev in world:events() do out[#out + 1] = ev.agent:index() .. support.event_text(ev) end
+    end
+    out[#out + 1] = "hooks " .. hooks.n
+    assert.equal(base, table.concat(out, " "))
+    assert.equal(base, trace(make(2, 2, 0))) -- 0: off
+  end)
+
+  it("refuses a bad wake_ahead, and one without threads of its own", function()
+    assert.error_matches(function() saspu.world { threads = 2, wake_ahead = -1 } end,
+                         "saspu.world: wake_ahead must be a number of ms from 0 (off) to 1000, got -1", 1, true)
+    assert.error_matches(function() saspu.world { threads = 2, wake_ahead = "soon" } end,
+                         "wake_ahead must be a number of ms", 1, true)
+    assert.error_matches(function() saspu.world { wake_ahead = 0.25 } end,
+                         "saspu.world: wake_ahead sets the world's threads: name threads too", 1, true)
+    local dom = support.citizen()
+    local world = saspu.world { threads = 2 }
+    assert.error_matches(function() world:crowd(dom, {}, { wake_ahead = 0.25 }) end,
+                         "options.wake_ahead sets the crowd's own threads: name threads too", 1, true)
+    assert.error_matches(function() world:crowd(dom, {}, { threads = 2, wake_ahead = 0 / 0 }) end,
+                         "options.wake_ahead must be a number in 0..1000", 1, true)
+    assert.equal(0, #world:crowds())
   end)
 
   it("refuses bad thread counts and bad lists", function()

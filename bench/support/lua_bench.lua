@@ -28,8 +28,9 @@ function M.machine(cores)
 end
 
 --- The timed crowd of bench_lua_agents.lua without hooks: n citizens cycling work /
--- end_work, actions of 1-3 s, no places. Returns the world and the crowd.
-function M.timed_crowd(saspu, n, threads)
+-- end_work, actions of 1-3 s, no places; `wake_ahead` (optional) is the crowd option of
+-- that name. Returns the world and the crowd.
+function M.timed_crowd(saspu, n, threads, wake_ahead)
   local dom = saspu.domain_file("domains/citizen.lua")
   local world = saspu.world {}
   local actions = {}
@@ -37,7 +38,7 @@ function M.timed_crowd(saspu, n, threads)
   local crowd = world:crowd(dom, {
     actions = actions,
     goals = { { "work", priority = 1 }, { { working = false }, priority = 1 } },
-  }, { capacity = math.max(n, 1), threads = threads, seed = 1 })
+  }, { capacity = math.max(n, 1), threads = threads, seed = 1, wake_ahead = wake_ahead })
   local packed = dom:encode("start_of_day")
   for _ = 1, n do crowd:spawn_packed(packed, 1, 1) end
   return world, crowd

@@ -134,6 +134,9 @@ SpStatus sp_crowd_new(SpWorld *w, const SpDomain *d, const SpCrowdOptions *opts,
       return st;
     }
     c->pool = c->own_pool;
+    if (c->opt.wake_ahead_ms != 0.0)
+      sp_thread_pool_wake_ahead(
+          c->pool, c->opt.wake_ahead_ms < 0.0 ? 0.0 : c->opt.wake_ahead_ms);
   }
   c->workers = want;
   for (int k = 0; k < want; k++) {

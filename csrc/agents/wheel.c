@@ -421,8 +421,9 @@ void sp__wheel_drain_share(SpCrowd *c) {
         drain(c, c->cw[k].wheel, t, 1);
     atomic_fetch_add_explicit(&c->drain_done, 1, memory_order_release);
   }
-  while (atomic_load_explicit(&c->drain_done, memory_order_acquire) < n)
-    sp_spin_pause();
+  for (unsigned turn = 0;
+       atomic_load_explicit(&c->drain_done, memory_order_acquire) < n; turn++)
+    sp_spin_turn(turn);
 }
 
 void sp__wheel_frame(SpCrowd *c) {

@@ -2,15 +2,24 @@
 #ifndef sp_claims_h
 #define sp_claims_h
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "saspu_threads.h"
 
-/* One turn of a spin wait for other workers (a thread pool's job, a
- * shared drain): tells the core so, where it has a way. */
-static inline void sp_spin_pause(void) {
+/* Turn `turn` (0, 1, ...) of a spin wait for other threads (a thread
+ * pool's job, a shared drain): tells the core so, where it has a way,
+ * and every 64th turn gives the core up to a thread waiting for it. The
+ * scheduler may queue the very thread the spinner waits for on the
+ * spinner's core (a worker woken by its caller, seen on a 2-vCPU guest),
+ * and a spin without yields then lasts until it gives up. */
+static inline void sp_spin_turn(unsigned turn) {
+  if (turn % 64 == 63) {
+    sched_yield();
+    return;
+  }
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)

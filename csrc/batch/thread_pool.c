@@ -1,5 +1,6 @@
 /* thread_pool.c: the pthread pool behind batch planning (start once, run jobs, join on free). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "sp_internal.h"
 #include "saspu_threads.h"
 #include "sp_claims.h"
+#include "sp_wake_ahead.h"
 
 /* Blocks from this size up get pages of their own (arena_limit). */
 #define SP_POOL_MMAP_THRESHOLD (256 * 1024)
@@ -31,6 +33,12 @@ typedef struct PoolThread {
  * long once after each job, so an idle pool costs nothing. */
 #if !defined(SP_POOL_SPIN_NS)
 #define SP_POOL_SPIN_NS 50000
+#endif
+/* The default half window a sleeping worker spins in around a frame's
+ * first job once frames come at a steady period (sp_wake_ahead.h): off,
+ * as a game may need every core between its updates. */
+#if !defined(SP_POOL_AHEAD_NS)
+#define SP_POOL_AHEAD_NS 0
 #endif
 
 /* A job is published by bumping `generation` (job, arg and active are
@@ -62,6 +70,8 @@ struct SpThreadPool {
   int caller_waits; /* the caller sleeps on `done` */
   SpThreadJob job;
   void *arg;
+  SpWakeAhead ahead;
+  unsigned long wakes; /* jobs that found a worker asleep (under the mutex) */
 };
 
 static uint64_t now_ns(void) {
@@ -83,10 +93,25 @@ static int workers_done(const SpThreadPool *pool, unsigned long unused) {
                               memory_order_acquire) == 0;
 }
 
-/* Spins up to SP_POOL_SPIN_NS until ready(pool, arg); 1 when it was. */
-static int spin_for(int (*ready)(const SpThreadPool *, unsigned long),
-                    const SpThreadPool *pool, unsigned long arg) {
-  uint64_t end = 0;
+/* Takes the pool's mutex. Its holders keep it for a few instructions,
+ * and a thread that finds it taken spins for it instead of sleeping: a
+ * sleeping thread is woken only at the unlock, and its wake takes tens
+ * of microseconds (hundreds seen in virtual machines), which a worker
+ * that spun for a job, seeing it as the caller still held the mutex,
+ * would otherwise pay at every pass of a frame. */
+static void pool_lock(SpThreadPool *pool) {
+  for (unsigned n = 0; n < 4096; n++) {
+    if (pthread_mutex_trylock(&pool->mutex) == 0) return;
+    sp_spin_turn(n);
+  }
+  pthread_mutex_lock(&pool->mutex);
+}
+
+/* Spins until ready(pool, arg) or the clock reaches `end` (ns; 0: for
+ * SP_POOL_SPIN_NS from now); 1 when it was ready. */
+static int spin_until(int (*ready)(const SpThreadPool *, unsigned long),
+                      const SpThreadPool *pool, unsigned long arg,
+                      uint64_t end) {
   for (unsigned n = 0;; n++) {
     if (ready(pool, arg)) return 1;
     if (n % 64 == 0) {
@@ -96,7 +121,45 @@ static int spin_for(int (*ready)(const SpThreadPool *, unsigned long),
       else if (t >= end)
         return 0;
     }
-    sp_spin_pause();
+    sp_spin_turn(n);
+  }
+}
+
+static int spin_for(int (*ready)(const SpThreadPool *, unsigned long),
+                    const SpThreadPool *pool, unsigned long arg) {
+  return spin_until(ready, pool, arg, 0);
+}
+
+static struct timespec timespec_of(uint64_t ns) {
+  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  return ts;
+}
+
+/* A worker with nothing to do (the mutex held) waits for a job after
+ * generation `seen`, or until it must leave: asleep, but around the time
+ * a frame's first job is due, spinning (sp_wake_ahead.h). */
+static void wait_for_job(SpThreadPool *pool, const PoolThread *self,
+                         unsigned long seen) {
+  while (!pool->quit && self->index < pool->keep &&
+         atomic_load(&pool->generation) == seen) {
+    uint64_t from, to, now = now_ns();
+    int ahead = sp_wake_ahead_window(&pool->ahead, now, &from, &to);
+    uint64_t target = ahead ? sp_wake_ahead_timer(&pool->ahead, from) : 0;
+    if (ahead && now >= target) { /* the window is open: spin through it */
+      pthread_mutex_unlock(&pool->mutex);
+      spin_until(job_after, pool, seen, to);
+      pool_lock(pool);
+      continue; /* over: the window is closed when it looks again */
+    }
+    pool->sleeping++;
+    if (ahead) {
+      struct timespec at = timespec_of(target);
+      if (pthread_cond_timedwait(&pool->wake, &pool->mutex, &at) == ETIMEDOUT)
+        sp_wake_ahead_fired(&pool->ahead, target, now_ns());
+    } else {
+      pthread_cond_wait(&pool->wake, &pool->mutex);
+    }
+    pool->sleeping--;
   }
 }
 
@@ -151,20 +214,15 @@ static void *pool_thread_main(void *p) {
   SpThreadPool *pool = self->pool;
   unsigned long seen = 0;
   int spun = 0; /* looked for the next job since the last one */
-  pthread_mutex_lock(&pool->mutex);
+  pool_lock(pool);
   for (;;) {
     if (!spun && !pool->quit && self->index < pool->keep) {
       pthread_mutex_unlock(&pool->mutex);
       spin_for(job_after, pool, seen);
-      pthread_mutex_lock(&pool->mutex);
+      pool_lock(pool);
       spun = 1;
     }
-    while (!pool->quit && self->index < pool->keep &&
-           atomic_load(&pool->generation) == seen) {
-      pool->sleeping++;
-      pthread_cond_wait(&pool->wake, &pool->mutex);
-      pool->sleeping--;
-    }
+    wait_for_job(pool, self, seen);
     if (pool->quit || self->index >= pool->keep) break;
     seen = atomic_load(&pool->generation);
     if (self->index >= pool->active) continue;
@@ -173,17 +231,17 @@ static void *pool_thread_main(void *p) {
     pthread_mutex_unlock(&pool->mutex);
     spun = 0; /* awake now: it looks for the next job before sleeping */
     if (!take_place(pool, seen)) { /* too late: the caller did its share */
-      pthread_mutex_lock(&pool->mutex);
+      pool_lock(pool);
       continue;
     }
     job(arg, self->index);
     if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) ==
         1) {
-      pthread_mutex_lock(&pool->mutex);
+      pool_lock(pool);
       if (pool->caller_waits) pthread_cond_signal(&pool->done);
       continue; /* the mutex held, as the loop expects */
     }
-    pthread_mutex_lock(&pool->mutex);
+    pool_lock(pool);
   }
   pthread_mutex_unlock(&pool->mutex);
   return NULL;
@@ -191,7 +249,7 @@ static void *pool_thread_main(void *p) {
 
 /* Asks the running threads to stop and joins them. */
 static void pool_stop(SpThreadPool *pool) {
-  pthread_mutex_lock(&pool->mutex);
+  pool_lock(pool);
   pool->quit = 1;
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
@@ -228,7 +286,15 @@ SpStatus sp_thread_pool_new(int size, SpAllocator alloc, SpThreadPool **out,
     sp__mem_free(alloc, pool, bytes);
     return sp__error_memory(err);
   }
-  if (pthread_cond_init(&pool->wake, NULL) != 0) {
+  pool->ahead.ahead_ns = SP_POOL_AHEAD_NS;
+  pthread_condattr_t monotonic; /* the clock of the wake-ahead timers */
+  int cond_failed = pthread_condattr_init(&monotonic) != 0;
+  if (!cond_failed) {
+    cond_failed = pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC) != 0 ||
+                  pthread_cond_init(&pool->wake, &monotonic) != 0;
+    pthread_condattr_destroy(&monotonic);
+  }
+  if (cond_failed) {
     pthread_mutex_destroy(&pool->mutex);
     sp__mem_free(alloc, pool, bytes);
     return sp__error_memory(err);
@@ -271,7 +337,7 @@ int sp_thread_pool_size(const SpThreadPool *pool) { return pool->size; }
 void sp_thread_pool_shrink(SpThreadPool *pool, int size) {
   if (size < 1) size = 1;
   if (size >= pool->size) return;
-  pthread_mutex_lock(&pool->mutex);
+  pool_lock(pool);
   pool->keep = size;
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
@@ -290,19 +356,24 @@ static void run_job(SpThreadPool *pool, int workers, SpThreadJob job, void *arg,
   if (workers > pool->size) workers = pool->size;
   if (workers <= 1) {
     job(arg, 0);
+    pool->ahead.last_done = now_ns(); /* a part of the same burst */
     return;
   }
-  pthread_mutex_lock(&pool->mutex);
+  pool_lock(pool);
   pool->job = job;
   pool->arg = arg;
   pool->active = workers;
   atomic_store(&pool->pending, workers - 1);
+  sp_wake_ahead_publish(&pool->ahead, now_ns());
   unsigned long gen =
       atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release) + 1;
   atomic_store_explicit(&pool->places,
                         (uint64_t)(uint32_t)gen << 32 | (uint32_t)(workers - 1),
                         memory_order_release);
-  if (pool->sleeping > 0) pthread_cond_broadcast(&pool->wake);
+  if (pool->sleeping > 0) {
+    pool->wakes++;
+    pthread_cond_broadcast(&pool->wake);
+  }
   pthread_mutex_unlock(&pool->mutex);
   job(arg, 0);
   if (helpers) {
@@ -311,18 +382,35 @@ static void run_job(SpThreadPool *pool, int workers, SpThreadJob job, void *arg,
     int unstarted = (int)(open & 0xFFFFFFFFu);
     if (unstarted > 0) atomic_fetch_sub(&pool->pending, unstarted);
   }
-  if (spin_for(workers_done, pool, 0)) return;
-  pthread_mutex_lock(&pool->mutex);
-  pool->caller_waits = 1;
-  while (atomic_load(&pool->pending) > 0)
-    pthread_cond_wait(&pool->done, &pool->mutex);
-  pool->caller_waits = 0;
-  pthread_mutex_unlock(&pool->mutex);
+  if (!spin_for(workers_done, pool, 0)) {
+    pool_lock(pool);
+    pool->caller_waits = 1;
+    while (atomic_load(&pool->pending) > 0)
+      pthread_cond_wait(&pool->done, &pool->mutex);
+    pool->caller_waits = 0;
+    pthread_mutex_unlock(&pool->mutex);
+  }
+  pool->ahead.last_done = now_ns();
 }
 
 void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
                         void *arg) {
   run_job(pool, workers, job, arg, 0);
+}
+
+unsigned long sp__thread_pool_wakes(SpThreadPool *pool) {
+  pool_lock(pool);
+  unsigned long n = pool->wakes;
+  pthread_mutex_unlock(&pool->mutex);
+  return n;
+}
+
+void sp_thread_pool_wake_ahead(SpThreadPool *pool, double ms) {
+  pool_lock(pool);
+  if (!(ms > 0.0)) ms = 0.0; /* NaN too */
+  if (ms > 1000.0) ms = 1000.0;
+  pool->ahead.ahead_ns = (uint64_t)(ms * 1e6);
+  pthread_mutex_unlock(&pool->mutex);
 }
 
 void sp__thread_pool_help(SpThreadPool *pool, int workers, SpThreadJob job,

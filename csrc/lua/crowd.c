@@ -146,7 +146,8 @@ static int opt_movement(lua_State *L, int t)
 /* saspu.core.crowd(world, dom [, opts]) -> saspu.Crowd. opts: capacity
  * (default 1024), threads (0: every core; default: the world's pool when
  * it has one, else 1), seed, speed, cooldown, retry, cache_capacity,
- * parallel_min, goal_budget, movement ("grid" | "engine"). */
+ * parallel_min, goal_budget, movement ("grid" | "engine"), wake_ahead (ms
+ * the crowd's own threads wake before a frame is due; 0: off). */
 static void crowd_close(LCrowd *c);
 
 static int l_crowd(lua_State *L)
@@ -179,6 +180,13 @@ static int l_crowd(lua_State *L)
     o.goal_budget = (uint32_t)opt_number_field(L, 3, "goal_budget", 0, 0,
                                                (double)SP_POPULATION_MAX_NPCS);
     o.engine_moves = opt_movement(L, 3);
+    if (lua_getfield(L, 3, "wake_ahead") != LUA_TNIL && !own_threads)
+      luaL_error(L, "world:crowd: options.wake_ahead sets the crowd's own "
+                    "threads: name threads too, or set wake_ahead in "
+                    "saspu.world");
+    lua_pop(L, 1);
+    double ahead = opt_number_field(L, 3, "wake_ahead", -2.0, 0.0, 1000.0);
+    o.wake_ahead_ms = ahead == -2.0 ? 0.0 : ahead == 0.0 ? -1.0 : ahead;
   }
   if (!d->domain) luaL_argerror(L, 2, "saspu.Domain is closed");
   int na =

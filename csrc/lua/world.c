@@ -66,9 +66,10 @@ static void world_free(LWorld *w)
   return_free_memory();
 }
 
-/* saspu.core.world([grid [, threads]]) -> saspu.World. With threads (0:
- * every core) the world owns a pool of that many workers, which its
- * crowds share unless their options name threads. */
+/* saspu.core.world([grid [, threads [, wake_ahead]]]) -> saspu.World.
+ * With threads (0: every core) the world owns a pool of that many
+ * workers, which its crowds share unless their options name threads;
+ * wake_ahead (ms, 0: off) is the pool's sp_thread_pool_wake_ahead. */
 static int l_world(lua_State *L)
 {
   SpGrid *grid = NULL;
@@ -80,6 +81,12 @@ static int l_world(lua_State *L)
       luaL_argerror(L, 2,
                     lua_pushfstring(L, "threads must be 0 (every core) to %d",
                                     SP_THREAD_POOL_MAX));
+  }
+  double ahead = -1.0; /* the pool's default */
+  if (!lua_isnoneornil(L, 3)) {
+    ahead = luaL_checknumber(L, 3);
+    luaL_argcheck(L, ahead >= 0.0 && ahead <= 1000.0, 3,
+                  "wake_ahead must be 0 (off) to 1000 ms");
   }
   if (!lua_isnoneornil(L, 1)) {
     grid = grid_of(L, 1);
@@ -108,6 +115,8 @@ static int l_world(lua_State *L)
     world_free(w);
     return world_error(L, "new", &err);
   }
+  if (w->pool != NULL && ahead >= 0.0)
+    sp_thread_pool_wake_ahead(w->pool, ahead);
   return 1;
 }
 

@@ -67,10 +67,10 @@ end
 local CROWD_OPTIONS = {
   capacity = true, threads = true, seed = true, speed = true, cooldown = true, retry = true,
   cache_capacity = true, parallel_min = true, goal_budget = true, movement = true, facts = true,
-  sensors = true,
+  sensors = true, wake_ahead = true,
 }
 local CROWD_OPTION_LIST = "capacity, threads, seed, speed, cooldown, retry, cache_capacity, "
-  .. "parallel_min, goal_budget, movement, facts, sensors"
+  .. "parallel_min, goal_budget, movement, facts, sensors, wake_ahead"
 
 -- The first unknown key of `opts` in sorted order (so the message is the same on every
 -- run), or nil.

@@ -199,16 +199,21 @@ local world = require "saspu.world"
 -- Every field is optional; a place's kind defaults to its name and its name to
 -- "KINDn" (well1, well2, ...). With `threads` (0: every core) the world owns one pool of
 -- workers that its crowds use unless their options name threads, and `World:update`
--- runs the crowds' passes together.
+-- runs the crowds' passes together. Once updates come at a steady pace (a game's frames),
+-- the sleeping workers wake `wake_ahead` ms (default 0.25; 0: off) before the next one is
+-- due and spin until it starts or as long after the due time, so the update does not wait
+-- for a thread to wake (tens to hundreds of microseconds): at most 2 * wake_ahead ms of a
+-- core per worker a frame.
 -- @function world
 -- @tparam[opt] table spec `{ grid = Grid, places = { { name =, kind =, x =, y =,
--- capacity = }, ... }, threads = n, facts = { alarm = { "quiet", "ringing" } (its
+-- capacity = }, ... }, threads = n, wake_ahead = 0.25, facts = { alarm = { "quiet", "ringing" } (its
 -- values, the first holds) | alarm = "quiet" (its value; the values are those of the
 -- variable `alarm` of the first crowd that ties it) } }`: world facts are set with
 -- `World:set` and tied to every crowd variable of the same name (`World:crowd`)
 -- @treturn World
 -- @raise "saspu.world: unknown field 'foo'"; "saspu.world: threads must be an integer >= 0
--- (0: every core), got -1"; "saspu.world: places[2]: needs a kind or a name"; the errors
+-- (0: every core), got -1"; "saspu.world: wake_ahead sets the world's threads: name
+-- threads too"; "saspu.world: places[2]: needs a kind or a name"; the errors
 -- of `World:place`, as "saspu.world: places[2]: ...".
 saspu.world = world.world
 

@@ -93,7 +93,8 @@ end
 -- @tparam Domain dom
 -- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f, max_failures = 3, give_up_for = 30 }`
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
--- world's pool), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
+-- world's pool), wake_ahead = 0.25 (with threads: ms the crowd's own workers wake before
+-- a steady frame is due; 0: off; as saspu.world's), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
 -- parallel_min = 256 (agents a worker thread gets at least before a frame's pass is
 -- shared with it; 1 shares every pass with work in two chunks), goal_budget = 0 (at most
 -- this many agents thinking with nothing pending, new ones or at a plan's end, choose a
@@ -499,7 +500,7 @@ M.strip_own = strip_own
 
 -- The fields of saspu.world's table (spec/api_reference_spec.lua checks that the
 -- reference names each).
-M.WORLD_OPTIONS = { grid = true, places = true, threads = true, facts = true }
+M.WORLD_OPTIONS = { grid = true, places = true, threads = true, facts = true, wake_ahead = true }
 
 -- saspu.world (documented in init.lua, where it is exported)
 function M.world(spec)
@@ -509,6 +510,15 @@ function M.world(spec)
   local threads = spec.threads
   if threads ~= nil and (not is_integer(threads) or threads < 0) then
     error("saspu.world: threads must be an integer >= 0 (0: every core), got " .. tostring(threads), 2)
+  end
+  local ahead = spec.wake_ahead
+  if ahead ~= nil then
+    if type(ahead) ~= "number" or not (ahead >= 0 and ahead <= 1000) then
+      error("saspu.world: wake_ahead must be a number of ms from 0 (off) to 1000, got " .. tostring(ahead), 2)
+    end
+    if threads == nil then
+      error("saspu.world: wake_ahead sets the world's threads: name threads too", 2)
+    end
   end
   if spec.places ~= nil then
     if type(spec.places) ~= "table" then error("saspu.world: places: expected an array", 2) end
@@ -523,7 +533,7 @@ function M.world(spec)
       end
     end
   end
-  local w = core.world(spec.grid, threads)
+  local w = core.world(spec.grid, threads, ahead)
   worlds[w] = { world = w, crowds = {}, place_ids = {}, place_names = {}, open = {} }
   if spec.places ~= nil then
     local counts = {}
