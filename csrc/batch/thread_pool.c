@@ -147,7 +147,10 @@ static void wait_for_job(SpThreadPool *pool, const PoolThread *self,
     uint64_t target = ahead ? sp_wake_ahead_timer(&pool->ahead, from) : 0;
     if (ahead && now >= target) { /* the window is open: spin through it */
       pthread_mutex_unlock(&pool->mutex);
-      spin_until(job_after, pool, seen, to);
+      /* a millisecond at a time: a pool freed or shrunk meanwhile is
+       * seen under the mutex */
+      spin_until(job_after, pool, seen,
+                 to < now + 1000000u ? to : now + 1000000u);
       pool_lock(pool);
       continue; /* over: the window is closed when it looks again */
     }
