@@ -59,10 +59,11 @@ local function quantile(t, q)
   table.sort(s)
   return s[math.max(1, math.ceil(#s * q))]
 end
--- the gain of contestant k over the one-thread crowd: the median of per-frame ratios
-local function gain(k)
+-- how much faster contestant b's updates are than contestant a's: the median of per-frame
+-- ratios
+local function faster(a, b)
   local r = {}
-  for f, ms in ipairs(contestants[1].ms) do r[f] = ms / math.max(contestants[k].ms[f], 1e-6) end
+  for f, ms in ipairs(contestants[a].ms) do r[f] = ms / math.max(contestants[b].ms[f], 1e-6) end
   return util.median(r)
 end
 
@@ -72,13 +73,6 @@ print(format("%d agents, %d frames paced %g ms apart after %d (each world at its
 print(format("  %-34s %10s %10s %10s", "crowd", "median ms", "p90 ms", "gain"))
 for k, c in ipairs(contestants) do
   print(format("  %-34s %10.3f %10.3f %9.2fx", c.name, util.median(c.ms), quantile(c.ms, 0.9),
-               k == 1 and 1 or gain(k)))
+               faster(1, k)))
 end
-print(format("  wake_ahead against none: %.2fx as fast (median of per-frame ratios)",
-             (function()
-               local r = {}
-               for f, ms in ipairs(contestants[3].ms) do
-                 r[f] = ms / math.max(contestants[2].ms[f], 1e-6)
-               end
-               return util.median(r)
-             end)()))
+print(format("  wake_ahead against none: %.2fx as fast (median of per-frame ratios)", faster(3, 2)))

@@ -199,8 +199,9 @@ typedef struct SpCrowdOptions {
    * from the caller choose outside it. Events never depend on the thread
    * count. */
   uint32_t goal_budget;
-  /* Its own pool's sp_thread_pool_wake_ahead, in ms (0: the default,
-   * 0.25; below 0: off). A shared pool (`pool`) keeps its own. */
+  /* Its own pool's sp_thread_pool_wake_ahead, in ms (0: the pool's
+   * default, off unless built with SP_POOL_AHEAD_NS; below 0: off). A
+   * shared pool (`pool`) keeps its own. */
   double wake_ahead_ms;
 } SpCrowdOptions;
 

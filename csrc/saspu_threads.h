@@ -53,7 +53,8 @@ SP_API void sp_thread_pool_run(SpThreadPool *pool, int workers, SpThreadJob job,
  * spin until its first job or `ms` after the due time, so the job finds
  * them awake; a window over a quarter of the period is not kept. 0 turns
  * this off (threads then sleep until a job wakes them); at most 1000.
- * The default is 0.25 ms. Thread-safe; takes effect at the next wait. */
+ * The default is 0 (off; a build may set SP_POOL_AHEAD_NS). Thread-safe;
+ * takes effect at the next wait. */
 SP_API void sp_thread_pool_wake_ahead(SpThreadPool *pool, double ms);
 
 /* The online cores (sysconf), at least 1. */

@@ -200,9 +200,9 @@ local world = require "saspu.world"
 -- "KINDn" (well1, well2, ...). With `threads` (0: every core) the world owns one pool of
 -- workers that its crowds use unless their options name threads, and `World:update`
 -- runs the crowds' passes together. Once updates come at a steady pace (a game's frames),
--- the sleeping workers wake `wake_ahead` ms (default 0.25; 0: off) before the next one is
+-- the sleeping workers wake `wake_ahead` ms (default 0: off) before the next one is
 -- due and spin until it starts or as long after the due time, so the update does not wait
--- for a thread to wake (tens to hundreds of microseconds): at most 2 * wake_ahead ms of a
+-- for a thread to wake (tens to hundreds of microseconds): at most 3 * wake_ahead ms of a
 -- core per worker a frame.
 -- @function world
 -- @tparam[opt] table spec `{ grid = Grid, places = { { name =, kind =, x =, y =,

@@ -93,7 +93,7 @@ end
 -- @tparam Domain dom
 -- @tparam table behaviour `{ actions = { ... }, goals = { ... }, select = f, max_failures = 3, give_up_for = 30 }`
 -- @tparam[opt] table opts `{ capacity = 1024, threads = 1 (0: every core; default: the
--- world's pool), wake_ahead = 0.25 (with threads: ms the crowd's own workers wake before
+-- world's pool), wake_ahead = 0 (with threads: ms the crowd's own workers wake before
 -- a steady frame is due; 0: off; as saspu.world's), seed, speed = 4 cells/s, cooldown = 5 s, retry = 1 s, cache_capacity,
 -- parallel_min = 256 (agents a worker thread gets at least before a frame's pass is
 -- shared with it; 1 shares every pass with work in two chunks), goal_budget = 0 (at most
