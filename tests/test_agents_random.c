@@ -24,6 +24,10 @@ typedef struct Run {
   int m;
 } Run;
 
+/* Whether run_open's actions are never interruptible (a take may start
+ * steps then: update.c). */
+static int open_uninterruptible;
+
 static int run_open(Run *r, uint64_t seed, size_t n, int threads,
                     SpAllocator a) {
   memset(r, 0, sizeof *r);
@@ -59,7 +63,7 @@ static int run_open(Run *r, uint64_t seed, size_t n, int threads,
     b.place = SP_NO_PLACE;
     b.min_duration = (float)rd_below(&rng, 3) * 0.1f;
     b.max_duration = b.min_duration + (float)rd_below(&rng, 3) * 0.1f;
-    b.interruptible = rd_chance(&rng, 30);
+    b.interruptible = rd_chance(&rng, 30) && !open_uninterruptible;
     b.scripted = rd_chance(&rng, 10);
     sp_crowd_set_action(r->c, act, &b, NULL);
   }
@@ -182,14 +186,17 @@ static void test_invariants(void **state) {
   assert_true(finished > 2000);
 }
 
-/* Whether record's crowds plan only in the planning rounds. */
-static int record_inline_off;
+/* Whether record's crowds plan only in the planning rounds; whether
+ * they make no visit of fast.c's, and how many they made. */
+static int record_inline_off, record_fast_off;
+static size_t recorded_fast_takes, recorded_fast_ends;
 
 /* The events of a run, copied. */
 static SpAgentEvent *record(uint64_t seed, int threads, size_t *count) {
   Run r;
   if (!run_open(&r, seed, 3000, threads, plain)) return NULL;
   r.c->plans_inline_off = record_inline_off;
+  r.c->fast_off = record_fast_off;
   size_t n = sp_crowd_size(r.c), m = (size_t)r.m;
   SpValue *shadow = malloc(n * m);
   RdRng rng;
@@ -204,6 +211,9 @@ static SpAgentEvent *record(uint64_t seed, int threads, size_t *count) {
     *count += k;
     disturb(&r, &rng, shadow);
   }
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+    recorded_fast_takes += r.c->cw[k].fast_takes,
+        recorded_fast_ends += r.c->cw[k].fast_ends;
   free(shadow);
   run_close(&r);
   return all;
@@ -217,16 +227,19 @@ static void test_same_events_any_threads(void **state) {
 /* A choose pass on one thread plans each chunk and takes its plans as it
  * goes: every frame says the same events, in the same order, as when the
  * planning rounds plan every agent. */
-static void test_same_events_planning_inline(void **state) {
-  (void)state;
+/* Records seeds 1-12 with *off 0, then 1 (threads: 1, and 2 for
+ * `two_every` > 0 seeds in a row, else 1): the same events, in the same
+ * order. Returns the events compared. */
+static size_t same_records_off(int *off, uint64_t two_every) {
   size_t compared = 0;
   for (uint64_t seed = 1; seed <= 12; seed++) {
+    int threads = two_every > 0 && seed % two_every == 0 ? 2 : 1;
     size_t na = 0, nb = 0;
-    record_inline_off = 0;
-    SpAgentEvent *a = record(seed, 1, &na);
-    record_inline_off = 1;
-    SpAgentEvent *b = record(seed, 1, &nb);
-    record_inline_off = 0;
+    *off = 0;
+    SpAgentEvent *a = record(seed, threads, &na);
+    *off = 1;
+    SpAgentEvent *b = record(seed, threads, &nb);
+    *off = 0;
     assert_true((a == NULL) == (b == NULL));
     if (a != NULL) {
       assert_int_equal(na, nb);
@@ -236,7 +249,29 @@ static void test_same_events_planning_inline(void **state) {
     free(a);
     free(b);
   }
+  return compared;
+}
+
+static void test_same_events_planning_inline(void **state) {
+  (void)state;
+  assert_true(same_records_off(&record_inline_off, 0) > 100000);
+}
+
+/* A take that starts its plan's first step in one visit, and a plan's
+ * last step's end in one (fast.c), on random domains without
+ * interruptible steps, whose goals, scripts and changes between frames
+ * reach their every way back to the general visits: the same events, in
+ * the same order, as those visits. */
+static void test_same_events_fast_visits(void **state) {
+  (void)state;
+  recorded_fast_takes = recorded_fast_ends = 0;
+  open_uninterruptible = 1;
+  size_t compared = same_records_off(&record_fast_off, 3);
+  open_uninterruptible = 0;
   assert_true(compared > 100000);
+  /* the runs did take plans and end steps that way */
+  assert_true(recorded_fast_takes > 1000);
+  assert_true(recorded_fast_ends > 1000);
 }
 
 /* After warm-up, frames allocate nothing (the same agents, dt and
@@ -293,6 +328,7 @@ int main(void) {
       cmocka_unit_test(test_invariants),
       cmocka_unit_test(test_same_events_any_threads),
       cmocka_unit_test(test_same_events_planning_inline),
+      cmocka_unit_test(test_same_events_fast_visits),
       cmocka_unit_test(test_no_allocation_when_warm),
       cmocka_unit_test(test_creation_failures),
   };

@@ -1,4 +1,4 @@
-/* test_agents_take_start.c: a crowd whose steps bind nothing starts a new plan's first step in the pass that hands out the plan; frame by frame, each agent says the same events, in the same order, as when the advance pass starts every step, and ends each frame in the same state. A choose pass that plans and takes as it goes changes no frame at all. */
+/* test_agents_take_start.c: a crowd whose steps bind nothing starts a new plan's first step in the pass that hands out the plan; frame by frame, each agent says the same events, in the same order, as when the advance pass starts every step, and ends each frame in the same state. A choose pass that plans and takes as it goes changes no frame at all, and neither do the common visits made in one call (a take that starts its plan's first step, a step's end). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,6 +64,16 @@ static void same_agents(const SpCrowd *a, const SpCrowd *b) {
   }
 }
 
+/* The last frames of a and b said the same events in the same order
+ * and left the same agents. */
+static void same_frame(const SpCrowd *a, const SpCrowd *b) {
+  size_t n = sp_crowd_event_count(a);
+  assert_int_equal(n, sp_crowd_event_count(b));
+  for (size_t j = 0; j < n; j++)
+    same_event(&sp_crowd_events(a)[j], &sp_crowd_events(b)[j]);
+  same_agents(a, b);
+}
+
 /* Frame f of both crowds: 0.1-0.5 s, and a long one now and then (the
  * sweep). */
 static void update_both(const Citizens *a, const Citizens *b, int f) {
@@ -120,11 +130,7 @@ static void run_inline_with(int threads, int table_mode) {
     update_both(&a, &b, f);
     inline_frames += a.c->first_round_done; /* it did plan inline */
     assert_int_equal(b.c->first_round_done, 0);
-    size_t n = sp_crowd_event_count(a.c);
-    assert_int_equal(n, sp_crowd_event_count(b.c));
-    for (size_t j = 0; j < n; j++)
-      same_event(&sp_crowd_events(a.c)[j], &sp_crowd_events(b.c)[j]);
-    same_agents(a.c, b.c);
+    same_frame(a.c, b.c);
   }
   same_totals(a.c, b.c);
   assert_true(inline_frames > FRAMES / 2);
@@ -133,6 +139,57 @@ static void run_inline_with(int threads, int table_mode) {
 }
 
 static void run_inline(int threads) { run_inline_with(threads, SP_TABLE_AUTO); }
+
+static size_t fast_takes(const SpCrowd *c) {
+  size_t n = 0;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) n += c->cw[k].fast_takes;
+  return n;
+}
+
+static size_t fast_ends(const SpCrowd *c) {
+  size_t n = 0;
+  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) n += c->cw[k].fast_ends;
+  return n;
+}
+
+/* A take that starts its plan's common first step in one visit
+ * (sp__agent_take_start), and a timed step's end in one
+ * (sp__agent_end_step; fast.c): the same events in the same order, frame
+ * by frame, and the same agents, as the general visits; on one thread and
+ * on three. Steps of 0-2 s: a
+ * step that ends in the frame it starts takes the long way. */
+static void run_fast(int threads) {
+  Citizens a, b;
+  citizens_open_min(&a, N, 0.0f, 2.0f, threads, 25, threads > 1 ? 1 : 0);
+  citizens_open_min(&b, N, 0.0f, 2.0f, threads, 25, threads > 1 ? 1 : 0);
+  b.c->fast_off = 1;
+  for (int f = 0; f < FRAMES; f++) {
+    update_both(&a, &b, f);
+    same_frame(a.c, b.c);
+  }
+  same_totals(a.c, b.c);
+  SpCrowdStats st;
+  sp_crowd_stats(a.c, &st);
+  /* most plans started that way, not all (a step of 0 s, the first plans) */
+  assert_true(fast_takes(a.c) > st.plans / 2);
+  assert_true(fast_takes(a.c) < st.plans);
+  assert_int_equal(fast_takes(b.c), 0);
+  /* and most steps ended that way */
+  assert_true(fast_ends(a.c) > st.steps_finished / 2);
+  assert_int_equal(fast_ends(b.c), 0);
+  citizens_close(&a);
+  citizens_close(&b);
+}
+
+static void test_fast_take_one_thread(void **state) {
+  (void)state;
+  run_fast(1);
+}
+
+static void test_fast_take_three_threads(void **state) {
+  (void)state;
+  run_fast(3);
+}
 
 /* The choose pass takes the plans the direct table has at once, in each
  * of its layouts (bit-packed with pext or by a byte loop, mixed-radix
@@ -173,6 +230,8 @@ int main(void) {
       cmocka_unit_test(test_planning_inline_one_thread),
       cmocka_unit_test(test_planning_inline_three_threads),
       cmocka_unit_test(test_planning_inline_table_layouts),
+      cmocka_unit_test(test_fast_take_one_thread),
+      cmocka_unit_test(test_fast_take_three_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

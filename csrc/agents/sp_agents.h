@@ -372,6 +372,7 @@ typedef struct CrowdWorker {
    * `out`); the agents this frame's advance pass visited; the agents
    * this pass marked for the planner */
   size_t visited, marked;
+  size_t fast_takes, fast_ends; /* fast.c's visits, ever (tests) */
   uint32_t base_rel; /* what a timer it starts counts from (sp_due.h) */
   double inline_plan_ms, inline_take_ms; /* planning inline (update.c) */
 } CrowdWorker;
@@ -537,6 +538,8 @@ struct SpCrowd {
   int plan_in_choose, first_round_done, inline_workers;
   double ms_taking_inline; /* the take's time in it (planning's: ms_planning) */
   int take_starts_off;     /* tests: the advance pass starts every step */
+  int fast_off;            /* tests: no visit of fast.c's (sp__agent_take_start,
+                   sp__agent_end_step): the general ones only */
   int plans_inline_off;    /* tests: the planning rounds plan every agent */
   uint32_t walk_ticks;     /* ticks a walker takes per cell (walk.c) */
   uint64_t fields_seen;    /* the world's fields_dropped at the last check */

@@ -38,13 +38,17 @@ static inline uint32_t sp_ticks(double seconds) {
 static inline void sp_due_base(SpCrowd *c, uint32_t rel) {
   for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].base_rel = rel;
 }
-/* Agent i waits `seconds` from now: the base of the pass its sink's
+/* The due time of a wait of `seconds` from now, and agent i waits that
+ * long (sp_due_start): the base of the pass its sink's
  * worker runs (a worker that plans inline takes plans while another still
  * chooses). */
-static inline void sp_due_start(SpCrowd *c, Sink s, size_t i, float seconds) {
+static inline uint32_t sp_due_after(const SpCrowd *c, Sink s, float seconds) {
   uint64_t d =
       (uint64_t)c->cw[s.worker < 0 ? 0 : s.worker].base_rel + sp_ticks(seconds);
-  sp_due_put(c, i, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+  return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+static inline void sp_due_start(SpCrowd *c, Sink s, size_t i, float seconds) {
+  sp_due_put(c, i, sp_due_after(c, s, seconds));
 }
 /* 1 when agent i's wait is over. */
 static inline int sp_due_passed(const SpCrowd *c, size_t i) {

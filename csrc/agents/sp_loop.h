@@ -23,6 +23,27 @@ int32_t sp__agent_fail_detail(const SpCrowd *c, size_t i);
  * another plan (the next goal candidate). */
 int sp__agent_take_plan(SpCrowd *c, Sink s, size_t i);
 
+/* The take pass's common case, in a frame whose take starts steps
+ * (start_in_take) of a crowd sp__take_fast_crowd accepts: agent i, which
+ * waits for nothing but its plan, takes it, and the plan's first step, a
+ * timed step ending after this frame, starts and is settled; the same
+ * events and agent as sp__agent_take_plan, then sp__agent_advance and
+ * sp__wheel_settle_early. Returns 0, having changed nothing, for any
+ * other case: the caller then runs those. */
+int sp__agent_take_start(SpCrowd *c, Sink s, size_t i);
+/* Whether a crowd's takes may run sp__agent_take_start this frame. */
+int sp__take_fast_crowd(const SpCrowd *c);
+
+/* The advance pass's most common visit, in a crowd sp__end_fast_crowd
+ * accepts: agent i, which acts on no place and waits for nothing else,
+ * ends its timed step, due now, whose conditions hold, and with it its
+ * plan: it needs a goal. The same events and agent as sp__agent_advance
+ * (walked: WALK_NOT), and its return (0); -1, having changed nothing,
+ * for any other case: the caller then runs sp__agent_advance. */
+int sp__agent_end_step(SpCrowd *c, Sink s, size_t i);
+/* Whether a crowd's advance pass may run sp__agent_end_step. */
+int sp__end_fast_crowd(const SpCrowd *c);
+
 /* Pass 2: advances to the crowd clock (due times); returns 1 when the
  * agent needs the serial binding pass. walked: WALK_NOT, or how its walk
  * of this frame, done already by sp__agent_walk_many, ended. */

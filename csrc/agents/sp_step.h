@@ -101,6 +101,46 @@ static inline void step_emit(Sink s, size_t agent, SpEventKind kind, int action,
   step_say(s, agent, kind, SP_REASON_NONE, action, goal, 0);
 }
 
+/* The agent drops its plan and chooses a goal at the next update, for
+ * `why`. */
+static inline void step_need_goal(SpCrowd *c, size_t i, SpReason why) {
+  Agent *a = &c->agents[i];
+  a->flags = (uint8_t)((a->flags | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
+  sp_agent_mark_choosing(c, i);
+  a->why = (uint8_t)why;
+  a->phase = SP_PHASE_THINKING;
+}
+
+/* step_higher_goal past its quick answers (step.c). */
+int sp__higher_goal_search(const SpCrowd *c, size_t i, const SpValue *state);
+
+/* 1 when a goal of strictly higher priority than the agent's applies and
+ * was not refused (no plan) since the agent last chose. */
+static inline int step_higher_goal(const SpCrowd *c, size_t i,
+                                   const SpValue *state) {
+  const Agent *a = &c->agents[i];
+  if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
+  /* no agent's own priorities and none above its goal: the search would
+   * stop at once (every step end asks) */
+  if (c->own_count == 0 && c->goals[0].priority <= c->goals[a->goal].priority)
+    return 0;
+  return sp__higher_goal_search(c, i, state);
+}
+
+/* A step's duration in [min, max] drawn from (seed, agent, steps started
+ * counter n). */
+static inline float step_draw(const SpCrowd *c, const SpActionBehaviour *b,
+                              size_t i, uint32_t n) {
+  if (b->max_duration <= b->min_duration) return b->min_duration;
+  uint64_t z =
+      c->opt.seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n << 32);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  float u = (float)(z >> 40) / (float)(1u << 24);
+  return b->min_duration + u * (b->max_duration - b->min_duration);
+}
+
 /* Cells between two cells of the 8-connected grid (diagonals cost 1). */
 static inline int step_octile(int x0, int y0, int x1, int y1) {
   int dx = abs(x0 - x1), dy = abs(y0 - y1);

@@ -17,6 +17,10 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i);
  * asleep for the rest of this frame's passes, listed by the worker, and
  * woken by sp__wheel_wake_later. */
 void sp__wheel_settle_early(SpCrowd *c, int wk, size_t i);
+/* sp__wheel_settle_early for an agent whose timed step (acting, not
+ * interruptible) has just started and ends after this frame, in a frame
+ * that is no sweep: what the settle would find out, known already. */
+void sp__wheel_settle_started(SpCrowd *c, int wk, size_t i);
 /* Serial, after the advance pass (and at a frame's start, should an
  * update have stopped before it): the agents settle_early listed awake. */
 void sp__wheel_wake_later(SpCrowd *c);

@@ -89,8 +89,7 @@ static void set_refused(SpCrowd *c, size_t i, int g) {
   c->refused_hi[i * c->refused_words + k / 32u] |= 1u << (k % 32u);
 }
 
-/* higher_goal past its quick answers. */
-RARE int higher_goal_search(const SpCrowd *c, size_t i, const SpValue *state) {
+int sp__higher_goal_search(const SpCrowd *c, size_t i, const SpValue *state) {
   const Agent *a = &c->agents[i];
   uint8_t order[SP_CROWD_MAX_GOALS];
   int prio[SP_CROWD_MAX_GOALS];
@@ -108,24 +107,9 @@ RARE int higher_goal_search(const SpCrowd *c, size_t i, const SpValue *state) {
   return 0;
 }
 
-/* 1 when a goal of strictly higher priority than the agent's applies and
- * was not refused (no plan) since the agent last chose. */
-static inline int higher_goal(const SpCrowd *c, size_t i,
-                              const SpValue *state) {
-  const Agent *a = &c->agents[i];
-  if (a->goal == GOAL_NONE || c->selector) return 0; /* the caller decides */
-  /* no agent's own priorities and none above its goal: the search would
-   * stop at once (every step end asks) */
-  if (c->own_count == 0 && c->goals[0].priority <= c->goals[a->goal].priority)
-    return 0;
-  return higher_goal_search(c, i, state);
-}
-
 /* ------------------------------------------------------------------ */
 /* Goals and plans                                                    */
 /* ------------------------------------------------------------------ */
-
-static void need_goal(SpCrowd *c, size_t i, SpReason why);
 
 /* A rechecked goal whose `when` stopped holding: SP_EV_GOAL_DROPPED, and
  * the agent chooses again (a running step fails, when_lapsed). 1 when
@@ -135,7 +119,7 @@ RARE int drop_if_lapsed(SpCrowd *c, Sink s, size_t i, const SpValue *state) {
   if (!sp__goal_lapsed(c, a->goal, state)) return 0;
   sp__agent_emit(s, i, SP_EV_GOAL_DROPPED, SP_REASON_WHEN_LAPSED, -1, a->goal,
                  0);
-  need_goal(c, i, SP_REASON_WHEN_LAPSED);
+  step_need_goal(c, i, SP_REASON_WHEN_LAPSED);
   return 1;
 }
 
@@ -222,15 +206,6 @@ void sp__step_stop(SpCrowd *c, Sink s, Plan *plan, SpReason why,
   sp__step_end(c, s, plan, why, detail, 0);
 }
 
-static void need_goal(SpCrowd *c, size_t i, SpReason why) {
-  Agent *a = &c->agents[i];
-  c->agents[i].flags =
-      (uint8_t)((c->agents[i].flags | F_NEED_GOAL) & ~(F_HAS_PLAN | F_BIND));
-  sp_agent_mark_choosing(c, i);
-  a->why = (uint8_t)why;
-  c->agents[i].phase = SP_PHASE_THINKING;
-}
-
 /* After a failed step: the agent replans at once; or, at the k-th
  * failure in a row of the same step, waits retry * 2^(k-2) seconds first
  * (capped at SP_BACKOFF_CAP retries; blocked, why STEP_FAILED); or, at
@@ -241,7 +216,7 @@ void sp__step_after_failure(SpCrowd *c, Sink s, size_t i) {
   int act = a->fail_action;
   if (a->fails == 0 || act < 0 || !backs_off((SpReason)a->reason) ||
       a->goal == GOAL_NONE) {
-    need_goal(c, i, SP_REASON_STEP_FAILED);
+    step_need_goal(c, i, SP_REASON_STEP_FAILED);
     return;
   }
   const SpActionBehaviour *b = &c->beh[act];
@@ -261,11 +236,11 @@ void sp__step_after_failure(SpCrowd *c, Sink s, size_t i) {
     sp__agent_emit(s, i, SP_EV_GAVE_UP, (SpReason)a->reason, act, a->goal,
                    detail);
     /* a selector crowd's caller chooses the next goal */
-    need_goal(c, i, c->selector ? SP_REASON_NONE : SP_REASON_STEP_FAILED);
+    step_need_goal(c, i, c->selector ? SP_REASON_NONE : SP_REASON_STEP_FAILED);
     return;
   }
   if (a->fails < 2) {
-    need_goal(c, i, SP_REASON_STEP_FAILED);
+    step_need_goal(c, i, SP_REASON_STEP_FAILED);
     return;
   }
   float wait =
@@ -583,19 +558,6 @@ static void complete_step(SpCrowd *c, Sink s, Plan *plan) {
   c->agents[i].phase = SP_PHASE_THINKING;
 }
 
-/* A duration in [min, max] drawn from (seed, agent, step counter). */
-static float draw(const SpCrowd *c, const SpActionBehaviour *b, size_t i,
-                  uint32_t n) {
-  if (b->max_duration <= b->min_duration) return b->min_duration;
-  uint64_t z =
-      c->opt.seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n << 32);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  float u = (float)(z >> 40) / (float)(1u << 24);
-  return b->min_duration + u * (b->max_duration - b->min_duration);
-}
-
 void sp__step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
   size_t i = plan->i;
   Agent *a = &c->agents[i];
@@ -606,7 +568,7 @@ void sp__step_start_acting(SpCrowd *c, Sink s, Plan *plan) {
     sp__agent_emit(s, i, SP_EV_WAITING, 0, act, a->goal, 0);
     return;
   }
-  sp_due_start(c, s, i, draw(c, b, i, a->draws)); /* wheel.c */
+  sp_due_start(c, s, i, step_draw(c, b, i, a->draws)); /* wheel.c */
   c->agents[i].phase = SP_PHASE_ACTING;
 }
 
@@ -724,14 +686,14 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
   if (a->cursor >= len) {
     if (sp_goal_met(c, a->goal, state)) {
       step_say(s, i, SP_EV_GOAL_REACHED, SP_REASON_NONE, -1, a->goal, 0);
-      need_goal(c, i, SP_REASON_NONE);
+      step_need_goal(c, i, SP_REASON_NONE);
     } else {
-      need_goal(c, i, SP_REASON_WORLD_CHANGED);
+      step_need_goal(c, i, SP_REASON_WORLD_CHANGED);
     }
     return SEL_NOTHING;
   }
-  if (higher_goal(c, i, state)) {
-    need_goal(c, i, SP_REASON_HIGHER_GOAL);
+  if (step_higher_goal(c, i, state)) {
+    step_need_goal(c, i, SP_REASON_HIGHER_GOAL);
     return SEL_NOTHING;
   }
   if (drop_lapsed(c, s, i, state)) return SEL_NOTHING;
@@ -788,8 +750,8 @@ static int select_next(SpCrowd *c, Sink s, Plan *plan, SpValue *scratch) {
 int sp__agent_interrupt(SpCrowd *c, Sink s, size_t i) {
   if (!sp__agent_interruptible_now(c, i)) return 0;
   const SpValue *state = sp_population_state_at(c->pop, i);
-  if (higher_goal(c, i, state)) {
-    need_goal(c, i, SP_REASON_HIGHER_GOAL);
+  if (step_higher_goal(c, i, state)) {
+    step_need_goal(c, i, SP_REASON_HIGHER_GOAL);
     return 1;
   }
   return drop_lapsed(c, s, i, state);
@@ -814,8 +776,8 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       if (round == 0) {
         int act = plan_act(&plan, a->step);
         if (c->beh[act].interruptible &&
-            higher_goal(c, i, sp_population_state_at(c->pop, i))) {
-          need_goal(c, i, SP_REASON_HIGHER_GOAL);
+            step_higher_goal(c, i, sp_population_state_at(c->pop, i))) {
+          step_need_goal(c, i, SP_REASON_HIGHER_GOAL);
           return 0;
         }
         if (c->beh[act].interruptible &&
@@ -860,7 +822,7 @@ int sp__agent_advance(SpCrowd *c, Sink s, size_t i, int walked) {
       if (c->any_interruptible && sp__agent_interrupt(c, s, i)) return 0;
       if (!sp_due_passed(c, i)) return 0;
       if (a->why == SP_REASON_STEP_FAILED) { /* a back-off is over */
-        need_goal(c, i, SP_REASON_STEP_FAILED);
+        step_need_goal(c, i, SP_REASON_STEP_FAILED);
         return 0;
       }
       c->agents[i].phase = SP_PHASE_THINKING;

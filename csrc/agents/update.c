@@ -248,10 +248,12 @@ static uint32_t take_chunk(SpCrowd *c, Sink s, size_t chunk, int hot) {
                    hot ? NULL : sp_agent_request, &fetched);
   fetched |= hot;
   if (!fetched) fetch_first(c, due, nd, sp_agent_request);
+  int fast = sp__take_fast_crowd(c);
   for (size_t k = 0; k < nd; k++) {
     if (!fetched && k + SP_PREFETCH_AHEAD < nd)
       sp_agent_request(c, due[k + SP_PREFETCH_AHEAD]);
     if (!(c->agents[due[k]].flags & F_PLANNING)) continue;
+    if (fast && sp__agent_take_start(c, s, due[k])) continue; /* take.c */
     /* the plan's first step starts at once, while the agent's lines are
      * at hand, where nothing the advance pass does first could change it
      * (start_in_take) */
@@ -312,17 +314,22 @@ static uint32_t advance_chunk(SpCrowd *c, Sink s, size_t chunk) {
   }
   if (nd > 0) sp__agent_walk_many(c, due, nd, walked);
   c->cw[wk < 0 ? 0 : wk].visited += nd;
+  int fast = sp__end_fast_crowd(c);
   for (size_t k = 0; k < nd; k++) {
     /* the look-ahead requested the awake agents' memory already */
     size_t ahead = k + SP_PREFETCH_AHEAD;
     if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
       sp_agent_request(c, due[ahead]);
+    /* the common visit first: a timed step's end (fast.c) */
+    int bind =
+        fast && walked[k] == WALK_NOT ? sp__agent_end_step(c, s, due[k]) : -1;
     /* a walker still on its way has nothing more to do this frame */
-    int bind = walked[k] != WALK_STAYED
-                   ? sp__agent_advance(c, s, due[k], walked[k])
-               : c->any_interruptible && sp__agent_interrupt(c, s, due[k])
-                   ? 0
-                   : (c->agents[due[k]].flags & F_BIND) != 0;
+    if (bind < 0)
+      bind = walked[k] != WALK_STAYED
+                 ? sp__agent_advance(c, s, due[k], walked[k])
+             : c->any_interruptible && sp__agent_interrupt(c, s, due[k])
+                 ? 0
+                 : (c->agents[due[k]].flags & F_BIND) != 0;
     flagged += (uint32_t)bind;
     if (bind && (c->agents[due[k]].flags & F_BIND)) /* found while at hand */
       sp__bind_hint_add(c, wk, due[k]);

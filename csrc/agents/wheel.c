@@ -203,8 +203,9 @@ void sp__wheel_settle(SpCrowd *c, int wk, size_t i) {
     sp_agent_wake(c, i);
 }
 
-void sp__wheel_settle_early(SpCrowd *c, int wk, size_t i) {
-  sp__wheel_settle(c, wk, i);
+/* The end of an early settle: an agent left awake sleeps until
+ * sp__wheel_wake_later. */
+static inline void keep_for_later(SpCrowd *c, int wk, size_t i) {
   if (!((c->awake[i / 64] >> (i % 64)) & 1u)) return;
   CrowdWorker *w = &c->cw[wk < 0 ? 0 : wk];
   if (w->later_count == w->later_cap &&
@@ -212,6 +213,17 @@ void sp__wheel_settle_early(SpCrowd *c, int wk, size_t i) {
     return; /* no memory: the advance pass visits it again */
   sleep_bit(c, i);
   w->later[w->later_count++] = (uint32_t)i;
+}
+
+void sp__wheel_settle_early(SpCrowd *c, int wk, size_t i) {
+  sp__wheel_settle(c, wk, i);
+  keep_for_later(c, wk, i);
+}
+
+void sp__wheel_settle_started(SpCrowd *c, int wk, size_t i) {
+  unmark_due(c, i);
+  sleep_until_due(c, wk, i);
+  keep_for_later(c, wk, i); /* awake only without memory for its timer */
 }
 
 void sp__wheel_wake_later(SpCrowd *c) {
