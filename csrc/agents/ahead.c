@@ -16,7 +16,7 @@ static int next_awake(const SpCrowd *c, Ahead *a, size_t *j) {
 }
 
 void sp__ahead_reset(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].ahead.chunk = SIZE_MAX;
+  for (int k = 0; k < c->workers; k++) c->cw[k].ahead.chunk = SIZE_MAX;
 }
 
 void sp__ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {

@@ -44,7 +44,7 @@ void sp__agent_release_by(SpCrowd *c, Sink s, size_t i) {
 }
 
 void sp__release_flush(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+  for (int k = 0; k < c->workers; k++) {
     CrowdWorker *w = &c->cw[k];
     for (size_t j = 0; j < w->freed_count; j++) lower(c, w->freed[j]);
     w->freed_count = 0;

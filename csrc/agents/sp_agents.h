@@ -485,7 +485,8 @@ struct SpCrowd {
   size_t goal_block_bytes;
   SpCrowdOptions opt;
   SpThreadPool *own_pool, *pool;
-  int workers;
+  int workers; /* 1 or more, fixed: only cw[0..workers-1] are ever used,
+                  and the frame's loops over the workers stop there */
   CrowdWorker cw[SP_THREAD_POOL_MAX];
   atomic_size_t lost; /* events this frame whose buffer could not grow */
   size_t chunk_count;

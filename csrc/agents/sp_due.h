@@ -36,7 +36,7 @@ static inline uint32_t sp_ticks(double seconds) {
  * before in the choose and take passes, this frame from the take that
  * starts steps on (update.c). */
 static inline void sp_due_base(SpCrowd *c, uint32_t rel) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) c->cw[k].base_rel = rel;
+  for (int k = 0; k < c->workers; k++) c->cw[k].base_rel = rel;
 }
 /* The due time of a wait of `seconds` from now, and agent i waits that
  * long (sp_due_start): the base of the pass its sink's

@@ -62,7 +62,7 @@ void sp__crowd_trim_events(SpCrowd *c) {
   trim_buffer(c, &p, &c->ev_cap, sizeof(SpAgentEvent), &c->ev_trim,
               c->ev_count);
   c->ev = p;
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+  for (int k = 0; k < c->workers; k++) {
     CrowdWorker *w = &c->cw[k];
     p = w->ev;
     trim_buffer(c, &p, &w->ev_cap, sizeof(SpAgentEvent), &w->ev_trim,

@@ -724,7 +724,7 @@ static void frame_begin(SpCrowd *c, float dt) {
   c->first_round_done = 0;
   c->ms_taking_inline = 0.0;
   memset(c->kinds, 0, sizeof c->kinds); /* only this update's events */
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++)
+  for (int k = 0; k < c->workers; k++)
     c->cw[k].hint_count = c->cw[k].visited = 0;
   if (c->reannounce) { /* a load: the game hears of its moves again */
     c->reannounce = 0;

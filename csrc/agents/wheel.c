@@ -227,7 +227,7 @@ void sp__wheel_settle_started(SpCrowd *c, int wk, size_t i) {
 }
 
 void sp__wheel_wake_later(SpCrowd *c) {
-  for (int k = 0; k < SP_THREAD_POOL_MAX; k++) {
+  for (int k = 0; k < c->workers; k++) {
     CrowdWorker *w = &c->cw[k];
     for (size_t j = 0; j < w->later_count; j++) sp_agent_wake(c, w->later[j]);
     w->later_count = 0;
