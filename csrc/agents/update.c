@@ -253,7 +253,7 @@ static uint32_t take_chunk(SpCrowd *c, Sink s, size_t chunk, int hot) {
     if (!fetched && k + SP_PREFETCH_AHEAD < nd)
       sp_agent_request(c, due[k + SP_PREFETCH_AHEAD]);
     if (!(c->agents[due[k]].flags & F_PLANNING)) continue;
-    if (fast && sp__agent_take_start(c, s, due[k])) continue; /* take.c */
+    if (fast && sp__agent_take_start(c, s, due[k])) continue; /* fast.c */
     /* the plan's first step starts at once, while the agent's lines are
      * at hand, where nothing the advance pass does first could change it
      * (start_in_take) */
@@ -320,7 +320,7 @@ static uint32_t advance_chunk(SpCrowd *c, Sink s, size_t chunk) {
     size_t ahead = k + SP_PREFETCH_AHEAD;
     if (sweep && ahead < nd && walked[ahead] != WALK_STAYED)
       sp_agent_request(c, due[ahead]);
-    /* the common visit first: a timed step's end (fast.c) */
+    /* the common visit first: a plan's last timed step ends (fast.c) */
     int bind =
         fast && walked[k] == WALK_NOT ? sp__agent_end_step(c, s, due[k]) : -1;
     /* a walker still on its way has nothing more to do this frame */
