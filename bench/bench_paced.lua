@@ -8,11 +8,9 @@
 -- its own work). A worker thread sleeps between frames; waking it costs the update a
 -- system call and the thread's wake-up. With wake_ahead the pool sees the steady period
 -- and its workers are awake when the next update starts.
-local build = os.getenv("SASPU_BUILD_DIR") or "build"
-package.cpath = build .. "/?.so;" .. package.cpath
-package.path = "lua/?.lua;lua/?/init.lua;bench/support/?.lua;" .. package.path
+local util = dofile("bench/support/lua_bench.lua")
+util.paths()
 local saspu = require "saspu"
-local util = require "lua_bench"
 
 local N = tonumber(arg[1]) or 1000000
 local THREADS = tonumber(arg[2]) or 2

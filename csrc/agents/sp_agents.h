@@ -539,11 +539,10 @@ struct SpCrowd {
   int plan_in_choose, first_round_done, inline_workers;
   double ms_taking_inline; /* the take's time in it (planning's: ms_planning) */
   int take_starts_off;     /* tests: the advance pass starts every step */
-  int fast_off;            /* tests: no visit of fast.c's (sp__agent_take_start,
-                   sp__agent_end_step): the general ones only */
-  int plans_inline_off;    /* tests: the planning rounds plan every agent */
-  uint32_t walk_ticks;     /* ticks a walker takes per cell (walk.c) */
-  uint64_t fields_seen;    /* the world's fields_dropped at the last check */
+  int fast_off;         /* tests: the general visits only, none of fast.c's */
+  int plans_inline_off; /* tests: the planning rounds plan every agent */
+  uint32_t walk_ticks;  /* ticks a walker takes per cell (walk.c) */
+  uint64_t fields_seen; /* the world's fields_dropped at the last check */
   /* world facts tied to variables (facts.c): the value each tie last
    * applied, and who must hear of a change: per agent the ties its plan
    * reads (bit k: ties[k]), per chunk how many agents read any */
