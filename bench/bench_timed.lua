@@ -38,16 +38,18 @@ local world, crowd = util.timed_crowd(saspu, N, THREADS)
 -- The parts of an update's time (crowd:stats()), in the order an update runs them.
 local PARTS = { "ms_waking", "ms_choosing", "ms_planning", "ms_taking", "ms_advancing",
                 "ms_binding" }
+-- Kept per frame too: the parts, and the update's time short of a worker (threads).
+local KEPT = { "ms_workers_late", table.unpack(PARTS) }
 -- A crowd's contestant; `after` (untimed) adds up the update's planning time and keeps
 -- each frame's parts.
 local function crowd_contestant(name, w, c)
   local planning, parts, stats = 0, {}, {}
-  for _, part in ipairs(PARTS) do parts[part] = {} end
+  for _, part in ipairs(KEPT) do parts[part] = {} end
   return { name = name, frame = function(dt) w:update(dt) end,
            after = function()
              c:stats(stats, true)
              planning = planning + stats.ms_planning
-             for _, part in ipairs(PARTS) do
+             for _, part in ipairs(KEPT) do
                local t = parts[part]
                t[#t + 1] = stats[part]
              end
@@ -142,7 +144,7 @@ local function window()
     local parts
     if c.parts then -- the window's frames' medians
       parts = {}
-      for _, part in ipairs(PARTS) do
+      for _, part in ipairs(KEPT) do
         local t = {}
         for f = c.parts_from + 1, #c.parts[part] do t[#t + 1] = c.parts[part][f] end
         parts[part] = util.median(t)
@@ -216,6 +218,9 @@ local function report(title, rows)
     print(format("  %d threads against 1, by the clock: %.2fx faster (median of per-frame " ..
                  "ratios; medians %.3f and %.3f ms a frame)", THREADS, rows[2].clock_ratio,
                  rows[2].ms, rows[1].ms))
+    print(format("  of the %d-thread update, short of a worker (stats().ms_workers_late: " ..
+                 "passes waiting for a sleeping worker's wake): median %.3f ms a frame",
+                 THREADS, rows[1].parts.ms_workers_late))
     -- what the machine gives: the C wheel on THREADS threads against the same on one
     local fat, team
     for k, c in ipairs(contestants) do

@@ -786,6 +786,15 @@ typedef struct SpCrowdStats {
    * ms_choosing, but for the plans the plan table holds, which an agent
    * takes from it as it chooses its goal (in ms_choosing). */
   double ms_waking, ms_choosing, ms_taking, ms_advancing;
+  /* Of the last update's time, how long its parallel passes and planning
+   * rounds ran short of a worker thread, in ms: for each, from its start
+   * until its last worker began (a sleeping thread's wake, tens of
+   * microseconds, hundreds seen in virtual machines), or until the
+   * calling thread, done with its share, went on without a worker that
+   * had not come. 0 on one thread. A large share of ms_update says the
+   * workers sleep through the gaps between frames: see the pool's
+   * wake_ahead (sp_thread_pool_wake_ahead, SpCrowdOptions.wake_ahead_ms). */
+  double ms_workers_late;
 } SpCrowdStats;
 
 /* O(n) (counts phases). */

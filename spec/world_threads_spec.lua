@@ -130,7 +130,7 @@ describe("saspu.world { threads = n }", function()
     for _, k in ipairs { "agents", "plans", "replans", "no_plans", "events", "steps_finished",
                          "events_lost", "visited", "ms_update", "ms_planning",
                          "ms_binding", "ms_waking", "ms_choosing", "ms_taking",
-                         "ms_advancing" } do
+                         "ms_advancing", "ms_workers_late" } do
       assert.equal(full[k], quick[k], k)
     end
     assert.is_true(full.plans > 0)
@@ -156,11 +156,14 @@ describe("saspu.world { threads = n }", function()
         for _, part in ipairs { "ms_choosing", "ms_planning", "ms_taking", "ms_advancing" } do
           assert.is_true(s[part] > 0, ("crowd %d, %s"):format(k, part))
         end
+        -- the passes' time short of a worker: a part of the call's, none on one thread
+        assert.is_true(s.ms_workers_late >= 0 and s.ms_workers_late <= s.ms_update)
+        if not threads then assert.equal(0, s.ms_workers_late) end
       end
       -- the crowds of one update share its parts
       local a, b = crowds[1]:stats({}, true), crowds[2]:stats({}, true)
       for _, part in ipairs { "ms_update", "ms_waking", "ms_choosing", "ms_taking",
-                              "ms_advancing" } do
+                              "ms_advancing", "ms_workers_late" } do
         assert.equal(a[part], b[part], part)
       end
     end

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "saspu_threads.h"
+#include "sp_claims.h"
 #include "sp_wake_ahead.h"
 
 static const SpAllocator plain = {NULL, NULL};
@@ -153,11 +155,61 @@ static void test_paced_frames_find_the_workers_awake(void **state) {
   sp_thread_pool_free(pool);
 }
 
+/* A job whose share on the calling thread waits for the other worker's
+ * (up to 200 ms). */
+typedef struct Meet {
+  _Atomic int came;
+} Meet;
+
+static void meet_job(void *arg, int worker) {
+  Meet *m = arg;
+  if (worker > 0) {
+    atomic_store(&m->came, 1);
+    return;
+  }
+  uint64_t end = now_ns() + 200 * (uint64_t)MS;
+  for (unsigned n = 0; !atomic_load(&m->came) && now_ns() < end; n++)
+    sp_spin_turn(n); /* gives the core up now and then, as a pass's spins */
+}
+
+static void quick_job(void *arg, int worker) { (void)arg, (void)worker; }
+
+/* The time jobs ran short of a worker: a sleeping worker's wake counts,
+ * within the job's own time; a job on one worker adds nothing. */
+static void test_late_workers_are_timed(void **state) {
+  (void)state;
+  SpThreadPool *pool = NULL;
+  SpError err;
+  assert_int_equal(sp_thread_pool_new(2, plain, &pool, &err), SP_OK);
+  for (int helped = 0; helped < 2; helped++) {
+    sleep_until(now_ns() + 5 * (uint64_t)MS); /* past the worker's spin */
+    Meet m;
+    atomic_init(&m.came, 0);
+    uint64_t late = sp__thread_pool_late_ns(pool), t = now_ns();
+    if (helped) /* done alone: a worker that has not come is let go */
+      sp__thread_pool_help(pool, 2, quick_job, NULL);
+    else
+      sp_thread_pool_run(pool, 2, meet_job, &m);
+    uint64_t wall = now_ns() - t;
+    late = sp__thread_pool_late_ns(pool) - late;
+    print_message("%s: late %.3f ms of %.3f\n", helped ? "help" : "run",
+                  (double)late / MS, (double)wall / MS);
+    if (!helped) assert_true(atomic_load(&m.came));
+    assert_true(late > 0);
+    assert_true(late <= wall);
+  }
+  uint64_t late = sp__thread_pool_late_ns(pool);
+  sp_thread_pool_run(pool, 1, quick_job, NULL);
+  assert_true(sp__thread_pool_late_ns(pool) == late);
+  sp_thread_pool_free(pool);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_predicts_the_next_frame),
       cmocka_unit_test(test_a_late_frame_breaks_the_beat_once),
       cmocka_unit_test(test_no_window_when_off_or_too_wide),
+      cmocka_unit_test(test_late_workers_are_timed),
       cmocka_unit_test(test_paced_frames_find_the_workers_awake),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

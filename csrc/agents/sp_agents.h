@@ -576,6 +576,7 @@ struct SpCrowd {
   double ms_update, ms_planning, ms_binding;
   /* the last update's parts, the call's (SpCrowdStats) */
   double ms_waking, ms_choosing, ms_taking, ms_advancing;
+  double ms_workers_late; /* the call's passes short of a worker (update.c) */
 };
 
 /* Requests agent j's record ahead of its use: both of its ends, as a

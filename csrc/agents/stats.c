@@ -95,6 +95,7 @@ void sp_crowd_counters(const SpCrowd *c, SpCrowdStats *out) {
   out->ms_choosing = c->ms_choosing;
   out->ms_taking = c->ms_taking;
   out->ms_advancing = c->ms_advancing;
+  out->ms_workers_late = c->ms_workers_late;
   out->clock = c->clock;
 }
 

@@ -20,6 +20,7 @@
 #include "sp_error.h"
 #include "sp_population.h"
 #include "sp_merge.h"
+#include "sp_wake_ahead.h"
 #include "sp_frame.h"
 
 enum { PASS_CHOOSE = 0, PASS_TAKE, PASS_ADVANCE, PASS_COMMIT };
@@ -787,6 +788,8 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
                          (double)dt);
   if (count == 0) return SP_OK;
   double t0 = sp_frame_ms();
+  SpThreadPool *pool = crowds[0]->pool;
+  uint64_t late0 = pool != NULL ? sp__thread_pool_late_ns(pool) : 0;
   SpStatus st = check_crowds(crowds, count, err);
   if (st != SP_OK) return st;
   for (size_t k = 0; k < count; k++)
@@ -799,7 +802,6 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
                            (double)dt, which, crowds[k]->clock,
                            SP_CROWD_CLOCK_MAX);
     }
-  SpThreadPool *pool = crowds[0]->pool;
   /* the buffers keep the size of the last frames, not one event per
    * agent: a frame needing more than twice the last one grows them */
   for (size_t k = 0; k < count; k++) sp__crowd_trim_events(crowds[k]);
@@ -879,7 +881,11 @@ SpStatus sp_crowds_update(SpCrowd *const *crowds, size_t count, float dt,
     lost += frame_lost(crowds[k]);
   }
   double ms = sp_frame_ms() - t0;
+  double late = pool != NULL
+                    ? (double)(sp__thread_pool_late_ns(pool) - late0) / 1e6
+                    : 0.0;
   for (size_t k = 0; k < count; k++) { /* the call's, as its time */
+    crowds[k]->ms_workers_late = late;
     crowds[k]->ms_update = ms;
     crowds[k]->workers_woken = woken;
     crowds[k]->ms_waking = parts.waking;

@@ -93,5 +93,10 @@ static inline void sp_wake_ahead_fired(SpWakeAhead *w, uint64_t target,
 /* Jobs published on `pool` so far that found a worker asleep and woke it
  * (thread_pool.c; for tests and benches). */
 unsigned long sp__thread_pool_wakes(SpThreadPool *pool);
+/* The time, in ns over the jobs run on `pool` so far, that jobs ran
+ * short of a worker: from each job's publication until its last worker
+ * began (a sleeping worker's wake), or until the caller, done with its
+ * share, let go a worker that had not come (thread_pool.c). */
+uint64_t sp__thread_pool_late_ns(const SpThreadPool *pool);
 
 #endif

@@ -72,6 +72,13 @@ struct SpThreadPool {
   void *arg;
   SpWakeAhead ahead;
   unsigned long wakes; /* jobs that found a worker asleep (under the mutex) */
+  /* when the running job's last worker took its place (the latest of
+   * its workers' clocks, ns); and the time, over the jobs so far, that
+   * jobs ran short of a worker: from each job's publication until its
+   * last worker began, or until the caller closed the places of a worker
+   * that never came (the caller's own, read between jobs) */
+  _Atomic uint64_t joined_ns;
+  _Atomic uint64_t late_ns;
 };
 
 static uint64_t now_ns(void) {
@@ -212,6 +219,17 @@ static int take_place(SpThreadPool *pool, unsigned long gen) {
   }
 }
 
+/* A worker took its place in the running job: the job's joined_ns
+ * becomes the latest of its workers' start times. */
+static void note_joined(SpThreadPool *pool) {
+  uint64_t t = now_ns();
+  uint64_t seen = atomic_load_explicit(&pool->joined_ns, memory_order_relaxed);
+  while (seen < t && !atomic_compare_exchange_weak_explicit(
+                         &pool->joined_ns, &seen, t, memory_order_relaxed,
+                         memory_order_relaxed))
+    ;
+}
+
 static void *pool_thread_main(void *p) {
   PoolThread *self = p;
   SpThreadPool *pool = self->pool;
@@ -237,6 +255,7 @@ static void *pool_thread_main(void *p) {
       pool_lock(pool);
       continue;
     }
+    note_joined(pool);
     job(arg, self->index);
     if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) ==
         1) {
@@ -367,7 +386,9 @@ static void run_job(SpThreadPool *pool, int workers, SpThreadJob job, void *arg,
   pool->arg = arg;
   pool->active = workers;
   atomic_store(&pool->pending, workers - 1);
-  sp_wake_ahead_publish(&pool->ahead, now_ns());
+  uint64_t published = now_ns();
+  atomic_store_explicit(&pool->joined_ns, published, memory_order_relaxed);
+  sp_wake_ahead_publish(&pool->ahead, published);
   unsigned long gen =
       atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release) + 1;
   atomic_store_explicit(&pool->places,
@@ -379,11 +400,15 @@ static void run_job(SpThreadPool *pool, int workers, SpThreadJob job, void *arg,
   }
   pthread_mutex_unlock(&pool->mutex);
   job(arg, 0);
+  uint64_t closed = 0; /* when a worker that never came was let go */
   if (helpers) {
     uint64_t open = atomic_exchange_explicit(
         &pool->places, (uint64_t)(uint32_t)gen << 32, memory_order_acq_rel);
     int unstarted = (int)(open & 0xFFFFFFFFu);
-    if (unstarted > 0) atomic_fetch_sub(&pool->pending, unstarted);
+    if (unstarted > 0) {
+      closed = now_ns();
+      atomic_fetch_sub(&pool->pending, unstarted);
+    }
   }
   if (!spin_for(workers_done, pool, 0)) {
     pool_lock(pool);
@@ -393,6 +418,12 @@ static void run_job(SpThreadPool *pool, int workers, SpThreadJob job, void *arg,
     pool->caller_waits = 0;
     pthread_mutex_unlock(&pool->mutex);
   }
+  /* every worker that came is done: its start time is in */
+  uint64_t joined = closed != 0 ? closed
+                                : atomic_load_explicit(&pool->joined_ns,
+                                                       memory_order_relaxed);
+  atomic_fetch_add_explicit(&pool->late_ns, joined - published,
+                            memory_order_relaxed);
   pool->ahead.last_done = now_ns();
 }
 
@@ -406,6 +437,11 @@ unsigned long sp__thread_pool_wakes(SpThreadPool *pool) {
   unsigned long n = pool->wakes;
   pthread_mutex_unlock(&pool->mutex);
   return n;
+}
+
+uint64_t sp__thread_pool_late_ns(const SpThreadPool *pool) {
+  return atomic_load_explicit(&((SpThreadPool *)pool)->late_ns,
+                              memory_order_relaxed);
 }
 
 void sp_thread_pool_wake_ahead(SpThreadPool *pool, double ms) {

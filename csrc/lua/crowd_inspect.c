@@ -173,7 +173,7 @@ static int l_crowd_blocker(lua_State *L)
 
 /* c:stats([out [, counters]]) -> { agents, idle, walking, acting, ...
  * (one per phase), plans, replans, no_plans, events, steps_finished, events_lost, visited, workers_woken, ms_update,
- * ms_planning, ms_binding, ms_waking, ms_choosing, ms_taking, ms_advancing,
+ * ms_planning, ms_binding, ms_waking, ms_choosing, ms_taking, ms_advancing, ms_workers_late,
  * clock, bytes_per_agent, bytes_total }. With counters
  * true, O(1): no phases and no bytes (left as they were in out). */
 static int l_crowd_stats(lua_State *L)
@@ -205,11 +205,15 @@ static int l_crowd_stats(lua_State *L)
   const struct {
     const char *name;
     double v;
-  } numbers[] = {
-      {"ms_update", s.ms_update},       {"ms_planning", s.ms_planning},
-      {"ms_binding", s.ms_binding},     {"ms_waking", s.ms_waking},
-      {"ms_choosing", s.ms_choosing},   {"ms_taking", s.ms_taking},
-      {"ms_advancing", s.ms_advancing}, {"clock", s.clock}};
+  } numbers[] = {{"ms_update", s.ms_update},
+                 {"ms_planning", s.ms_planning},
+                 {"ms_binding", s.ms_binding},
+                 {"ms_waking", s.ms_waking},
+                 {"ms_choosing", s.ms_choosing},
+                 {"ms_taking", s.ms_taking},
+                 {"ms_advancing", s.ms_advancing},
+                 {"ms_workers_late", s.ms_workers_late},
+                 {"clock", s.clock}};
   for (size_t k = 0; k < sizeof numbers / sizeof numbers[0]; k++) {
     lua_pushnumber(L, numbers[k].v);
     lua_setfield(L, 2, numbers[k].name);
