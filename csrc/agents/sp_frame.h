@@ -1,4 +1,4 @@
-/* sp_frame.h: private to csrc/agents/: what the passes of a frame share (update.c runs the frame, bind_pass.c its serial binding pass). */
+/* sp_frame.h: private to csrc/agents/: what the passes of a frame share (update.c runs the frame, chunk_visit.c a pass's visit of a chunk, bind_pass.c its serial binding pass). */
 #ifndef sp_frame_h
 #define sp_frame_h
 
