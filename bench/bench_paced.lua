@@ -1,4 +1,4 @@
--- bench/bench_paced.lua: the timed crowd updated at a steady pace, as a game's frames come, on 2+ threads with the workers woken ahead of each frame (wake_ahead) and without, beside the same crowd on one thread: ms per update and the threads' gain, in one process.
+-- bench/bench_paced.lua: the timed crowd updated at a steady pace, as a game's frames come, on 2+ threads with the workers woken ahead of each frame (wake_ahead) and without, beside the same crowd on one thread: ms per update, the threads' gain and the time each update ran short of a worker (stats().ms_workers_late), in one process.
 -- Run: lua5.4 bench/bench_paced.lua [agents] [threads] [period_ms] [frames] [wake_ahead_ms]
 -- (from the repo root; SASPU_BUILD_DIR names another build directory than build/).
 --
@@ -26,7 +26,8 @@ assert(THREADS >= 2, "bench_paced: threads must be 2 or more")
 local contestants = {}
 local function add(name, threads, ahead)
   local world, crowd = util.timed_crowd(saspu, N, threads, ahead)
-  contestants[#contestants + 1] = { name = name, world = world, crowd = crowd, ms = {} }
+  contestants[#contestants + 1] = { name = name, world = world, crowd = crowd, ms = {},
+                                    late = {} }
 end
 add("1 thread", 1)
 add(format("%d threads, wake_ahead %g ms", THREADS, AHEAD), THREADS, AHEAD)
@@ -38,7 +39,7 @@ end
 
 local clock = saspu.clock_ns
 local period = PERIOD_MS * 1e6
-local late = 0
+local late, stats = 0, {}
 local start = clock() + period
 for f = 1, WARM + FRAMES do
   for k, c in ipairs(contestants) do
@@ -47,7 +48,10 @@ for f = 1, WARM + FRAMES do
     while clock() < at do end -- the game's own work
     local t0 = clock()
     c.world:update(DT)
-    if f > WARM then c.ms[f - WARM] = (clock() - t0) / 1e6 end
+    if f > WARM then
+      c.ms[f - WARM] = (clock() - t0) / 1e6
+      c.late[f - WARM] = c.crowd:stats(stats, true).ms_workers_late
+    end
   end
 end
 
@@ -68,9 +72,10 @@ end
 print("machine: " .. util.machine(saspu.cores()))
 print(format("%d agents, %d frames paced %g ms apart after %d (each world at its third of " ..
              "the period), %d updates late", N, FRAMES, PERIOD_MS, WARM, late))
-print(format("  %-34s %10s %10s %10s", "crowd", "median ms", "p90 ms", "gain"))
+-- late: stats().ms_workers_late, the update's time short of a worker (a sleeping one's wake)
+print(format("  %-34s %10s %10s %10s %10s", "crowd", "median ms", "p90 ms", "gain", "late ms"))
 for k, c in ipairs(contestants) do
-  print(format("  %-34s %10.3f %10.3f %9.2fx", c.name, util.median(c.ms), quantile(c.ms, 0.9),
-               faster(1, k)))
+  print(format("  %-34s %10.3f %10.3f %9.2fx %10.3f", c.name, util.median(c.ms),
+               quantile(c.ms, 0.9), faster(1, k), util.median(c.late)))
 end
 print(format("  wake_ahead against none: %.2fx as fast (median of per-frame ratios)", faster(3, 2)))
