@@ -531,8 +531,11 @@ SP_API SpStatus sp_crowd_finish_step(SpCrowd *c, size_t agent, SpError *err);
  * SP_REASON_STEP_FAILED; backed off as SpActionBehaviour says): a walking or acting step is ended by the goal
  * pass of that update, which replans at once; a scripted step, as
  * before, by its advance pass, and the replan comes with the update
- * after. SP_ERR_STATE when no step
- * runs: a step of duration 0 starts and finishes (effect applied) in the
+ * after. A step that a higher goal or a lapsed `when` has just dropped
+ * (the agent thinks, SpAgentInfo.step still names it, and the next
+ * update ends it) may be failed too: that update says the caller's
+ * failure instead (and replans for the reason the plan was dropped).
+ * SP_ERR_STATE when no step runs: a step of duration 0 starts and finishes (effect applied) in the
  * same update, so once the caller sees its SP_EV_STEP_STARTED it is over;
  * its effect stays, and only the caller can undo it (a world change).
  * sp_crowd_finish_step and sp_crowd_set_target refuse a failed step. */

@@ -9,6 +9,7 @@
 
 #include "agent_trace.h"
 #include "saspu_agents.h"
+#include "saspu_save.h"
 #include "test_fixture.h"
 
 static const SpAllocator plain = {NULL, NULL};
@@ -448,6 +449,70 @@ static void test_fail_running_step(void **state) {
   scene_close(&s);
 }
 
+/* A step a higher goal drops at its end (interruptible): the agent thinks
+ * until the next update ends the step. Failed meanwhile, the step's end
+ * says the caller's failure, with its detail, not the higher goal; left
+ * alone, the higher goal. */
+static void test_fail_step_a_higher_goal_dropped(void **state) {
+  (void)state;
+  for (int fail = 0; fail < 2; fail++) {
+    Scene s;
+    scene_open(&s, sp_builtin_citizen(plain), NULL, 1);
+    int debating = test_var(&s.f, "debating");
+    SpValue work[8], stop[8], when[8];
+    named_goal(&s, "work", work);
+    memset(stop, SP_ANY, sizeof stop);
+    memset(when, SP_ANY, sizeof when);
+    stop[debating] = 0;
+    when[debating] = 1;
+    assert_int_equal(sp_crowd_add_goal(s.c, work, 10, NULL, NULL, NULL), SP_OK);
+    assert_int_equal(sp_crowd_add_goal(s.c, stop, 50, when, NULL, NULL), SP_OK);
+    int buy_food = sp_builtin_action(s.f.b, "buy_food");
+    SpActionBehaviour b;
+    memset(&b, 0, sizeof b);
+    b.min_duration = b.max_duration = 1.0f;
+    b.place = SP_NO_PLACE;
+    b.interruptible = 1;
+    assert_int_equal(sp_crowd_set_action(s.c, buy_food, &b, NULL), SP_OK);
+    size_t a = spawn(&s, "start_of_day", 0, 0);
+    run(&s, a, 1, 0.5f);
+    EXPECT_TRACE(&s, "goal_chosen@0 planned@0 step_started:buy_food@0");
+    /* the work plan does not read it: the step goes on until its end */
+    assert_int_equal(sp_crowd_set_var(s.c, a, debating, 1, NULL), SP_OK);
+    run(&s, a, 1, 0.75f);
+    EXPECT_TRACE(&s, "");
+    SpAgentInfo info;
+    sp_crowd_inspect(s.c, a, &info);
+    assert_int_equal(info.phase, SP_PHASE_THINKING);
+    assert_int_equal(info.action, buy_food); /* its step, ended next */
+    if (fail) {
+      assert_int_equal(sp_crowd_fail_step(s.c, a, 9, NULL), SP_OK);
+      sp_crowd_inspect(s.c, a, &info);
+      assert_int_equal(info.phase, SP_PHASE_SCRIPT);
+      /* a state the update goes on from: a save of it loads */
+      void *buf;
+      size_t len;
+      SpError err;
+      const SpCrowd *saved[1] = {s.c};
+      SpCrowd *loaded[1] = {s.c};
+      assert_int_equal(sp_world_save(s.w, saved, 1, NULL, 0, &buf, &len, &err),
+                       SP_OK);
+      assert_int_equal(
+          sp_world_load(s.w, loaded, 1, buf, len, NULL, NULL, &err), SP_OK);
+      sp_world_save_free(s.w, buf, len);
+    }
+    run(&s, a, 1, 0.25f);
+    const char *said = fail
+                           ? "step_failed:buy_food/script@0 goal_chosen@1 "
+                             "replanned/higher_goal@1"
+                           : "step_failed:buy_food/higher_goal@0 goal_chosen@1 "
+                             "replanned/higher_goal@1";
+    assert_int_equal(strncmp(s.trace, said, strlen(said)), 0);
+    if (fail) assert_int_equal(sp_crowd_events(s.c)[0].detail, 9);
+    scene_close(&s);
+  }
+}
+
 /* Goals chosen by the caller: the agent waits (select) until told, plans
  * the goal it is given even when the list ranks another higher, and asks
  * again once it is reached; -1 leaves it idle with a reason. */
@@ -541,6 +606,7 @@ int main(void) {
       cmocka_unit_test(test_gave_up_names_first_failure),
       cmocka_unit_test(test_full_place_next_one),
       cmocka_unit_test(test_fail_running_step),
+      cmocka_unit_test(test_fail_step_a_higher_goal_dropped),
       cmocka_unit_test(test_no_target_after_finish),
       cmocka_unit_test(test_caller_selects_goals),
       cmocka_unit_test(test_caller_asked_again_after_change),

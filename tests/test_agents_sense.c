@@ -237,13 +237,6 @@ static void test_facts_set_get_and_errors(void **state) {
   scene_close(&s);
 }
 
-static int var_of(const Scene *s, const char *name) {
-  for (int v = 0; v < s->f.m; v++)
-    if (strcmp(sp_variable_name(s->f.d, v), name) == 0) return v;
-  fail_msg("no variable %s", name);
-  return -1;
-}
-
 static void test_ties_checked(void **state) {
   (void)state;
   Scene s;
@@ -255,7 +248,7 @@ static void test_ties_checked(void **state) {
                    SP_OK);
   assert_int_equal(sp_world_add_fact(s.w, "rested", bools, 2, 0, NULL, NULL),
                    SP_OK);
-  int rested = var_of(&s, "rested");
+  int rested = test_var(&s.f, "rested");
   assert_int_equal(sp_crowd_tie_fact(s.c, 0, rested, &err), SP_ERR_INVALID);
   assert_non_null(strstr(err.message, "its values differ from the fact's"));
   assert_int_equal(sp_crowd_tie_fact(s.c, 1, rested, &err), SP_ERR_INVALID);
@@ -272,7 +265,7 @@ static void test_sensors_checked(void **state) {
   scene_open(&s, 4);
   scene_open(&other, 4);
   SpError err;
-  SpSensor sn = {var_of(&s, "rested"), 1, 0, s.c, -1, 3, 0.0f};
+  SpSensor sn = {test_var(&s.f, "rested"), 1, 0, s.c, -1, 3, 0.0f};
   assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
   assert_non_null(
       strstr(err.message, "an action changes it (the sensor sets it)"));
@@ -281,7 +274,7 @@ static void test_sensors_checked(void **state) {
   assert_non_null(strstr(err.message, "two different values"));
   sn.on = 1, sn.var = 99;
   assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
-  sn.var = var_of(&s, "rested");
+  sn.var = test_var(&s.f, "rested");
   sn.near = NULL;
   assert_int_equal(sp_crowd_add_sensor(s.c, &sn, &err), SP_ERR_INVALID);
   sn.near = other.c;

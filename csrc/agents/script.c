@@ -44,9 +44,13 @@ SpStatus sp_crowd_fail_step(SpCrowd *c, size_t agent, int detail,
   if (st != SP_OK) return st;
   size_t i = agent;
   int ph = c->agents[i].phase;
+  /* thinking with a step: a higher goal or a lapsed `when` dropped the
+   * plan in the last update, and the next one ends that step (step.c,
+   * sp__agent_choose): the caller's failure is what it then says */
+  int dropped = ph == SP_PHASE_THINKING && (c->agents[i].flags & F_NEED_GOAL);
   if (c->agents[i].step == STEP_NONE ||
       (ph != SP_PHASE_WALKING && ph != SP_PHASE_ACTING &&
-       ph != SP_PHASE_SCRIPT && ph != SP_PHASE_MOVING))
+       ph != SP_PHASE_SCRIPT && ph != SP_PHASE_MOVING && !dropped))
     return sp__error_set(err, SP_ERR_STATE, SP_E_LIMIT, SP_FIELD_NONE,
                          "crowd: agent %zu has no running step (phase %s)",
                          agent, sp_phase_name((SpPhase)ph));

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -55,4 +56,11 @@ size_t test_spawn(const TestFixture *f, SpCrowd *c, const char *start, int x,
   if (sp_crowd_spawn(c, s->values, x, y, SP_NO_PLACE, &id, &err) != SP_OK)
     fail_msg("spawn '%s' at (%d, %d): %s", start, x, y, err.message);
   return id;
+}
+
+int test_var(const TestFixture *f, const char *name) {
+  for (int v = 0; v < f->m; v++)
+    if (strcmp(sp_variable_name(f->d, v), name) == 0) return v;
+  fail_msg("%s has no variable %s", sp_domain_name(f->d), name);
+  return -1;
 }

@@ -31,6 +31,10 @@ void test_fixture_close(TestFixture *f);
 size_t test_spawn(const TestFixture *f, SpCrowd *c, const char *start, int x,
                   int y);
 
+/* The index of f's variable `name`; a name f lacks fails the running
+ * cmocka test. */
+int test_var(const TestFixture *f, const char *name);
+
 /* Draws every value of s uniformly from its variable's range. */
 void test_random_state(const SpDomain *d, RdRng *rng, SpValue *s);
 
