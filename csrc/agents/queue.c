@@ -53,10 +53,8 @@ static void drop(SpWorld *w, size_t k) {
   w->queue_holes++;
 }
 
-/* Squeezes the holes out once they are half the list, keeping the order:
- * each drop pays for one move. */
-static void squeeze(SpWorld *w) {
-  if (w->queue_holes < 32 || 2 * w->queue_holes < w->queue_len) return;
+/* Squeezes the holes out, keeping the order. */
+static void squeeze_now(SpWorld *w) {
   size_t out = 0;
   for (size_t k = 0; k < w->queue_len; k++)
     if (w->queue[k].crowd != NULL) w->queue[out++] = w->queue[k];
@@ -70,6 +68,13 @@ static void squeeze(SpWorld *w) {
                                 cap * sizeof *q);
     if (q != NULL) w->queue = q, w->queue_cap = cap;
   }
+}
+
+/* Squeezes the holes out once they are half the list: each drop pays for
+ * one move. */
+static void squeeze(SpWorld *w) {
+  if (w->queue_holes >= 32 && 2 * w->queue_holes >= w->queue_len)
+    squeeze_now(w);
 }
 
 static size_t find(SpWorld *w, const SpCrowd *c, size_t i) {
@@ -229,7 +234,16 @@ void sp__queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
   w->queue_indexed = 0;
 }
 
-void sp__queue_next_update(SpWorld *w) { w->queue_update++; }
+/* The list and its index as a load leaves them (no holes; the index
+ * sized from the waiters alone): when a stale entry is dropped, which a
+ * re-join's turn depends on, then never depends on what the list went
+ * through before the update, and a loaded world goes on as the one saved
+ * (holes and the index are not saved). Idempotent within an update. */
+void sp__queue_next_update(SpWorld *w) {
+  w->queue_update++;
+  if (w->queue_holes > 0) squeeze_now(w);
+  sp__queue_index_settle(w);
+}
 
 void sp__queue_free(SpWorld *w) {
   if (w->queue != NULL)

@@ -136,6 +136,13 @@ no_memory:
   return 0;
 }
 
+void sp__queue_index_settle(SpWorld *w) {
+  size_t live = w->queue_len - w->queue_holes;
+  if (w->queue_indexed &&
+      w->who_cap != power_of_two_above(2 * live + 2, MIN_WHO))
+    w->queue_indexed = 0; /* rebuilt at the next lookup, as after a load */
+}
+
 int sp__queue_index_ready(SpWorld *w) {
   if (w->queue_by_list) return 0;
   return w->queue_indexed || rebuild(w);

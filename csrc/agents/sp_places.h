@@ -40,7 +40,8 @@ void sp__queue_forget_crowd(SpWorld *w, const SpCrowd *c);
 
 void sp__queue_free(SpWorld *w);
 
-/* An update begins: turns read in the last one are read again. */
+/* An update begins: turns read in the last one are read again, and the
+ * list and its index are as a load leaves them. */
 void sp__queue_next_update(SpWorld *w);
 
 /* queue_index.c: finding a key's waiters and an agent's entry without
@@ -65,6 +66,10 @@ typedef struct QueueLine {
 
 /* 1 when the index is current (rebuilt now if it was stale). */
 int sp__queue_index_ready(SpWorld *w);
+
+/* Marks the index stale unless its table has the size a rebuild from the
+ * list would give it now. */
+void sp__queue_index_settle(SpWorld *w);
 
 /* Entry of agent i of crowd c, or SP_QUEUE_END (index ready). */
 uint32_t sp__queue_index_find(const SpWorld *w, const SpCrowd *c, size_t i);

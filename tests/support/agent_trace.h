@@ -19,4 +19,7 @@ typedef SpAgentEvent *(*AgentRecorder)(uint64_t seed, int threads,
  * min_events of them; else 0, naming the seed on stderr. */
 int agent_same_events_any_threads(AgentRecorder rec, uint64_t from, uint64_t to,
                                   size_t min_events);
+/* Seeds a random agent test runs past its own (a soak by hand): the
+ * environment's SASPU_AGENT_SEEDS, 0 when unset or not a count. */
+uint64_t agent_soak_seeds(void);
 #endif
