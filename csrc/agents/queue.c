@@ -9,8 +9,9 @@
  * rank among the waiters for the same key (a place, or a kind for steps
  * that bind the nearest place of a kind). Entries are checked when read:
  * an agent that stopped waiting (got in elsewhere, replanned into other
- * steps, was despawned) drops out the next time its key is looked at, so
- * the update needs no hook on every path that ends a wait. */
+ * steps, was despawned) drops out the next time its key is looked at, or
+ * as the next update begins, so the update needs no hook on every path
+ * that ends a wait. */
 
 uint32_t sp__queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p) {
   const SpActionBehaviour *b = &c->beh[act];
@@ -234,13 +235,21 @@ void sp__queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
   w->queue_indexed = 0;
 }
 
-/* The list and its index as a load leaves them (no holes; the index
- * sized from the waiters alone): when a stale entry is dropped, which a
- * re-join's turn depends on, then never depends on what the list went
- * through before the update, and a loaded world goes on as the one saved
- * (holes and the index are not saved). Idempotent within an update. */
+/* Entries of agents that stopped waiting drop out as the update begins,
+ * and the list and its index are then as a load leaves them (no holes;
+ * the index sized from the waiters alone). A stale entry decides a
+ * re-join's turn (sp__queue_join keeps it), and the readers of a line
+ * drop the stale entries they pass, so without this when one drops
+ * would depend on which reader came first (the index or the list) and
+ * on what the list went through before (holes and the index are not
+ * saved): the turns of a loaded world, or of a world whose index found
+ * no memory, would differ from those of the world saved. Idempotent
+ * within an update. */
 void sp__queue_next_update(SpWorld *w) {
   w->queue_update++;
+  for (size_t k = 0; k < w->queue_len; k++)
+    if (w->queue[k].crowd != NULL && !sp__queue_still_waits(&w->queue[k]))
+      drop(w, k);
   if (w->queue_holes > 0) squeeze_now(w);
   sp__queue_index_settle(w);
 }
