@@ -216,7 +216,12 @@ static void test_same_events_any_threads(void **state) {
  * list read in order, frame after frame, while waiters come and go. */
 static void test_queue_index_gives_the_lists_turns(void **state) {
   (void)state;
-  for (uint64_t seed = 1; seed <= 4 + agent_soak_seeds(); seed++) {
+  /* 80 and 208: agents that stopped waiting dropped out when a reader
+   * of their line passed them, the index's and the list's at other times */
+  static const uint64_t also[] = {80, 208};
+  uint64_t last = 4 + 2 + agent_soak_seeds();
+  for (uint64_t n = 1; n <= last; n++) {
+    uint64_t seed = n <= 4 ? n : n <= 6 ? also[n - 5] : n - 2;
     size_t n_index, n_list, full = 0;
     town_queue_by_list = 0;
     SpAgentEvent *index = run(seed, 1, 1, 1, &n_index);

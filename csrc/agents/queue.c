@@ -7,11 +7,13 @@
 
 /* One list for the whole world, oldest first: an agent's turn is its
  * rank among the waiters for the same key (a place, or a kind for steps
- * that bind the nearest place of a kind). Entries are checked when read:
- * an agent that stopped waiting (got in elsewhere, replanned into other
- * steps, was despawned) drops out the next time its key is looked at, or
- * as the next update begins, so the update needs no hook on every path
- * that ends a wait. */
+ * that bind the nearest place of a kind). An agent that got in, or was
+ * despawned, leaves its line at once; one that stopped waiting otherwise
+ * (replanned into other steps) drops out as the next update begins, so
+ * the update needs no hook on every path that ends a wait. Until then it
+ * keeps its turn, and a turn is a function of the list alone: the same
+ * read through the index or from the list, in a loaded world or in the
+ * world saved. */
 
 uint32_t sp__queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p) {
   const SpActionBehaviour *b = &c->beh[act];
@@ -121,25 +123,19 @@ static int may_enter_by_list(SpCrowd *c, size_t i, uint32_t key, int32_t free) {
     Waiter *e = &w->queue[k];
     if (e->crowd == NULL || e->key != key) continue;
     if (e->crowd == c && e->agent == i) return ahead < free;
-    if (!sp__queue_still_waits(e)) {
-      drop(w, k);
-      continue;
-    }
     if (++ahead >= free) return 0;
   }
   return ahead < free;
 }
 
-/* Reads the cut of line l for `free` slots: its oldest waiters that
- * still wait, up to `free` of them, unlinking the holes and stale entries
- * it passes. */
+/* Reads the cut of line l for `free` slots: its oldest waiters, up to
+ * `free` of them, unlinking the holes it passes. */
 static void read_cut(SpWorld *w, QueueLine *l, int32_t free) {
   uint32_t prev = SP_QUEUE_END, last = SP_QUEUE_END, valid = 0, k;
   for (k = l->head; k != SP_QUEUE_END;) {
     Waiter *e = &w->queue[k];
     uint32_t next = e->next;
-    if (e->crowd == NULL || !sp__queue_still_waits(e)) {
-      if (e->crowd != NULL) drop(w, k);
+    if (e->crowd == NULL) {
       if (prev == SP_QUEUE_END)
         l->head = next;
       else
@@ -237,14 +233,9 @@ void sp__queue_forget_crowd(SpWorld *w, const SpCrowd *c) {
 
 /* Entries of agents that stopped waiting drop out as the update begins,
  * and the list and its index are then as a load leaves them (no holes;
- * the index sized from the waiters alone). A stale entry decides a
- * re-join's turn (sp__queue_join keeps it), and the readers of a line
- * drop the stale entries they pass, so without this when one drops
- * would depend on which reader came first (the index or the list) and
- * on what the list went through before (holes and the index are not
- * saved): the turns of a loaded world, or of a world whose index found
- * no memory, would differ from those of the world saved. Idempotent
- * within an update. */
+ * the index sized from the waiters alone, as its size decides when it is
+ * rebuilt and its cuts read again), since holes and the index are not
+ * saved. Idempotent within an update. */
 void sp__queue_next_update(SpWorld *w) {
   w->queue_update++;
   for (size_t k = 0; k < w->queue_len; k++)

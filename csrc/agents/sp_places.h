@@ -21,11 +21,12 @@ typedef struct Waiter {
 uint32_t sp__queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p);
 
 /* 1 while the waiter still waits (live, same slot generation, its wait
- * for room on that step not over). */
+ * for room on that step not over): those that do not drop out of the
+ * list as an update begins. */
 int sp__queue_still_waits(const Waiter *e);
 
 /* Serial: 1 when agent i may take a slot of key now: fewer agents wait
- * for it ahead of i than there are free slots. Drops stale entries. */
+ * for it ahead of i than there are free slots. Changes no entry. */
 int sp__queue_may_enter(SpCrowd *c, size_t i, uint32_t key);
 
 /* Serial: agent i waits for key on step act; fresh: a new wait (to the
