@@ -387,6 +387,10 @@ static void test_chase_follows_a_moving_agent(void **state) {
                    SP_ERR_STATE);
   /* the prey hops along the bottom row; the chaser arrives next to it */
   int arrived = 0;
+  const uint32_t *near;
+  size_t found;
+  /* the crowd's index made now: the chase's cells keep it current */
+  assert_int_equal(sp_crowd_near(t.c, 0, 0, 1, 0, &near, &found, NULL), SP_OK);
   for (int f = 0; f < 60 && !arrived; f++) {
     assert_int_equal(sp_crowd_teleport(pc, prey, (f / 2) % 12, 5, NULL), SP_OK);
     frame(&t, 0.25f);
@@ -396,6 +400,9 @@ static void test_chase_follows_a_moving_agent(void **state) {
     int x, y, px, py;
     sp_crowd_position(t.c, me, &x, &y);
     assert_false(sp_grid_is_blocked(t.g, x, y));
+    assert_int_equal(sp_crowd_near(t.c, x, y, 0, 0, &near, &found, NULL),
+                     SP_OK);
+    assert_true(found == 1 && near[0] == me); /* found on its cell */
     if (arrived) {
       sp_crowd_position(pc, prey, &px, &py);
       assert_true(abs(x - px) <= 1 && abs(y - py) <= 1);

@@ -8,6 +8,7 @@
 #include "sp_loop.h"
 #include "sp_places.h"
 #include "sp_slots.h"
+#include "sp_space.h"
 #include "sp_error.h"
 #include "sp_internal.h"
 
@@ -240,5 +241,6 @@ void sp__agent_chase(SpCrowd *c, Sink s, size_t i) {
       sp__agent_fail_now(c, s, i, SP_REASON_UNREACHABLE);
       return;
     }
+    sp_index_note(c, i); /* its cell in the crowd's index, for `near` */
   }
 }
