@@ -179,10 +179,8 @@ int sp__queue_may_enter(SpCrowd *c, size_t i, uint32_t key) {
   SpWorld *w = c->world;
   int32_t free = room(w, key);
   if (free == INT32_MAX) return 1;
-  int r = sp__queue_index_ready(w) ? may_enter_by_line(c, i, key, free)
-                                   : may_enter_by_list(c, i, key, free);
-  squeeze(w);
-  return r;
+  return sp__queue_index_ready(w) ? may_enter_by_line(c, i, key, free)
+                                  : may_enter_by_list(c, i, key, free);
 }
 
 void sp__queue_join(SpCrowd *c, size_t i, uint32_t key, int act, int fresh) {

@@ -26,7 +26,7 @@ uint32_t sp__queue_key(const SpCrowd *c, const Agent *a, int act, uint32_t p);
 int sp__queue_still_waits(const Waiter *e);
 
 /* Serial: 1 when agent i may take a slot of key now: fewer agents wait
- * for it ahead of i than there are free slots. Changes no entry. */
+ * for it ahead of i than there are free slots. Drops no entry. */
 int sp__queue_may_enter(SpCrowd *c, size_t i, uint32_t key);
 
 /* Serial: agent i waits for key on step act; fresh: a new wait (to the
