@@ -226,17 +226,25 @@ static const char *town = ".#........\n"
                           "..........\n"
                           "..........\n";
 
-static void bound(Scene *s, const char *action, SpBind bind, uint32_t place,
-                  int kind) {
+/* The action's behaviour: one second, bound as told, interruptible or
+ * not. */
+static void behave(Scene *s, const char *action, SpBind bind, uint32_t place,
+                   int kind, int interruptible) {
   SpActionBehaviour b;
   memset(&b, 0, sizeof b);
   b.min_duration = b.max_duration = 1.0f;
   b.bind = bind;
   b.place = place;
   b.kind = kind;
+  b.interruptible = interruptible;
   assert_int_equal(
       sp_crowd_set_action(s->c, sp_builtin_action(s->f.b, action), &b, NULL),
       SP_OK);
+}
+
+static void bound(Scene *s, const char *action, SpBind bind, uint32_t place,
+                  int kind) {
+  behave(s, action, bind, place, kind, 0);
 }
 
 /* A Citizen in the town with the work goal and one market at (x, y). */
@@ -513,6 +521,58 @@ static void test_fail_step_a_higher_goal_dropped(void **state) {
   }
 }
 
+/* An action made interruptible while an agent walks to it: the walker
+ * gives way to a higher goal in the next frame, as it does in a world
+ * loaded from a save of that moment, not only when its next cell is due.
+ * Another action is interruptible from the start, so the crowd already
+ * looks at interruptible steps; the change is only this action's. */
+static void test_interruptible_while_walking(void **state) {
+  (void)state;
+  for (int reload = 0; reload < 2; reload++) {
+    Scene s;
+    uint32_t p = town_market(&s, 9, 3, 0);
+    bound(&s, "buy_food", SP_BIND_PLACE, p, 0);
+    behave(&s, "debate", SP_BIND_NONE, SP_NO_PLACE, 0, 1);
+    size_t a = spawn(&s, "start_of_day", 0, 3);
+    SpAgentInfo info;
+    for (int f = 0; f < 40; f++) {
+      run(&s, a, 1, 0.05f);
+      sp_crowd_inspect(s.c, a, &info);
+      if (info.phase == SP_PHASE_WALKING) break;
+    }
+    assert_int_equal(info.phase, SP_PHASE_WALKING);
+    assert_int_equal(info.action, sp_builtin_action(s.f.b, "buy_food"));
+    behave(&s, "buy_food", SP_BIND_PLACE, p, 0, 1);
+    SpValue debate[8];
+    memset(debate, SP_ANY, sizeof debate);
+    debate[test_var(&s.f, "debating")] = 1;
+    assert_int_equal(sp_crowd_add_goal(s.c, debate, 50, NULL, NULL, NULL),
+                     SP_OK);
+    if (reload) {
+      void *buf;
+      size_t len;
+      const SpCrowd *saved[1] = {s.c};
+      SpCrowd *loaded[1] = {s.c};
+      assert_int_equal(sp_world_save(s.w, saved, 1, NULL, 0, &buf, &len, NULL),
+                       SP_OK);
+      assert_int_equal(
+          sp_world_load(s.w, loaded, 1, buf, len, NULL, NULL, NULL), SP_OK);
+      sp_world_save_free(s.w, buf, len);
+    }
+    /* the step is dropped at once; its end is said by the goal choice */
+    run(&s, a, 1, 0.01f);
+    sp_crowd_inspect(s.c, a, &info);
+    if (info.phase != SP_PHASE_THINKING)
+      fail_msg("%s: still walking", reload ? "loaded" : "live");
+    run(&s, a, 1, 0.01f);
+    const char *said = "step_failed:buy_food/higher_goal@0 goal_chosen@1 "
+                       "replanned/higher_goal@1";
+    if (strncmp(s.trace, said, strlen(said)) != 0)
+      fail_msg("%s: %s", reload ? "loaded" : "live", s.trace);
+    scene_close(&s);
+  }
+}
+
 /* Goals chosen by the caller: the agent waits (select) until told, plans
  * the goal it is given even when the list ranks another higher, and asks
  * again once it is reached; -1 leaves it idle with a reason. */
@@ -607,6 +667,7 @@ int main(void) {
       cmocka_unit_test(test_full_place_next_one),
       cmocka_unit_test(test_fail_running_step),
       cmocka_unit_test(test_fail_step_a_higher_goal_dropped),
+      cmocka_unit_test(test_interruptible_while_walking),
       cmocka_unit_test(test_no_target_after_finish),
       cmocka_unit_test(test_caller_selects_goals),
       cmocka_unit_test(test_caller_asked_again_after_change),

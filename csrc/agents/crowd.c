@@ -210,6 +210,7 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action, const SpActionBehaviour *b,
                          "crowd: action '%s': max_failures must be 0..255 and "
                          "give_up_for a finite number >= 0",
                          name);
+  int was_interruptible = c->beh[action].interruptible != 0;
   c->beh[action] = *b;
   if (c->beh[action].max_duration < c->beh[action].min_duration)
     c->beh[action].max_duration = c->beh[action].min_duration;
@@ -219,8 +220,13 @@ SpStatus sp_crowd_set_action(SpCrowd *c, int action, const SpActionBehaviour *b,
     if (c->beh[k].bind != SP_BIND_NONE) c->any_binding = 1;
     if (c->beh[k].interruptible) c->any_interruptible = 1;
   }
-  /* acting agents are visited every frame or sleep on their timers */
-  if (was != c->any_interruptible) sp__wheel_wake_all(c);
+  /* acting agents are visited every frame or sleep on their timers; the
+   * agents already running this action (walking to it, waiting for a
+   * place) are looked at every frame from now on, or no longer, as a
+   * loaded world would have them */
+  if (was != c->any_interruptible ||
+      was_interruptible != (b->interruptible != 0))
+    sp__wheel_wake_all(c);
   return SP_OK;
 }
 
