@@ -24,7 +24,7 @@ extern "C" {
  * game code builds: the grid, places and kinds, domains, action
  * behaviours and crowd options; it keeps fingerprints of them and a load
  * refuses a world that differs. Plan caches and fields rebuild. */
-#define SP_SAVE_VERSION 9
+#define SP_SAVE_VERSION 10
 /* Format 6 adds the names (places, facts, and per crowd its domain's
  * variables, values and actions, and its goals) that a load under
  * migration maps by; format 5 saves still load, without migration.

@@ -323,6 +323,40 @@ static void engine_moves(int with_grid) {
   town_close(&t);
 }
 
+/* A move the game heard of, whose step the script fails before the next
+ * update: that update says SP_EV_MOVE_CANCELLED (the game may be moving
+ * the agent still), in the world and in a world loaded from a save of
+ * that moment. */
+static void test_move_told_survives_a_save(void **state) {
+  (void)state;
+  for (int saved = 0; saved < 2; saved++) {
+    Town t;
+    town_open(&t, 1, 1, plain);
+    size_t a = spawn(&t, 0, 0);
+    until(&t, a, SP_EV_MOVE, t.buy, 40);
+    assert_int_equal(sp_crowd_fail_step(t.c, a, 7, NULL), SP_OK);
+    if (saved) {
+      void *buf;
+      size_t len;
+      SpError err;
+      const SpCrowd *out[1] = {t.c};
+      assert_int_equal(sp_world_save(t.w, out, 1, NULL, 0, &buf, &len, &err),
+                       SP_OK);
+      if (sp_world_load(t.w, &t.c, 1, buf, len, NULL, NULL, &err) != SP_OK)
+        fail_msg("%s", err.message);
+      sp_world_save_free(t.w, buf, len);
+    }
+    frame(&t, 0.25f);
+    const SpAgentEvent *ev = sp_crowd_events(t.c);
+    int cancelled = 0;
+    for (size_t k = 0; k < sp_crowd_event_count(t.c); k++)
+      cancelled += ev[k].agent == a && ev[k].kind == SP_EV_MOVE_CANCELLED &&
+                   ev[k].reason == SP_REASON_SCRIPT && ev[k].action == t.buy;
+    assert_int_equal(cancelled, 1);
+    town_close(&t);
+  }
+}
+
 static void test_engine_moves_on_a_grid(void **state) {
   (void)state;
   engine_moves(1);
@@ -543,6 +577,7 @@ int main(void) {
       cmocka_unit_test(test_teleport),
       cmocka_unit_test(test_engine_moves_on_a_grid),
       cmocka_unit_test(test_engine_moves_without_a_grid),
+      cmocka_unit_test(test_move_told_survives_a_save),
       cmocka_unit_test(test_chase_follows_a_moving_agent),
       cmocka_unit_test(test_chase_target_crowd_freed),
       cmocka_unit_test(test_chase_stale_target),

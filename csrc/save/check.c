@@ -255,6 +255,14 @@ const char *sp__save_check_agent(const SpCrowdView *cv, const SpAgentView *v,
   uint8_t fl = v->flags;
   if (v->phase >= SP_PHASE_COUNT)
     return wrong(buf, size, "field 'phase': phase %u does not exist", v->phase);
+  if (v->told && !cv->c->opt.engine_moves)
+    return wrong(buf, size,
+                 "field 'phase': a move the game heard of, in a crowd the "
+                 "game does not move");
+  if (v->told && (v->phase == SP_PHASE_FREE || v->a->step == STEP_NONE))
+    return wrong(buf, size,
+                 "field 'phase': a move the game heard of, without a running "
+                 "step");
   /* a despawned slot keeps its last agent's record, read by no pass */
   if (v->phase == SP_PHASE_FREE)
     return fl != 0 ? wrong(buf, size,
@@ -385,7 +393,8 @@ SpStatus sp__crowd_check(const SpCrowd *c, SpError *err) {
                      0,
                      0,
                      -1,
-                     -1};
+                     -1,
+                     sp_agent_told(c, i)};
     float t = sp_agent_saved_time(c, i); /* a due time is ticks (wheel.c) */
     memcpy(&v.time_bits, &t, sizeof v.time_bits);
     v.planned =

@@ -314,6 +314,12 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   a.queued = 0, a.last = SP_REASON_NONE;
   uint32_t time = (uint32_t)sp_save_get(p + 52, 4);
   uint8_t phase = p[56], flags = p[57];
+  /* the game heard of its move: saved from format 10, before it taken
+   * from the phase (a load of then did so) */
+  int told = x->version >= 10
+                 ? (phase & SAVE_PHASE_TOLD) != 0
+                 : phase == SP_PHASE_MOVING && c->announced != NULL;
+  if (x->version >= 10) phase &= (uint8_t)~SAVE_PHASE_TOLD;
   uint32_t gen = (uint32_t)sp_save_get(p + 58, 4);
   a.fails = p[62], a.shun = p[63];
   const uint8_t *hi = p + SAVE_AGENT_BYTES, *state = hi + 4u * words;
@@ -325,7 +331,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   /* every field against the others: what the update relies on */
   SpCrowdView cv = {c, goals, x->selector, x->clock};
   int act = len >= 0 && a.step < len ? c->cw[0].plan[a.step] : -1;
-  SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len, act};
+  SpAgentView v = {&a, &d, phase, flags, time, len >= 0, len, act, told};
   char why[200];
   if (sp__save_check_agent(&cv, &v, why, sizeof why) != NULL)
     return sp__ld_bad(r, "%s", why);
@@ -359,6 +365,7 @@ static int read_agent(Load *x, Rd *r, SpCrowd *c, size_t i, int goals,
   memcpy(&c->agents[i].time, &time, 4);
   c->agents[i].phase = phase;
   c->agents[i].flags = flags;
+  if (c->announced != NULL) c->announced[i] = (uint8_t)told;
   if (c->gens != NULL) c->gens[i] = gen;
   for (size_t k = 0; k < words; k++)
     x->ref[r->crowd - 1].hi[i * words + k] =
@@ -557,11 +564,8 @@ static int read_crowd(Load *x, Rd *r, SpCrowd *c) {
   sp__facts_reload(c); /* who reads which fact, from the plans */
   sp__wheel_loaded(c); /* the seconds left are due times from now */
   c->ev_count = 0;
-  if (c->announced != NULL) { /* the moves pending are told again */
-    for (size_t i = 0; i < c->n; i++)
-      c->announced[i] = c->agents[i].phase == SP_PHASE_MOVING;
-    c->reannounce = 1;
-  }
+  /* the moves pending are told again (the agents' own flags: above) */
+  if (c->announced != NULL) c->reannounce = 1;
   return 1;
 }
 

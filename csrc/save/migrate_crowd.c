@@ -323,6 +323,10 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   uint8_t rec[SAVE_AGENT_BYTES], *rows = x->rows;
   uint16_t *plan = x->plan;
   memcpy(rec, p, SAVE_AGENT_BYTES);
+  /* the game heard of its move (format 10; before, as a load takes it) */
+  int told = g->version >= 10 ? (rec[56] & SAVE_PHASE_TOLD) != 0
+                              : rec[56] == SP_PHASE_MOVING;
+  if (g->version >= 10) rec[56] &= (uint8_t)~SAVE_PHASE_TOLD;
   const uint8_t *hi = p + SAVE_AGENT_BYTES, *old = hi + 4u * words;
   int live = rec[56] != SP_PHASE_FREE, defaulted = 0, lost = 0, keep = 1, len;
   if (!map_state(g, x, old, rows, live, &defaulted, i) ||
@@ -382,6 +386,11 @@ static int mig_agent(Mig *g, Maps *x, size_t i, size_t words, Tally *t) {
   if ((rec[57] & F_RESERVED) && target != SP_NO_PLACE) g->held[target]++;
   x->walk[i] = (uint8_t)((walked ? WALKED : 0) |
                          (walked && rec[56] == phase ? WALKS : 0));
+  /* a step kept keeps the game's word of its move (a plan dropped here
+   * ends its move unsaid, as before format 10) */
+  if (told && live && x->c->opt.engine_moves && rec[56] == phase &&
+      sp_save_get(rec + 34, 2) != STEP_NONE)
+    rec[56] |= SAVE_PHASE_TOLD;
   sp__save_out_bytes(&g->o, rec, SAVE_AGENT_BYTES);
   sp__save_out_bytes(&g->o, hi, 4u * words);
   sp__save_out_bytes(&g->o, rows, 2u * m);

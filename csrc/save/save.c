@@ -172,7 +172,9 @@ static void put_agent(const SpCrowd *c, size_t i, uint8_t *p) {
   p[50] = d.fvalue, p[51] = a->pursued;
   /* a wait's due time is saved as the seconds left (wheel.c) */
   sp_save_put(p + 52, sp_save_float_bits(sp_agent_saved_time(c, i)), 4);
-  p[56] = c->agents[i].phase, p[57] = c->agents[i].flags;
+  p[56] = (uint8_t)(c->agents[i].phase |
+                    (sp_agent_told(c, i) ? SAVE_PHASE_TOLD : 0u));
+  p[57] = c->agents[i].flags;
   sp_save_put(p + 58, sp_crowd_generation(c, i), 4);
   p[62] = a->fails, p[63] = a->shun;
 }

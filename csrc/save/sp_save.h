@@ -31,7 +31,8 @@
  *            print, u64 agents, f64 clock, u8 selector, u32 goals, per
  *            goal (sorted) i32 priority, u32 index, m condition bytes,
  *            m `when` bytes; 6 u64 counters; u32 refusal words; then
- *            per agent SAVE_AGENT_BYTES (sp_save_agent), the refusal
+ *            per agent SAVE_AGENT_BYTES (sp_save_agent; byte 56, the
+ *            phase, has SAVE_PHASE_TOLD in format 10), the refusal
  *            words, m state bytes, m goal bytes, u8 result (SpNpcStatus
  *            | failure code << 2 | dirty << 7) and, with a plan, u16
  *            length and its ids (1 byte each under 256 actions, else 2);
@@ -59,6 +60,19 @@
 #define SAVE_AGENT_BYTES                                                       \
   64u /* the record, time, phase, flags, generation,
                                back-off */
+/* Bit 7 of a record's phase byte (format 10): the game heard of the
+ * agent's move (SP_EV_MOVE) and of no end of it yet, so the update that
+ * ends its step says SP_EV_MOVE_CANCELLED. Before format 10 a load takes
+ * it from the phase alone (moving), which misses a step the caller
+ * failed, or a higher goal dropped, while the game moved the agent. */
+#define SAVE_PHASE_TOLD 0x80u
+
+/* Whether agent i's record is saved with SAVE_PHASE_TOLD (a despawned
+ * slot's flag waits for its next spawn to clear it: not saved). */
+static inline int sp_agent_told(const SpCrowd *c, size_t i) {
+  return c->announced != NULL && c->announced[i] &&
+         c->agents[i].phase != SP_PHASE_FREE;
+}
 #define SAVE_COUNTERS  6
 #define SAVE_OLDEST    5u   /* the oldest format a load reads (no names) */
 #define SAVE_NAME_MAX  254u /* with a u8 length (format 9) */
@@ -226,6 +240,8 @@ int sp__save_str_is(SaveStr s, const char *name);
  *      names it (check.c, sp__crowd_check).
  *   R13 the agents' own priorities: sorted by agent then goal, each
  *      once, naming a live agent and a goal of the crowd.
+ *   R14 a move the game heard of (SAVE_PHASE_TOLD): a live agent with a
+ *      step, in a crowd the game moves.
  *   P1 walking: a step, F_HAS_PLAN, and F_BIND or a target cell.
  *   P2 acting: a step and F_HAS_PLAN.
  *   P3 script: a step and F_HAS_PLAN, or (a selector crowd waiting for
@@ -245,6 +261,7 @@ typedef struct SpAgentView {
   int planned;        /* the population holds a plan */
   int len;            /* its length, or -1 */
   int act;            /* the running step's action, or -1 */
+  int told;           /* the game heard of its move (SAVE_PHASE_TOLD) */
 } SpAgentView;
 /* The crowd a view belongs to, as saved: its goals and selector. */
 typedef struct SpCrowdView {

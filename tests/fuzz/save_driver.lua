@@ -132,7 +132,7 @@ local AGENT = {
   { "shun", 63, 1, "int" },
 }
 local AGENT_BYTES = 64
-local LAYOUT = { version = 9, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
+local LAYOUT = { version = 10, oldest = 5, header_bytes = 32, agent_bytes = AGENT_BYTES,
                  counters = 6, name_max = 254 }
 M.LAYOUT, M.AGENT = LAYOUT, AGENT
 -- The fields of save s: { at = offset (1-based), bytes, kind, group } (group: fields of
