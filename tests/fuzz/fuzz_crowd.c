@@ -1,4 +1,4 @@
-/* fuzz_crowd.c: libFuzzer harness: a crowd in a world driven by a random sequence of calls, every event checked against a model of each agent's state and every place against its capacity. */
+/* fuzz_crowd.c: libFuzzer harness: a crowd in a world driven by a random sequence of calls, every event checked against a model of each agent's state and every place against its capacity, beside a twin world that saves and loads itself and must do the same. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,10 +112,174 @@ static void check_places(const SpWorld *w) {
   }
 }
 
+/* A world the input drives: the grid, the world with its two place
+ * kinds, and one crowd. The input drives two built the same way: A,
+ * checked against the model, and its twin B, which now and then saves
+ * itself and loads the save back. Every call must answer the same on
+ * both, and their events and saves must be the same: a save and load
+ * changes nothing a world does next, whatever the calls before it left
+ * pending (engine moves, chases, despawned slots, bound places). */
+typedef struct Twin {
+  SpGrid *g;
+  SpWorld *w;
+  SpCrowd *c;
+  int kinds[2];
+} Twin;
+
+static void twin_open(Twin *t, const SpDomain *d, const SpCrowdOptions *o,
+                      int side, int selector, TestAlloc *ta) {
+  SpError err;
+  SpGridError gerr;
+  if (sp_grid_new(side, side, 1.0, test_alloc_hook(ta), &t->g, &gerr) !=
+          SP_OK ||
+      sp_world_new(t->g, test_alloc_hook(ta), &t->w, &err) != SP_OK ||
+      sp_world_kind(t->w, "spot", &t->kinds[0], &err) != SP_OK ||
+      sp_world_kind(t->w, "well", &t->kinds[1], &err) != SP_OK ||
+      sp_crowd_new(t->w, d, o, test_alloc_hook(ta), &t->c, &err) != SP_OK)
+    abort();
+  if (selector) sp_crowd_set_selector(t->c, 1);
+}
+
+static void twin_close(Twin *t) {
+  sp_crowd_free(t->c);
+  sp_world_free(t->w);
+  sp_grid_free(t->g);
+}
+
+static void *twin_save(const Twin *t, size_t *len) {
+  void *buf;
+  SpError err;
+  if (sp_world_save(t->w, (const SpCrowd *const *)&t->c, 1, NULL, 0, &buf, len,
+                    &err) != SP_OK) {
+    fprintf(stderr, "fuzz_crowd: save: %s\n", err.message);
+    abort();
+  }
+  return buf;
+}
+
+/* The moves pending when the twin last loaded its save: its next update
+ * tells them again first (SP_EVENT_REPEATED), as a game that loads needs
+ * them; the world that did not load says the rest. told_again counts
+ * them all: the twin's count of events is the world's and these. */
+static size_t repeated[MAX_AGENTS], repeats = 0;
+static uint64_t told_again = 0;
+
+/* The twins hold the same agents, places and counts, as the public calls
+ * read them (where the twin told moves again, its saves differ from the
+ * world's in the count of events said). */
+static void twins_alike(const Twin *a, const Twin *b, int nv) {
+  SpCrowdStats sa, sb;
+  sp_crowd_counters(a->c, &sa);
+  sp_crowd_counters(b->c, &sb);
+  if (sa.plans != sb.plans || sa.replans != sb.replans ||
+      sa.no_plans != sb.no_plans || sa.steps_finished != sb.steps_finished ||
+      sa.events + told_again != sb.events)
+    broken("the twin counts otherwise", (size_t)sb.events, (int)told_again);
+  if (sp_crowd_slots(a->c) != sp_crowd_slots(b->c))
+    broken("the twin has other slots", sp_crowd_slots(b->c), -1);
+  for (size_t i = 0; i < sp_crowd_slots(a->c); i++) {
+    SpAgentInfo ia, ib;
+    uint16_t pa[RD_MAX_ACTIONS], pb[RD_MAX_ACTIONS]; /* action_count at most */
+    int la = 0, lb = 0;
+    memset(&ia, 0, sizeof ia);
+    memset(&ib, 0, sizeof ib);
+    if (sp_crowd_alive(a->c, i) != sp_crowd_alive(b->c, i) ||
+        sp_crowd_generation(a->c, i) != sp_crowd_generation(b->c, i))
+      broken("the twin's slot lives otherwise", i, -1);
+    if (!sp_crowd_alive(a->c, i)) continue;
+    SpStatus sta = sp_crowd_inspect(a->c, i, &ia),
+             stb = sp_crowd_inspect(b->c, i, &ib);
+    if (sta != stb || memcmp(&ia, &ib, sizeof ia) != 0 ||
+        memcmp(sp_crowd_state(a->c, i), sp_crowd_state(b->c, i), (size_t)nv) ||
+        sp_crowd_move_pending(a->c, i) != sp_crowd_move_pending(b->c, i))
+      broken("the twin's agent is otherwise", i, -1);
+    sta = sp_crowd_plan(a->c, i, pa, &la);
+    stb = sp_crowd_plan(b->c, i, pb, &lb);
+    if (sta != stb || la != lb ||
+        (la > 0 && memcmp(pa, pb, (size_t)la * sizeof *pa) != 0))
+      broken("the twin's agent has another plan", i, -1);
+  }
+  for (size_t p = 0; p < sp_world_place_count(a->w); p++) {
+    SpPlaceInfo qa, qb;
+    if (sp_world_place(a->w, (uint32_t)p, &qa) != SP_OK ||
+        sp_world_place(b->w, (uint32_t)p, &qb) != SP_OK ||
+        qa.reserved != qb.reserved)
+      broken("the twin's place holds otherwise", p, -1);
+  }
+}
+
+/* B saves itself and loads the save back; the save must be A's, byte
+ * for byte, until B tells moves again (then the worlds must look alike
+ * through the public calls). */
+static void twin_reload(const Twin *a, Twin *b, int nv) {
+  size_t la, lb;
+  void *sa = twin_save(a, &la), *sb = twin_save(b, &lb);
+  if (told_again == 0 && (la != lb || memcmp(sa, sb, la) != 0))
+    broken("the twin's save is not the world's", la, (int)lb);
+  if (told_again > 0) twins_alike(a, b, nv);
+  SpError err;
+  if (sp_world_load(b->w, &b->c, 1, sb, lb, NULL, NULL, &err) != SP_OK) {
+    fprintf(stderr, "fuzz_crowd: a world's own save: %s\n", err.message);
+    abort();
+  }
+  sp_world_save_free(a->w, sa, la);
+  sp_world_save_free(b->w, sb, lb);
+  repeats = 0;
+  for (size_t i = 0; i < sp_crowd_slots(b->c); i++)
+    if (sp_crowd_move_pending(b->c, i)) repeated[repeats++] = i;
+}
+
+/* Prints an update's events (before a failure, to see where they part). */
+static void print_events(const char *who, const SpCrowd *c) {
+  const SpAgentEvent *e = sp_crowd_events(c);
+  for (size_t k = 0; k < sp_crowd_event_count(c); k++)
+    fprintf(stderr, "%s: agent %u %s/%s flags %d goal %d action %d detail %d\n",
+            who, e[k].agent, sp_event_kind_name((SpEventKind)e[k].kind),
+            sp_reason_name((SpReason)e[k].reason), e[k].flags, e[k].goal,
+            e[k].action, (int)e[k].detail);
+}
+
+/* The twins' last update said the same events, but for the moves B
+ * tells again after a load. */
+static void twins_said_the_same(const Twin *a, const Twin *b) {
+  if (getenv("FUZZ_CROWD_EVENTS") != NULL) {
+    print_events("world", a->c);
+    print_events("twin", b->c);
+  }
+  size_t n = sp_crowd_event_count(a->c), nb = sp_crowd_event_count(b->c);
+  const SpAgentEvent *eb = sp_crowd_events(b->c);
+  if (nb < repeats) broken("the twin did not tell its moves again", nb, -1);
+  for (size_t k = 0; k < repeats; k++)
+    if (eb[k].kind != SP_EV_MOVE || !(eb[k].flags & SP_EVENT_REPEATED) ||
+        eb[k].agent != repeated[k])
+      broken("the twin told its pending moves otherwise", repeated[k], -1);
+  size_t told = repeats;
+  told_again += repeats, repeats = 0;
+  if (nb - told != n)
+    broken("the twin said another number of events", n, (int)(nb - told));
+  if (n > 0 &&
+      memcmp(sp_crowd_events(a->c), eb + told, n * sizeof(SpAgentEvent)) != 0)
+    broken("the twin said other events", n, -1);
+}
+
+static void twins_agree(SpStatus a, SpStatus b, int op) {
+  if (a != b) broken("the twin answered a call otherwise", (size_t)op, (int)b);
+}
+
+/* Runs `call` (an expression of the Twin *t) on A, then on B: both must
+ * answer the same; st holds A's answer. */
+#define BOTH(st, call)                                                         \
+  do {                                                                         \
+    t = &A;                                                                    \
+    st = (call);                                                               \
+    t = &B;                                                                    \
+    twins_agree(st, (call), op);                                               \
+  } while (0)
+
 /* Despawn of `agent` (maybe not a live one): refused exactly when the
  * model says it is not alive; the slot's generation and the crowd's
  * size follow the model. */
-static void despawn(Model *m, SpCrowd *c, size_t agent) {
+static SpStatus despawn(Model *m, SpCrowd *c, size_t agent) {
   SpError err;
   int live = agent < m->agents && !m->dead[agent];
   SpStatus st = sp_crowd_despawn(c, agent, &err);
@@ -133,12 +297,13 @@ static void despawn(Model *m, SpCrowd *c, size_t agent) {
   if (sp_crowd_size(c) != m->agents - m->free_count ||
       sp_crowd_slots(c) != m->agents)
     broken("the crowd's size does not count its live agents", agent, -1);
+  return st;
 }
 
 /* Teleport: done exactly for a live agent and an open cell inside the
  * grid, and then the agent stands there; otherwise it did not move. */
-static void teleport(const Model *m, SpCrowd *c, const SpGrid *g, size_t agent,
-                     int x, int y) {
+static SpStatus teleport(const Model *m, SpCrowd *c, const SpGrid *g,
+                         size_t agent, int x, int y) {
   SpError err;
   int x0 = -1, y0 = -1, x1 = -1, y1 = -1;
   int live = agent < m->agents && !m->dead[agent];
@@ -150,25 +315,44 @@ static void teleport(const Model *m, SpCrowd *c, const SpGrid *g, size_t agent,
   if (live) sp_crowd_position(c, agent, &x1, &y1);
   if (live && (st == SP_OK ? (x1 != x || y1 != y) : (x1 != x0 || y1 != y0)))
     broken("a teleport left the agent elsewhere", agent, -1);
+  return st;
+}
+
+/* A near query on both twins: A's answer checked against a scan, B's
+ * the same as A's. */
+static void near_both(const Twin *a, const Twin *b, int qx, int qy, int r,
+                      size_t max) {
+  const uint32_t *na, *nb;
+  size_t fa, fb;
+  SpError err;
+  SpStatus st = sp_crowd_near(a->c, qx, qy, r, max, &na, &fa, &err);
+  if (st == SP_OK)
+    near_checked(a->c, qx, qy, r, max, na, fa);
+  else if (r >= 0)
+    broken("near refused a radius >= 0", 0, -1);
+  twins_agree(st, sp_crowd_near(b->c, qx, qy, r, max, &nb, &fb, &err), 16);
+  if (st == SP_OK && (fa != fb || (fa > 0 && memcmp(na, nb, fa * 4) != 0)))
+    broken("the twin's near found other agents", fb, -1);
 }
 
 /* Byte 0-1: the domain's seed; byte 2: grid side, threads, selector; then
  * one call per four bytes (op, a, b, c), arguments partly out of range on
- * purpose (refusals must change nothing). */
+ * purpose (refusals must change nothing). An update whose second byte
+ * has bit 0x40 first has the twin save and load itself. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static RandomDomain rd;
   static Model m;
+  static Twin A, B;
+  Twin *t;
   SpDomain *d = NULL;
-  SpGrid *g = NULL;
-  SpWorld *w = NULL;
-  SpCrowd *c = NULL;
   SpError err;
   SpGridError gerr;
   SpCrowdOptions o;
   TestAlloc ta;
   SpValue s[RD_MAX_VARIABLES];
-  int nv, na, side, kinds[2], v;
-  size_t at, agent;
+  int nv, na, side, v;
+  SpStatus st;
+  size_t at, agent, twin_agent;
   if (size < 3) return 0;
   random_domain_generate(&rd, (uint64_t)data[0] << 8 | data[1], RD_FLAVOR_ANY);
   test_alloc_init(&ta, 0);
@@ -183,14 +367,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.threads = 1 + (data[2] >> 6) % 2;
   o.seed = data[0];
   o.engine_moves = (data[2] & 0x10) != 0;
-  if (sp_grid_new(side, side, 1.0, test_alloc_hook(&ta), &g, &gerr) != SP_OK ||
-      sp_world_new(g, test_alloc_hook(&ta), &w, &err) != SP_OK ||
-      sp_world_kind(w, "spot", &kinds[0], &err) != SP_OK ||
-      sp_world_kind(w, "well", &kinds[1], &err) != SP_OK ||
-      sp_crowd_new(w, d, &o, test_alloc_hook(&ta), &c, &err) != SP_OK)
-    abort();
-  if (data[2] & 0x20) sp_crowd_set_selector(c, 1);
+  twin_open(&A, d, &o, side, (data[2] & 0x20) != 0, &ta);
+  twin_open(&B, d, &o, side, (data[2] & 0x20) != 0, &ta);
   memset(&m, 0, sizeof m);
+  repeats = 0;
+  told_again = 0;
   m.d = d;
   m.nv = nv;
   for (at = 3; at + 4 <= size; at += 4) {
@@ -203,12 +384,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       for (v = 0; v < nv; v++)
         s[v] = (SpValue)((y + v * z) %
                          (sp_variable_value_count(d, v) + (z == 255)));
-      if (sp_crowd_spawn(c, s, x % (side + 1), z % side,
-                         (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE, &agent,
-                         &err) == SP_OK) {
+      st =
+          sp_crowd_spawn(A.c, s, x % (side + 1), z % side,
+                         (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE, &agent, &err);
+      twins_agree(st,
+                  sp_crowd_spawn(B.c, s, x % (side + 1), z % side,
+                                 (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE,
+                                 &twin_agent, &err),
+                  op);
+      if (st == SP_OK) {
         size_t want =
             m.free_count > 0 ? m.free_slots[m.free_count - 1] : m.agents;
         if (agent != want) broken("a spawn out of order", agent, -1);
+        if (twin_agent != agent)
+          broken("the twin spawned elsewhere", agent, -1);
         if (m.free_count > 0)
           m.free_count--, m.dead[agent] = 0;
         else
@@ -216,36 +405,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(m.state[agent], s, (size_t)nv);
       }
       break;
-    case 13: despawn(&m, c, agent); break;
-    case 14: teleport(&m, c, g, agent, y % (side + 1), z % (side + 1)); break;
+    case 13:
+      st = despawn(&m, A.c, agent);
+      twins_agree(st, sp_crowd_despawn(B.c, agent, &err), op);
+      break;
+    case 14:
+      st = teleport(&m, A.c, A.g, agent, y % (side + 1), z % (side + 1));
+      twins_agree(
+          st,
+          sp_crowd_teleport(B.c, agent, y % (side + 1), z % (side + 1), &err),
+          op);
+      break;
     case 15: /* answers to engine moves, pending or not; a chase of an
                 agent of the crowd (maybe itself, maybe gone) */
       if ((z & 3) == 3)
-        sp_crowd_set_target_agent(c, agent, c, (size_t)y % (m.agents + 1),
-                                  (size_t)y % (m.agents + 1) < MAX_AGENTS
-                                      ? m.gen[(size_t)y % (m.agents + 1)] +
-                                            (uint32_t)(x & 1)
-                                      : 0,
-                                  z % 3 - (z == 255), &err);
+        BOTH(st, sp_crowd_set_target_agent(
+                     t->c, agent, t->c, (size_t)y % (m.agents + 1),
+                     (size_t)y % (m.agents + 1) < MAX_AGENTS
+                         ? m.gen[(size_t)y % (m.agents + 1)] + (uint32_t)(x & 1)
+                         : 0,
+                     z % 3 - (z == 255), &err));
       else if (z & 1)
-        sp_crowd_arrived(c, agent, &err);
+        BOTH(st, sp_crowd_arrived(t->c, agent, &err));
       else
-        sp_crowd_move_failed(c, agent, y, &err);
+        BOTH(st, sp_crowd_move_failed(t->c, agent, y, &err));
       break;
     case 1:
     case 2: /* update */
-      if (sp_crowd_update(c, (float)(y % 8 + 1) / 8.0f, &err) != SP_OK)
-        abort(); /* only memory fails, and memory never fails here */
-      check_events(&m, c);
-      check_places(w);
+      if (y & 0x40) twin_reload(&A, &B, nv);
+      BOTH(st, sp_crowd_update(t->c, (float)(y % 8 + 1) / 8.0f, &err));
+      if (st != SP_OK) abort(); /* only memory fails, and it never does here */
+      check_events(&m, A.c);
+      check_places(A.w);
+      twins_said_the_same(&A, &B);
       break;
     case 3: /* a world change */
       v = y % (nv + 1);
-      if (sp_crowd_set_var(c, agent, v, z % 6, &err) == SP_OK)
-        m.state[agent][v] = (SpValue)(z % 6);
+      BOTH(st, sp_crowd_set_var(t->c, agent, v, z % 6, &err));
+      if (st == SP_OK) m.state[agent][v] = (SpValue)(z % 6);
       break;
-    case 4: sp_crowd_fail_step(c, agent, z, &err); break;
-    case 5: sp_crowd_finish_step(c, agent, &err); break;
+    case 4: BOTH(st, sp_crowd_fail_step(t->c, agent, z, &err)); break;
+    case 5: BOTH(st, sp_crowd_finish_step(t->c, agent, &err)); break;
     case 6: { /* a goal: some variables free, some values out of range */
       SpValue when[RD_MAX_VARIABLES];
       int index;
@@ -257,22 +457,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         when[v] = ((x >> v) & 1) ? (SpValue)(z % sp_variable_value_count(d, v))
                                  : (SpValue)SP_ANY;
       }
-      sp_crowd_add_goal(c, s, z % 5 - 1, (x & 0x80) ? when : NULL, &index,
-                        &err);
+      BOTH(st, sp_crowd_add_goal(t->c, s, z % 5 - 1, (x & 0x80) ? when : NULL,
+                                 &index, &err));
       break;
     }
     case 7: { /* a place (capacities 0: unlimited .. 3) */
       uint32_t id;
-      if (sp_world_place_count(w) < MAX_PLACES)
-        sp_world_add_place(w, kinds[x & 1] + (z == 255), y % (side + 1),
-                           z % side, x % 4 - (z == 254), &id, &err);
+      if (sp_world_place_count(A.w) < MAX_PLACES)
+        BOTH(st, sp_world_add_place(t->w, t->kinds[x & 1] + (z == 255),
+                                    y % (side + 1), z % side,
+                                    x % 4 - (z == 254), &id, &err));
       break;
     }
     case 8: /* grid edits under the agents' feet */
       if (z & 1)
-        sp_grid_set_blocked(g, x % side, y % side, (z >> 1) & 1, &gerr);
+        BOTH(st, sp_grid_set_blocked(t->g, x % side, y % side, (z >> 1) & 1,
+                                     &gerr));
       else
-        sp_grid_set_cost(g, x % side, y % side, 1.0 + z % 9, &gerr);
+        BOTH(st,
+             sp_grid_set_cost(t->g, x % side, y % side, 1.0 + z % 9, &gerr));
       break;
     case 9: { /* an action's behaviour */
       SpActionBehaviour b;
@@ -281,56 +484,55 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       b.max_duration = b.min_duration + (float)(z % 3) / 2.0f;
       b.bind = (SpBind)(z % 6);
       b.place = (uint32_t)(x % 5);
-      b.kind = kinds[x & 1];
+      b.kind = A.kinds[x & 1];
       b.interruptible = (y >> 4) & 1;
       b.scripted = (y >> 5) & 1;
       b.has_hook = (y >> 6) & 1;
-      sp_crowd_set_action(c, x % (na + 1), &b, &err);
+      BOTH(st, sp_crowd_set_action(t->c, x % (na + 1), &b, &err));
       break;
     }
     case 10:
-      sp_crowd_set_target(c, agent, (z & 1) ? (uint32_t)y % 5 : SP_NO_PLACE,
-                          y % (side + 1), z % side, &err);
+      BOTH(st, sp_crowd_set_target(t->c, agent,
+                                   (z & 1) ? (uint32_t)y % 5 : SP_NO_PLACE,
+                                   y % (side + 1), z % side, &err));
       break;
     case 11:
       if (z & 1) {
-        sp_crowd_select_goal(c, agent, y % (sp_crowd_goal_count(c) + 2) - 1,
-                             &err);
+        BOTH(st, sp_crowd_select_goal(t->c, agent,
+                                      y % (sp_crowd_goal_count(t->c) + 2) - 1,
+                                      &err));
       } else {
         for (v = 0; v < nv; v++)
           s[v] = (SpValue)((y + v) % sp_variable_value_count(d, v));
-        if (sp_crowd_set_state(c, agent, s, &err) == SP_OK)
-          memcpy(m.state[agent], s, (size_t)nv);
+        BOTH(st, sp_crowd_set_state(t->c, agent, s, &err));
+        if (st == SP_OK) memcpy(m.state[agent], s, (size_t)nv);
       }
       break;
     case 16: { /* perception and world facts: queries, no agent changed */
-      const uint32_t *near;
-      size_t found;
-      int qx = x % (side + 2) - 1, qy = y % (side + 2) - 1, r = z % 12 - 1;
-      size_t max = (size_t)(y % 4);
-      if (sp_crowd_near(c, qx, qy, r, max, &near, &found, &err) == SP_OK) {
-        near_checked(c, qx, qy, r, max, near, found);
-      } else if (z % 12 != 0) {
-        broken("near refused a radius >= 0", agent, -1);
-      }
       static const char *const vals[] = {"quiet", "ringing", "loud"};
-      if (sp_world_fact_count(w) == 0)
-        sp_world_add_fact(w, "alarm", vals, 2 + (y & 1), z % 4, NULL, &err);
-      sp_world_set_fact(w, x % 3 - 1, y % 4, &err);
+      near_both(&A, &B, x % (side + 2) - 1, y % (side + 2) - 1, z % 12 - 1,
+                (size_t)(y % 4));
+      if (sp_world_fact_count(A.w) == 0)
+        BOTH(st, sp_world_add_fact(t->w, "alarm", vals, 2 + (y & 1), z % 4,
+                                   NULL, &err));
+      BOTH(st, sp_world_set_fact(t->w, x % 3 - 1, y % 4, &err));
       break;
     }
-    default: sp_crowd_rethink(c, agent, &err); break;
+    default: BOTH(st, sp_crowd_rethink(t->c, agent, &err)); break;
     }
     /* whatever the calls did, a save of the crowd now would load: the
      * invariants a load checks (sp_save.h) hold */
-    if (sp__crowd_check(c, &err) != SP_OK) {
-      fprintf(stderr, "fuzz_crowd: after op %d: %s\n", op, err.message);
-      abort();
-    }
+    for (t = &A; t != NULL; t = t == &A ? &B : NULL)
+      if (sp__crowd_check(t->c, &err) != SP_OK) {
+        fprintf(stderr, "fuzz_crowd: after op %d (%s): %s\n", op,
+                t == &A ? "the world" : "its twin", err.message);
+        abort();
+      }
   }
-  sp_crowd_free(c);
-  sp_world_free(w);
-  sp_grid_free(g);
+  /* and at the end they save the same bytes */
+  twin_reload(&A, &B, nv);
+  twin_close(&A);
+  twin_close(&B);
   sp_domain_free(d);
   if (ta.live != 0) abort();
   return 0;
