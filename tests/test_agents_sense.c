@@ -203,6 +203,28 @@ static void test_near_follows_moves_between_queries(void **state) {
   scene_close(&s);
 }
 
+/* A slot freed before the first query (the index made then, and its
+ * buckets after enough queries) and spawned into again on the cell of
+ * its last agent: the new agent is found. */
+static void test_near_spawn_into_a_slot_freed_before_any_query(void **state) {
+  (void)state;
+  Scene s;
+  scene_open(&s, 64);
+  size_t a = spawn(&s, 3, 4);
+  assert_int_equal(sp_crowd_despawn(s.c, a, NULL), SP_OK);
+  const uint32_t *got;
+  size_t n;
+  for (int q = 0; q <= SP_INDEX_SCANS_PER_REBUILD; q++) {
+    assert_int_equal(sp_crowd_near(s.c, 3, 4, 2, 0, &got, &n, NULL), SP_OK);
+    assert_int_equal(n, 0);
+  }
+  assert_int_equal(spawn(&s, 3, 4), a);
+  assert_int_equal(sp_crowd_near(s.c, 3, 4, 2, 0, &got, &n, NULL), SP_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(got[0], (uint32_t)a);
+  scene_close(&s);
+}
+
 static void test_facts_set_get_and_errors(void **state) {
   (void)state;
   Scene s;
@@ -288,6 +310,7 @@ int main(void) {
       cmocka_unit_test(test_near_matches_a_scan),
       cmocka_unit_test(test_near_stale_and_rebuilt_on_piles),
       cmocka_unit_test(test_near_follows_moves_between_queries),
+      cmocka_unit_test(test_near_spawn_into_a_slot_freed_before_any_query),
       cmocka_unit_test(test_facts_set_get_and_errors),
       cmocka_unit_test(test_ties_checked),
       cmocka_unit_test(test_sensors_checked),

@@ -49,9 +49,12 @@ SpStatus sp__index_keys(SpCrowd *c, SpError *err) {
 void sp__index_reset(SpCrowd *c) {
   CrowdIndex *x = &c->index;
   if (x->cell == NULL) return;
+  /* a despawned slot has no key, as sp_index_drop leaves it: a spawn
+   * there on the cell of its last agent must still count as a move */
   for (size_t i = 0; i <= c->capacity; i++)
-    x->cell[i] =
-        i < c->n ? (uint32_t)c->agents[i].y << 16 | c->agents[i].x : UINT32_MAX;
+    x->cell[i] = i < c->n && c->agents[i].phase != SP_PHASE_FREE
+                     ? (uint32_t)c->agents[i].y << 16 | c->agents[i].x
+                     : UINT32_MAX;
   /* a recorder compares every key again */
   for (size_t t = 0; t < (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK; t++)
     c->chunks[t].traced = 1;
