@@ -24,6 +24,7 @@ typedef struct Model {
   uint8_t dead[MAX_AGENTS];                  /* despawned */
   uint32_t gen[MAX_AGENTS];                  /* despawns of the slot */
   size_t free_slots[MAX_AGENTS], free_count; /* reused last first */
+  uint8_t sensed[RD_MAX_VARIABLES]; /* set by a sensor as an update starts */
 } Model;
 
 static void broken(const char *what, size_t agent, int action) {
@@ -38,6 +39,11 @@ static void broken(const char *what, size_t agent, int action) {
 static void check_events(Model *m, const SpCrowd *c) {
   const SpAgentEvent *ev = sp_crowd_events(c);
   size_t n = sp_crowd_event_count(c), k, i;
+  /* a sensor's reading comes first in the update, and no step sets its
+   * variable (sp_crowd_add_sensor refuses one that an action changes) */
+  for (i = 0; i < m->agents; i++)
+    for (int v = 0; v < m->nv; v++)
+      if (m->sensed[v] && !m->dead[i]) m->state[i][v] = sp_crowd_state(c, i)[v];
   for (k = 0; k < n; k++) {
     size_t a = ev[k].agent;
     int act = ev[k].action, var, pre, p;
@@ -193,6 +199,13 @@ static void twins_alike(const Twin *a, const Twin *b, int nv) {
         memcmp(sp_crowd_state(a->c, i), sp_crowd_state(b->c, i), (size_t)nv) ||
         sp_crowd_move_pending(a->c, i) != sp_crowd_move_pending(b->c, i))
       broken("the twin's agent is otherwise", i, -1);
+    for (int g = 0; g < sp_crowd_goal_count(a->c); g++) {
+      int own_a, own_b;
+      if (sp_crowd_agent_priority(a->c, i, g, &own_a) !=
+              sp_crowd_agent_priority(b->c, i, g, &own_b) ||
+          own_a != own_b)
+        broken("the twin's agent ranks a goal otherwise", i, g);
+    }
     sta = sp_crowd_plan(a->c, i, pa, &la);
     stb = sp_crowd_plan(b->c, i, pb, &lb);
     if (sta != stb || la != lb ||
@@ -335,10 +348,27 @@ static void near_both(const Twin *a, const Twin *b, int qx, int qy, int r,
     broken("the twin's near found other agents", fb, -1);
 }
 
+/* A sensor from the bytes: an agent of the crowd itself near, or a place
+ * of one of the two kinds (kind 2: none such); values maybe out of
+ * range, a variable an action may change (refusals change nothing). */
+static SpSensor sensor_of(const Twin *t, int nv, int x, int y, int z) {
+  SpSensor s;
+  memset(&s, 0, sizeof s);
+  s.var = x % (nv + 1);
+  s.on = y % 3, s.off = (y >> 2) % 3;
+  s.near = (z & 1) ? t->c : NULL;
+  s.kind = (z & 1) ? -1 : (z >> 1) % 3 == 2 ? 5 : t->kinds[(z >> 1) % 3];
+  s.r = (z >> 3) % 5 - (z == 255);
+  s.period = (float)((z >> 5) % 4) / 4.0f;
+  return s;
+}
+
 /* Byte 0-1: the domain's seed; byte 2: grid side, threads, selector; then
  * one call per four bytes (op, a, b, c), arguments partly out of range on
- * purpose (refusals must change nothing). An update whose second byte
- * has bit 0x40 first has the twin save and load itself. */
+ * purpose (refusals must change nothing). An op byte under 238 names one
+ * of the first 17 calls (its value modulo 17), and 238 on one of the
+ * second group's. An update whose second byte has bit 0x40 first has the
+ * twin save and load itself. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static RandomDomain rd;
   static Model m;
@@ -375,8 +405,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   m.d = d;
   m.nv = nv;
   for (at = 3; at + 4 <= size; at += 4) {
-    int op = data[at] % 17, x = data[at + 1], y = data[at + 2],
-        z = data[at + 3];
+    int op = data[at] < 238 ? data[at] % 17 : 17 + (data[at] - 238) % 9,
+        x = data[at + 1], y = data[at + 2], z = data[at + 3];
+    int goals = sp_crowd_goal_count(A.c);
     agent =
         m.agents ? (size_t)x % (m.agents + 1) : 0; /* sometimes one too far */
     switch (op) {
@@ -518,6 +549,75 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       BOTH(st, sp_world_set_fact(t->w, x % 3 - 1, y % 4, &err));
       break;
     }
+    /* the second group: goals' and agents' priorities, rechecks, goals
+     * of several conditions, sensors, calls on several agents */
+    case 17:
+      BOTH(st, sp_crowd_set_priority(t->c, y % (goals + 1), z % 7 - 2, &err));
+      break;
+    case 18:
+      BOTH(st, sp_crowd_set_agent_priority(t->c, agent, y % (goals + 1),
+                                           z % 7 - 2, &err));
+      break;
+    case 19:
+      BOTH(st,
+           sp_crowd_clear_agent_priority(t->c, agent, y % (goals + 1), &err));
+      break;
+    case 20:
+      BOTH(st, sp_crowd_set_recheck(t->c, y % (goals + 1), z % (goals + 2) - 1,
+                                    &err));
+      break;
+    case 21: { /* a goal reached by any of 1..3 conditions */
+      SpValue conds[3 * RD_MAX_VARIABLES];
+      int count = 1 + z % 3;
+      for (int k = 0; k < count; k++)
+        for (v = 0; v < nv; v++)
+          conds[k * nv + v] =
+              ((y >> ((v + k) % 8)) & 1)
+                  ? (SpValue)((x + k + v) %
+                              (sp_variable_value_count(d, v) + (z == 255)))
+                  : (SpValue)SP_ANY;
+      BOTH(st, sp_crowd_set_goal_choices(t->c, y % (goals + 1), conds, count,
+                                         &err));
+      break;
+    }
+    case 22: {
+      SpSensor sa = sensor_of(&A, nv, x, y, z), sb = sensor_of(&B, nv, x, y, z);
+      st = sp_crowd_add_sensor(A.c, &sa, &err);
+      twins_agree(st, sp_crowd_add_sensor(B.c, &sb, &err), op);
+      if (st == SP_OK) m.sensed[sa.var] = 1;
+      break;
+    }
+    case 23: { /* a world change to several agents (some twice, one too far) */
+      size_t list[4];
+      int count = 1 + y % 4;
+      for (int k = 0; k < count; k++)
+        list[k] = m.agents ? (size_t)(x + k * z) % (m.agents + 1) : 0;
+      v = z % (nv + 1);
+      BOTH(st,
+           sp_crowd_set_var_many(t->c, list, (size_t)count, v, y % 6, &err));
+      for (int k = 0; st == SP_OK && k < count; k++)
+        m.state[list[k]][v] = (SpValue)(y % 6);
+      break;
+    }
+    case 24: { /* several agents set on cells, in order, up to a refusal */
+      uint32_t list[3];
+      int32_t xs[3], ys[3];
+      size_t done_a = 0, done_b = 0;
+      int count = 1 + z % 3;
+      for (int k = 0; k < count; k++) {
+        list[k] = m.agents ? (uint32_t)((size_t)(x + k) % (m.agents + 1)) : 0;
+        xs[k] = (y + k * z) % (side + 1), ys[k] = (z + k) % (side + 1);
+      }
+      st = sp_crowd_move_many(A.c, list, xs, ys, (size_t)count, &done_a, &err);
+      twins_agree(
+          st,
+          sp_crowd_move_many(B.c, list, xs, ys, (size_t)count, &done_b, &err),
+          op);
+      if (st != SP_OK && done_a != done_b)
+        broken("the twin moved another number of agents", done_b, (int)done_a);
+      break;
+    }
+    case 25: twins_alike(&A, &B, nv); break;
     default: BOTH(st, sp_crowd_rethink(t->c, agent, &err)); break;
     }
     /* whatever the calls did, a save of the crowd now would load: the
