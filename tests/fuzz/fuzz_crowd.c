@@ -119,35 +119,44 @@ static void check_places(const SpWorld *w) {
 }
 
 /* A world the input drives: the grid, the world with its two place
- * kinds, and one crowd. The input drives two built the same way: A,
- * checked against the model, and its twin B, which now and then saves
- * itself and loads the save back. Every call must answer the same on
- * both, and their events and saves must be the same: a save and load
- * changes nothing a world does next, whatever the calls before it left
- * pending (engine moves, chases, despawned slots, bound places). */
+ * kinds, and two crowds of the domain: c, checked against the model, and
+ * c2, a second crowd whose agents c's agents may chase or sense and that
+ * waits for the same places. The input drives two worlds built the same
+ * way: A and its twin B, which now and then saves itself and loads the
+ * save back. Every call must answer the same on both, and their events
+ * and saves must be the same: a save and load changes nothing a world
+ * does next, whatever the calls before it left pending (engine moves,
+ * chases, despawned slots, bound places, waiting lines). */
 typedef struct Twin {
   SpGrid *g;
   SpWorld *w;
-  SpCrowd *c;
+  SpCrowd *c, *c2;
   int kinds[2];
 } Twin;
+
+#define CROWDS 2
+static SpCrowd *crowd_of(const Twin *t, int k) { return k == 0 ? t->c : t->c2; }
 
 static void twin_open(Twin *t, const SpDomain *d, const SpCrowdOptions *o,
                       int side, int selector, TestAlloc *ta) {
   SpError err;
   SpGridError gerr;
+  SpCrowdOptions o2 = *o;
+  o2.capacity = 8;
   if (sp_grid_new(side, side, 1.0, test_alloc_hook(ta), &t->g, &gerr) !=
           SP_OK ||
       sp_world_new(t->g, test_alloc_hook(ta), &t->w, &err) != SP_OK ||
       sp_world_kind(t->w, "spot", &t->kinds[0], &err) != SP_OK ||
       sp_world_kind(t->w, "well", &t->kinds[1], &err) != SP_OK ||
-      sp_crowd_new(t->w, d, o, test_alloc_hook(ta), &t->c, &err) != SP_OK)
+      sp_crowd_new(t->w, d, o, test_alloc_hook(ta), &t->c, &err) != SP_OK ||
+      sp_crowd_new(t->w, d, &o2, test_alloc_hook(ta), &t->c2, &err) != SP_OK)
     abort();
   if (selector) sp_crowd_set_selector(t->c, 1);
 }
 
 static void twin_close(Twin *t) {
-  sp_crowd_free(t->c);
+  sp_crowd_free(t->c); /* its sensors and chases read c2 */
+  sp_crowd_free(t->c2);
   sp_world_free(t->w);
   sp_grid_free(t->g);
 }
@@ -155,63 +164,70 @@ static void twin_close(Twin *t) {
 static void *twin_save(const Twin *t, size_t *len) {
   void *buf;
   SpError err;
-  if (sp_world_save(t->w, (const SpCrowd *const *)&t->c, 1, NULL, 0, &buf, len,
-                    &err) != SP_OK) {
+  const SpCrowd *crowds[CROWDS] = {t->c, t->c2};
+  if (sp_world_save(t->w, crowds, CROWDS, NULL, 0, &buf, len, &err) != SP_OK) {
     fprintf(stderr, "fuzz_crowd: save: %s\n", err.message);
     abort();
   }
   return buf;
 }
 
-/* The moves pending when the twin last loaded its save: its next update
- * tells them again first (SP_EVENT_REPEATED), as a game that loads needs
- * them; the world that did not load says the rest. told_again counts
- * them all: the twin's count of events is the world's and these. */
-static size_t repeated[MAX_AGENTS], repeats = 0;
-static uint64_t told_again = 0;
+/* Per crowd, the moves pending when the twin last loaded its save: its
+ * next update tells them again first (SP_EVENT_REPEATED), as a game that
+ * loads needs them; the world that did not load says the rest.
+ * told_again counts them all: the twin's count of events is the world's
+ * and these. */
+static size_t repeated[CROWDS][MAX_AGENTS], repeats[CROWDS];
+static uint64_t told_again[CROWDS];
 
-/* The twins hold the same agents, places and counts, as the public calls
- * read them (where the twin told moves again, its saves differ from the
- * world's in the count of events said). */
-static void twins_alike(const Twin *a, const Twin *b, int nv) {
+/* Crowd k of the twins holds the same agents and counts, as the public
+ * calls read them (where the twin told moves again, its saves differ
+ * from the world's in the count of events said). */
+static void crowds_alike(const Twin *ta, const Twin *tb, int k, int nv) {
+  const SpCrowd *a = crowd_of(ta, k), *b = crowd_of(tb, k);
   SpCrowdStats sa, sb;
-  sp_crowd_counters(a->c, &sa);
-  sp_crowd_counters(b->c, &sb);
+  sp_crowd_counters(a, &sa);
+  sp_crowd_counters(b, &sb);
   if (sa.plans != sb.plans || sa.replans != sb.replans ||
       sa.no_plans != sb.no_plans || sa.steps_finished != sb.steps_finished ||
-      sa.events + told_again != sb.events)
-    broken("the twin counts otherwise", (size_t)sb.events, (int)told_again);
-  if (sp_crowd_slots(a->c) != sp_crowd_slots(b->c))
-    broken("the twin has other slots", sp_crowd_slots(b->c), -1);
-  for (size_t i = 0; i < sp_crowd_slots(a->c); i++) {
+      sa.events + told_again[k] != sb.events)
+    broken("the twin counts otherwise", (size_t)sb.events, k);
+  if (sp_crowd_slots(a) != sp_crowd_slots(b))
+    broken("the twin has other slots", sp_crowd_slots(b), k);
+  for (size_t i = 0; i < sp_crowd_slots(a); i++) {
     SpAgentInfo ia, ib;
     uint16_t pa[RD_MAX_ACTIONS], pb[RD_MAX_ACTIONS]; /* action_count at most */
     int la = 0, lb = 0;
     memset(&ia, 0, sizeof ia);
     memset(&ib, 0, sizeof ib);
-    if (sp_crowd_alive(a->c, i) != sp_crowd_alive(b->c, i) ||
-        sp_crowd_generation(a->c, i) != sp_crowd_generation(b->c, i))
-      broken("the twin's slot lives otherwise", i, -1);
-    if (!sp_crowd_alive(a->c, i)) continue;
-    SpStatus sta = sp_crowd_inspect(a->c, i, &ia),
-             stb = sp_crowd_inspect(b->c, i, &ib);
+    if (sp_crowd_alive(a, i) != sp_crowd_alive(b, i) ||
+        sp_crowd_generation(a, i) != sp_crowd_generation(b, i))
+      broken("the twin's slot lives otherwise", i, k);
+    if (!sp_crowd_alive(a, i)) continue;
+    SpStatus sta = sp_crowd_inspect(a, i, &ia),
+             stb = sp_crowd_inspect(b, i, &ib);
     if (sta != stb || memcmp(&ia, &ib, sizeof ia) != 0 ||
-        memcmp(sp_crowd_state(a->c, i), sp_crowd_state(b->c, i), (size_t)nv) ||
-        sp_crowd_move_pending(a->c, i) != sp_crowd_move_pending(b->c, i))
-      broken("the twin's agent is otherwise", i, -1);
-    for (int g = 0; g < sp_crowd_goal_count(a->c); g++) {
+        memcmp(sp_crowd_state(a, i), sp_crowd_state(b, i), (size_t)nv) ||
+        sp_crowd_move_pending(a, i) != sp_crowd_move_pending(b, i))
+      broken("the twin's agent is otherwise", i, k);
+    for (int g = 0; g < sp_crowd_goal_count(a); g++) {
       int own_a, own_b;
-      if (sp_crowd_agent_priority(a->c, i, g, &own_a) !=
-              sp_crowd_agent_priority(b->c, i, g, &own_b) ||
+      if (sp_crowd_agent_priority(a, i, g, &own_a) !=
+              sp_crowd_agent_priority(b, i, g, &own_b) ||
           own_a != own_b)
         broken("the twin's agent ranks a goal otherwise", i, g);
     }
-    sta = sp_crowd_plan(a->c, i, pa, &la);
-    stb = sp_crowd_plan(b->c, i, pb, &lb);
+    sta = sp_crowd_plan(a, i, pa, &la);
+    stb = sp_crowd_plan(b, i, pb, &lb);
     if (sta != stb || la != lb ||
         (la > 0 && memcmp(pa, pb, (size_t)la * sizeof *pa) != 0))
-      broken("the twin's agent has another plan", i, -1);
+      broken("the twin's agent has another plan", i, k);
   }
+}
+
+/* The twins hold the same agents, places and counts. */
+static void twins_alike(const Twin *a, const Twin *b, int nv) {
+  for (int k = 0; k < CROWDS; k++) crowds_alike(a, b, k, nv);
   for (size_t p = 0; p < sp_world_place_count(a->w); p++) {
     SpPlaceInfo qa, qb;
     if (sp_world_place(a->w, (uint32_t)p, &qa) != SP_OK ||
@@ -227,19 +243,24 @@ static void twins_alike(const Twin *a, const Twin *b, int nv) {
 static void twin_reload(const Twin *a, Twin *b, int nv) {
   size_t la, lb;
   void *sa = twin_save(a, &la), *sb = twin_save(b, &lb);
-  if (told_again == 0 && (la != lb || memcmp(sa, sb, la) != 0))
+  int bytes_alike = told_again[0] == 0 && told_again[1] == 0;
+  if (bytes_alike && (la != lb || memcmp(sa, sb, la) != 0))
     broken("the twin's save is not the world's", la, (int)lb);
-  if (told_again > 0) twins_alike(a, b, nv);
+  if (!bytes_alike) twins_alike(a, b, nv);
   SpError err;
-  if (sp_world_load(b->w, &b->c, 1, sb, lb, NULL, NULL, &err) != SP_OK) {
+  SpCrowd *crowds[CROWDS] = {b->c, b->c2};
+  if (sp_world_load(b->w, crowds, CROWDS, sb, lb, NULL, NULL, &err) != SP_OK) {
     fprintf(stderr, "fuzz_crowd: a world's own save: %s\n", err.message);
     abort();
   }
   sp_world_save_free(a->w, sa, la);
   sp_world_save_free(b->w, sb, lb);
-  repeats = 0;
-  for (size_t i = 0; i < sp_crowd_slots(b->c); i++)
-    if (sp_crowd_move_pending(b->c, i)) repeated[repeats++] = i;
+  for (int k = 0; k < CROWDS; k++) {
+    const SpCrowd *c = crowd_of(b, k);
+    repeats[k] = 0;
+    for (size_t i = 0; i < sp_crowd_slots(c); i++)
+      if (sp_crowd_move_pending(c, i)) repeated[k][repeats[k]++] = i;
+  }
 }
 
 /* Prints an update's events (before a failure, to see where they part). */
@@ -252,27 +273,27 @@ static void print_events(const char *who, const SpCrowd *c) {
             e[k].action, (int)e[k].detail);
 }
 
-/* The twins' last update said the same events, but for the moves B
- * tells again after a load. */
-static void twins_said_the_same(const Twin *a, const Twin *b) {
+/* Crowd k of the twins said the same events in its last update, but for
+ * the moves B tells again after a load. */
+static void twins_said_the_same(const Twin *ta, const Twin *tb, int k) {
+  const SpCrowd *a = crowd_of(ta, k), *b = crowd_of(tb, k);
   if (getenv("FUZZ_CROWD_EVENTS") != NULL) {
-    print_events("world", a->c);
-    print_events("twin", b->c);
+    print_events(k ? "world, crowd 2" : "world", a);
+    print_events(k ? "twin, crowd 2" : "twin", b);
   }
-  size_t n = sp_crowd_event_count(a->c), nb = sp_crowd_event_count(b->c);
-  const SpAgentEvent *eb = sp_crowd_events(b->c);
-  if (nb < repeats) broken("the twin did not tell its moves again", nb, -1);
-  for (size_t k = 0; k < repeats; k++)
-    if (eb[k].kind != SP_EV_MOVE || !(eb[k].flags & SP_EVENT_REPEATED) ||
-        eb[k].agent != repeated[k])
-      broken("the twin told its pending moves otherwise", repeated[k], -1);
-  size_t told = repeats;
-  told_again += repeats, repeats = 0;
+  size_t n = sp_crowd_event_count(a), nb = sp_crowd_event_count(b);
+  const SpAgentEvent *eb = sp_crowd_events(b);
+  if (nb < repeats[k]) broken("the twin did not tell its moves again", nb, k);
+  for (size_t e = 0; e < repeats[k]; e++)
+    if (eb[e].kind != SP_EV_MOVE || !(eb[e].flags & SP_EVENT_REPEATED) ||
+        eb[e].agent != repeated[k][e])
+      broken("the twin told its pending moves otherwise", repeated[k][e], k);
+  size_t told = repeats[k];
+  told_again[k] += told, repeats[k] = 0;
   if (nb - told != n)
     broken("the twin said another number of events", n, (int)(nb - told));
-  if (n > 0 &&
-      memcmp(sp_crowd_events(a->c), eb + told, n * sizeof(SpAgentEvent)) != 0)
-    broken("the twin said other events", n, -1);
+  if (n > 0 && memcmp(sp_crowd_events(a), eb + told, n * sizeof(SpAgentEvent)))
+    broken("the twin said other events", n, k);
 }
 
 static void twins_agree(SpStatus a, SpStatus b, int op) {
@@ -348,6 +369,23 @@ static void near_both(const Twin *a, const Twin *b, int qx, int qy, int r,
     broken("the twin's near found other agents", fb, -1);
 }
 
+/* An action's behaviour from the bytes (the kinds are the same in both
+ * twins): durations, a binding (some out of range), interruptible,
+ * scripted, hooked. */
+static SpActionBehaviour behaviour_of(const Twin *t, int x, int y, int z) {
+  SpActionBehaviour b;
+  memset(&b, 0, sizeof b);
+  b.min_duration = (float)(y % 4) / 4.0f;
+  b.max_duration = b.min_duration + (float)(z % 3) / 2.0f;
+  b.bind = (SpBind)(z % 6);
+  b.place = (uint32_t)(x % 5);
+  b.kind = t->kinds[x & 1];
+  b.interruptible = (y >> 4) & 1;
+  b.scripted = (y >> 5) & 1;
+  b.has_hook = (y >> 6) & 1;
+  return b;
+}
+
 /* A sensor from the bytes: an agent of the crowd itself near, or a place
  * of one of the two kinds (kind 2: none such); values maybe out of
  * range, a variable an action may change (refusals change nothing). */
@@ -400,14 +438,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   twin_open(&A, d, &o, side, (data[2] & 0x20) != 0, &ta);
   twin_open(&B, d, &o, side, (data[2] & 0x20) != 0, &ta);
   memset(&m, 0, sizeof m);
-  repeats = 0;
-  told_again = 0;
+  memset(repeats, 0, sizeof repeats);
+  memset(told_again, 0, sizeof told_again);
   m.d = d;
   m.nv = nv;
   for (at = 3; at + 4 <= size; at += 4) {
-    int op = data[at] < 238 ? data[at] % 17 : 17 + (data[at] - 238) % 9,
+    int op = data[at] < 238 ? data[at] % 17 : 17 + (data[at] - 238) % 18,
         x = data[at + 1], y = data[at + 2], z = data[at + 3];
     int goals = sp_crowd_goal_count(A.c);
+    size_t slots2 = sp_crowd_slots(A.c2), other = (size_t)y % (slots2 + 1);
     agent =
         m.agents ? (size_t)x % (m.agents + 1) : 0; /* sometimes one too far */
     switch (op) {
@@ -468,7 +507,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (st != SP_OK) abort(); /* only memory fails, and it never does here */
       check_events(&m, A.c);
       check_places(A.w);
-      twins_said_the_same(&A, &B);
+      twins_said_the_same(&A, &B, 0);
       break;
     case 3: /* a world change */
       v = y % (nv + 1);
@@ -509,16 +548,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              sp_grid_set_cost(t->g, x % side, y % side, 1.0 + z % 9, &gerr));
       break;
     case 9: { /* an action's behaviour */
-      SpActionBehaviour b;
-      memset(&b, 0, sizeof b);
-      b.min_duration = (float)(y % 4) / 4.0f;
-      b.max_duration = b.min_duration + (float)(z % 3) / 2.0f;
-      b.bind = (SpBind)(z % 6);
-      b.place = (uint32_t)(x % 5);
-      b.kind = A.kinds[x & 1];
-      b.interruptible = (y >> 4) & 1;
-      b.scripted = (y >> 5) & 1;
-      b.has_hook = (y >> 6) & 1;
+      SpActionBehaviour b = behaviour_of(&A, x, y, z);
       BOTH(st, sp_crowd_set_action(t->c, x % (na + 1), &b, &err));
       break;
     }
@@ -618,16 +648,78 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
     case 25: twins_alike(&A, &B, nv); break;
+    /* the second crowd: its agents, its updates, chased and sensed */
+    case 26:
+      for (v = 0; v < nv; v++)
+        s[v] = (SpValue)((y + v * z) % sp_variable_value_count(d, v));
+      st =
+          sp_crowd_spawn(A.c2, s, x % side, z % side,
+                         (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE, &agent, &err);
+      twins_agree(st,
+                  sp_crowd_spawn(B.c2, s, x % side, z % side,
+                                 (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE,
+                                 &twin_agent, &err),
+                  op);
+      if (st == SP_OK && twin_agent != agent)
+        broken("the twin spawned elsewhere", agent, 1);
+      break;
+    case 27:
+      BOTH(st, sp_crowd_update(t->c2, (float)(y % 8 + 1) / 8.0f, &err));
+      if (st != SP_OK) abort(); /* only memory fails, and it never does here */
+      twins_said_the_same(&A, &B, 1);
+      break;
+    case 28: /* a chase of an agent of the second crowd (maybe gone) */
+      BOTH(st, sp_crowd_set_target_agent(
+                   t->c, agent, t->c2, other,
+                   other < slots2
+                       ? sp_crowd_generation(A.c2, other) + (uint32_t)(x & 1)
+                       : 0,
+                   z % 3 - (z == 255), &err));
+      break;
+    case 29: {
+      SpSensor sa = sensor_of(&A, nv, x, y, z), sb = sensor_of(&B, nv, x, y, z);
+      sa.near = A.c2, sb.near = B.c2, sa.kind = sb.kind = -1;
+      st = sp_crowd_add_sensor(A.c, &sa, &err);
+      twins_agree(st, sp_crowd_add_sensor(B.c, &sb, &err), op);
+      if (st == SP_OK) m.sensed[sa.var] = 1;
+      break;
+    }
+    case 30: BOTH(st, sp_crowd_despawn(t->c2, other, &err)); break;
+    case 31: { /* an action's behaviour in the second crowd */
+      SpActionBehaviour b = behaviour_of(&A, x, y, z);
+      BOTH(st, sp_crowd_set_action(t->c2, x % (na + 1), &b, &err));
+      break;
+    }
+    case 32: /* a goal of the second crowd */
+      for (v = 0; v < nv; v++)
+        s[v] = ((y >> v) & 1)
+                   ? (SpValue)((z + v) % sp_variable_value_count(d, v))
+                   : (SpValue)SP_ANY;
+      BOTH(st, sp_crowd_add_goal(t->c2, s, z % 5 - 1, NULL, NULL, &err));
+      break;
+    case 33: /* the game's answers and teleports in the second crowd */
+      if (z & 2)
+        BOTH(st, sp_crowd_teleport(t->c2, other, x % (side + 1), z % (side + 1),
+                                   &err));
+      else if (z & 1)
+        BOTH(st, sp_crowd_arrived(t->c2, other, &err));
+      else
+        BOTH(st, sp_crowd_move_failed(t->c2, other, x, &err));
+      break;
+    case 34:
+      BOTH(st, sp_crowd_set_var(t->c2, other, x % (nv + 1), z % 6, &err));
+      break;
     default: BOTH(st, sp_crowd_rethink(t->c, agent, &err)); break;
     }
     /* whatever the calls did, a save of the crowd now would load: the
      * invariants a load checks (sp_save.h) hold */
     for (t = &A; t != NULL; t = t == &A ? &B : NULL)
-      if (sp__crowd_check(t->c, &err) != SP_OK) {
-        fprintf(stderr, "fuzz_crowd: after op %d (%s): %s\n", op,
-                t == &A ? "the world" : "its twin", err.message);
-        abort();
-      }
+      for (int k = 0; k < CROWDS; k++)
+        if (sp__crowd_check(crowd_of(t, k), &err) != SP_OK) {
+          fprintf(stderr, "fuzz_crowd: after op %d (%s, crowd %d): %s\n", op,
+                  t == &A ? "the world" : "its twin", k + 1, err.message);
+          abort();
+        }
   }
   /* and at the end they save the same bytes */
   twin_reload(&A, &B, nv);
