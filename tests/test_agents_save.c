@@ -275,7 +275,7 @@ static void test_round_trip_resumes_the_same_events(void **state) {
   Log all = {NULL, 0, 0};
   uint64_t last = 13 + agent_soak_seeds();
   for (uint64_t n = 1; n <= last; n++) {
-    uint64_t seed = n < 13 ? n : n == 13 ? 4322 : n - 1;
+    uint64_t seed = n < 13 ? n : n == 13 ? 4322 : n - 1 + agent_soak_from();
     Scene a, b;
     scene_open(&a, seed, 40, plain);
     RdRng rng;

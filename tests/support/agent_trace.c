@@ -63,10 +63,14 @@ int agent_same_events_any_threads(AgentRecorder rec, uint64_t from, uint64_t to,
   return 1;
 }
 
-uint64_t agent_soak_seeds(void) {
-  const char *s = getenv("SASPU_AGENT_SEEDS");
+static uint64_t count_of(const char *name) {
+  const char *s = getenv(name);
   if (s == NULL || *s == '\0') return 0;
   char *end;
   unsigned long long n = strtoull(s, &end, 10);
   return *end == '\0' && s[0] != '-' ? (uint64_t)n : 0;
 }
+
+uint64_t agent_soak_seeds(void) { return count_of("SASPU_AGENT_SEEDS"); }
+
+uint64_t agent_soak_from(void) { return count_of("SASPU_AGENT_SEED_FROM"); }

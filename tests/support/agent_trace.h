@@ -22,4 +22,8 @@ int agent_same_events_any_threads(AgentRecorder rec, uint64_t from, uint64_t to,
 /* Seeds a random agent test runs past its own (a soak by hand): the
  * environment's SASPU_AGENT_SEEDS, 0 when unset or not a count. */
 uint64_t agent_soak_seeds(void);
+/* Where those seeds start past the test's own: the environment's
+ * SASPU_AGENT_SEED_FROM (0 when unset or not a count), so soaks on
+ * several machines or days run new seeds. */
+uint64_t agent_soak_from(void);
 #endif
