@@ -328,8 +328,9 @@ describe("a:teleport", function()
   end)
 end)
 
--- An engine-moved town without a grid: two markets (a kind), a well, a workshop.
-local function engine_town(grid)
+-- An engine-moved town without a grid: two markets (a kind), a well, a workshop;
+-- `on_start`, when given, is buy_drink's hook.
+local function engine_town(grid, on_start)
   local world = saspu.world { grid = grid, places = {
     { name = "market_n", kind = "market", x = 10, y = 1 },
     { name = "market_s", kind = "market", x = 10, y = 8 },
@@ -341,7 +342,7 @@ local function engine_town(grid)
     actions = {
       buy_food = { duration = 0.5, at = { kind = "market" },
                    on_fail = function(_, reason) log[#log + 1] = reason end },
-      buy_drink = { duration = 0.5, at = "well" },
+      buy_drink = { duration = 0.5, at = "well", on_start = on_start },
       take = { duration = 0.2, at = function() return 6, 6 end },
       work = { duration = 1, at = "workshop" },
     },
@@ -442,7 +443,7 @@ describe('movement = "engine"', function()
   end)
 
   it("works on a grid the same, computing no distance field", function()
-    local world, crowd = engine_town(saspu.grid_from_ascii(MAP))
+    local world, crowd = engine_town(saspu.grid(16, 8))
     local a = crowd:spawn { start = "start_of_day", x = 2, y = 8 }
     a:set("has_item", "true")
     local _, move = frames(world, a, 2)
@@ -479,6 +480,65 @@ describe('movement = "engine"', function()
     a:arrived()
     assert.equal(frames(w1, a, 6), frames(w2, b, 6))
     assert.equal(w1:save(), w2:save())
+  end)
+
+  -- The game drives its characters from crowd:moves() alone (a cell a frame toward the
+  -- target, arrived() there, now and then move_failed), changes the agents' states at
+  -- random, and its hook fails a third of the buy_drink steps as they start (while the
+  -- game is told to move the agent to the well): a world saved at any frame and loaded into a
+  -- world built the same way says the same events from there (but the moves the first
+  -- update tells again), and its agents stand and act as the world's.
+  it("resumes the same events after a save at any frame, moves pending or cancelled", function()
+    local rng = require("support.draws").rng
+    local function play(world, crowd, r, n, log)
+      local out = {}
+      for _ = 1, n do
+        for k = 1, crowd:moves(out) do
+          local a = crowd:agent(out[4 * k - 3])
+          local x, y = a:position()
+          local tx, ty = out[4 * k - 2], out[4 * k - 1]
+          if r(12) == 1 then
+            a:move_failed("blocked")
+          elseif x == tx and y == ty then
+            a:arrived()
+          else
+            a:arrived(x + (tx > x and 1 or tx < x and -1 or 0), y + (ty > y and 1 or ty < y and -1 or 0))
+          end
+        end
+        world:update(0.25)
+        for ev in world:events() do
+          if not ev.repeated then
+            log[#log + 1] = ev.agent:index() .. " " .. support.event_text(ev) .. " " ..
+                            tostring(ev.place) .. " " .. tostring(ev.x) .. "," .. tostring(ev.y)
+          end
+        end
+        for i = 1, crowd:slots() do
+          if r(10) == 1 then crowd:agent(i):set("hunger", ({ "no_food", "has_food", "fed" })[r(3)]) end
+        end
+      end
+    end
+    local function closed(agent) -- from what a save keeps (not agent.data)
+      local x, y = agent:position()
+      if (x + y + agent:index()) % 3 == 0 then error("the well is closed") end
+    end
+    local cancelled = 0
+    for seed = 1, 8 do
+      local r = rng(seed)
+      local wa, ca = engine_town(saspu.grid(16, 8), closed)
+      for i = 1, 6 do ca:spawn { start = "start_of_day", x = 1 + i, y = 6 + i % 3 } end
+      play(wa, ca, r, 4 + r(20), {})
+      local saved, after = wa:save(), r(1000)
+      local la, lb = {}, {}
+      play(wa, ca, rng(after), 60, la)
+      local wb, cb = engine_town(saspu.grid(16, 8), closed)
+      for i = 1, 6 do cb:spawn { start = "start_of_day", x = 1 + i, y = 6 + i % 3 } end
+      wb:load(saved)
+      play(wb, cb, rng(after), 60, lb)
+      assert.same(la, lb)
+      for i = 1, ca:slots() do assert.same(ca:agent(i):inspect(), cb:agent(i):inspect()) end
+      for _, e in ipairs(la) do cancelled = cancelled + (e:find("move_cancelled", 1, true) and 1 or 0) end
+    end
+    assert.is_true(cancelled > 0, "some moves were cancelled")
   end)
 
   it("refuses another movement option, naming it", function()
