@@ -10,7 +10,9 @@
 #include "sp_due.h"
 #include "test_alloc.h"
 
-enum { MAX_AGENTS = 48, MAX_PLACES = 12 };
+/* Agents: three chunks of 64 and part of a fourth, so two threads share
+ * a pass (with parallel_min 1). */
+enum { MAX_AGENTS = 200, MAX_PLACES = 12 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -352,6 +354,26 @@ static SpStatus teleport(const Model *m, SpCrowd *c, const SpGrid *g,
   return st;
 }
 
+/* A spawn in the first crowd of both twins: refused by both, or done by
+ * both in the slot the model expects (the last freed first). */
+static void spawn_both(Model *m, Twin *a, Twin *b, const SpValue *s, int x,
+                       int y, uint32_t home) {
+  SpError err;
+  size_t agent, twin_agent;
+  SpStatus st = sp_crowd_spawn(a->c, s, x, y, home, &agent, &err);
+  twins_agree(st, sp_crowd_spawn(b->c, s, x, y, home, &twin_agent, &err), 0);
+  if (st != SP_OK) return;
+  size_t want =
+      m->free_count > 0 ? m->free_slots[m->free_count - 1] : m->agents;
+  if (agent != want) broken("a spawn out of order", agent, -1);
+  if (twin_agent != agent) broken("the twin spawned elsewhere", agent, -1);
+  if (m->free_count > 0)
+    m->free_count--, m->dead[agent] = 0;
+  else
+    m->agents++;
+  memcpy(m->state[agent], s, (size_t)m->nv);
+}
+
 /* A near query on both twins: A's answer checked against a scan, B's
  * the same as A's. */
 static void near_both(const Twin *a, const Twin *b, int qx, int qy, int r,
@@ -435,7 +457,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.threads = 1 + (data[2] >> 6) % 2;
   o.seed = data[0];
   o.engine_moves = (data[2] & 0x10) != 0;
+  o.parallel_min = 1; /* with two threads, every pass shares its chunks */
   twin_open(&A, d, &o, side, (data[2] & 0x20) != 0, &ta);
+  o.threads = 3 - o.threads; /* the twin on the other count: the same events */
   twin_open(&B, d, &o, side, (data[2] & 0x20) != 0, &ta);
   memset(&m, 0, sizeof m);
   memset(repeats, 0, sizeof repeats);
@@ -454,26 +478,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       for (v = 0; v < nv; v++)
         s[v] = (SpValue)((y + v * z) %
                          (sp_variable_value_count(d, v) + (z == 255)));
-      st =
-          sp_crowd_spawn(A.c, s, x % (side + 1), z % side,
-                         (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE, &agent, &err);
-      twins_agree(st,
-                  sp_crowd_spawn(B.c, s, x % (side + 1), z % side,
-                                 (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE,
-                                 &twin_agent, &err),
-                  op);
-      if (st == SP_OK) {
-        size_t want =
-            m.free_count > 0 ? m.free_slots[m.free_count - 1] : m.agents;
-        if (agent != want) broken("a spawn out of order", agent, -1);
-        if (twin_agent != agent)
-          broken("the twin spawned elsewhere", agent, -1);
-        if (m.free_count > 0)
-          m.free_count--, m.dead[agent] = 0;
-        else
-          m.agents++;
-        memcpy(m.state[agent], s, (size_t)nv);
-      }
+      spawn_both(&m, &A, &B, s, x % (side + 1), z % side,
+                 (y & 1) ? (uint32_t)z % 4 : SP_NO_PLACE);
       break;
     case 13:
       st = despawn(&m, A.c, agent);
@@ -647,7 +653,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         broken("the twin moved another number of agents", done_b, (int)done_a);
       break;
     }
-    case 25: twins_alike(&A, &B, nv); break;
+    case 25: /* a crowd arriving at once: up to 64 spawns in a row */
+      for (int k = 0; k < 1 + z % 64; k++) {
+        for (v = 0; v < nv; v++)
+          s[v] = (SpValue)((y + v * z + k) % sp_variable_value_count(d, v));
+        spawn_both(&m, &A, &B, s, (x + k) % side, (z + 3 * k) % side,
+                   SP_NO_PLACE);
+      }
+      break;
     /* the second crowd: its agents, its updates, chased and sensed */
     case 26:
       for (v = 0; v < nv; v++)
@@ -721,7 +734,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           abort();
         }
   }
-  /* and at the end they save the same bytes */
+  /* and at the end they look alike, and save the same bytes */
+  twins_alike(&A, &B, nv);
   twin_reload(&A, &B, nv);
   twin_close(&A);
   twin_close(&B);
