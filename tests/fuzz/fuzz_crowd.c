@@ -1,4 +1,4 @@
-/* fuzz_crowd.c: libFuzzer harness: a crowd in a world driven by a random sequence of calls, every event checked against a model of each agent's state and every place against its capacity, beside a twin world that saves and loads itself and must do the same. */
+/* fuzz_crowd.c: libFuzzer harness: two crowds in a world driven by a random sequence of calls, every event of the first checked against a model of each agent's state and every place against its capacity, beside a twin world on the other thread count that saves and loads itself and must do the same. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,9 +426,9 @@ static SpSensor sensor_of(const Twin *t, int nv, int x, int y, int z) {
 /* Byte 0-1: the domain's seed; byte 2: grid side, threads, selector; then
  * one call per four bytes (op, a, b, c), arguments partly out of range on
  * purpose (refusals must change nothing). An op byte under 238 names one
- * of the first 17 calls (its value modulo 17), and 238 on one of the
- * second group's. An update whose second byte has bit 0x40 first has the
- * twin save and load itself. */
+ * of the first 17 calls (its value modulo 17); one from 238 up, one of the
+ * second group's 18. An update whose second byte has bit 0x40 first has
+ * the twin save and load itself. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static RandomDomain rd;
   static Model m;
