@@ -67,11 +67,13 @@
  * failed, or a higher goal dropped, while the game moved the agent. */
 #define SAVE_PHASE_TOLD 0x80u
 
-/* Whether agent i's record is saved with SAVE_PHASE_TOLD (a despawned
- * slot's flag waits for its next spawn to clear it: not saved). */
+/* Whether agent i's record is saved with SAVE_PHASE_TOLD: the game heard
+ * of its move and its step runs still (a despawned slot's flag waits for
+ * its next spawn to clear it; a step a loaded save said was moving, that
+ * ended as an acting one, leaves no word to keep). */
 static inline int sp_agent_told(const SpCrowd *c, size_t i) {
   return c->announced != NULL && c->announced[i] &&
-         c->agents[i].phase != SP_PHASE_FREE;
+         c->agents[i].phase != SP_PHASE_FREE && c->agents[i].step != STEP_NONE;
 }
 #define SAVE_COUNTERS  6
 #define SAVE_OLDEST    5u   /* the oldest format a load reads (no names) */
