@@ -14,7 +14,9 @@ local saspu = require "saspu"
 
 local N = tonumber(arg[1]) or 1000000
 local THREADS = tonumber(arg[2]) or 2
-local PERIOD_MS = tonumber(arg[3]) or 12
+-- Each world's third of the period must hold its one-thread update (a million agents: 2-5
+-- ms on the 2-core guests), or updates start late and the workers never sleep between them.
+local PERIOD_MS = tonumber(arg[3]) or 20
 local FRAMES = tonumber(arg[4]) or 200
 local AHEAD = tonumber(arg[5]) or 0.25
 local WARM = 60
