@@ -50,13 +50,14 @@ end
 
 -- FRAMES frames of contestant c, each after b.run(): CPU ns per step end (all frames'
 -- CPU over all their step ends) and the median CPU ms a frame.
+local cpu_clock = util.cpu_clock()
 local function measure(c, b)
   local cpu, total, e0 = {}, 0, c.ends()
   for f = 1, FRAMES do
     b.run()
-    local t0 = os.clock()
+    local t0 = cpu_clock()
     c.frame()
-    cpu[f] = (os.clock() - t0) * 1e3
+    cpu[f] = (cpu_clock() - t0) * 1e3
     total = total + cpu[f]
   end
   return total * 1e6 / math.max(c.ends() - e0, 1), util.median(cpu)

@@ -102,7 +102,7 @@ local clock = saspu.clock_ns
 -- threads: the work, whatever share of the cores other jobs leave), ends = step ends a
 -- frame, plans = plans a frame, ratio = median over frames of this contestant's CPU ms /
 -- the crowd's }.
-local cpu_clock = os.clock
+local cpu_clock = util.cpu_clock()
 -- A pool's workers look for the next job for up to 50 us after each: with threads, each
 -- frame is followed by 0.2 ms of waiting (untimed), so no worker still spins while the
 -- next contestant's frame is timed.

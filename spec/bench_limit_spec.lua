@@ -1,4 +1,4 @@
--- spec/bench_limit_spec.lua: bench/limit.c's baselines do the work the benches say they do: the 64-byte wheel one event a step end, the wheel doing the crowd's work two events a step end that starts the next step and five a step end that ends a plan (the plan's end in one frame, the next goal, its plan and first step in the next), every agent's steps 1-3 s.
+-- spec/bench_limit_spec.lua: bench/limit.c's baselines do the work the benches say they do: the 64-byte wheel one event a step end, the wheel doing the crowd's work two events a step end that starts the next step and five a step end that ends a plan (the plan's end in one frame, the next goal, its plan and first step in the next), every agent's steps 1-3 s; its CPU clock reads finer than os.clock.
 local ok, limit = pcall(require, "limit")
 
 describe("bench/limit.c", function()
@@ -50,6 +50,23 @@ describe("bench/limit.c", function()
       assert.equal(2 * ends + 3 * last, w:stats().events)
       last = ends
     end
+  end)
+
+  it("reads the process's CPU time finer than os.clock, in step with it", function()
+    local c0, o0 = limit.cpu_clock(), os.clock()
+    local x = 0
+    for k = 1, 2e6 do x = x + k % 7 end -- some CPU time
+    local c1, o1 = limit.cpu_clock(), os.clock()
+    assert.is_true(x > 0 and c1 > c0)
+    -- the same clock: what each counted differs by os.clock's microseconds and the calls
+    assert.is_true(math.abs((c1 - c0) - (o1 - o0)) < 0.002, tostring(c1 - c0) .. " " .. tostring(o1 - o0))
+    -- os.clock reads whole microseconds; this clock reads nanoseconds between them
+    local finer = 0
+    for _ = 1, 100 do
+      local us = limit.cpu_clock() * 1e6
+      if math.abs(us - math.floor(us + 0.5)) > 1e-3 then finer = finer + 1 end
+    end
+    assert.is_true(finer > 0, "every reading on a whole microsecond")
   end)
 
   it("refuses records and plans out of range", function()
