@@ -1,4 +1,4 @@
-/* test_agents_ahead.c: the advance pass's look-ahead requests exactly the awake agents, in order, each once, running on across chunks only when its worker is alone. */
+/* test_agents_ahead.c: the advance pass's look-ahead requests exactly the awake agents, in order, each once, running on across the whole crowd when its worker is alone and across the run of chunks it claimed beside others. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,13 +35,14 @@ static size_t wake_some(SpCrowd *c, uint32_t *list) {
 }
 
 /* The requests of a worker that visits chunks `from`..`to` as the pass
- * does: the cursor set at each chunk's start, one request per awake
- * agent visited. Returns their count. */
+ * does, having claimed them as one run: the cursor set at each chunk's
+ * start, one request per awake agent visited. Returns their count. */
 static size_t requests(SpCrowd *c, size_t from, size_t to, int alone,
                        uint32_t *out) {
   Ahead a;
   sp__ahead_reset(c);
   a = c->cw[0].ahead;
+  a.run_end = to + 1;
   size_t n = 0;
   for (size_t t = from; t <= to; t++) {
     sp__ahead_chunk(c, &a, t, alone);
@@ -93,21 +94,27 @@ static void test_alone_requests_every_awake_agent_in_order(void **state) {
   fixture_close(&f);
 }
 
-/* Beside other workers, the cursor keeps to its chunk (the others' bits
- * are theirs to write): each chunk's awake agents past its first few,
- * and nothing of the next chunk. */
-static void test_beside_others_keeps_to_its_chunk(void **state) {
+/* Beside other workers, the cursor keeps to the run of chunks its
+ * worker claimed (the other chunks' bits may be another worker's to
+ * write): the run's awake agents past its first few, in order, across
+ * the run's chunk ends, and nothing past the run. Runs of one chunk, of
+ * several, with the empty chunk, and ending with the last, not whole. */
+static void test_beside_others_keeps_to_its_run(void **state) {
   (void)state;
   Fixture f;
   fixture_open(&f);
   size_t chunks = (N + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
-  for (size_t ch = 0; ch < chunks; ch++) {
+  const size_t runs[][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1},
+                            {1, 3}, {2, 4}, {3, 5}, {0, 5}};
+  for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+    size_t from = runs[r][0], to = runs[r][1];
+    assert_true(to < chunks);
     size_t first = 0, count = 0;
-    while (first < f.na && f.awake[first] / SP_CROWD_CHUNK < ch) first++;
+    while (first < f.na && f.awake[first] / SP_CROWD_CHUNK < from) first++;
     while (first + count < f.na &&
-           f.awake[first + count] / SP_CROWD_CHUNK == ch)
+           f.awake[first + count] / SP_CROWD_CHUNK <= to)
       count++;
-    size_t ng = requests(f.t.c, ch, ch, 0, f.got);
+    size_t ng = requests(f.t.c, from, to, 0, f.got);
     size_t want = count > SP_AHEAD_AGENTS ? count - SP_AHEAD_AGENTS : 0;
     assert_int_equal(ng, want);
     if (want > 0)
@@ -120,7 +127,7 @@ static void test_beside_others_keeps_to_its_chunk(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alone_requests_every_awake_agent_in_order),
-      cmocka_unit_test(test_beside_others_keeps_to_its_chunk),
+      cmocka_unit_test(test_beside_others_keeps_to_its_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,19 +20,20 @@ void sp__ahead_reset(SpCrowd *c) {
 }
 
 void sp__ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone) {
-  if (alone && a->chunk == chunk) { /* the cursor runs on into it */
-    a->chunk = chunk + 1;
+  /* alone, every chunk is the worker's: the cursor runs on through the
+   * crowd; with others, through the chunks of the run it claimed, whose
+   * bits no other worker writes (the rest may be claimed by another) */
+  size_t chunks = (c->n + SP_CROWD_CHUNK - 1) / SP_CROWD_CHUNK;
+  size_t last = alone || a->run_end > chunks ? chunks : a->run_end;
+  if (a->chunk == chunk) { /* the cursor runs on into it */
+    a->chunk = chunk + 1 < last ? chunk + 1 : SIZE_MAX;
     return;
   }
   size_t lo = chunk * SP_CROWD_CHUNK;
   a->word = lo / 64;
   a->bits = c->awake[a->word] | c->due_marks[a->word];
-  /* alone, the worker's next chunk is the next one: the cursor runs on
-   * into it; with others, their chunks' bits are theirs to write */
-  a->end = alone                        ? c->n
-           : lo + SP_CROWD_CHUNK < c->n ? lo + SP_CROWD_CHUNK
-                                        : c->n;
-  a->chunk = alone ? chunk + 1 : SIZE_MAX;
+  a->end = last * SP_CROWD_CHUNK < c->n ? last * SP_CROWD_CHUNK : c->n;
+  a->chunk = chunk + 1 < last ? chunk + 1 : SIZE_MAX;
   for (int k = 0; k < SP_AHEAD_AGENTS; k++) sp__ahead_next(c, a);
 }
 

@@ -322,6 +322,7 @@ typedef struct EvTrim {
  * agent it stops before, and the chunk it runs on into (SIZE_MAX: none). */
 typedef struct Ahead {
   size_t word, end, chunk;
+  size_t run_end; /* the end of the chunks the worker claimed (update.c) */
   uint64_t bits;
 } Ahead;
 

@@ -16,10 +16,11 @@
 void sp__ahead_reset(SpCrowd *c);
 
 /* At the start of the advance over chunk `chunk`: the cursor runs on
- * when the worker is alone and visited the chunk before, else starts at
- * the chunk's first awake agent and requests the first few. Alone, it
- * reads the whole crowd's bits; else its chunk's only (the others' are
- * written by their workers). */
+ * when it reached the chunk from the one before, else starts at the
+ * chunk's first awake agent and requests the first few. Alone, it reads
+ * the whole crowd's bits; else those of the run of chunks the worker
+ * claimed (a->run_end), which no other worker writes: the misses of a
+ * chunk's first agents then overlap the visits of the chunk before. */
 void sp__ahead_chunk(SpCrowd *c, Ahead *a, size_t chunk, int alone);
 
 /* Once per awake agent the worker visits: requests one more, and returns

@@ -125,6 +125,7 @@ static void pass_job(void *arg, int worker) {
     if (c->pass == PASS_ADVANCE) {
       r->hint_worker = (uint32_t)worker;
       r->hint_start = (uint32_t)w->hint_count;
+      w->ahead.run_end = end; /* its look-ahead may read on to there */
     }
     if ((c->pass == PASS_TAKE && r->flagged == 0) ||
         (c->pass == PASS_COMMIT && r->taken == 0)) {
