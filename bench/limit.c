@@ -586,7 +586,7 @@ static int team_stats(lua_State *L) {
 
 /* limit.cpu_clock() -> the process's CPU time in seconds, as os.clock
  * gives it but to the nanosecond: os.clock counts microseconds, and a
- * frame of the C wheels over 10,000 agents lasts one or two of them. */
+ * frame of the C wheels over 10,000 agents lasts one to three of them. */
 static int limit_cpu_clock(lua_State *L) {
   struct timespec ts;
   if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)

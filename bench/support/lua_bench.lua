@@ -216,7 +216,7 @@ end
 
 --- The process's CPU time in seconds (all threads), to the nanosecond where bench/limit.c
 -- is built (limit.cpu_clock), else os.clock's microseconds: a frame of 10,000 timed agents
--- in the C wheels lasts about one.
+-- in the C wheels lasts one to three.
 function M.cpu_clock()
   local ok, limit = pcall(require, "limit")
   return ok and limit.cpu_clock or os.clock
